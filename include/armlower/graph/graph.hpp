@@ -1,0 +1,189 @@
+/// @file armlower/graph/graph.hpp
+/// armlower's host graph IR: named tensors (dtype, shape, optional constant payload, optional
+/// quantization parameters) and operators that reference tensors by name, in topological order.
+///
+/// One IR carries both stages of a lowering:
+///  - a *framework* graph (what a quantized framework or a `.tflite` importer produces):
+///    `framework_op::linear`, `quantize`, `dequantize`, `relu`, `relu6`, `reshape`;
+///  - a *TOSA* graph (what the passes produce, the serializer writes, the reader returns and
+///    the interpreter runs): only `tosa::op` operators, with TOSA operand order
+///    (`../shared/reference/tosa.md` §4.5) and attributes as in the FBS schemas (§4.4).
+/// Hosted only (uses std::string / std::vector).
+#pragma once
+
+#include <armlower/dtype/dtype.hpp>
+#include <armlower/tosa/op.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace armlower::graph {
+
+/// Quantization parameters of a tensor (real = scale · (q − zero_point)).
+/// Per-tensor when `per_channel` is false (then `scale` and `zero_point` have one entry);
+/// per-channel along `axis` otherwise (one entry per channel; `zero_point` may have 1 entry).
+struct quant_params {
+  std::vector<float> scale;
+  std::vector<std::int32_t> zero_point;
+  std::int32_t axis = 0;
+  bool per_channel = false;
+  std::int64_t qmin = 0;  ///< smallest quantized value allowed (e.g. −127 for symmetric int8 weights)
+  std::int64_t qmax = 0;  ///< largest quantized value allowed
+};
+
+/// A tensor. Shapes are row-major, dims ≥ 1, rank 0..6 (TOSA `shape:[int32]`).
+/// `data` holds a constant's payload in the TOSA wire encoding (tosa.md §4.6: little-endian;
+/// INT4/FP4 two per byte, low nibble = even index; INT48 6 bytes; SHAPE 8 bytes; FP6 one per
+/// byte), *without* the 8-byte alignment padding. Use `armlower/graph/constant.hpp` to fill it.
+struct tensor {
+  std::string name;
+  dtype::id type = dtype::id::fp32;
+  std::vector<std::int32_t> shape;
+  bool is_constant = false;
+  std::vector<std::uint8_t> data;
+  std::optional<quant_params> quant;
+};
+
+/// Framework-level operators (before lowering). Operands:
+///  - linear:     [x [..., Cin], weight [Cout, Cin], bias [Cout] (optional)] → [y [..., Cout]];
+///                quantized when its tensors carry `quant` (weights int8, bias int32), float
+///                otherwise; attribute `linear_attr`.
+///  - quantize:   [x fp32] → [q] (q's `quant` gives scale/zero point);
+///  - dequantize: [q] → [x fp32];
+///  - relu, relu6: [x] → [y]; reshape: [x] → [y] (y's shape is the new shape).
+enum class framework_op : std::uint8_t { linear, quantize, dequantize, relu, relu6, reshape };
+
+/// TOSA spelling-like name of a framework op ("linear").
+[[nodiscard]] constexpr std::string_view name(framework_op o) noexcept {
+  switch (o) {
+    case framework_op::linear: return "linear";
+    case framework_op::quantize: return "quantize";
+    case framework_op::dequantize: return "dequantize";
+    case framework_op::relu: return "relu";
+    case framework_op::relu6: return "relu6";
+    case framework_op::reshape: return "reshape";
+  }
+  return "unknown";
+}
+
+/// CONV2D attribute (Conv2dAttribute): pad [top, bottom, left, right], stride [y, x],
+/// dilation [y, x], accumulator dtype (INT32, INT48, FP16 or FP32), local_bound.
+struct conv2d_attr {
+  std::array<std::int32_t, 4> pad{0, 0, 0, 0};
+  std::array<std::int32_t, 2> stride{1, 1};
+  std::array<std::int32_t, 2> dilation{1, 1};
+  dtype::id acc_type = dtype::id::i32;
+  bool local_bound = false;
+};
+
+/// RESCALE attribute (RescaleAttribute).
+struct rescale_attr {
+  bool scale32 = true;
+  tosa::rounding_mode rounding = tosa::rounding_mode::single_round;
+  bool per_channel = false;
+  bool input_unsigned = false;
+  bool output_unsigned = false;
+};
+
+/// TRANSPOSE attribute: output dim i is input dim perms[i].
+struct transpose_attr {
+  std::vector<std::int32_t> perms;
+};
+
+/// NaN propagation mode of CLAMP (NanPropagationMode).
+enum class nan_mode : std::uint32_t { propagate = 1, ignore = 2 };
+
+/// CLAMP attribute: bounds in the tensor's own domain (integers are exact in a double for the
+/// i8/i16 rows; floats are stored as the value). Serialized as the bound's raw LE bytes.
+struct clamp_attr {
+  double min_val = 0.0;
+  double max_val = 0.0;
+  nan_mode nan = nan_mode::propagate;
+};
+
+/// Block size of the 1.1-draft block-scaled ops (BlockSize enum: BLOCK_SIZE_32 = 32).
+struct block_scaled_attr {
+  std::int32_t block_size = 32;
+};
+
+/// Fused activation of a framework `linear` (TFLite NONE / RELU / RELU6).
+enum class activation : std::uint8_t { none, relu, relu6 };
+
+/// Framework `linear` attribute.
+struct linear_attr {
+  activation fused = activation::none;
+};
+
+/// Operator attributes; `std::monostate` for ops whose attribute table is empty.
+using attribute = std::variant<std::monostate, conv2d_attr, rescale_attr, transpose_attr,
+                               clamp_attr, block_scaled_attr, linear_attr>;
+
+/// One operator: what it is, its operand and result tensor names (in TOSA order for TOSA ops),
+/// and its attribute.
+struct operation {
+  std::variant<tosa::op, framework_op> code;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  attribute attr;
+
+  [[nodiscard]] bool is_tosa() const noexcept { return std::holds_alternative<tosa::op>(code); }
+  /// The TOSA op; precondition: `is_tosa()`.
+  [[nodiscard]] tosa::op tosa_op() const { return std::get<tosa::op>(code); }
+  /// Printable op name ("CONV2D" or "linear").
+  [[nodiscard]] std::string_view op_name() const {
+    return is_tosa() ? tosa::name(std::get<tosa::op>(code)) : name(std::get<framework_op>(code));
+  }
+};
+
+/// A graph: tensors (each name once), operators in topological order, graph input and output
+/// tensor names (the TOSA `main` block's inputs/outputs).
+struct graph {
+  std::vector<tensor> tensors;
+  std::vector<operation> operators;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+
+  /// The tensor called `n`, or nullptr.
+  [[nodiscard]] tensor* find(std::string_view n) noexcept {
+    for (auto& t : tensors)
+      if (t.name == n) return &t;
+    return nullptr;
+  }
+  [[nodiscard]] const tensor* find(std::string_view n) const noexcept {
+    for (const auto& t : tensors)
+      if (t.name == n) return &t;
+    return nullptr;
+  }
+  /// Adds `t` and returns a reference to it (the caller keeps names unique; see `unique_name`).
+  tensor& add(tensor t) {
+    tensors.push_back(std::move(t));
+    return tensors.back();
+  }
+  /// `base` if no tensor has that name, else `base_1`, `base_2`, ...
+  [[nodiscard]] std::string unique_name(std::string_view base) const {
+    std::string n(base);
+    for (int i = 1; find(n) != nullptr; ++i) n = std::string(base) + "_" + std::to_string(i);
+    return n;
+  }
+  /// True when every operator is a TOSA op.
+  [[nodiscard]] bool is_tosa() const noexcept {
+    for (const auto& o : operators)
+      if (!o.is_tosa()) return false;
+    return true;
+  }
+};
+
+/// Number of elements of a shape (1 for rank 0).
+[[nodiscard]] inline std::int64_t element_count(const std::vector<std::int32_t>& shape) noexcept {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+}  // namespace armlower::graph

@@ -1,0 +1,4 @@
+/// @file armlower/kernels.hpp
+/// Aggregate header of the firmware-clean kernels (int8, a16w8, RESCALE, MX).
+#pragma once
+

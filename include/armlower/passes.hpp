@@ -1,0 +1,4 @@
+/// @file armlower/passes.hpp
+/// Aggregate header of the lowering passes and pipelines.
+#pragma once
+

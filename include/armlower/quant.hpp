@@ -1,0 +1,4 @@
+/// @file armlower/quant.hpp
+/// Aggregate header of the quant module: scale to multiplier/shift, requantization.
+#pragma once
+

@@ -1,0 +1,4 @@
+/// @file armlower/run.hpp
+/// Aggregate header of the TOSA graph interpreter.
+#pragma once
+
