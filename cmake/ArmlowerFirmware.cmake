@@ -1,0 +1,149 @@
+# Cortex-M55 firmware tests from a host build.
+#
+#   include(ArmlowerFirmware)
+#   armlower_add_firmware_test(<name> SOURCES <files...>
+#                              [VARIANTS mve nomve]        # default: both
+#                              [INCLUDES <dirs...>]        # extra -I directories
+#                              [DEFINITIONS <defs...>]     # extra -D definitions (without -D)
+#                              [OPTIONS <flags...>]        # extra compiler flags
+#                              [OPTIMIZE <-O flag>]        # default -O2
+#                              [TIMEOUT <seconds>]         # default 60
+#                              [LABELS <labels...>]
+#                              [NO_TEST])                  # build the ELFs only (benchmarks)
+#
+# For each variant it cross-compiles the sources plus firmware/startup.cpp with arm-none-eabi-g++
+# (C++20, -mcpu=cortex-m55 for `mve`, -mcpu=cortex-m55+nomve for `nomve`; flags from
+# cmake/toolchains/cortex-m55-flags.cmake; -Wall -Wextra -Werror) into
+# `${CMAKE_CURRENT_BINARY_DIR}/<name>.<variant>.elf` (target `<name>.<variant>`, built by `all`),
+# linked with firmware/an547.ld, newlib and rdimon semihosting. It registers two ctest cases:
+#   <name>.<variant>          runs the ELF under `qemu-system-arm -M mps3-an547` with semihosting;
+#                             the test passes when main() returns 0.
+#   <name>.<variant>.symbols  fails if the ELF contains operator new/delete, __cxa_throw,
+#                             __cxa_allocate_exception or typeinfo symbols.
+# Include path: armlower's include/, firmware/ (armlower_firmware.hpp), tests/ and a build-tree
+# directory holding only a `boost` symlink (arm-none-eabi never sees the host's /usr/include).
+# ARMLOWER_SHARED_DATA is defined as for host tests; ARMLOWER_SHARED_DATA_DIR is on the -I path.
+#
+# When ARMLOWER_FIRMWARE_TESTS is OFF, or arm-none-eabi-g++ / qemu-system-arm are missing, the
+# function does nothing (one STATUS message at configure time says why).
+include_guard(GLOBAL)
+include(${CMAKE_CURRENT_LIST_DIR}/toolchains/cortex-m55-flags.cmake)
+
+set(ARMLOWER_FIRMWARE_DIR ${CMAKE_CURRENT_LIST_DIR}/../firmware)
+get_filename_component(ARMLOWER_FIRMWARE_DIR ${ARMLOWER_FIRMWARE_DIR} ABSOLUTE)
+get_filename_component(ARMLOWER_SOURCE_ROOT ${CMAKE_CURRENT_LIST_DIR}/.. ABSOLUTE)
+
+set(ARMLOWER_FIRMWARE_ENABLED OFF)
+if(NOT ARMLOWER_FIRMWARE_TESTS)
+  message(STATUS "armlower: Cortex-M55 firmware tests skipped (ARMLOWER_FIRMWARE_TESTS is OFF)")
+elseif(CMAKE_CROSSCOMPILING)
+  message(STATUS "armlower: Cortex-M55 firmware tests skipped (cross-compiling build)")
+else()
+  find_program(ARMLOWER_ARM_CXX arm-none-eabi-g++)
+  find_program(ARMLOWER_ARM_NM arm-none-eabi-nm)
+  find_program(ARMLOWER_ARM_SIZE arm-none-eabi-size)
+  find_program(ARMLOWER_QEMU_ARM qemu-system-arm)
+  find_path(ARMLOWER_HOST_BOOST_DIR boost/mp11.hpp)
+  if(NOT ARMLOWER_ARM_CXX OR NOT ARMLOWER_ARM_NM)
+    message(STATUS "armlower: Cortex-M55 firmware tests skipped: arm-none-eabi-g++/nm not found "
+                   "(apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib)")
+  elseif(NOT ARMLOWER_QEMU_ARM)
+    message(STATUS "armlower: Cortex-M55 firmware tests skipped: qemu-system-arm not found "
+                   "(apt-get install qemu-system-arm)")
+  elseif(NOT ARMLOWER_HOST_BOOST_DIR)
+    message(STATUS "armlower: Cortex-M55 firmware tests skipped: Boost.Mp11 headers not found")
+  else()
+    set(ARMLOWER_FIRMWARE_ENABLED ON)
+    # Only boost, not the rest of the host's include directory.
+    set(ARMLOWER_FIRMWARE_BOOST_ROOT ${CMAKE_BINARY_DIR}/armlower-cross-include)
+    file(MAKE_DIRECTORY ${ARMLOWER_FIRMWARE_BOOST_ROOT})
+    if(NOT EXISTS ${ARMLOWER_FIRMWARE_BOOST_ROOT}/boost)
+      file(CREATE_LINK ${ARMLOWER_HOST_BOOST_DIR}/boost ${ARMLOWER_FIRMWARE_BOOST_ROOT}/boost SYMBOLIC)
+    endif()
+    message(STATUS "armlower: Cortex-M55 firmware tests enabled (${ARMLOWER_ARM_CXX}, ${ARMLOWER_QEMU_ARM})")
+  endif()
+endif()
+if(NOT DEFINED ARMLOWER_SHARED_DATA_DIR)
+  get_filename_component(ARMLOWER_SHARED_DATA_DIR ${ARMLOWER_SOURCE_ROOT}/../shared/data ABSOLUTE)
+endif()
+
+function(armlower_add_firmware_test name)
+  cmake_parse_arguments(F "NO_TEST" "OPTIMIZE;TIMEOUT" "SOURCES;VARIANTS;INCLUDES;DEFINITIONS;OPTIONS;LABELS" ${ARGN})
+  if(NOT ARMLOWER_FIRMWARE_ENABLED)
+    return()
+  endif()
+  if(NOT F_SOURCES)
+    message(FATAL_ERROR "armlower_add_firmware_test(${name}): SOURCES is required")
+  endif()
+  if(NOT F_VARIANTS)
+    set(F_VARIANTS mve nomve)
+  endif()
+  if(NOT F_OPTIMIZE)
+    set(F_OPTIMIZE -O2)
+  endif()
+  if(NOT F_TIMEOUT)
+    set(F_TIMEOUT 60)
+  endif()
+
+  set(include_flags)
+  foreach(dir IN LISTS F_INCLUDES)
+    get_filename_component(dir ${dir} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    list(APPEND include_flags -I${dir})
+  endforeach()
+  list(APPEND include_flags -I${ARMLOWER_SOURCE_ROOT}/include -I${ARMLOWER_FIRMWARE_DIR}
+       -I${ARMLOWER_SOURCE_ROOT}/tests -I${ARMLOWER_SHARED_DATA_DIR}
+       -isystem ${ARMLOWER_FIRMWARE_BOOST_ROOT})
+  set(define_flags "-DARMLOWER_SHARED_DATA=\"${ARMLOWER_SHARED_DATA_DIR}\"" -DARMLOWER_FIRMWARE=1)
+  foreach(def IN LISTS F_DEFINITIONS)
+    list(APPEND define_flags -D${def})
+  endforeach()
+
+  set(sources ${F_SOURCES} ${ARMLOWER_FIRMWARE_DIR}/startup.cpp)
+  foreach(variant IN LISTS F_VARIANTS)
+    set(cpu ${ARMLOWER_M55_CPU_${variant}})
+    if(NOT cpu)
+      message(FATAL_ERROR "armlower_add_firmware_test(${name}): unknown variant `${variant}` (mve, nomve)")
+    endif()
+    set(target ${name}.${variant})
+    set(objdir ${CMAKE_CURRENT_BINARY_DIR}/${target}.obj)
+    set(cxx_flags -mcpu=${cpu} ${ARMLOWER_M55_CXX_FLAGS} -std=c++20 ${F_OPTIMIZE} -g
+                  -Wall -Wextra -Werror ${F_OPTIONS} ${define_flags} ${include_flags})
+    set(objects)
+    foreach(src IN LISTS sources)
+      get_filename_component(src ${src} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+      get_filename_component(stem ${src} NAME)
+      set(obj ${objdir}/${stem}.o)
+      file(RELATIVE_PATH obj_rel ${CMAKE_BINARY_DIR} ${obj})
+      add_custom_command(
+        OUTPUT ${obj}
+        COMMAND ${ARMLOWER_ARM_CXX} ${cxx_flags} -MD -MF ${obj}.d -c ${src} -o ${obj}
+        DEPENDS ${src}
+        DEPFILE ${obj}.d
+        COMMENT "Cross-compiling ${obj_rel} (${cpu})"
+        COMMAND_EXPAND_LISTS VERBATIM)
+      list(APPEND objects ${obj})
+    endforeach()
+    set(elf ${CMAKE_CURRENT_BINARY_DIR}/${target}.elf)
+    add_custom_command(
+      OUTPUT ${elf}
+      COMMAND ${ARMLOWER_ARM_CXX} -mcpu=${cpu} ${ARMLOWER_M55_CXX_FLAGS} -nostartfiles
+              -T ${ARMLOWER_FIRMWARE_DIR}/an547.ld -Wl,--gc-sections -Wl,-Map=${target}.map
+              ${objects} -o ${elf} ${ARMLOWER_M55_LINK_LIBS}
+      DEPENDS ${objects} ${ARMLOWER_FIRMWARE_DIR}/an547.ld
+      WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}
+      COMMENT "Linking Cortex-M55 firmware ${target}.elf"
+      COMMAND_EXPAND_LISTS VERBATIM)
+    add_custom_target(${target} ALL DEPENDS ${elf})
+    if(F_NO_TEST)
+      continue()
+    endif()
+    add_test(NAME ${target}
+             COMMAND ${ARMLOWER_QEMU_ARM} -M mps3-an547 -nographic
+                     -semihosting-config enable=on,target=native -kernel ${elf})
+    add_test(NAME ${target}.symbols
+             COMMAND ${CMAKE_COMMAND} -DNM=${ARMLOWER_ARM_NM} -DELF=${elf}
+                     -P ${ARMLOWER_FIRMWARE_DIR}/check_symbols.cmake)
+    set_tests_properties(${target} PROPERTIES TIMEOUT ${F_TIMEOUT} LABELS "firmware;${F_LABELS}")
+    set_tests_properties(${target}.symbols PROPERTIES TIMEOUT 30 LABELS "firmware;${F_LABELS}")
+  endforeach()
+endfunction()

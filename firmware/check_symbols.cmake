@@ -1,0 +1,21 @@
+# cmake -DNM=<arm-none-eabi-nm> -DELF=<firmware.elf> -P check_symbols.cmake
+# Fails if the firmware image links C++ heap allocation, exceptions or RTTI: operator new/delete
+# (_Znw*, _Zna*, _Zdl*, _Zda*), __cxa_throw, __cxa_allocate_exception or typeinfo (_ZTI*).
+execute_process(COMMAND ${NM} ${ELF} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "check_symbols: ${NM} ${ELF} failed: ${err}")
+endif()
+string(REPLACE "\n" ";" lines "${out}")
+set(bad "")
+foreach(line IN LISTS lines)
+  if(line MATCHES "[ \t](_Znw[^ \t]*|_Zna[^ \t]*|_Zdl[^ \t]*|_Zda[^ \t]*|__cxa_throw|__cxa_allocate_exception|_ZTI[^ \t]*)$")
+    list(APPEND bad "${CMAKE_MATCH_1}")
+  endif()
+endforeach()
+if(bad)
+  list(REMOVE_DUPLICATES bad)
+  list(JOIN bad "\n  " bad_text)
+  message(FATAL_ERROR "${ELF} links forbidden C++ runtime symbols (heap/exceptions/RTTI):\n  ${bad_text}")
+endif()
+list(LENGTH lines n)
+message(STATUS "${ELF}: ${n} symbols, none of operator new/delete, __cxa_throw, __cxa_allocate_exception, typeinfo")
