@@ -2,3 +2,4 @@
 /// Aggregate header of the firmware-clean kernels (int8, a16w8, RESCALE, MX).
 #pragma once
 
+#include <armlower/kernels/status.hpp>

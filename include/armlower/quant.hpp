@@ -2,3 +2,5 @@
 /// Aggregate header of the quant module: scale to multiplier/shift, requantization.
 #pragma once
 
+#include <armlower/quant/multiplier.hpp>
+#include <armlower/quant/requantize.hpp>
