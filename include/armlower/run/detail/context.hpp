@@ -1,0 +1,88 @@
+/// @file armlower/run/detail/context.hpp
+/// What one operator's evaluation sees: its operands (already bound and type-checked for
+/// presence), its declared results, its attribute, and helpers that build `run::error`s.
+#pragma once
+
+#include <armlower/graph/graph.hpp>
+#include <armlower/run/error.hpp>
+#include <armlower/run/value.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+namespace armlower::run::detail {
+
+/// Success (nullopt) or the error that stopped an op.
+using status = std::optional<error>;
+
+/// Evaluation context of one operator.
+struct op_context {
+  const graph::graph& g;
+  const graph::operation& op;
+  std::size_t index;
+  std::unordered_map<std::string, value>& env;
+  bool dynamic;  ///< EXT-DYNAMIC: compile-time-constant operands may be run-time values
+
+  /// An error of kind `k` about tensor `tensor` for this op.
+  [[nodiscard]] error fail(error_kind k, std::string_view tensor, std::string rule) const {
+    return error{k, index, std::string(op.op_name()), std::string(tensor), std::move(rule)};
+  }
+  /// Name of operand `i` / result `i` (precondition: arity checked).
+  [[nodiscard]] const std::string& in_name(std::size_t i) const { return op.inputs[i]; }
+  [[nodiscard]] const std::string& out_name(std::size_t i) const { return op.outputs[i]; }
+  /// Value of operand `i` (bound by the interpreter before dispatch).
+  [[nodiscard]] const value& in(std::size_t i) const { return env.at(op.inputs[i]); }
+  /// Declared result tensor `i` (checked to exist by the interpreter before dispatch).
+  [[nodiscard]] const graph::tensor& out(std::size_t i) const { return *g.find(op.outputs[i]); }
+
+  /// Attribute of type `A`, or nullptr.
+  template <class A>
+  [[nodiscard]] const A* attr() const noexcept {
+    return std::get_if<A>(&op.attr);
+  }
+
+  /// Error unless operand `i` is a compile-time constant (or EXT-DYNAMIC is on).
+  [[nodiscard]] status require_constant(std::size_t i, std::string_view what) const {
+    if (dynamic) return std::nullopt;
+    const auto* t = g.find(op.inputs[i]);
+    if (t != nullptr && t->is_constant) return std::nullopt;
+    return fail(error_kind::error_if, op.inputs[i],
+                std::string(what) + " must be a compile-time constant (CTC) unless EXT-DYNAMIC");
+  }
+
+  /// Error unless operand `i` has dtype `t`.
+  [[nodiscard]] status expect_type(std::size_t i, dtype::id t, std::string_view what) const {
+    const auto& v = in(i);
+    if (v.type == t) return std::nullopt;
+    return fail(error_kind::error_if, op.inputs[i],
+                std::string(what) + " must be " + std::string(dtype::name(t)) + ", is " +
+                    std::string(dtype::name(v.type)));
+  }
+
+  /// Error unless operand `i` has exactly one element (a [1] zero point / shift).
+  [[nodiscard]] status expect_single(std::size_t i, std::string_view what) const {
+    const auto& v = in(i);
+    if (v.size() == 1 && v.shape.size() <= 1) return std::nullopt;
+    return fail(error_kind::error_if, op.inputs[i],
+                std::string(what) + " must have shape [1], has " + to_string(v.shape));
+  }
+
+  /// Stores result `i`, after checking its dtype and shape against the declared tensor.
+  [[nodiscard]] status set(std::size_t i, value v) const {
+    const auto& decl = out(i);
+    if (v.type != decl.type)
+      return fail(error_kind::error_if, decl.name,
+                  "result dtype " + std::string(dtype::name(v.type)) + " differs from the declared " +
+                      std::string(dtype::name(decl.type)));
+    if (v.shape != decl.shape)
+      return fail(error_kind::error_if, decl.name,
+                  "result shape " + to_string(v.shape) + " differs from the declared " + to_string(decl.shape));
+    env[decl.name] = std::move(v);
+    return std::nullopt;
+  }
+};
+
+}  // namespace armlower::run::detail

@@ -1,0 +1,283 @@
+/// @file armlower/run/detail/elementwise.hpp
+/// ADD, MUL (with its shift operand), CLAMP and CAST of the TOSA 1.0 specification
+/// (`../shared/reference/tosa.md` §3.5): equal-rank broadcasting, integer REQUIREs on
+/// overflow, floating-point results rounded to nearest-even in the result dtype.
+#pragma once
+
+#include <armlower/run/detail/context.hpp>
+#include <armlower/run/detail/data_layout.hpp>
+#include <armlower/run/detail/float_format.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace armlower::run::detail {
+
+/// Broadcast of two equal-rank shapes (TOSA `broadcast_shape`): each dim equal, or one is 1.
+/// Returns false (and leaves `out` unspecified) when they do not broadcast.
+[[nodiscard]] inline bool broadcast_shape(const std::vector<std::int32_t>& a,
+                                          const std::vector<std::int32_t>& b,
+                                          std::vector<std::int32_t>& out) {
+  if (a.size() != b.size()) return false;
+  out.resize(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == b[i] || b[i] == 1)
+      out[i] = a[i];
+    else if (a[i] == 1)
+      out[i] = b[i];
+    else
+      return false;
+  }
+  return true;
+}
+
+/// For each element of `out_shape`, the index of the broadcast source element of a value of
+/// `in_shape` (same rank; dims of size 1 repeat).
+[[nodiscard]] inline std::vector<std::int64_t> broadcast_index(const std::vector<std::int32_t>& in_shape,
+                                                               const std::vector<std::int32_t>& out_shape) {
+  const auto rank = out_shape.size();
+  auto step = strides_of(in_shape);
+  for (std::size_t d = 0; d < rank; ++d)
+    if (in_shape[d] == 1) step[d] = 0;
+  const auto n = static_cast<std::size_t>(graph::element_count(out_shape));
+  std::vector<std::int64_t> index(n);
+  std::vector<std::int32_t> o(rank, 0);
+  std::int64_t src = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    index[k] = src;
+    for (std::size_t d = rank; d-- > 0;) {
+      if (++o[d] < out_shape[d]) {
+        src += step[d];
+        break;
+      }
+      src -= step[d] * (out_shape[d] - 1);
+      o[d] = 0;
+    }
+  }
+  return index;
+}
+
+/// Checks operands 0 and 1 of a binary element-wise op (same dtype, broadcastable shapes) and
+/// computes the broadcast shape and per-operand source indices.
+[[nodiscard]] inline status binary_operands(const op_context& c, std::vector<std::int32_t>& shape,
+                                            std::vector<std::int64_t>& ia, std::vector<std::int64_t>& ib) {
+  const auto& a = c.in(0);
+  const auto& b = c.in(1);
+  if (a.type != b.type)
+    return c.fail(error_kind::error_if, c.in_name(1),
+                  "input2 dtype " + std::string(dtype::name(b.type)) + " differs from input1's " +
+                      std::string(dtype::name(a.type)));
+  if (a.shape.size() != b.shape.size())
+    return c.fail(error_kind::error_if, c.in_name(1),
+                  "rank(input1) != rank(input2) (" + to_string(a.shape) + " vs " + to_string(b.shape) +
+                      "); broadcasting needs equal ranks, RESHAPE first");
+  if (!broadcast_shape(a.shape, b.shape, shape))
+    return c.fail(error_kind::error_if, c.in_name(1),
+                  "shapes " + to_string(a.shape) + " and " + to_string(b.shape) + " do not broadcast");
+  ia = broadcast_index(a.shape, shape);
+  ib = broadcast_index(b.shape, shape);
+  return std::nullopt;
+}
+
+/// True for FP16, BF16, FP32.
+[[nodiscard]] constexpr bool is_real(dtype::id t) noexcept { return storage_of(t) == storage::real; }
+
+/// ADD [input1, input2] (SPEC-1.0 ADD; rows i32, fp16, bf16, fp32; 1.1 i64): integer sums
+/// REQUIRE no overflow (apply_add_s); float sums are rounded to nearest-even.
+[[nodiscard]] inline status eval_add(const op_context& c) {
+  std::vector<std::int32_t> shape;
+  std::vector<std::int64_t> ia, ib;
+  if (auto e = binary_operands(c, shape, ia, ib)) return e;
+  const auto& a = c.in(0);
+  const auto& b = c.in(1);
+  const auto t = a.type;
+  value r{t, shape, {}, {}, {}};
+  const auto n = ia.size();
+  if (t == dtype::id::i32 || t == dtype::id::i64) {
+    const auto& ti = dtype::traits(t);
+    r.ints.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      std::int64_t s = 0;
+      if (__builtin_add_overflow(a.ints[static_cast<std::size_t>(ia[k])], b.ints[static_cast<std::size_t>(ib[k])], &s) ||
+          s < ti.int_min || s > ti.int_max)
+        return c.fail(error_kind::require, c.out_name(0),
+                      "apply_add_s: the sum at element " + std::to_string(k) + " overflows " + std::string(ti.name));
+      r.ints[k] = s;
+    }
+  } else if (is_real(t)) {
+    r.reals.resize(n);
+    for (std::size_t k = 0; k < n; ++k)
+      r.reals[k] = round_to(t, static_cast<double>(a.reals[static_cast<std::size_t>(ia[k])]) +
+                                   static_cast<double>(b.reals[static_cast<std::size_t>(ib[k])]));
+  } else {
+    return c.fail(error_kind::unsupported, c.in_name(0),
+                  "ADD of " + std::string(dtype::name(t)) + " (rows: INT32, INT64, FP16, BF16, FP32)");
+  }
+  return c.set(0, std::move(r));
+}
+
+/// MUL [input1, input2, shift] (SPEC-1.0 MUL): shift is INT8 [1] (CTC), REQUIRE 0 ≤ shift ≤
+/// 63, ERROR_IF shift ≠ 0 unless in_t is INT32. i8×i8 and i16×i16 give INT32; INT32 with
+/// shift > 0 rounds `(a·b + 2^(shift−1)) >> shift` and REQUIREs the result to fit INT32; with
+/// shift 0 the result is the low 32 bits of the product. Floats: rounded product.
+[[nodiscard]] inline status eval_mul(const op_context& c) {
+  if (auto e = c.expect_type(2, dtype::id::i8, "shift")) return e;
+  if (auto e = c.expect_single(2, "shift")) return e;
+  if (auto e = c.require_constant(2, "shift")) return e;
+  std::vector<std::int32_t> shape;
+  std::vector<std::int64_t> ia, ib;
+  if (auto e = binary_operands(c, shape, ia, ib)) return e;
+  const auto& a = c.in(0);
+  const auto& b = c.in(1);
+  const auto t = a.type;
+  const std::int64_t shift = c.in(2).ints[0];
+  if (shift < 0 || shift > 63)
+    return c.fail(error_kind::require, c.in_name(2), "shift " + std::to_string(shift) + " is outside 0..63");
+  if (shift != 0 && t != dtype::id::i32)
+    return c.fail(error_kind::error_if, c.in_name(2),
+                  "shift must be 0 unless in_t is INT32 (in_t is " + std::string(dtype::name(t)) + ")");
+  const auto n = ia.size();
+  if (t == dtype::id::i8 || t == dtype::id::i16 || t == dtype::id::i32) {
+    value r{dtype::id::i32, shape, {}, {}, {}};
+    r.ints.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      // |a·b| < 2^62 for INT32 operands, so the product is exact in int64.
+      std::int64_t p = a.ints[static_cast<std::size_t>(ia[k])] * b.ints[static_cast<std::size_t>(ib[k])];
+      if (shift > 0) {
+        p = (p + (std::int64_t{1} << (shift - 1))) >> shift;
+        if (p < std::numeric_limits<std::int32_t>::min() || p > std::numeric_limits<std::int32_t>::max())
+          return c.fail(error_kind::require, c.out_name(0),
+                        "the shifted product at element " + std::to_string(k) + " does not fit INT32");
+      } else {
+        p = static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(p)));
+      }
+      r.ints[k] = p;
+    }
+    return c.set(0, std::move(r));
+  }
+  if (is_real(t)) {
+    value r{t, shape, {}, {}, {}};
+    r.reals.resize(n);
+    for (std::size_t k = 0; k < n; ++k)
+      r.reals[k] = round_to(t, static_cast<double>(a.reals[static_cast<std::size_t>(ia[k])]) *
+                                   static_cast<double>(b.reals[static_cast<std::size_t>(ib[k])]));
+    return c.set(0, std::move(r));
+  }
+  return c.fail(error_kind::unsupported, c.in_name(0),
+                "MUL of " + std::string(dtype::name(t)) + " (rows: INT8, INT16, INT32, FP16, BF16, FP32)");
+}
+
+/// CLAMP [input] with `clamp_attr` (SPEC-1.0 CLAMP; rows i8, i16, fp16, bf16, fp32):
+/// ERROR_IF min_val > max_val or a bound is NaN; integer bounds must be integers of in_out_t;
+/// float bounds are taken in in_out_t. NaN input: PROPAGATE gives NaN, IGNORE gives min_val
+/// (apply_max_s then apply_min_s).
+[[nodiscard]] inline status eval_clamp(const op_context& c) {
+  const auto* a = c.attr<graph::clamp_attr>();
+  if (a == nullptr) return c.fail(error_kind::invalid_graph, {}, "CLAMP needs a clamp_attr (min_val, max_val)");
+  const auto& x = c.in(0);
+  const auto t = x.type;
+  if (std::isnan(a->min_val) || std::isnan(a->max_val))
+    return c.fail(error_kind::error_if, c.in_name(0), "min_val and max_val must not be NaN");
+  if (a->max_val < a->min_val)
+    return c.fail(error_kind::error_if, c.in_name(0),
+                  "max_val " + std::to_string(a->max_val) + " < min_val " + std::to_string(a->min_val));
+  value r{t, x.shape, {}, {}, {}};
+  if (t == dtype::id::i8 || t == dtype::id::i16) {
+    const auto& ti = dtype::traits(t);
+    for (double bound : {a->min_val, a->max_val})
+      if (bound != std::floor(bound) || bound < static_cast<double>(ti.int_min) || bound > static_cast<double>(ti.int_max))
+        return c.fail(error_kind::error_if, c.in_name(0),
+                      "bound " + std::to_string(bound) + " is not an " + std::string(ti.name) + " value");
+    const auto lo = static_cast<std::int64_t>(a->min_val);
+    const auto hi = static_cast<std::int64_t>(a->max_val);
+    r.ints.resize(x.ints.size());
+    for (std::size_t k = 0; k < x.ints.size(); ++k) r.ints[k] = x.ints[k] < lo ? lo : x.ints[k] > hi ? hi : x.ints[k];
+  } else if (is_real(t)) {
+    const float lo = round_to(t, a->min_val);
+    const float hi = round_to(t, a->max_val);
+    const bool propagate = a->nan != graph::nan_mode::ignore;
+    r.reals.resize(x.reals.size());
+    for (std::size_t k = 0; k < x.reals.size(); ++k) {
+      const float v = x.reals[k];
+      if (std::isnan(v))
+        r.reals[k] = propagate ? v : lo;
+      else
+        r.reals[k] = v < lo ? lo : v > hi ? hi : v;
+    }
+  } else {
+    return c.fail(error_kind::unsupported, c.in_name(0),
+                  "CLAMP of " + std::string(dtype::name(t)) + " (rows: INT8, INT16, FP16, BF16, FP32)");
+  }
+  return c.set(0, std::move(r));
+}
+
+/// True when the interpreter runs CAST from `from` to `to` without the MX codecs: the
+/// SPEC-1.0 rows among BOOL, INT8/16/32, FP16, BF16, FP32 and the 1.1 INT32 ↔ INT64 rows.
+[[nodiscard]] constexpr bool cast_supported(dtype::id from, dtype::id to) noexcept {
+  using dtype::id;
+  auto small_int = [](id t) { return t == id::i8 || t == id::i16 || t == id::i32; };
+  if (from == to) return false;
+  if (from == id::boolean) return small_int(to);
+  if (small_int(from))
+    return to == id::boolean || small_int(to) || is_real(to) || (from == id::i32 && to == id::i64);
+  if (from == id::i64) return to == id::i32;
+  if (is_real(from)) return small_int(to) || is_real(to);
+  return false;
+}
+
+/// CAST [input] (SPEC-1.0 CAST): int→int narrowing keeps the low bits (two's complement),
+/// widening sign-extends; int→BOOL is `x != 0`, BOOL→int is 0/1; int→float and float→float
+/// round to nearest-even (overflow to ±Inf); float→int rounds to nearest-even and saturates
+/// (REQUIRE: input not NaN). The result dtype is the declared result tensor's.
+[[nodiscard]] inline status eval_cast(const op_context& c) {
+  const auto& x = c.in(0);
+  const auto from = x.type;
+  const auto to = c.out(0).type;
+  if (!cast_supported(from, to))
+    return c.fail(error_kind::unsupported, c.out_name(0),
+                  "CAST from " + std::string(dtype::name(from)) + " to " + std::string(dtype::name(to)) +
+                      " is not a CAST row the interpreter runs");
+  value r{to, x.shape, {}, {}, {}};
+  const auto n = static_cast<std::size_t>(x.size());
+  const auto& to_info = dtype::traits(to);
+  if (storage_of(from) == storage::integer && storage_of(to) == storage::integer) {
+    r.ints.resize(n);
+    const unsigned bits = to_info.bits;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::int64_t v = x.ints[k];
+      if (to == dtype::id::boolean) {
+        r.ints[k] = v != 0 ? 1 : 0;
+      } else if (bits >= 64) {
+        r.ints[k] = v;
+      } else {
+        const auto u = static_cast<std::uint64_t>(v) & ((std::uint64_t{1} << bits) - 1);
+        const std::uint64_t sign = std::uint64_t{1} << (bits - 1);
+        r.ints[k] = static_cast<std::int64_t>((u ^ sign) - sign);  // sign-extend the low bits
+      }
+    }
+  } else if (storage_of(from) == storage::integer) {  // int → float
+    r.reals.resize(n);
+    for (std::size_t k = 0; k < n; ++k) r.reals[k] = round_to(to, static_cast<double>(x.ints[k]));
+  } else if (storage_of(to) == storage::integer) {  // float → int
+    r.ints.resize(n);
+    const auto lo = static_cast<double>(to_info.int_min);
+    const auto hi = static_cast<double>(to_info.int_max);
+    for (std::size_t k = 0; k < n; ++k) {
+      const double v = x.reals[k];
+      if (std::isnan(v))
+        return c.fail(error_kind::require, c.in_name(0),
+                      "element " + std::to_string(k) + " is NaN; CAST of NaN to an integer is unpredictable");
+      const double rv = std::rint(v);
+      r.ints[k] = static_cast<std::int64_t>(rv < lo ? lo : rv > hi ? hi : rv);
+    }
+  } else {  // float → float
+    r.reals.resize(n);
+    for (std::size_t k = 0; k < n; ++k) r.reals[k] = round_to(to, x.reals[k]);
+  }
+  return c.set(0, std::move(r));
+}
+
+}  // namespace armlower::run::detail

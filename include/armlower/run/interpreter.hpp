@@ -1,0 +1,215 @@
+/// @file armlower/run/interpreter.hpp
+/// The TOSA graph interpreter: runs a TOSA graph (`graph::graph` whose operators are all
+/// `tosa::op`s, TOSA operand order, attributes as in `graph.hpp`) on host values, with
+/// armlower's kernels for CONV2D, MATMUL, RESCALE and the 1.1-draft block-scaled ops, and its
+/// own element-wise / data-layout code for CONST, RESHAPE, TRANSPOSE, ADD, MUL, CLAMP, CAST.
+/// Semantics: TOSA 1.0 specification pseudocode and the 1.1 draft's block-scaled ops
+/// (`../shared/reference/tosa.md` §3). Every ERROR_IF / REQUIRE of those ops is reported as a
+/// `run::error` naming op index, op, tensor and rule; nothing is undefined behaviour.
+/// Integer graphs are bit-exact with the TOSA reference model. Hosted only.
+#pragma once
+
+#include <armlower/graph/graph.hpp>
+#include <armlower/run/detail/block_scaled.hpp>
+#include <armlower/run/detail/context.hpp>
+#include <armlower/run/detail/data_layout.hpp>
+#include <armlower/run/detail/elementwise.hpp>
+#include <armlower/run/detail/tensor_ops.hpp>
+#include <armlower/run/error.hpp>
+#include <armlower/run/value.hpp>
+
+#include <cstddef>
+#include <exception>
+#include <new>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace armlower::run {
+
+/// Interpreter options.
+struct options {
+  /// EXT-DYNAMIC: allow zero points, multipliers, shifts and RESHAPE shapes that are not
+  /// compile-time constants. When false (TOSA's default), such operands must be constants.
+  bool dynamic = false;
+  /// Keep every tensor computed (and every constant used) in `result::tensors`; otherwise a
+  /// tensor is freed after its last use, so memory stays near the live set.
+  bool keep_intermediates = false;
+};
+
+/// Outcome of `run`: the graph outputs (in `graph::outputs` order) or the error that stopped
+/// the run.
+struct result {
+  std::vector<value> outputs;
+  std::optional<error> failure;  ///< set when the run failed; `outputs` is then empty
+  /// Every tensor by name (graph inputs, constants, intermediates, outputs), only with
+  /// `options::keep_intermediates`.
+  std::unordered_map<std::string, value> tensors;
+
+  /// True when the run succeeded.
+  [[nodiscard]] explicit operator bool() const noexcept { return !failure.has_value(); }
+};
+
+namespace detail {
+
+/// Operand and result counts of each op (TOSA operand order, tosa.md §4.5).
+struct arity {
+  std::size_t inputs;
+  std::size_t outputs;
+};
+
+[[nodiscard]] constexpr arity arity_of(tosa::op o) noexcept {
+  switch (o) {
+    case tosa::op::const_: return {0, 1};
+    case tosa::op::reshape: return {2, 1};
+    case tosa::op::transpose: return {1, 1};
+    case tosa::op::conv2d: return {5, 1};
+    case tosa::op::matmul: return {4, 1};
+    case tosa::op::rescale: return {5, 1};
+    case tosa::op::add: return {2, 1};
+    case tosa::op::mul: return {3, 1};
+    case tosa::op::clamp: return {1, 1};
+    case tosa::op::cast: return {1, 1};
+    case tosa::op::cast_to_block_scaled: return {1, 2};
+    case tosa::op::cast_from_block_scaled: return {2, 1};
+    case tosa::op::matmul_t_block_scaled: return {4, 1};
+  }
+  return {0, 0};
+}
+
+[[nodiscard]] inline status dispatch(const op_context& c) {
+  switch (c.op.tosa_op()) {
+    case tosa::op::const_: return eval_const(c);
+    case tosa::op::reshape: return eval_reshape(c);
+    case tosa::op::transpose: return eval_transpose(c);
+    case tosa::op::conv2d: return eval_conv2d(c);
+    case tosa::op::matmul: return eval_matmul(c);
+    case tosa::op::rescale: return eval_rescale(c);
+    case tosa::op::add: return eval_add(c);
+    case tosa::op::mul: return eval_mul(c);
+    case tosa::op::clamp: return eval_clamp(c);
+    case tosa::op::cast: return eval_cast(c);
+    case tosa::op::cast_to_block_scaled: return eval_cast_to_block_scaled(c);
+    case tosa::op::cast_from_block_scaled: return eval_cast_from_block_scaled(c);
+    case tosa::op::matmul_t_block_scaled: return eval_matmul_t_block_scaled(c);
+  }
+  return c.fail(error_kind::unsupported, {}, "unknown TOSA op " + std::to_string(tosa::serialized(c.op.tosa_op())));
+}
+
+[[nodiscard]] inline error graph_error(error_kind k, std::string tensor, std::string rule) {
+  return error{k, no_op, {}, std::move(tensor), std::move(rule)};
+}
+
+/// Binds the graph inputs; returns the error when `inputs` do not match the declarations.
+[[nodiscard]] inline status bind_inputs(const graph::graph& g, std::span<const value> inputs,
+                                        std::unordered_map<std::string, value>& env) {
+  if (inputs.size() != g.inputs.size())
+    return graph_error(error_kind::invalid_graph, {},
+                       "the graph has " + std::to_string(g.inputs.size()) + " inputs, " +
+                           std::to_string(inputs.size()) + " values were given");
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto& n = g.inputs[i];
+    const auto* t = g.find(n);
+    if (t == nullptr) return graph_error(error_kind::invalid_graph, n, "graph input is not a declared tensor");
+    const auto& v = inputs[i];
+    if (v.type != t->type)
+      return graph_error(error_kind::invalid_graph, n,
+                         "input value " + std::to_string(i) + " is " + std::string(dtype::name(v.type)) +
+                             ", the tensor is " + std::string(dtype::name(t->type)));
+    if (v.shape != t->shape)
+      return graph_error(error_kind::invalid_graph, n,
+                         "input value " + std::to_string(i) + " has shape " + to_string(v.shape) +
+                             ", the tensor has " + to_string(t->shape));
+    if (auto s = v.check(); !s.empty())
+      return graph_error(error_kind::invalid_graph, n, "input value " + std::to_string(i) + ": " + s);
+    env[n] = v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+/// Runs the TOSA graph `g` on `inputs` (one value per `g.inputs`, same order, dtype and shape
+/// as the declared tensors). Operators run in the order given (TOSA graphs are topologically
+/// ordered); constant tensors are decoded from their payloads when first used.
+/// Errors (never exceptions, never UB): a non-TOSA operator, wrong operand/result counts,
+/// a tensor used before it is produced or not declared, input values that do not match, a
+/// result whose dtype/shape differs from its declaration, every ERROR_IF/REQUIRE of the ops,
+/// dtype combinations the interpreter does not run, and allocation failure.
+[[nodiscard]] inline result run(const graph::graph& g, std::span<const value> inputs, const options& opt = {}) {
+  result res;
+  std::unordered_map<std::string, value> env;
+  auto fail = [&](error e) {
+    res.failure = std::move(e);
+    res.outputs.clear();
+    res.tensors.clear();
+    return std::move(res);
+  };
+  try {
+    if (auto e = detail::bind_inputs(g, inputs, env)) return fail(std::move(*e));
+    // Last use of each tensor, so dead values can be freed.
+    std::unordered_map<std::string, std::size_t> last_use;
+    for (std::size_t i = 0; i < g.operators.size(); ++i)
+      for (const auto& n : g.operators[i].inputs) last_use[n] = i;
+    const std::unordered_set<std::string> keep(g.outputs.begin(), g.outputs.end());
+
+    for (std::size_t i = 0; i < g.operators.size(); ++i) {
+      const auto& op = g.operators[i];
+      if (!op.is_tosa())
+        return fail(error{error_kind::invalid_graph, i, std::string(op.op_name()), {},
+                          "not a TOSA operator; lower the graph first"});
+      const detail::op_context c{g, op, i, env, opt.dynamic};
+      const auto ar = detail::arity_of(op.tosa_op());
+      if (op.inputs.size() != ar.inputs || op.outputs.size() != ar.outputs)
+        return fail(c.fail(error_kind::invalid_graph, {},
+                           "expects " + std::to_string(ar.inputs) + " operands and " + std::to_string(ar.outputs) +
+                               " results, has " + std::to_string(op.inputs.size()) + " and " +
+                               std::to_string(op.outputs.size())));
+      for (const auto& n : op.inputs) {
+        if (env.count(n) != 0) continue;
+        const auto* t = g.find(n);
+        if (t == nullptr) return fail(c.fail(error_kind::invalid_graph, n, "operand is not a declared tensor"));
+        if (!t->is_constant)
+          return fail(c.fail(error_kind::invalid_graph, n,
+                             "operand is used before any operator produces it (and it is not a graph input)"));
+        try {
+          env.emplace(n, from_constant(*t));
+        } catch (const std::invalid_argument& ex) {
+          return fail(c.fail(error_kind::invalid_graph, n, ex.what()));
+        }
+      }
+      for (const auto& n : op.outputs)
+        if (g.find(n) == nullptr) return fail(c.fail(error_kind::invalid_graph, n, "result is not a declared tensor"));
+      if (auto e = detail::dispatch(c)) return fail(std::move(*e));
+      if (!opt.keep_intermediates)
+        for (const auto& n : op.inputs) {
+          const auto it = last_use.find(n);
+          if (it != last_use.end() && it->second == i && keep.count(n) == 0) env.erase(n);
+        }
+    }
+    res.outputs.reserve(g.outputs.size());
+    for (const auto& n : g.outputs) {
+      auto it = env.find(n);
+      if (it == env.end()) {
+        const auto* t = g.find(n);
+        if (t == nullptr || !t->is_constant)
+          return fail(detail::graph_error(error_kind::invalid_graph, n, "graph output is never produced"));
+        res.outputs.push_back(from_constant(*t));
+        continue;
+      }
+      res.outputs.push_back(it->second);
+    }
+    if (opt.keep_intermediates) res.tensors = std::move(env);
+    return res;
+  } catch (const std::bad_alloc&) {
+    return fail(detail::graph_error(error_kind::unsupported, {}, "out of memory"));
+  } catch (const std::exception& ex) {
+    return fail(detail::graph_error(error_kind::invalid_graph, {}, ex.what()));
+  }
+}
+
+}  // namespace armlower::run
