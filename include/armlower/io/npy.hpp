@@ -1,0 +1,255 @@
+/// @file armlower/io/npy.hpp
+/// NumPy `.npy` arrays in and out (format versions 1.0, 2.0 and 3.0: magic "\x93NUMPY", major,
+/// minor, little-endian header length (2 bytes in 1.0, 4 bytes after), a Python-dict header
+/// `{'descr': ..., 'fortran_order': False, 'shape': (...), }` padded to a multiple of 64 bytes
+/// and ending in '\n', then the raw C-order data). Source of the format: NumPy's
+/// `numpy.lib.format` documentation (NEP 1). Hosted only.
+///
+/// Supported element types (descr ↔ armlower dtype): `|b1` BOOL, `|i1` INT8, `<i2` INT16,
+/// `<i4` INT32, `<i8` INT64, `<f2` FP16, `<f4` FP32 (`<` may also be spelled `|` or `=` for
+/// one-byte types; big-endian data is refused). The data bytes are kept as stored, which is
+/// exactly the TOSA wire encoding of these dtypes (graph/constant.hpp), so an `npy_array` can
+/// feed a graph tensor or the interpreter without conversion.
+#pragma once
+
+#include <armlower/dtype/dtype.hpp>
+#include <armlower/graph/graph.hpp>
+#include <armlower/io/file.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace armlower::io {
+
+/// One n-dimensional array: dtype, row-major shape (empty = 0-d scalar) and the raw
+/// little-endian element bytes (element_count(shape) × bytes per element).
+struct npy_array {
+  dtype::id type = dtype::id::fp32;
+  std::vector<std::int32_t> shape;
+  std::vector<std::uint8_t> data;
+};
+
+namespace detail {
+
+struct npy_descr {
+  std::string_view descr;
+  dtype::id type;
+  std::size_t bytes;
+};
+inline constexpr npy_descr npy_types[] = {
+    {"b1", dtype::id::boolean, 1}, {"i1", dtype::id::i8, 1},  {"i2", dtype::id::i16, 2},
+    {"i4", dtype::id::i32, 4},     {"i8", dtype::id::i64, 8}, {"f2", dtype::id::fp16, 2},
+    {"f4", dtype::id::fp32, 4},
+};
+
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
+  return s;
+}
+
+/// Value text of `key` in the header dict ("'<f4'", "False", "(2, 3)").
+inline std::string_view dict_value(std::string_view header, std::string_view key,
+                                   const std::string& what) {
+  const std::string k1 = "'" + std::string(key) + "'";
+  const std::string k2 = "\"" + std::string(key) + "\"";
+  auto pos = header.find(k1);
+  std::size_t klen = k1.size();
+  if (pos == std::string_view::npos) {
+    pos = header.find(k2);
+    klen = k2.size();
+  }
+  if (pos == std::string_view::npos)
+    throw io_error(what + ": .npy header has no '" + std::string(key) + "' entry");
+  auto rest = header.substr(pos + klen);
+  rest = trim(rest);
+  if (rest.empty() || rest.front() != ':')
+    throw io_error(what + ": malformed .npy header near '" + std::string(key) + "'");
+  rest = trim(rest.substr(1));
+  std::size_t end = 0;
+  if (!rest.empty() && rest.front() == '(') {
+    end = rest.find(')');
+    if (end == std::string_view::npos) throw io_error(what + ": malformed .npy shape tuple");
+    return rest.substr(0, end + 1);
+  }
+  end = rest.find_first_of(",}");
+  if (end == std::string_view::npos) throw io_error(what + ": malformed .npy header");
+  return trim(rest.substr(0, end));
+}
+
+inline std::string shape_str(const std::vector<std::int32_t>& s) {
+  std::string r = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+}  // namespace detail
+
+/// Bytes per element of a dtype that `.npy` I/O supports; 0 for other dtypes.
+[[nodiscard]] inline std::size_t npy_element_bytes(dtype::id t) noexcept {
+  for (const auto& d : detail::npy_types)
+    if (d.type == t) return d.bytes;
+  return 0;
+}
+
+/// Parses a `.npy` image. `what` names the source in error messages (e.g. the file name).
+/// Errors (io_error, one line): not a .npy (bad magic), unsupported version, truncated header
+/// or data, malformed header, big-endian or unsupported descr, fortran_order True, negative
+/// or over-large dims, extra bytes after the data.
+[[nodiscard]] inline npy_array parse_npy(std::span<const std::uint8_t> b, const std::string& what) {
+  static constexpr std::uint8_t magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+  if (b.size() < 10 || std::memcmp(b.data(), magic, 6) != 0)
+    throw io_error(what + ": not a .npy file (missing the \\x93NUMPY magic)");
+  const unsigned major = b[6];
+  std::size_t hlen = 0;
+  std::size_t hstart = 0;
+  if (major == 1) {
+    hlen = static_cast<std::size_t>(b[8]) | (static_cast<std::size_t>(b[9]) << 8);
+    hstart = 10;
+  } else if (major == 2 || major == 3) {
+    if (b.size() < 12) throw io_error(what + ": truncated .npy header");
+    hlen = static_cast<std::size_t>(b[8]) | (static_cast<std::size_t>(b[9]) << 8) |
+           (static_cast<std::size_t>(b[10]) << 16) | (static_cast<std::size_t>(b[11]) << 24);
+    hstart = 12;
+  } else {
+    throw io_error(what + ": unsupported .npy format version " + std::to_string(major) + "." +
+                   std::to_string(b[7]));
+  }
+  if (b.size() < hstart + hlen) throw io_error(what + ": truncated .npy header");
+  const std::string_view header(reinterpret_cast<const char*>(b.data() + hstart), hlen);
+
+  npy_array a;
+  // descr
+  auto descr = detail::dict_value(header, "descr", what);
+  if (descr.size() < 2 || (descr.front() != '\'' && descr.front() != '"'))
+    throw io_error(what + ": malformed .npy descr " + std::string(descr));
+  descr = descr.substr(1, descr.size() - 2);
+  if (descr.size() != 3) throw io_error(what + ": unsupported .npy dtype '" + std::string(descr) + "'");
+  const char order = descr[0];
+  const auto code = descr.substr(1);
+  std::size_t elem = 0;
+  bool found = false;
+  for (const auto& d : detail::npy_types) {
+    if (d.descr == code) {
+      a.type = d.type;
+      elem = d.bytes;
+      found = true;
+    }
+  }
+  if (!found)
+    throw io_error(what + ": unsupported .npy dtype '" + std::string(descr) +
+                   "' (supported: bool, int8, int16, int32, int64, float16, float32)");
+  if (order == '>' && elem > 1)
+    throw io_error(what + ": big-endian .npy data ('" + std::string(descr) + "') is not supported");
+  if (order != '<' && order != '|' && order != '=' && !(order == '>' && elem == 1))
+    throw io_error(what + ": malformed .npy descr '" + std::string(descr) + "'");
+  // fortran_order
+  const auto fo = detail::dict_value(header, "fortran_order", what);
+  if (fo == "True") throw io_error(what + ": Fortran-order .npy arrays are not supported");
+  if (fo != "False") throw io_error(what + ": malformed .npy fortran_order '" + std::string(fo) + "'");
+  // shape
+  auto sh = detail::dict_value(header, "shape", what);
+  if (sh.size() < 2 || sh.front() != '(' || sh.back() != ')')
+    throw io_error(what + ": malformed .npy shape " + std::string(sh));
+  sh = sh.substr(1, sh.size() - 2);
+  std::int64_t n = 1;
+  while (!detail::trim(sh).empty()) {
+    sh = detail::trim(sh);
+    const auto comma = sh.find(',');
+    const auto tok = detail::trim(sh.substr(0, comma));
+    if (tok.empty() || tok.size() > 10 || tok.find_first_not_of("0123456789") != std::string_view::npos)
+      throw io_error(what + ": malformed .npy shape dimension '" + std::string(tok) + "'");
+    const long long d = std::stoll(std::string(tok));
+    if (d > 0x7FFFFFFF) throw io_error(what + ": .npy dimension " + std::string(tok) + " is too large");
+    a.shape.push_back(static_cast<std::int32_t>(d));
+    n *= d;
+    if (n > (std::int64_t{1} << 40)) throw io_error(what + ": .npy array is too large");
+    if (comma == std::string_view::npos) break;
+    sh = sh.substr(comma + 1);
+  }
+  const auto need = static_cast<std::size_t>(n) * elem;
+  const auto have = b.size() - hstart - hlen;
+  if (have < need)
+    throw io_error(what + ": truncated .npy data (" + std::to_string(have) + " bytes, shape " +
+                   detail::shape_str(a.shape) + " needs " + std::to_string(need) + ")");
+  if (have > need)
+    throw io_error(what + ": " + std::to_string(have - need) + " unexpected bytes after the .npy data");
+  a.data.assign(b.begin() + static_cast<std::ptrdiff_t>(hstart + hlen), b.end());
+  return a;
+}
+
+/// Reads the `.npy` file `p` (errors as in read_bytes and parse_npy, prefixed with the path).
+[[nodiscard]] inline npy_array read_npy(const std::filesystem::path& p) {
+  const auto bytes = read_bytes(p);
+  return parse_npy(bytes, p.string());
+}
+
+/// Serializes `a` as a version 1.0 `.npy` image (version 2.0 if the header needs it).
+/// Errors (io_error): dtype not representable in .npy, data size not matching the shape.
+[[nodiscard]] inline std::vector<std::uint8_t> format_npy(const npy_array& a) {
+  std::string_view code;
+  std::size_t elem = 0;
+  for (const auto& d : detail::npy_types)
+    if (d.type == a.type) {
+      code = d.descr;
+      elem = d.bytes;
+    }
+  if (elem == 0)
+    throw io_error("cannot write " + std::string(dtype::name(a.type)) + " data as .npy");
+  if (static_cast<std::size_t>(graph::element_count(a.shape)) * elem != a.data.size())
+    throw io_error("npy array data has " + std::to_string(a.data.size()) + " bytes, shape " +
+                   detail::shape_str(a.shape) + " of " + std::string(dtype::name(a.type)) +
+                   " needs " + std::to_string(graph::element_count(a.shape) * static_cast<std::int64_t>(elem)));
+  std::string h = "{'descr': '";
+  h += (elem == 1 ? '|' : '<');
+  h += code;
+  h += "', 'fortran_order': False, 'shape': (";
+  for (std::size_t i = 0; i < a.shape.size(); ++i) {
+    h += std::to_string(a.shape[i]);
+    if (a.shape.size() == 1 || i + 1 < a.shape.size()) h += ",";
+    if (i + 1 < a.shape.size()) h += " ";
+  }
+  h += "), }";
+  const bool v2 = h.size() + 11 > 65535;
+  const std::size_t pre = v2 ? 12 : 10;
+  const std::size_t total = ((pre + h.size() + 1 + 63) / 64) * 64;
+  h.append(total - pre - h.size() - 1, ' ');
+  h += '\n';
+  std::vector<std::uint8_t> out = {0x93, 'N', 'U', 'M', 'P', 'Y', static_cast<std::uint8_t>(v2 ? 2 : 1), 0};
+  const auto hl = h.size();
+  out.push_back(static_cast<std::uint8_t>(hl & 0xFF));
+  out.push_back(static_cast<std::uint8_t>((hl >> 8) & 0xFF));
+  if (v2) {
+    out.push_back(static_cast<std::uint8_t>((hl >> 16) & 0xFF));
+    out.push_back(static_cast<std::uint8_t>((hl >> 24) & 0xFF));
+  }
+  out.insert(out.end(), h.begin(), h.end());
+  out.insert(out.end(), a.data.begin(), a.data.end());
+  return out;
+}
+
+/// Checks that `a` fits a graph input tensor `t` (same dtype, same element count; a shape
+/// that differs only by the element order is accepted when the counts match and the ranks
+/// agree after dropping 1-sized dims). Errors (io_error): names the tensor, both dtypes or
+/// both shapes.
+inline void check_npy_matches(const npy_array& a, const graph::tensor& t, const std::string& what) {
+  if (a.type != t.type)
+    throw io_error(what + ": dtype " + std::string(dtype::name(a.type)) + " does not match input '" +
+                   t.name + "' of dtype " + std::string(dtype::name(t.type)));
+  auto squeeze = [](const std::vector<std::int32_t>& s) {
+    std::vector<std::int32_t> r;
+    for (auto d : s)
+      if (d != 1) r.push_back(d);
+    return r;
+  };
+  if (squeeze(a.shape) != squeeze(t.shape))
+    throw io_error(what + ": shape " + detail::shape_str(a.shape) + " does not match input '" + t.name +
+                   "' of shape " + detail::shape_str(t.shape));
+}
+
+}  // namespace armlower::io

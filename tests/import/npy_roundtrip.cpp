@@ -1,0 +1,24 @@
+// Reads a .npy with armlower::io and writes it back: `npy_roundtrip in.npy out.npy`.
+// Exit 0 on success, 1 with one error line on stderr otherwise (driven by npy_numpy_check.py).
+#include <armlower/io/npy.hpp>
+
+#include <fstream>
+#include <iostream>
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::cerr << "usage: npy_roundtrip in.npy out.npy\n";
+    return 2;
+  }
+  try {
+    const auto a = armlower::io::read_npy(argv[1]);
+    const auto bytes = armlower::io::format_npy(a);
+    std::ofstream(argv[2], std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                   static_cast<std::streamsize>(bytes.size()));
+    std::cout << armlower::dtype::name(a.type) << " rank " << a.shape.size() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

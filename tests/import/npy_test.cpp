@@ -1,0 +1,98 @@
+// .npy reader/writer: round trips and every malformed-header error (NumPy format spec, NEP 1).
+#include <armlower/io/npy.hpp>
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+using namespace armlower;
+
+namespace {
+std::vector<std::uint8_t> image(const std::string& header, std::size_t data_bytes, int major = 1) {
+  std::vector<std::uint8_t> b = {0x93, 'N', 'U', 'M', 'P', 'Y', static_cast<std::uint8_t>(major), 0};
+  const auto n = header.size();
+  b.push_back(static_cast<std::uint8_t>(n & 0xFF));
+  b.push_back(static_cast<std::uint8_t>(n >> 8));
+  if (major >= 2) {
+    b.push_back(0);
+    b.push_back(0);
+  }
+  b.insert(b.end(), header.begin(), header.end());
+  b.resize(b.size() + data_bytes, 0);
+  return b;
+}
+std::string err(const std::vector<std::uint8_t>& b) {
+  try {
+    (void)io::parse_npy(b, "x.npy");
+  } catch (const io::io_error& e) {
+    return e.what();
+  }
+  return {};
+}
+}  // namespace
+
+TEST_CASE("format_npy / parse_npy round trip, header aligned to 64 bytes") {
+  io::npy_array a;
+  a.type = dtype::id::i16;
+  a.shape = {2, 3};
+  for (int i = 0; i < 6; ++i) {
+    a.data.push_back(static_cast<std::uint8_t>(i));
+    a.data.push_back(0x80);
+  }
+  const auto bytes = io::format_npy(a);
+  CHECK((bytes.size() - a.data.size()) % 64 == 0);
+  const auto b = io::parse_npy(bytes, "t");
+  CHECK(b.type == a.type);
+  CHECK(b.shape == a.shape);
+  CHECK(b.data == a.data);
+
+  io::npy_array s;  // 0-d and 1-d tuples: "()" and "(5,)"
+  s.type = dtype::id::fp32;
+  s.data.resize(4);
+  CHECK(io::parse_npy(io::format_npy(s), "t").shape.empty());
+  s.shape = {1};
+  CHECK(io::parse_npy(io::format_npy(s), "t").shape == std::vector<std::int32_t>{1});
+  const auto v3 = image("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }\n", 4, 3);
+  CHECK(io::parse_npy(v3, "t").type == dtype::id::fp32);
+}
+
+TEST_CASE("malformed .npy images name the problem") {
+  CHECK(err({1, 2, 3}).find("not a .npy") != std::string::npos);
+  CHECK(err(image("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", 8, 9)).find("version 9") !=
+        std::string::npos);
+  CHECK(err(image("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", 4)).find("truncated .npy data") !=
+        std::string::npos);
+  CHECK(err(image("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n", 12)).find("unexpected bytes") !=
+        std::string::npos);
+  CHECK(err(image("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }\n", 16)).find("unsupported .npy dtype") !=
+        std::string::npos);
+  CHECK(err(image("{'descr': '>i4', 'fortran_order': False, 'shape': (2,), }\n", 8)).find("big-endian") !=
+        std::string::npos);
+  CHECK(err(image("{'descr': '<i4', 'fortran_order': True, 'shape': (2,), }\n", 8)).find("Fortran") !=
+        std::string::npos);
+  CHECK(err(image("{'descr': '<i4', 'fortran_order': False, 'shape': (-2,), }\n", 8)).find("dimension") !=
+        std::string::npos);
+  CHECK(err(image("{'descr': '<i4', 'fortran_order': False, }\n", 8)).find("'shape'") != std::string::npos);
+  auto cut = image("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }\n", 8);
+  cut.resize(20);
+  CHECK(err(cut).find("truncated .npy header") != std::string::npos);
+}
+
+TEST_CASE("check_npy_matches names dtype and shape mismatches") {
+  graph::tensor t;
+  t.name = "x";
+  t.type = dtype::id::i8;
+  t.shape = {1, 16};
+  io::npy_array a;
+  a.type = dtype::id::i8;
+  a.shape = {16};
+  CHECK_NOTHROW(io::check_npy_matches(a, t, "x.npy"));
+  a.type = dtype::id::fp32;
+  CHECK_THROWS_WITH_AS(io::check_npy_matches(a, t, "x.npy"),
+                       doctest::Contains("dtype FP32 does not match input 'x' of dtype INT8"), io::io_error);
+  a.type = dtype::id::i8;
+  a.shape = {4, 4};
+  CHECK_THROWS_WITH_AS(io::check_npy_matches(a, t, "x.npy"), doctest::Contains("shape [4,4] does not match"),
+                       io::io_error);
+}
