@@ -1,0 +1,297 @@
+/// @file armlower/tosa/op_table.hpp
+/// THE table of TOSA type-support rows for the ops armlower emits (one `inline constexpr`
+/// array; every legality query, run-time or compile-time, reads it). Each row: op, operand
+/// dtypes in a fixed slot order, the accumulator dtype, the requirement (profiles and/or
+/// extensions, any-of or all-of) and the version that added the row.
+///
+/// Fixed operand-slot order (other modules code against it):
+///
+/// | op                      | slots (arity)                    | notes                                     |
+/// |-------------------------|----------------------------------|-------------------------------------------|
+/// | CONST                   | (t) 1                            | output tensor                             |
+/// | RESHAPE, TRANSPOSE      | (t) 1                            | input1 = output                           |
+/// | ADD, CLAMP              | (t) 1                            | all operands and output                   |
+/// | CONV2D                  | (input, weight, output) 3        | output = bias dtype; `acc` = acc_type     |
+/// | MATMUL                  | (A, B, output) 3                 | output = accumulator                      |
+/// | RESCALE                 | (input, output) 2                | multiplier/shift/zp not included          |
+/// | MUL                     | (input, output) 2                | input1 = input2; shift not included       |
+/// | CAST                    | (input, output) 2                |                                           |
+/// | CAST_TO_BLOCK_SCALED    | (input, output_data) 2           | output_scale is always fp8ue8m0           |
+/// | CAST_FROM_BLOCK_SCALED  | (input_data, output) 2           | input_scale is always fp8ue8m0            |
+/// | MATMUL_T_BLOCK_SCALED   | (A_data, B_data) 2               | scales fp8ue8m0, output always fp32       |
+///
+/// Source: TOSA 1.0 `tosa.xml` type-support tables and the 1.1-draft (EXT-MXFP) additions as
+/// transcribed in `../shared/reference/tosa.md` §3.1–3.6 (requirement spelling as in MLIR's
+/// generated compliance tables, §7). Deviations, each deliberate:
+///  - CONV2D fp16 allows acc_type fp16 or fp32; the row records fp32 (armlower's choice).
+///  - CAST_TO_BLOCK_SCALED bf16→fp4e2m1: the spec lists only EXT-MXFP while every other bf16
+///    row needs EXT-MXFP and EXT-BF16; armlower requires both for all bf16 rows.
+///  - CAST bool↔fp32 (PRO-FP) is only in the latest 1.1 draft; recorded as a 1.1 row.
+///  - Where one (input, weight) pair has several output rows, the preferred (wider) one comes
+///    first; `accumulator_dtype` returns the first legal one.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include <armlower/dtype/dtype.hpp>
+#include <armlower/tosa/extension.hpp>
+#include <armlower/tosa/op.hpp>
+#include <armlower/tosa/profile.hpp>
+#include <armlower/tosa/version.hpp>
+
+namespace armlower::tosa {
+
+/// How the extensions of a requirement combine.
+enum class condition : std::uint8_t {
+  any_of,  ///< at least one listed extension must be supported
+  all_of,  ///< every listed extension must be supported ("EXT-BF16 and EXT-FP8E4M3")
+};
+
+/// What a target must have for a row to be legal: one of `profiles` (when non-empty) and the
+/// `extensions` (when non-empty) combined by `cond`. An extension counts only when the target
+/// `supports()` it, which implies a profile that allows it (TOSA's cooperative profile).
+struct requirement {
+  profile_set profiles{};      ///< any of these profiles
+  ext_set extensions{};        ///< extensions, combined by `cond`
+  condition cond = condition::any_of;
+  friend constexpr bool operator==(const requirement&, const requirement&) = default;
+};
+
+/// One type-support row.
+struct type_support_row {
+  op o;                             ///< the operator
+  std::uint8_t arity;               ///< number of dtype slots used (see the file table)
+  std::array<dtype::id, 3> types;   ///< slot dtypes; unused slots are `dtype::id::boolean`
+  dtype::id acc;                    ///< CONV2D/MATMUL accumulator; MATMUL_T_BLOCK_SCALED: fp32 output; else last slot
+  requirement req;                  ///< what the target needs
+  version added;                    ///< version that added the row
+
+  /// The dtypes of the used slots.
+  [[nodiscard]] constexpr std::span<const dtype::id> operands() const noexcept {
+    return std::span<const dtype::id>(types.data(), arity);
+  }
+};
+
+/// Number of dtype slots and their names for an op (the fixed slot order above).
+struct op_slots {
+  std::uint8_t arity;
+  std::array<std::string_view, 3> names;
+};
+
+/// Slot order of `o`.
+[[nodiscard]] constexpr op_slots slots(op o) noexcept {
+  switch (o) {
+    case op::conv2d: return {3, {"input", "weight", "output"}};
+    case op::matmul: return {3, {"A", "B", "output"}};
+    case op::rescale:
+    case op::mul:
+    case op::cast: return {2, {"input", "output", ""}};
+    case op::cast_to_block_scaled: return {2, {"input", "output_data", ""}};
+    case op::cast_from_block_scaled: return {2, {"input_data", "output", ""}};
+    case op::matmul_t_block_scaled: return {2, {"A_data", "B_data", ""}};
+    case op::const_:
+    case op::reshape:
+    case op::transpose:
+    case op::add:
+    case op::clamp: break;
+  }
+  return {1, {"t", "", ""}};
+}
+
+namespace detail::rows {
+using enum dtype::id;
+using v = version;
+
+inline constexpr requirement pro_int{profile::pro_int, {}, condition::any_of};
+inline constexpr requirement pro_fp{profile::pro_fp, {}, condition::any_of};
+inline constexpr requirement int_or_fp{profile::pro_int | profile::pro_fp, {}, condition::any_of};
+constexpr requirement x(ext e) noexcept { return {{}, e, condition::any_of}; }
+constexpr requirement x_and(ext a, ext b) noexcept { return {{}, a | b, condition::all_of}; }
+
+constexpr type_support_row r1(op o, dtype::id t, requirement q, v since = v::v1_0) noexcept {
+  return {o, 1, {t, boolean, boolean}, t, q, since};
+}
+constexpr type_support_row r2(op o, dtype::id a, dtype::id b, requirement q,
+                              v since = v::v1_0) noexcept {
+  return {o, 2, {a, b, boolean}, b, q, since};
+}
+constexpr type_support_row r3(op o, dtype::id a, dtype::id b, dtype::id c, dtype::id acc,
+                              requirement q, v since = v::v1_0) noexcept {
+  return {o, 3, {a, b, c}, acc, q, since};
+}
+constexpr type_support_row mt(dtype::id t) noexcept {
+  return {op::matmul_t_block_scaled, 2, {t, t, boolean}, fp32, x(ext::mxfp), v::v1_1};
+}
+
+// clang-format off
+inline constexpr std::array table{
+    // CONST (t)                                                              tosa.md §3.5
+    r1(op::const_, boolean, int_or_fp), r1(op::const_, i8, int_or_fp),
+    r1(op::const_, i16, int_or_fp), r1(op::const_, i32, int_or_fp),
+    r1(op::const_, i4, x(ext::int4)), r1(op::const_, i48, x(ext::int16)),
+    r1(op::const_, fp8e4m3, x(ext::fp8e4m3)), r1(op::const_, fp8e5m2, x(ext::fp8e5m2)),
+    r1(op::const_, fp16, pro_fp), r1(op::const_, fp32, pro_fp), r1(op::const_, bf16, x(ext::bf16)),
+    r1(op::const_, i64, x(ext::int64), v::v1_1),
+    r1(op::const_, fp8ue8m0, x(ext::mxfp), v::v1_1), r1(op::const_, fp6e2m3, x(ext::mxfp), v::v1_1),
+    r1(op::const_, fp6e3m2, x(ext::mxfp), v::v1_1), r1(op::const_, fp4e2m1, x(ext::mxfp), v::v1_1),
+    r1(op::const_, mxint8, x(ext::mxfp), v::v1_1),
+    // RESHAPE (t)                                                            tosa.md §3.5
+    r1(op::reshape, boolean, int_or_fp), r1(op::reshape, i8, pro_int), r1(op::reshape, i16, pro_int),
+    r1(op::reshape, i32, pro_int), r1(op::reshape, fp8e4m3, x(ext::fp8e4m3)),
+    r1(op::reshape, fp8e5m2, x(ext::fp8e5m2)), r1(op::reshape, fp16, pro_fp),
+    r1(op::reshape, fp32, pro_fp), r1(op::reshape, bf16, x(ext::bf16)),
+    r1(op::reshape, i64, x(ext::int64), v::v1_1),
+    r1(op::reshape, fp8ue8m0, x(ext::mxfp), v::v1_1), r1(op::reshape, fp6e2m3, x(ext::mxfp), v::v1_1),
+    r1(op::reshape, fp6e3m2, x(ext::mxfp), v::v1_1), r1(op::reshape, fp4e2m1, x(ext::mxfp), v::v1_1),
+    r1(op::reshape, mxint8, x(ext::mxfp), v::v1_1),
+    // TRANSPOSE (t): same rows as RESHAPE                                    tosa.md §3.5
+    r1(op::transpose, boolean, int_or_fp), r1(op::transpose, i8, pro_int),
+    r1(op::transpose, i16, pro_int), r1(op::transpose, i32, pro_int),
+    r1(op::transpose, fp8e4m3, x(ext::fp8e4m3)), r1(op::transpose, fp8e5m2, x(ext::fp8e5m2)),
+    r1(op::transpose, fp16, pro_fp), r1(op::transpose, fp32, pro_fp),
+    r1(op::transpose, bf16, x(ext::bf16)), r1(op::transpose, i64, x(ext::int64), v::v1_1),
+    r1(op::transpose, fp8ue8m0, x(ext::mxfp), v::v1_1), r1(op::transpose, fp6e2m3, x(ext::mxfp), v::v1_1),
+    r1(op::transpose, fp6e3m2, x(ext::mxfp), v::v1_1), r1(op::transpose, fp4e2m1, x(ext::mxfp), v::v1_1),
+    r1(op::transpose, mxint8, x(ext::mxfp), v::v1_1),
+    // CONV2D (input, weight, output) + acc                                   tosa.md §3.2
+    r3(op::conv2d, i8, i8, i32, i32, pro_int),
+    r3(op::conv2d, i8, i4, i32, i32, x(ext::int4)),
+    r3(op::conv2d, i16, i8, i48, i48, x(ext::int16)),
+    r3(op::conv2d, fp8e4m3, fp8e4m3, fp32, fp32, x(ext::fp8e4m3), v::v1_1),
+    r3(op::conv2d, fp8e4m3, fp8e4m3, fp16, fp16, x(ext::fp8e4m3)),
+    r3(op::conv2d, fp8e5m2, fp8e5m2, fp32, fp32, x(ext::fp8e5m2), v::v1_1),
+    r3(op::conv2d, fp8e5m2, fp8e5m2, fp16, fp16, x(ext::fp8e5m2)),
+    r3(op::conv2d, fp16, fp16, fp16, fp32, pro_fp),
+    r3(op::conv2d, bf16, bf16, bf16, fp32, x(ext::bf16)),
+    r3(op::conv2d, fp32, fp32, fp32, fp32, pro_fp),
+    // MATMUL (A, B, output)                                                  tosa.md §3.1
+    r3(op::matmul, i8, i8, i32, i32, pro_int),
+    r3(op::matmul, i16, i16, i48, i48, x(ext::int16)),
+    r3(op::matmul, fp8e4m3, fp8e4m3, fp32, fp32, x(ext::fp8e4m3), v::v1_1),
+    r3(op::matmul, fp8e4m3, fp8e4m3, fp16, fp16, x(ext::fp8e4m3)),
+    r3(op::matmul, fp8e5m2, fp8e5m2, fp32, fp32, x(ext::fp8e5m2), v::v1_1),
+    r3(op::matmul, fp8e5m2, fp8e5m2, fp16, fp16, x(ext::fp8e5m2)),
+    r3(op::matmul, fp8e4m3, fp8e5m2, fp32, fp32, x_and(ext::fp8e4m3, ext::fp8e5m2), v::v1_1),
+    r3(op::matmul, fp8e4m3, fp8e5m2, fp16, fp16, x_and(ext::fp8e4m3, ext::fp8e5m2), v::v1_1),
+    r3(op::matmul, fp8e5m2, fp8e4m3, fp32, fp32, x_and(ext::fp8e4m3, ext::fp8e5m2), v::v1_1),
+    r3(op::matmul, fp8e5m2, fp8e4m3, fp16, fp16, x_and(ext::fp8e4m3, ext::fp8e5m2), v::v1_1),
+    r3(op::matmul, fp16, fp16, fp32, fp32, pro_fp),
+    r3(op::matmul, fp16, fp16, fp16, fp16, pro_fp),
+    r3(op::matmul, bf16, bf16, fp32, fp32, x(ext::bf16)),
+    r3(op::matmul, fp32, fp32, fp32, fp32, pro_fp),
+    // RESCALE (input, output)                                                tosa.md §3.4
+    r2(op::rescale, i8, i8, pro_int), r2(op::rescale, i8, i16, pro_int), r2(op::rescale, i8, i32, pro_int),
+    r2(op::rescale, i16, i8, pro_int), r2(op::rescale, i16, i16, pro_int), r2(op::rescale, i16, i32, pro_int),
+    r2(op::rescale, i32, i8, pro_int), r2(op::rescale, i32, i16, pro_int), r2(op::rescale, i32, i32, pro_int),
+    r2(op::rescale, i48, i8, x(ext::int16)), r2(op::rescale, i48, i16, x(ext::int16)),
+    r2(op::rescale, i48, i32, x(ext::int16)),
+    // ADD (t)                                                                tosa.md §3.5
+    r1(op::add, i32, int_or_fp), r1(op::add, fp16, pro_fp), r1(op::add, fp32, pro_fp),
+    r1(op::add, bf16, x(ext::bf16)), r1(op::add, i64, x(ext::int64), v::v1_1),
+    // MUL (input, output)                                                    tosa.md §3.5
+    r2(op::mul, i8, i32, pro_int), r2(op::mul, i16, i32, pro_int), r2(op::mul, i32, i32, int_or_fp),
+    r2(op::mul, fp16, fp16, pro_fp), r2(op::mul, fp32, fp32, pro_fp), r2(op::mul, bf16, bf16, x(ext::bf16)),
+    r2(op::mul, i64, i64, x(ext::int64), v::v1_1),
+    // CLAMP (t)                                                              tosa.md §3.5
+    r1(op::clamp, i8, pro_int), r1(op::clamp, i16, x(ext::int16)), r1(op::clamp, fp16, pro_fp),
+    r1(op::clamp, fp32, pro_fp), r1(op::clamp, bf16, x(ext::bf16)),
+    // CAST (input, output)                                                   tosa.md §3.5
+    r2(op::cast, boolean, i8, pro_int), r2(op::cast, boolean, i16, pro_int), r2(op::cast, boolean, i32, pro_int),
+    r2(op::cast, i8, boolean, pro_int), r2(op::cast, i16, boolean, pro_int), r2(op::cast, i32, boolean, pro_int),
+    r2(op::cast, i8, i16, pro_int), r2(op::cast, i8, i32, pro_int), r2(op::cast, i16, i8, pro_int),
+    r2(op::cast, i16, i32, pro_int), r2(op::cast, i32, i8, pro_int), r2(op::cast, i32, i16, pro_int),
+    r2(op::cast, i8, fp16, pro_fp), r2(op::cast, i16, fp16, pro_fp), r2(op::cast, i32, fp16, pro_fp),
+    r2(op::cast, i8, fp32, pro_fp), r2(op::cast, i16, fp32, pro_fp), r2(op::cast, i32, fp32, pro_fp),
+    r2(op::cast, fp16, i8, pro_fp), r2(op::cast, fp16, i16, pro_fp), r2(op::cast, fp16, i32, pro_fp),
+    r2(op::cast, fp32, i8, pro_fp), r2(op::cast, fp32, i16, pro_fp), r2(op::cast, fp32, i32, pro_fp),
+    r2(op::cast, fp16, fp32, pro_fp), r2(op::cast, fp32, fp16, pro_fp),
+    r2(op::cast, i8, bf16, x(ext::bf16)), r2(op::cast, i16, bf16, x(ext::bf16)), r2(op::cast, i32, bf16, x(ext::bf16)),
+    r2(op::cast, bf16, i8, x(ext::bf16)), r2(op::cast, bf16, i16, x(ext::bf16)), r2(op::cast, bf16, i32, x(ext::bf16)),
+    r2(op::cast, bf16, fp32, x(ext::bf16)), r2(op::cast, fp32, bf16, x(ext::bf16)),
+    r2(op::cast, fp8e4m3, fp16, x(ext::fp8e4m3)), r2(op::cast, fp8e4m3, fp32, x(ext::fp8e4m3)),
+    r2(op::cast, fp16, fp8e4m3, x(ext::fp8e4m3)), r2(op::cast, fp32, fp8e4m3, x(ext::fp8e4m3)),
+    r2(op::cast, fp8e5m2, fp16, x(ext::fp8e5m2)), r2(op::cast, fp8e5m2, fp32, x(ext::fp8e5m2)),
+    r2(op::cast, fp16, fp8e5m2, x(ext::fp8e5m2)), r2(op::cast, fp32, fp8e5m2, x(ext::fp8e5m2)),
+    r2(op::cast, bf16, fp8e4m3, x_and(ext::bf16, ext::fp8e4m3)),
+    r2(op::cast, fp8e4m3, bf16, x_and(ext::bf16, ext::fp8e4m3)),
+    r2(op::cast, bf16, fp8e5m2, x_and(ext::bf16, ext::fp8e5m2)),
+    r2(op::cast, fp8e5m2, bf16, x_and(ext::bf16, ext::fp8e5m2)),
+    r2(op::cast, i32, i64, x(ext::int64), v::v1_1), r2(op::cast, i64, i32, x(ext::int64), v::v1_1),
+    r2(op::cast, boolean, fp32, pro_fp, v::v1_1), r2(op::cast, fp32, boolean, pro_fp, v::v1_1),
+    // CAST_TO_BLOCK_SCALED (input, output_data)                              tosa.md §3.6
+    r2(op::cast_to_block_scaled, fp32, fp4e2m1, x(ext::mxfp), v::v1_1),
+    r2(op::cast_to_block_scaled, fp32, fp6e2m3, x(ext::mxfp), v::v1_1),
+    r2(op::cast_to_block_scaled, fp32, fp6e3m2, x(ext::mxfp), v::v1_1),
+    r2(op::cast_to_block_scaled, fp32, fp8e4m3, x(ext::mxfp), v::v1_1),
+    r2(op::cast_to_block_scaled, fp32, fp8e5m2, x(ext::mxfp), v::v1_1),
+    r2(op::cast_to_block_scaled, fp32, mxint8, x(ext::mxfp), v::v1_1),
+    r2(op::cast_to_block_scaled, bf16, fp4e2m1, x_and(ext::mxfp, ext::bf16), v::v1_1),
+    r2(op::cast_to_block_scaled, bf16, fp6e2m3, x_and(ext::mxfp, ext::bf16), v::v1_1),
+    r2(op::cast_to_block_scaled, bf16, fp6e3m2, x_and(ext::mxfp, ext::bf16), v::v1_1),
+    r2(op::cast_to_block_scaled, bf16, fp8e4m3, x_and(ext::mxfp, ext::bf16), v::v1_1),
+    r2(op::cast_to_block_scaled, bf16, fp8e5m2, x_and(ext::mxfp, ext::bf16), v::v1_1),
+    r2(op::cast_to_block_scaled, bf16, mxint8, x_and(ext::mxfp, ext::bf16), v::v1_1),
+    // CAST_FROM_BLOCK_SCALED (input_data, output)                            tosa.md §3.6
+    r2(op::cast_from_block_scaled, fp4e2m1, fp32, x(ext::mxfp), v::v1_1),
+    r2(op::cast_from_block_scaled, fp6e2m3, fp32, x(ext::mxfp), v::v1_1),
+    r2(op::cast_from_block_scaled, fp6e3m2, fp32, x(ext::mxfp), v::v1_1),
+    r2(op::cast_from_block_scaled, fp8e4m3, fp32, x(ext::mxfp), v::v1_1),
+    r2(op::cast_from_block_scaled, fp8e5m2, fp32, x(ext::mxfp), v::v1_1),
+    r2(op::cast_from_block_scaled, mxint8, fp32, x(ext::mxfp), v::v1_1),
+    r2(op::cast_from_block_scaled, fp4e2m1, bf16, x_and(ext::mxfp, ext::bf16), v::v1_1),
+    r2(op::cast_from_block_scaled, fp6e2m3, bf16, x_and(ext::mxfp, ext::bf16), v::v1_1),
+    r2(op::cast_from_block_scaled, fp6e3m2, bf16, x_and(ext::mxfp, ext::bf16), v::v1_1),
+    r2(op::cast_from_block_scaled, fp8e4m3, bf16, x_and(ext::mxfp, ext::bf16), v::v1_1),
+    r2(op::cast_from_block_scaled, fp8e5m2, bf16, x_and(ext::mxfp, ext::bf16), v::v1_1),
+    r2(op::cast_from_block_scaled, mxint8, bf16, x_and(ext::mxfp, ext::bf16), v::v1_1),
+    // MATMUL_T_BLOCK_SCALED (A_data, B_data), output fp32                    tosa.md §3.6
+    mt(fp4e2m1), mt(fp6e2m3), mt(fp6e3m2), mt(fp8e4m3), mt(fp8e5m2), mt(mxint8),
+};
+// clang-format on
+}  // namespace detail::rows
+
+/// The one type-support table (see the file comment for slot order and sources).
+inline constexpr auto& op_table = detail::rows::table;
+
+/// The rows of `o`, in table order (rows of one op are contiguous).
+[[nodiscard]] constexpr std::span<const type_support_row> rows_of(op o) noexcept {
+  std::size_t b = 0;
+  while (b < op_table.size() && op_table[b].o != o) ++b;
+  std::size_t e = b;
+  while (e < op_table.size() && op_table[e].o == o) ++e;
+  return std::span<const type_support_row>(op_table.data() + b, e - b);
+}
+
+/// The first row of `o` whose slot dtypes equal `types` (any version, any requirement), or
+/// nullptr when the op has no such row.
+[[nodiscard]] constexpr const type_support_row* find_row(op o,
+                                                         std::span<const dtype::id> types) noexcept {
+  for (const auto& r : rows_of(o)) {
+    if (r.arity != types.size()) continue;
+    bool same = true;
+    for (std::size_t i = 0; i < r.arity; ++i) same = same && r.types[i] == types[i];
+    if (same) return &r;
+  }
+  return nullptr;
+}
+
+namespace detail {
+constexpr bool rows_contiguous() noexcept {
+  for (op o : all_ops) {
+    std::size_t n = 0;
+    for (const auto& r : op_table) n += r.o == o ? 1 : 0;
+    if (n == 0 || rows_of(o).size() != n) return false;
+    for (const auto& r : rows_of(o)) {
+      if (r.arity != slots(o).arity) return false;
+    }
+  }
+  return true;
+}
+static_assert(rows_contiguous(), "op_table: every op has rows, contiguous, with the op's arity");
+}  // namespace detail
+
+}  // namespace armlower::tosa

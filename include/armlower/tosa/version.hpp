@@ -1,0 +1,63 @@
+/// @file armlower/tosa/version.hpp
+/// TOSA specification versions: the two versions armlower knows (`tosa::version`, shared with
+/// the dtype table's `dtype::since`) and the version *as written* in a spec string
+/// (`spec_version`, which keeps "1.0" and "1.0.0" apart so printing round-trips).
+///
+/// Semantics: TOSA 1.0 (final) and the 1.1 draft (`../shared/reference/tosa.md` §0). Rows added
+/// by 1.1 are legal only on a 1.1 target; 1.0 rows stay legal on 1.1 (MLIR's
+/// `isBackwardsCompatibleWith`, reference/tosa.md §7).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include <armlower/dtype/dtype.hpp>
+
+namespace armlower::tosa {
+
+/// A TOSA specification version known to armlower: `version::v1_0` (final) or `version::v1_1`
+/// (draft). The same enum types the "since" column of the dtype table and of the op table.
+using version = dtype::since;
+
+/// "1.0" / "1.1".
+[[nodiscard]] constexpr std::string_view name(version v) noexcept {
+  return v == version::v1_0 ? "1.0" : "1.1";
+}
+
+/// True when a row added in `added` is available on a target of version `target`
+/// (same major; target minor ≥ row minor).
+[[nodiscard]] constexpr bool available_in(version added, version target) noexcept {
+  return static_cast<int>(added) <= static_cast<int>(target);
+}
+
+/// The version part of a spec string exactly as written, split into numeric release
+/// components ("1.0.0" → {1,0,0}, count 3). Like Python's `packaging.version.Version` (what
+/// ExecuTorch uses), components print as plain integers ("1.00" prints "1.0"); missing minor
+/// counts as 0 ("1" is version 1.0). At most `max_components` components are kept.
+struct spec_version {
+  static constexpr std::size_t max_components = 4;
+  std::array<std::uint32_t, max_components> parts{};  ///< release components, unused are 0
+  std::uint8_t count = 0;                             ///< number of components written (1..4)
+
+  [[nodiscard]] constexpr std::uint32_t major() const noexcept { return parts[0]; }
+  [[nodiscard]] constexpr std::uint32_t minor() const noexcept { return count > 1 ? parts[1] : 0; }
+  [[nodiscard]] constexpr std::uint32_t patch() const noexcept { return count > 2 ? parts[2] : 0; }
+  /// The known version with the same (major, minor), if any.
+  [[nodiscard]] constexpr bool known(version& out) const noexcept {
+    if (major() != 1 || minor() > 1) return false;
+    out = minor() == 0 ? version::v1_0 : version::v1_1;
+    return true;
+  }
+  friend constexpr bool operator==(const spec_version&, const spec_version&) = default;
+};
+
+/// The canonical written form of a known version: {1,0} or {1,1}.
+[[nodiscard]] constexpr spec_version written(version v) noexcept {
+  spec_version s;
+  s.parts = {1, v == version::v1_0 ? 0u : 1u, 0, 0};
+  s.count = 2;
+  return s;
+}
+
+}  // namespace armlower::tosa
