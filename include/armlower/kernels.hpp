@@ -3,3 +3,5 @@
 #pragma once
 
 #include <armlower/kernels/status.hpp>
+#include <armlower/kernels/linear_args.hpp>
+#include <armlower/kernels/linear.hpp>

@@ -1,0 +1,241 @@
+/// @file armlower/kernels/linear.hpp
+/// Fused quantized linear (fully-connected) kernels: s8×s8→s8 and a16w8 s16×s8→s16, with bias,
+/// requantization (per-tensor or per-channel) and activation clamp; batch ≥ 1; null bias allowed.
+/// Semantics and the path contract: `kernels/linear_args.hpp`.
+///
+/// Path selection:
+/// - Arm firmware: compile time. `__ARM_FEATURE_MVE` → `detail::linear_s*_mve`
+///   (`kernels/arch/mve/linear.hpp`), else `__ARM_FEATURE_DSP` → `detail::linear_s*_dsp`
+///   (`kernels/arch/dsp/linear.hpp`), else generic.
+/// - x86-64 host: run time by cpuid (`__builtin_cpu_supports`): AVX-512 VNNI (s8) if the CPU has
+///   avx512f+avx512bw+avx512vnni, else AVX2, else generic. The x86 paths are compiled with function
+///   target attributes, so no `-mavx2` is needed. Define `ARMLOWER_KERNELS_GENERIC_ONLY` to force the
+///   generic path everywhere.
+/// - `linear_path` lets tests and benchmarks request one path explicitly.
+///
+/// Firmware-clean: noexcept, no heap, no exceptions, no static initialisation, no scratch needed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <armlower/kernels/arch/generic/linear.hpp>
+#include <armlower/kernels/linear_args.hpp>
+#include <armlower/kernels/status.hpp>
+
+#if !defined(ARMLOWER_KERNELS_GENERIC_ONLY)
+#if defined(__ARM_FEATURE_MVE) && __has_include(<armlower/kernels/arch/mve/linear.hpp>)
+#include <armlower/kernels/arch/mve/linear.hpp>
+#define ARMLOWER_KERNELS_HAVE_MVE 1
+#endif
+#if defined(__ARM_FEATURE_DSP) && __has_include(<armlower/kernels/arch/dsp/linear.hpp>)
+#include <armlower/kernels/arch/dsp/linear.hpp>
+#define ARMLOWER_KERNELS_HAVE_DSP 1
+#endif
+#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
+#include <armlower/kernels/arch/x86/linear.hpp>
+#define ARMLOWER_KERNELS_HAVE_X86 1
+#endif
+#endif
+
+namespace armlower::kernels {
+
+/// An implementation path of the linear kernels.
+enum class linear_path : std::uint8_t {
+  automatic,        ///< the best available path (see file comment)
+  generic,          ///< portable C++ reference (`kernels/arch/generic/linear.hpp`)
+  x86_avx2,         ///< AVX2: sign-extend to int16 + `vpmaddwd` (kernels.md §5.2)
+  x86_avx512_vnni,  ///< AVX-512 VNNI `vpdpbusd` with the unsigned-offset trick (s8 only; s16 uses AVX2)
+  arm_dsp,          ///< Arm DSP extension (SMLAD family), firmware only
+  arm_mve,          ///< Arm M-profile Vector Extension (Helium), firmware only
+};
+
+/// Readable name of a path ("generic", "x86_avx2", …).
+[[nodiscard]] constexpr const char* to_string(linear_path p) noexcept {
+  switch (p) {
+    case linear_path::automatic: return "automatic";
+    case linear_path::generic: return "generic";
+    case linear_path::x86_avx2: return "x86_avx2";
+    case linear_path::x86_avx512_vnni: return "x86_avx512_vnni";
+    case linear_path::arm_dsp: return "arm_dsp";
+    case linear_path::arm_mve: return "arm_mve";
+  }
+  return "unknown";
+}
+
+/// True if `p` can run in this build on this CPU (`automatic` and `generic` always can).
+[[nodiscard]] inline bool path_available(linear_path p) noexcept {
+  switch (p) {
+    case linear_path::automatic:
+    case linear_path::generic: return true;
+#if defined(ARMLOWER_KERNELS_HAVE_X86)
+    case linear_path::x86_avx2: return detail::x86_has_avx2();
+    case linear_path::x86_avx512_vnni: return detail::x86_has_avx512_vnni();
+#endif
+#if defined(ARMLOWER_KERNELS_HAVE_DSP)
+    case linear_path::arm_dsp: return true;
+#endif
+#if defined(ARMLOWER_KERNELS_HAVE_MVE)
+    case linear_path::arm_mve: return true;
+#endif
+    default: return false;
+  }
+}
+
+/// The path `automatic` resolves to for s8 (`for_s16`: for the a16w8 kernel, which has no VNNI path).
+[[nodiscard]] inline linear_path best_path(bool for_s16 = false) noexcept {
+#if defined(ARMLOWER_KERNELS_HAVE_MVE)
+  (void)for_s16;
+  return linear_path::arm_mve;
+#elif defined(ARMLOWER_KERNELS_HAVE_DSP)
+  (void)for_s16;
+  return linear_path::arm_dsp;
+#elif defined(ARMLOWER_KERNELS_HAVE_X86)
+  if (!for_s16 && detail::x86_has_avx512_vnni()) return linear_path::x86_avx512_vnni;
+  if (detail::x86_has_avx2()) return linear_path::x86_avx2;
+  return linear_path::generic;
+#else
+  (void)for_s16;
+  return linear_path::generic;
+#endif
+}
+
+namespace detail {
+[[nodiscard]] constexpr bool in_range(std::int64_t v, std::int64_t lo, std::int64_t hi) noexcept {
+  return v >= lo && v <= hi;
+}
+}  // namespace detail
+
+/// Checks every precondition of the s8 contract (`kernels/linear_args.hpp`).
+/// @return `null_pointer` (input, weights, output, multiplier, shift), `empty_dimension`
+///         (batches/cols/rows < 1), `zero_point_out_of_range` (|input_offset| or |filter_offset| > 255,
+///         |output_offset| > 65536), `activation_range_invalid` (min > max or outside −128..127),
+///         `multiplier_out_of_range` (q < 0), `shift_out_of_range` (shift outside −31..30),
+///         `invalid_attribute` (rounding not single/double); else `ok`.
+[[nodiscard]] inline status validate(const linear_s8_args& a) noexcept {
+  if (a.input == nullptr || a.weights == nullptr || a.output == nullptr || a.multiplier == nullptr ||
+      a.shift == nullptr) {
+    return status::null_pointer;
+  }
+  if (a.batches < 1 || a.cols < 1 || a.rows < 1) return status::empty_dimension;
+  if (!detail::in_range(a.input_offset, -255, 255) || !detail::in_range(a.filter_offset, -255, 255) ||
+      !detail::in_range(a.output_offset, -65536, 65536)) {
+    return status::zero_point_out_of_range;
+  }
+  if (a.activation_min > a.activation_max || !detail::in_range(a.activation_min, -128, 127) ||
+      !detail::in_range(a.activation_max, -128, 127)) {
+    return status::activation_range_invalid;
+  }
+  if (a.rounding != quant::rounding::single_round && a.rounding != quant::rounding::double_round) {
+    return status::invalid_attribute;
+  }
+  const std::int32_t n = a.per_channel ? a.rows : 1;
+  for (std::int32_t i = 0; i < n; ++i) {
+    if (a.multiplier[i] < 0) return status::multiplier_out_of_range;
+    if (!detail::in_range(a.shift[i], -31, 30)) return status::shift_out_of_range;
+  }
+  return status::ok;
+}
+
+/// Checks every precondition of the a16w8 contract (`kernels/linear_args.hpp`).
+/// @return `null_pointer`, `empty_dimension`, `activation_range_invalid` (outside −32768..32767 or
+///         min > max), `multiplier_out_of_range` (q < 0), `shift_out_of_range` (outside −47..14); else `ok`.
+[[nodiscard]] inline status validate(const linear_s16_args& a) noexcept {
+  if (a.input == nullptr || a.weights == nullptr || a.output == nullptr || a.multiplier == nullptr ||
+      a.shift == nullptr) {
+    return status::null_pointer;
+  }
+  if (a.batches < 1 || a.cols < 1 || a.rows < 1) return status::empty_dimension;
+  if (a.activation_min > a.activation_max || !detail::in_range(a.activation_min, -32768, 32767) ||
+      !detail::in_range(a.activation_max, -32768, 32767)) {
+    return status::activation_range_invalid;
+  }
+  const std::int32_t n = a.per_channel ? a.rows : 1;
+  for (std::int32_t i = 0; i < n; ++i) {
+    if (a.multiplier[i] < 0) return status::multiplier_out_of_range;
+    if (!detail::in_range(a.shift[i], -47, 14)) return status::shift_out_of_range;
+  }
+  return status::ok;
+}
+
+/// Fused s8 linear: validates `a`, then runs `path` (default: the best available).
+/// @return the `validate` error, `unsupported_path` if `path` is not available, else `ok`.
+[[nodiscard]] inline status linear_s8(const linear_s8_args& a, linear_path path = linear_path::automatic) noexcept {
+  if (const status s = validate(a); s != status::ok) return s;
+  if (path == linear_path::automatic) path = best_path(false);
+  switch (path) {
+    case linear_path::generic: detail::linear_s8_generic(a); return status::ok;
+#if defined(ARMLOWER_KERNELS_HAVE_X86)
+    case linear_path::x86_avx2:
+      if (!detail::x86_has_avx2()) return status::unsupported_path;
+      detail::linear_s8_avx2(a);
+      return status::ok;
+    case linear_path::x86_avx512_vnni:
+      if (!detail::x86_has_avx512_vnni()) return status::unsupported_path;
+      detail::linear_s8_avx512_vnni(a);
+      return status::ok;
+#endif
+#if defined(ARMLOWER_KERNELS_HAVE_DSP)
+    case linear_path::arm_dsp: detail::linear_s8_dsp(a); return status::ok;
+#endif
+#if defined(ARMLOWER_KERNELS_HAVE_MVE)
+    case linear_path::arm_mve: detail::linear_s8_mve(a); return status::ok;
+#endif
+    default: return status::unsupported_path;
+  }
+}
+
+/// Fused a16w8 linear: validates `a`, then runs `path` (default: the best available;
+/// `x86_avx512_vnni` runs the AVX2 code, the a16w8 kernel has no VNNI variant).
+/// @return the `validate` error, `unsupported_path` if `path` is not available, else `ok`.
+[[nodiscard]] inline status linear_s16(const linear_s16_args& a, linear_path path = linear_path::automatic) noexcept {
+  if (const status s = validate(a); s != status::ok) return s;
+  if (path == linear_path::automatic) path = best_path(true);
+  switch (path) {
+    case linear_path::generic: detail::linear_s16_generic(a); return status::ok;
+#if defined(ARMLOWER_KERNELS_HAVE_X86)
+    case linear_path::x86_avx2:
+    case linear_path::x86_avx512_vnni:
+      if (!path_available(path)) return status::unsupported_path;
+      detail::linear_s16_avx2(a);
+      return status::ok;
+#endif
+#if defined(ARMLOWER_KERNELS_HAVE_DSP)
+    case linear_path::arm_dsp: detail::linear_s16_dsp(a); return status::ok;
+#endif
+#if defined(ARMLOWER_KERNELS_HAVE_MVE)
+    case linear_path::arm_mve: detail::linear_s16_mve(a); return status::ok;
+#endif
+    default: return status::unsupported_path;
+  }
+}
+
+/// CMSIS-NN `arm_vector_sum_s8` (kernels.md §1.3): for each row r,
+/// `kernel_sum[r] = (bias ? bias[r] : 0) + input_offset · (Σ_c w[r][c] + cols · filter_offset)`
+/// (the input-offset term only when input_offset ≠ 0, as in CMSIS-NN). Computed in int64 and wrapped
+/// to int32 like CMSIS-NN's int32 arithmetic (it cannot overflow for cols ≤ 2^15 and |bias| < 2^30).
+/// The result is the `kernel_sum` of `linear_s8_args`.
+/// @return `null_pointer` (kernel_sum, weights), `empty_dimension` (cols/rows < 1),
+///         `zero_point_out_of_range` (|offsets| > 255); else `ok`.
+[[nodiscard]] inline status compute_kernel_sum_s8(std::int32_t* kernel_sum, std::int32_t cols, std::int32_t rows,
+                                                  const std::int8_t* weights, std::int32_t input_offset,
+                                                  std::int32_t filter_offset, const std::int32_t* bias) noexcept {
+  if (kernel_sum == nullptr || weights == nullptr) return status::null_pointer;
+  if (cols < 1 || rows < 1) return status::empty_dimension;
+  if (!detail::in_range(input_offset, -255, 255) || !detail::in_range(filter_offset, -255, 255)) {
+    return status::zero_point_out_of_range;
+  }
+  for (std::int32_t r = 0; r < rows; ++r) {
+    std::int64_t s = bias != nullptr ? bias[r] : 0;
+    if (input_offset != 0) {
+      const std::int8_t* w = weights + static_cast<std::ptrdiff_t>(r) * cols;
+      std::int64_t wsum = 0;
+      for (std::int32_t k = 0; k < cols; ++k) wsum += w[k];
+      s += static_cast<std::int64_t>(input_offset) * (wsum + static_cast<std::int64_t>(cols) * filter_offset);
+    }
+    kernel_sum[r] = quant::detail::wrap32(s);
+  }
+  return status::ok;
+}
+
+}  // namespace armlower::kernels

@@ -1,0 +1,173 @@
+// Randomised property tests: every available path of the fused linear kernels writes exactly the
+// bytes of the generic path (batch 1..9, K 1..4096 incl. non-multiples of every vector width,
+// extreme values, all zero points, per-channel shifts at both ends of their range, kernel_sum or bias).
+// The generic path itself is checked against TFLite's vectors in linear_vectors.test.cpp.
+#include <armlower/kernels/linear.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace k = armlower::kernels;
+using armlower::status;
+
+namespace {
+
+std::vector<k::linear_path> fast_paths() {
+  std::vector<k::linear_path> p;
+  for (auto c : {k::linear_path::x86_avx2, k::linear_path::x86_avx512_vnni, k::linear_path::arm_dsp,
+                 k::linear_path::arm_mve}) {
+    if (k::path_available(c)) p.push_back(c);
+  }
+  return p;
+}
+
+struct rng_t {
+  std::mt19937_64 g;
+  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); }
+  template <class T>
+  void fill(std::vector<T>& v, int lo, int hi, int extreme_pct) {
+    const int mode = uniform(0, 99);
+    for (auto& e : v) {
+      if (mode < extreme_pct) e = static_cast<T>(uniform(0, 1) ? hi : lo);  // all-extreme operands
+      else e = static_cast<T>(uniform(lo, hi));
+    }
+  }
+};
+
+const int k_values[] = {1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 255, 511, 512, 513,
+                        1000, 1023, 1024, 2047, 2049, 4000, 4095, 4096};
+
+}  // namespace
+
+TEST_CASE("s8: every path == generic") {
+  const auto paths = fast_paths();
+  if (paths.empty()) MESSAGE("no fast path available on this machine; only generic runs");
+  rng_t r{std::mt19937_64(11)};
+  long compared = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    const int batches = r.uniform(1, 9);
+    const int cols = iter < 29 ? k_values[iter] : k_values[r.uniform(0, 28)];
+    const int rows = r.uniform(1, iter % 10 == 0 ? 40 : 13);
+    std::vector<std::int8_t> x(static_cast<std::size_t>(batches * cols)), w(static_cast<std::size_t>(rows * cols));
+    r.fill(x, -128, 127, 15);
+    r.fill(w, -128, 127, 15);
+    std::vector<std::int32_t> bias(static_cast<std::size_t>(rows)), mult(static_cast<std::size_t>(rows)),
+        shift(static_cast<std::size_t>(rows)), ks(static_cast<std::size_t>(rows));
+    for (auto& b : bias) b = r.uniform(-(1 << 20), 1 << 20);
+    const bool per_channel = r.uniform(0, 1) == 1;
+    for (int i = 0; i < rows; ++i) {
+      mult[static_cast<std::size_t>(i)] = r.uniform(0, 9) == 0 ? r.uniform(0, INT32_MAX) : r.uniform(1 << 30, INT32_MAX);
+      const int sel = r.uniform(0, 5);
+      shift[static_cast<std::size_t>(i)] = sel == 0 ? -31 : sel == 1 ? 30 : sel == 2 ? 0 : r.uniform(-20, -1);
+    }
+    k::linear_s8_args a;
+    a.input = x.data();
+    a.weights = w.data();
+    a.batches = batches;
+    a.cols = cols;
+    a.rows = rows;
+    const int zsel = r.uniform(0, 3);
+    a.input_offset = zsel == 0 ? 0 : zsel == 1 ? 128 : zsel == 2 ? -127 : r.uniform(-255, 255);
+    a.filter_offset = r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 0;
+    a.output_offset = r.uniform(-128, 127);
+    a.multiplier = mult.data();
+    a.shift = shift.data();
+    a.per_channel = per_channel;
+    a.activation_min = r.uniform(-128, 0);
+    a.activation_max = r.uniform(a.activation_min, 127);
+    a.rounding = r.uniform(0, 1) ? armlower::quant::rounding::double_round : armlower::quant::rounding::single_round;
+    const int bsel = r.uniform(0, 2);
+    a.bias = bsel == 0 ? nullptr : bias.data();
+    if (bsel == 2) {
+      REQUIRE(k::compute_kernel_sum_s8(ks.data(), cols, rows, w.data(), a.input_offset, a.filter_offset, bias.data()) ==
+              status::ok);
+      a.kernel_sum = ks.data();
+    }
+    std::vector<std::int8_t> ref(static_cast<std::size_t>(batches * rows)), out(ref.size());
+    a.output = ref.data();
+    REQUIRE(k::linear_s8(a, k::linear_path::generic) == status::ok);
+    for (auto p : paths) {
+      std::fill(out.begin(), out.end(), std::int8_t{0x5A});
+      a.output = out.data();
+      REQUIRE(k::linear_s8(a, p) == status::ok);
+      CAPTURE(k::to_string(p)); CAPTURE(batches); CAPTURE(cols); CAPTURE(rows);
+      REQUIRE(out == ref);
+      ++compared;
+    }
+  }
+  if (!paths.empty()) CHECK(compared >= 400);
+}
+
+TEST_CASE("s16: every path == generic") {
+  const auto paths = fast_paths();
+  rng_t r{std::mt19937_64(12)};
+  for (int iter = 0; iter < 300; ++iter) {
+    const int batches = r.uniform(1, 9);
+    const int cols = iter < 29 ? k_values[iter] : k_values[r.uniform(0, 28)];
+    const int rows = r.uniform(1, 13);
+    std::vector<std::int16_t> x(static_cast<std::size_t>(batches * cols));
+    std::vector<std::int8_t> w(static_cast<std::size_t>(rows * cols));
+    r.fill(x, -32768, 32767, 15);
+    r.fill(w, -128, 127, 15);
+    std::vector<std::int64_t> bias(static_cast<std::size_t>(rows));
+    std::vector<std::int32_t> mult(static_cast<std::size_t>(rows)), shift(static_cast<std::size_t>(rows));
+    for (auto& b : bias) b = static_cast<std::int64_t>(r.uniform(-(1 << 30), 1 << 30)) * r.uniform(1, 1 << 16);
+    for (int i = 0; i < rows; ++i) {
+      mult[static_cast<std::size_t>(i)] = r.uniform(1 << 30, INT32_MAX);
+      const int sel = r.uniform(0, 4);
+      shift[static_cast<std::size_t>(i)] = sel == 0 ? -47 : sel == 1 ? 14 : r.uniform(-31, 7);
+    }
+    k::linear_s16_args a;
+    a.input = x.data();
+    a.weights = w.data();
+    a.bias = r.uniform(0, 2) == 0 ? nullptr : bias.data();
+    a.batches = batches;
+    a.cols = cols;
+    a.rows = rows;
+    a.multiplier = mult.data();
+    a.shift = shift.data();
+    a.per_channel = r.uniform(0, 1) == 1;
+    a.activation_min = r.uniform(-32768, 0);
+    a.activation_max = r.uniform(a.activation_min, 32767);
+    std::vector<std::int16_t> ref(static_cast<std::size_t>(batches * rows)), out(ref.size());
+    a.output = ref.data();
+    REQUIRE(k::linear_s16(a, k::linear_path::generic) == status::ok);
+    for (auto p : paths) {
+      a.output = out.data();
+      REQUIRE(k::linear_s16(a, p) == status::ok);
+      CAPTURE(k::to_string(p)); CAPTURE(batches); CAPTURE(cols); CAPTURE(rows);
+      REQUIRE(out == ref);
+    }
+  }
+}
+
+TEST_CASE("exactness beyond int32: K = 4096 of (-32768)·(-128) and s8 sums past 2^31") {
+  // a16w8: 4096 products of 2^22 = 2^34 — CMSIS-NN's int32 phase would wrap; armlower is exact.
+  const int cols = 4096;
+  std::vector<std::int16_t> x(cols, -32768);
+  std::vector<std::int8_t> w(cols, -128);
+  const std::int32_t m = 1 << 30, s = -20;  // y = acc · 2^-21
+  std::int16_t y = 0;
+  k::linear_s16_args a;
+  a.input = x.data(); a.weights = w.data(); a.output = &y; a.batches = 1; a.cols = cols; a.rows = 1;
+  a.multiplier = &m; a.shift = &s;
+  for (auto p : {k::linear_path::generic, k::linear_path::automatic}) {
+    REQUIRE(k::linear_s16(a, p) == status::ok);
+    CHECK(y == 8192);  // 2^34 / 2^21
+  }
+  // s8 with offsets: 40000 · 255 · 255 > 2^31.
+  const int c8 = 40000;
+  std::vector<std::int8_t> x8(c8, 127), w8(c8, 127);
+  const std::int32_t m8 = 1 << 30, s8 = -24;  // y = acc / 2^25
+  std::int8_t y8 = 0;
+  k::linear_s8_args b;
+  b.input = x8.data(); b.weights = w8.data(); b.output = &y8; b.batches = 1; b.cols = c8; b.rows = 1;
+  b.input_offset = 128; b.filter_offset = 128; b.multiplier = &m8; b.shift = &s8;
+  for (auto p : {k::linear_path::generic, k::linear_path::automatic}) {
+    REQUIRE(k::linear_s8(b, p) == status::ok);
+    CHECK(y8 == 78);  // round(2601000000 / 2^25) = round(77.52)
+  }
+}
