@@ -1,0 +1,330 @@
+/// @file armlower/serialize/reader.hpp
+/// TOSA flatbuffer reader for untrusted input: bytes of a `.tosa` file → `graph::graph`.
+///
+/// Order of checks: size and file identifier "TOSA"; the flatbuffers Verifier (every offset,
+/// vector and string inside the buffer; nesting depth ≤ 64; ≤ 10^6 tables); the version
+/// (1.0.x draft=false or 1.1.x draft=true, `serialize::format_of`); one region with one block;
+/// every tensor (name, known DType for the version, dims ≥ 1, no variable / unranked /
+/// external-data tensors, constant payload of exactly the expected size up to the 8-byte
+/// padding); every operator (an op armlower lowers to and the version carries, or
+/// CONST/CONST_SHAPE; attribute type = op; operand counts; every operand names a tensor;
+/// attribute values). Every failure is an `error` with one line naming what is wrong; the
+/// reader never crashes, asserts or reads out of bounds on any input (fuzzed:
+/// tests/fuzz/).
+///
+/// The graph returned: tensors in file order (constants with `is_constant` and their payload,
+/// unpadded, FP6 unpacked to one code per byte as in `graph/constant.hpp`); CONST and
+/// CONST_SHAPE operators are folded into their constant tensors (not returned as operators);
+/// other operators in file order with TOSA operand order and `graph::attribute`s; graph
+/// inputs/outputs = block inputs/outputs. `write(read(b).graph, read(b).version)` reproduces
+/// `b` for every `b` armlower wrote.
+#pragma once
+
+#include <armlower/graph/constant.hpp>
+#include <armlower/graph/graph.hpp>
+#include <armlower/serialize/detail/generated.hpp>
+#include <armlower/serialize/detail/payload.hpp>
+#include <armlower/serialize/detail/text.hpp>
+#include <armlower/serialize/detail/wiring.hpp>
+#include <armlower/serialize/error.hpp>
+#include <armlower/serialize/format.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace armlower::serialize {
+
+/// What `read` returns: the format the file declared and its graph.
+struct tosa_file {
+  format version = format::tosa_1_0;
+  graph::graph graph;
+};
+
+namespace detail {
+
+class graph_reader {
+ public:
+  explicit graph_reader(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
+
+  [[nodiscard]] result<tosa_file> run() {
+    if (bytes_.size() < 8)
+      return error{"not a TOSA flatbuffer: " + std::to_string(bytes_.size()) + " bytes is too short"};
+    if (bytes_.size() >= FLATBUFFERS_MAX_BUFFER_SIZE)
+      return error{"not a TOSA flatbuffer: " + std::to_string(bytes_.size()) + " bytes exceeds the 2 GiB limit"};
+    if (std::memcmp(bytes_.data() + 4, file_identifier.data(), 4) != 0)
+      return error{"not a TOSA flatbuffer: file identifier is '" + printable(bytes_.subspan(4, 4)) +
+                   "', expected 'TOSA'"};
+    // flatbuffers reads scalars in place: give it an 8-byte aligned copy when needed.
+    if (reinterpret_cast<std::uintptr_t>(bytes_.data()) % 8 != 0) {
+      aligned_.reset(new std::uint64_t[(bytes_.size() + 7) / 8]);
+      std::memcpy(aligned_.get(), bytes_.data(), bytes_.size());
+      bytes_ = {reinterpret_cast<const std::uint8_t*>(aligned_.get()), bytes_.size()};
+    }
+    flatbuffers::Verifier verifier(bytes_.data(), bytes_.size(), 64, 1000000);
+    if (!fb11::VerifyTosaGraphBuffer(verifier))
+      return error{"not a valid TOSA flatbuffer: the flatbuffers verifier rejected it (truncated or corrupt, " +
+                   std::to_string(bytes_.size()) + " bytes)"};
+    const auto* root = fb11::GetTosaGraph(bytes_.data());
+    const auto* v = root->version();
+    const auto fmt = format_of(v->_major(), v->_minor(), v->_draft());
+    if (!fmt)
+      return error{"unsupported TOSA version " + std::to_string(v->_major()) + "." + std::to_string(v->_minor()) +
+                   "." + std::to_string(v->_patch()) + (v->_draft() ? " draft" : "") +
+                   " (armlower reads 1.0 final and 1.1 draft)"};
+    f_ = *fmt;
+    if (auto e = read_graph(*root)) return std::move(*e);
+    return tosa_file{f_, std::move(g_)};
+  }
+
+ private:
+  std::span<const std::uint8_t> bytes_;
+  std::unique_ptr<std::uint64_t[]> aligned_;
+  format f_ = format::tosa_1_0;
+  graph::graph g_;
+  std::unordered_map<std::string, std::size_t> index_;
+
+  static error fail(std::string m) { return error{std::move(m)}; }
+
+  std::optional<error> read_graph(const fb11::TosaGraph& root) {
+    const auto* regions = root.regions();
+    if (regions == nullptr || regions->size() != 1)
+      return fail("the graph has " + std::to_string(regions ? regions->size() : 0) +
+                  " regions; armlower reads exactly one ('main', no control flow)");
+    const auto* blocks = regions->Get(0)->blocks();
+    if (blocks == nullptr || blocks->size() != 1)
+      return fail("region 0 has " + std::to_string(blocks ? blocks->size() : 0) +
+                  " blocks; armlower reads exactly one ('main')");
+    const auto* block = blocks->Get(0);
+    if (block->shapes() != nullptr && block->shapes()->size() != 0)
+      return fail("the block declares " + std::to_string(block->shapes()->size()) +
+                  " non-constant shapes (EXT-SHAPE), which armlower does not read");
+    if (auto e = read_tensors(*block)) return e;
+    if (auto e = read_operators(*block)) return e;
+    if (auto e = read_names(block->inputs(), "input", g_.inputs)) return e;
+    if (auto e = read_names(block->outputs(), "output", g_.outputs)) return e;
+    return {};
+  }
+
+  std::optional<error> read_tensors(const fb11::TosaBasicBlock& block) {
+    const auto* ts = block.tensors();
+    if (ts == nullptr) return {};
+    g_.tensors.reserve(ts->size());
+    for (flatbuffers::uoffset_t i = 0; i < ts->size(); ++i) {
+      const auto* t = ts->Get(i);
+      if (t->name() == nullptr || t->name()->size() == 0) return fail("tensor #" + std::to_string(i) + " has no name");
+      std::string name = t->name()->str();
+      const std::string q = "tensor '" + printable({reinterpret_cast<const std::uint8_t*>(name.data()), name.size()}) + "'";
+      const auto wire = static_cast<std::uint32_t>(t->type());
+      const auto d = dtype_of_wire(wire, f_);
+      if (!d)
+        return fail(q + ": DType " + std::to_string(wire) + " is not a dtype of " + std::string(serialize::name(f_)));
+      if (t->variable()) return fail(q + ": variable tensors (EXT-VARIABLE) are not supported");
+      if (t->is_unranked()) return fail(q + ": unranked tensors are not supported");
+      if (t->offset() > 1 || t->size() > 1) return fail(q + ": external (out-of-flatbuffer) data is not supported");
+      graph::tensor out;
+      out.type = *d;
+      if (const auto* s = t->shape()) out.shape.assign(s->begin(), s->end());
+      const std::int64_t n = checked_count(out.shape);
+      if (n < 0)
+        return fail(q + " " + describe(out) + ": every dimension must be >= 1 and the element count <= 2^40");
+      if (const auto* data = t->data(); data != nullptr && data->size() != 0) {
+        const std::size_t want = wire_bytes(out.type, n);
+        if (data->size() < want || data->size() > pad8(want))
+          return fail(q + " " + describe(out) + ": constant data has " + std::to_string(data->size()) +
+                      " bytes, expected " + std::to_string(want) + " (up to " + std::to_string(pad8(want)) +
+                      " with padding)");
+        std::span<const std::uint8_t> payload(data->data(), want);
+        out.data = is_fp6(out.type) ? unpack_fp6(payload, static_cast<std::size_t>(n))
+                                    : std::vector<std::uint8_t>(payload.begin(), payload.end());
+        out.is_constant = true;
+      }
+      out.name = std::move(name);
+      if (!index_.emplace(out.name, g_.tensors.size()).second) return fail(q + " is declared twice");
+      g_.tensors.push_back(std::move(out));
+    }
+    return {};
+  }
+
+  std::optional<error> resolve(const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* names,
+                               const std::string& where_, std::string_view role, std::vector<std::string>& out) {
+    if (names == nullptr) return {};
+    for (flatbuffers::uoffset_t k = 0; k < names->size(); ++k) {
+      const auto* s = names->Get(k);
+      std::string n = s ? s->str() : std::string();
+      if (index_.find(n) == index_.end())
+        return fail(where_ + ": " + std::string(role) + " " + std::to_string(k) + " '" +
+                    printable({reinterpret_cast<const std::uint8_t*>(n.data()), n.size()}) +
+                    "' is not a tensor of the block");
+      out.push_back(std::move(n));
+    }
+    return {};
+  }
+
+  std::optional<error> read_names(const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* names,
+                                  std::string_view role, std::vector<std::string>& out) {
+    return resolve(names, "block", role, out);
+  }
+
+  std::optional<error> read_operators(const fb11::TosaBasicBlock& block) {
+    const auto* ops = block.operators();
+    if (ops == nullptr) return {};
+    for (flatbuffers::uoffset_t i = 0; i < ops->size(); ++i) {
+      const auto* o = ops->Get(i);
+      const auto code = static_cast<std::uint32_t>(o->op());
+      const auto attr_type = static_cast<std::uint32_t>(o->attribute_type());
+      std::string op_name = code <= static_cast<std::uint32_t>(fb11::Op::MAX)
+                                ? std::string(fb11::EnumNameOp(o->op()))
+                                : "op " + std::to_string(code);
+      if (code > static_cast<std::uint32_t>(fb10::Op::MAX) && f_ == format::tosa_1_0)
+        return fail(where(i, op_name) + ": op value " + std::to_string(code) + " does not exist in TOSA 1.0");
+      const std::string w = where(i, op_name);
+      if (attr_type != code && attr_type != 0)
+        return fail(w + ": attribute type " + std::to_string(attr_type) + " does not match the op (" +
+                    std::to_string(code) + ")");
+      std::vector<std::string> inputs, outputs;
+      if (auto e = resolve(o->inputs(), w, "input", inputs)) return e;
+      if (auto e = resolve(o->outputs(), w, "output", outputs)) return e;
+
+      if (code == tosa::serialized(tosa::op::const_) || code == const_shape_op) {
+        if (!inputs.empty() || outputs.size() != 1)
+          return fail(w + " has " + std::to_string(inputs.size()) + " inputs and " + std::to_string(outputs.size()) +
+                      " outputs, expected 0 and 1");
+        const auto& t = g_.tensors[index_.at(outputs[0])];
+        if (!t.is_constant) return fail(w + ": output '" + t.name + "' has no constant data");
+        if ((code == const_shape_op) != (t.type == dtype::id::shape))
+          return fail(w + ": output '" + t.name + "' has dtype " + std::string(dtype::name(t.type)) +
+                      (code == const_shape_op ? " (CONST_SHAPE makes SHAPE tensors)" : " (SHAPE constants use CONST_SHAPE)"));
+        continue;
+      }
+      const auto op = op_of_wire(code);
+      if (!op) return fail(w + ": armlower does not read this op");
+      if (!has_op(*op, f_))
+        return fail(w + ": op does not exist in " + std::string(serialize::name(f_)));
+      const auto wr = wiring_of(*op);
+      if (inputs.size() != wr.inputs || outputs.size() != wr.outputs)
+        return fail(w + " has " + std::to_string(inputs.size()) + " inputs and " + std::to_string(outputs.size()) +
+                    " outputs, expected " + std::to_string(wr.inputs) + " and " + std::to_string(wr.outputs));
+      for (const auto& n : outputs)
+        if (g_.tensors[index_.at(n)].is_constant)
+          return fail(w + ": output '" + n + "' has constant data; only CONST may produce a constant");
+      graph::operation out;
+      out.code = *op;
+      auto attr = read_attribute(*o, *op, w, inputs);
+      if (!attr) return attr.error();
+      out.attr = std::move(*attr);
+      out.inputs = std::move(inputs);
+      out.outputs = std::move(outputs);
+      g_.operators.push_back(std::move(out));
+    }
+    return {};
+  }
+
+  result<graph::attribute> read_attribute(const fb11::TosaOperator& o, tosa::op op, const std::string& w,
+                                          const std::vector<std::string>& inputs) const {
+    const auto kind = wiring_of(op).attr;
+    auto ints = [](const flatbuffers::Vector<std::int32_t>* v, auto& dst) {
+      if (v == nullptr || v->size() != dst.size()) return false;
+      for (std::size_t k = 0; k < dst.size(); ++k) dst[k] = v->Get(static_cast<flatbuffers::uoffset_t>(k));
+      return true;
+    };
+    switch (kind) {
+      case attr_kind::none: return graph::attribute{};
+      case attr_kind::conv2d: {
+        const auto* a = o.attribute_as_Conv2dAttribute();
+        if (a == nullptr) return fail(w + ": missing Conv2dAttribute");
+        graph::conv2d_attr c;
+        if (!ints(a->pad(), c.pad)) return fail(w + ": Conv2dAttribute.pad must have 4 values");
+        if (!ints(a->stride(), c.stride)) return fail(w + ": Conv2dAttribute.stride must have 2 values");
+        if (!ints(a->dilation(), c.dilation)) return fail(w + ": Conv2dAttribute.dilation must have 2 values");
+        const auto acc = dtype_of_wire(static_cast<std::uint32_t>(a->acc_type()), f_);
+        if (!acc)
+          return fail(w + ": acc_type " + std::to_string(static_cast<std::uint32_t>(a->acc_type())) +
+                      " is not a DType of " + std::string(serialize::name(f_)));
+        c.acc_type = *acc;
+        c.local_bound = a->local_bound();
+        return graph::attribute{c};
+      }
+      case attr_kind::rescale: {
+        const auto* a = o.attribute_as_RescaleAttribute();
+        if (a == nullptr) return fail(w + ": missing RescaleAttribute");
+        const auto m = static_cast<std::uint32_t>(a->rounding_mode());
+        if (m < 1 || m > 3) return fail(w + ": rounding_mode " + std::to_string(m) + " is not a RoundingMode");
+        graph::rescale_attr r;
+        r.scale32 = a->scale32();
+        r.rounding = static_cast<tosa::rounding_mode>(m);
+        r.per_channel = a->per_channel();
+        r.input_unsigned = a->input_unsigned();
+        r.output_unsigned = a->output_unsigned();
+        return graph::attribute{r};
+      }
+      case attr_kind::transpose: {
+        const auto* a = o.attribute_as_TransposeAttribute();
+        if (a == nullptr) return fail(w + ": missing TransposeAttribute");
+        graph::transpose_attr t;
+        if (const auto* p = a->perms()) t.perms.assign(p->begin(), p->end());
+        return graph::attribute{std::move(t)};
+      }
+      case attr_kind::clamp: {
+        const auto* a = o.attribute_as_ClampAttribute();
+        if (a == nullptr) return fail(w + ": missing ClampAttribute");
+        const auto& t = g_.tensors[index_.at(inputs[0])];
+        auto bytes = [](const flatbuffers::Vector<std::uint8_t>* v) {
+          return v ? std::span<const std::uint8_t>(v->data(), v->size()) : std::span<const std::uint8_t>();
+        };
+        const auto lo = clamp_value(t.type, bytes(a->min_val()));
+        const auto hi = clamp_value(t.type, bytes(a->max_val()));
+        if (!lo || !hi)
+          return fail(w + ": min_val/max_val are not one " + std::string(dtype::name(t.type)) +
+                      " value each (input '" + t.name + "')");
+        const auto nm = static_cast<std::uint32_t>(a->nan_mode());
+        if (nm < 1 || nm > 2) return fail(w + ": nan_mode " + std::to_string(nm) + " is not a NanPropagationMode");
+        return graph::attribute{graph::clamp_attr{*lo, *hi, static_cast<graph::nan_mode>(nm)}};
+      }
+      case attr_kind::block_scaled: {
+        fb11::BlockSize bs = fb11::BlockSize::UNKNOWN;
+        if (op == tosa::op::cast_to_block_scaled) {
+          if (const auto* a = o.attribute_as_CastToBlockScaledAttribute()) bs = a->block_size();
+        } else if (op == tosa::op::cast_from_block_scaled) {
+          if (const auto* a = o.attribute_as_CastFromBlockScaledAttribute()) bs = a->block_size();
+        } else if (const auto* a = o.attribute_as_MatMulTBlockScaledAttribute()) {
+          bs = a->block_size();
+        }
+        if (bs != fb11::BlockSize::BLOCK_SIZE_32)
+          return fail(w + ": block_size " + std::to_string(static_cast<std::uint32_t>(bs)) +
+                      " is not supported (BLOCK_SIZE_32 only)");
+        return graph::attribute{graph::block_scaled_attr{32}};
+      }
+    }
+    return fail(w + ": unknown attribute kind");
+  }
+};
+
+}  // namespace detail
+
+/// Reads a `.tosa` flatbuffer from memory (untrusted input; see the file comment for every
+/// check). `bytes` need not be aligned. Errors: not a flatbuffer / too short / wrong
+/// identifier / verifier failure (truncated, corrupt), unsupported version, unknown op or
+/// DType, missing tensor, bad payload size, bad attribute, unsupported features.
+[[nodiscard]] inline result<tosa_file> read(std::span<const std::uint8_t> bytes) {
+  return detail::graph_reader(bytes).run();
+}
+
+/// Reads a `.tosa` file; errors as `read`, plus "cannot open"/"cannot read" naming the path.
+[[nodiscard]] inline result<tosa_file> read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return error{"cannot open '" + path.string() + "'"};
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return error{"cannot read '" + path.string() + "'"};
+  return read(bytes);
+}
+
+}  // namespace armlower::serialize

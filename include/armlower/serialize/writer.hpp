@@ -1,0 +1,368 @@
+/// @file armlower/serialize/writer.hpp
+/// TOSA flatbuffer writer: a TOSA graph (`graph::graph` whose operators are all `tosa::op`)
+/// → the bytes of a `.tosa` file in FBS-1.0 or FBS-1.1 (`serialize/format.hpp`).
+///
+/// Layout written (`../shared/reference/tosa.md` §4): file identifier "TOSA"; `Version`
+/// {1,0,0,false} or {1,1,0,true} with every field present; one region "main" holding one block
+/// "main"; the block's tensors in graph order (constants carry their payload in `data`, padded
+/// with zeros to a multiple of 8 bytes and 8-byte aligned, as the reference C++ serializer
+/// does); operators: first one CONST (or CONST_SHAPE for SHAPE tensors) per constant tensor, in
+/// tensor order, then the graph's other operators in order (explicit `const_` operators in the
+/// graph are checked and folded into that prefix); each operator with its attribute table
+/// (`attribute_type` = op value) and operands in TOSA order (tosa.md §4.5); block inputs and
+/// outputs = graph inputs and outputs.
+///
+/// Constant payloads are taken as `graph::tensor::data` holds them (the wire encoding of
+/// `graph/constant.hpp`), except FP6E2M3/FP6E3M2, which the graph stores one code per byte
+/// and the wire packs 4 codes in 3 bytes (`detail/payload.hpp`).
+///
+/// Writing the same graph twice gives the same bytes, and `write(read(write(g)))` == `write(g)`.
+#pragma once
+
+#include <armlower/graph/constant.hpp>
+#include <armlower/graph/graph.hpp>
+#include <armlower/serialize/detail/generated.hpp>
+#include <armlower/serialize/detail/payload.hpp>
+#include <armlower/serialize/detail/text.hpp>
+#include <armlower/serialize/detail/wiring.hpp>
+#include <armlower/serialize/error.hpp>
+#include <armlower/serialize/format.hpp>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <unordered_map>
+#include <vector>
+
+namespace armlower::serialize {
+
+namespace detail {
+
+/// Checks a TOSA graph against everything the format itself needs (dtypes and ops the format
+/// carries, names that resolve, operand counts, attribute kinds and values, constant payload
+/// sizes) and serializes it.
+class graph_writer {
+ public:
+  graph_writer(const graph::graph& g, format f) : g_(g), f_(f) {}
+
+  [[nodiscard]] result<std::vector<std::uint8_t>> run() {
+    if (auto e = validate()) return std::move(*e);
+    return emit();
+  }
+
+ private:
+  const graph::graph& g_;
+  format f_;
+  std::unordered_map<std::string_view, std::size_t> index_;
+  std::size_t payload_total_ = 0;
+
+  static error fail(std::string m) { return error{std::move(m)}; }
+
+  std::optional<error> check_tensor_ref(std::size_t i, std::string_view op, std::string_view role, std::size_t k,
+                         const std::string& name) const {
+    if (index_.find(name) == index_.end())
+      return fail(where(i, op) + ": " + std::string(role) + " " + std::to_string(k) + " '" + name +
+                  "' is not a tensor of the graph");
+    return {};
+  }
+
+  const graph::tensor& tensor_of(const std::string& name) const { return g_.tensors[index_.at(name)]; }
+
+  std::optional<error> validate() {
+    const std::string fmt(name(f_));
+    // Operators that the format cannot carry at all (reported before their tensors' dtypes).
+    for (std::size_t i = 0; i < g_.operators.size(); ++i) {
+      const auto& o = g_.operators[i];
+      if (!o.is_tosa())
+        return fail(where(i, o.op_name()) +
+                    " is a framework operator, not a TOSA operator; lower the graph before writing it");
+      const tosa::op op = o.tosa_op();
+      if (tosa::name(op) == "UNKNOWN")
+        return fail("operator " + std::to_string(i) + " has an unknown op value " + std::to_string(tosa::serialized(op)));
+      if (!has_op(op, f_))
+        return fail(where(i, tosa::name(op)) + " needs " + std::string(name(first_format(op))) +
+                    "; the target format is " + fmt);
+    }
+    // Tensors.
+    for (std::size_t i = 0; i < g_.tensors.size(); ++i) {
+      const auto& t = g_.tensors[i];
+      if (t.name.empty()) return fail("tensor #" + std::to_string(i) + " has an empty name");
+      if (!index_.emplace(t.name, i).second)
+        return fail("tensor name '" + t.name + "' is used by more than one tensor");
+      if (wire_dtype(t.type, f_) == 0)
+        return fail("tensor '" + t.name + "' has dtype " + std::string(dtype::name(t.type)) + ", which " +
+                    fmt + " cannot carry (it needs " + std::string(name(format::tosa_1_1)) + ")");
+      const std::int64_t n = checked_count(t.shape);
+      if (n < 0)
+        return fail("tensor '" + t.name + "' " + describe(t) +
+                    ": every dimension must be >= 1 and the element count <= 2^40");
+      if (t.is_constant) {
+        const std::size_t want = graph::payload_bytes(t.type, n);
+        if (t.data.size() != want)
+          return fail("constant '" + t.name + "' " + describe(t) + " has " + std::to_string(t.data.size()) +
+                      " payload bytes, expected " + std::to_string(want));
+        payload_total_ += pad8(wire_bytes(t.type, n));
+      } else if (!t.data.empty()) {
+        return fail("tensor '" + t.name + "' has payload bytes but is not marked constant");
+      }
+    }
+    // Graph inputs and outputs.
+    for (const auto& n : g_.inputs) {
+      auto it = index_.find(n);
+      if (it == index_.end()) return fail("graph input '" + n + "' is not a tensor of the graph");
+      if (g_.tensors[it->second].is_constant) return fail("graph input '" + n + "' is a constant");
+    }
+    for (const auto& n : g_.outputs)
+      if (index_.find(n) == index_.end()) return fail("graph output '" + n + "' is not a tensor of the graph");
+    // Operators.
+    std::vector<std::size_t> producer(g_.tensors.size(), SIZE_MAX);
+    for (std::size_t i = 0; i < g_.operators.size(); ++i) {
+      const auto& o = g_.operators[i];
+      const tosa::op op = o.tosa_op();
+      const std::string_view on = tosa::name(op);
+      const auto w = detail::wiring_of(op);
+      if (o.inputs.size() != w.inputs || o.outputs.size() != w.outputs)
+        return fail(where(i, on) + " has " + std::to_string(o.inputs.size()) + " inputs and " +
+                    std::to_string(o.outputs.size()) + " outputs, expected " + std::to_string(w.inputs) + " and " +
+                    std::to_string(w.outputs));
+      for (std::size_t k = 0; k < o.inputs.size(); ++k)
+        if (auto e = check_tensor_ref(i, on, "input", k, o.inputs[k])) return e;
+      for (std::size_t k = 0; k < o.outputs.size(); ++k)
+        if (auto e = check_tensor_ref(i, on, "output", k, o.outputs[k])) return e;
+      if (o.attr.index() != static_cast<std::size_t>(w.attr))
+        return fail(where(i, on) + " needs attribute " + std::string(detail::attr_name(w.attr)) + ", got " +
+                    std::string(detail::attr_name(static_cast<detail::attr_kind>(o.attr.index()))));
+      for (const auto& out : o.outputs) {
+        const auto& t = tensor_of(out);
+        if (t.is_constant != (op == tosa::op::const_))
+          return fail(where(i, on) + ": output '" + out + "' " +
+                      (t.is_constant ? "is a constant tensor" : "is not a constant tensor (CONST needs payload)"));
+        auto& p = producer[index_.at(out)];
+        if (p != SIZE_MAX)
+          return fail("tensor '" + out + "' is written by operators " + std::to_string(p) + " and " + std::to_string(i));
+        p = i;
+      }
+      if (auto e = check_attribute(i, o)) return e;
+    }
+    // The whole file must fit one flatbuffer (2 GiB, no external data): leave room for the
+    // tables (names, shapes, operators).
+    std::size_t meta = 1024;
+    for (const auto& t : g_.tensors) meta += t.name.size() + 4 * t.shape.size() + 96;
+    for (const auto& o : g_.operators) meta += 64 + 8 * (o.inputs.size() + o.outputs.size());
+    if (payload_total_ + meta >= FLATBUFFERS_MAX_BUFFER_SIZE)
+      return fail("graph too large for one .tosa flatbuffer: " + std::to_string(payload_total_) +
+                  " bytes of constants (limit 2 GiB; external data is not supported)");
+    return {};
+  }
+
+  std::optional<error> check_attribute(std::size_t i, const graph::operation& o) const {
+    const std::string_view on = tosa::name(o.tosa_op());
+    if (const auto* c = std::get_if<graph::conv2d_attr>(&o.attr)) {
+      if (wire_dtype(c->acc_type, f_) == 0)
+        return fail(where(i, on) + ": acc_type " + std::string(dtype::name(c->acc_type)) + " is not in " +
+                    std::string(name(f_)));
+    } else if (const auto* r = std::get_if<graph::rescale_attr>(&o.attr)) {
+      const auto m = static_cast<std::uint32_t>(r->rounding);
+      if (m < 1 || m > 3)
+        return fail(where(i, on) + ": rounding_mode " + std::to_string(m) + " is not a RoundingMode value");
+    } else if (const auto* cl = std::get_if<graph::clamp_attr>(&o.attr)) {
+      const auto& t = tensor_of(o.inputs[0]);
+      if (!clamp_bytes(t.type, cl->min_val) || !clamp_bytes(t.type, cl->max_val))
+        return fail(where(i, on) + ": bounds [" + std::to_string(cl->min_val) + ", " + std::to_string(cl->max_val) +
+                    "] are not values of input '" + t.name + "' dtype " + std::string(dtype::name(t.type)) +
+                    " (CLAMP bounds are serialized in INT8/INT16/INT32/FP16/BF16/FP32)");
+      const auto nm = static_cast<std::uint32_t>(cl->nan);
+      if (nm < 1 || nm > 2)
+        return fail(where(i, on) + ": nan_mode " + std::to_string(nm) + " is not a NanPropagationMode value");
+    } else if (const auto* b = std::get_if<graph::block_scaled_attr>(&o.attr)) {
+      if (b->block_size != 32)
+        return fail(where(i, on) + ": block_size " + std::to_string(b->block_size) +
+                    " is not a BlockSize value (FBS-1.1 has only BLOCK_SIZE_32)");
+    }
+    return {};
+  }
+
+  [[nodiscard]] result<std::vector<std::uint8_t>> emit() {
+    namespace fb = detail::fb11;  // FBS-1.1 is an append of FBS-1.0: same bytes for 1.0 content
+    using flatbuffers::Offset;
+    flatbuffers::FlatBufferBuilder fbb(payload_total_ + 4096);
+
+    // Tensors.
+    std::vector<Offset<fb::TosaTensor>> tensors;
+    tensors.reserve(g_.tensors.size());
+    for (const auto& t : g_.tensors) {
+      const auto name = fbb.CreateString(t.name);
+      const auto shape = fbb.CreateVector(t.shape);
+      Offset<flatbuffers::Vector<std::uint8_t>> data = 0;
+      if (t.is_constant) {
+        std::vector<std::uint8_t> packed;
+        std::span<const std::uint8_t> bytes(t.data);
+        if (is_fp6(t.type)) {
+          packed = pack_fp6(bytes);
+          bytes = packed;
+        }
+        const std::size_t len = pad8(bytes.size());
+        fbb.ForceVectorAlignment(len, 1, 8);
+        std::uint8_t* dst = nullptr;
+        data = fbb.CreateUninitializedVector(len, 1, &dst);
+        std::memcpy(dst, bytes.data(), bytes.size());
+        std::memset(dst + bytes.size(), 0, len - bytes.size());
+      }
+      tensors.push_back(fb::CreateTosaTensor(fbb, name, shape, static_cast<fb::DType>(wire_dtype(t.type, f_)), data));
+    }
+
+    // Operators: the CONST prefix, then the graph's non-CONST operators.
+    std::vector<Offset<fb::TosaOperator>> ops;
+    ops.reserve(g_.operators.size() + g_.tensors.size());
+    const auto empty_inputs = fbb.CreateVector(std::vector<Offset<flatbuffers::String>>{});
+    for (const auto& t : g_.tensors) {
+      if (!t.is_constant) continue;
+      const bool is_shape = t.type == dtype::id::shape;
+      const auto outputs = fbb.CreateVector(std::vector<Offset<flatbuffers::String>>{fbb.CreateString(t.name)});
+      const auto op = is_shape ? fb::Op::CONST_SHAPE : fb::Op::CONST;
+      const auto attr = is_shape ? fb::CreateConstShapeAttribute(fbb).Union() : fb::CreateConstAttribute(fbb).Union();
+      ops.push_back(fb::CreateTosaOperator(fbb, op, static_cast<fb::Attribute>(op), attr, empty_inputs, outputs));
+    }
+    for (const auto& o : g_.operators) {
+      const tosa::op op = o.tosa_op();
+      if (op == tosa::op::const_) continue;
+      std::vector<Offset<flatbuffers::String>> in, out;
+      for (const auto& n : o.inputs) in.push_back(fbb.CreateString(n));
+      for (const auto& n : o.outputs) out.push_back(fbb.CreateString(n));
+      const auto inputs = fbb.CreateVector(in);
+      const auto outputs = fbb.CreateVector(out);
+      const auto attr = attribute(fbb, o);
+      const auto code = static_cast<fb::Op>(tosa::serialized(op));
+      ops.push_back(fb::CreateTosaOperator(fbb, code, static_cast<fb::Attribute>(tosa::serialized(op)), attr,
+                                           inputs, outputs));
+    }
+
+    std::vector<Offset<flatbuffers::String>> gin, gout;
+    for (const auto& n : g_.inputs) gin.push_back(fbb.CreateString(n));
+    for (const auto& n : g_.outputs) gout.push_back(fbb.CreateString(n));
+    const auto block_inputs = fbb.CreateVector(gin);
+    const auto block_outputs = fbb.CreateVector(gout);
+    const auto main_name = fbb.CreateString("main");
+    const auto block = fb::CreateTosaBasicBlock(fbb, main_name, fbb.CreateVector(ops), fbb.CreateVector(tensors),
+                                                block_inputs, block_outputs);
+    const auto region = fb::CreateTosaRegion(
+        fbb, main_name, fbb.CreateVector(std::vector<Offset<fb::TosaBasicBlock>>{block}));
+    const auto regions = fbb.CreateVector(std::vector<Offset<fb::TosaRegion>>{region});
+    const auto h = header_of(f_);
+    fbb.ForceDefaults(true);  // write every Version field (its defaults are -1 / true)
+    const auto version = fb::CreateVersion(fbb, h.major, h.minor, h.patch, h.draft);
+    fbb.ForceDefaults(false);
+    fb::FinishTosaGraphBuffer(fbb, fb::CreateTosaGraph(fbb, version, regions));
+    return std::vector<std::uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  }
+
+  flatbuffers::Offset<void> attribute(flatbuffers::FlatBufferBuilder& fbb, const graph::operation& o) const {
+    namespace fb = detail::fb11;
+    switch (o.tosa_op()) {
+      case tosa::op::conv2d: {
+        const auto& a = std::get<graph::conv2d_attr>(o.attr);
+        const auto pad = fbb.CreateVector(a.pad.data(), a.pad.size());
+        const auto stride = fbb.CreateVector(a.stride.data(), a.stride.size());
+        const auto dilation = fbb.CreateVector(a.dilation.data(), a.dilation.size());
+        return fb::CreateConv2dAttribute(fbb, pad, stride, dilation, a.local_bound,
+                                         static_cast<fb::DType>(wire_dtype(a.acc_type, f_)))
+            .Union();
+      }
+      case tosa::op::rescale: {
+        const auto& a = std::get<graph::rescale_attr>(o.attr);
+        return fb::CreateRescaleAttribute(fbb, a.scale32, static_cast<fb::RoundingMode>(a.rounding), a.per_channel,
+                                          a.input_unsigned, a.output_unsigned)
+            .Union();
+      }
+      case tosa::op::transpose: {
+        const auto& a = std::get<graph::transpose_attr>(o.attr);
+        return fb::CreateTransposeAttribute(fbb, fbb.CreateVector(a.perms)).Union();
+      }
+      case tosa::op::clamp: {
+        const auto& a = std::get<graph::clamp_attr>(o.attr);
+        const auto t = tensor_of(o.inputs[0]).type;
+        const auto lo = *clamp_bytes(t, a.min_val);
+        const auto hi = *clamp_bytes(t, a.max_val);
+        fbb.ForceVectorAlignment(lo.size(), 1, 8);
+        const auto min_v = fbb.CreateVector(lo);
+        fbb.ForceVectorAlignment(hi.size(), 1, 8);
+        const auto max_v = fbb.CreateVector(hi);
+        return fb::CreateClampAttribute(fbb, min_v, max_v, static_cast<fb::NanPropagationMode>(a.nan)).Union();
+      }
+      case tosa::op::cast_to_block_scaled:
+        return fb::CreateCastToBlockScaledAttribute(fbb, fb::BlockSize::BLOCK_SIZE_32).Union();
+      case tosa::op::cast_from_block_scaled:
+        return fb::CreateCastFromBlockScaledAttribute(fbb, fb::BlockSize::BLOCK_SIZE_32).Union();
+      case tosa::op::matmul_t_block_scaled:
+        return fb::CreateMatMulTBlockScaledAttribute(fbb, fb::BlockSize::BLOCK_SIZE_32).Union();
+      case tosa::op::matmul: return fb::CreateMatMulAttribute(fbb).Union();
+      case tosa::op::add: return fb::CreateAddAttribute(fbb).Union();
+      case tosa::op::mul: return fb::CreateMulAttribute(fbb).Union();
+      case tosa::op::reshape: return fb::CreateReshapeAttribute(fbb).Union();
+      case tosa::op::cast: return fb::CreateCastAttribute(fbb).Union();
+      case tosa::op::const_: return fb::CreateConstAttribute(fbb).Union();
+    }
+    return 0;
+  }
+};
+
+}  // namespace detail
+
+/// Serializes the TOSA graph `g` as a `.tosa` flatbuffer of format `f`.
+///
+/// Requirements on `g` (each violation is an error naming the operator index and op, the
+/// tensor and the rule): only `tosa::op` operators; unique non-empty tensor names; every
+/// tensor dtype and op present in format `f` (e.g. FP4E2M1 or MATMUL_T_BLOCK_SCALED need
+/// `format::tosa_1_1`); dimensions >= 1; constant payload sizes equal
+/// `graph::payload_bytes(dtype, elements)`; operand counts as in `detail::wiring_of`; the
+/// attribute alternative each op needs (conv2d_attr, rescale_attr, transpose_attr, clamp_attr,
+/// block_scaled_attr with block_size 32, else std::monostate); CLAMP bounds representable in
+/// the input dtype; each non-constant tensor written by at most one operator, constants only
+/// by CONST; graph inputs/outputs name tensors; total size < 2 GiB.
+/// Op/dtype legality against a TOSA specification is not checked here (see the spec-aware
+/// overloads); the format only decides what can be encoded.
+[[nodiscard]] inline result<std::vector<std::uint8_t>> write(const graph::graph& g, format f) {
+  return detail::graph_writer(g, f).run();
+}
+
+/// Writes `bytes` to `path` atomically: the data goes to a new temporary file in the same
+/// directory, which is then renamed over `path`. `path` is never left partially written; on
+/// failure the temporary file is removed and the error names the path and the OS reason.
+[[nodiscard]] inline result<void> write_file(const std::filesystem::path& path, std::span<const std::uint8_t> bytes) {
+  namespace fs = std::filesystem;
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::random_device rd;
+  fs::path tmp;
+  std::FILE* fp = nullptr;
+  for (int attempt = 0; attempt < 16 && fp == nullptr; ++attempt) {
+    tmp = dir / ("." + path.filename().string() + ".tmp" + std::to_string(rd()));
+    fp = std::fopen(tmp.c_str(), "wbx");
+  }
+  if (fp == nullptr)
+    return error{"cannot create a temporary file in '" + dir.string() + "': " + std::strerror(errno)};
+  const bool wrote = bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), fp) == bytes.size();
+  const int werr = errno;
+  const bool closed = std::fclose(fp) == 0;
+  std::error_code ec;
+  if (!wrote || !closed) {
+    fs::remove(tmp, ec);
+    return error{"cannot write '" + tmp.string() + "': " + std::strerror(wrote ? errno : werr)};
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    return error{"cannot rename '" + tmp.string() + "' to '" + path.string() + "': " + ec.message()};
+  }
+  return {};
+}
+
+}  // namespace armlower::serialize

@@ -1,0 +1,195 @@
+// Reader on malformed input: every failure class is an error value with a clear message
+// (never a crash). Hand-made files are built with the generated FBS-1.1 builder API.
+#include "sample_graphs.hpp"
+
+#include <armlower/serialize.hpp>
+
+#include <doctest/doctest.h>
+
+#include <functional>
+
+using namespace armlower;
+namespace fb = armlower::serialize::fbs11;
+
+namespace {
+
+std::string read_error(std::span<const std::uint8_t> b) {
+  const auto r = serialize::read(b);
+  return r.has_value() ? std::string("<no error>") : r.error().message;
+}
+
+/// Knobs of a one-op file: y = OP(x, c) with x [2] INT8 input, c [2] INT8 constant.
+struct spec {
+  int major = 1, minor = 0;
+  bool draft = false;
+  std::uint32_t op = 15;  // ADD
+  std::uint32_t attr_type = 15;
+  std::uint32_t x_type = 3;
+  std::vector<std::uint8_t> c_data{1, 2};
+  std::vector<std::string> inputs{"x", "c"};
+  int regions = 1;
+  std::function<flatbuffers::Offset<void>(flatbuffers::FlatBufferBuilder&)> attr;
+};
+
+std::vector<std::uint8_t> build(const spec& s) {
+  flatbuffers::FlatBufferBuilder b;
+  std::vector<flatbuffers::Offset<fb::TosaTensor>> ts;
+  const std::vector<std::int32_t> shape{2};
+  ts.push_back(fb::CreateTosaTensorDirect(b, "x", &shape, static_cast<fb::DType>(s.x_type)));
+  ts.push_back(fb::CreateTosaTensorDirect(b, "c", &shape, fb::DType::INT8, &s.c_data));
+  ts.push_back(fb::CreateTosaTensorDirect(b, "y", &shape, fb::DType::INT8));
+  std::vector<flatbuffers::Offset<fb::TosaOperator>> ops;
+  std::vector<flatbuffers::Offset<flatbuffers::String>> no_in;
+  std::vector<flatbuffers::Offset<flatbuffers::String>> c_out{b.CreateString("c")};
+  ops.push_back(fb::CreateTosaOperatorDirect(b, fb::Op::CONST, fb::Attribute::ConstAttribute,
+                                             fb::CreateConstAttribute(b).Union(), &no_in, &c_out));
+  std::vector<flatbuffers::Offset<flatbuffers::String>> in, out{b.CreateString("y")};
+  for (const auto& n : s.inputs) in.push_back(b.CreateString(n));
+  const auto attr = s.attr ? s.attr(b) : fb::CreateAddAttribute(b).Union();
+  ops.push_back(fb::CreateTosaOperatorDirect(b, static_cast<fb::Op>(s.op), static_cast<fb::Attribute>(s.attr_type),
+                                             attr, &in, &out));
+  std::vector<flatbuffers::Offset<flatbuffers::String>> gin{b.CreateString("x")}, gout{b.CreateString("y")};
+  const auto block = fb::CreateTosaBasicBlockDirect(b, "main", &ops, &ts, &gin, &gout);
+  std::vector<flatbuffers::Offset<fb::TosaBasicBlock>> blocks{block};
+  std::vector<flatbuffers::Offset<fb::TosaRegion>> regions;
+  for (int i = 0; i < s.regions; ++i) regions.push_back(fb::CreateTosaRegionDirect(b, "main", &blocks));
+  b.ForceDefaults(true);
+  const auto v = fb::CreateVersion(b, s.major, s.minor, 0, s.draft);
+  b.ForceDefaults(false);
+  fb::FinishTosaGraphBuffer(b, fb::CreateTosaGraphDirect(b, v, &regions));
+  return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
+}
+
+}  // namespace
+
+TEST_CASE("the hand-made baseline file is read") {
+  const auto r = serialize::read(build(spec{}));
+  REQUIRE_MESSAGE(r.has_value(), r.error().message);
+  CHECK(r->graph.operators.size() == 1);
+  CHECK(r->graph.find("c")->is_constant);
+}
+
+TEST_CASE("not a flatbuffer, too short, wrong identifier, truncated, corrupt") {
+  CHECK(read_error(std::vector<std::uint8_t>{1, 2, 3}) == "not a TOSA flatbuffer: 3 bytes is too short");
+  auto good = serialize::write(sample::int8_linear(), serialize::format::tosa_1_0).value();
+  auto wrong = good;
+  wrong[4] = 'X';
+  wrong[7] = 0;
+  CHECK(read_error(wrong) == "not a TOSA flatbuffer: file identifier is 'XOS\\x00', expected 'TOSA'");
+  // Every truncation that cuts referenced bytes is rejected (the last few bytes may be
+  // alignment padding of the first object built).
+  for (std::size_t n = 0; n + 8 < good.size(); n += 7) {
+    CAPTURE(n);
+    const std::span<const std::uint8_t> cut(good.data(), n);
+    CHECK_FALSE(serialize::read(cut).has_value());
+  }
+  // A text file.
+  const std::string text = "hello, this is not a TOSA file at all";
+  CHECK(read_error({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()}).find("not a TOSA flatbuffer") == 0);
+  // Root offset pointing outside the buffer.
+  auto corrupt = good;
+  corrupt[0] = 0xFF;
+  corrupt[1] = 0xFF;
+  corrupt[2] = 0xFF;
+  corrupt[3] = 0x7F;
+  CHECK(read_error(corrupt).find("not a valid TOSA flatbuffer: the flatbuffers verifier rejected it") == 0);
+  // Every single-byte corruption either reads or gives an error (never crashes).
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    auto c = good;
+    c[i] ^= 0xA5;
+    const auto r = serialize::read(c);
+    if (!r.has_value()) CHECK_FALSE(r.error().message.empty());
+  }
+}
+
+TEST_CASE("unaligned input is read") {
+  const auto good = serialize::write(sample::int8_matmul(), serialize::format::tosa_1_0).value();
+  std::vector<std::uint8_t> shifted(good.size() + 1);
+  std::copy(good.begin(), good.end(), shifted.begin() + 1);
+  const auto r = serialize::read(std::span<const std::uint8_t>(shifted).subspan(1));
+  REQUIRE(r.has_value());
+  CHECK(serialize::write(r->graph, r->version).value() == good);
+}
+
+TEST_CASE("unsupported versions") {
+  spec s;
+  s.minor = 0;
+  s.draft = true;
+  CHECK(read_error(build(s)) == "unsupported TOSA version 1.0.0 draft (armlower reads 1.0 final and 1.1 draft)");
+  s.major = 0;
+  s.minor = 80;
+  s.draft = false;
+  CHECK(read_error(build(s)) == "unsupported TOSA version 0.80.0 (armlower reads 1.0 final and 1.1 draft)");
+  s.major = 1;
+  s.minor = 1;
+  s.draft = true;
+  CHECK(read_error(build(s)) == "<no error>");
+}
+
+TEST_CASE("unknown op, unknown dtype, missing tensor, bad payload size, bad attribute") {
+  {
+    spec s;
+    s.op = s.attr_type = 13;  // SIGMOID
+    s.attr = [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateSigmoidAttribute(b).Union(); };
+    CHECK(read_error(build(s)) == "operator 1 (SIGMOID): armlower does not read this op");
+  }
+  {
+    spec s;
+    s.op = s.attr_type = 76;  // MATMUL_T_BLOCK_SCALED in a 1.0 file
+    CHECK(read_error(build(s)) == "operator 1 (MATMUL_T_BLOCK_SCALED): op value 76 does not exist in TOSA 1.0");
+  }
+  {
+    spec s;
+    s.op = s.attr_type = 250;
+    s.minor = 1;
+    s.draft = true;
+    CHECK(read_error(build(s)).find("operator 1 (op 250)") == 0);
+  }
+  {
+    spec s;
+    s.x_type = 15;  // FP4E2M1 does not exist in 1.0
+    CHECK(read_error(build(s)) == "tensor 'x': DType 15 is not a dtype of TOSA 1.0");
+    s.x_type = 99;
+    s.minor = 1;
+    s.draft = true;
+    CHECK(read_error(build(s)) == "tensor 'x': DType 99 is not a dtype of TOSA 1.1 draft");
+  }
+  {
+    spec s;
+    s.inputs = {"x", "ghost"};
+    CHECK(read_error(build(s)) == "operator 1 (ADD): input 1 'ghost' is not a tensor of the block");
+  }
+  {
+    spec s;
+    s.inputs = {"x"};
+    CHECK(read_error(build(s)) == "operator 1 (ADD) has 1 inputs and 1 outputs, expected 2 and 1");
+  }
+  {
+    spec s;
+    s.c_data = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    CHECK(read_error(build(s)) ==
+          "tensor 'c' INT8 [2]: constant data has 9 bytes, expected 2 (up to 8 with padding)");
+    s.c_data = {1, 2, 0, 0, 0, 0, 0, 0};  // padding is accepted
+    CHECK(read_error(build(s)) == "<no error>");
+  }
+  {
+    spec s;
+    s.attr_type = 3;
+    CHECK(read_error(build(s)) == "operator 1 (ADD): attribute type 3 does not match the op (15)");
+  }
+  {
+    spec s;
+    s.op = s.attr_type = 11;  // CLAMP with 2-byte bounds on INT8
+    s.inputs = {"x"};
+    s.attr = [](flatbuffers::FlatBufferBuilder& b) {
+      std::vector<std::uint8_t> lo{0, 0}, hi{1, 0};
+      return fb::CreateClampAttributeDirect(b, &lo, &hi, fb::NanPropagationMode::PROPAGATE).Union();
+    };
+    CHECK(read_error(build(s)) == "operator 1 (CLAMP): min_val/max_val are not one INT8 value each (input 'x')");
+  }
+  {
+    spec s;
+    s.regions = 2;
+    CHECK(read_error(build(s)) == "the graph has 2 regions; armlower reads exactly one ('main', no control flow)");
+  }
+}
