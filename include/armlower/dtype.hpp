@@ -3,3 +3,6 @@
 #pragma once
 
 #include <armlower/dtype/dtype.hpp>
+#include <armlower/dtype/lattice.hpp>
+#include <armlower/dtype/dispatch.hpp>
+#include <armlower/dtype/torch.hpp>
