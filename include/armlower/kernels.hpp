@@ -5,3 +5,6 @@
 #include <armlower/kernels/status.hpp>
 #include <armlower/kernels/linear_args.hpp>
 #include <armlower/kernels/linear.hpp>
+#include <armlower/kernels/rescale.hpp>
+#include <armlower/kernels/conv2d.hpp>
+#include <armlower/kernels/matmul.hpp>

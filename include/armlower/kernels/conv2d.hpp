@@ -1,0 +1,200 @@
+/// @file armlower/kernels/conv2d.hpp
+/// TOSA CONV2D (the TOSA form of a linear layer is RESHAPE → CONV2D 1×1 → RESCALE): NHWC input,
+/// OHWI weights, bias, input/weight zero points, pad/stride/dilation. A generic path for every
+/// supported type row (what the TOSA interpreter calls) and a fast path for int8 1×1 convolutions
+/// with stride 1, dilation 1 and no padding (a GEMM; AVX2 on x86 hosts).
+///
+/// Source: TOSA 1.0 CONV2D (`../shared/reference/tosa.md` §3.2). Type rows implemented
+/// (in_t, weight_t, out_t = acc_t) with their C++ storage:
+/// - s8×s8 → i32: `int8_t, int8_t, int32_t`
+/// - s16×s8 → i48: `int16_t, int8_t, int64_t` (INT48 values in int64 storage)
+/// - fp32: `float, float, float` (fp32 accumulation in the pseudocode's loop order ky, kx, ic)
+/// Firmware-clean: noexcept, no heap; status codes.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include <armlower/kernels/linear.hpp>
+#include <armlower/kernels/status.hpp>
+
+namespace armlower::kernels {
+
+/// CONV2D shapes and attributes. Input [n, ih, iw, ic], weight [oc, kh, kw, ic], bias [bias_size]
+/// (BC = oc or 1), output [n, oh, ow, oc] with oh/ow from `conv2d_output_size`.
+struct conv2d_shape {
+  std::int32_t n = 1, ih = 1, iw = 1, ic = 1;
+  std::int32_t oc = 1, kh = 1, kw = 1;
+  std::int32_t bias_size = 1;                ///< BC: oc, or 1 (broadcast)
+  std::array<std::int32_t, 4> pad{0, 0, 0, 0};  ///< [top, bottom, left, right], ≥ 0
+  std::array<std::int32_t, 2> stride{1, 1};     ///< [y, x], ≥ 1
+  std::array<std::int32_t, 2> dilation{1, 1};   ///< [y, x], ≥ 1
+};
+
+/// Output spatial size, with the ERROR_IFs of the spec: pads ≥ 0, strides and dilations ≥ 1, all
+/// dimensions ≥ 1, BC ∈ {OC, 1}, and `(IH − 1 + pad_top + pad_bottom − (KH − 1)·dilation_y)` divisible
+/// by stride_y with a result ≥ 0 (same for x).
+/// @return `empty_dimension`, `invalid_attribute` (pad/stride/dilation), `shape_mismatch` (bias size,
+///   non-integral or empty output), else `ok` and oh, ow.
+[[nodiscard]] constexpr status conv2d_output_size(const conv2d_shape& s, std::int32_t& oh, std::int32_t& ow) noexcept {
+  if (s.n < 1 || s.ih < 1 || s.iw < 1 || s.ic < 1 || s.oc < 1 || s.kh < 1 || s.kw < 1) return status::empty_dimension;
+  for (auto p : s.pad) if (p < 0) return status::invalid_attribute;
+  if (s.stride[0] < 1 || s.stride[1] < 1 || s.dilation[0] < 1 || s.dilation[1] < 1) return status::invalid_attribute;
+  if (s.bias_size != s.oc && s.bias_size != 1) return status::shape_mismatch;
+  const std::int64_t ny = std::int64_t{s.ih} - 1 + s.pad[0] + s.pad[1] - std::int64_t{s.kh - 1} * s.dilation[0];
+  const std::int64_t nx = std::int64_t{s.iw} - 1 + s.pad[2] + s.pad[3] - std::int64_t{s.kw - 1} * s.dilation[1];
+  if (ny < 0 || nx < 0 || ny % s.stride[0] != 0 || nx % s.stride[1] != 0) return status::shape_mismatch;
+  oh = static_cast<std::int32_t>(ny / s.stride[0] + 1);
+  ow = static_cast<std::int32_t>(nx / s.stride[1] + 1);
+  return status::ok;
+}
+
+namespace detail {
+
+/// Accumulator and range facts of a CONV2D / MATMUL integer output type.
+template <class Out>
+struct int_out_traits {
+  static constexpr std::int64_t min = sizeof(Out) == 4 ? INT32_MIN : -(std::int64_t{1} << 47);
+  static constexpr std::int64_t max = sizeof(Out) == 4 ? INT32_MAX : (std::int64_t{1} << 47) - 1;
+};
+
+template <class In, class W, class Out>
+inline constexpr bool conv2d_row =
+    (std::is_same_v<In, std::int8_t> && std::is_same_v<W, std::int8_t> && std::is_same_v<Out, std::int32_t>) ||
+    (std::is_same_v<In, std::int16_t> && std::is_same_v<W, std::int8_t> && std::is_same_v<Out, std::int64_t>) ||
+    (std::is_same_v<In, float> && std::is_same_v<W, float> && std::is_same_v<Out, float>);
+
+/// Exact Σ_c (x[c] + xoff)·w_i[c] for `nr` ≤ 4 rows — AVX2 when available, else portable.
+inline void dot_rows_s8(const std::int8_t* x, const std::int8_t* const* w, int nr, std::int32_t cols,
+                        std::int16_t xoff, std::int64_t* out) noexcept {
+#if defined(ARMLOWER_KERNELS_HAVE_X86)
+  if (x86_has_avx2()) {
+    for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += s8_block_with_offsets) {
+      const std::ptrdiff_t k1 = k0 + s8_block_with_offsets < cols ? k0 + s8_block_with_offsets : cols;
+      dot_rows_s8_avx2(x, w, nr, k0, k1, xoff, out);
+    }
+    return;
+  }
+#endif
+  for (int i = 0; i < nr; ++i) {
+    for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += s8_block_with_offsets) {
+      const std::ptrdiff_t k1 = k0 + s8_block_with_offsets < cols ? k0 + s8_block_with_offsets : cols;
+      std::int32_t part = 0;
+      for (std::ptrdiff_t k = k0; k < k1; ++k) part += (x[k] + xoff) * w[i][k];
+      out[i] += part;
+    }
+  }
+}
+
+/// Fast int8 1×1 CONV2D (stride 1, dilation 1, no pad): a [M = n·ih·iw, ic] × [oc, ic]ᵀ GEMM.
+inline status conv2d_1x1_s8(const conv2d_shape& s, const std::int8_t* input, const std::int8_t* weight,
+                            const std::int32_t* bias, std::int8_t input_zp, std::int8_t weight_zp,
+                            std::int32_t* output) noexcept {
+  const std::int64_t m = std::int64_t{s.n} * s.ih * s.iw;
+  const std::int32_t ic = s.ic;
+  for (std::int32_t o0 = 0; o0 < s.oc; o0 += 4) {
+    const int nr = s.oc - o0 < 4 ? s.oc - o0 : 4;
+    const std::int8_t* w[4];
+    for (int i = 0; i < 4; ++i) w[i] = weight + static_cast<std::ptrdiff_t>(o0 + (i < nr ? i : 0)) * ic;
+    for (std::int64_t p = 0; p < m; ++p) {
+      const std::int8_t* x = input + p * ic;
+      std::int64_t acc[4] = {0, 0, 0, 0};
+      dot_rows_s8(x, w, nr, ic, static_cast<std::int16_t>(-input_zp), acc);  // Σ (x − izp)·w
+      std::int64_t xs = 0;
+      if (weight_zp != 0) {
+        for (std::int32_t k = 0; k < ic; ++k) xs += x[k];
+        xs -= std::int64_t{input_zp} * ic;  // Σ (x − izp)
+      }
+      for (int i = 0; i < nr; ++i) {
+        const std::int64_t a = acc[i] - std::int64_t{weight_zp} * xs;
+        if (a < INT32_MIN || a > INT32_MAX) return status::value_out_of_range;
+        const std::int64_t y = a + bias[s.bias_size == 1 ? 0 : o0 + i];
+        if (y < INT32_MIN || y > INT32_MAX) return status::value_out_of_range;
+        output[p * s.oc + o0 + i] = static_cast<std::int32_t>(y);
+      }
+    }
+  }
+  return status::ok;
+}
+
+}  // namespace detail
+
+/// TOSA CONV2D: `out[n,oy,ox,oc] = Σ_{ky,kx,ic in bounds} (in − input_zp)·(w − weight_zp) + bias[BC==1 ? 0 : oc]`;
+/// padding contributes 0 (not input_zp). Chooses the fast int8 1×1 path when it applies.
+/// @tparam In, W, Out one of the type rows in the file comment (other combinations do not compile).
+/// @param output [n, oh, ow, oc] (`conv2d_output_size`)
+/// @return `null_pointer`; the `conv2d_output_size` errors; `zero_point_out_of_range` (input_zp ≠ 0
+///   unless In is int8; weight_zp ≠ 0 unless W is int8 — float zero points must be 0); `value_out_of_range`
+///   (REQUIRE: the accumulator or accumulator + bias leaves int32 / int48; INT48 bias not an int48).
+///   Partial sums are accumulated exactly in int64, so only the final accumulator is range-checked.
+template <class In, class W, class Out>
+  requires detail::conv2d_row<In, W, Out>
+[[nodiscard]] status conv2d(const conv2d_shape& s, const In* input, const W* weight, const Out* bias, In input_zp,
+                            W weight_zp, Out* output) noexcept {
+  if (input == nullptr || weight == nullptr || bias == nullptr || output == nullptr) return status::null_pointer;
+  std::int32_t oh = 0, ow = 0;
+  if (const status st = conv2d_output_size(s, oh, ow); st != status::ok) return st;
+  if (input_zp != In{0} && !std::is_same_v<In, std::int8_t>) return status::zero_point_out_of_range;
+  if (weight_zp != W{0} && !std::is_same_v<W, std::int8_t>) return status::zero_point_out_of_range;
+  constexpr bool is_float = std::is_same_v<Out, float>;
+  if constexpr (std::is_same_v<Out, std::int64_t>) {
+    for (std::int32_t i = 0; i < s.bias_size; ++i) {
+      if (bias[i] < detail::int_out_traits<Out>::min || bias[i] > detail::int_out_traits<Out>::max) {
+        return status::value_out_of_range;
+      }
+    }
+  }
+  if constexpr (std::is_same_v<In, std::int8_t>) {
+    if (s.kh == 1 && s.kw == 1 && s.stride[0] == 1 && s.stride[1] == 1 && s.pad[0] == 0 && s.pad[1] == 0 &&
+        s.pad[2] == 0 && s.pad[3] == 0) {
+      return detail::conv2d_1x1_s8(s, input, weight, bias, input_zp, weight_zp, output);
+    }
+  }
+  using acc_t = std::conditional_t<is_float, float, std::int64_t>;
+  for (std::int32_t n = 0; n < s.n; ++n) {
+    for (std::int32_t oy = 0; oy < oh; ++oy) {
+      for (std::int32_t ox = 0; ox < ow; ++ox) {
+        for (std::int32_t oc = 0; oc < s.oc; ++oc) {
+          acc_t acc = 0;
+          const std::int64_t y0 = std::int64_t{oy} * s.stride[0] - s.pad[0];
+          const std::int64_t x0 = std::int64_t{ox} * s.stride[1] - s.pad[2];
+          for (std::int32_t ky = 0; ky < s.kh; ++ky) {
+            const std::int64_t y = y0 + std::int64_t{ky} * s.dilation[0];
+            if (y < 0 || y >= s.ih) continue;
+            for (std::int32_t kx = 0; kx < s.kw; ++kx) {
+              const std::int64_t x = x0 + std::int64_t{kx} * s.dilation[1];
+              if (x < 0 || x >= s.iw) continue;
+              const In* ip = input + ((std::int64_t{n} * s.ih + y) * s.iw + x) * s.ic;
+              const W* wp = weight + ((std::int64_t{oc} * s.kh + ky) * s.kw + kx) * s.ic;
+              if constexpr (is_float) {
+                for (std::int32_t c = 0; c < s.ic; ++c) acc += ip[c] * wp[c];
+              } else {
+                std::int64_t part = 0;
+                for (std::int32_t c = 0; c < s.ic; ++c) {
+                  part += static_cast<std::int64_t>(ip[c] - input_zp) * (wp[c] - weight_zp);
+                }
+                acc += part;
+              }
+            }
+          }
+          Out& o = output[((std::int64_t{n} * oh + oy) * ow + ox) * s.oc + oc];
+          const Out b = bias[s.bias_size == 1 ? 0 : oc];
+          if constexpr (is_float) {
+            o = acc + b;
+          } else {
+            using lim = detail::int_out_traits<Out>;
+            if (acc < lim::min || acc > lim::max) return status::value_out_of_range;
+            const std::int64_t v = acc + b;
+            if (v < lim::min || v > lim::max) return status::value_out_of_range;
+            o = static_cast<Out>(v);
+          }
+        }
+      }
+    }
+  }
+  return status::ok;
+}
+
+}  // namespace armlower::kernels
