@@ -1,0 +1,145 @@
+/// @file armlower/kernels/mx/arch/arm_mve.hpp
+/// Arm Helium (MVE, Cortex-M55) MATMUL_T_BLOCK_SCALED row kernels, compiled when
+/// `__ARM_FEATURE_MVE` is defined. Integer element types are decoded arithmetically in vectors
+/// (MVE has no byte table lookup): FP4E2M1 ×2 and FP6E2M3 ×8 → int8, FP6E3M2 ×16 → int16, MXINT8 raw;
+/// block sums with `VMLADAVA.S8` / `VMLADAVA.S16` (exact in int32), then `block_acc · (scale_A·scale_B)`
+/// accumulated in fp32 in block order — **bit-identical to the pseudocode path** (arch/generic.hpp).
+/// FP8E4M3 uses the generic exact-integer path (within the dot-product bound), FP8E5M2 the pseudocode.
+/// Loop order: per A row, per block, all B rows (the output row is the fp32 accumulator), so each A
+/// block is decoded once. Firmware-clean.
+#pragma once
+
+#if defined(__ARM_FEATURE_MVE)
+#include <arm_mve.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include <armlower/kernels/mx/arch/generic.hpp>
+#include <armlower/mx/e8m0.hpp>
+#include <armlower/mx/element.hpp>
+#include <armlower/mx/format.hpp>
+
+namespace armlower::kernels::mx::arch::mve {
+
+/// True when compiled for a core with MVE.
+inline constexpr bool available = true;
+
+namespace detail {
+
+/// Minifloat magnitude → integer (value × 2^k): e == 0 ? m : ((1 << mbits) + m) << (e - 1).
+inline uint8x16_t mag_to_int(uint8x16_t mag, int mbits) noexcept {
+  const uint8x16_t e = vshlq_u8(mag, vdupq_n_s8(static_cast<std::int8_t>(-mbits)));
+  const uint8x16_t m = vandq_u8(mag, vdupq_n_u8(static_cast<std::uint8_t>((1u << mbits) - 1u)));
+  const uint8x16_t normal = vshlq_u8(vorrq_u8(m, vdupq_n_u8(static_cast<std::uint8_t>(1u << mbits))),
+                                     vreinterpretq_s8_u8(vsubq_n_u8(e, 1)));
+  return vpselq_u8(m, normal, vcmpeqq_n_u8(e, 0));
+}
+
+/// FP4 (16 codes, one per lane, low 4 bits) → signed int8 value ×2.
+inline int8x16_t fp4_i8(uint8x16_t c) noexcept {
+  const int8x16_t v = vreinterpretq_s8_u8(mag_to_int(vandq_u8(c, vdupq_n_u8(7)), 1));
+  return vpselq_s8(vnegq_s8(v), v, vcmpneq_n_u8(vandq_u8(c, vdupq_n_u8(8)), 0));
+}
+
+/// FP6E2M3 (16 codes) → signed int8 value ×8.
+inline int8x16_t e2m3_i8(uint8x16_t c) noexcept {
+  const int8x16_t v = vreinterpretq_s8_u8(mag_to_int(vandq_u8(c, vdupq_n_u8(0x1F)), 3));
+  return vpselq_s8(vnegq_s8(v), v, vcmpneq_n_u8(vandq_u8(c, vdupq_n_u8(0x20)), 0));
+}
+
+/// FP6E3M2 (8 codes, widened to 16-bit lanes) → signed int16 value ×16.
+inline int16x8_t e3m2_i16(uint16x8_t c) noexcept {
+  const uint16x8_t mag = vandq_u16(c, vdupq_n_u16(0x1F));
+  const uint16x8_t e = vshrq_n_u16(mag, 2);
+  const uint16x8_t m = vandq_u16(mag, vdupq_n_u16(3));
+  const uint16x8_t normal = vshlq_u16(vorrq_u16(m, vdupq_n_u16(4)), vreinterpretq_s16_u16(vsubq_n_u16(e, 1)));
+  const int16x8_t v = vreinterpretq_s16_u16(vpselq_u16(m, normal, vcmpeqq_n_u16(e, 0)));
+  return vpselq_s16(vnegq_s16(v), v, vcmpneq_n_u16(vandq_u16(c, vdupq_n_u16(0x20)), 0));
+}
+
+/// Integer sum of one block: A decoded into `da` (as int8 ×32 or int16 ×32), B codes at `pb`.
+template <dtype::id T>
+inline std::int32_t block_sum(const void* da, const std::uint8_t* pb) noexcept {
+  if constexpr (T == dtype::id::fp4e2m1) {
+    const auto* a = static_cast<const std::int8_t*>(da);
+    const uint8x16_t v = vldrbq_u8(pb);
+    const int8x16_t lo = fp4_i8(vandq_u8(v, vdupq_n_u8(0x0F)));
+    const int8x16_t hi = fp4_i8(vshrq_n_u8(v, 4));
+    return vmladavaq_s8(vmladavq_s8(vldrbq_s8(a), lo), vldrbq_s8(a + 16), hi);
+  } else if constexpr (T == dtype::id::fp6e2m3) {
+    const auto* a = static_cast<const std::int8_t*>(da);
+    const int8x16_t b0 = e2m3_i8(vldrbq_u8(pb)), b1 = e2m3_i8(vldrbq_u8(pb + 16));
+    return vmladavaq_s8(vmladavq_s8(vldrbq_s8(a), b0), vldrbq_s8(a + 16), b1);
+  } else if constexpr (T == dtype::id::mxint8) {
+    const auto* a = static_cast<const std::int8_t*>(da);
+    const auto* b = reinterpret_cast<const std::int8_t*>(pb);
+    return vmladavaq_s8(vmladavq_s8(vldrbq_s8(a), vldrbq_s8(b)), vldrbq_s8(a + 16), vldrbq_s8(b + 16));
+  } else {  // fp6e3m2
+    const auto* a = static_cast<const std::int16_t*>(da);
+    std::int32_t s = 0;
+    for (int q = 0; q < 4; ++q) s = vmladavaq_s16(s, vldrhq_s16(a + 8 * q), e3m2_i16(vldrbq_u16(pb + 8 * q)));
+    return s;
+  }
+}
+
+/// Decodes A's block at `pa` into `da` (the layout `block_sum` expects).
+template <dtype::id T>
+inline void decode_a(const std::uint8_t* pa, std::int8_t* d8, std::int16_t* d16) noexcept {
+  if constexpr (T == dtype::id::fp4e2m1) {
+    const uint8x16_t v = vldrbq_u8(pa);
+    vstrbq_s8(d8, fp4_i8(vandq_u8(v, vdupq_n_u8(0x0F))));
+    vstrbq_s8(d8 + 16, fp4_i8(vshrq_n_u8(v, 4)));
+  } else if constexpr (T == dtype::id::fp6e2m3) {
+    vstrbq_s8(d8, e2m3_i8(vldrbq_u8(pa)));
+    vstrbq_s8(d8 + 16, e2m3_i8(vldrbq_u8(pa + 16)));
+  } else if constexpr (T == dtype::id::mxint8) {
+    for (int i = 0; i < 32; ++i) d8[i] = static_cast<std::int8_t>(pa[i]);
+  } else {
+    for (int q = 0; q < 4; ++q) vstrhq_s16(d16 + 8 * q, e3m2_i16(vldrbq_u16(pa + 8 * q)));
+  }
+}
+
+}  // namespace detail
+
+/// MVE rows for every MX element type (see the file comment for exactness).
+template <dtype::id T>
+inline void rows(const rows_args& r) noexcept {
+  if constexpr (T == dtype::id::fp8e4m3) {
+    integer_rows<T>(r);
+  } else if constexpr (T == dtype::id::fp8e5m2) {
+    reference_rows<T>(r);
+  } else {
+    constexpr std::size_t bs = armlower::mx::block_size;
+    constexpr std::size_t block_bytes = armlower::mx::storage_bytes(T, bs);
+    const float unscale = armlower::mx::detail::pow2f(-2 * armlower::mx::format(T).int_shift);
+    const std::size_t stride = armlower::mx::storage_bytes(T, r.c);
+    const std::size_t nb = r.c / bs;
+    alignas(16) std::int8_t d8[32];
+    alignas(16) std::int16_t d16[32];
+    for (std::size_t i = 0; i < r.h; ++i) {
+      float* out = r.out + i * r.w;
+      for (std::size_t j = 0; j < r.w; ++j) out[j] = 0.0f;
+      for (std::size_t blk = 0; blk < nb; ++blk) {
+        detail::decode_a<T>(r.a + i * stride + blk * block_bytes, d8, d16);
+        const void* da = (T == dtype::id::fp6e3m2) ? static_cast<const void*>(d16) : static_cast<const void*>(d8);
+        const float sa = armlower::mx::decode_e8m0(r.a_scale[i * nb + blk]);
+        for (std::size_t j = 0; j < r.w; ++j) {
+          const std::int32_t s = detail::block_sum<T>(da, r.b + j * stride + blk * block_bytes);
+          float block_acc = static_cast<float>(s) * unscale;
+          block_acc *= (sa * armlower::mx::decode_e8m0(r.b_scale[j * nb + blk]));
+          out[j] += block_acc;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace armlower::kernels::mx::arch::mve
+
+#else
+namespace armlower::kernels::mx::arch::mve {
+/// False: not compiled for a core with MVE.
+inline constexpr bool available = false;
+}  // namespace armlower::kernels::mx::arch::mve
+#endif

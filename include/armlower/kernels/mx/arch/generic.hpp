@@ -1,0 +1,129 @@
+/// @file armlower/kernels/mx/arch/generic.hpp
+/// Portable MATMUL_T_BLOCK_SCALED row kernels (firmware-clean, no intrinsics):
+///  - `reference_rows`: the TOSA 1.1 pseudocode (tosa.md §3.6) literally: per block an fp32 sum of
+///    fp32 products in element order, then `acc += block_acc * (scale_A * scale_B)` in block order;
+///  - `integer_rows`: exact integer block dot products (kernels.md §4.5/§6): elements scaled by 2^k to
+///    integers (FP4 k=1, E2M3 3, E3M2 4, MXINT8 6 → int32 sums; E4M3 k=9 → int64 sums), the block sum
+///    converted to fp32 and multiplied by 2^-2k, then the same block-order accumulation as the pseudocode.
+///    FP8E5M2 has no exact integer form (products reach 2^63) and is not handled here.
+/// Exactness: for FP4E2M1, FP6E2M3, FP6E3M2 and MXINT8 every fp32 partial sum of the pseudocode is
+/// exact (|sum|·2^2k < 2^24), so `integer_rows` is bit-identical to `reference_rows`. For FP8E4M3 the
+/// integer sum is exact and rounded once, the pseudocode rounds up to 31 times: results agree only
+/// within the TOSA dot-product bound (tosa.md §6).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include <armlower/dtype/dtype.hpp>
+#include <armlower/mx/e8m0.hpp>
+#include <armlower/mx/element.hpp>
+#include <armlower/mx/format.hpp>
+
+namespace armlower::kernels::mx::arch {
+
+/// Operands of a block of MATMUL_T_BLOCK_SCALED rows: A rows [h, c] and B rows [w, c] of one batch
+/// (row stride `storage_bytes(t, c)` bytes, scale stride c/32), output [h, w] fp32 row-major.
+struct rows_args {
+  const std::uint8_t* a;
+  const std::uint8_t* a_scale;
+  std::size_t h;
+  const std::uint8_t* b;
+  const std::uint8_t* b_scale;
+  std::size_t w;
+  std::size_t c;
+  float* out;
+};
+
+namespace detail {
+
+/// Code of element `i` of a row in armlower storage (FP4 packed, low nibble first).
+template <bool Nibbles>
+[[nodiscard]] constexpr std::uint8_t code_at(const std::uint8_t* row, std::size_t i) noexcept {
+  if constexpr (Nibbles) return static_cast<std::uint8_t>((i & 1u) ? row[i / 2] >> 4 : row[i / 2] & 0x0Fu);
+  else return row[i];
+}
+
+/// value × 2^int_shift as an integer, for every code of T (NaN codes map to 0; see has_nan_code).
+template <dtype::id T>
+[[nodiscard]] constexpr auto make_int_table() noexcept {
+  constexpr std::size_t n = T == dtype::id::fp4e2m1 ? 16 : (armlower::mx::format(T).ebits + armlower::mx::format(T).mbits == 5 ? 64 : 256);
+  std::array<std::int32_t, n> out{};
+  const float k = armlower::mx::detail::pow2f(armlower::mx::format(T).int_shift);
+  for (std::size_t c = 0; c < n; ++c) {
+    const float v = armlower::mx::decode<T>(static_cast<std::uint8_t>(c));
+    out[c] = (v == v) ? static_cast<std::int32_t>(v * k) : 0;
+  }
+  return out;
+}
+template <dtype::id T>
+inline constexpr auto int_table = make_int_table<T>();
+
+}  // namespace detail
+
+/// The pseudocode path (see file comment). Works for every MX element type.
+template <dtype::id T>
+constexpr void reference_rows(const rows_args& r) noexcept {
+  constexpr bool nib = armlower::mx::format(T).storage_bits == 4;
+  const std::size_t stride = armlower::mx::storage_bytes(T, r.c);
+  const std::size_t nb = r.c / armlower::mx::block_size;
+  for (std::size_t i = 0; i < r.h; ++i) {
+    const std::uint8_t* ar = r.a + i * stride;
+    for (std::size_t j = 0; j < r.w; ++j) {
+      const std::uint8_t* br = r.b + j * stride;
+      float acc = 0.0f;
+      for (std::size_t blk = 0; blk < nb; ++blk) {
+        const float sa = armlower::mx::decode_e8m0(r.a_scale[i * nb + blk]);
+        const float sb = armlower::mx::decode_e8m0(r.b_scale[j * nb + blk]);
+        float block_acc = 0.0f;
+        for (std::size_t e = blk * armlower::mx::block_size; e < (blk + 1) * armlower::mx::block_size; ++e)
+          block_acc += armlower::mx::decode<T>(detail::code_at<nib>(ar, e)) *
+                       armlower::mx::decode<T>(detail::code_at<nib>(br, e));
+        block_acc *= (sa * sb);
+        acc += block_acc;
+      }
+      r.out[i * r.w + j] = acc;
+    }
+  }
+}
+
+/// The exact-integer block path (see file comment). T ∈ {FP4E2M1, FP6E2M3, FP6E3M2, MXINT8, FP8E4M3}.
+template <dtype::id T>
+constexpr void integer_rows(const rows_args& r) noexcept {
+  static_assert(T != dtype::id::fp8e5m2, "FP8E5M2 block products do not fit int64");
+  constexpr bool nib = armlower::mx::format(T).storage_bits == 4;
+  constexpr bool wide = T == dtype::id::fp8e4m3;
+  using acc_t = std::conditional_t<wide, std::int64_t, std::int32_t>;
+  constexpr auto& tab = detail::int_table<T>;
+  const float unscale = armlower::mx::detail::pow2f(-2 * armlower::mx::format(T).int_shift);
+  const std::size_t stride = armlower::mx::storage_bytes(T, r.c);
+  const std::size_t nb = r.c / armlower::mx::block_size;
+  for (std::size_t i = 0; i < r.h; ++i) {
+    const std::uint8_t* ar = r.a + i * stride;
+    for (std::size_t j = 0; j < r.w; ++j) {
+      const std::uint8_t* br = r.b + j * stride;
+      float acc = 0.0f;
+      for (std::size_t blk = 0; blk < nb; ++blk) {
+        const float sa = armlower::mx::decode_e8m0(r.a_scale[i * nb + blk]);
+        const float sb = armlower::mx::decode_e8m0(r.b_scale[j * nb + blk]);
+        acc_t sum = 0;
+        bool nan = false;
+        for (std::size_t e = blk * armlower::mx::block_size; e < (blk + 1) * armlower::mx::block_size; ++e) {
+          const std::uint8_t ca = detail::code_at<nib>(ar, e);
+          const std::uint8_t cb = detail::code_at<nib>(br, e);
+          if constexpr (wide) nan |= ((ca & 0x7Fu) == 0x7Fu) || ((cb & 0x7Fu) == 0x7Fu);
+          sum += static_cast<acc_t>(tab[ca & (tab.size() - 1)]) * static_cast<acc_t>(tab[cb & (tab.size() - 1)]);
+        }
+        float block_acc = nan ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(sum) * unscale;
+        block_acc *= (sa * sb);
+        acc += block_acc;
+      }
+      r.out[i * r.w + j] = acc;
+    }
+  }
+}
+
+}  // namespace armlower::kernels::mx::arch

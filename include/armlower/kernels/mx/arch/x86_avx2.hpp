@@ -1,0 +1,238 @@
+/// @file armlower/kernels/mx/arch/x86_avx2.hpp
+/// x86 AVX2 MATMUL_T_BLOCK_SCALED row kernels (host only; compiled when `__AVX2__` is defined, e.g.
+/// with -march=native or -mavx2 -mfma). Two strategies (kernels.md §6):
+///  - `int8_rows<T>` for FP4E2M1 (×2 → int8 via one `vpshufb` per block), FP6E2M3 (×8 → int8 via two
+///    `vpshufb` + blend) and MXINT8 (raw int8, widened to int16): exact int32 block sums
+///    (`vpmaddubsw`/`vpmaddwd`, no saturation possible for |values| ≤ 60), reduced 8 blocks at a time
+///    with a `vphaddd` tree, then `block_acc · (scale_A · scale_B)` per block and a scalar fp32
+///    accumulation in block order. **Bit-identical to the pseudocode path** (`reference_rows`) because
+///    the pseudocode's fp32 block sums are exact for these types (arch/generic.hpp).
+///  - `fp8_rows<T>` for FP8E4M3/FP8E5M2: B decoded to fp32 with the bit trick `(sext(b) << 20) & 0x87F00000`
+///    (E4M3; E5M2: `<< 21`, `& 0x8FE00000`) = value·2^-120 (2^-112), exact incl. subnormals (needs no
+///    FTZ/DAZ), A decoded once per tile and pre-scaled so no product is subnormal; 8-lane FMA
+///    accumulation. Blocks holding NaN/Inf codes take the scalar pseudocode. The summation order
+///    differs from the pseudocode, so results are **only within the TOSA dot-product bound**
+///    (tosa.md §6), not bit-identical.
+/// Both tile 4 B rows so each decoded A block is reused, and loop B tiles outermost so a batch of A
+/// rows reuses the B tile from L1 (GEMM).
+#pragma once
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include <armlower/kernels/mx/arch/generic.hpp>
+#include <armlower/mx/e8m0.hpp>
+#include <armlower/mx/element.hpp>
+#include <armlower/mx/format.hpp>
+
+namespace armlower::kernels::mx::arch::avx2 {
+
+/// True when this translation unit was compiled with AVX2 + FMA.
+inline constexpr bool available = true;
+
+namespace detail {
+
+inline __m256 e8m0x8(const std::uint8_t* p, std::size_t n) noexcept {
+  alignas(16) std::uint8_t tmp[16] = {};
+  for (std::size_t i = 0; i < n; ++i) tmp[i] = p[i];
+  const __m256i c = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(tmp)));
+  __m256i v = _mm256_slli_epi32(c, 23);
+  v = _mm256_blendv_epi8(v, _mm256_set1_epi32(0x00400000), _mm256_cmpeq_epi32(c, _mm256_setzero_si256()));
+  v = _mm256_blendv_epi8(v, _mm256_set1_epi32(0x7FC00000), _mm256_cmpeq_epi32(c, _mm256_set1_epi32(255)));
+  return _mm256_castsi256_ps(v);
+}
+
+/// int8 values ×2^k of the 32 codes of one block (FP4: 16 packed bytes; E2M3: 32 bytes).
+template <dtype::id T>
+inline __m256i block_i8(const std::uint8_t* p) noexcept {
+  if constexpr (T == dtype::id::fp4e2m1) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i m = _mm_set1_epi8(0x0F);
+    const __m256i idx = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v, 4), m), _mm_and_si128(v, m));
+    const __m256i lut = _mm256_setr_epi8(0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12,
+                                         0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
+    return _mm256_shuffle_epi8(lut, idx);
+  } else {  // fp6e2m3: magnitude ×8 = 0..7, 8..15, 16..30 step 2, 32..60 step 4
+    const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    const __m256i lo = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                                        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m256i hi = _mm256_setr_epi8(16, 18, 20, 22, 24, 26, 28, 30, 32, 36, 40, 44, 48, 52, 56, 60,
+                                        16, 18, 20, 22, 24, 26, 28, 30, 32, 36, 40, 44, 48, 52, 56, 60);
+    const __m256i idx = _mm256_and_si256(c, _mm256_set1_epi8(0x0F));
+    const __m256i b4 = _mm256_set1_epi8(0x10), b5 = _mm256_set1_epi8(0x20);
+    const __m256i mag = _mm256_blendv_epi8(_mm256_shuffle_epi8(lo, idx), _mm256_shuffle_epi8(hi, idx),
+                                           _mm256_cmpeq_epi8(_mm256_and_si256(c, b4), b4));
+    const __m256i neg = _mm256_cmpeq_epi8(_mm256_and_si256(c, b5), b5);
+    return _mm256_sub_epi8(_mm256_xor_si256(mag, neg), neg);
+  }
+}
+
+/// Sums of 8 int32x8 vectors: lane g of the result = sum of v[g].
+inline __m256i hsum8(const __m256i* v) noexcept {
+  const __m256i t0 = _mm256_hadd_epi32(v[0], v[1]), t1 = _mm256_hadd_epi32(v[2], v[3]);
+  const __m256i t2 = _mm256_hadd_epi32(v[4], v[5]), t3 = _mm256_hadd_epi32(v[6], v[7]);
+  const __m256i u0 = _mm256_hadd_epi32(t0, t1), u1 = _mm256_hadd_epi32(t2, t3);
+  return _mm256_add_epi32(_mm256_permute2x128_si256(u0, u1, 0x20), _mm256_permute2x128_si256(u0, u1, 0x31));
+}
+
+inline float hsum(__m256 v) noexcept {
+  const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
+}
+
+}  // namespace detail
+
+/// Exact-integer AVX2 rows for T ∈ {FP4E2M1, FP6E2M3, MXINT8}; bit-identical to `reference_rows<T>`.
+template <dtype::id T>
+inline void int8_rows(const rows_args& r) noexcept {
+  static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::mxint8);
+  constexpr bool i16 = T == dtype::id::mxint8;
+  constexpr std::size_t bs = armlower::mx::block_size;
+  constexpr std::size_t block_bytes = armlower::mx::storage_bytes(T, bs);
+  const std::size_t stride = armlower::mx::storage_bytes(T, r.c);
+  const std::size_t nb = r.c / bs;
+  const __m256 unscale = _mm256_set1_ps(armlower::mx::detail::pow2f(-2 * armlower::mx::format(T).int_shift));
+  const __m256i ones = _mm256_set1_epi16(1);
+  alignas(32) std::int8_t a_raw[8][32];
+  alignas(32) std::int8_t a_abs[8][32];
+  alignas(32) std::int16_t a_w[8][32];
+  alignas(32) float tt[8];
+  for (std::size_t j0 = 0; j0 < r.w; j0 += 4) {
+    const std::size_t jt = r.w - j0 < 4 ? r.w - j0 : 4;
+    for (std::size_t i = 0; i < r.h; ++i) {
+      const std::uint8_t* ar = r.a + i * stride;
+      float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      for (std::size_t g0 = 0; g0 < nb; g0 += 8) {
+        const std::size_t gn = nb - g0 < 8 ? nb - g0 : 8;
+        for (std::size_t g = 0; g < gn; ++g) {
+          const std::uint8_t* p = ar + (g0 + g) * block_bytes;
+          if constexpr (i16) {
+            const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+            _mm256_store_si256(reinterpret_cast<__m256i*>(&a_w[g][0]), _mm256_cvtepi8_epi16(_mm256_castsi256_si128(v)));
+            _mm256_store_si256(reinterpret_cast<__m256i*>(&a_w[g][16]), _mm256_cvtepi8_epi16(_mm256_extracti128_si256(v, 1)));
+          } else {
+            const __m256i v = detail::block_i8<T>(p);
+            _mm256_store_si256(reinterpret_cast<__m256i*>(a_raw[g]), v);
+            _mm256_store_si256(reinterpret_cast<__m256i*>(a_abs[g]), _mm256_abs_epi8(v));
+          }
+        }
+        const __m256 sa = detail::e8m0x8(r.a_scale + i * nb + g0, gn);
+        for (std::size_t jj = 0; jj < jt; ++jj) {
+          const std::uint8_t* br = r.b + (j0 + jj) * stride;
+          __m256i v[8];
+          for (std::size_t g = 0; g < 8; ++g) {
+            if (g >= gn) {
+              v[g] = _mm256_setzero_si256();
+              continue;
+            }
+            const std::uint8_t* p = br + (g0 + g) * block_bytes;
+            if constexpr (i16) {
+              const __m256i bv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+              const __m256i lo = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[g][0])),
+                                                   _mm256_cvtepi8_epi16(_mm256_castsi256_si128(bv)));
+              const __m256i hi = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[g][16])),
+                                                   _mm256_cvtepi8_epi16(_mm256_extracti128_si256(bv, 1)));
+              v[g] = _mm256_add_epi32(lo, hi);
+            } else {
+              const __m256i bv = detail::block_i8<T>(p);
+              const __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(a_raw[g]));
+              const __m256i aa = _mm256_load_si256(reinterpret_cast<const __m256i*>(a_abs[g]));
+              v[g] = _mm256_madd_epi16(_mm256_maddubs_epi16(aa, _mm256_sign_epi8(bv, a)), ones);
+            }
+          }
+          const __m256 blk = _mm256_mul_ps(_mm256_cvtepi32_ps(detail::hsum8(v)), unscale);
+          const __m256 sb = detail::e8m0x8(r.b_scale + (j0 + jj) * nb + g0, gn);
+          _mm256_store_ps(tt, _mm256_mul_ps(blk, _mm256_mul_ps(sa, sb)));
+          float a = acc[jj];
+          for (std::size_t g = 0; g < gn; ++g) a += tt[g];
+          acc[jj] = a;
+        }
+      }
+      for (std::size_t jj = 0; jj < jt; ++jj) r.out[i * r.w + j0 + jj] = acc[jj];
+    }
+  }
+}
+
+/// FP8 AVX2 rows for T ∈ {FP8E4M3, FP8E5M2}; within the TOSA dot-product bound of the pseudocode.
+template <dtype::id T>
+inline void fp8_rows(const rows_args& r) noexcept {
+  static_assert(T == dtype::id::fp8e4m3 || T == dtype::id::fp8e5m2);
+  constexpr bool e4 = T == dtype::id::fp8e4m3;
+  constexpr int sh = e4 ? 20 : 21;
+  constexpr int trick = e4 ? 120 : 112;    // decoded bits value = real · 2^-trick
+  constexpr int ca = e4 ? 100 : 64;        // A is held as real · 2^ca
+  constexpr int unscale_exp = trick - ca;  // product = real · 2^(ca - trick)
+  constexpr std::uint8_t special = e4 ? 0x7F : 0x7C;  // E4M3 NaN; E5M2 Inf/NaN exponent
+  constexpr std::size_t bs = armlower::mx::block_size;
+  const __m256i mask = _mm256_set1_epi32(e4 ? static_cast<int>(0x87F00000u) : static_cast<int>(0x8FE00000u));
+  const __m256 up1 = _mm256_set1_ps(armlower::mx::detail::pow2f(trick));
+  const __m256 up2 = _mm256_set1_ps(armlower::mx::detail::pow2f(ca));
+  const __m256i spec = _mm256_set1_epi8(static_cast<char>(special));
+  const std::size_t nb = r.c / bs;
+  auto dec = [&](const std::uint8_t* p) {
+    const __m256i x = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    return _mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(x, sh), mask));
+  };
+  auto has_special = [&](const std::uint8_t* p) {
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    return _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(x, spec), spec)) != 0;
+  };
+  auto factor = [&](std::uint8_t sa, std::uint8_t sb) {
+    if (sa == armlower::mx::e8m0_nan || sb == armlower::mx::e8m0_nan) return std::numeric_limits<float>::quiet_NaN();
+    int k = static_cast<int>(sa) + static_cast<int>(sb) - 254 + unscale_exp;
+    if (k < -149) return 0.0f;
+    if (k > 127) return std::numeric_limits<float>::infinity();
+    return armlower::mx::detail::pow2f(k);
+  };
+  auto scalar_block = [&](const std::uint8_t* pa, const std::uint8_t* pb) {
+    float s = 0.0f;
+    for (std::size_t e = 0; e < bs; ++e) s += armlower::mx::decode<T>(pa[e]) * armlower::mx::decode<T>(pb[e]);
+    return s;
+  };
+  for (std::size_t j0 = 0; j0 < r.w; j0 += 4) {
+    const std::size_t jt = r.w - j0 < 4 ? r.w - j0 : 4;
+    for (std::size_t i = 0; i < r.h; ++i) {
+      const std::uint8_t* ar = r.a + i * r.c;
+      __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+      float extra[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      for (std::size_t blk = 0; blk < nb; ++blk) {
+        const std::uint8_t* pa = ar + blk * bs;
+        const bool a_special = has_special(pa);
+        const __m256 a0 = _mm256_mul_ps(_mm256_mul_ps(dec(pa), up1), up2);
+        const __m256 a1 = _mm256_mul_ps(_mm256_mul_ps(dec(pa + 8), up1), up2);
+        const __m256 a2 = _mm256_mul_ps(_mm256_mul_ps(dec(pa + 16), up1), up2);
+        const __m256 a3 = _mm256_mul_ps(_mm256_mul_ps(dec(pa + 24), up1), up2);
+        const std::uint8_t sa = r.a_scale[i * nb + blk];
+        for (std::size_t jj = 0; jj < jt; ++jj) {
+          const std::uint8_t* pb = r.b + (j0 + jj) * r.c + blk * bs;
+          const std::uint8_t sb = r.b_scale[(j0 + jj) * nb + blk];
+          if (a_special || has_special(pb)) {
+            extra[jj] += scalar_block(pa, pb) * (armlower::mx::decode_e8m0(sa) * armlower::mx::decode_e8m0(sb));
+            continue;
+          }
+          __m256 p = _mm256_mul_ps(dec(pb), a0);
+          p = _mm256_fmadd_ps(dec(pb + 8), a1, p);
+          p = _mm256_fmadd_ps(dec(pb + 16), a2, p);
+          p = _mm256_fmadd_ps(dec(pb + 24), a3, p);
+          acc[jj] = _mm256_fmadd_ps(p, _mm256_set1_ps(factor(sa, sb)), acc[jj]);
+        }
+      }
+      for (std::size_t jj = 0; jj < jt; ++jj) r.out[i * r.w + j0 + jj] = detail::hsum(acc[jj]) + extra[jj];
+    }
+  }
+}
+
+}  // namespace armlower::kernels::mx::arch::avx2
+
+#else
+namespace armlower::kernels::mx::arch::avx2 {
+/// False: this translation unit was compiled without AVX2 + FMA.
+inline constexpr bool available = false;
+}  // namespace armlower::kernels::mx::arch::avx2
+#endif

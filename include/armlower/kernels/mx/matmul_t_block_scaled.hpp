@@ -1,0 +1,148 @@
+/// @file armlower/kernels/mx/matmul_t_block_scaled.hpp
+/// TOSA 1.1-draft MATMUL_T_BLOCK_SCALED (tosa.md §3.6): A [N,H,C] with scales [N,H,C/32], B [D,W,C]
+/// with scales [D,W,C/32] (D ∈ {1, N}; D == 1 broadcasts B), both of the same MX element type,
+/// output [N,H,W] fp32 = Σ_blocks (Σ_i A·B in fp32) · (scale_A · scale_B). "T": B is stored with C
+/// innermost, so a linear layer's weight [Cout, Cin] is B directly.
+/// Firmware-clean (no heap, no exceptions), status codes.
+///
+/// Paths (`matmul_path`) and what they guarantee — `bit_exact(t, path)` reports it:
+///  - `reference`: the pseudocode, literally (arch/generic.hpp). The oracle the others are tested against.
+///  - `integer`: exact integer block sums. Bit-identical to `reference` for FP4E2M1, FP6E2M3, FP6E3M2,
+///    MXINT8; FP8E4M3 within the dot-product bound (more accurate); FP8E5M2 → `unsupported_path`.
+///  - `avx2` (x86 with AVX2+FMA): FP4E2M1/FP6E2M3/MXINT8 bit-identical (integer), FP6E3M2 uses `integer`
+///    (bit-identical), FP8E4M3/FP8E5M2 within the dot-product bound. `unsupported_path` without AVX2.
+///  - `mve` (Cortex-M55 with MVE): FP4E2M1/FP6E2M3/FP6E3M2/MXINT8 bit-identical (integer `VMLADAVA`),
+///    FP8 via `integer`/`reference` (see arch/arm_mve.hpp). `unsupported_path` without MVE.
+///  - `best`: the fastest path compiled in for the element type.
+/// Caveat common to all "bit-identical" claims: the block product `block_acc · (scale_A·scale_B)` is
+/// exact unless it is an fp32 subnormal or overflows; there the compiler may fuse it with the
+/// accumulation (FMA contraction) in one path and not another.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include <armlower/dtype/dtype.hpp>
+#include <armlower/kernels/mx/arch/arm_mve.hpp>
+#include <armlower/kernels/mx/arch/generic.hpp>
+#include <armlower/kernels/mx/arch/x86_avx2.hpp>
+#include <armlower/kernels/mx/detail/shape.hpp>
+#include <armlower/mx/format.hpp>
+#include <armlower/mx/status.hpp>
+
+namespace armlower::kernels::mx {
+
+using armlower::mx::status;
+
+/// A read-only block-scaled tensor: element codes (armlower storage: FP4 packed two per byte, low
+/// nibble first; others one per byte) with their shape, and E8M0 scales with theirs.
+struct block_scaled_view {
+  std::span<const std::uint8_t> data;         ///< storage_bytes(t, count(data_shape)) bytes
+  std::span<const std::int32_t> data_shape;   ///< e.g. [N, H, C]
+  std::span<const std::uint8_t> scale;        ///< count(scale_shape) E8M0 codes
+  std::span<const std::int32_t> scale_shape;  ///< data_shape with last dim / 32
+};
+
+/// Implementation selector for `matmul_t_block_scaled` (see the file comment).
+enum class matmul_path : std::uint8_t { reference, integer, avx2, mve, best };
+
+/// The path `best` resolves to for element type `t` in this build.
+[[nodiscard]] constexpr matmul_path best_path(dtype::id t) noexcept {
+  if (arch::avx2::available) return matmul_path::avx2;
+  if (arch::mve::available) return matmul_path::mve;
+  return t == dtype::id::fp8e5m2 ? matmul_path::reference : matmul_path::integer;
+}
+
+/// True when `path` gives results bit-identical to `matmul_path::reference` for element type `t`
+/// (modulo the subnormal-product caveat in the file comment); false when they agree only within the
+/// TOSA dot-product bound (tosa.md §6).
+[[nodiscard]] constexpr bool bit_exact(dtype::id t, matmul_path path) noexcept {
+  if (path == matmul_path::best) path = best_path(t);
+  if (path == matmul_path::reference) return true;
+  return t == dtype::id::fp4e2m1 || t == dtype::id::fp6e2m3 || t == dtype::id::fp6e3m2 || t == dtype::id::mxint8;
+}
+
+namespace detail {
+
+template <dtype::id T>
+constexpr status run_rows(matmul_path path, const arch::rows_args& r) noexcept {
+  switch (path) {
+    case matmul_path::reference: arch::reference_rows<T>(r); return status::ok;
+    case matmul_path::integer:
+      if constexpr (T == dtype::id::fp8e5m2) return status::unsupported_path;
+      else arch::integer_rows<T>(r);
+      return status::ok;
+    case matmul_path::avx2:
+#if defined(__AVX2__) && defined(__FMA__)
+      if constexpr (T == dtype::id::fp8e4m3 || T == dtype::id::fp8e5m2) arch::avx2::fp8_rows<T>(r);
+      else if constexpr (T == dtype::id::fp6e3m2) arch::integer_rows<T>(r);
+      else arch::avx2::int8_rows<T>(r);
+      return status::ok;
+#else
+      return status::unsupported_path;
+#endif
+    case matmul_path::mve:
+#if defined(__ARM_FEATURE_MVE)
+      arch::mve::rows<T>(r);
+      return status::ok;
+#else
+      return status::unsupported_path;
+#endif
+    default: return status::unsupported_path;
+  }
+}
+
+}  // namespace detail
+
+/// MATMUL_T_BLOCK_SCALED of `a` ([N,H,C]) and `b` ([D,W,C]), element type `t` for both, into
+/// `output` (N·H·W fp32, row-major [N,H,W]), using `path`.
+/// Errors (nothing written): `unsupported_type` (t not an MX element type), `bad_rank` (any shape
+/// not rank 3), `bad_dimension` (a dim < 1), `bad_block_dim` (C % 32 ≠ 0), `shape_mismatch` (A/B C
+/// differ, or a scale shape ≠ its data shape with C/32), `bad_batch` (D ∉ {1, N}), `buffer_size`
+/// (a span's size disagrees with its shape), `unsupported_path` (path not compiled in / not
+/// available for t).
+[[nodiscard]] constexpr status matmul_t_block_scaled(dtype::id t, const block_scaled_view& a,
+                                                     const block_scaled_view& b, std::span<float> output,
+                                                     matmul_path path = matmul_path::reference) noexcept {
+  if (!armlower::mx::is_element(t)) return status::unsupported_type;
+  if (a.data_shape.size() != 3 || b.data_shape.size() != 3 || a.scale_shape.size() != 3 ||
+      b.scale_shape.size() != 3)
+    return status::bad_rank;
+  std::size_t na = 0, nbn = 0;
+  if (const status s = detail::check_data_shape(a.data_shape, na); s != status::ok) return s;
+  if (const status s = detail::check_data_shape(b.data_shape, nbn); s != status::ok) return s;
+  if (a.data_shape[2] != b.data_shape[2]) return status::shape_mismatch;
+  if (const status s = detail::check_scale_shape(a.data_shape, a.scale_shape); s != status::ok) return s;
+  if (const status s = detail::check_scale_shape(b.data_shape, b.scale_shape); s != status::ok) return s;
+  const auto n = static_cast<std::size_t>(a.data_shape[0]), h = static_cast<std::size_t>(a.data_shape[1]);
+  const auto d = static_cast<std::size_t>(b.data_shape[0]), w = static_cast<std::size_t>(b.data_shape[1]);
+  const auto c = static_cast<std::size_t>(a.data_shape[2]);
+  if (d != 1 && d != n) return status::bad_batch;
+  if (a.data.size() != armlower::mx::storage_bytes(t, na) || b.data.size() != armlower::mx::storage_bytes(t, nbn) ||
+      a.scale.size() != na / armlower::mx::block_size || b.scale.size() != nbn / armlower::mx::block_size ||
+      output.size() != n * h * w)
+    return status::buffer_size;
+  if (path == matmul_path::best) path = best_path(t);
+  const std::size_t row_bytes = armlower::mx::storage_bytes(t, c);
+  const std::size_t row_scales = c / armlower::mx::block_size;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t bi = d == 1 ? 0 : i;
+    const arch::rows_args r{a.data.data() + i * h * row_bytes, a.scale.data() + i * h * row_scales, h,
+                            b.data.data() + bi * w * row_bytes, b.scale.data() + bi * w * row_scales, w,
+                            c, output.data() + i * h * w};
+    status s = status::ok;
+    switch (t) {
+      case dtype::id::fp8e4m3: s = detail::run_rows<dtype::id::fp8e4m3>(path, r); break;
+      case dtype::id::fp8e5m2: s = detail::run_rows<dtype::id::fp8e5m2>(path, r); break;
+      case dtype::id::fp6e2m3: s = detail::run_rows<dtype::id::fp6e2m3>(path, r); break;
+      case dtype::id::fp6e3m2: s = detail::run_rows<dtype::id::fp6e3m2>(path, r); break;
+      case dtype::id::fp4e2m1: s = detail::run_rows<dtype::id::fp4e2m1>(path, r); break;
+      default: s = detail::run_rows<dtype::id::mxint8>(path, r); break;
+    }
+    if (s != status::ok) return s;
+  }
+  return status::ok;
+}
+
+}  // namespace armlower::kernels::mx

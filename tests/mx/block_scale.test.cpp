@@ -1,0 +1,231 @@
+// Block scales and MX quantization:
+//  - CAST_TO_BLOCK_SCALED (fp32 and bf16 in) against the TOSA reference model of tosa-tools 2026.8.0
+//    (data/tosa_cast_to_block_scaled.txt): every scale code and every data code, all six element types,
+//    blocks at/around every scale-bump threshold, zero/NaN/Inf/subnormal/huge blocks;
+//  - torchao to_mx FLOOR and RCEIL (data/torchao_to_mx.txt, numpy re-implementation, see the script);
+//  - CAST_FROM_BLOCK_SCALED against the same reference-model data values;
+//  - bad input (rank 0, last dim % 32, scale/data shape mismatch, buffer sizes).
+#include <doctest/doctest.h>
+
+#include <bit>
+#include <cmath>
+#include <vector>
+
+#include <armlower/kernels/mx/cast_from_block_scaled.hpp>
+#include <armlower/kernels/mx/cast_to_block_scaled.hpp>
+#include <armlower/mx.hpp>
+
+#include "golden.hpp"
+
+using armlower::dtype::id;
+namespace mx = armlower::mx;
+namespace kmx = armlower::kernels::mx;
+
+namespace {
+
+struct cast_case {
+  std::string type, input, mode;
+  std::vector<std::vector<float>> in;
+  std::vector<int> scale;
+  std::vector<std::vector<int>> data;
+};
+
+std::vector<cast_case> read_cases(const char* file, const char* tag) {
+  const auto g = mx_test::read_golden(file);
+  std::vector<cast_case> out;
+  for (const auto& l : g.lines) {
+    if (l[0] == tag) out.push_back({l[1], l[2], l[2], {}, {}, {}});
+    else if (l[0] == "in") out.back().in.push_back(mx_test::floats(l));
+    else if (l[0] == "scale") out.back().scale.push_back(std::stoi(l[1]));
+    else if (l[0] == "data") out.back().data.push_back(mx_test::ints(l));
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> unpack(id t, const std::vector<std::uint8_t>& bytes, std::size_t n) {
+  std::vector<std::uint8_t> c(n);
+  const mx::packed_codes v(t, bytes, n);
+  for (std::size_t i = 0; i < n; ++i) c[i] = v[i];
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("CAST_TO_BLOCK_SCALED agrees with the TOSA reference model (scales and data)") {
+  const auto cases = read_cases("tosa_cast_to_block_scaled.txt", "cast");
+  REQUIRE(cases.size() == 9);
+  for (const auto& c : cases) {
+    const id t = mx_test::type_of(c.type);
+    CAPTURE(c.type);
+    CAPTURE(c.input);
+    const std::size_t rows = c.in.size();
+    std::vector<float> x;
+    for (const auto& r : c.in) x.insert(x.end(), r.begin(), r.end());
+    const std::int32_t shape[2] = {static_cast<std::int32_t>(rows), 32};
+    std::vector<std::uint8_t> data(mx::storage_bytes(t, x.size())), scale(rows);
+    if (c.input == "bf16") {
+      std::vector<std::uint16_t> xb(x.size());
+      for (std::size_t i = 0; i < x.size(); ++i) xb[i] = mx::fp32_to_bf16(x[i]);  // exact: inputs are bf16 values
+      REQUIRE(kmx::cast_to_block_scaled(std::span<const std::uint16_t>(xb), shape, t, data, scale) == mx::status::ok);
+    } else {
+      REQUIRE(kmx::cast_to_block_scaled(std::span<const float>(x), shape, t, data, scale) == mx::status::ok);
+    }
+    const auto codes = unpack(t, data, x.size());
+    int bad_scale = 0, bad_data = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+      if (scale[r] != c.scale[r] && ++bad_scale < 5) {
+        CAPTURE(r);
+        CHECK(int(scale[r]) == c.scale[r]);
+      }
+      if (c.scale[r] == 255) continue;  // NaN block: element codes are implementation-defined
+      for (int i = 0; i < 32; ++i) {
+        const int want = c.data[r][i];
+        const int got = codes[r * 32 + i];
+        // -0 and +0 are the same value; the reference model's data are read back as values.
+        const bool same = got == want || (mx::decode(t, std::uint8_t(got)) == 0.0f && mx::decode(t, std::uint8_t(want)) == 0.0f);
+        if (!same && ++bad_data < 5) {
+          CAPTURE(r);
+          CAPTURE(i);
+          CAPTURE(c.in[r][i]);
+          CHECK(got == want);
+        }
+      }
+    }
+    CHECK(bad_scale == 0);
+    CHECK(bad_data == 0);
+  }
+}
+
+TEST_CASE("CAST_FROM_BLOCK_SCALED reproduces the reference model's values") {
+  const auto cases = read_cases("tosa_cast_to_block_scaled.txt", "cast");
+  for (const auto& c : cases) {
+    if (c.input != "fp32") continue;
+    const id t = mx_test::type_of(c.type);
+    CAPTURE(c.type);
+    const std::size_t rows = c.in.size();
+    std::vector<std::uint8_t> codes(rows * 32), sc(c.scale.begin(), c.scale.end());
+    for (std::size_t r = 0; r < rows; ++r)
+      for (int i = 0; i < 32; ++i) codes[r * 32 + i] = static_cast<std::uint8_t>(c.data[r][i]);
+    std::vector<std::uint8_t> packed(mx::storage_bytes(t, codes.size()));
+    mx::packed_codes_mut pv(t, packed, codes.size());
+    for (std::size_t i = 0; i < codes.size(); ++i) pv.set(i, codes[i]);
+    const std::int32_t dshape[2] = {static_cast<std::int32_t>(rows), 32}, sshape[2] = {static_cast<std::int32_t>(rows), 1};
+    std::vector<float> out(codes.size());
+    REQUIRE(kmx::cast_from_block_scaled(t, packed, dshape, sc, sshape, out) == mx::status::ok);
+    std::vector<std::uint16_t> out16(codes.size());
+    REQUIRE(kmx::cast_from_block_scaled(t, packed, dshape, sc, sshape, std::span<std::uint16_t>(out16)) == mx::status::ok);
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (int i = 0; i < 32; ++i) {
+        const float v = out[r * 32 + i];
+        if (c.scale[r] == 255) {
+          CHECK(std::isnan(v));
+          continue;
+        }
+        // CAST_FROM_BLOCK_SCALED: exactly element value × 2^(scale-127) (the reference model's data
+        // and scale, so also what the reference model's CAST_FROM gives).
+        const double want = double(mx::decode(t, codes[r * 32 + i])) * std::ldexp(1.0, c.scale[r] - 127);
+        CHECK(v == static_cast<float>(want));  // RNE to fp32: 2^128 and above give Inf
+        CHECK(mx::bf16_to_fp32(out16[r * 32 + i]) == mx::bf16_to_fp32(mx::fp32_to_bf16(v)));
+      }
+    }
+  }
+}
+
+TEST_CASE("MX quantization agrees with torchao to_mx FLOOR and RCEIL") {
+  const auto cases = read_cases("torchao_to_mx.txt", "to_mx");
+  REQUIRE(cases.size() == 10);
+  for (const auto& c : cases) {
+    const id t = mx_test::type_of(c.type);
+    const mx::scale_mode mode = c.mode == "floor" ? mx::scale_mode::floor : mx::scale_mode::rceil;
+    CAPTURE(c.type);
+    CAPTURE(c.mode);
+    std::vector<float> x;
+    for (const auto& r : c.in) x.insert(x.end(), r.begin(), r.end());
+    std::vector<std::uint8_t> data(mx::storage_bytes(t, x.size())), scale(c.in.size());
+    REQUIRE(mx::quantize(x, 32, t, mode, data, scale) == mx::status::ok);
+    const auto codes = unpack(t, data, x.size());
+    int bad = 0;
+    for (std::size_t r = 0; r < c.in.size(); ++r) {
+      if (scale[r] != c.scale[r] && ++bad < 5) {
+        CAPTURE(r);
+        CHECK(int(scale[r]) == c.scale[r]);
+      }
+      if (c.scale[r] == 255) continue;
+      for (int i = 0; i < 32; ++i)
+        if (codes[r * 32 + i] != c.data[r][i] && ++bad < 5) {
+          CAPTURE(r);
+          CAPTURE(i);
+          CHECK(int(codes[r * 32 + i]) == c.data[r][i]);
+        }
+    }
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("scale rules: thresholds of kernels.md §4.2") {
+  using mx::scale_mode;
+  // amax = m · 2^2 for FP4 (emax 2): FLOOR never bumps; TOSA bumps from m = 1.75; RCEIL from m > 1.5;
+  // EVEN from m >= 1.75; CEIL for any m > 1.
+  auto s = [](float m, scale_mode md) { return int(mx::block_scale(m * 4.0f, id::fp4e2m1, md)) - 127; };
+  CHECK(s(1.74f, scale_mode::tosa) == 0);
+  CHECK(s(1.75f, scale_mode::tosa) == 1);
+  CHECK(s(1.99f, scale_mode::floor) == 0);
+  CHECK(s(1.5f, scale_mode::rceil) == 0);
+  CHECK(s(1.51f, scale_mode::rceil) == 1);
+  CHECK(s(1.74f, scale_mode::even) == 0);
+  CHECK(s(1.75f, scale_mode::even) == 1);
+  CHECK(s(1.0f, scale_mode::ceil) == 0);
+  CHECK(s(1.01f, scale_mode::ceil) == 1);
+  // E4M3 TOSA: ceil rule, 464 = 1.8125·256 does not bump, the next fp32 does; EVEN bumps only at 1.9375
+  CHECK(mx::block_scale(464.0f, id::fp8e4m3, scale_mode::tosa) == 127);
+  CHECK(mx::block_scale(std::nextafter(464.0f, 1e9f), id::fp8e4m3, scale_mode::tosa) == 128);
+  CHECK(mx::block_scale(480.0f, id::fp8e4m3, scale_mode::even) == 127);
+  CHECK(mx::block_scale(496.0f, id::fp8e4m3, scale_mode::even) == 128);
+  // specials, every mode
+  for (auto md : {scale_mode::tosa, scale_mode::floor, scale_mode::ceil, scale_mode::even, scale_mode::rceil}) {
+    CHECK(mx::block_scale(0.0f, id::fp8e5m2, md) == 0x00);
+    CHECK(mx::block_scale(NAN, id::fp8e5m2, md) == 0xFF);
+    CHECK(mx::block_scale(INFINITY, id::fp6e2m3, md) == 0xFF);
+    CHECK(mx::block_scale(1e-45f, id::fp6e2m3, md) == 0x00);  // clamps at 2^-127
+  }
+  CHECK(mx::block_scale(3.0e38f, id::mxint8, scale_mode::tosa) == 0xFE);  // clipped to 2^127
+}
+
+TEST_CASE("bad input: error statuses, nothing written") {
+  std::vector<float> x(64, 1.0f);
+  std::vector<std::uint8_t> data(64, 0xAA), scale(2, 0xAA);
+  const std::int32_t ok_shape[2] = {2, 32};
+  const std::int32_t bad_last[2] = {2, 30};
+  const std::int32_t rank0[1] = {0};
+  CHECK(kmx::cast_to_block_scaled(std::span<const float>(x), std::span<const std::int32_t>(), id::fp8e4m3, data, scale) ==
+        mx::status::bad_rank);
+  CHECK(kmx::cast_to_block_scaled(std::span<const float>(x.data(), 60), bad_last, id::fp8e4m3, data, scale) ==
+        mx::status::bad_block_dim);
+  CHECK(kmx::cast_to_block_scaled(std::span<const float>(x), std::span<const std::int32_t>(rank0, 1), id::fp8e4m3, data,
+                                  scale) == mx::status::bad_dimension);
+  CHECK(kmx::cast_to_block_scaled(std::span<const float>(x), ok_shape, id::fp32, data, scale) ==
+        mx::status::unsupported_type);
+  CHECK(kmx::cast_to_block_scaled(std::span<const float>(x), ok_shape, id::fp4e2m1, data, scale) ==
+        mx::status::buffer_size);  // FP4 needs 32 bytes, not 64
+  CHECK(data[0] == 0xAA);
+  CHECK(scale[0] == 0xAA);
+  CHECK(mx::quantize(x, 48, id::fp8e4m3, mx::scale_mode::tosa, data, scale) == mx::status::bad_block_dim);
+  // CAST_FROM: scale shape must be data shape with last dim / 32
+  std::vector<float> out(64);
+  const std::int32_t s_ok[2] = {2, 1}, s_bad[2] = {2, 2}, s_rank[1] = {2};
+  CHECK(kmx::cast_from_block_scaled(id::fp8e4m3, data, ok_shape, scale, s_bad, out) == mx::status::shape_mismatch);
+  CHECK(kmx::cast_from_block_scaled(id::fp8e4m3, data, ok_shape, scale, s_rank, out) == mx::status::shape_mismatch);
+  CHECK(kmx::cast_from_block_scaled(id::fp8e4m3, data, bad_last, scale, s_ok, out) == mx::status::bad_block_dim);
+  CHECK(kmx::cast_from_block_scaled(id::fp8e4m3, data, ok_shape, scale, s_ok, std::span<float>(out.data(), 63)) ==
+        mx::status::buffer_size);
+  CHECK(std::string(mx::describe(mx::status::bad_block_dim)).find("32") != std::string::npos);
+  // NaN/Inf input: the spec's NaN scale, not an error
+  x[3] = NAN;
+  x[40] = -INFINITY;
+  REQUIRE(kmx::cast_to_block_scaled(std::span<const float>(x), ok_shape, id::fp8e4m3, data, scale) == mx::status::ok);
+  CHECK(scale[0] == 0xFF);
+  CHECK(scale[1] == 0xFF);
+  REQUIRE(kmx::cast_from_block_scaled(id::fp8e4m3, data, ok_shape, scale, s_ok, out) == mx::status::ok);
+  CHECK(std::isnan(out[0]));
+  CHECK(std::isnan(out[63]));
+}
