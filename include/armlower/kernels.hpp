@@ -8,3 +8,6 @@
 #include <armlower/kernels/rescale.hpp>
 #include <armlower/kernels/conv2d.hpp>
 #include <armlower/kernels/matmul.hpp>
+#include <armlower/kernels/mx/cast_to_block_scaled.hpp>
+#include <armlower/kernels/mx/cast_from_block_scaled.hpp>
+#include <armlower/kernels/mx/matmul_t_block_scaled.hpp>
