@@ -1,0 +1,368 @@
+/// @file tools/armlower/driver.hpp
+/// The work behind the `armlower` host tool, as functions the CLI (main.cpp), the tests and
+/// the examples share: load a model (`.tflite` or `.tosa`), parse spec/scheme strings, quantize
+/// float models for an integer scheme, lower to TOSA, serialize, run, check legality.
+/// Every user-facing failure is a `tool_error` whose `what()` is one line naming the problem.
+#pragma once
+
+#include <armlower/graph/builder.hpp>
+#include <armlower/graph/graph.hpp>
+#include <armlower/import/tflite.hpp>
+#include <armlower/io/file.hpp>
+#include <armlower/io/npy.hpp>
+#include <armlower/passes/pipeline.hpp>
+#include <armlower/run/interpreter.hpp>
+#include <armlower/serialize/reader.hpp>
+#include <armlower/serialize/writer.hpp>
+#include <armlower/tosa/spec.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace armlower::tool {
+
+/// A failure to report to the user: one line, no trailing newline.
+class tool_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Wall-clock stopwatch in milliseconds.
+struct stopwatch {
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  [[nodiscard]] double ms() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+};
+
+/// Kind of a model file, decided by its flatbuffer file identifier (bytes 4..7).
+enum class file_kind { tflite, tosa };
+
+/// The kind of `bytes` (read from `what`). Errors: neither "TFL3" nor "TOSA".
+[[nodiscard]] inline file_kind sniff(std::span<const std::uint8_t> bytes, const std::string& what) {
+  if (bytes.size() >= 8) {
+    const std::string_view id(reinterpret_cast<const char*>(bytes.data() + 4), 4);
+    if (id == "TFL3") return file_kind::tflite;
+    if (id == "TOSA") return file_kind::tosa;
+  }
+  // Let the importer produce the precise message (too small / not a flatbuffer / identifier).
+  try {
+    (void)import::inspect_tflite(bytes, what);
+  } catch (const import::import_error& e) {
+    throw tool_error(std::string(e.what()) + "; expected a .tflite (TFL3) or .tosa (TOSA) flatbuffer");
+  }
+  throw tool_error(what + ": not a .tflite or .tosa flatbuffer");
+}
+
+/// Parses a TOSA spec string. Errors: "bad spec string '<s>': <reason>".
+[[nodiscard]] inline tosa::target parse_spec(const std::string& s) {
+  const auto r = tosa::parse(s);
+  if (!r.ok()) throw tool_error("bad spec string '" + s + "': " + std::string(r.message()));
+  return r.value;
+}
+
+/// Parses a scheme name (int8, a16w8, mxfp8_e4m3, mxfp8_e5m2, mxfp6_e2m3, mxfp6_e3m2, mxfp4).
+[[nodiscard]] inline passes::scheme parse_scheme(const std::string& s) {
+  passes::scheme out{};
+  if (!passes::parse_scheme(s, out)) {
+    std::string all;
+    for (auto x : passes::all_schemes) all += (all.empty() ? "" : ", ") + std::string(passes::name(x));
+    throw tool_error("unknown scheme '" + s + "' (valid: " + all + ")");
+  }
+  return out;
+}
+
+/// `.tosa` format written for a target: FBS-1.0 for TOSA 1.0, FBS-1.1 (draft) for TOSA 1.1.
+[[nodiscard]] inline serialize::format format_for(const tosa::target& t) {
+  return t.tosa_version() == tosa::version::v1_0 ? serialize::format::tosa_1_0 : serialize::format::tosa_1_1;
+}
+
+/// An imported model: its framework graph and what the importer left out.
+struct model {
+  std::string source;
+  graph::graph graph;
+  std::vector<std::size_t> imported;
+  std::vector<import::left_out_op> left_out;
+};
+
+/// Loads a `.tflite` model file. Errors: io / import errors (one line), no linear layer found.
+[[nodiscard]] inline model load_tflite(const std::filesystem::path& p, bool strict) {
+  model m;
+  m.source = p.string();
+  try {
+    const auto bytes = io::read_bytes(p);
+    if (sniff(bytes, m.source) != file_kind::tflite)
+      throw tool_error(m.source + ": is a .tosa file; `armlower lower` takes a .tflite model");
+    auto r = import::import_tflite(bytes, m.source, {.strict = strict});
+    m.graph = std::move(r.graph);
+    m.imported = std::move(r.imported);
+    m.left_out = std::move(r.left_out);
+  } catch (const io::io_error& e) {
+    throw tool_error(e.what());
+  } catch (const import::import_error& e) {
+    throw tool_error(e.what());
+  }
+  if (m.graph.operators.empty()) {
+    std::string msg = m.source + ": nothing to lower: no FULLY_CONNECTED with supported operands";
+    for (const auto& o : m.left_out) msg += "; " + import::to_string(o);
+    throw tool_error(msg);
+  }
+  return m;
+}
+
+/// Reads a `.tosa` file. Errors: io errors, every reader error (one line, prefixed with the path).
+[[nodiscard]] inline serialize::tosa_file load_tosa(const std::filesystem::path& p) {
+  std::vector<std::uint8_t> bytes;
+  try {
+    bytes = io::read_bytes(p);
+  } catch (const io::io_error& e) {
+    throw tool_error(e.what());
+  }
+  if (bytes.size() >= 8 && std::string_view(reinterpret_cast<const char*>(bytes.data() + 4), 4) == "TFL3")
+    throw tool_error(p.string() + ": is a .tflite model, not a .tosa file (lower it first with `armlower lower`)");
+  auto r = serialize::read(bytes);
+  if (!r) throw tool_error(p.string() + ": " + r.error().message);
+  return std::move(*r);
+}
+
+/// True when the framework graph is quantized (its linear inputs carry qparams).
+[[nodiscard]] inline bool is_quantized(const graph::graph& g) {
+  for (const auto& o : g.operators)
+    if (!o.is_tosa() && std::get<graph::framework_op>(o.code) == graph::framework_op::linear)
+      if (const auto* x = g.find(o.inputs[0]); x && x->quant) return true;
+  return false;
+}
+
+/// The float linear chain of a float framework graph as MLP layers (reshapes to [N, Cin] are
+/// allowed before the first layer). Errors: the graph is not a single chain of float linears.
+[[nodiscard]] inline std::vector<graph::mlp_layer> float_chain(const graph::graph& g) {
+  std::vector<graph::mlp_layer> layers;
+  std::string cur = g.inputs.size() == 1 ? g.inputs[0] : "";
+  if (cur.empty()) throw tool_error("float model quantization needs exactly one graph input");
+  for (const auto& o : g.operators) {
+    const auto k = std::get<graph::framework_op>(o.code);
+    if (o.inputs.empty() || o.inputs[0] != cur)
+      throw tool_error("float model quantization supports a chain of linear layers; operator " +
+                       std::string(o.op_name()) + " does not continue the chain");
+    if (k == graph::framework_op::reshape && layers.empty()) {
+      cur = o.outputs[0];
+      continue;
+    }
+    if (k != graph::framework_op::linear)
+      throw tool_error("float model quantization supports a chain of linear layers, found " + std::string(o.op_name()));
+    const auto* w = g.find(o.inputs[1]);
+    graph::mlp_layer l;
+    l.out_features = w->shape[0];
+    l.in_features = w->shape[1];
+    l.weight = graph::decode_f32(w->data, graph::element_count(w->shape));
+    if (o.inputs.size() > 2) {
+      const auto* b = g.find(o.inputs[2]);
+      l.bias = graph::decode_f32(b->data, graph::element_count(b->shape));
+    }
+    if (const auto* a = std::get_if<graph::linear_attr>(&o.attr)) l.act = a->fused;
+    layers.push_back(std::move(l));
+    cur = o.outputs[0];
+  }
+  return layers;
+}
+
+/// The documented default calibration when `--calib` is not given: 256 rows of
+/// `in_features` values drawn uniformly from [−1, 1] (std::mt19937 seed 0).
+[[nodiscard]] inline std::vector<float> default_calibration(std::int32_t in_features) {
+  std::mt19937 rng(0);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> x(static_cast<std::size_t>(256 * in_features));
+  for (auto& v : x) v = u(rng);
+  return x;
+}
+
+/// What the user asked `lower` for.
+struct lower_request {
+  std::optional<passes::scheme> sch;             ///< default: from the model (see `lower_to_tosa`)
+  std::optional<tosa::rounding_mode> rounding;  ///< default: see `lower_to_tosa`
+  bool per_channel = false;                     ///< float models, integer schemes
+  std::vector<float> calibration;               ///< float models, integer schemes (rows × in_features)
+};
+
+/// A lowered model: the TOSA graph, its report, the serialized bytes and the quantization of
+/// the graph input/output (when quantized), so callers can quantize inputs and dequantize outputs.
+struct lowered {
+  graph::graph tosa;
+  passes::report report;
+  serialize::format format = serialize::format::tosa_1_0;
+  std::vector<std::uint8_t> bytes;
+  std::optional<graph::quant_params> input_quant;
+  std::optional<graph::quant_params> output_quant;
+  bool calibrated_by_default = false;
+};
+
+/// Lowers a framework graph to a serialized TOSA graph for `t`.
+/// Scheme default: the activation dtype of a quantized model (INT8 → int8, INT16 → a16w8); for
+/// a float model int8 when `t` has INT, else mxfp8_e4m3. Rounding default: DOUBLE_ROUND for
+/// int8 when `t` has `doubleround` (TFLite's default requantization, so imported int8 models
+/// stay bit-exact with TFLite), else SINGLE_ROUND.
+/// Float models with an integer scheme are quantized first (ExecuTorch PTQ recipe,
+/// `graph::build_quantized_mlp`) from `req.calibration` or `default_calibration`.
+/// Errors (tool_error): illegal scheme for `t`, any lowering or serialization error.
+[[nodiscard]] inline lowered lower_to_tosa(const graph::graph& fw, const tosa::target& t, const lower_request& req) {
+  lowered out;
+  const bool quantized = is_quantized(fw);
+  passes::options opt;
+  if (req.sch) {
+    opt.sch = *req.sch;
+  } else if (quantized) {
+    const auto* x = fw.find(fw.inputs.at(0));
+    opt.sch = (x && x->type == dtype::id::i16) ? passes::scheme::a16w8 : passes::scheme::int8;
+  } else {
+    opt.sch = t.support_integer() ? passes::scheme::int8 : passes::scheme::mxfp8_e4m3;
+  }
+  if (const auto c = passes::check_scheme(t, opt.sch); !c.ok())
+    throw tool_error("scheme " + std::string(passes::name(opt.sch)) + " is not legal for " +
+                     std::string(t.text().view()) + ": " + std::string(c.reason()));
+  if (req.rounding) opt.rounding = *req.rounding;
+  else if (opt.sch == passes::scheme::int8 && t.supports(tosa::ext::doubleround))
+    opt.rounding = tosa::rounding_mode::double_round;
+  opt.per_channel = req.per_channel;
+
+  graph::graph g = fw;
+  if (passes::is_mx(opt.sch) && quantized)
+    throw tool_error("scheme " + std::string(passes::name(opt.sch)) +
+                     " lowers float models; this model is already quantized (use int8 or a16w8)");
+  if (!passes::is_mx(opt.sch) && !quantized) {
+    const auto layers = float_chain(fw);
+    std::vector<float> calib = req.calibration;
+    if (calib.empty()) {
+      calib = default_calibration(layers.front().in_features);
+      out.calibrated_by_default = true;
+    }
+    const auto in = static_cast<std::size_t>(layers.front().in_features);
+    if (calib.size() % in != 0)
+      throw tool_error("calibration data has " + std::to_string(calib.size()) + " values, not a multiple of the " +
+                       std::to_string(in) + " input features");
+    try {
+      const auto ranges = graph::calibrate_mlp(layers, calib, calib.size() / in);
+      graph::ptq_config cfg;
+      cfg.activation = passes::activation_dtype(opt.sch);
+      cfg.per_channel = req.per_channel;
+      g = graph::build_quantized_mlp(layers, fw.find(fw.inputs[0])->shape, cfg, ranges);
+    } catch (const std::invalid_argument& e) {
+      throw tool_error(std::string("quantization: ") + e.what());
+    }
+  }
+  if (!g.inputs.empty())
+    if (const auto* x = g.find(g.inputs[0])) out.input_quant = x->quant;
+  if (!g.outputs.empty())
+    if (const auto* y = g.find(g.outputs[0])) out.output_quant = y->quant;
+
+  auto r = passes::lower(t, std::move(g), opt);
+  if (!r) throw tool_error(r.error().message());
+  out.tosa = std::move(r->graph);
+  out.report = std::move(r->report);
+  out.format = format_for(t);
+  auto b = serialize::write(out.tosa, out.format);
+  if (!b) throw tool_error("serialize: " + b.error().message);
+  out.bytes = std::move(*b);
+  return out;
+}
+
+/// Runs a TOSA graph on `.npy` inputs (one per graph input, in order). Errors: count, dtype or
+/// shape mismatch (naming the input), any interpreter error.
+[[nodiscard]] inline std::vector<run::value> run_graph(const graph::graph& g, const std::vector<io::npy_array>& in,
+                                                      const std::vector<std::string>& names) {
+  if (in.size() != g.inputs.size())
+    throw tool_error("the graph has " + std::to_string(g.inputs.size()) + " input(s), " + std::to_string(in.size()) +
+                     " --input given");
+  std::vector<run::value> vals;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const auto* t = g.find(g.inputs[i]);
+    if (!t) throw tool_error("graph input '" + g.inputs[i] + "' is not a tensor of the graph");
+    try {
+      io::check_npy_matches(in[i], *t, names[i]);
+      vals.push_back(run::decode(t->type, t->shape, in[i].data));
+    } catch (const io::io_error& e) {
+      throw tool_error(e.what());
+    } catch (const std::invalid_argument& e) {
+      throw tool_error(names[i] + ": " + e.what());
+    }
+  }
+  auto r = run::run(g, vals);
+  if (!r) throw tool_error("run: " + r.failure->message());
+  return std::move(r.outputs);
+}
+
+/// A run::value as a `.npy` array. Errors: dtypes .npy cannot hold (INT48, FP8, ...).
+[[nodiscard]] inline io::npy_array to_npy(const run::value& v) {
+  if (io::npy_element_bytes(v.type) == 0)
+    throw tool_error("output dtype " + std::string(dtype::name(v.type)) + " cannot be written as .npy");
+  return io::npy_array{v.type, v.shape, run::encode(v)};
+}
+
+/// One legality finding of `check_graph`.
+struct finding {
+  std::string where;  ///< "op #3 CONV2D" or "tensor 'w'"
+  std::string rule;   ///< the rule, as a sentence
+};
+
+/// Every tensor dtype and every operator of the TOSA graph `g` that `t` does not allow, with the
+/// rule (the passes' Validate, applied per operator so that all findings are listed, not only
+/// the first).
+[[nodiscard]] inline std::vector<finding> check_graph(const graph::graph& g, const tosa::target& t) {
+  std::vector<finding> out;
+  for (const auto& tn : g.tensors) {
+    const auto c = tosa::check_tensor(t, tn.type);
+    if (!c.ok()) out.push_back({"tensor '" + tn.name + "' " + std::string(dtype::name(tn.type)), std::string(c.reason())});
+  }
+  for (std::size_t i = 0; i < g.operators.size(); ++i) {
+    graph::graph one;
+    const auto& op = g.operators[i];
+    for (const auto& n : op.inputs)
+      if (const auto* tn = g.find(n); tn && !one.find(n)) one.tensors.push_back(*tn);
+    for (const auto& n : op.outputs)
+      if (const auto* tn = g.find(n); tn && !one.find(n)) one.tensors.push_back(*tn);
+    bool tensor_ok = true;
+    for (const auto& tn : one.tensors) tensor_ok = tensor_ok && tosa::check_tensor(t, tn.type).ok();
+    one.operators.push_back(op);
+    passes::report rep;
+    const auto s = passes::validate(one, t, rep);
+    if (!s && (tensor_ok || !s.error().op.empty())) {
+      auto e = s.error();
+      out.push_back({"op #" + std::to_string(i) + " " + std::string(op.op_name()),
+                     e.tensor.empty() ? e.rule : "tensor '" + e.tensor + "': " + e.rule});
+    }
+  }
+  return out;
+}
+
+/// Max |a − b| and SQNR (dB, 10·log10(Σb² / Σ(a−b)²); +inf when equal) of `a` against reference `b`.
+struct error_stats {
+  double max_abs = 0;
+  double sqnr_db = 0;
+};
+[[nodiscard]] inline error_stats compare(std::span<const float> a, std::span<const float> ref) {
+  double se = 0, sr = 0, mx = 0;
+  for (std::size_t i = 0; i < a.size() && i < ref.size(); ++i) {
+    const double d = static_cast<double>(a[i]) - ref[i];
+    se += d * d;
+    sr += static_cast<double>(ref[i]) * ref[i];
+    mx = std::max(mx, std::abs(d));
+  }
+  return {mx, se == 0 ? INFINITY : 10.0 * std::log10(sr / se)};
+}
+
+/// Real values of a run::value: reals as is, integers dequantized with `q` (per tensor).
+[[nodiscard]] inline std::vector<float> real_values(const run::value& v, const std::optional<graph::quant_params>& q) {
+  if (!v.reals.empty()) return v.reals;
+  if (q) return graph::dequantize(v.ints, *q);
+  return std::vector<float>(v.ints.begin(), v.ints.end());
+}
+
+}  // namespace armlower::tool
