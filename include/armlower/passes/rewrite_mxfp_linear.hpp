@@ -1,0 +1,183 @@
+/// @file armlower/passes/rewrite_mxfp_linear.hpp
+/// RewriteMXFPLinear: lowers a float `linear` to the TOSA 1.1 block-scaled ops (ExecuTorch
+/// `RewriteMXFPLinearPass` + `to_mxfp`, `../shared/reference/executorch-arm.md` §3.1, §3.6):
+///
+///     x[..., Cin] ─RESHAPE [1,B,Cin]─► CAST_TO_BLOCK_SCALED ─► (x_data [1,B,Cin], x_scale [1,B,Cin/32])
+///     MATMUL_T_BLOCK_SCALED(x_data, x_scale, W_data [1,Cout,Cin], W_scale [1,Cout,Cin/32]) ─► [1,B,Cout] fp32
+///     ─RESHAPE [..., Cout]─► ADD(bias reshaped to [1,...,1,Cout])        (ADD only with a bias)
+///
+/// The weights are MX-quantized ahead of time with `mx::quantize` (block 32, E8M0 scales, rule
+/// `options::mx_scale`, RCEIL by default as torchao/ExecuTorch); activations are cast at run time
+/// with the same element type. The fp32 weights are released as each layer is quantized.
+///
+/// Where Cin is not a multiple of 32 (ExecuTorch refuses: "in_features must be divisible by
+/// block_size=32"), the contraction dimension is zero-padded to Cp = ceil(Cin/32)·32, which is
+/// exact: the weights get zero columns, and the activations are padded by an fp32 CONV2D with a
+/// single 1.0 weight, zero bias and `pad = [0, Cp−Cin, 0, 0]` over x viewed as [B, Cin, 1, 1]
+/// (x·1.0 + 0 is exact; padding contributes 0). The report says so (a warning per layer).
+/// Hosted only.
+#pragma once
+
+#include <armlower/dtype/dtype.hpp>
+#include <armlower/graph/constant.hpp>
+#include <armlower/graph/graph.hpp>
+#include <armlower/mx/format.hpp>
+#include <armlower/mx/quantize.hpp>
+#include <armlower/passes/detail/graph_edit.hpp>
+#include <armlower/passes/fold_qparams.hpp>
+#include <armlower/passes/options.hpp>
+#include <armlower/passes/report.hpp>
+#include <armlower/passes/result.hpp>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace armlower::passes {
+
+/// RewriteMXFPLinear (see file comment) for element dtype `elem` (an MX element type).
+[[nodiscard]] inline pass_status rewrite_mxfp_linear(graph::graph& g, dtype::id elem, mx::scale_mode mode,
+                                                     report& rep) {
+  const detail::stopwatch sw;
+  constexpr const char* pass = "RewriteMXFPLinear";
+  constexpr std::int32_t bs = mx::block_size;
+  if (!mx::is_element(elem))
+    return lowering_error{pass, "", "", std::string(dtype::name(elem)) + " is not an MX element type"};
+  std::vector<graph::operation> out;
+  out.reserve(g.operators.size() * 6);
+  std::vector<float> wbuf;
+  std::int64_t n = 0, padded = 0;
+  auto ops = std::move(g.operators);
+  g.operators.clear();
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (!detail::is_fw(ops[i], graph::framework_op::linear)) {
+      out.push_back(std::move(ops[i]));
+      continue;
+    }
+    const auto& o = ops[i];
+    const auto label = "op #" + std::to_string(i) + " linear";
+    auto fail = [&](const std::string& t, const std::string& rule) {
+      g.operators = std::move(ops);
+      return lowering_error{pass, label, t, rule};
+    };
+    if (o.inputs.size() < 2 || o.inputs.size() > 3 || o.outputs.size() != 1)
+      return fail("", "linear takes [x, weight, bias?] and gives one output");
+    for (const auto& nm : o.inputs)
+      if (g.find(nm) == nullptr) return fail(nm, "tensor does not exist");
+    if (g.find(o.outputs[0]) == nullptr) return fail(o.outputs[0], "tensor does not exist");
+    const auto x = *g.find(o.inputs[0]);  // copy: no payload (not a constant)
+    const auto y_name = o.outputs[0];
+    const auto y_shape = g.find(y_name)->shape;
+    const auto w_name = o.inputs[1];
+    const std::string b_name = o.inputs.size() == 3 ? o.inputs[2] : std::string();
+    if (x.type != dtype::id::fp32 || x.quant)
+      return fail(x.name, "MXFP lowering takes a float linear (fp32 input), got " + std::string(dtype::name(x.type)) +
+                              (x.quant ? " with qparams" : ""));
+    const auto* w = g.find(w_name);
+    if (!w->is_constant) return fail(w_name, "weights must be a constant (they are MX-quantized ahead of time)");
+    if (w->type != dtype::id::fp32) return fail(w_name, "weights must be FP32, got " + std::string(dtype::name(w->type)));
+    if (x.shape.empty()) return fail(x.name, "input must have rank >= 1");
+    const std::int32_t ci = x.shape.back();
+    if (w->shape.size() != 2 || w->shape[1] != ci)
+      return fail(w_name, "weight shape must be [out_features, " + std::to_string(ci) + "]");
+    const std::int32_t co = w->shape[0];
+    auto ys = x.shape;
+    ys.back() = co;
+    if (y_shape != ys) return fail(y_name, "output shape must be the input shape with the last dim = out_features");
+    if (!b_name.empty()) {
+      const auto* b = g.find(b_name);
+      if (!b->is_constant || b->type != dtype::id::fp32 || b->shape != std::vector<std::int32_t>{co})
+        return fail(b_name, "bias must be a constant FP32 [" + std::to_string(co) + "]");
+    }
+    const std::int32_t cp = (ci + bs - 1) / bs * bs;
+    const auto B = detail::leading_product(x.shape);
+    const std::string base = y_name;
+
+    // Weights -> [1, Co, Cp] codes + [1, Co, Cp/32] E8M0 scales, zero columns for the padding.
+    wbuf.assign(static_cast<std::size_t>(co) * static_cast<std::size_t>(cp), 0.0f);
+    {
+      auto* wt = g.find(w_name);
+      if (wt->data.size() != static_cast<std::size_t>(co) * static_cast<std::size_t>(ci) * 4)
+        return fail(w_name, "constant payload size does not match its shape");
+      for (std::int32_t r = 0; r < co; ++r)
+        std::memcpy(wbuf.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(cp),
+                    wt->data.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(ci) * 4,
+                    static_cast<std::size_t>(ci) * 4);
+      // Release the fp32 weights if nobody else reads them (keeps peak memory near one copy).
+      bool shared = false;
+      for (std::size_t k = i + 1; k < ops.size() && !shared; ++k)
+        for (const auto& in : ops[k].inputs) shared = shared || in == w_name;
+      if (!shared) std::vector<std::uint8_t>().swap(wt->data);
+    }
+    graph::tensor wq{g.unique_name(base + "_weight_mx"), elem, {1, co, cp}, true, {}, std::nullopt};
+    wq.data.resize(mx::storage_bytes(elem, wbuf.size()));
+    graph::tensor ws{g.unique_name(base + "_weight_mx_scale"), dtype::id::fp8ue8m0, {1, co, cp / bs}, true, {},
+                     std::nullopt};
+    ws.data.resize(wbuf.size() / bs);
+    const auto st = mx::quantize(wbuf, static_cast<std::size_t>(cp), elem, mode, wq.data, ws.data);
+    if (st != mx::status::ok)
+      return fail(w_name, std::string("MX quantization failed: ") + mx::describe(st));
+    const auto wq_name = wq.name, ws_name = ws.name;
+    g.add(std::move(wq));
+    g.add(std::move(ws));
+
+    // Activations -> [1, B, Cp] (zero-padded when Cin % 32 != 0).
+    std::string x3 = detail::add_tensor(g, base + "_in3", dtype::id::fp32, {1, B, cp});
+    if (cp == ci) {
+      out.push_back({tosa::op::reshape, {x.name, detail::add_shape_const(g, base + "_in3_shape", {1, B, ci})}, {x3},
+                     std::monostate{}});
+    } else {
+      const auto xc = detail::add_tensor(g, base + "_in_col", dtype::id::fp32, {B, ci, 1, 1});
+      out.push_back({tosa::op::reshape, {x.name, detail::add_shape_const(g, base + "_in_col_shape", {B, ci, 1, 1})},
+                     {xc}, std::monostate{}});
+      const float one[1] = {1.0f}, zero[1] = {0.0f};
+      const auto pw = detail::add_f32_const(g, base + "_pad_weight", {1, 1, 1, 1}, one);
+      const auto pb = detail::add_f32_const(g, base + "_pad_bias", {1}, zero);
+      const auto pz1 = detail::add_f32_const(g, base + "_pad_input_zp", {1}, zero);
+      const auto pz2 = detail::add_f32_const(g, base + "_pad_weight_zp", {1}, zero);
+      const auto xp = detail::add_tensor(g, base + "_in_padded", dtype::id::fp32, {B, cp, 1, 1});
+      graph::conv2d_attr ca;
+      ca.pad = {0, cp - ci, 0, 0};
+      ca.acc_type = dtype::id::fp32;
+      out.push_back({tosa::op::conv2d, {xc, pw, pb, pz1, pz2}, {xp}, ca});
+      out.push_back({tosa::op::reshape, {xp, detail::add_shape_const(g, base + "_in3_shape", {1, B, cp})}, {x3},
+                     std::monostate{}});
+      rep.warnings.push_back(label + " (" + y_name + "): in_features " + std::to_string(ci) +
+                             " is not a multiple of 32; the contraction dimension was zero-padded to " +
+                             std::to_string(cp) + " (exact: zero weight columns, activations padded by CONV2D)");
+      ++padded;
+    }
+    const auto xd = detail::add_tensor(g, base + "_in_mx", elem, {1, B, cp});
+    const auto xs = detail::add_tensor(g, base + "_in_mx_scale", dtype::id::fp8ue8m0, {1, B, cp / bs});
+    out.push_back({tosa::op::cast_to_block_scaled, {x3}, {xd, xs}, graph::block_scaled_attr{bs}});
+    const auto m = detail::add_tensor(g, base + "_matmul", dtype::id::fp32, {1, B, co});
+    out.push_back({tosa::op::matmul_t_block_scaled, {xd, xs, wq_name, ws_name}, {m}, graph::block_scaled_attr{bs}});
+    const auto ysc = detail::add_shape_const(g, base + "_out_shape", y_shape);
+    if (b_name.empty()) {
+      out.push_back({tosa::op::reshape, {m, ysc}, {y_name}, std::monostate{}});
+    } else {
+      const auto y0 = detail::add_tensor(g, base + "_nobias", dtype::id::fp32, y_shape);
+      out.push_back({tosa::op::reshape, {m, ysc}, {y0}, std::monostate{}});
+      // Bias as a rank-matching constant [1, ..., 1, Co] (ADD needs equal ranks).
+      std::vector<std::int32_t> bshape(y_shape.size(), 1);
+      bshape.back() = co;
+      const auto bname = g.unique_name(base + "_bias_bcast");
+      auto bt = *g.find(b_name);
+      bt.name = bname;
+      bt.shape = bshape;
+      g.add(std::move(bt));
+      out.push_back({tosa::op::add, {y0, bname}, {y_name}, std::monostate{}});
+    }
+    ++n;
+  }
+  g.operators = std::move(out);
+  detail::remove_unused_tensors(g);
+  rep.passes.push_back({pass,
+                        std::to_string(n) + " linear -> RESHAPE + CAST_TO_BLOCK_SCALED + MATMUL_T_BLOCK_SCALED (" +
+                            std::string(dtype::name(elem)) + ", block 32) + RESHAPE (+ ADD bias); " +
+                            std::to_string(padded) + " contraction dims zero-padded",
+                        4 * n, sw.ms()});
+  return done{};
+}
+
+}  // namespace armlower::passes
