@@ -24,16 +24,17 @@ TEST_CASE("every sample round-trips byte for byte") {
     const auto second = serialize::write(back->graph, back->version);
     REQUIRE(second.has_value());
     CHECK(*first == *second);
-    // The graph read back is the graph written (CONST ops are folded into constants).
+    // The graph read back is the graph written (CONST ops are folded into constants; SHAPE
+    // tensors come first, from the block's `shapes`).
     REQUIRE(back->graph.tensors.size() == s.g.tensors.size());
-    for (std::size_t i = 0; i < s.g.tensors.size(); ++i) {
-      const auto& a = s.g.tensors[i];
-      const auto& b = back->graph.tensors[i];
-      CHECK(a.name == b.name);
-      CHECK(a.type == b.type);
-      CHECK(a.shape == b.shape);
-      CHECK(a.is_constant == b.is_constant);
-      CHECK(a.data == b.data);
+    for (const auto& a : s.g.tensors) {
+      CAPTURE(a.name);
+      const auto* b = back->graph.find(a.name);
+      REQUIRE(b != nullptr);
+      CHECK(a.type == b->type);
+      CHECK(a.shape == b->shape);
+      CHECK(a.is_constant == b->is_constant);
+      CHECK(a.data == b->data);
     }
     REQUIRE(back->graph.operators.size() == s.g.operators.size());
     for (std::size_t i = 0; i < s.g.operators.size(); ++i) {
@@ -63,10 +64,19 @@ TEST_CASE("1.0 files verify against the FBS-1.0 schema; constants are 8-byte ali
     CHECK(block->name()->str() == "main");
     std::size_t consts = 0;
     for (const auto* t : *block->tensors()) {
+      CHECK(t->type() != serialize::fbs11::DType::SHAPE);
       if (t->data() == nullptr) continue;
       ++consts;
       CHECK(t->data()->size() % 8 == 0);
       CHECK(reinterpret_cast<std::uintptr_t>(t->data()->data()) % 8 == 0);
+    }
+    if (block->shapes() != nullptr) {
+      for (const auto* sh : *block->shapes()) {
+        REQUIRE(sh->data() != nullptr);
+        ++consts;
+        CHECK(sh->data()->size() == 8 * sh->rank());
+        CHECK(reinterpret_cast<std::uintptr_t>(sh->data()->data()) % 8 == 0);
+      }
     }
     // One CONST/CONST_SHAPE op per constant, first, then the graph's ops.
     std::size_t n_const_ops = 0;

@@ -12,7 +12,8 @@
 /// reader never crashes, asserts or reads out of bounds on any input (fuzzed:
 /// tests/fuzz/).
 ///
-/// The graph returned: tensors in file order (constants with `is_constant` and their payload,
+/// The graph returned: the block's `shapes` as SHAPE tensors [rank], then its tensors, in file
+/// order (constants with `is_constant` and their payload,
 /// unpadded, FP6 unpacked to one code per byte as in `graph/constant.hpp`); CONST and
 /// CONST_SHAPE operators are folded into their constant tensors (not returned as operators);
 /// other operators in file order with TOSA operand order and `graph::attribute`s; graph
@@ -104,13 +105,41 @@ class graph_reader {
       return fail("region 0 has " + std::to_string(blocks ? blocks->size() : 0) +
                   " blocks; armlower reads exactly one ('main')");
     const auto* block = blocks->Get(0);
-    if (block->shapes() != nullptr && block->shapes()->size() != 0)
-      return fail("the block declares " + std::to_string(block->shapes()->size()) +
-                  " non-constant shapes (EXT-SHAPE), which armlower does not read");
+    if (auto e = read_shapes(*block)) return e;
     if (auto e = read_tensors(*block)) return e;
     if (auto e = read_operators(*block)) return e;
     if (auto e = read_names(block->inputs(), "input", g_.inputs)) return e;
     if (auto e = read_names(block->outputs(), "output", g_.outputs)) return e;
+    return {};
+  }
+
+  /// The block's `shapes` become SHAPE tensors [rank] (constant when they carry data), placed
+  /// before the other tensors.
+  std::optional<error> read_shapes(const fb11::TosaBasicBlock& block) {
+    const auto* ss = block.shapes();
+    if (ss == nullptr) return {};
+    for (flatbuffers::uoffset_t i = 0; i < ss->size(); ++i) {
+      const auto* s = ss->Get(i);
+      if (s->name() == nullptr || s->name()->size() == 0) return fail("shape #" + std::to_string(i) + " has no name");
+      std::string name = s->name()->str();
+      const std::string q =
+          "shape '" + printable({reinterpret_cast<const std::uint8_t*>(name.data()), name.size()}) + "'";
+      if (s->rank() > static_cast<std::uint32_t>(max_shape_len))
+        return fail(q + ": rank " + std::to_string(s->rank()) + " exceeds " + std::to_string(max_shape_len));
+      graph::tensor out;
+      out.type = dtype::id::shape;
+      out.shape = {static_cast<std::int32_t>(s->rank())};
+      if (const auto* data = s->data(); data != nullptr && data->size() != 0) {
+        const std::size_t want = 8u * s->rank();
+        if (data->size() < want || data->size() > pad8(want))
+          return fail(q + ": data has " + std::to_string(data->size()) + " bytes, expected " + std::to_string(want));
+        out.data.assign(data->data(), data->data() + want);
+        out.is_constant = true;
+      }
+      out.name = std::move(name);
+      if (!index_.emplace(out.name, g_.tensors.size()).second) return fail(q + " is declared twice");
+      g_.tensors.push_back(std::move(out));
+    }
     return {};
   }
 
@@ -136,6 +165,8 @@ class graph_reader {
       const std::int64_t n = checked_count(out.shape);
       if (n < 0)
         return fail(q + " " + describe(out) + ": every dimension must be >= 1 and the element count <= 2^40");
+      if (out.type == dtype::id::shape && out.shape.size() != 1)
+        return fail(q + " " + describe(out) + ": a SHAPE tensor must have rank 1");
       if (const auto* data = t->data(); data != nullptr && data->size() != 0) {
         const std::size_t want = wire_bytes(out.type, n);
         if (data->size() < want || data->size() > pad8(want))

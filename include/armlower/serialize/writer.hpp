@@ -6,8 +6,10 @@
 /// {1,0,0,false} or {1,1,0,true} with every field present; one region "main" holding one block
 /// "main"; the block's tensors in graph order (constants carry their payload in `data`, padded
 /// with zeros to a multiple of 8 bytes and 8-byte aligned, as the reference C++ serializer
-/// does); operators: first one CONST (or CONST_SHAPE for SHAPE tensors) per constant tensor, in
-/// tensor order, then the graph's other operators in order (explicit `const_` operators in the
+/// does), except SHAPE tensors, which go to the block's `shapes` as TosaShape {name, rank =
+/// element count, data} like tosa-tools 2026.8.0 writes them; operators: one CONST_SHAPE per
+/// SHAPE constant, then one CONST per other constant (both in tensor order), then the graph's
+/// other operators in order (explicit `const_` operators in the
 /// graph are checked and folded into that prefix); each operator with its attribute table
 /// (`attribute_type` = op value) and operands in TOSA order (tosa.md §4.5); block inputs and
 /// outputs = graph inputs and outputs.
@@ -100,7 +102,10 @@ class graph_writer {
       if (wire_dtype(t.type, f_) == 0)
         return fail("tensor '" + t.name + "' has dtype " + std::string(dtype::name(t.type)) + ", which " +
                     fmt + " cannot carry (it needs " + std::string(name(format::tosa_1_1)) + ")");
-      const std::int64_t n = checked_count(t.shape);
+      if (t.type == dtype::id::shape && (t.shape.size() != 1 || t.shape[0] < 0 || t.shape[0] > max_shape_len))
+        return fail("SHAPE tensor '" + t.name + "' " + describe(t) + " must have rank 1 and at most " +
+                    std::to_string(max_shape_len) + " elements");
+      const std::int64_t n = t.type == dtype::id::shape ? t.shape[0] : checked_count(t.shape);
       if (n < 0)
         return fail("tensor '" + t.name + "' " + describe(t) +
                     ": every dimension must be >= 1 and the element count <= 2^40");
@@ -195,41 +200,55 @@ class graph_writer {
     using flatbuffers::Offset;
     flatbuffers::FlatBufferBuilder fbb(payload_total_ + 4096);
 
-    // Tensors.
+    // Tensors; SHAPE values go to the block's `shapes` (TosaShape {name, rank = element count,
+    // data}), as tosa-tools' serializer stores CONST_SHAPE results.
+    auto payload = [&](const graph::tensor& t) {
+      std::vector<std::uint8_t> packed;
+      std::span<const std::uint8_t> bytes(t.data);
+      if (is_fp6(t.type)) {
+        packed = pack_fp6(bytes);
+        bytes = packed;
+      }
+      const std::size_t len = pad8(bytes.size());
+      fbb.ForceVectorAlignment(len, 1, 8);
+      std::uint8_t* dst = nullptr;
+      const auto data = fbb.CreateUninitializedVector(len, 1, &dst);
+      if (!bytes.empty()) std::memcpy(dst, bytes.data(), bytes.size());
+      std::memset(dst + bytes.size(), 0, len - bytes.size());
+      return Offset<flatbuffers::Vector<std::uint8_t>>(data);
+    };
     std::vector<Offset<fb::TosaTensor>> tensors;
+    std::vector<Offset<fb::TosaShape>> shapes;
     tensors.reserve(g_.tensors.size());
+    // (Two passes, so the bytes do not depend on how SHAPE and other tensors interleave.)
     for (const auto& t : g_.tensors) {
+      if (t.type != dtype::id::shape) continue;
+      const auto name = fbb.CreateString(t.name);
+      const auto data = t.is_constant ? payload(t) : Offset<flatbuffers::Vector<std::uint8_t>>(0);
+      shapes.push_back(fb::CreateTosaShape(fbb, name, static_cast<std::uint32_t>(t.shape[0]), data));
+    }
+    for (const auto& t : g_.tensors) {
+      if (t.type == dtype::id::shape) continue;
       const auto name = fbb.CreateString(t.name);
       const auto shape = fbb.CreateVector(t.shape);
-      Offset<flatbuffers::Vector<std::uint8_t>> data = 0;
-      if (t.is_constant) {
-        std::vector<std::uint8_t> packed;
-        std::span<const std::uint8_t> bytes(t.data);
-        if (is_fp6(t.type)) {
-          packed = pack_fp6(bytes);
-          bytes = packed;
-        }
-        const std::size_t len = pad8(bytes.size());
-        fbb.ForceVectorAlignment(len, 1, 8);
-        std::uint8_t* dst = nullptr;
-        data = fbb.CreateUninitializedVector(len, 1, &dst);
-        std::memcpy(dst, bytes.data(), bytes.size());
-        std::memset(dst + bytes.size(), 0, len - bytes.size());
-      }
+      const auto data = t.is_constant ? payload(t) : Offset<flatbuffers::Vector<std::uint8_t>>(0);
       tensors.push_back(fb::CreateTosaTensor(fbb, name, shape, static_cast<fb::DType>(wire_dtype(t.type, f_)), data));
     }
 
-    // Operators: the CONST prefix, then the graph's non-CONST operators.
+    // Operators: CONST_SHAPE for every SHAPE constant, CONST for every other constant (each in
+    // graph order), then the graph's non-CONST operators.
     std::vector<Offset<fb::TosaOperator>> ops;
     ops.reserve(g_.operators.size() + g_.tensors.size());
     const auto empty_inputs = fbb.CreateVector(std::vector<Offset<flatbuffers::String>>{});
-    for (const auto& t : g_.tensors) {
-      if (!t.is_constant) continue;
-      const bool is_shape = t.type == dtype::id::shape;
-      const auto outputs = fbb.CreateVector(std::vector<Offset<flatbuffers::String>>{fbb.CreateString(t.name)});
-      const auto op = is_shape ? fb::Op::CONST_SHAPE : fb::Op::CONST;
-      const auto attr = is_shape ? fb::CreateConstShapeAttribute(fbb).Union() : fb::CreateConstAttribute(fbb).Union();
-      ops.push_back(fb::CreateTosaOperator(fbb, op, static_cast<fb::Attribute>(op), attr, empty_inputs, outputs));
+    for (const bool shape_pass : {true, false}) {
+      for (const auto& t : g_.tensors) {
+        if (!t.is_constant || (t.type == dtype::id::shape) != shape_pass) continue;
+        const auto outputs = fbb.CreateVector(std::vector<Offset<flatbuffers::String>>{fbb.CreateString(t.name)});
+        const auto op = shape_pass ? fb::Op::CONST_SHAPE : fb::Op::CONST;
+        const auto attr =
+            shape_pass ? fb::CreateConstShapeAttribute(fbb).Union() : fb::CreateConstAttribute(fbb).Union();
+        ops.push_back(fb::CreateTosaOperator(fbb, op, static_cast<fb::Attribute>(op), attr, empty_inputs, outputs));
+      }
     }
     for (const auto& o : g_.operators) {
       const tosa::op op = o.tosa_op();
@@ -252,7 +271,8 @@ class graph_writer {
     const auto block_outputs = fbb.CreateVector(gout);
     const auto main_name = fbb.CreateString("main");
     const auto block = fb::CreateTosaBasicBlock(fbb, main_name, fbb.CreateVector(ops), fbb.CreateVector(tensors),
-                                                block_inputs, block_outputs);
+                                                block_inputs, block_outputs,
+                                                shapes.empty() ? 0 : fbb.CreateVector(shapes));
     const auto region = fb::CreateTosaRegion(
         fbb, main_name, fbb.CreateVector(std::vector<Offset<fb::TosaBasicBlock>>{block}));
     const auto regions = fbb.CreateVector(std::vector<Offset<fb::TosaRegion>>{region});

@@ -30,6 +30,9 @@ namespace armlower::serialize::detail {
 /// Largest element count accepted for one tensor (2^40; keeps every size computation exact).
 inline constexpr std::int64_t max_elements = std::int64_t{1} << 40;
 
+/// Largest SHAPE value length accepted (MAX_SHAPE_LEN of level none, tosa.md §2.3).
+inline constexpr std::int32_t max_shape_len = 64;
+
 /// Element count of `shape`, or -1 when a dimension is < 1 or the count exceeds max_elements.
 [[nodiscard]] inline std::int64_t checked_count(std::span<const std::int32_t> shape) noexcept {
   std::int64_t n = 1;
