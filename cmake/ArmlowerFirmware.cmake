@@ -26,18 +26,28 @@
 #
 # When ARMLOWER_FIRMWARE_TESTS is OFF, or arm-none-eabi-g++ / qemu-system-arm are missing, the
 # function does nothing (one STATUS message at configure time says why).
-include_guard(GLOBAL)
+#
+# The file may be included from several directories: it sets its variables in the including scope
+# each time (tool look-ups are cached) and prints its status message once per configure.
 include(${CMAKE_CURRENT_LIST_DIR}/toolchains/cortex-m55-flags.cmake)
 
 set(ARMLOWER_FIRMWARE_DIR ${CMAKE_CURRENT_LIST_DIR}/../firmware)
 get_filename_component(ARMLOWER_FIRMWARE_DIR ${ARMLOWER_FIRMWARE_DIR} ABSOLUTE)
 get_filename_component(ARMLOWER_SOURCE_ROOT ${CMAKE_CURRENT_LIST_DIR}/.. ABSOLUTE)
 
+get_property(armlower_firmware_reported GLOBAL PROPERTY ARMLOWER_FIRMWARE_REPORTED)
+set_property(GLOBAL PROPERTY ARMLOWER_FIRMWARE_REPORTED TRUE)
+macro(armlower_firmware_status text)
+  if(NOT armlower_firmware_reported)
+    message(STATUS "${text}")
+  endif()
+endmacro()
+
 set(ARMLOWER_FIRMWARE_ENABLED OFF)
 if(NOT ARMLOWER_FIRMWARE_TESTS)
-  message(STATUS "armlower: Cortex-M55 firmware tests skipped (ARMLOWER_FIRMWARE_TESTS is OFF)")
+  armlower_firmware_status("armlower: Cortex-M55 firmware tests skipped (ARMLOWER_FIRMWARE_TESTS is OFF)")
 elseif(CMAKE_CROSSCOMPILING)
-  message(STATUS "armlower: Cortex-M55 firmware tests skipped (cross-compiling build)")
+  armlower_firmware_status("armlower: Cortex-M55 firmware tests skipped (cross-compiling build)")
 else()
   find_program(ARMLOWER_ARM_CXX arm-none-eabi-g++)
   find_program(ARMLOWER_ARM_NM arm-none-eabi-nm)
@@ -45,13 +55,13 @@ else()
   find_program(ARMLOWER_QEMU_ARM qemu-system-arm)
   find_path(ARMLOWER_HOST_BOOST_DIR boost/mp11.hpp)
   if(NOT ARMLOWER_ARM_CXX OR NOT ARMLOWER_ARM_NM)
-    message(STATUS "armlower: Cortex-M55 firmware tests skipped: arm-none-eabi-g++/nm not found "
-                   "(apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib)")
+    armlower_firmware_status("armlower: Cortex-M55 firmware tests skipped: arm-none-eabi-g++/nm not found \
+(apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib)")
   elseif(NOT ARMLOWER_QEMU_ARM)
-    message(STATUS "armlower: Cortex-M55 firmware tests skipped: qemu-system-arm not found "
-                   "(apt-get install qemu-system-arm)")
+    armlower_firmware_status("armlower: Cortex-M55 firmware tests skipped: qemu-system-arm not found \
+(apt-get install qemu-system-arm)")
   elseif(NOT ARMLOWER_HOST_BOOST_DIR)
-    message(STATUS "armlower: Cortex-M55 firmware tests skipped: Boost.Mp11 headers not found")
+    armlower_firmware_status("armlower: Cortex-M55 firmware tests skipped: Boost.Mp11 headers not found")
   else()
     set(ARMLOWER_FIRMWARE_ENABLED ON)
     # Only boost, not the rest of the host's include directory.
@@ -60,7 +70,7 @@ else()
     if(NOT EXISTS ${ARMLOWER_FIRMWARE_BOOST_ROOT}/boost)
       file(CREATE_LINK ${ARMLOWER_HOST_BOOST_DIR}/boost ${ARMLOWER_FIRMWARE_BOOST_ROOT}/boost SYMBOLIC)
     endif()
-    message(STATUS "armlower: Cortex-M55 firmware tests enabled (${ARMLOWER_ARM_CXX}, ${ARMLOWER_QEMU_ARM})")
+    armlower_firmware_status("armlower: Cortex-M55 firmware tests enabled (${ARMLOWER_ARM_CXX}, ${ARMLOWER_QEMU_ARM})")
   endif()
 endif()
 if(NOT DEFINED ARMLOWER_SHARED_DATA_DIR)

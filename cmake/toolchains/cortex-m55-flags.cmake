@@ -5,7 +5,6 @@
 #   ARMLOWER_M55_CPU_mve / ARMLOWER_M55_CPU_nomve  -mcpu= value of each variant
 #   ARMLOWER_M55_CXX_FLAGS                         C++ code generation flags (no -mcpu)
 #   ARMLOWER_M55_LINK_LIBS                         newlib + semihosting (rdimon) link group
-include_guard(GLOBAL)
 
 set(ARMLOWER_M55_CPU_mve "cortex-m55")          # Armv8.1-M + DSP + MVE (integer and float)
 set(ARMLOWER_M55_CPU_nomve "cortex-m55+nomve")  # Armv8.1-M + DSP (SMLAD family), no Helium

@@ -68,10 +68,33 @@ template <quant::rounding Mode>
   return vminq_s32(vmaxq_s32(t, act_min), act_max);
 }
 
+/// The common CMSIS-NN/TFLite configuration — kernel_sum given, per-tensor shift ≤ 0, every
+/// |kernel_sum| ≤ 2^29 and |filter_offset·Σx| ≤ 2^28 (checked by the caller) — with vector
+/// requantization of every 4-row tile and no per-tile checks; rows % 4 run the scalar tail.
 template <quant::rounding Mode>
-inline void linear_s8_batch(const linear_s8_args& a, const std::int8_t* x, std::int8_t* y) noexcept {
+inline void linear_s8_batch_fast(const linear_s8_args& a, const std::int8_t* x, std::int8_t* y, std::int32_t cb) noexcept {
   const std::int32_t cols = a.cols;
-  const std::int64_t cb = a.filter_offset != 0 ? static_cast<std::int64_t>(a.filter_offset) * sum_s8(x, cols) : 0;
+  const int32x4_t act_min = vdupq_n_s32(a.activation_min), act_max = vdupq_n_s32(a.activation_max);
+  const int32x4_t mult = vdupq_n_s32(a.multiplier[0]), shift = vdupq_n_s32(a.shift[0]);
+  const std::int32_t* ks = a.kernel_sum;
+  const std::int8_t* w = a.weights;
+  const std::int32_t tiles = a.rows / 4;
+  for (std::int32_t t = 0; t < tiles; ++t) {
+    const int32x4_t acc = vaddq_n_s32(vaddq_s32(dot4_s8(x, w, cols, cols), vldrwq_s32(ks)), cb);
+    vstrbq_s32(y, requantize4_s8<Mode>(acc, mult, shift, a.output_offset, act_min, act_max));
+    w += 4 * static_cast<std::ptrdiff_t>(cols);
+    ks += 4;
+    y += 4;
+  }
+  for (std::int32_t r = tiles * 4; r < a.rows; ++r) {
+    const std::int32_t d = dot1_s8(x, a.weights + static_cast<std::ptrdiff_t>(r) * cols, cols, 0);
+    y[r - tiles * 4] = requantize_row_s8(a, r, static_cast<std::int64_t>(a.kernel_sum[r]) + d + cb);
+  }
+}
+
+template <quant::rounding Mode>
+inline void linear_s8_batch(const linear_s8_args& a, const std::int8_t* x, std::int8_t* y, std::int64_t cb) noexcept {
+  const std::int32_t cols = a.cols;
   const bool cb_small = abs_le(cb, std::int64_t{1} << 28);
   const int32x4_t act_min = vdupq_n_s32(a.activation_min), act_max = vdupq_n_s32(a.activation_max);
   int32x4_t mult = vdupq_n_s32(a.multiplier[0]), shift = vdupq_n_s32(a.shift[0]);
@@ -80,8 +103,7 @@ inline void linear_s8_batch(const linear_s8_args& a, const std::int8_t* x, std::
   std::int32_t r = 0;
   for (; r + 4 <= a.rows; r += 4) {
     const std::int8_t* w = a.weights + static_cast<std::ptrdiff_t>(r) * cols;
-    std::int32_t d[4] = {0, 0, 0, 0};
-    dot4_s8(x, w, cols, cols, d);
+    const int32x4_t d = dot4_s8(x, w, cols, cols);
     bool vec = cb_small;
     if (a.per_channel) {
       shift = vldrwq_s32(a.shift + r);
@@ -108,25 +130,19 @@ inline void linear_s8_batch(const linear_s8_args& a, const std::int8_t* x, std::
       rcv = vldrwq_s32(rc32);
     }
     if (vec) {
-      const int32x4_t acc = vaddq_n_s32(vaddq_s32(vldrwq_s32(d), rcv), static_cast<std::int32_t>(cb));
+      const int32x4_t acc = vaddq_n_s32(vaddq_s32(d, rcv), static_cast<std::int32_t>(cb));
       vstrbq_s32(y + r, requantize4_s8<Mode>(acc, mult, shift, a.output_offset, act_min, act_max));
     } else {
-      for (int i = 0; i < 4; ++i) y[r + i] = requantize_row_s8(a, r + i, rc[i] + d[i] + cb);
+      y[r + 0] = requantize_row_s8(a, r + 0, rc[0] + vgetq_lane_s32(d, 0) + cb);
+      y[r + 1] = requantize_row_s8(a, r + 1, rc[1] + vgetq_lane_s32(d, 1) + cb);
+      y[r + 2] = requantize_row_s8(a, r + 2, rc[2] + vgetq_lane_s32(d, 2) + cb);
+      y[r + 3] = requantize_row_s8(a, r + 3, rc[3] + vgetq_lane_s32(d, 3) + cb);
     }
   }
   for (; r < a.rows; ++r) {
     const std::int32_t d = dot1_s8(x, a.weights + static_cast<std::ptrdiff_t>(r) * cols, cols, 0);
     y[r] = requantize_row_s8(a, r, row_constant_s8(a, r) + d + cb);
   }
-}
-
-/// `(acc·m16 + 2^(t−1)) >> t` saturated to int32, exact for |acc| < 2^47, 0 ≤ m16 ≤ 32767,
-/// right_shift = t with 1 ≤ t ≤ 62 (= quant::requantize_s64 then saturation to int32).
-/// `SQRSHRL` shifts the 64-bit pair right by t rounding half up; `SQSHLL #32` then saturates it to the
-/// int32 in its high word.
-[[nodiscard]] inline std::int32_t requantize_s64_sat32(std::int64_t acc, std::uint32_t m16, std::int32_t right_shift) noexcept {
-  const std::int64_t p = static_cast<std::int64_t>(static_cast<std::uint64_t>(acc) * m16);
-  return static_cast<std::int32_t>(sqshll(sqrshrl(p, right_shift), 32) >> 32);
 }
 
 }  // namespace mve
@@ -137,50 +153,76 @@ inline void linear_s8_mve(const linear_s8_args& a) noexcept {
     linear_s8_generic(a);
     return;
   }
+  // Fast form possible? (kernel_sum, per-tensor, shift ≤ 0, all |kernel_sum| ≤ 2^29.)
+  bool fast = a.kernel_sum != nullptr && !a.per_channel && a.shift[0] <= 0;
+  if (fast) {
+    std::uint32_t max_ks = 0;
+    std::int32_t r = 0;
+    for (; r + 4 <= a.rows; r += 4) max_ks = vmaxavq_s32(max_ks, vldrwq_s32(a.kernel_sum + r));
+    for (; r < a.rows; ++r) fast = fast && mve::abs_le(a.kernel_sum[r], std::int64_t{1} << 29);
+    fast = fast && max_ks <= (1u << 29);
+  }
+  const bool double_round = a.rounding == quant::rounding::double_round;
   for (std::int32_t b = 0; b < a.batches; ++b) {
     const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b) * a.cols;
     std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b) * a.rows;
-    if (a.rounding == quant::rounding::double_round) {
-      mve::linear_s8_batch<quant::rounding::double_round>(a, x, y);
+    const std::int64_t cb = a.filter_offset != 0 ? static_cast<std::int64_t>(a.filter_offset) * mve::sum_s8(x, a.cols) : 0;
+    if (fast && mve::abs_le(cb, std::int64_t{1} << 28)) {
+      if (double_round) {
+        mve::linear_s8_batch_fast<quant::rounding::double_round>(a, x, y, static_cast<std::int32_t>(cb));
+      } else {
+        mve::linear_s8_batch_fast<quant::rounding::single_round>(a, x, y, static_cast<std::int32_t>(cb));
+      }
+    } else if (double_round) {
+      mve::linear_s8_batch<quant::rounding::double_round>(a, x, y, cb);
     } else {
-      mve::linear_s8_batch<quant::rounding::single_round>(a, x, y);
+      mve::linear_s8_batch<quant::rounding::single_round>(a, x, y, cb);
     }
   }
 }
 
 /// Helium fused s16 × s8 linear (contract: `kernels/linear_args.hpp`). Preconditions: `validate(a) == ok`.
 inline void linear_s16_mve(const linear_s16_args& a) noexcept {
-  constexpr std::int64_t bias_limit = std::int64_t{1} << 46;
+  // Fast (exact) path condition: every |bias| < 2^46 and cols < 2^24, so |acc| < 2^47. The bias scan
+  // de-interleaves 4 int64 into low/high words (VLD2) and takes the largest |high word| (VMAXAV).
   bool fast = a.cols < (1 << 24);
-  if (a.bias != nullptr) {
-    for (std::int32_t r = 0; r < a.rows && fast; ++r) fast = mve::abs_le(a.bias[r], bias_limit);
+  if (a.bias != nullptr && fast) {
+    const std::int32_t* words = reinterpret_cast<const std::int32_t*>(a.bias);
+    std::uint32_t max_hi = 0;
+    std::int32_t r = 0;
+    for (; r + 4 <= a.rows; r += 4) max_hi = vmaxavq_s32(max_hi, vld2q_s32(words + 2 * r).val[1]);
+    for (; r < a.rows; ++r) fast = fast && mve::abs_le(a.bias[r], std::int64_t{1} << 46);
+    fast = fast && max_hi < (1u << 14);  // high word in (−2^14, 2^14): |bias| < 2^46
   }
   if (!fast) {
     linear_s16_generic(a);
     return;
   }
   const std::int32_t cols = a.cols;
-  const int32x4_t act_min = vdupq_n_s32(a.activation_min), act_max = vdupq_n_s32(a.activation_max);
-  const std::uint32_t m16_tensor = static_cast<std::uint32_t>(quant::reduce_multiplier(a.multiplier[0]));
-  const std::int32_t rs_tensor = 15 - a.shift[0];
+  mve::s16_tile tile;
+  tile.cols = cols;
+  tile.act_min = a.activation_min;
+  tile.act_max = a.activation_max;
+  const auto set_row = [&](int i, std::int32_t r) {
+    tile.m16_t[2 * i] = static_cast<std::uint32_t>(quant::reduce_multiplier(a.multiplier[r]));
+    tile.m16_t[2 * i + 1] = static_cast<std::uint32_t>(15 - a.shift[r]);
+  };
+  if (!a.per_channel) {
+    for (int i = 0; i < 4; ++i) set_row(i, 0);
+  }
   for (std::int32_t b = 0; b < a.batches; ++b) {
     const std::int16_t* x = a.input + static_cast<std::ptrdiff_t>(b) * cols;
     std::int16_t* y = a.output + static_cast<std::ptrdiff_t>(b) * a.rows;
+    tile.x = x;
     std::int32_t r = 0;
     for (; r + 4 <= a.rows; r += 4) {
-      std::int64_t acc[4] = {0, 0, 0, 0};
-      if (a.bias != nullptr) {
-        for (int i = 0; i < 4; ++i) acc[i] = a.bias[r + i];
+      tile.w = a.weights + static_cast<std::ptrdiff_t>(r) * cols;
+      tile.bias = a.bias != nullptr ? a.bias + r : nullptr;
+      tile.out = y + r;
+      if (a.per_channel) {
+        for (int i = 0; i < 4; ++i) set_row(i, r + i);
       }
-      mve::dot4_s16(x, a.weights + static_cast<std::ptrdiff_t>(r) * cols, cols, cols, acc);
-      std::int32_t q[4];
-      for (int i = 0; i < 4; ++i) {
-        const std::uint32_t m16 = a.per_channel ? static_cast<std::uint32_t>(quant::reduce_multiplier(a.multiplier[r + i]))
-                                                : m16_tensor;
-        const std::int32_t rs = a.per_channel ? 15 - a.shift[r + i] : rs_tensor;
-        q[i] = mve::requantize_s64_sat32(acc[i], m16, rs);
-      }
-      vstrhq_s32(y + r, vminq_s32(vmaxq_s32(vldrwq_s32(q), act_min), act_max));
+      mve::linear_s16_tile(&tile);
     }
     for (; r < a.rows; ++r) {
       const std::int64_t acc = mve::dot1_s16(x, a.weights + static_cast<std::ptrdiff_t>(r) * cols, cols,

@@ -17,21 +17,27 @@
 
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 
+#include <arm_mve.h>
+
 #include <cstdint>
 
 namespace armlower::kernels::detail::mve {
 
-/// Σ_c x[c]·w_i[c] for the four rows w_i = w + i·stride, c in [0, cols), added to acc[i].
-/// Preconditions: 1 ≤ cols ≤ 65536 (int32 exactness), acc values such that the sums fit int32.
-inline void dot4_s8(const std::int8_t* x, const std::int8_t* w, std::int32_t cols, std::int32_t stride,
-                    std::int32_t (&acc)[4]) noexcept {
+/// {Σ_c x[c]·w_i[c]} for the four rows w_i = w + i·stride, c in [0, cols), as an int32 vector
+/// (lane i = row i). Preconditions: 1 ≤ cols ≤ 65536 (int32 exactness).
+[[nodiscard]] inline int32x4_t dot4_s8(const std::int8_t* x, const std::int8_t* w, std::int32_t cols,
+                                       std::int32_t stride) noexcept {
   const std::int8_t* w0 = w;
   const std::int8_t* w1 = w0 + stride;
   const std::int8_t* w2 = w1 + stride;
   const std::int8_t* w3 = w2 + stride;
-  std::int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-  std::int32_t n;
+  std::int32_t a0, a1, a2, a3, n;
+  int32x4_t sums;
   __asm volatile(
+      "movs   %[a0], #0                  \n"
+      "movs   %[a1], #0                  \n"
+      "movs   %[a2], #0                  \n"
+      "movs   %[a3], #0                  \n"
       "lsrs   %[n], %[cols], #5          \n"
       "wls    lr, %[n], 2f               \n"
       "1:                                \n"
@@ -69,14 +75,13 @@ inline void dot4_s8(const std::int8_t* x, const std::int8_t* w, std::int32_t col
       "vmladava.s8 %[a3], q0, q1         \n"
       "letp   lr, 3b                     \n"
       "4:                                \n"
-      : [a0] "+Te"(a0), [a1] "+Te"(a1), [a2] "+Te"(a2), [a3] "+Te"(a3), [x] "+r"(x), [w0] "+r"(w0),
-        [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3), [n] "=&r"(n)
+      "vmov   %q[v][2], %q[v][0], %[a0], %[a2] \n"  // lane 0 = a0, lane 2 = a2 (GNU as operand order)
+      "vmov   %q[v][3], %q[v][1], %[a1], %[a3] \n"  // lane 1 = a1, lane 3 = a3
+      : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), [x] "+r"(x), [w0] "+r"(w0),
+        [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3), [n] "=&r"(n), [v] "=w"(sums)
       : [cols] "r"(cols)
       : "q0", "q1", "q2", "q3", "lr", "memory", "cc");
-  acc[0] = a0;
-  acc[1] = a1;
-  acc[2] = a2;
-  acc[3] = a3;
+  return sums;
 }
 
 /// Σ_c x[c]·w[c] + acc for one row. Preconditions: 1 ≤ cols ≤ 65536, the sum fits int32.
@@ -112,28 +117,53 @@ inline std::int32_t sum_s8(const std::int8_t* v, std::int32_t cols) noexcept {
   return acc;
 }
 
-/// Σ_c x[c]·w_i[c] for the four rows w_i = w + i·stride, c in [0, cols), added to the int64 acc[i]
-/// (64-bit VMLALDAVA accumulation: exact for any cols ≥ 1 as long as the sums fit int64).
-/// Out of line (AAPCS, naked): the loop needs all of r0–r12 and lr.
-[[gnu::naked, gnu::noinline]] inline void dot4_s16(const std::int16_t* /*x: r0*/, const std::int8_t* /*w: r1*/,
-                                                  std::int32_t /*cols: r2*/, std::int32_t /*stride: r3*/,
-                                                  std::int64_t* /*acc: [sp]*/) noexcept {
-  // Registers: widening loads (VLDRB.S16) need a low base register: w0..w3 in r0..r3; x in r12;
-  // accumulators (RdaLo even, RdaHi odd) r4:r5, r6:r7, r8:r9, r10:r11; lr = loop counter.
+/// One 4-row tile of the s16 × s8 linear kernel: operands, per-row requantization parameters and
+/// output of `linear_s16_tile`. Layout is fixed (the assembly uses the byte offsets noted).
+struct s16_tile {
+  const std::int16_t* x = nullptr;   ///< +0: input vector [cols]
+  const std::int8_t* w = nullptr;    ///< +4: weight rows [4][cols], row stride cols
+  std::int32_t cols = 0;             ///< +8: ≥ 1
+  const std::int64_t* bias = nullptr;///< +12: bias of the 4 rows, or null
+  std::int16_t* out = nullptr;       ///< +16: 4 outputs
+  std::int32_t act_min = 0;          ///< +20
+  std::int32_t act_max = 0;          ///< +24
+  std::int32_t reserved = 0;         ///< +28
+  std::uint32_t m16_t[8] = {};       ///< +32: {reduced multiplier m16 (0..32767), right shift t (1..62)} per row
+};
+
+/// Computes one s16 tile: acc_i = bias_i + Σ_c x[c]·w_i[c] with 64-bit `VMLALDAVA.S16` accumulation
+/// (exact for any cols), y_i = clamp((acc_i·m16_i + 2^(t_i−1)) >> t_i, act_min, act_max) — `UMULL`/
+/// `MLA` 64×16-bit product, `SQRSHRL` rounding shift, `SQSHLL #32` saturation to int32, vector clamp
+/// and `VSTRH.32`. Exact while |acc_i| < 2^47 (then |acc·m16| < 2^62). Out of line (AAPCS, naked):
+/// the loop needs all of r0–r12 and lr. Widening loads need low base registers: w0..w3 in r0..r3,
+/// x in r12, accumulators r4:r5, r6:r7, r8:r9, r10:r11, lr = loop counter.
+[[gnu::naked, gnu::noinline]] inline void linear_s16_tile(const s16_tile* /*r0*/) noexcept {
   __asm volatile(
       "push   {r4-r11, lr}               \n"
-      "ldr    r12, [sp, #36]             \n"  // acc (5th argument, above the 9 saved registers)
-      "push   {r2, r12}                  \n"  // [sp] = cols, [sp+4] = acc
-      "ldrd   r4, r5, [r12]              \n"
-      "ldrd   r6, r7, [r12, #8]          \n"
-      "ldrd   r8, r9, [r12, #16]         \n"
-      "ldrd   r10, r11, [r12, #24]       \n"
-      "mov    r12, r0                    \n"  // x
-      "mov    r0, r1                     \n"  // w0
-      "add    r1, r0, r3                 \n"  // w1
-      "add    r2, r1, r3                 \n"  // w2
-      "add    r3, r2, r3                 \n"  // w3
-      "ldr    lr, [sp]                   \n"
+      "push   {r0, r1}                   \n"  // [sp] = tile
+      "ldr    r3, [r0, #12]              \n"  // bias
+      "cbz    r3, 5f                     \n"
+      "ldrd   r4, r5, [r3]               \n"
+      "ldrd   r6, r7, [r3, #8]           \n"
+      "ldrd   r8, r9, [r3, #16]          \n"
+      "ldrd   r10, r11, [r3, #24]        \n"
+      "b      6f                         \n"
+      "5:                                \n"
+      "movs   r4, #0                     \n"
+      "movs   r5, #0                     \n"
+      "movs   r6, #0                     \n"
+      "movs   r7, #0                     \n"
+      "mov    r8, r4                     \n"
+      "mov    r9, r4                     \n"
+      "mov    r10, r4                    \n"
+      "mov    r11, r4                    \n"
+      "6:                                \n"
+      "ldr    r12, [r0]                  \n"  // x
+      "ldr    lr, [r0, #8]               \n"  // cols
+      "ldr    r0, [r0, #4]               \n"  // w0
+      "add    r1, r0, lr                 \n"  // w1
+      "add    r2, r1, lr                 \n"  // w2
+      "add    r3, r2, lr                 \n"  // w3
       "lsr    lr, lr, #4                 \n"
       "wls    lr, lr, 2f                 \n"
       "1:                                \n"
@@ -158,6 +188,7 @@ inline std::int32_t sum_s8(const std::int8_t* v, std::int32_t cols) noexcept {
       "le     lr, 1b                     \n"
       "2:                                \n"
       "ldr    lr, [sp]                   \n"
+      "ldr    lr, [lr, #8]               \n"
       "and    lr, lr, #15                \n"
       "wlstp.16 lr, lr, 4f               \n"
       "3:                                \n"
@@ -172,11 +203,39 @@ inline std::int32_t sum_s8(const std::int8_t* v, std::int32_t cols) noexcept {
       "vmlaldava.s16 r10, r11, q0, q1    \n"
       "letp   lr, 3b                     \n"
       "4:                                \n"
-      "ldr    r12, [sp, #4]              \n"
-      "strd   r4, r5, [r12]              \n"
-      "strd   r6, r7, [r12, #8]          \n"
-      "strd   r8, r9, [r12, #16]         \n"
-      "strd   r10, r11, [r12, #24]       \n"
+      "ldr    r12, [sp]                  \n"
+      "ldrd   r2, r3, [r12, #32]         \n"  // row 0
+      "umull  r0, r1, r4, r2             \n"
+      "mla    r1, r5, r2, r1             \n"
+      "sqrshrl r0, r1, #64, r3           \n"
+      "sqshll r0, r1, #32                \n"
+      "mov    r4, r1                     \n"
+      "ldrd   r2, r3, [r12, #40]         \n"  // row 1
+      "umull  r0, r1, r6, r2             \n"
+      "mla    r1, r7, r2, r1             \n"
+      "sqrshrl r0, r1, #64, r3           \n"
+      "sqshll r0, r1, #32                \n"
+      "mov    r6, r1                     \n"
+      "ldrd   r2, r3, [r12, #48]         \n"  // row 2
+      "umull  r0, r1, r8, r2             \n"
+      "mla    r1, r9, r2, r1             \n"
+      "sqrshrl r0, r1, #64, r3           \n"
+      "sqshll r0, r1, #32                \n"
+      "mov    r8, r1                     \n"
+      "ldrd   r2, r3, [r12, #56]         \n"  // row 3
+      "umull  r0, r1, r10, r2            \n"
+      "mla    r1, r11, r2, r1            \n"
+      "sqrshrl r0, r1, #64, r3           \n"
+      "sqshll r0, r1, #32                \n"
+      "vmov   q0[2], q0[0], r4, r8       \n"  // lane 0 = r4, lane 2 = r8
+      "vmov   q0[3], q0[1], r6, r1       \n"  // lane 1 = r6, lane 3 = r1
+      "ldrd   r2, r3, [r12, #20]         \n"  // act_min, act_max
+      "vdup.32 q1, r2                    \n"
+      "vdup.32 q2, r3                    \n"
+      "vmax.s32 q0, q0, q1               \n"
+      "vmin.s32 q0, q0, q2               \n"
+      "ldr    r0, [r12, #16]             \n"  // out
+      "vstrh.32 q0, [r0]                 \n"
       "add    sp, sp, #8                 \n"
       "pop    {r4-r11, pc}               \n");
 }
