@@ -183,7 +183,7 @@ struct parse_result {
 
   [[nodiscard]] constexpr bool ok() const noexcept { return error == parse_errc::ok; }
   constexpr explicit operator bool() const noexcept { return ok(); }
-  /// The readable error, e.g. "Bad extension 'mxfp' for TOSA-1.0+FP (valid: bf16, ...)".
+  /// The readable error, e.g. "Bad extension for TOSA-1.0+FP: mxfp (valid: bf16, ...)".
   [[nodiscard]] constexpr std::string_view message() const noexcept { return message_text.view(); }
   /// The token that made the string invalid.
   [[nodiscard]] constexpr std::string_view token() const noexcept { return bad_token.view(); }
@@ -202,26 +202,26 @@ constexpr parse_result fail(parse_errc e, std::string_view tok, std::string_view
   switch (e) {
     case parse_errc::ok: break;
     case parse_errc::failed_to_parse:
-      m.append("Failed to parse TOSA specification representation: '").append(whole).append("'");
+      m.append("Failed to parse TOSA specification representation: ").append(whole);
       break;
     case parse_errc::invalid_version:
-      m.append("Invalid version: '").append(tok).append("' in '").append(whole).append("'");
+      m.append("Invalid version: ").append(tok).append(" in ").append(whole);
       break;
     case parse_errc::wrong_version:
-      m.append("Wrong TOSA version: ").append(tok).append(" from '").append(whole)
-          .append("' (supported: 1.0, 1.1)");
+      m.append("Wrong TOSA version: ").append(tok).append(" from ").append(whole)
+          .append(" (supported: 1.0, 1.1)");
       break;
     case parse_errc::no_profile:
-      m.append("No profile (INT or FP) found in: '").append(whole).append("'");
+      m.append("No profile (INT or FP) found in: ").append(whole);
       break;
     case parse_errc::too_many_profiles:
-      m.append("Too many profiles (at most 2 of INT, FP): '").append(tok).append("' in '")
-          .append(whole).append("'");
+      m.append("Too many profiles (at most 2 of INT, FP): ").append(tok).append(" in ").append(whole);
       break;
     case parse_errc::bad_extension: {
-      m.append("Bad extension '").append(tok).append("' for TOSA-");
+      m.append("Bad extension for TOSA-");
       partial.append_version(m);
       for (std::size_t i = 0; i < partial.profile_count; ++i) m.append('+').append(token(partial.profiles[i]));
+      m.append(": ").append(tok);
       m.append(" (valid:");
       bool first = true;
       for (std::size_t x = 0; x < ext_count; ++x) {
@@ -237,8 +237,8 @@ constexpr parse_result fail(parse_errc e, std::string_view tok, std::string_view
       break;
     }
     case parse_errc::too_long:
-      m.append("Too many version components or tokens (armlower keeps at most 8 and 32): '")
-          .append(whole).append("'");
+      m.append("Too many version components or tokens (armlower keeps at most 8 and 32): ")
+          .append(whole);
       break;
   }
   return r;
