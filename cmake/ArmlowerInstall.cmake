@@ -10,3 +10,10 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/armlowerConfigVersion.cma
   COMPATIBILITY SameMajorVersion ARCH_INDEPENDENT)
 install(FILES ${PROJECT_BINARY_DIR}/armlowerConfig.cmake ${PROJECT_BINARY_DIR}/armlowerConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_DATADIR}/armlower/cmake)
+
+# `cmake --build` followed by `cmake --install` must work for plain CMake users: files that are
+# generated at build time and installed (armlower::serialize's flatc headers) are made part of
+# the default build when install rules are on.
+if(TARGET armlower_serialize_schema)
+  add_custom_target(armlower_install_prerequisites ALL DEPENDS armlower_serialize_schema)
+endif()
