@@ -10,3 +10,5 @@
 #include <armlower/passes/rewrite_mxfp_linear.hpp>
 #include <armlower/passes/validate.hpp>
 #include <armlower/passes/pipeline.hpp>
+#include <armlower/passes/cortex_m.hpp>
+#include <armlower/passes/cortex_m_emit.hpp>

@@ -142,13 +142,14 @@ struct linear_operands {
   return r;
 }
 
-/// CLAMP bounds of a fused activation on a quantized tensor (TFLite `CalculateActivationRangeQuantized`).
+/// Output range of a (fused) activation on a quantized tensor (TFLite `CalculateActivationRangeQuantized`):
+/// none → [qmin, qmax], ReLU → [max(qmin, zp), qmax], ReLU6 → upper bound min(qmax, zp + round(6/scale)).
 inline graph::clamp_attr activation_bounds(graph::activation a, const graph::tensor& y) {
   const auto& t = dtype::traits(y.type);
   const double qmin = static_cast<double>(t.int_min), qmax = static_cast<double>(t.int_max);
   const double zp = y.quant->zero_point.empty() ? 0.0 : y.quant->zero_point[0];
   graph::clamp_attr c;
-  c.min_val = std::max(qmin, zp);
+  c.min_val = a == graph::activation::none ? qmin : std::max(qmin, zp);
   c.max_val = qmax;
   if (a == graph::activation::relu6)
     c.max_val = std::min(qmax, zp + std::nearbyint(6.0 / static_cast<double>(y.quant->scale[0])));

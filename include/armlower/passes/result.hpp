@@ -40,6 +40,8 @@ class [[nodiscard]] result {
   [[nodiscard]] T& value() & { return std::get<0>(v_); }
   [[nodiscard]] const T& value() const& { return std::get<0>(v_); }
   [[nodiscard]] T&& value() && { return std::get<0>(std::move(v_)); }
+  [[nodiscard]] T& operator*() & { return std::get<0>(v_); }
+  [[nodiscard]] const T& operator*() const& { return std::get<0>(v_); }
   T* operator->() { return &std::get<0>(v_); }
   const T* operator->() const { return &std::get<0>(v_); }
   /// The error; precondition `!has_value()`.

@@ -1,0 +1,196 @@
+/// @file armlower/cortex_m/plan.hpp
+/// The Cortex-M plan: what the Cortex-M lowering (`armlower/passes/cortex_m.hpp`, ExecuTorch
+/// #15526 `QuantizedLinearFusionPass` + #19676) produces and firmware runs — a constant table of
+/// fully-connected layers (pointers to constant arrays + CMSIS-NN kernel parameters) executed in
+/// order by `run_plan` with armlower's CMSIS-form kernels (`armlower/compat/cmsis_nn.hpp`).
+///
+/// Layer semantics (CMSIS-NN v7 conventions, `../shared/reference/kernels.md` §1.1–1.5):
+///  - `fully_connected_s8`: `arm_fully_connected_s8` / `_per_channel_s8`; `input_offset = −input_zp`,
+///    `filter_offset = −weight_zp` (added), `output_offset = +output_zp`; TFLite-style shifts;
+///    CMSIS-NN default (double) rounding. For MVE targets the constant `kernel_sum`
+///    (= bias + input_offset·(Σw + cols·filter_offset), `arm_vector_sum_s8`) replaces the bias
+///    (`bias` null); for DSP/scalar targets `bias` is given and `kernel_sum` is null.
+///  - `fully_connected_s16`: `arm_fully_connected_s16` semantics (a16w8: s16 input, s8 weights,
+///    int64 bias, no offsets, 64-bit requantization with REDUCE_MULTIPLIER), per tensor or per
+///    channel (per channel runs `kernels::linear_s16`, which CMSIS-NN lacks).
+/// Activations flow layer to layer through caller-owned scratch (two ping-pong buffers).
+///
+/// Firmware-clean: noexcept, no heap, no exceptions, no RTTI, no static initialisation; a plan
+/// is a `constexpr` aggregate the generated header (`passes/cortex_m_emit.hpp`) defines.
+#pragma once
+
+#include <armlower/compat/cmsis_nn.hpp>
+#include <armlower/kernels/linear.hpp>
+#include <armlower/kernels/status.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace armlower::cortex_m {
+
+/// The ISA whose CMSIS-NN convention the constants follow (kernel_sum on MVE, bias otherwise).
+enum class isa : std::uint8_t {
+  mve,     ///< Cortex-M55/M85 (Helium): kernel_sum precomputed, bias folded in
+  dsp,     ///< Cortex-M4/M7/M33 (DSP extension): int32 bias
+  scalar,  ///< Cortex-M0/M0+/M3 (pure C): int32 bias
+};
+
+/// Kind of a layer (the CMSIS-NN function it corresponds to).
+enum class layer_kind : std::uint8_t {
+  fully_connected_s8,   ///< s8 × s8 → s8 (per tensor or per channel)
+  fully_connected_s16,  ///< s16 × s8 → s16 with int64 bias (a16w8)
+};
+
+/// One fully-connected layer: y[b][r] for r < rows from x[b][c] for c < cols.
+struct layer {
+  layer_kind kind = layer_kind::fully_connected_s8;
+  std::int32_t cols = 0;                     ///< in_features (accumulation depth)
+  std::int32_t rows = 0;                     ///< out_features
+  const std::int8_t* weights = nullptr;      ///< [rows][cols] row-major
+  const std::int32_t* bias = nullptr;        ///< s8, DSP/scalar: [rows] int32 or null
+  const std::int32_t* kernel_sum = nullptr;  ///< s8, MVE: [rows] int32 (bias folded in) or null
+  const std::int64_t* bias_s64 = nullptr;    ///< s16: [rows] int64 or null
+  std::int32_t input_offset = 0;             ///< −input_zp (s8)
+  std::int32_t filter_offset = 0;            ///< −weight_zp (s8)
+  std::int32_t output_offset = 0;            ///< +output_zp (s8)
+  const std::int32_t* multiplier = nullptr;  ///< per_channel ? [rows] : [1]; TFLite q
+  const std::int32_t* shift = nullptr;       ///< per_channel ? [rows] : [1]; TFLite-style (positive = left)
+  bool per_channel = false;
+  std::int32_t activation_min = -128;        ///< output clamp (after output_offset)
+  std::int32_t activation_max = 127;
+};
+
+/// A plan: the layers in execution order.
+struct plan {
+  const layer* layers = nullptr;
+  std::size_t layer_count = 0;
+  isa target = isa::mve;
+};
+
+/// Bytes per activation element of a layer kind (1 for s8, 2 for s16).
+[[nodiscard]] constexpr std::size_t element_bytes(layer_kind k) noexcept {
+  return k == layer_kind::fully_connected_s16 ? 2 : 1;
+}
+
+/// Scratch bytes `run_plan` needs for `batches` input rows: two buffers, each holding the largest
+/// intermediate activation (0 for a single layer). Sized so each buffer starts 8-byte aligned.
+[[nodiscard]] constexpr std::size_t scratch_bytes(const plan& p, std::int32_t batches) noexcept {
+  std::size_t largest = 0;
+  for (std::size_t i = 0; i + 1 < p.layer_count; ++i) {
+    const auto b = static_cast<std::size_t>(batches < 0 ? 0 : batches) * static_cast<std::size_t>(p.layers[i].rows) *
+                   element_bytes(p.layers[i].kind);
+    largest = b > largest ? b : largest;
+  }
+  largest = (largest + 7) / 8 * 8;
+  return 2 * largest;
+}
+
+/// Input bytes for `batches` rows (first layer's cols × element size).
+[[nodiscard]] constexpr std::size_t input_bytes(const plan& p, std::int32_t batches) noexcept {
+  return p.layer_count == 0 ? 0
+                            : static_cast<std::size_t>(batches) * static_cast<std::size_t>(p.layers[0].cols) *
+                                  element_bytes(p.layers[0].kind);
+}
+
+/// Output bytes for `batches` rows (last layer's rows × element size).
+[[nodiscard]] constexpr std::size_t output_bytes(const plan& p, std::int32_t batches) noexcept {
+  if (p.layer_count == 0) return 0;
+  const auto& l = p.layers[p.layer_count - 1];
+  return static_cast<std::size_t>(batches) * static_cast<std::size_t>(l.rows) * element_bytes(l.kind);
+}
+
+/// Checks a plan's structure: layers present, dims ≥ 1, each layer's cols = previous rows and the
+/// same activation kind throughout, MVE layers without bias (kernel_sum), DSP/scalar without
+/// kernel_sum, multiplier/shift present.
+/// @return `null_pointer`, `empty_dimension`, `shape_mismatch`, `unsupported_type`, `invalid_attribute`, or `ok`.
+[[nodiscard]] constexpr status validate(const plan& p) noexcept {
+  if (p.layers == nullptr || p.layer_count == 0) return status::null_pointer;
+  for (std::size_t i = 0; i < p.layer_count; ++i) {
+    const auto& l = p.layers[i];
+    if (l.weights == nullptr || l.multiplier == nullptr || l.shift == nullptr) return status::null_pointer;
+    if (l.cols < 1 || l.rows < 1) return status::empty_dimension;
+    if (i > 0 && (l.cols != p.layers[i - 1].rows || l.kind != p.layers[i - 1].kind)) return status::shape_mismatch;
+    if (l.kind == layer_kind::fully_connected_s8) {
+      if (p.target == isa::mve && l.bias != nullptr) return status::invalid_attribute;
+      if (p.target != isa::mve && l.kernel_sum != nullptr) return status::invalid_attribute;
+    } else if (l.kind != layer_kind::fully_connected_s16) {
+      return status::unsupported_type;
+    }
+  }
+  return status::ok;
+}
+
+namespace detail {
+[[nodiscard]] inline status run_layer(const layer& l, std::int32_t batches, const std::byte* in, std::byte* out) noexcept {
+  const cmsis::dims input_dims{batches, 1, 1, l.cols};
+  const cmsis::dims filter_dims{l.cols, 1, 1, l.rows};
+  const cmsis::dims bias_dims{1, 1, 1, l.rows};
+  const cmsis::dims output_dims{batches, 1, 1, l.rows};
+  if (l.kind == layer_kind::fully_connected_s16) {
+    if (l.per_channel) {
+      // CMSIS-NN has no per-channel s16 fully connected; armlower's kernel has the same semantics.
+      kernels::linear_s16_args a;
+      a.input = reinterpret_cast<const std::int16_t*>(in);
+      a.weights = l.weights;
+      a.bias = l.bias_s64;
+      a.output = reinterpret_cast<std::int16_t*>(out);
+      a.batches = batches;
+      a.cols = l.cols;
+      a.rows = l.rows;
+      a.multiplier = l.multiplier;
+      a.shift = l.shift;
+      a.per_channel = true;
+      a.activation_min = l.activation_min;
+      a.activation_max = l.activation_max;
+      return kernels::linear_s16(a);
+    }
+    const cmsis::fc_params fc{0, 0, 0, {l.activation_min, l.activation_max}};
+    const cmsis::per_tensor_quant_params q{l.multiplier[0], l.shift[0]};
+    return cmsis::fully_connected_s16(nullptr, &fc, &q, &input_dims, reinterpret_cast<const std::int16_t*>(in),
+                                      &filter_dims, l.weights, &bias_dims, l.bias_s64, &output_dims,
+                                      reinterpret_cast<std::int16_t*>(out));
+  }
+  // s8: CMSIS-NN's ctx.buf carries the kernel_sum (read only; armlower's kernels never write it).
+  const cmsis::context ctx{const_cast<std::int32_t*>(l.kernel_sum), 0};  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+  const cmsis::fc_params fc{l.input_offset, l.filter_offset, l.output_offset, {l.activation_min, l.activation_max}};
+  const auto* x = reinterpret_cast<const std::int8_t*>(in);
+  auto* y = reinterpret_cast<std::int8_t*>(out);
+  if (l.per_channel) {
+    const cmsis::per_channel_quant_params q{const_cast<std::int32_t*>(l.multiplier), const_cast<std::int32_t*>(l.shift)};  // NOLINT
+    return cmsis::fully_connected_per_channel_s8(&ctx, &fc, &q, &input_dims, x, &filter_dims, l.weights, &bias_dims,
+                                                 l.bias, &output_dims, y);
+  }
+  const cmsis::per_tensor_quant_params q{l.multiplier[0], l.shift[0]};
+  return cmsis::fully_connected_s8(&ctx, &fc, &q, &input_dims, x, &filter_dims, l.weights, &bias_dims, l.bias,
+                                   &output_dims, y);
+}
+}  // namespace detail
+
+/// Runs the plan on `batches` input rows: `input` holds batches × layers[0].cols activations
+/// (int8 or int16, little-endian, 2-byte aligned for int16), `output` receives batches × last
+/// rows; `scratch` (≥ `scratch_bytes(p, batches)`, 8-byte aligned) holds the intermediates.
+/// @return `validate(p)` errors, `empty_dimension` (batches < 1), `scratch_too_small` (input,
+///   output or scratch smaller than needed), `scratch_misaligned`, or the first kernel error.
+[[nodiscard]] inline status run_plan(const plan& p, std::int32_t batches, std::span<const std::byte> input,
+                                     std::span<std::byte> output, std::span<std::byte> scratch) noexcept {
+  if (const status s = validate(p); s != status::ok) return s;
+  if (batches < 1) return status::empty_dimension;
+  if (input.size() < input_bytes(p, batches) || output.size() < output_bytes(p, batches)) return status::scratch_too_small;
+  const std::size_t need = scratch_bytes(p, batches);
+  if (scratch.size() < need) return status::scratch_too_small;
+  const std::size_t align = element_bytes(p.layers[0].kind);
+  auto misaligned = [&](const void* ptr) { return (reinterpret_cast<std::uintptr_t>(ptr) % align) != 0; };
+  if (misaligned(input.data()) || misaligned(output.data()) || (need != 0 && misaligned(scratch.data())))
+    return status::scratch_misaligned;
+  std::byte* bufs[2] = {scratch.data(), scratch.data() + need / 2};
+  const std::byte* in = input.data();
+  for (std::size_t i = 0; i < p.layer_count; ++i) {
+    std::byte* out = (i + 1 == p.layer_count) ? output.data() : bufs[i % 2];
+    if (const status s = detail::run_layer(p.layers[i], batches, in, out); s != status::ok) return s;
+    in = out;
+  }
+  return status::ok;
+}
+
+}  // namespace armlower::cortex_m

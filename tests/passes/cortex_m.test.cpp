@@ -1,0 +1,188 @@
+// Cortex-M plan: run_plan against every CMSIS-NN test vector (TFLite-generated goldens) in both
+// conventions (MVE kernel_sum, DSP bias); the lowering (kernel_sum math, multipliers, offsets,
+// fused ReLU) against the same vectors rebuilt as framework graphs; and the emitted header text.
+#include "cmsis_vectors.hpp"
+
+#include <armlower/cortex_m/plan.hpp>
+#include <armlower/graph/builder.hpp>
+#include <armlower/passes/cortex_m.hpp>
+#include <armlower/passes/cortex_m_emit.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <vector>
+
+using namespace armlower;
+using armlower_test::fc_s16_vectors;
+using armlower_test::fc_s8_vectors;
+
+namespace {
+template <class Out>
+std::vector<Out> run(const cortex_m::plan& p, std::int32_t batches, const void* in, std::size_t in_bytes) {
+  std::vector<Out> out(cortex_m::output_bytes(p, batches) / sizeof(Out));
+  std::vector<std::uint64_t> scratch((cortex_m::scratch_bytes(p, batches) + 7) / 8 + 1);
+  const auto s = cortex_m::run_plan(p, batches, std::span(static_cast<const std::byte*>(in), in_bytes),
+                                    std::as_writable_bytes(std::span(out)), std::as_writable_bytes(std::span(scratch)));
+  REQUIRE_MESSAGE(s == status::ok, kernels::to_string(s));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("run_plan reproduces every CMSIS-NN s8 vector set in the MVE (kernel_sum) and DSP (bias) conventions") {
+  for (const auto& v : fc_s8_vectors) {
+    const std::string set_name = v.name;
+    CAPTURE(set_name);
+    for (auto target : {cortex_m::isa::mve, cortex_m::isa::dsp, cortex_m::isa::scalar}) {
+      std::vector<std::int32_t> ks(static_cast<std::size_t>(v.rows));
+      cortex_m::layer l;
+      l.cols = v.cols;
+      l.rows = v.rows;
+      l.weights = v.weights;
+      l.input_offset = v.input_offset;
+      l.filter_offset = v.filter_offset;
+      l.output_offset = v.output_offset;
+      l.multiplier = v.multiplier;
+      l.shift = v.shift;
+      l.per_channel = v.per_channel;
+      l.activation_min = v.activation_min;
+      l.activation_max = v.activation_max;
+      if (target == cortex_m::isa::mve) {
+        REQUIRE(cmsis::vector_sum_s8(ks.data(), v.cols, v.rows, v.weights, v.input_offset, v.filter_offset, v.bias) ==
+                status::ok);
+        l.kernel_sum = ks.data();
+      } else {
+        l.bias = v.bias;
+      }
+      const cortex_m::plan p{&l, 1, target};
+      const auto y = run<std::int8_t>(p, v.batches, v.input, static_cast<std::size_t>(v.batches * v.cols));
+      CHECK(std::equal(y.begin(), y.end(), v.output_ref));
+    }
+  }
+}
+
+TEST_CASE("run_plan reproduces the CMSIS-NN s16 (a16w8) vector set") {
+  for (const auto& v : fc_s16_vectors) {
+    const std::string set_name = v.name;
+    CAPTURE(set_name);
+    cortex_m::layer l;
+    l.kind = cortex_m::layer_kind::fully_connected_s16;
+    l.cols = v.cols;
+    l.rows = v.rows;
+    l.weights = v.weights;
+    l.bias_s64 = v.bias;
+    l.multiplier = &v.multiplier;
+    l.shift = &v.shift;
+    l.activation_min = v.activation_min;
+    l.activation_max = v.activation_max;
+    const cortex_m::plan p{&l, 1, cortex_m::isa::mve};
+    const auto y = run<std::int16_t>(p, v.batches, v.input, static_cast<std::size_t>(v.batches * v.cols) * 2);
+    CHECK(std::equal(y.begin(), y.end(), v.output_ref));
+  }
+}
+
+TEST_CASE("Cortex-M lowering of CMSIS-NN vector sets rebuilt as quantized framework graphs") {
+  // Each s8 per-tensor set becomes x(int8, zp = -input_offset) -> linear(w, bias) -> y(int8,
+  // zp = output_offset). The scales are chosen so that s_in*s_w/s_out is exactly the set's
+  // multiplier·2^(shift-31) for the plan's rule (the multiplier then round-trips exactly).
+  for (const auto& v : fc_s8_vectors) {
+    if (v.per_channel || v.filter_offset != 0 || v.activation_min != -128 || v.activation_max != 127) continue;
+    const std::string set_name = v.name;
+    CAPTURE(set_name);
+    // s_in = m / 2^31 · 2^shift (exactly representable in float only if m has ≤ 24 significant
+    // bits), s_w = 1, s_out = 1: use the set's multiplier rounded to 24 bits and compare the plan
+    // against a plan built from the same (rounded) numbers.
+    const std::int32_t m24 = static_cast<std::int32_t>((static_cast<std::int64_t>(v.multiplier[0]) >> 7) << 7);
+    const float s_in = std::ldexp(static_cast<float>(m24), v.shift[0] - 31);
+    graph::builder b;
+    graph::quant_params xq{{s_in}, {-v.input_offset}, 0, false, -128, 127};
+    graph::quant_params wq{{1.0f}, {0}, 0, false, -127, 127};
+    graph::quant_params bq{{s_in}, {0}, 0, false, INT32_MIN, INT32_MAX};
+    graph::quant_params yq{{1.0f}, {v.output_offset}, 0, false, -128, 127};
+    auto x = b.quantized_input("x", {v.batches, v.cols}, dtype::id::i8, xq);
+    std::vector<std::int64_t> w(v.weights, v.weights + v.cols * v.rows);
+    std::vector<std::int64_t> bias;
+    if (v.bias != nullptr) bias.assign(v.bias, v.bias + v.rows);
+    b.output(b.quantized_linear(x, w, wq, v.rows, bias, bq, dtype::id::i8, yq));
+    for (auto target : {cortex_m::isa::mve, cortex_m::isa::dsp}) {
+      auto prog = passes::lower_cortex_m(b.get(), {target});
+      REQUIRE_MESSAGE(prog.has_value(), (prog ? std::string() : prog.error().message()));
+      REQUIRE(prog->layers.size() == 1);
+      const auto& l = prog->layers[0];
+      CHECK(l.input_offset == v.input_offset);
+      CHECK(l.output_offset == v.output_offset);
+      CHECK(l.multiplier[0] == m24);
+      CHECK(l.shift[0] == v.shift[0]);
+      CHECK(l.kernel_sum.empty() == (target != cortex_m::isa::mve));
+      CHECK(l.bias.empty() == (target == cortex_m::isa::mve || v.bias == nullptr));
+      // The plan equals a hand-built layer with the same numbers run through the CMSIS-form kernel.
+      const auto table = prog->layer_table();
+      const cortex_m::plan p{table.data(), table.size(), target};
+      const auto y = run<std::int8_t>(p, v.batches, v.input, static_cast<std::size_t>(v.batches * v.cols));
+      std::vector<std::int8_t> ref(static_cast<std::size_t>(v.batches * v.rows));
+      const cmsis::context ctx{};
+      const cmsis::fc_params fc{v.input_offset, 0, v.output_offset, {-128, 127}};
+      const cmsis::per_tensor_quant_params q{m24, v.shift[0]};
+      const cmsis::dims id{v.batches, 1, 1, v.cols}, fd{v.cols, 1, 1, v.rows}, bd{1, 1, 1, v.rows}, od{v.batches, 1, 1, v.rows};
+      REQUIRE(cmsis::fully_connected_s8(&ctx, &fc, &q, &id, v.input, &fd, v.weights, &bd, v.bias, &od, ref.data()) ==
+              status::ok);
+      CHECK(y == ref);
+      if (m24 == v.multiplier[0]) CHECK(std::equal(y.begin(), y.end(), v.output_ref));
+    }
+  }
+}
+
+TEST_CASE("Cortex-M lowering: MVE kernel_sum = bias + input_offset * sum(w); fused ReLU bounds; a16w8 int64 bias") {
+  std::vector<graph::mlp_layer> layers{{6, 4, {}, {}, graph::activation::relu}, {4, 3, {}, {}, graph::activation::none}};
+  for (auto& l : layers) {
+    l.weight.resize(static_cast<std::size_t>(l.in_features * l.out_features));
+    for (std::size_t i = 0; i < l.weight.size(); ++i) l.weight[i] = 0.1f * static_cast<float>(static_cast<int>(i % 7) - 3);
+    l.bias.assign(static_cast<std::size_t>(l.out_features), 0.25f);
+  }
+  std::vector<graph::float_range> ranges{{-1, 2}, {0, 3}, {-2, 2}};
+  auto g = graph::build_quantized_mlp(layers, {2, 6}, {dtype::id::i8, false}, ranges);
+  auto prog = passes::lower_cortex_m(g, {cortex_m::isa::mve});
+  REQUIRE_MESSAGE(prog.has_value(), (prog ? std::string() : prog.error().message()));
+  REQUIRE(prog->layers.size() == 2);
+  const auto& l0 = prog->layers[0];
+  for (std::int32_t r = 0; r < l0.rows; ++r) {
+    std::int64_t sw = 0;
+    for (std::int32_t c = 0; c < l0.cols; ++c) sw += l0.weights[static_cast<std::size_t>(r * l0.cols + c)];
+    // bias codes are quantize(0.25, s_in*s_w)
+    const auto* bt = [&]() -> const graph::tensor* {
+      for (const auto& t : g.tensors)
+        if (t.is_constant && t.type == dtype::id::i32) return &t;
+      return nullptr;
+    }();
+    REQUIRE(bt != nullptr);
+    const auto bias = graph::decode_ints(dtype::id::i32, bt->data, l0.rows);
+    CHECK(l0.kernel_sum[static_cast<std::size_t>(r)] == bias[static_cast<std::size_t>(r)] + l0.input_offset * sw);
+  }
+  // ReLU fused into layer 0: lower bound = output zero point.
+  CHECK(l0.activation_min == l0.output_offset);
+  CHECK(prog->layers[1].activation_min == -128);
+
+  auto g16 = graph::build_quantized_mlp(layers, {2, 6}, {dtype::id::i16, true}, ranges);
+  auto p16 = passes::lower_cortex_m(g16, {cortex_m::isa::dsp});
+  REQUIRE_MESSAGE(p16.has_value(), (p16 ? std::string() : p16.error().message()));
+  CHECK(p16->layers[0].kind == cortex_m::layer_kind::fully_connected_s16);
+  CHECK(p16->layers[0].bias_s64.size() == 4);
+  CHECK(p16->layers[0].per_channel);
+  CHECK(p16->layers[0].activation_min == 0);
+
+  const auto text = passes::emit_plan_header(*prog, "demo_plan");
+  CHECK(text.find("namespace demo_plan {") != std::string::npos);
+  CHECK(text.find("layer0_kernel_sum") != std::string::npos);
+  CHECK(text.find("layer0_bias[") == std::string::npos);  // MVE: no bias array (never both)
+  CHECK(text.find("inline constexpr armlower::cortex_m::plan plan{layers, 2") != std::string::npos);
+}
+
+TEST_CASE("Cortex-M lowering errors name the op, the tensor and the rule") {
+  graph::builder b;
+  auto x = b.input("x", {4});
+  std::vector<float> w(8, 1.0f);
+  b.output(b.linear(x, w, 2, {}));
+  auto r = passes::lower_cortex_m(b.get());
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().message().find("quantized") != std::string::npos);
+}
