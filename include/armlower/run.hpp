@@ -5,3 +5,4 @@
 #include <armlower/run/error.hpp>
 #include <armlower/run/interpreter.hpp>
 #include <armlower/run/value.hpp>
+#include <armlower/run/npy.hpp>

@@ -4,6 +4,7 @@
 /// overflow, floating-point results rounded to nearest-even in the result dtype.
 #pragma once
 
+#include <armlower/mx/element.hpp>
 #include <armlower/run/detail/context.hpp>
 #include <armlower/run/detail/data_layout.hpp>
 #include <armlower/run/detail/float_format.hpp>
@@ -120,7 +121,8 @@ namespace armlower::run::detail {
 }
 
 /// MUL [input1, input2, shift] (SPEC-1.0 MUL): shift is INT8 [1] (CTC), REQUIRE 0 ≤ shift ≤
-/// 63, ERROR_IF shift ≠ 0 unless in_t is INT32. i8×i8 and i16×i16 give INT32; INT32 with
+/// 63, REQUIRE shift == 0 unless in_t is INT32 ("scaling only allowed for i32"; the reference
+/// model ignores such a shift, which the spec leaves unpredictable). i8×i8 and i16×i16 give INT32; INT32 with
 /// shift > 0 rounds `(a·b + 2^(shift−1)) >> shift` and REQUIREs the result to fit INT32; with
 /// shift 0 the result is the low 32 bits of the product. Floats: rounded product.
 [[nodiscard]] inline status eval_mul(const op_context& c) {
@@ -137,7 +139,7 @@ namespace armlower::run::detail {
   if (shift < 0 || shift > 63)
     return c.fail(error_kind::require, c.in_name(2), "shift " + std::to_string(shift) + " is outside 0..63");
   if (shift != 0 && t != dtype::id::i32)
-    return c.fail(error_kind::error_if, c.in_name(2),
+    return c.fail(error_kind::require, c.in_name(2),
                   "shift must be 0 unless in_t is INT32 (in_t is " + std::string(dtype::name(t)) + ")");
   const auto n = ia.size();
   if (t == dtype::id::i8 || t == dtype::id::i16 || t == dtype::id::i32) {
@@ -214,12 +216,19 @@ namespace armlower::run::detail {
   return c.set(0, std::move(r));
 }
 
-/// True when the interpreter runs CAST from `from` to `to` without the MX codecs: the
-/// SPEC-1.0 rows among BOOL, INT8/16/32, FP16, BF16, FP32 and the 1.1 INT32 ↔ INT64 rows.
+/// True for FP8E4M3 and FP8E5M2 (the CAST rows of EXT-FP8E4M3 / EXT-FP8E5M2).
+[[nodiscard]] constexpr bool is_fp8(dtype::id t) noexcept {
+  return t == dtype::id::fp8e4m3 || t == dtype::id::fp8e5m2;
+}
+
+/// True when the interpreter runs CAST from `from` to `to`: the SPEC-1.0 rows among BOOL,
+/// INT8/16/32, FP16, BF16, FP32, FP8E4M3, FP8E5M2 and the 1.1 INT32 ↔ INT64 rows.
 [[nodiscard]] constexpr bool cast_supported(dtype::id from, dtype::id to) noexcept {
   using dtype::id;
   auto small_int = [](id t) { return t == id::i8 || t == id::i16 || t == id::i32; };
   if (from == to) return false;
+  if (is_fp8(from)) return is_real(to);
+  if (is_fp8(to)) return is_real(from);
   if (from == id::boolean) return small_int(to);
   if (small_int(from))
     return to == id::boolean || small_int(to) || is_real(to) || (from == id::i32 && to == id::i64);
@@ -231,7 +240,9 @@ namespace armlower::run::detail {
 /// CAST [input] (SPEC-1.0 CAST): int→int narrowing keeps the low bits (two's complement),
 /// widening sign-extends; int→BOOL is `x != 0`, BOOL→int is 0/1; int→float and float→float
 /// round to nearest-even (overflow to ±Inf); float→int rounds to nearest-even and saturates
-/// (REQUIRE: input not NaN). The result dtype is the declared result tensor's.
+/// (REQUIRE: input not NaN); to FP8 is the OCP non-saturating RNE conversion (E4M3 overflow →
+/// NaN, E5M2 → ±Inf; `mx::encode` with `overflow::propagate`), from FP8 is exact then rounded.
+/// The result dtype is the declared result tensor's.
 [[nodiscard]] inline status eval_cast(const op_context& c) {
   const auto& x = c.in(0);
   const auto from = x.type;
@@ -243,7 +254,13 @@ namespace armlower::run::detail {
   value r{to, x.shape, {}, {}, {}};
   const auto n = static_cast<std::size_t>(x.size());
   const auto& to_info = dtype::traits(to);
-  if (storage_of(from) == storage::integer && storage_of(to) == storage::integer) {
+  if (is_fp8(to)) {
+    r.codes.resize(n);
+    for (std::size_t k = 0; k < n; ++k) r.codes[k] = armlower::mx::encode(to, x.reals[k], armlower::mx::overflow::propagate);
+  } else if (is_fp8(from)) {
+    r.reals.resize(n);
+    for (std::size_t k = 0; k < n; ++k) r.reals[k] = round_to(to, armlower::mx::decode(from, x.codes[k]));
+  } else if (storage_of(from) == storage::integer && storage_of(to) == storage::integer) {
     r.ints.resize(n);
     const unsigned bits = to_info.bits;
     for (std::size_t k = 0; k < n; ++k) {

@@ -1,0 +1,68 @@
+// Writes TOSA graphs (armlower's serializer), their inputs and armlower's interpreter results to
+// a directory, for refmodel_compare.py to run through the TOSA reference model and compare.
+// Usage: run_refmodel_cases <output-dir>
+// Each line of <output-dir>/cases.txt: <name> <mode> <inputs> <outputs>
+//   mode = exact              (integer graph: bit-exact)
+//        | close:<rtol>       (float graph: |ref - got| <= rtol * max|ref| per output)
+//        | error:<kind>       (the interpreter refused it: error_if → the reference model must not
+//                              return TOSA_VALID; require → unpredictable, any outcome)
+#include "refmodel_cases.hpp"
+
+#include <armlower/io/file.hpp>
+#include <armlower/run/npy.hpp>
+#include <armlower/serialize/writer.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: run_refmodel_cases <output-dir>\n";
+    return 2;
+  }
+  namespace fs = std::filesystem;
+  const fs::path dir = argv[1];
+  fs::create_directories(dir);
+  std::ofstream list(dir / "cases.txt");
+  int bad = 0;
+  for (const auto& c : run_test::refmodel_cases()) {
+    const auto bytes = armlower::serialize::write(c.g, c.format);
+    if (!bytes) {
+      std::cerr << c.name << ": serializer error: " << bytes.error().message << "\n";
+      ++bad;
+      continue;
+    }
+    (void)armlower::serialize::write_file(dir / (c.name + ".tosa"), *bytes).value();
+    for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+      const auto img = armlower::io::format_npy(armlower::run::to_npy(c.inputs[i]));
+      (void)armlower::serialize::write_file(dir / (c.name + ".in" + std::to_string(i) + ".npy"), img).value();
+    }
+    const auto r = armlower::run::run(c.g, c.inputs);
+    if (!r) {
+      if (c.mode.rfind("error", 0) != 0) {
+        std::cerr << c.name << ": interpreter failed: " << r.failure->message() << "\n";
+        ++bad;
+        continue;
+      }
+      const auto k = r.failure->kind;
+      list << c.name << " error:"
+           << (k == armlower::run::error_kind::require ? "require" : k == armlower::run::error_kind::error_if ? "error_if" : "other")
+           << " " << c.inputs.size() << " 0\n";
+      std::cout << c.name << ": interpreter error (expected): " << r.failure->message() << "\n";
+      continue;
+    }
+    if (c.mode.rfind("error", 0) == 0) {
+      std::cerr << c.name << ": the interpreter accepted a graph it should refuse\n";
+      ++bad;
+      continue;
+    }
+    for (std::size_t i = 0; i < r.outputs.size(); ++i) {
+      const auto img = armlower::io::format_npy(armlower::run::to_npy(r.outputs[i]));
+      (void)armlower::serialize::write_file(dir / (c.name + ".out" + std::to_string(i) + ".npy"), img).value();
+    }
+    list << c.name << " " << c.mode << " " << c.inputs.size() << " " << r.outputs.size() << "\n";
+  }
+  return bad == 0 ? 0 : 1;
+}
