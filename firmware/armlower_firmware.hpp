@@ -24,11 +24,12 @@ void record_failure_values(const char* file, int line, const char* what, long lo
 int finish(const char* test_name);
 }  // namespace armlower::firmware
 
-/// Check a condition; on failure record it and continue.
-#define ARMLOWER_FW_CHECK(cond)                                                         \
+/// Check a condition; on failure record it and continue. (Variadic so that template argument
+/// lists with commas need no extra parentheses.)
+#define ARMLOWER_FW_CHECK(...)                                                          \
   do {                                                                                  \
     ++::armlower::firmware::checks;                                                     \
-    if (!(cond)) ::armlower::firmware::record_failure(__FILE__, __LINE__, #cond);       \
+    if (!(__VA_ARGS__)) ::armlower::firmware::record_failure(__FILE__, __LINE__, #__VA_ARGS__); \
   } while (0)
 
 /// Check two integer values for equality; on failure print both.
