@@ -32,6 +32,10 @@ void armlower_fault_handler();
 // crti/crtn are not linked (-nostartfiles); newlib's exit() still calls _fini.
 extern "C" void _init() {}
 extern "C" void _fini() {}
+// Normally from crtbegin.o: the DSO handle of static destructors registered by libstdc++ parts.
+extern "C" {
+void* __dso_handle = nullptr;
+}
 
 // Naked: no compiled instruction (which could be an FP/MVE one) may run before CPACR is set.
 extern "C" __attribute__((naked, noreturn)) void armlower_reset_handler() {

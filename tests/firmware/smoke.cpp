@@ -72,8 +72,13 @@ int main() {
 
 #if defined(ARMLOWER_SMOKE_EXPECT_FAILURE)
   // Negative harness tests (registered WILL_FAIL): a failed check must give a non-zero exit code,
-  // and a fault must end the run with an error instead of hanging.
-#if ARMLOWER_SMOKE_EXPECT_FAILURE == 1
+  // a fault must end the run with an error instead of hanging, heap use must fail the symbol check.
+#if ARMLOWER_SMOKE_EXPECT_FAILURE == 3
+  // Heap use: runs fine, but the `.symbols` post-link check must reject operator new/delete.
+  int* volatile p = new int(3);
+  ARMLOWER_FW_CHECK_EQ(*p, 3);
+  delete p;
+#elif ARMLOWER_SMOKE_EXPECT_FAILURE == 1
   ARMLOWER_FW_CHECK_EQ(dot_arch(a.data(), b.data(), 5), dot_scalar(a.data(), b.data(), 5) + 1);
 #else
   volatile std::uint32_t* bad = reinterpret_cast<volatile std::uint32_t*>(0xF0000000u);
