@@ -4,17 +4,17 @@
 ///  - `int8_rows<T>` for FP4E2M1 (×2 → int8 via one `vpshufb` per block), FP6E2M3 (×8 → int8 via two
 ///    `vpshufb` + blend) and MXINT8 (raw int8, widened to int16): exact int32 block sums
 ///    (`vpmaddubsw`/`vpmaddwd`, no saturation possible for |values| ≤ 60), reduced 8 blocks at a time
-///    with a `vphaddd` tree, then `block_acc · (scale_A · scale_B)` per block and a scalar fp32
-///    accumulation in block order. **Bit-identical to the pseudocode path** (`reference_rows`) because
+///    with a `vphaddd` tree into one lane per B row, then `block_acc · (scale_A · scale_B)` and the fp32
+///    accumulation in block order, lane-wise for 8 rows. **Bit-identical to the pseudocode path** (`reference_rows`) because
 ///    the pseudocode's fp32 block sums are exact for these types (arch/generic.hpp).
 ///  - `fp8_rows<T>` for FP8E4M3/FP8E5M2: B decoded to fp32 with the bit trick `(sext(b) << 20) & 0x87F00000`
-///    (E4M3; E5M2: `<< 21`, `& 0x8FE00000`) = value·2^-120 (2^-112), exact incl. subnormals (needs no
+///    (E4M3; E5M2: `<< 21`, `& 0x8FE00000`; done on whole 32-bit lanes with shifts) = value·2^-120 (2^-112), exact incl. subnormals (needs no
 ///    FTZ/DAZ), A decoded once per tile and pre-scaled so no product is subnormal; 8-lane FMA
 ///    accumulation. Blocks holding NaN/Inf codes take the scalar pseudocode. The summation order
 ///    differs from the pseudocode, so results are **only within the TOSA dot-product bound**
 ///    (tosa.md §6), not bit-identical.
-/// Both tile 4 B rows so each decoded A block is reused, and loop B tiles outermost so a batch of A
-/// rows reuses the B tile from L1 (GEMM).
+/// Both tile B rows (8 resp. 4) so each decoded A block is reused, and loop B tiles outermost so a
+/// batch of A rows reuses the B tile from L1 (GEMM).
 #pragma once
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -37,23 +37,31 @@ inline constexpr bool available = true;
 
 namespace detail {
 
-inline __m256 e8m0x8(const std::uint8_t* p, std::size_t n) noexcept {
+/// The 8 E8M0 codes at p (n ≤ 8 valid; missing lanes are code 0) as int32 lanes.
+inline __m256i e8m0_codes8(const std::uint8_t* p, std::size_t n) noexcept {
+  if (n == 8) return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
   alignas(16) std::uint8_t tmp[16] = {};
   for (std::size_t i = 0; i < n; ++i) tmp[i] = p[i];
-  const __m256i c = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(tmp)));
+  return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(tmp)));
+}
+
+/// fp32 values of 8 E8M0 codes given as int32 lanes (0x00 → 2^-127 subnormal, 0xFF → NaN).
+inline __m256 e8m0_decode8(__m256i c) noexcept {
   __m256i v = _mm256_slli_epi32(c, 23);
   v = _mm256_blendv_epi8(v, _mm256_set1_epi32(0x00400000), _mm256_cmpeq_epi32(c, _mm256_setzero_si256()));
   v = _mm256_blendv_epi8(v, _mm256_set1_epi32(0x7FC00000), _mm256_cmpeq_epi32(c, _mm256_set1_epi32(255)));
   return _mm256_castsi256_ps(v);
 }
 
+inline __m256 e8m0x8(const std::uint8_t* p, std::size_t n) noexcept { return e8m0_decode8(e8m0_codes8(p, n)); }
+
 /// int8 values ×2^k of the 32 codes of one block (FP4: 16 packed bytes; E2M3: 32 bytes).
 template <dtype::id T>
 inline __m256i block_i8(const std::uint8_t* p) noexcept {
   if constexpr (T == dtype::id::fp4e2m1) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i m = _mm_set1_epi8(0x0F);
-    const __m256i idx = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v, 4), m), _mm_and_si128(v, m));
+    const __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    const __m256i idx = _mm256_and_si256(_mm256_srlv_epi32(v, _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4)),
+                                         _mm256_set1_epi8(0x0F));
     const __m256i lut = _mm256_setr_epi8(0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12,
                                          0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
     return _mm256_shuffle_epi8(lut, idx);
@@ -89,6 +97,10 @@ inline float hsum(__m256 v) noexcept {
 }  // namespace detail
 
 /// Exact-integer AVX2 rows for T ∈ {FP4E2M1, FP6E2M3, MXINT8}; bit-identical to `reference_rows<T>`.
+/// Tiles of 8 B rows: per block, the 8 rows' int32 partial vectors are reduced with one `vphaddd`
+/// tree into a vector whose lane r is row r's exact block sum, so the per-block fp32 steps
+/// (`block_acc · (sA·sB)`, `acc += …`) run lane-wise for 8 rows at once, in block order as the
+/// pseudocode does.
 template <dtype::id T>
 inline void int8_rows(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::mxint8);
@@ -102,12 +114,13 @@ inline void int8_rows(const rows_args& r) noexcept {
   alignas(32) std::int8_t a_raw[8][32];
   alignas(32) std::int8_t a_abs[8][32];
   alignas(32) std::int16_t a_w[8][32];
-  alignas(32) float tt[8];
-  for (std::size_t j0 = 0; j0 < r.w; j0 += 4) {
-    const std::size_t jt = r.w - j0 < 4 ? r.w - j0 : 4;
+  alignas(32) std::int32_t sb_t[8][8];  // [block][row] scale codes of the tile
+  alignas(32) float out_t[8];
+  for (std::size_t j0 = 0; j0 < r.w; j0 += 8) {
+    const std::size_t jt = r.w - j0 < 8 ? r.w - j0 : 8;
     for (std::size_t i = 0; i < r.h; ++i) {
       const std::uint8_t* ar = r.a + i * stride;
-      float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      __m256 acc = _mm256_setzero_ps();  // lane q: output (i, j0 + q)
       for (std::size_t g0 = 0; g0 < nb; g0 += 8) {
         const std::size_t gn = nb - g0 < 8 ? nb - g0 : 8;
         for (std::size_t g = 0; g < gn; ++g) {
@@ -122,105 +135,156 @@ inline void int8_rows(const rows_args& r) noexcept {
             _mm256_store_si256(reinterpret_cast<__m256i*>(a_abs[g]), _mm256_abs_epi8(v));
           }
         }
-        const __m256 sa = detail::e8m0x8(r.a_scale + i * nb + g0, gn);
-        for (std::size_t jj = 0; jj < jt; ++jj) {
-          const std::uint8_t* br = r.b + (j0 + jj) * stride;
+        for (std::size_t q = 0; q < 8; ++q)
+          for (std::size_t g = 0; g < gn; ++g) sb_t[g][q] = q < jt ? r.b_scale[(j0 + q) * nb + g0 + g] : 0;
+        for (std::size_t g = 0; g < gn; ++g) {
           __m256i v[8];
-          for (std::size_t g = 0; g < 8; ++g) {
-            if (g >= gn) {
-              v[g] = _mm256_setzero_si256();
+          for (std::size_t q = 0; q < 8; ++q) {
+            if (q >= jt) {
+              v[q] = _mm256_setzero_si256();
               continue;
             }
-            const std::uint8_t* p = br + (g0 + g) * block_bytes;
+            const std::uint8_t* p = r.b + (j0 + q) * stride + (g0 + g) * block_bytes;
             if constexpr (i16) {
               const __m256i bv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
               const __m256i lo = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[g][0])),
                                                    _mm256_cvtepi8_epi16(_mm256_castsi256_si128(bv)));
               const __m256i hi = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[g][16])),
                                                    _mm256_cvtepi8_epi16(_mm256_extracti128_si256(bv, 1)));
-              v[g] = _mm256_add_epi32(lo, hi);
+              v[q] = _mm256_add_epi32(lo, hi);
             } else {
               const __m256i bv = detail::block_i8<T>(p);
               const __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(a_raw[g]));
               const __m256i aa = _mm256_load_si256(reinterpret_cast<const __m256i*>(a_abs[g]));
-              v[g] = _mm256_madd_epi16(_mm256_maddubs_epi16(aa, _mm256_sign_epi8(bv, a)), ones);
+              v[q] = _mm256_madd_epi16(_mm256_maddubs_epi16(aa, _mm256_sign_epi8(bv, a)), ones);
             }
           }
-          const __m256 blk = _mm256_mul_ps(_mm256_cvtepi32_ps(detail::hsum8(v)), unscale);
-          const __m256 sb = detail::e8m0x8(r.b_scale + (j0 + jj) * nb + g0, gn);
-          _mm256_store_ps(tt, _mm256_mul_ps(blk, _mm256_mul_ps(sa, sb)));
-          float a = acc[jj];
-          for (std::size_t g = 0; g < gn; ++g) a += tt[g];
-          acc[jj] = a;
+          const __m256 blk = _mm256_mul_ps(_mm256_cvtepi32_ps(detail::hsum8(v)), unscale);  // exact
+          const __m256 sa = _mm256_set1_ps(armlower::mx::decode_e8m0(r.a_scale[i * nb + g0 + g]));
+          const __m256 sb = detail::e8m0_decode8(_mm256_load_si256(reinterpret_cast<const __m256i*>(sb_t[g])));
+          acc = _mm256_add_ps(acc, _mm256_mul_ps(blk, _mm256_mul_ps(sa, sb)));
         }
       }
-      for (std::size_t jj = 0; jj < jt; ++jj) r.out[i * r.w + j0 + jj] = acc[jj];
+      _mm256_store_ps(out_t, acc);
+      for (std::size_t q = 0; q < jt; ++q) r.out[i * r.w + j0 + q] = out_t[q];
     }
   }
 }
 
 /// FP8 AVX2 rows for T ∈ {FP8E4M3, FP8E5M2}; within the TOSA dot-product bound of the pseudocode.
+/// Each 32-byte block is loaded once and split into 4 vectors by byte position within 32-bit lanes
+/// (vector j holds elements 4L+j): A and B use the same permutation, so the products pair up.
 template <dtype::id T>
 inline void fp8_rows(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp8e4m3 || T == dtype::id::fp8e5m2);
   constexpr bool e4 = T == dtype::id::fp8e4m3;
-  constexpr int sh = e4 ? 20 : 21;
+  constexpr int sh = e4 ? 4 : 3;           // arithmetic right shift placing the top byte's magnitude
   constexpr int trick = e4 ? 120 : 112;    // decoded bits value = real · 2^-trick
   constexpr int ca = e4 ? 100 : 64;        // A is held as real · 2^ca
   constexpr int unscale_exp = trick - ca;  // product = real · 2^(ca - trick)
-  constexpr std::uint8_t special = e4 ? 0x7F : 0x7C;  // E4M3 NaN; E5M2 Inf/NaN exponent
   constexpr std::size_t bs = armlower::mx::block_size;
   const __m256i mask = _mm256_set1_epi32(e4 ? static_cast<int>(0x87F00000u) : static_cast<int>(0x8FE00000u));
+  // special codes: E4M3 S.1111.111 (NaN); E5M2 S.11111.xx (Inf/NaN): (b | keep) == 0xFF
+  const __m256i keep = _mm256_set1_epi8(static_cast<char>(e4 ? 0x80 : 0x83));
+  const __m256i all1 = _mm256_set1_epi8(static_cast<char>(0xFF));
   const __m256 up1 = _mm256_set1_ps(armlower::mx::detail::pow2f(trick));
   const __m256 up2 = _mm256_set1_ps(armlower::mx::detail::pow2f(ca));
-  const __m256i spec = _mm256_set1_epi8(static_cast<char>(special));
   const std::size_t nb = r.c / bs;
-  auto dec = [&](const std::uint8_t* p) {
-    const __m256i x = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
-    return _mm256_castsi256_ps(_mm256_and_si256(_mm256_slli_epi32(x, sh), mask));
+  auto split = [&](__m256i v, __m256& d0, __m256& d1, __m256& d2, __m256& d3) {
+    d3 = _mm256_castsi256_ps(_mm256_and_si256(_mm256_srai_epi32(v, sh), mask));
+    d2 = _mm256_castsi256_ps(_mm256_and_si256(_mm256_srai_epi32(_mm256_slli_epi32(v, 8), sh), mask));
+    d1 = _mm256_castsi256_ps(_mm256_and_si256(_mm256_srai_epi32(_mm256_slli_epi32(v, 16), sh), mask));
+    d0 = _mm256_castsi256_ps(_mm256_and_si256(_mm256_srai_epi32(_mm256_slli_epi32(v, 24), sh), mask));
   };
-  auto has_special = [&](const std::uint8_t* p) {
-    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    return _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(x, spec), spec)) != 0;
-  };
-  auto factor = [&](std::uint8_t sa, std::uint8_t sb) {
-    if (sa == armlower::mx::e8m0_nan || sb == armlower::mx::e8m0_nan) return std::numeric_limits<float>::quiet_NaN();
-    int k = static_cast<int>(sa) + static_cast<int>(sb) - 254 + unscale_exp;
-    if (k < -149) return 0.0f;
-    if (k > 127) return std::numeric_limits<float>::infinity();
-    return armlower::mx::detail::pow2f(k);
+  auto special = [&](__m256i v) {
+    return _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_or_si256(v, keep), all1)) != 0;
   };
   auto scalar_block = [&](const std::uint8_t* pa, const std::uint8_t* pb) {
     float s = 0.0f;
     for (std::size_t e = 0; e < bs; ++e) s += armlower::mx::decode<T>(pa[e]) * armlower::mx::decode<T>(pb[e]);
     return s;
   };
+  alignas(32) float ad[8][32];
+  alignas(32) float fct[8];
+  // factor = 2^(sa-127) · 2^(sb-127) · 2^unscale_exp as a biased fp32 exponent field
+  const __m256i kbias = _mm256_set1_epi32(unscale_exp - 254 + 127);
   for (std::size_t j0 = 0; j0 < r.w; j0 += 4) {
     const std::size_t jt = r.w - j0 < 4 ? r.w - j0 : 4;
     for (std::size_t i = 0; i < r.h; ++i) {
       const std::uint8_t* ar = r.a + i * r.c;
       __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
       float extra[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-      for (std::size_t blk = 0; blk < nb; ++blk) {
-        const std::uint8_t* pa = ar + blk * bs;
-        const bool a_special = has_special(pa);
-        const __m256 a0 = _mm256_mul_ps(_mm256_mul_ps(dec(pa), up1), up2);
-        const __m256 a1 = _mm256_mul_ps(_mm256_mul_ps(dec(pa + 8), up1), up2);
-        const __m256 a2 = _mm256_mul_ps(_mm256_mul_ps(dec(pa + 16), up1), up2);
-        const __m256 a3 = _mm256_mul_ps(_mm256_mul_ps(dec(pa + 24), up1), up2);
-        const std::uint8_t sa = r.a_scale[i * nb + blk];
+      for (std::size_t g0 = 0; g0 < nb; g0 += 8) {
+        const std::size_t gn = nb - g0 < 8 ? nb - g0 : 8;
+        unsigned a_special = 0;
+        for (std::size_t g = 0; g < gn; ++g) {
+          const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ar + (g0 + g) * bs));
+          a_special |= special(v) ? 1u << g : 0u;
+          __m256 d0, d1, d2, d3;
+          split(v, d0, d1, d2, d3);
+          _mm256_store_ps(&ad[g][0], _mm256_mul_ps(_mm256_mul_ps(d0, up1), up2));
+          _mm256_store_ps(&ad[g][8], _mm256_mul_ps(_mm256_mul_ps(d1, up1), up2));
+          _mm256_store_ps(&ad[g][16], _mm256_mul_ps(_mm256_mul_ps(d2, up1), up2));
+          _mm256_store_ps(&ad[g][24], _mm256_mul_ps(_mm256_mul_ps(d3, up1), up2));
+        }
+        const __m256i sa = detail::e8m0_codes8(r.a_scale + i * nb + g0, gn);
         for (std::size_t jj = 0; jj < jt; ++jj) {
-          const std::uint8_t* pb = r.b + (j0 + jj) * r.c + blk * bs;
-          const std::uint8_t sb = r.b_scale[(j0 + jj) * nb + blk];
-          if (a_special || has_special(pb)) {
-            extra[jj] += scalar_block(pa, pb) * (armlower::mx::decode_e8m0(sa) * armlower::mx::decode_e8m0(sb));
-            continue;
+          const std::uint8_t* br = r.b + (j0 + jj) * r.c;
+          const __m256i sb = detail::e8m0_codes8(r.b_scale + (j0 + jj) * nb + g0, gn);
+          const __m256i k = _mm256_add_epi32(_mm256_add_epi32(sa, sb), kbias);
+          _mm256_store_ps(fct, _mm256_castsi256_ps(_mm256_slli_epi32(k, 23)));
+          // lanes whose factor is not a normal fp32 (or a NaN scale): exact scalar factor
+          const __m256i bad = _mm256_or_si256(
+              _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(1), k), _mm256_cmpgt_epi32(k, _mm256_set1_epi32(254))),
+              _mm256_or_si256(_mm256_cmpeq_epi32(sa, _mm256_set1_epi32(255)), _mm256_cmpeq_epi32(sb, _mm256_set1_epi32(255))));
+          if (const unsigned badm = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(bad))); badm != 0) {
+            for (std::size_t g = 0; g < gn; ++g) {
+              if (((badm >> g) & 1u) == 0) continue;
+              const std::uint8_t ca8 = r.a_scale[i * nb + g0 + g], cb8 = r.b_scale[(j0 + jj) * nb + g0 + g];
+              const int kk = int(ca8) + int(cb8) - 254 + unscale_exp;
+              fct[g] = (ca8 == 255 || cb8 == 255) ? std::numeric_limits<float>::quiet_NaN()
+                       : kk < -149                ? 0.0f
+                       : kk > 127                 ? std::numeric_limits<float>::infinity()
+                                                  : armlower::mx::detail::pow2f(kk);
+            }
           }
-          __m256 p = _mm256_mul_ps(dec(pb), a0);
-          p = _mm256_fmadd_ps(dec(pb + 8), a1, p);
-          p = _mm256_fmadd_ps(dec(pb + 16), a2, p);
-          p = _mm256_fmadd_ps(dec(pb + 24), a3, p);
-          acc[jj] = _mm256_fmadd_ps(p, _mm256_set1_ps(factor(sa, sb)), acc[jj]);
+          __m256 av = acc[jj];  // a register, not a store/load chain through acc[]
+          // Fast pass over the group; special codes are detected with an OR-accumulated byte compare
+          // and, if any, the group is redone from the saved accumulator with the per-block check.
+          const __m256 av_saved = av;
+          __m256i spec = _mm256_setzero_si256();
+          for (std::size_t g = 0; g < gn; ++g) {
+            const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(br + (g0 + g) * bs));
+            spec = _mm256_or_si256(spec, _mm256_cmpeq_epi8(_mm256_or_si256(v, keep), all1));
+            __m256 d0, d1, d2, d3;
+            split(v, d0, d1, d2, d3);
+            __m256 p0 = _mm256_mul_ps(d0, _mm256_load_ps(&ad[g][0]));
+            __m256 p1 = _mm256_mul_ps(d1, _mm256_load_ps(&ad[g][8]));
+            p0 = _mm256_fmadd_ps(d2, _mm256_load_ps(&ad[g][16]), p0);
+            p1 = _mm256_fmadd_ps(d3, _mm256_load_ps(&ad[g][24]), p1);
+            av = _mm256_fmadd_ps(_mm256_add_ps(p0, p1), _mm256_broadcast_ss(&fct[g]), av);
+          }
+          if (a_special != 0 || _mm256_movemask_epi8(spec) != 0) {
+            av = av_saved;
+            for (std::size_t g = 0; g < gn; ++g) {
+              const std::uint8_t* pb = br + (g0 + g) * bs;
+              const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pb));
+              if (((a_special >> g) & 1u) != 0 || special(v)) {
+                const std::uint8_t* pa = ar + (g0 + g) * bs;
+                extra[jj] += scalar_block(pa, pb) * (armlower::mx::decode_e8m0(r.a_scale[i * nb + g0 + g]) *
+                                                     armlower::mx::decode_e8m0(r.b_scale[(j0 + jj) * nb + g0 + g]));
+                continue;
+              }
+              __m256 d0, d1, d2, d3;
+              split(v, d0, d1, d2, d3);
+              __m256 p0 = _mm256_mul_ps(d0, _mm256_load_ps(&ad[g][0]));
+              __m256 p1 = _mm256_mul_ps(d1, _mm256_load_ps(&ad[g][8]));
+              p0 = _mm256_fmadd_ps(d2, _mm256_load_ps(&ad[g][16]), p0);
+              p1 = _mm256_fmadd_ps(d3, _mm256_load_ps(&ad[g][24]), p1);
+              av = _mm256_fmadd_ps(_mm256_add_ps(p0, p1), _mm256_broadcast_ss(&fct[g]), av);
+            }
+          }
+          acc[jj] = av;
         }
       }
       for (std::size_t jj = 0; jj < jt; ++jj) r.out[i * r.w + j0 + jj] = detail::hsum(acc[jj]) + extra[jj];

@@ -1,0 +1,183 @@
+// MX block-scaled GEMV/GEMM (MATMUL_T_BLOCK_SCALED with B = weights [N, K], A = activations
+// [batch, K]) per kernel path, side by side with fp32 GEMV/GEMM of the same shape: the fp32
+// "pseudocode" (sequential dot products), armlower-free tuned AVX2 FMA code, and oneDNN sgemm.
+// Also: MX quantization throughput of a weight matrix (what the lowering passes run).
+// Counters: GFLOP/s (2·batch·N·K per iteration), weight_bytes_per_MAC (weights + scales / (N·K)).
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#endif
+#if defined(ARMLOWER_BENCH_HAVE_DNNL)
+#include <dnnl.h>
+#endif
+
+#include <armlower/kernels/mx/cast_to_block_scaled.hpp>
+#include <armlower/kernels/mx/matmul_t_block_scaled.hpp>
+#include <armlower/mx.hpp>
+
+using armlower::dtype::id;
+namespace mx = armlower::mx;
+namespace kmx = armlower::kernels::mx;
+
+namespace {
+
+constexpr int N = 4096;  // output features (weight rows)
+
+std::vector<float> random_floats(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+struct mx_operand {
+  std::vector<std::uint8_t> data, scale;
+  std::int32_t shape[3], scale_shape[3];
+  kmx::block_scaled_view view() const { return {data, shape, scale, scale_shape}; }
+};
+
+mx_operand quantize(id t, const std::vector<float>& x, int rows, int k) {
+  mx_operand o{{}, {}, {1, rows, k}, {1, rows, k / 32}};
+  o.data.resize(mx::storage_bytes(t, x.size()));
+  o.scale.resize(x.size() / 32);
+  if (kmx::cast_to_block_scaled(std::span<const float>(x), o.shape, t, o.data, o.scale) != mx::status::ok) std::abort();
+  return o;
+}
+
+void set_counters(benchmark::State& st, int batch, int k, double weight_bytes) {
+  const double flops = 2.0 * batch * double(N) * k;
+  st.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  st.counters["weight_bytes_per_MAC"] = weight_bytes / (double(N) * k);
+}
+
+void bm_mx(benchmark::State& st, id t, kmx::matmul_path path) {
+  const int k = int(st.range(0)), batch = int(st.range(1));
+  const auto w = quantize(t, random_floats(std::size_t(N) * k, 1), N, k);
+  const auto a = quantize(t, random_floats(std::size_t(batch) * k, 2), batch, k);
+  std::vector<float> out(std::size_t(batch) * N);
+  if (kmx::matmul_t_block_scaled(t, a.view(), w.view(), out, path) != mx::status::ok) {
+    st.SkipWithError("path not available");
+    return;
+  }
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(kmx::matmul_t_block_scaled(t, a.view(), w.view(), out, path));
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, batch, k, double(w.data.size() + w.scale.size()));
+}
+
+// fp32 reference: sequential dot products (what TOSA MATMUL's pseudocode reads).
+void bm_fp32_pseudocode(benchmark::State& st) {
+  const int k = int(st.range(0)), batch = int(st.range(1));
+  const auto w = random_floats(std::size_t(N) * k, 1), x = random_floats(std::size_t(batch) * k, 2);
+  std::vector<float> out(std::size_t(batch) * N);
+  for (auto _ : st) {
+    for (int b = 0; b < batch; ++b)
+      for (int n = 0; n < N; ++n) {
+        float acc = 0.0f;
+        const float* wr = &w[std::size_t(n) * k];
+        const float* xr = &x[std::size_t(b) * k];
+        for (int i = 0; i < k; ++i) acc += xr[i] * wr[i];
+        out[std::size_t(b) * N + n] = acc;
+      }
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, batch, k, 4.0 * N * k);
+}
+
+#if defined(__AVX2__) && defined(__FMA__)
+// Tuned fp32: 4 weight rows at a time, 2 accumulators each, AVX2 FMA; batch loop inside a row tile.
+void bm_fp32_avx2(benchmark::State& st) {
+  const int k = int(st.range(0)), batch = int(st.range(1));
+  const auto w = random_floats(std::size_t(N) * k, 1), x = random_floats(std::size_t(batch) * k, 2);
+  std::vector<float> out(std::size_t(batch) * N);
+  auto hsum = [](__m256 v) {
+    const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
+  };
+  for (auto _ : st) {
+    for (int n = 0; n < N; n += 4) {
+      for (int b = 0; b < batch; ++b) {
+        const float* xr = &x[std::size_t(b) * k];
+        __m256 acc[8];
+        for (auto& v : acc) v = _mm256_setzero_ps();
+        for (int i = 0; i < k; i += 16) {
+          const __m256 x0 = _mm256_loadu_ps(xr + i), x1 = _mm256_loadu_ps(xr + i + 8);
+          for (int r = 0; r < 4; ++r) {
+            const float* wr = &w[std::size_t(n + r) * k + i];
+            acc[2 * r] = _mm256_fmadd_ps(_mm256_loadu_ps(wr), x0, acc[2 * r]);
+            acc[2 * r + 1] = _mm256_fmadd_ps(_mm256_loadu_ps(wr + 8), x1, acc[2 * r + 1]);
+          }
+        }
+        for (int r = 0; r < 4; ++r) out[std::size_t(b) * N + n + r] = hsum(_mm256_add_ps(acc[2 * r], acc[2 * r + 1]));
+      }
+    }
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, batch, k, 4.0 * N * k);
+}
+#endif
+
+#if defined(ARMLOWER_BENCH_HAVE_DNNL)
+// oneDNN sgemm (row-major): out[batch, N] = x[batch, K] · w[N, K]^T.
+void bm_fp32_onednn(benchmark::State& st) {
+  const int k = int(st.range(0)), batch = int(st.range(1));
+  const auto w = random_floats(std::size_t(N) * k, 1), x = random_floats(std::size_t(batch) * k, 2);
+  std::vector<float> out(std::size_t(batch) * N);
+  for (auto _ : st) {
+    dnnl_sgemm('N', 'T', batch, N, k, 1.0f, x.data(), k, w.data(), k, 0.0f, out.data(), N);
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, batch, k, 4.0 * N * k);
+}
+#endif
+
+// MX quantization of a [4096, K] weight matrix (the lowering passes' ahead-of-time step).
+void bm_quantize(benchmark::State& st, id t, mx::scale_mode mode) {
+  const int k = int(st.range(0));
+  const auto w = random_floats(std::size_t(N) * k, 3);
+  std::vector<std::uint8_t> data(mx::storage_bytes(t, w.size())), scale(w.size() / 32);
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(mx::quantize(w, std::size_t(k), t, mode, data, scale));
+    benchmark::ClobberMemory();
+  }
+  st.counters["Mweights/s"] = benchmark::Counter(double(w.size()) * 1e-6, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void shapes(benchmark::internal::Benchmark* b) {
+  for (int k : {1024, 4096})
+    for (int batch : {1, 8}) b->Args({k, batch});
+  b->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace
+
+#define MX_BENCH(T, P) \
+  BENCHMARK_CAPTURE(bm_mx, T##_##P, id::T, kmx::matmul_path::P)->Apply(shapes)
+MX_BENCH(fp8e4m3, reference);
+MX_BENCH(fp8e4m3, integer);
+MX_BENCH(fp8e4m3, avx2);
+MX_BENCH(fp6e2m3, reference);
+MX_BENCH(fp6e2m3, integer);
+MX_BENCH(fp6e2m3, avx2);
+MX_BENCH(fp4e2m1, reference);
+MX_BENCH(fp4e2m1, integer);
+MX_BENCH(fp4e2m1, avx2);
+BENCHMARK(bm_fp32_pseudocode)->Apply(shapes);
+#if defined(__AVX2__) && defined(__FMA__)
+BENCHMARK(bm_fp32_avx2)->Apply(shapes);
+#endif
+#if defined(ARMLOWER_BENCH_HAVE_DNNL)
+BENCHMARK(bm_fp32_onednn)->Apply(shapes);
+#endif
+BENCHMARK_CAPTURE(bm_quantize, fp8e4m3_rceil, id::fp8e4m3, mx::scale_mode::rceil)->Arg(4096)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_quantize, fp8e4m3_tosa, id::fp8e4m3, mx::scale_mode::tosa)->Arg(4096)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_quantize, fp6e2m3_rceil, id::fp6e2m3, mx::scale_mode::rceil)->Arg(4096)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_quantize, fp4e2m1_rceil, id::fp4e2m1, mx::scale_mode::rceil)->Arg(4096)->Unit(benchmark::kMillisecond);
