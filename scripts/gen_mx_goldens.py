@@ -241,6 +241,9 @@ def gen_cast():
         f.writelines(lines)
 
 
+FW_CASES = {}  # type -> first matmul case, re-emitted as a C++ include for the firmware test
+
+
 def gen_matmul():
     lines = [HEADER]
     shapes = [(1, 1, 8, 1, 128), (2, 3, 5, 2, 64), (2, 2, 4, 1, 96), (1, 4, 16, 1, 256)]
@@ -249,12 +252,26 @@ def gen_matmul():
             a = (RNG.standard_normal((n, h, c)) * np.exp2(RNG.integers(-6, 6, (n, h, c // 32)).repeat(32, -1))).astype(np.float32)
             b = (RNG.standard_normal((d, w, c)) * np.exp2(RNG.integers(-6, 6, (d, w, c // 32)).repeat(32, -1))).astype(np.float32)
             out = tosa_matmul(a, b, name)
+            FW_CASES.setdefault(name, (n, h, w, d, c, a, b, out))
             lines.append(f"matmul {name} {n} {h} {w} {d} {c}\n")
             lines.append("a " + " ".join(f32hex(a)) + "\n")
             lines.append("b " + " ".join(f32hex(b)) + "\n")
             lines.append("out " + " ".join(f32hex(out)) + "\n")
     with open(os.path.join(OUT, "tosa_matmul_t_block_scaled.txt"), "w") as f:
         f.writelines(lines)
+
+
+def gen_firmware_include():
+    """The first MATMUL_T_BLOCK_SCALED case of each type as C++ arrays (fp32 bit patterns), so the
+    Cortex-M55 test (no file system) can check CAST_TO + MATMUL_T against the reference model."""
+    out = ["// " + HEADER[2:], "// One TOSA reference-model MATMUL_T_BLOCK_SCALED case per element type (fp32 bits).\n"]
+    for name, (n, h, w, d, c, a, b, res) in FW_CASES.items():
+        for tag, arr in (("a", a), ("b", b), ("out", res)):
+            vals = ", ".join("0x" + v + "u" for v in f32hex(arr))
+            out.append(f"inline constexpr std::uint32_t {name}_{tag}[] = {{{vals}}};\n")
+        out.append(f"inline constexpr int {name}_shape[5] = {{{n}, {h}, {w}, {d}, {c}}};\n")
+    with open(os.path.join(OUT, "tosa_matmul_firmware.inc"), "w") as f:
+        f.writelines(out)
 
 
 # ------------------------------------------------------------------------- torchao to_mx (numpy)
@@ -313,5 +330,6 @@ if __name__ == "__main__":
     gen_elements()
     gen_cast()
     gen_matmul()
+    gen_firmware_include()
     gen_torchao()
     print("wrote", ", ".join(sorted(os.listdir(OUT))))
