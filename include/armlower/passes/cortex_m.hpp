@@ -33,6 +33,7 @@
 #include <armlower/passes/result.hpp>
 #include <armlower/quant/multiplier.hpp>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -139,10 +140,11 @@ namespace detail {
     l.kind = sch == scheme::int8 ? cortex_m::layer_kind::fully_connected_s8 : cortex_m::layer_kind::fully_connected_s16;
     l.cols = chk->ci;
     l.rows = chk->co;
-    {
-      const auto wv = graph::decode_ints(dtype::id::i8, w.data, static_cast<std::int64_t>(l.cols) * l.rows);
-      l.weights.assign(wv.begin(), wv.end());
-    }
+    // INT8's wire encoding is the int8 bytes themselves.
+    l.weights.resize(static_cast<std::size_t>(l.cols) * static_cast<std::size_t>(l.rows));
+    if (w.data.size() != l.weights.size())
+      return lowering_error{pass, label, w.name, "constant payload size does not match its shape"};
+    std::memcpy(l.weights.data(), w.data.data(), l.weights.size());
     std::vector<std::int64_t> bias;
     if (chk->b != nullptr) bias = graph::decode_ints(dtype::id::i32, chk->b->data, l.rows);
     const auto& wq = *w.quant;
