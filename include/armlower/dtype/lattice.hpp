@@ -21,6 +21,7 @@
 /// Firmware-clean: standard headers only, no allocation.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -124,11 +125,24 @@ struct value_set {
 
 }  // namespace detail
 
+namespace detail {
+/// The order as a matrix, derived once from the value sets at compile time.
+[[nodiscard]] constexpr std::array<std::array<bool, count>, count> compute_order() noexcept {
+  std::array<std::array<bool, count>, count> m{};
+  for (std::size_t a = 0; a < count; ++a) {
+    for (std::size_t b = 0; b < count; ++b) {
+      m[a][b] = a == b || subset(values_of(static_cast<id>(a)), values_of(static_cast<id>(b)));
+    }
+  }
+  return m;
+}
+inline constexpr std::array<std::array<bool, count>, count> order = compute_order();
+}  // namespace detail
+
 /// a ⊑ b: every value of dtype `a` is exactly representable in dtype `b` (see the file
 /// comment for the value sets). Reflexive for every dtype, including BOOL and SHAPE.
 [[nodiscard]] constexpr bool representable_in(id a, id b) noexcept {
-  if (a == b) return true;
-  return detail::subset(detail::values_of(a), detail::values_of(b));
+  return detail::order[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)];
 }
 
 /// The join a ⊔ b: the dtype c with a ⊑ c and b ⊑ c that is ⊑ every other such dtype; empty
