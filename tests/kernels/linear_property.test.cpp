@@ -97,6 +97,16 @@ TEST_CASE("s8: every path == generic") {
       REQUIRE(out == ref);
       ++compared;
     }
+    // pre-packed weights (host AVX2 path, else the normal dispatch)
+    std::vector<std::int8_t> packed(k::packed_weights_s8_size(rows, cols));
+    REQUIRE(k::pack_weights_s8(w.data(), rows, cols, packed.data(), packed.size()) == status::ok);
+    std::fill(out.begin(), out.end(), std::int8_t{0x5A});
+    a.output = out.data();
+    REQUIRE(k::linear_s8_prepacked(a, packed.data(), packed.size()) == status::ok);
+    CAPTURE(batches); CAPTURE(cols); CAPTURE(rows);
+    REQUIRE(out == ref);
+    CHECK(k::linear_s8_prepacked(a, packed.data(), packed.size() - 1) == status::scratch_too_small);
+    CHECK(k::linear_s8_prepacked(a, nullptr, packed.size()) == status::null_pointer);
   }
   if (!paths.empty()) CHECK(compared >= 400);
 }

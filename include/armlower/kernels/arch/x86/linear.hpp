@@ -92,34 +92,192 @@ ARMLOWER_X86_AVX2 inline void dot_rows_s8_avx2(const std::int8_t* x, const std::
   }
 }
 
-/// AVX2 s8 fused linear. Preconditions: `validate(a) == ok`, CPU has AVX2.
-ARMLOWER_X86_AVX2 inline void linear_s8_avx2(const linear_s8_args& a) noexcept {
+/// Σ_c (x[c] + xoff)·w_i[c] for NR rows `w0 + i·wstride`, columns [k0, k1) (k1 − k0 ≤ 8192), added
+/// into out[i]. int32 lanes and their horizontal sum are exact within such a block
+/// (|lane| ≤ 512 · 2 · 383 · 128 < 2^26, 8 lanes < 2^29).
+template <int NR>
+ARMLOWER_X86_AVX2 inline void dot_block_s8_avx2(const std::int8_t* x, const std::int8_t* w0, std::ptrdiff_t wstride,
+                                                std::ptrdiff_t k0, std::ptrdiff_t k1, std::int16_t xoff,
+                                                std::int64_t* out) noexcept {
+  static_assert(NR == 4 || NR == 1);
+  const __m256i off = _mm256_set1_epi16(xoff);
+  const std::int8_t* p0 = w0;
+  const std::int8_t* p1 = w0 + (NR > 1 ? wstride : 0);
+  const std::int8_t* p2 = w0 + (NR > 1 ? 2 * wstride : 0);
+  const std::int8_t* p3 = w0 + (NR > 1 ? 3 * wstride : 0);
+  __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+  std::ptrdiff_t k = k0;
+#define ARMLOWER_LD(p, o) _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>((p) + k + (o))))
+  for (; k + 16 <= k1; k += 16) {
+    const __m256i xa = _mm256_add_epi16(ARMLOWER_LD(x, 0), off);
+    a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(xa, ARMLOWER_LD(p0, 0)));
+    if constexpr (NR == 4) {
+      a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(xa, ARMLOWER_LD(p1, 0)));
+      a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(xa, ARMLOWER_LD(p2, 0)));
+      a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(xa, ARMLOWER_LD(p3, 0)));
+    }
+  }
+#undef ARMLOWER_LD
+  std::int32_t sums[4];
+  if constexpr (NR == 4) {
+    const __m256i s = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(sums),
+                     _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1)));
+  } else {
+    const __m128i t = _mm_add_epi32(_mm256_castsi256_si128(a0), _mm256_extracti128_si256(a0, 1));
+    const __m128i u = _mm_hadd_epi32(t, t);
+    sums[0] = _mm_cvtsi128_si32(_mm_hadd_epi32(u, u));
+  }
+  const std::int8_t* ps[4] = {p0, p1, p2, p3};
+  for (int i = 0; i < NR; ++i) {
+    std::int64_t v = sums[i];
+    for (std::ptrdiff_t t = k; t < k1; ++t) v += static_cast<std::int64_t>(x[t] + xoff) * ps[i][t];
+    out[i] += v;
+  }
+}
+
+/// Requantizes the accumulators v[0..3] of rows r..r+3 (AVX2, 64-bit lanes) exactly like
+/// `requantize_row_s8`; falls back to it when a value is outside int32 (then `_mm256_mul_epi32`,
+/// which multiplies the low 32 bits, would not be exact).
+ARMLOWER_X86_AVX2 inline void requant4_s8_avx2(const linear_s8_args& a, std::int32_t r, const std::int64_t* v,
+                                               std::int8_t* out) noexcept {
+  bool narrow = true;
+  for (int i = 0; i < 4; ++i) narrow = narrow && v[i] >= INT32_MIN && v[i] <= INT32_MAX;
+  if (!narrow) {
+    for (int i = 0; i < 4; ++i) out[i] = requantize_row_s8(a, r + i, v[i]);
+    return;
+  }
+  const __m256i vv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v));
+  const __m128i q32 = a.per_channel ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.multiplier + r))
+                                    : _mm_set1_epi32(a.multiplier[0]);
+  const __m128i s32 = a.per_channel ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.shift + r))
+                                    : _mm_set1_epi32(a.shift[0]);
+  const __m256i q = _mm256_cvtepi32_epi64(q32);
+  const __m256i sh = _mm256_cvtepi32_epi64(_mm_sub_epi32(_mm_set1_epi32(31), s32));  // 1..62
+  __m256i rnd = _mm256_sllv_epi64(_mm256_set1_epi64x(1), _mm256_sub_epi64(sh, _mm256_set1_epi64x(1)));
+  const __m256i zero = _mm256_setzero_si256();
+  if (a.rounding == quant::rounding::double_round) {
+    const __m256i neg = _mm256_cmpgt_epi64(zero, vv);                      // v < 0
+    const __m256i wide = _mm256_cmpgt_epi64(sh, _mm256_set1_epi64x(31));   // shift > 31
+    const __m256i adj = _mm256_sub_epi64(_mm256_xor_si256(_mm256_set1_epi64x(1 << 30), neg), neg);  // ±2^30
+    rnd = _mm256_add_epi64(rnd, _mm256_and_si256(adj, wide));
+  }
+  const __m256i t = _mm256_add_epi64(_mm256_mul_epi32(vv, q), rnd);  // |v·q| < 2^62: exact
+  const __m256i m = _mm256_cmpgt_epi64(zero, t);
+  __m256i y = _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(t, m), sh), m);  // arithmetic shift
+  y = _mm256_add_epi64(y, _mm256_set1_epi64x(a.output_offset));
+  const __m256i lo = _mm256_set1_epi64x(a.activation_min), hi = _mm256_set1_epi64x(a.activation_max);
+  y = _mm256_blendv_epi8(y, lo, _mm256_cmpgt_epi64(lo, y));
+  y = _mm256_blendv_epi8(y, hi, _mm256_cmpgt_epi64(y, hi));
+  const __m128i y32 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(y, _mm256_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0)));
+  const __m128i y8 = _mm_packs_epi16(_mm_packs_epi32(y32, y32), _mm_setzero_si128());
+  const std::int32_t packed = _mm_cvtsi128_si32(y8);
+  __builtin_memcpy(out, &packed, 4);
+}
+
+/// One group of NR rows of the AVX2 s8 kernel, every batch (weights of the group stay in L1 across batches).
+template <int NR>
+ARMLOWER_X86_AVX2 inline void linear_s8_rows_avx2(const linear_s8_args& a, std::int32_t r0, std::int16_t xoff) noexcept {
   const std::ptrdiff_t cols = a.cols;
+  const std::int8_t* w0 = a.weights + static_cast<std::ptrdiff_t>(r0) * cols;
   const bool ks = a.kernel_sum != nullptr;
-  // kernel_sum form: x' = x (raw), constant = kernel_sum; bias form: x' = x + input_offset.
+  for (std::int32_t b = 0; b < a.batches; ++b) {
+    const std::int8_t* x = a.input + b * cols;
+    std::int64_t acc[NR] = {};
+    for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += s8_block_with_offsets) {
+      const std::ptrdiff_t k1 = k0 + s8_block_with_offsets < cols ? k0 + s8_block_with_offsets : cols;
+      dot_block_s8_avx2<NR>(x, w0, cols, k0, k1, xoff, acc);
+    }
+    std::int64_t xsum = 0;  // Σ x' (only needed with a filter offset)
+    if (a.filter_offset != 0) {
+      for (std::ptrdiff_t k = 0; k < cols; ++k) xsum += x[k];
+      xsum += static_cast<std::int64_t>(xoff) * cols;
+    }
+    std::int64_t v[NR];
+    for (int i = 0; i < NR; ++i) {
+      const std::int32_t r = r0 + i;
+      const std::int64_t c = ks ? a.kernel_sum[r] : (a.bias != nullptr ? a.bias[r] : 0);
+      v[i] = c + acc[i] + static_cast<std::int64_t>(a.filter_offset) * xsum;
+    }
+    std::int8_t* y = a.output + b * a.rows + r0;
+    if constexpr (NR == 4) {
+      requant4_s8_avx2(a, r0, v, y);
+    } else {
+      for (int i = 0; i < NR; ++i) y[i] = requantize_row_s8(a, r0 + i, v[i]);
+    }
+  }
+}
+
+/// AVX2 s8 fused linear. Preconditions: `validate(a) == ok`, CPU has AVX2.
+/// `acc = bias + Σ x'·w + filter_offset·Σ x'` with x' = x + input_offset (bias form), or
+/// `acc = kernel_sum + Σ x·w + filter_offset·Σ x` (kernel_sum form): the contract's integers.
+ARMLOWER_X86_AVX2 inline void linear_s8_avx2(const linear_s8_args& args) noexcept {
+  const linear_s8_args a = args;  // local copy: int8 output stores cannot alias it (no field reloads)
+  const auto xoff = static_cast<std::int16_t>(a.kernel_sum != nullptr ? 0 : a.input_offset);
+  std::int32_t r0 = 0;
+  for (; r0 + 4 <= a.rows; r0 += 4) linear_s8_rows_avx2<4>(a, r0, xoff);
+  for (; r0 < a.rows; ++r0) linear_s8_rows_avx2<1>(a, r0, xoff);
+}
+
+/// AVX2 s8 fused linear over weights pre-packed by `kernels::pack_weights_s8` (groups of 8 rows;
+/// per 16-column chunk the 8 rows' 16 bytes are contiguous — two 64-byte lines per step, one stream;
+/// rows and columns zero-padded). Same integers as `linear_s8_avx2`. Preconditions: `validate(a) == ok`,
+/// `packed` holds `pack_weights_s8(a.weights, a.rows, a.cols)`, CPU has AVX2.
+ARMLOWER_X86_AVX2 inline void linear_s8_packed_avx2(const linear_s8_args& args, const std::int8_t* packed) noexcept {
+  const linear_s8_args a = args;
+  const std::ptrdiff_t cols = a.cols;
+  const std::ptrdiff_t chunks = (cols + 15) / 16;
+  const std::ptrdiff_t full_chunks = cols / 16;
+  const bool ks = a.kernel_sum != nullptr;
   const auto xoff = static_cast<std::int16_t>(ks ? 0 : a.input_offset);
-  for (std::int32_t r0 = 0; r0 < a.rows; r0 += 4) {
-    const int nr = a.rows - r0 < 4 ? a.rows - r0 : 4;
-    const std::int8_t* w[4];
-    for (int i = 0; i < 4; ++i) w[i] = a.weights + static_cast<std::ptrdiff_t>(r0 + (i < nr ? i : 0)) * cols;
+  const __m256i off = _mm256_set1_epi16(xoff);
+  constexpr std::ptrdiff_t blk = s8_block_with_offsets / 16;  // chunks per exact int32 block
+  for (std::int32_t r0 = 0; r0 < a.rows; r0 += 8) {
+    const int nr = a.rows - r0 < 8 ? a.rows - r0 : 8;
+    const std::int8_t* g = packed + static_cast<std::ptrdiff_t>(r0 / 8) * chunks * 128;
     for (std::int32_t b = 0; b < a.batches; ++b) {
       const std::int8_t* x = a.input + b * cols;
-      std::int64_t acc[4] = {0, 0, 0, 0};
-      for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += s8_block_with_offsets) {
-        const std::ptrdiff_t k1 = k0 + s8_block_with_offsets < cols ? k0 + s8_block_with_offsets : cols;
-        dot_rows_s8_avx2(x, w, nr, k0, k1, xoff, acc);
+      alignas(16) std::int8_t xt[16] = {};  // zero-padded last partial chunk of x
+      for (std::ptrdiff_t t = full_chunks * 16; t < cols; ++t) xt[t - full_chunks * 16] = x[t];
+      std::int64_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      for (std::ptrdiff_t c0 = 0; c0 < chunks; c0 += blk) {
+        const std::ptrdiff_t c1 = c0 + blk < chunks ? c0 + blk : chunks;
+        __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+        const std::int8_t* p = g + c0 * 128;
+        for (std::ptrdiff_t c = c0; c < c1; ++c, p += 128) {
+          const std::int8_t* xs = c < full_chunks ? x + c * 16 : xt;
+          const __m256i xv =
+              _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(xs))), off);
+#define ARMLOWER_PK(i, A) \
+  A = _mm256_add_epi32(A, _mm256_madd_epi16(xv, _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * (i))))));
+          ARMLOWER_PK(0, a0) ARMLOWER_PK(1, a1) ARMLOWER_PK(2, a2) ARMLOWER_PK(3, a3)
+          ARMLOWER_PK(4, a4) ARMLOWER_PK(5, a5) ARMLOWER_PK(6, a6) ARMLOWER_PK(7, a7)
+#undef ARMLOWER_PK
+        }
+        const __m256i s0 = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
+        const __m256i s1 = _mm256_hadd_epi32(_mm256_hadd_epi32(a4, a5), _mm256_hadd_epi32(a6, a7));
+        alignas(16) std::int32_t sums[8];
+        _mm_store_si128(reinterpret_cast<__m128i*>(sums),
+                        _mm_add_epi32(_mm256_castsi256_si128(s0), _mm256_extracti128_si256(s0, 1)));
+        _mm_store_si128(reinterpret_cast<__m128i*>(sums + 4),
+                        _mm_add_epi32(_mm256_castsi256_si128(s1), _mm256_extracti128_si256(s1, 1)));
+        for (int i = 0; i < 8; ++i) acc[i] += sums[i];
       }
-      std::int64_t xsum = 0;  // Σ x' (only needed with a filter offset)
+      std::int64_t xsum = 0;
       if (a.filter_offset != 0) {
         for (std::ptrdiff_t k = 0; k < cols; ++k) xsum += x[k];
         xsum += static_cast<std::int64_t>(xoff) * cols;
       }
+      std::int64_t v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       for (int i = 0; i < nr; ++i) {
         const std::int32_t r = r0 + i;
-        const std::int64_t c = ks ? a.kernel_sum[r] : (a.bias != nullptr ? a.bias[r] : 0);
-        const std::int64_t v = c + acc[i] + static_cast<std::int64_t>(a.filter_offset) * xsum;
-        a.output[b * a.rows + r] = requantize_row_s8(a, r, v);
+        const std::int64_t cst = ks ? a.kernel_sum[r] : (a.bias != nullptr ? a.bias[r] : 0);
+        v[i] = cst + acc[i] + static_cast<std::int64_t>(a.filter_offset) * xsum;
       }
+      std::int8_t* y = a.output + b * a.rows + r0;
+      int i = 0;
+      for (; i + 4 <= nr; i += 4) requant4_s8_avx2(a, r0 + i, v + i, y + i);
+      for (; i < nr; ++i) y[i] = requantize_row_s8(a, r0 + i, v[i]);
     }
   }
 }

@@ -1,0 +1,233 @@
+// Host benchmarks of armlower's fused linear kernels (s8 and a16w8), per path, side by side with a
+// naive loop and the host peers oneDNN (int8 matmul, s8×s8→s8 with output scale) and XNNPACK
+// (qs8 fully connected). Single thread. Counter "MAC/s" = batch·K·N multiply-accumulates per second.
+#include <armlower/kernels/linear.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#if defined(ARMLOWER_BENCH_HAVE_DNNL)
+#include <oneapi/dnnl/dnnl.hpp>
+#endif
+#if defined(ARMLOWER_BENCH_HAVE_XNNPACK)
+#include <xnnpack.h>
+#endif
+
+namespace k = armlower::kernels;
+
+namespace {
+
+struct problem {
+  int batch, cols, rows;
+  std::vector<std::int8_t> x8, w;
+  std::vector<std::int16_t> x16;
+  std::vector<std::int32_t> bias;
+  std::vector<std::int64_t> bias64;
+  std::vector<std::int8_t> y8;
+  std::vector<std::int16_t> y16;
+  std::int32_t mult = 1518500250, shift = -12;
+  problem(int b, int kk, int n) : batch(b), cols(kk), rows(n) {
+    std::mt19937 g(42);
+    std::uniform_int_distribution<int> d8(-128, 127), d16(-32768, 32767), db(-20000, 20000);
+    x8.resize(static_cast<std::size_t>(b) * kk);
+    x16.resize(x8.size());
+    w.resize(static_cast<std::size_t>(n) * kk);
+    for (auto& v : x8) v = static_cast<std::int8_t>(d8(g));
+    for (auto& v : x16) v = static_cast<std::int16_t>(d16(g));
+    for (auto& v : w) v = static_cast<std::int8_t>(d8(g));
+    bias.resize(static_cast<std::size_t>(n));
+    bias64.resize(bias.size());
+    for (std::size_t i = 0; i < bias.size(); ++i) bias64[i] = bias[i] = db(g);
+    y8.resize(static_cast<std::size_t>(b) * n);
+    y16.resize(y8.size());
+  }
+  k::linear_s8_args s8() {
+    k::linear_s8_args a;
+    a.input = x8.data(); a.weights = w.data(); a.bias = bias.data(); a.output = y8.data();
+    a.batches = batch; a.cols = cols; a.rows = rows;
+    a.input_offset = 128; a.output_offset = -5; a.multiplier = &mult; a.shift = &shift;
+    return a;
+  }
+  k::linear_s16_args s16() {
+    k::linear_s16_args a;
+    a.input = x16.data(); a.weights = w.data(); a.bias = bias64.data(); a.output = y16.data();
+    a.batches = batch; a.cols = cols; a.rows = rows; a.multiplier = &mult; a.shift = &shift;
+    return a;
+  }
+};
+
+void set_counters(benchmark::State& st, const problem& p) {
+  st.counters["MAC/s"] = benchmark::Counter(static_cast<double>(p.batch) * p.cols * p.rows,
+                                            benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Shapes: batch × (K, N)
+const int shapes[][3] = {{1, 64, 64}, {1, 256, 256}, {1, 1024, 1024}, {1, 4000, 4}, {1, 4096, 4096},
+                         {8, 64, 64}, {8, 256, 256}, {8, 1024, 1024}, {8, 4000, 4}, {8, 4096, 4096}};
+
+void args(benchmark::internal::Benchmark* b) {
+  for (const auto& s : shapes) b->Args({s[0], s[1], s[2]});
+  b->ArgNames({"batch", "K", "N"});
+}
+
+// Naive loop: the textbook CMSIS-semantics loop, no armlower code (compiler may auto-vectorize).
+void BM_s8_naive(benchmark::State& st) {
+  problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  for (auto _ : st) {
+    for (int b = 0; b < p.batch; ++b) {
+      for (int r = 0; r < p.rows; ++r) {
+        std::int32_t acc = p.bias[static_cast<std::size_t>(r)];
+        const std::int8_t* x = p.x8.data() + static_cast<std::size_t>(b) * p.cols;
+        const std::int8_t* w = p.w.data() + static_cast<std::size_t>(r) * p.cols;
+        for (int c = 0; c < p.cols; ++c) acc += (x[c] + 128) * w[c];
+        const std::int64_t y = ((static_cast<std::int64_t>(acc) * p.mult + (std::int64_t{1} << 42)) >> 43) - 5;
+        p.y8[static_cast<std::size_t>(b * p.rows + r)] = static_cast<std::int8_t>(y < -128 ? -128 : y > 127 ? 127 : y);
+      }
+    }
+    benchmark::DoNotOptimize(p.y8.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, p);
+}
+
+void BM_s16_naive(benchmark::State& st) {
+  problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  for (auto _ : st) {
+    for (int b = 0; b < p.batch; ++b) {
+      for (int r = 0; r < p.rows; ++r) {
+        std::int64_t acc = p.bias64[static_cast<std::size_t>(r)];
+        const std::int16_t* x = p.x16.data() + static_cast<std::size_t>(b) * p.cols;
+        const std::int8_t* w = p.w.data() + static_cast<std::size_t>(r) * p.cols;
+        for (int c = 0; c < p.cols; ++c) acc += static_cast<std::int32_t>(x[c]) * w[c];
+        const std::int64_t y = (acc * 23170 + (std::int64_t{1} << 26)) >> 27;
+        p.y16[static_cast<std::size_t>(b * p.rows + r)] =
+            static_cast<std::int16_t>(y < -32768 ? -32768 : y > 32767 ? 32767 : y);
+      }
+    }
+    benchmark::DoNotOptimize(p.y16.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, p);
+}
+
+template <k::linear_path Path>
+void BM_s8_armlower(benchmark::State& st) {
+  if (!k::path_available(Path)) {
+    st.SkipWithError("path not available on this CPU");
+    return;
+  }
+  problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  const auto a = p.s8();
+  for (auto _ : st) {
+    if (k::linear_s8(a, Path) != armlower::status::ok) st.SkipWithError("kernel error");
+    benchmark::DoNotOptimize(p.y8.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, p);
+}
+
+// AVX2 over weights packed once outside the timed loop (like XNNPACK's operator creation).
+void BM_s8_armlower_avx2_prepacked(benchmark::State& st) {
+  problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  std::vector<std::int8_t> packed(k::packed_weights_s8_size(p.rows, p.cols));
+  if (k::pack_weights_s8(p.w.data(), p.rows, p.cols, packed.data(), packed.size()) != armlower::status::ok) {
+    st.SkipWithError("pack failed");
+    return;
+  }
+  const auto a = p.s8();
+  for (auto _ : st) {
+    if (k::linear_s8_prepacked(a, packed.data(), packed.size()) != armlower::status::ok) st.SkipWithError("kernel error");
+    benchmark::DoNotOptimize(p.y8.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, p);
+}
+
+template <k::linear_path Path>
+void BM_s16_armlower(benchmark::State& st) {
+  if (!k::path_available(Path)) {
+    st.SkipWithError("path not available on this CPU");
+    return;
+  }
+  problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  const auto a = p.s16();
+  for (auto _ : st) {
+    if (k::linear_s16(a, Path) != armlower::status::ok) st.SkipWithError("kernel error");
+    benchmark::DoNotOptimize(p.y16.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, p);
+}
+
+#if defined(ARMLOWER_BENCH_HAVE_DNNL)
+// oneDNN int8 matmul: src s8 [M,K], weights s8 [K,N] (pre-reordered to oneDNN's preferred layout
+// outside the timed loop), bias s32, dst s8 with a per-tensor output scale.
+void BM_s8_onednn(benchmark::State& st) {
+  problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  using namespace dnnl;
+  engine eng(engine::kind::cpu, 0);
+  stream s(eng);
+  const memory::dim M = p.batch, K = p.cols, N = p.rows;
+  memory::desc src_md({M, K}, memory::data_type::s8, memory::format_tag::ab);
+  memory::desc wei_any({K, N}, memory::data_type::s8, memory::format_tag::any);
+  memory::desc wei_user({K, N}, memory::data_type::s8, memory::format_tag::ba);  // our [N][K] rows
+  memory::desc bias_md({1, N}, memory::data_type::s32, memory::format_tag::ab);
+  memory::desc dst_md({M, N}, memory::data_type::s8, memory::format_tag::ab);
+  primitive_attr attr;
+  attr.set_output_scales(0, {1.0f / 4096.0f});
+  matmul::primitive_desc pd(matmul::desc(src_md, wei_any, bias_md, dst_md), attr, eng);
+  memory src(src_md, eng, p.x8.data()), user_w(wei_user, eng, p.w.data()), wei(pd.weights_desc(), eng);
+  memory bias(bias_md, eng, p.bias.data()), dst(dst_md, eng, p.y8.data());
+  reorder(user_w, wei).execute(s, user_w, wei);
+  s.wait();
+  matmul mm(pd);
+  for (auto _ : st) {
+    mm.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias}, {DNNL_ARG_DST, dst}});
+    s.wait();
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, p);
+}
+BENCHMARK(BM_s8_onednn)->Apply(args);
+#endif
+
+#if defined(ARMLOWER_BENCH_HAVE_XNNPACK)
+// XNNPACK qs8 fully connected (weights [N][K], packed at creation, outside the timed loop).
+void BM_s8_xnnpack(benchmark::State& st) {
+  problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  if (xnn_initialize(nullptr) != xnn_status_success) {
+    st.SkipWithError("xnn_initialize failed");
+    return;
+  }
+  xnn_operator_t op = nullptr;
+  if (xnn_create_fully_connected_nc_qs8(static_cast<size_t>(p.cols), static_cast<size_t>(p.rows),
+                                        static_cast<size_t>(p.cols), static_cast<size_t>(p.rows), -128, 0.02f, 0.01f,
+                                        p.w.data(), p.bias.data(), -5, 0.5f, -128, 127, 0, &op) != xnn_status_success ||
+      xnn_setup_fully_connected_nc_qs8(op, static_cast<size_t>(p.batch), p.x8.data(), p.y8.data(), nullptr) !=
+          xnn_status_success) {
+    st.SkipWithError("XNNPACK setup failed");
+    return;
+  }
+  for (auto _ : st) {
+    xnn_run_operator(op, nullptr);
+    benchmark::ClobberMemory();
+  }
+  xnn_delete_operator(op);
+  set_counters(st, p);
+}
+BENCHMARK(BM_s8_xnnpack)->Apply(args);
+#endif
+
+BENCHMARK(BM_s8_naive)->Apply(args);
+BENCHMARK(BM_s8_armlower<k::linear_path::generic>)->Name("BM_s8_armlower_generic")->Apply(args);
+BENCHMARK(BM_s8_armlower<k::linear_path::x86_avx2>)->Name("BM_s8_armlower_avx2")->Apply(args);
+BENCHMARK(BM_s8_armlower<k::linear_path::x86_avx512_vnni>)->Name("BM_s8_armlower_avx512_vnni")->Apply(args);
+BENCHMARK(BM_s8_armlower_avx2_prepacked)->Apply(args);
+BENCHMARK(BM_s16_naive)->Apply(args);
+BENCHMARK(BM_s16_armlower<k::linear_path::generic>)->Name("BM_s16_armlower_generic")->Apply(args);
+BENCHMARK(BM_s16_armlower<k::linear_path::x86_avx2>)->Name("BM_s16_armlower_avx2")->Apply(args);
+
+}  // namespace
