@@ -23,8 +23,13 @@ namespace k = armlower::kernels;
 struct shape {
   std::int32_t cols, rows;
 };
+#if defined(ARMLOWER_BENCH_QUICK)  // one pair: 1024×1024, batch 1
+constexpr shape shapes[] = {{1024, 1024}};
+constexpr std::int32_t batch_sizes[] = {1};
+#else
 constexpr shape shapes[] = {{64, 64}, {256, 256}, {1024, 1024}, {4000, 4}};
 constexpr std::int32_t batch_sizes[] = {1, 8};
+#endif
 constexpr std::int32_t max_weights = 1024 * 1024, max_input = 8 * 4000, max_output = 8 * 1024;
 
 __attribute__((section(".sram.bss"))) std::int8_t weights[max_weights];

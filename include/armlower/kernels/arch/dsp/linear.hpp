@@ -7,7 +7,8 @@
 /// argument set. Semantics: CMSIS-NN `arm_nn_vec_mat_mult_t_s8` / `_s16` DSP branches (kernels.md §1.4,
 /// §1.5) with armlower's exact accumulators and the generic path's scalar requantization.
 ///
-/// - s8: 2 rows × 4 columns per step. One unaligned 32-bit input load is split into the int16 pairs
+/// - s8: 4 rows × 8 columns per step in assembly (filter_offset 0; otherwise, and for the last rows % 4,
+///   2 rows × 4 columns in C++). One unaligned 32-bit input load is split into the int16 pairs
 ///   (x0,x2) and (x1,x3) by `SXTAB16`/`SXTAB16 ROR #8`, adding input_offset in the same instruction;
 ///   each weight word likewise (adding filter_offset); two `SMLAD` per row. With `kernel_sum` the
 ///   input offset is already folded in (acc = kernel_sum + Σ x·(w + filter_offset)); with `bias` it is
@@ -125,6 +126,96 @@ inline void dot2_s8(const std::int8_t* x, const std::int8_t* w0, const std::int8
   acc1 = a1;
 }
 
+/// One 4-row step of the s8 DSP kernel (layout fixed: the assembly uses the byte offsets noted).
+struct s8_tile {
+  const std::int8_t* x = nullptr;  ///< +0: input, advanced by 8·steps on return
+  const std::int8_t* w = nullptr;  ///< +4: weight row 0; rows i at w + i·stride
+  std::int32_t stride = 0;         ///< +8: row stride (cols)
+  std::int32_t steps = 0;          ///< +12: number of 8-column steps (≥ 0)
+  std::uint32_t io2 = 0;           ///< +16: input_offset as an int16 pair
+  std::int32_t acc[4] = {};        ///< +20: int32 accumulators, in/out
+};
+
+/// acc[i] += Σ_{c < 8·steps} (x[c] + io)·w_i[c] for the 4 rows (filter_offset 0). Per 4 columns: one
+/// input word split into the int16 pairs (x0,x2)+io, (x1,x3)+io by `SXTAB16`/`SXTAB16 ROR #8`, then per
+/// row one weight word, `SXTB16`/`SXTB16 ROR #8` and two `SMLAD`: 24 instructions per 16 MACs.
+/// Out of line (AAPCS, naked): the loop needs all of r0–r12 and lr; io2 is re-read from the stack.
+/// Registers: r0 x, r1..r4 w0..w3, r5..r8 acc, r9 xa, r10 xb, r11 weight word, r12 temp, lr counter.
+[[gnu::naked, gnu::noinline]] inline void dot4_s8_tile(s8_tile* /*r0*/) noexcept {
+  __asm volatile(
+      "push   {r4-r11, lr}               \n"
+      "ldr    r12, [r0, #16]             \n"
+      "push   {r0, r12}                  \n"  // [sp] = tile, [sp+4] = io2
+      "mov    r12, r0                    \n"
+      "ldr    r0, [r12]                  \n"  // x
+      "ldr    r1, [r12, #4]              \n"  // w0
+      "ldr    lr, [r12, #8]              \n"  // stride
+      "add    r2, r1, lr                 \n"
+      "add    r3, r2, lr                 \n"
+      "add    r4, r3, lr                 \n"
+      "ldrd   r5, r6, [r12, #20]         \n"
+      "ldrd   r7, r8, [r12, #28]         \n"
+      "ldr    lr, [r12, #12]             \n"  // steps
+      "wls    lr, lr, 2f                 \n"
+      "1:                                \n"
+      "ldr    r11, [r0], #4              \n"
+      "ldr    r12, [sp, #4]              \n"
+      "sxtab16 r9, r12, r11              \n"
+      "sxtab16 r10, r12, r11, ror #8     \n"
+      "ldr    r11, [r1], #4              \n"
+      "sxtb16 r12, r11                   \n"
+      "sxtb16 r11, r11, ror #8           \n"
+      "smlad  r5, r9, r12, r5            \n"
+      "smlad  r5, r10, r11, r5           \n"
+      "ldr    r11, [r2], #4              \n"
+      "sxtb16 r12, r11                   \n"
+      "sxtb16 r11, r11, ror #8           \n"
+      "smlad  r6, r9, r12, r6            \n"
+      "smlad  r6, r10, r11, r6           \n"
+      "ldr    r11, [r3], #4              \n"
+      "sxtb16 r12, r11                   \n"
+      "sxtb16 r11, r11, ror #8           \n"
+      "smlad  r7, r9, r12, r7            \n"
+      "smlad  r7, r10, r11, r7           \n"
+      "ldr    r11, [r4], #4              \n"
+      "sxtb16 r12, r11                   \n"
+      "sxtb16 r11, r11, ror #8           \n"
+      "smlad  r8, r9, r12, r8            \n"
+      "smlad  r8, r10, r11, r8           \n"
+      "ldr    r11, [r0], #4              \n"
+      "ldr    r12, [sp, #4]              \n"
+      "sxtab16 r9, r12, r11              \n"
+      "sxtab16 r10, r12, r11, ror #8     \n"
+      "ldr    r11, [r1], #4              \n"
+      "sxtb16 r12, r11                   \n"
+      "sxtb16 r11, r11, ror #8           \n"
+      "smlad  r5, r9, r12, r5            \n"
+      "smlad  r5, r10, r11, r5           \n"
+      "ldr    r11, [r2], #4              \n"
+      "sxtb16 r12, r11                   \n"
+      "sxtb16 r11, r11, ror #8           \n"
+      "smlad  r6, r9, r12, r6            \n"
+      "smlad  r6, r10, r11, r6           \n"
+      "ldr    r11, [r3], #4              \n"
+      "sxtb16 r12, r11                   \n"
+      "sxtb16 r11, r11, ror #8           \n"
+      "smlad  r7, r9, r12, r7            \n"
+      "smlad  r7, r10, r11, r7           \n"
+      "ldr    r11, [r4], #4              \n"
+      "sxtb16 r12, r11                   \n"
+      "sxtb16 r11, r11, ror #8           \n"
+      "smlad  r8, r9, r12, r8            \n"
+      "smlad  r8, r10, r11, r8           \n"
+      "le     lr, 1b                     \n"
+      "2:                                \n"
+      "ldr    r12, [sp]                  \n"
+      "str    r0, [r12]                  \n"
+      "strd   r5, r6, [r12, #20]         \n"
+      "strd   r7, r8, [r12, #28]         \n"
+      "add    sp, sp, #8                 \n"
+      "pop    {r4-r11, pc}               \n");
+}
+
 /// Σ_c x[c]·w0[c] and Σ_c x[c]·w1[c] added to the int64 acc0/acc1 (exact for any cols).
 inline void dot2_s16(const std::int16_t* x, const std::int8_t* w0, const std::int8_t* w1, std::int32_t cols,
                      std::int64_t& acc0, std::int64_t& acc1) noexcept {
@@ -155,18 +246,39 @@ inline void linear_s8_rows(const linear_s8_args& a, std::int32_t io, const std::
   const std::int32_t cols = a.cols;
   // Blocks keep the int32 partial sums exact (the generic path's bound).
   const std::int32_t block = (InputOffset || FilterOffset) ? s8_block_with_offsets : s8_block_raw;
-  for (std::int32_t r = 0; r < a.rows; r += 2) {
+  const auto row_init = [&](std::int32_t r) -> std::int64_t {
+    if (a.kernel_sum != nullptr) return a.kernel_sum[r];
+    return a.bias != nullptr ? a.bias[r] : 0;
+  };
+  std::int32_t r = 0;
+  if constexpr (!FilterOffset) {
+    s8_tile tile;
+    tile.stride = cols;
+    tile.io2 = pair16(io);
+    for (; r + 4 <= a.rows; r += 4) {
+      const std::int8_t* w = a.weights + static_cast<std::ptrdiff_t>(r) * cols;
+      std::int64_t acc[4] = {row_init(r), row_init(r + 1), row_init(r + 2), row_init(r + 3)};
+      for (std::int32_t c0 = 0; c0 < cols; c0 += block) {
+        const std::int32_t n = cols - c0 < block ? cols - c0 : block;
+        tile.x = x + c0;
+        tile.w = w + c0;
+        tile.steps = n / 8;
+        tile.acc[0] = tile.acc[1] = tile.acc[2] = tile.acc[3] = 0;
+        dot4_s8_tile(&tile);
+        for (std::int32_t c = n & ~7; c < n; ++c) {  // the last n % 8 columns
+          const std::int32_t xo = x[c0 + c] + io;
+          for (int i = 0; i < 4; ++i) tile.acc[i] += xo * w[static_cast<std::ptrdiff_t>(i) * cols + c0 + c];
+        }
+        for (int i = 0; i < 4; ++i) acc[i] += tile.acc[i];
+      }
+      for (int i = 0; i < 4; ++i) y[r + i] = requantize_row_s8(a, r + i, acc[i]);
+    }
+  }
+  for (; r < a.rows; r += 2) {
     const bool pair = r + 1 < a.rows;
     const std::int8_t* w0 = a.weights + static_cast<std::ptrdiff_t>(r) * cols;
     const std::int8_t* w1 = pair ? w0 + cols : w0;  // odd last row: computed twice, stored once
-    std::int64_t acc0 = 0, acc1 = 0;
-    if (a.kernel_sum != nullptr) {
-      acc0 = a.kernel_sum[r];
-      acc1 = pair ? a.kernel_sum[r + 1] : 0;
-    } else if (a.bias != nullptr) {
-      acc0 = a.bias[r];
-      acc1 = pair ? a.bias[r + 1] : 0;
-    }
+    std::int64_t acc0 = row_init(r), acc1 = pair ? row_init(r + 1) : 0;
     for (std::int32_t c0 = 0; c0 < cols; c0 += block) {
       const std::int32_t n = cols - c0 < block ? cols - c0 : block;
       std::int32_t p0 = 0, p1 = 0;
