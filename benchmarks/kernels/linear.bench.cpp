@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <random>
+#include <span>
 #include <vector>
 
 #if defined(ARMLOWER_BENCH_HAVE_DNNL)
@@ -132,7 +133,10 @@ void BM_s8_armlower(benchmark::State& st) {
 // AVX2 over weights packed once outside the timed loop (like XNNPACK's operator creation).
 void BM_s8_armlower_avx2_prepacked(benchmark::State& st) {
   problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
-  std::vector<std::int8_t> packed(k::packed_weights_s8_size(p.rows, p.cols));
+  const std::size_t bytes = k::packed_weights_s8_size(p.rows, p.cols);
+  std::vector<std::int8_t> storage(bytes + 64);
+  auto* base = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;  // 64-byte aligned
+  const std::span<std::int8_t> packed(base, bytes);
   if (k::pack_weights_s8(p.w.data(), p.rows, p.cols, packed.data(), packed.size()) != armlower::status::ok) {
     st.SkipWithError("pack failed");
     return;

@@ -244,16 +244,26 @@ ARMLOWER_X86_AVX2 inline void linear_s8_packed_avx2(const linear_s8_args& args, 
         const std::ptrdiff_t c1 = c0 + blk < chunks ? c0 + blk : chunks;
         __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
         const std::int8_t* p = g + c0 * 128;
-        for (std::ptrdiff_t c = c0; c < c1; ++c, p += 128) {
-          const std::int8_t* xs = c < full_chunks ? x + c * 16 : xt;
-          const __m256i xv =
-              _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(xs))), off);
 #define ARMLOWER_PK(i, A) \
   A = _mm256_add_epi32(A, _mm256_madd_epi16(xv, _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * (i))))));
-          ARMLOWER_PK(0, a0) ARMLOWER_PK(1, a1) ARMLOWER_PK(2, a2) ARMLOWER_PK(3, a3)
-          ARMLOWER_PK(4, a4) ARMLOWER_PK(5, a5) ARMLOWER_PK(6, a6) ARMLOWER_PK(7, a7)
-#undef ARMLOWER_PK
+#define ARMLOWER_PK_STEP(xs)                                                                                      \
+  {                                                                                                               \
+    const __m256i xv =                                                                                            \
+        _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(xs))), off);       \
+    ARMLOWER_PK(0, a0) ARMLOWER_PK(1, a1) ARMLOWER_PK(2, a2) ARMLOWER_PK(3, a3)                                   \
+    ARMLOWER_PK(4, a4) ARMLOWER_PK(5, a5) ARMLOWER_PK(6, a6) ARMLOWER_PK(7, a7)                                   \
+    p += 128;                                                                                                     \
+  }
+        const std::ptrdiff_t cf = c1 < full_chunks ? c1 : full_chunks;
+        std::ptrdiff_t c = c0;
+        for (; c + 2 <= cf; c += 2) {
+          ARMLOWER_PK_STEP(x + c * 16)
+          ARMLOWER_PK_STEP(x + c * 16 + 16)
         }
+        for (; c < cf; ++c) ARMLOWER_PK_STEP(x + c * 16)
+        if (cf < c1) ARMLOWER_PK_STEP(xt)  // the zero-padded partial chunk (always the last one)
+#undef ARMLOWER_PK_STEP
+#undef ARMLOWER_PK
         const __m256i s0 = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
         const __m256i s1 = _mm256_hadd_epi32(_mm256_hadd_epi32(a4, a5), _mm256_hadd_epi32(a6, a7));
         alignas(16) std::int32_t sums[8];
