@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Cortex-M55 executed-instruction counts of armlower's fused linear kernels (MVE, DSP, generic paths),
+# side by side with the CMSIS-NN v7 anchors of ../shared/reference/anchors.md, plus .text sizes.
+#
+# usage: benchmarks/cortex-m55/run_icount.sh [--quick] [--paths "mve dsp generic"] [--dtypes "s8 s16"]
+#   --quick   only 1024×1024, batch 1 (a few minutes instead of ~1 hour: the generic and DSP images
+#             execute tens of millions of single-stepped, logged instructions)
+# env: BUILD (default <repo>/build/cortex-m55-bench), M55_ICOUNT (default <repo>/../shared/tools/m55-icount)
+# Prints a markdown table (instructions per MAC) and the code sizes; deterministic (QEMU -singlestep).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${BUILD:-$root/build/cortex-m55-bench}
+icount=${M55_ICOUNT:-$root/../shared/tools/m55-icount}
+quick=""; paths="mve dsp generic"; dtypes="s8 s16"
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) quick=_quick ;;
+    --paths) paths=$2; shift ;;
+    --dtypes) dtypes=$2; shift ;;
+    *) echo "run_icount.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+# A throw-away top-level project containing only this folder (the firmware harness of
+# cmake/ArmlowerFirmware.cmake), so host-side dependencies of the rest of the tree are not needed.
+mkdir -p "$build/project"
+cat > "$build/project/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.25)
+project(armlower_m55_bench CXX)
+set(ARMLOWER_FIRMWARE_TESTS ON)
+list(APPEND CMAKE_MODULE_PATH "$root/cmake")
+add_subdirectory("$root/benchmarks/cortex-m55" cortex-m55)
+CMAKE
+cmake -S "$build/project" -B "$build" -G Ninja >/dev/null
+variant() { [ "$1" = mve ] && echo mve || echo nomve; }
+targets=""
+for d in $dtypes; do for p in $paths; do targets="$targets bench_m55_${d}_${p}${quick}.$(variant "$p")"; done; done
+cmake --build "$build" --target $targets -j2 >/dev/null
+declare -A count
+for d in $dtypes; do
+  for p in $paths; do
+    elf="$build/cortex-m55/bench_m55_${d}_${p}${quick}.$(variant "$p").elf"
+    echo "measuring $(basename "$elf") ..." >&2
+    i=0
+    while read -r _ _ n _; do count[$d,$p,$i]=$n; i=$((i + 1)); done < <("$icount" "$elf")
+  done
+done
+
+# Shapes in image order (linear_icount.cpp) and the CMSIS-NN anchors (instructions per MAC).
+if [ -n "$quick" ]; then shapes=("1024 1024 1"); else
+  shapes=("64 64 1" "256 256 1" "1024 1024 1" "4000 4 1" "64 64 8" "256 256 8" "1024 1024 8" "4000 4 8"); fi
+declare -A anchor=(
+  [s8,mve,64x64x1]=0.699 [s8,dsp,64x64x1]=2.669 [s16,mve,64x64x1]=1.572 [s16,dsp,64x64x1]=3.130
+  [s8,mve,256x256x1]=0.520 [s8,dsp,256x256x1]=2.067 [s16,mve,256x256x1]=0.973 [s16,dsp,256x256x1]=2.465
+  [s8,mve,1024x1024x1]=0.481 [s8,dsp,1024x1024x1]=1.922 [s16,mve,1024x1024x1]=2.441 [s16,dsp,1024x1024x1]=2.682
+  [s8,mve,4000x4x1]=0.481 [s8,dsp,4000x4x1]=1.895 [s16,mve,4000x4x1]=3.609 [s16,dsp,4000x4x1]=2.926
+  [s8,mve,1024x1024x8]=0.481 [s8,dsp,1024x1024x8]=1.922 [s16,mve,1024x1024x8]=2.441 [s16,dsp,1024x1024x8]=2.682
+  [s8,mve,256x256x8]=0.520 [s8,dsp,256x256x8]=2.067 [s16,mve,256x256x8]=0.972 [s16,dsp,256x256x8]=2.464)
+
+header="| K × N, batch |"; rule="|---|"
+for d in $dtypes; do for p in $paths; do
+  header="$header $d $p |"; rule="$rule---|"
+  [ "$p" != generic ] && { header="$header CMSIS-NN $d $p |"; rule="$rule---|"; }
+done; done
+echo; echo "Instructions per MAC (executed instructions of one kernel call / (K·N·batch)):"; echo
+echo "$header"; echo "$rule"
+i=0
+for s in "${shapes[@]}"; do
+  read -r k n b <<<"$s"
+  line="| $k × $n, $b |"
+  for d in $dtypes; do for p in $paths; do
+    c=${count[$d,$p,$i]:-}
+    if [ -n "$c" ]; then line="$line $(awk -v c="$c" -v m=$((k * n * b)) 'BEGIN{printf "%.3f", c/m}') |"
+    else line="$line – |"; fi
+    [ "$p" != generic ] && line="$line ${anchor[$d,$p,${k}x${n}x${b}]:-–} |"
+  done; done
+  echo "$line"
+  i=$((i + 1))
+done
+
+echo; echo "Raw counts (instructions per call):"; echo
+for d in $dtypes; do for p in $paths; do
+  line="$d $p:"; i=0
+  for s in "${shapes[@]}"; do line="$line ${count[$d,$p,$i]:-–}"; i=$((i + 1)); done
+  echo "    $line"
+done; done
+
+# Code size: one out-of-line instance of each path (kernel_size.cpp), arm-none-eabi-size of the object.
+echo; echo "Code size (bytes of .text, arm-none-eabi-size of one object holding linear_s8 + linear_s16 of the path):"; echo
+echo "| path | -Os | -O2 |"; echo "|---|---|---|"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+for p in mve dsp generic; do
+  case $p in mve) id=2; cpu=cortex-m55 ;; dsp) id=1; cpu=cortex-m55+nomve ;; *) id=0; cpu=cortex-m55+nomve ;; esac
+  line="| $p ($cpu) |"
+  for o in -Os -O2; do
+    arm-none-eabi-g++ -mcpu=$cpu -mthumb -mfloat-abi=hard -fno-exceptions -fno-rtti -std=c++20 $o \
+      -DARMLOWER_SIZE_PATH=$id -I"$root/include" -isystem "$build/armlower-cross-include" \
+      -c "$root/benchmarks/cortex-m55/kernel_size.cpp" -o "$tmp/k.o"
+    line="$line $(arm-none-eabi-size "$tmp/k.o" | awk 'NR==2 {print $1}') |"
+  done
+  echo "$line"
+done
