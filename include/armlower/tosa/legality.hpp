@@ -294,8 +294,9 @@ consteval auto illegal_reason_text() {
   for (std::size_t i = 0; i < r.reason_text.len; ++i) out.data[i] = r.reason_text.buf[i];
   return out;
 }
-/// Instantiated only for an illegal combination; the reason is the first template argument.
-template <fixed_string Reason, op O, dtype::id... Ds>
+/// Instantiated only for an illegal combination; the reason is the first template argument
+/// (GCC prints it as text; clang prints the verdict, op and dtypes that follow it).
+template <fixed_string Reason, verdict Why, op O, dtype::id... Ds>
 struct illegal_tosa_operation {
   static_assert(always_false<Reason>,
                 "armlower::tosa::require: the TOSA operation is not legal on the target; the "
@@ -309,7 +310,8 @@ struct require_impl {
 template <TargetSpec Spec, op O, dtype::id... Ds>
 struct require_impl<Spec, O, false, Ds...> {
   static constexpr bool value =
-      illegal_tosa_operation<illegal_reason_text<Spec, O, Ds...>(), O, Ds...>::value;
+      illegal_tosa_operation<illegal_reason_text<Spec, O, Ds...>(),
+                             check(Spec::value, O, Ds...).code, O, Ds...>::value;
 };
 }  // namespace detail
 

@@ -389,8 +389,9 @@ consteval auto spec_error_text() {
   return out;
 }
 
-/// Instantiated only for an invalid spec string; the reason is the template argument.
-template <fixed_string Reason>
+/// Instantiated only for an invalid spec string; the reason is the first template argument
+/// (GCC prints it as text; clang prints the error code that follows it).
+template <fixed_string Reason, parse_errc Why>
 struct invalid_tosa_spec_string {
   static_assert(always_false<Reason>,
                 "armlower::tosa::spec<\"...\">: invalid TOSA specification string; the reason "
@@ -404,7 +405,8 @@ struct check_spec_string {
 };
 template <fixed_string S>
 struct check_spec_string<S, false> {
-  static constexpr bool value = invalid_tosa_spec_string<spec_error_text<S>()>::value;
+  static constexpr bool value =
+      invalid_tosa_spec_string<spec_error_text<S>(), parse(S.view()).error>::value;
 };
 }  // namespace detail
 
