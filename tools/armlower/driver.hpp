@@ -10,6 +10,9 @@
 #include <armlower/import/tflite.hpp>
 #include <armlower/io/file.hpp>
 #include <armlower/io/npy.hpp>
+#include <armlower/cortex_m/plan.hpp>
+#include <armlower/passes/cortex_m.hpp>
+#include <armlower/passes/cortex_m_emit.hpp>
 #include <armlower/passes/pipeline.hpp>
 #include <armlower/run/interpreter.hpp>
 #include <armlower/serialize/reader.hpp>
@@ -19,6 +22,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -143,7 +147,7 @@ struct model {
 }
 
 /// The float linear chain of a float framework graph as MLP layers (reshapes to [N, Cin] are
-/// allowed before the first layer). Errors: the graph is not a single chain of float linears.
+/// allowed before the first layer; a relu/relu6 after a linear becomes its activation). Errors: the graph is not a single chain of float linears.
 [[nodiscard]] inline std::vector<graph::mlp_layer> float_chain(const graph::graph& g) {
   std::vector<graph::mlp_layer> layers;
   std::string cur = g.inputs.size() == 1 ? g.inputs[0] : "";
@@ -154,6 +158,12 @@ struct model {
       throw tool_error("float model quantization supports a chain of linear layers; operator " +
                        std::string(o.op_name()) + " does not continue the chain");
     if (k == graph::framework_op::reshape && layers.empty()) {
+      cur = o.outputs[0];
+      continue;
+    }
+    if ((k == graph::framework_op::relu || k == graph::framework_op::relu6) && !layers.empty() &&
+        layers.back().act == graph::activation::none) {
+      layers.back().act = k == graph::framework_op::relu ? graph::activation::relu : graph::activation::relu6;
       cur = o.outputs[0];
       continue;
     }
@@ -187,11 +197,43 @@ struct model {
 
 /// What the user asked `lower` for.
 struct lower_request {
-  std::optional<passes::scheme> sch;             ///< default: from the model (see `lower_to_tosa`)
+  std::optional<passes::scheme> sch;             ///< default: see `choose_scheme`
   std::optional<tosa::rounding_mode> rounding;  ///< default: see `lower_to_tosa`
   bool per_channel = false;                     ///< float models, integer schemes
   std::vector<float> calibration;               ///< float models, integer schemes (rows × in_features)
 };
+
+/// Default scheme: the activation dtype of a quantized model (INT8 → int8, INT16 → a16w8); for a
+/// float model int8 when the target has INT (or is a Cortex-M target), else mxfp8_e4m3.
+[[nodiscard]] inline passes::scheme choose_scheme(const graph::graph& fw, bool has_int) {
+  if (is_quantized(fw)) {
+    const auto* x = fw.find(fw.inputs.at(0));
+    return (x && x->type == dtype::id::i16) ? passes::scheme::a16w8 : passes::scheme::int8;
+  }
+  return has_int ? passes::scheme::int8 : passes::scheme::mxfp8_e4m3;
+}
+
+/// A float model quantized for an integer scheme (the pipeline's QuantizeFloatGraph pass run
+/// ahead, so the caller keeps the qparams of the graph input and output). Returns `fw` itself
+/// when it is already quantized. Calibration: `req.calibration`, or `default_calibration`.
+struct quantized_model {
+  graph::graph graph;
+  bool calibrated_by_default = false;
+  passes::report report;
+};
+[[nodiscard]] inline quantized_model quantize_for(const graph::graph& fw, passes::scheme s, const lower_request& req) {
+  quantized_model q{fw, false, {}};
+  if (passes::is_mx(s) || !passes::is_float_graph(fw)) return q;
+  auto calib = req.calibration;
+  if (calib.empty()) {
+    const auto* x = fw.find(fw.inputs.at(0));
+    calib = default_calibration(x && !x->shape.empty() ? x->shape.back() : 1);
+    q.calibrated_by_default = true;
+  }
+  if (auto st = passes::quantize_float_graph(q.graph, s, req.per_channel, calib, q.report); !st)
+    throw tool_error(st.error().message());
+  return q;
+}
 
 /// A lowered model: the TOSA graph, its report, the serialized bytes and the quantization of
 /// the graph input/output (when quantized), so callers can quantize inputs and dequantize outputs.
@@ -206,25 +248,15 @@ struct lowered {
 };
 
 /// Lowers a framework graph to a serialized TOSA graph for `t`.
-/// Scheme default: the activation dtype of a quantized model (INT8 → int8, INT16 → a16w8); for
-/// a float model int8 when `t` has INT, else mxfp8_e4m3. Rounding default: DOUBLE_ROUND for
-/// int8 when `t` has `doubleround` (TFLite's default requantization, so imported int8 models
-/// stay bit-exact with TFLite), else SINGLE_ROUND.
-/// Float models with an integer scheme are quantized first (ExecuTorch PTQ recipe,
-/// `graph::build_quantized_mlp`) from `req.calibration` or `default_calibration`.
-/// Errors (tool_error): illegal scheme for `t`, any lowering or serialization error.
+/// Scheme default: `choose_scheme`. Rounding default: DOUBLE_ROUND for int8 when `t` has
+/// `doubleround` (TFLite's and CMSIS-NN's default requantization, so the TOSA graph is bit-exact
+/// with the Cortex-M plan), else SINGLE_ROUND (ExecuTorch's choice).
+/// Float models with an integer scheme are quantized first (`quantize_for`).
+/// Errors (tool_error): illegal scheme for `t`, any quantization, lowering or serialization error.
 [[nodiscard]] inline lowered lower_to_tosa(const graph::graph& fw, const tosa::target& t, const lower_request& req) {
   lowered out;
-  const bool quantized = is_quantized(fw);
   passes::options opt;
-  if (req.sch) {
-    opt.sch = *req.sch;
-  } else if (quantized) {
-    const auto* x = fw.find(fw.inputs.at(0));
-    opt.sch = (x && x->type == dtype::id::i16) ? passes::scheme::a16w8 : passes::scheme::int8;
-  } else {
-    opt.sch = t.support_integer() ? passes::scheme::int8 : passes::scheme::mxfp8_e4m3;
-  }
+  opt.sch = req.sch ? *req.sch : choose_scheme(fw, t.support_integer());
   if (const auto c = passes::check_scheme(t, opt.sch); !c.ok())
     throw tool_error("scheme " + std::string(passes::name(opt.sch)) + " is not legal for " +
                      std::string(t.text().view()) + ": " + std::string(c.reason()));
@@ -232,46 +264,101 @@ struct lowered {
   else if (opt.sch == passes::scheme::int8 && t.supports(tosa::ext::doubleround))
     opt.rounding = tosa::rounding_mode::double_round;
   opt.per_channel = req.per_channel;
-
-  graph::graph g = fw;
-  if (passes::is_mx(opt.sch) && quantized)
+  if (passes::is_mx(opt.sch) && is_quantized(fw))
     throw tool_error("scheme " + std::string(passes::name(opt.sch)) +
                      " lowers float models; this model is already quantized (use int8 or a16w8)");
-  if (!passes::is_mx(opt.sch) && !quantized) {
-    const auto layers = float_chain(fw);
-    std::vector<float> calib = req.calibration;
-    if (calib.empty()) {
-      calib = default_calibration(layers.front().in_features);
-      out.calibrated_by_default = true;
-    }
-    const auto in = static_cast<std::size_t>(layers.front().in_features);
-    if (calib.size() % in != 0)
-      throw tool_error("calibration data has " + std::to_string(calib.size()) + " values, not a multiple of the " +
-                       std::to_string(in) + " input features");
-    try {
-      const auto ranges = graph::calibrate_mlp(layers, calib, calib.size() / in);
-      graph::ptq_config cfg;
-      cfg.activation = passes::activation_dtype(opt.sch);
-      cfg.per_channel = req.per_channel;
-      g = graph::build_quantized_mlp(layers, fw.find(fw.inputs[0])->shape, cfg, ranges);
-    } catch (const std::invalid_argument& e) {
-      throw tool_error(std::string("quantization: ") + e.what());
-    }
-  }
+  auto q = quantize_for(fw, opt.sch, req);
+  out.calibrated_by_default = q.calibrated_by_default;
+  const auto& g = q.graph;
   if (!g.inputs.empty())
     if (const auto* x = g.find(g.inputs[0])) out.input_quant = x->quant;
   if (!g.outputs.empty())
     if (const auto* y = g.find(g.outputs[0])) out.output_quant = y->quant;
-
-  auto r = passes::lower(t, std::move(g), opt);
+  auto r = passes::lower(t, std::move(q.graph), opt);
   if (!r) throw tool_error(r.error().message());
   out.tosa = std::move(r->graph);
   out.report = std::move(r->report);
+  if (!q.report.passes.empty())
+    out.report.passes.insert(out.report.passes.begin(), q.report.passes.begin(), q.report.passes.end());
   out.format = format_for(t);
   auto b = serialize::write(out.tosa, out.format);
   if (!b) throw tool_error("serialize: " + b.error().message);
   out.bytes = std::move(*b);
   return out;
+}
+
+/// Parses a Cortex-M target name: cortex-m55 / m85 (MVE), cortex-m4 / m7 / m33 (DSP),
+/// cortex-m0 / m0plus / m3 (scalar).
+[[nodiscard]] inline cortex_m::isa parse_cortex_m(const std::string& s) {
+  if (s == "cortex-m55" || s == "cortex-m85") return cortex_m::isa::mve;
+  if (s == "cortex-m4" || s == "cortex-m7" || s == "cortex-m33") return cortex_m::isa::dsp;
+  if (s == "cortex-m0" || s == "cortex-m0plus" || s == "cortex-m3") return cortex_m::isa::scalar;
+  throw tool_error("unknown target '" + s + "' (valid: cortex-m55, cortex-m85, cortex-m4, cortex-m7, cortex-m33, "
+                   "cortex-m0, cortex-m0plus, cortex-m3)");
+}
+
+/// A Cortex-M lowering: the program (owned constants, qparams of input/output, report).
+struct lowered_cortex_m {
+  passes::cortex_m_program program;
+  bool calibrated_by_default = false;
+};
+
+/// Lowers a framework graph to a Cortex-M plan for `target` (int8 or a16w8; float models are
+/// quantized first with `quantize_for`). Errors: MX schemes, any quantization/lowering error.
+[[nodiscard]] inline lowered_cortex_m lower_to_cortex_m(const graph::graph& fw, cortex_m::isa target,
+                                                        const lower_request& req) {
+  const auto s = req.sch ? *req.sch : choose_scheme(fw, true);
+  if (passes::is_mx(s))
+    throw tool_error("scheme " + std::string(passes::name(s)) + " has no Cortex-M lowering (use int8 or a16w8)");
+  auto q = quantize_for(fw, s, req);
+  auto r = passes::lower_cortex_m(std::move(q.graph), {target});
+  if (!r) throw tool_error(r.error().message());
+  lowered_cortex_m out{std::move(*r), q.calibrated_by_default};
+  if (!q.report.passes.empty())
+    out.program.report.passes.insert(out.program.report.passes.begin(), q.report.passes.begin(), q.report.passes.end());
+  return out;
+}
+
+/// Runs a Cortex-M program on the host (armlower's CMSIS-form kernels) on quantized input
+/// values (int8/int16 as int64). Errors: the kernel status, as text.
+[[nodiscard]] inline std::vector<std::int64_t> run_cortex_m(const passes::cortex_m_program& p,
+                                                            std::span<const std::int64_t> x) {
+  const auto table = p.layer_table();
+  const cortex_m::plan pl{table.data(), table.size(), p.target};
+  const auto batches = p.batches();
+  const bool s16 = p.activation == dtype::id::i16;
+  const std::size_t eb = s16 ? 2 : 1;
+  std::vector<std::uint64_t> in_buf((x.size() * eb + 7) / 8 + 1), out_buf(cortex_m::output_bytes(pl, batches) / 8 + 2),
+      scratch(cortex_m::scratch_bytes(pl, batches) / 8 + 1);
+  auto* in = reinterpret_cast<std::byte*>(in_buf.data());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (s16) {
+      const auto v = static_cast<std::int16_t>(x[i]);
+      std::memcpy(in + 2 * i, &v, 2);
+    } else {
+      const auto v = static_cast<std::int8_t>(x[i]);
+      std::memcpy(in + i, &v, 1);
+    }
+  }
+  const auto st = cortex_m::run_plan(pl, batches, {in, x.size() * eb},
+                                     {reinterpret_cast<std::byte*>(out_buf.data()), out_buf.size() * 8},
+                                     {reinterpret_cast<std::byte*>(scratch.data()), scratch.size() * 8});
+  if (st != kernels::status::ok) throw tool_error(std::string("cortex-m plan: ") + kernels::to_string(st));
+  const auto n = cortex_m::output_bytes(pl, batches) / eb;
+  std::vector<std::int64_t> y(n);
+  const auto* o = reinterpret_cast<const std::byte*>(out_buf.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (s16) {
+      std::int16_t v;
+      std::memcpy(&v, o + 2 * i, 2);
+      y[i] = v;
+    } else {
+      std::int8_t v;
+      std::memcpy(&v, o + i, 1);
+      y[i] = v;
+    }
+  }
+  return y;
 }
 
 /// Runs a TOSA graph on `.npy` inputs (one per graph input, in order). Errors: count, dtype or

@@ -7,7 +7,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -63,7 +65,7 @@ std::vector<float> load_calibration(const std::string& path) {
 
 // ---------------------------------------------------------------- lower
 struct lower_args {
-  std::string model, spec, target, scheme, calib, out, rounding;
+  std::string model, spec, target, scheme, calib, out, rounding, ns;
   bool strict = false, per_channel = false, json = false;
 };
 
@@ -71,9 +73,9 @@ int cmd_lower(const lower_args& a) {
   tool::stopwatch total;
   if (a.spec.empty() == a.target.empty()) throw tool_error("lower: give exactly one of --spec or --target");
   std::optional<tosa::target> t;
-  if (!a.spec.empty()) t = tool::parse_spec(a.spec);  // bad spec fails before any file work
-  if (!a.target.empty())
-    throw tool_error("lower --target " + a.target + ": the Cortex-M plan emitter is not available in this build");
+  std::optional<cortex_m::isa> isa;
+  if (!a.spec.empty()) t = tool::parse_spec(a.spec);  // bad spec/target fails before any file work
+  if (!a.target.empty()) isa = tool::parse_cortex_m(a.target);
   tool::lower_request req;
   if (!a.scheme.empty()) req.sch = tool::parse_scheme(a.scheme);
   if (!a.rounding.empty()) {
@@ -91,6 +93,29 @@ int cmd_lower(const lower_args& a) {
            sw.ms());
   for (const auto& o : m.left_out) progress("  left out " + import::to_string(o));
   sw = {};
+  if (isa) {
+    const auto c = tool::lower_to_cortex_m(m.graph, *isa, req);
+    if (c.calibrated_by_default) progress("no --calib given: calibrated on 256 rows uniform in [-1, 1] (seed 0)");
+    progress("lowered to a " + c.program.report.spec + " plan, scheme " + c.program.report.scheme, sw.ms());
+    std::string ns = a.ns.empty() ? std::filesystem::path(a.out).stem().string() : a.ns;
+    for (auto& ch : ns)
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != ':') ch = '_';
+    if (ns.empty() || std::isdigit(static_cast<unsigned char>(ns[0]))) ns = "plan_" + ns;
+    const auto text = passes::emit_plan_header(c.program, ns);
+    sw = {};
+    if (auto w = serialize::write_file(a.out, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size())); !w)
+      throw tool_error(w.error().message);
+    progress("wrote " + a.out + " (namespace " + ns + ", " + std::to_string(text.size()) + " bytes)", sw.ms());
+    if (a.json) std::cout << "{\"model\":" << json_str(a.model) << ",\"output\":" << json_str(a.out)
+                          << ",\"namespace\":" << json_str(ns) << ",\"report\":" << c.program.report.to_json() << "}\n";
+    else std::cout << c.program.report.to_text();
+    if (!a.json && !m.left_out.empty()) {
+      std::cout << "left out (not lowered):\n";
+      for (const auto& o : m.left_out) std::cout << "  " << import::to_string(o) << "\n";
+    }
+    progress("done", total.ms());
+    return 0;
+  }
   const auto l = tool::lower_to_tosa(m.graph, *t, req);
   if (l.calibrated_by_default)
     progress("no --calib given: calibrated on 256 rows uniform in [-1, 1] (seed 0)");
@@ -340,6 +365,7 @@ int main(int argc, char** argv) {
                     "int8 | a16w8 | mxfp8_e4m3 | mxfp8_e5m2 | mxfp6_e2m3 | mxfp6_e3m2 | mxfp4 (default: from the model)");
   lower->add_option("--calib", la.calib, "float32 .npy of calibration inputs (rows x in_features) for float models");
   lower->add_option("--rounding", la.rounding, "RESCALE rounding: single | double (default: double when the spec has doubleround)");
+  lower->add_option("--namespace", la.ns, "C++ namespace of the plan header (default: the output file's stem)");
   lower->add_flag("--per-channel", la.per_channel, "quantize float weights per output channel");
   lower->add_flag("--strict", la.strict, "refuse the model unless every operator can be lowered");
   lower->add_option("-o,--output", la.out, "output file (.tosa, or .hpp with --target)")->required();
@@ -372,6 +398,8 @@ int main(int argc, char** argv) {
   demo->add_option("--seed", demo_opt.seed, "seed of the MLP weights and inputs");
   demo->add_option("--rows", demo_opt.rows, "input rows per run");
   demo->add_flag("--json", demo_opt.json, "print the table as JSON");
+  demo->add_option("--emit-firmware", demo_opt.emit_firmware,
+                   "write the demo's Cortex-M55 plan and I/O headers to this directory (firmware example) and stop");
 
   try {
     app.parse(argc, argv);

@@ -233,10 +233,10 @@ inline std::string shape_str(const std::vector<std::int32_t>& s) {
   return out;
 }
 
-/// Checks that `a` fits a graph input tensor `t` (same dtype, same element count; a shape
-/// that differs only by the element order is accepted when the counts match and the ranks
-/// agree after dropping 1-sized dims). Errors (io_error): names the tensor, both dtypes or
-/// both shapes.
+/// Checks that `a` can feed the graph tensor `t`: the same dtype, and the same shape once
+/// dimensions of size 1 are dropped (so a (16,) array feeds a [1,16] input). `what` names the
+/// array in messages. Errors (io_error): "<what>: dtype FP32 does not match input 'x' of dtype
+/// INT8", "<what>: shape [4,4] does not match input 'x' of shape [1,16]".
 inline void check_npy_matches(const npy_array& a, const graph::tensor& t, const std::string& what) {
   if (a.type != t.type)
     throw io_error(what + ": dtype " + std::string(dtype::name(a.type)) + " does not match input '" +
