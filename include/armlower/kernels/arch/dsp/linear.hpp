@@ -30,9 +30,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include <armlower/kernels/arch/generic/linear.hpp>
 #include <armlower/kernels/linear_args.hpp>
+#include <armlower/quant/requantize.hpp>
 
 namespace armlower::kernels::detail {
 
@@ -241,6 +243,24 @@ inline void dot2_s16(const std::int16_t* x, const std::int8_t* w0, const std::in
   acc1 = a1;
 }
 
+/// Requantization of one s8 accumulator: when it fits int32 and the row's shift is ≤ 0 (no CMSIS-NN
+/// left shift), CMSIS-NN's `arm_nn_requantize` (double rounding) / single-rounding formula on int32,
+/// which equal `quant::requantize_exact` there (`quant/requantize.hpp`); otherwise the generic path's
+/// `requantize_row_s8`. Same bytes either way.
+[[nodiscard]] inline std::int8_t requantize_s8(const linear_s8_args& a, std::int32_t r, std::int64_t acc) noexcept {
+  const std::int32_t i = a.per_channel ? r : 0;
+  const std::int32_t s = a.shift[i];
+  if (s <= 0 && acc >= std::numeric_limits<std::int32_t>::min() && acc <= std::numeric_limits<std::int32_t>::max()) {
+    const std::int32_t v = static_cast<std::int32_t>(acc);
+    const std::int64_t y = static_cast<std::int64_t>(a.rounding == quant::rounding::double_round
+                                                         ? quant::requantize(v, a.multiplier[i], s)
+                                                         : quant::requantize_single_round(v, a.multiplier[i], s)) +
+                           a.output_offset;
+    return static_cast<std::int8_t>(y < a.activation_min ? a.activation_min : (y > a.activation_max ? a.activation_max : y));
+  }
+  return requantize_row_s8(a, r, acc);
+}
+
 template <bool InputOffset, bool FilterOffset>
 inline void linear_s8_rows(const linear_s8_args& a, std::int32_t io, const std::int8_t* x, std::int8_t* y) noexcept {
   const std::int32_t cols = a.cols;
@@ -271,7 +291,7 @@ inline void linear_s8_rows(const linear_s8_args& a, std::int32_t io, const std::
         }
         for (int i = 0; i < 4; ++i) acc[i] += tile.acc[i];
       }
-      for (int i = 0; i < 4; ++i) y[r + i] = requantize_row_s8(a, r + i, acc[i]);
+      for (int i = 0; i < 4; ++i) y[r + i] = requantize_s8(a, r + i, acc[i]);
     }
   }
   for (; r < a.rows; r += 2) {
@@ -286,8 +306,8 @@ inline void linear_s8_rows(const linear_s8_args& a, std::int32_t io, const std::
       acc0 += p0;
       acc1 += p1;
     }
-    y[r] = requantize_row_s8(a, r, acc0);
-    if (pair) y[r + 1] = requantize_row_s8(a, r + 1, acc1);
+    y[r] = requantize_s8(a, r, acc0);
+    if (pair) y[r + 1] = requantize_s8(a, r + 1, acc1);
   }
 }
 
