@@ -5,4 +5,5 @@
 #include <armlower/serialize/error.hpp>
 #include <armlower/serialize/format.hpp>
 #include <armlower/serialize/reader.hpp>
+#include <armlower/serialize/visitor.hpp>
 #include <armlower/serialize/writer.hpp>

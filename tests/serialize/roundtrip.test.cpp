@@ -5,12 +5,35 @@
 
 #include <armlower/serialize.hpp>
 
+#include <armlower/serialize/generated/tosa_1_0_generated.h>
+
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <fstream>
 
 using namespace armlower;
+
+// FBS-1.1 is a pure append of FBS-1.0 (the library reads and writes 1.0 files with the 1.1
+// generated code): every FBS-1.0 enum value and union index is the same in FBS-1.1.
+namespace fb10 = armlower::serialize::fbs10;
+namespace fb11 = armlower::serialize::fbs11;
+static_assert(static_cast<int>(fb10::DType::MAX) == static_cast<int>(fb11::DType::FP8E5M2));
+static_assert(static_cast<int>(fb10::Op::MAX) == static_cast<int>(fb11::Op::CONST_SHAPE));
+static_assert(static_cast<int>(fb10::Attribute::MAX) == static_cast<int>(fb11::Attribute::ConstShapeAttribute));
+static_assert(static_cast<int>(fb10::RoundingMode::MAX) == static_cast<int>(fb11::RoundingMode::MAX));
+static_assert(static_cast<int>(fb10::NanPropagationMode::MAX) == static_cast<int>(fb11::NanPropagationMode::MAX));
+
+TEST_CASE("FBS-1.0 and FBS-1.1 enum names agree value by value") {
+  for (int v = 0; v <= static_cast<int>(fb10::Op::MAX); ++v)
+    CHECK(std::string(fb10::EnumNameOp(static_cast<fb10::Op>(v))) == fb11::EnumNameOp(static_cast<fb11::Op>(v)));
+  for (int v = 0; v <= static_cast<int>(fb10::DType::MAX); ++v)
+    CHECK(std::string(fb10::EnumNameDType(static_cast<fb10::DType>(v))) ==
+          fb11::EnumNameDType(static_cast<fb11::DType>(v)));
+  for (int v = 0; v <= static_cast<int>(fb10::Attribute::MAX); ++v)
+    CHECK(std::string(fb10::EnumNameAttribute(static_cast<fb10::Attribute>(v))) ==
+          fb11::EnumNameAttribute(static_cast<fb11::Attribute>(v)));
+}
 
 TEST_CASE("every sample round-trips byte for byte") {
   for (const auto& s : sample::all()) {

@@ -8,11 +8,13 @@
 ///   `Version{1, 1, 0, draft = true}`.
 /// FBS-1.1 is a pure append to FBS-1.0 (`../shared/reference/tosa.md` §1.2, §4.3), so one
 /// generated API reads both; the 1.1 specifics are the rows of `fbs11` in the dtype table and
-/// `first_format(op)` below. Everything 1.1-specific in the serializer goes through this header.
+/// the op table's `added` column (`first_format(op)` below). Everything 1.1-specific in the serializer goes through this header.
 #pragma once
 
 #include <armlower/dtype/dtype.hpp>
 #include <armlower/tosa/op.hpp>
+#include <armlower/tosa/op_table.hpp>
+#include <armlower/tosa/version.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -73,14 +75,17 @@ struct version_header {
   return std::nullopt;
 }
 
-/// First format whose `Op` enum has `o` (the `*_BLOCK_SCALED` ops appeared in FBS-1.1).
+/// The format of a TOSA specification version (1.0 → FBS-1.0, 1.1 draft → FBS-1.1).
+[[nodiscard]] constexpr format format_of(tosa::version v) noexcept {
+  return v == tosa::version::v1_0 ? format::tosa_1_0 : format::tosa_1_1;
+}
+
+/// First format whose `Op` enum has `o`: the earliest version of any of the op's rows in the
+/// one op table (`tosa/op_table.hpp`; the `*_BLOCK_SCALED` ops appeared in 1.1).
 [[nodiscard]] constexpr format first_format(tosa::op o) noexcept {
-  switch (o) {
-    case tosa::op::matmul_t_block_scaled:
-    case tosa::op::cast_from_block_scaled:
-    case tosa::op::cast_to_block_scaled: return format::tosa_1_1;
-    default: return format::tosa_1_0;
-  }
+  for (const auto& r : tosa::rows_of(o))
+    if (r.added == tosa::version::v1_0) return format::tosa_1_0;
+  return format::tosa_1_1;
 }
 
 /// True when format `f` can carry op `o`.

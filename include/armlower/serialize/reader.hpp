@@ -215,7 +215,7 @@ class graph_reader {
       std::string op_name = code <= static_cast<std::uint32_t>(fb11::Op::MAX)
                                 ? std::string(fb11::EnumNameOp(o->op()))
                                 : "op " + std::to_string(code);
-      if (code > static_cast<std::uint32_t>(fb10::Op::MAX) && f_ == format::tosa_1_0)
+      if (code > const_shape_op && f_ == format::tosa_1_0)
         return fail(where(i, op_name) + ": op value " + std::to_string(code) + " does not exist in TOSA 1.0");
       const std::string w = where(i, op_name);
       if (attr_type != code && attr_type != 0)

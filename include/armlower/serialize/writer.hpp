@@ -29,6 +29,9 @@
 #include <armlower/serialize/detail/wiring.hpp>
 #include <armlower/serialize/error.hpp>
 #include <armlower/serialize/format.hpp>
+#include <armlower/serialize/visitor.hpp>
+#include <armlower/tosa/legality.hpp>
+#include <armlower/tosa/spec.hpp>
 
 #include <cerrno>
 #include <cstdint>
@@ -55,9 +58,15 @@ class graph_writer {
  public:
   graph_writer(const graph::graph& g, format f) : g_(g), f_(f) {}
 
-  [[nodiscard]] result<std::vector<std::uint8_t>> run() {
+  /// Checks the graph for the format; then, when `t` is given, every op's dtype signature
+  /// (`tosa::check`) and every tensor's dtype (`tosa::check_tensor`) against that target;
+  /// then serializes, emitting each operator (and each implicit CONST) through `sink(ctx, o)`.
+  template <class Sink>
+  [[nodiscard]] result<std::vector<std::uint8_t>> run(const tosa::target* t, Sink&& sink) {
     if (auto e = validate()) return std::move(*e);
-    return emit();
+    if (t != nullptr)
+      if (auto e = check_target(*t)) return std::move(*e);
+    return emit(sink);
   }
 
  private:
@@ -195,7 +204,30 @@ class graph_writer {
     return {};
   }
 
-  [[nodiscard]] result<std::vector<std::uint8_t>> emit() {
+  /// "operator 1 (CONV2D) [output 'acc']: CONV2D i16×i8→i48 requires EXT-INT16; ..."
+  std::optional<error> check_target(const tosa::target& t) const {
+    for (std::size_t i = 0; i < g_.operators.size(); ++i) {
+      const auto& o = g_.operators[i];
+      std::array<dtype::id, 3> d{};
+      const std::size_t n = slot_dtypes(g_, o, d);
+      if (const auto r = tosa::check(t, o.tosa_op(), std::span<const dtype::id>(d.data(), n)); !r.ok()) {
+        std::string names;
+        for (const auto& in : o.inputs) names += (names.empty() ? "'" : ", '") + in + "'";
+        return fail(where(i, tosa::name(o.tosa_op())) + " (inputs " + names + "; output '" + o.outputs[0] +
+                    "'): " + std::string(r.reason()));
+      }
+    }
+    for (const auto& tn : g_.tensors) {
+      // Constants are gated like every tensor (ExecuTorch's TosaArg dtype gating), not by the
+      // CONST rows: MX weights (FP8 data with E8M0 scales) are legal on TOSA-1.1+FP+mxfp.
+      if (const auto r = tosa::check_tensor(t, tn.type); !r.ok())
+        return fail("tensor '" + tn.name + "': " + std::string(r.reason()));
+    }
+    return {};
+  }
+
+  template <class Sink>
+  [[nodiscard]] result<std::vector<std::uint8_t>> emit(Sink& sink) {
     namespace fb = detail::fb11;  // FBS-1.1 is an append of FBS-1.0: same bytes for 1.0 content
     using flatbuffers::Offset;
     flatbuffers::FlatBufferBuilder fbb(payload_total_ + 4096);
@@ -240,29 +272,21 @@ class graph_writer {
     std::vector<Offset<fb::TosaOperator>> ops;
     ops.reserve(g_.operators.size() + g_.tensors.size());
     const auto empty_inputs = fbb.CreateVector(std::vector<Offset<flatbuffers::String>>{});
-    for (const bool shape_pass : {true, false}) {
-      for (const auto& t : g_.tensors) {
-        if (!t.is_constant || (t.type == dtype::id::shape) != shape_pass) continue;
-        const auto outputs = fbb.CreateVector(std::vector<Offset<flatbuffers::String>>{fbb.CreateString(t.name)});
-        const auto op = shape_pass ? fb::Op::CONST_SHAPE : fb::Op::CONST;
-        const auto attr =
-            shape_pass ? fb::CreateConstShapeAttribute(fbb).Union() : fb::CreateConstAttribute(fbb).Union();
-        ops.push_back(fb::CreateTosaOperator(fbb, op, static_cast<fb::Attribute>(op), attr, empty_inputs, outputs));
-      }
+    emit_context ctx{fbb, g_, f_, index_};
+    for (const auto& t : g_.tensors) {  // CONST_SHAPE first (SHAPE constants)
+      if (!t.is_constant || t.type != dtype::id::shape) continue;
+      const auto outputs = fbb.CreateVector(std::vector<Offset<flatbuffers::String>>{fbb.CreateString(t.name)});
+      const auto attr = fb::CreateConstShapeAttribute(fbb).Union();
+      ops.push_back(fb::CreateTosaOperator(fbb, fb::Op::CONST_SHAPE, fb::Attribute::ConstShapeAttribute, attr,
+                                           empty_inputs, outputs));
     }
-    for (const auto& o : g_.operators) {
-      const tosa::op op = o.tosa_op();
-      if (op == tosa::op::const_) continue;
-      std::vector<Offset<flatbuffers::String>> in, out;
-      for (const auto& n : o.inputs) in.push_back(fbb.CreateString(n));
-      for (const auto& n : o.outputs) out.push_back(fbb.CreateString(n));
-      const auto inputs = fbb.CreateVector(in);
-      const auto outputs = fbb.CreateVector(out);
-      const auto attr = attribute(fbb, o);
-      const auto code = static_cast<fb::Op>(tosa::serialized(op));
-      ops.push_back(fb::CreateTosaOperator(fbb, code, static_cast<fb::Attribute>(tosa::serialized(op)), attr,
-                                           inputs, outputs));
+    for (const auto& t : g_.tensors) {  // then CONST for the other constants
+      if (!t.is_constant || t.type == dtype::id::shape) continue;
+      const graph::operation c{tosa::op::const_, {}, {t.name}, {}};
+      ops.push_back(sink(ctx, c));
     }
+    for (const auto& o : g_.operators)
+      if (o.tosa_op() != tosa::op::const_) ops.push_back(sink(ctx, o));
 
     std::vector<Offset<flatbuffers::String>> gin, gout;
     for (const auto& n : g_.inputs) gin.push_back(fbb.CreateString(n));
@@ -283,55 +307,6 @@ class graph_writer {
     fb::FinishTosaGraphBuffer(fbb, fb::CreateTosaGraph(fbb, version, regions));
     return std::vector<std::uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
   }
-
-  flatbuffers::Offset<void> attribute(flatbuffers::FlatBufferBuilder& fbb, const graph::operation& o) const {
-    namespace fb = detail::fb11;
-    switch (o.tosa_op()) {
-      case tosa::op::conv2d: {
-        const auto& a = std::get<graph::conv2d_attr>(o.attr);
-        const auto pad = fbb.CreateVector(a.pad.data(), a.pad.size());
-        const auto stride = fbb.CreateVector(a.stride.data(), a.stride.size());
-        const auto dilation = fbb.CreateVector(a.dilation.data(), a.dilation.size());
-        return fb::CreateConv2dAttribute(fbb, pad, stride, dilation, a.local_bound,
-                                         static_cast<fb::DType>(wire_dtype(a.acc_type, f_)))
-            .Union();
-      }
-      case tosa::op::rescale: {
-        const auto& a = std::get<graph::rescale_attr>(o.attr);
-        return fb::CreateRescaleAttribute(fbb, a.scale32, static_cast<fb::RoundingMode>(a.rounding), a.per_channel,
-                                          a.input_unsigned, a.output_unsigned)
-            .Union();
-      }
-      case tosa::op::transpose: {
-        const auto& a = std::get<graph::transpose_attr>(o.attr);
-        return fb::CreateTransposeAttribute(fbb, fbb.CreateVector(a.perms)).Union();
-      }
-      case tosa::op::clamp: {
-        const auto& a = std::get<graph::clamp_attr>(o.attr);
-        const auto t = tensor_of(o.inputs[0]).type;
-        const auto lo = *clamp_bytes(t, a.min_val);
-        const auto hi = *clamp_bytes(t, a.max_val);
-        fbb.ForceVectorAlignment(lo.size(), 1, 8);
-        const auto min_v = fbb.CreateVector(lo);
-        fbb.ForceVectorAlignment(hi.size(), 1, 8);
-        const auto max_v = fbb.CreateVector(hi);
-        return fb::CreateClampAttribute(fbb, min_v, max_v, static_cast<fb::NanPropagationMode>(a.nan)).Union();
-      }
-      case tosa::op::cast_to_block_scaled:
-        return fb::CreateCastToBlockScaledAttribute(fbb, fb::BlockSize::BLOCK_SIZE_32).Union();
-      case tosa::op::cast_from_block_scaled:
-        return fb::CreateCastFromBlockScaledAttribute(fbb, fb::BlockSize::BLOCK_SIZE_32).Union();
-      case tosa::op::matmul_t_block_scaled:
-        return fb::CreateMatMulTBlockScaledAttribute(fbb, fb::BlockSize::BLOCK_SIZE_32).Union();
-      case tosa::op::matmul: return fb::CreateMatMulAttribute(fbb).Union();
-      case tosa::op::add: return fb::CreateAddAttribute(fbb).Union();
-      case tosa::op::mul: return fb::CreateMulAttribute(fbb).Union();
-      case tosa::op::reshape: return fb::CreateReshapeAttribute(fbb).Union();
-      case tosa::op::cast: return fb::CreateCastAttribute(fbb).Union();
-      case tosa::op::const_: return fb::CreateConstAttribute(fbb).Union();
-    }
-    return 0;
-  }
 };
 
 }  // namespace detail
@@ -350,7 +325,40 @@ class graph_writer {
 /// Op/dtype legality against a TOSA specification is not checked here (see the spec-aware
 /// overloads); the format only decides what can be encoded.
 [[nodiscard]] inline result<std::vector<std::uint8_t>> write(const graph::graph& g, format f) {
-  return detail::graph_writer(g, f).run();
+  return detail::graph_writer(g, f).run(nullptr, visit);
+}
+
+/// Serializes `g` for the run-time target `t` (e.g. `tosa::parse("TOSA-1.0+INT+int16")`): the
+/// format follows the target's version (1.0 → FBS-1.0, 1.1 → FBS-1.1), and on top of the
+/// format checks of `write(g, f)` every operator's dtype signature
+/// (slot order of `tosa/op_table.hpp`, see `slot_dtypes`) must be legal on `t`
+/// (`tosa::check`) and every tensor dtype, constants included, allowed on `t`
+/// (`tosa::check_tensor`, ExecuTorch's dtype gating; the implicit CONST operators are not
+/// checked against the CONST rows, so FP8 MX weights are legal on TOSA-1.1+FP+mxfp).
+/// Errors name the operator, its tensors and the rule, e.g. "operator 1 (CONV2D) (inputs 'x',
+/// 'w', 'b', 'x_zp', 'w_zp'; output 'acc'): CONV2D i16×i8→i48 requires EXT-INT16;
+/// TOSA-1.0+INT does not enable it".
+[[nodiscard]] inline result<std::vector<std::uint8_t>> write(const graph::graph& g, const tosa::target& t) {
+  return detail::graph_writer(g, format_of(t.tosa_version())).run(&t, visit);
+}
+
+/// Serializes `g` for the compile-time target `Spec` (`tosa::spec<"TOSA-1.1+FP+mxfp">`):
+/// same checks and bytes as `write(g, Spec::value)`, but each operator is emitted by the
+/// `op_writer<Spec, op, dtypes...>` of its op-table row, and only the rows legal on `Spec` are
+/// instantiated (a graph that needs another row gets the run-time error of `tosa::check`).
+template <tosa::TargetSpec Spec>
+[[nodiscard]] result<std::vector<std::uint8_t>> write(const graph::graph& g) {
+  auto by_row = [](detail::emit_context& c, const graph::operation& o) {
+    if (o.tosa_op() == tosa::op::const_) return visit(c, o);  // constants: tensor dtype gating only
+    std::array<dtype::id, 3> d{};
+    const std::size_t n = slot_dtypes(c.g, o, d);
+    const auto* row = tosa::find_row(o.tosa_op(), std::span<const dtype::id>(d.data(), n));
+    // check_target() passed with Spec::value, so the row exists and is legal on Spec.
+    const auto k = row ? detail::legal_position<Spec>(static_cast<std::size_t>(row - tosa::op_table.data()))
+                       : std::nullopt;
+    return k ? detail::row_table<Spec>[*k](c, o) : visit(c, o);
+  };
+  return detail::graph_writer(g, format_of(Spec::value.tosa_version())).run(&Spec::value, by_row);
 }
 
 /// Writes `bytes` to `path` atomically: the data goes to a new temporary file in the same
