@@ -12,6 +12,10 @@
 ///   target attributes, so no `-mavx2` is needed. Define `ARMLOWER_KERNELS_GENERIC_ONLY` to force the
 ///   generic path everywhere.
 /// - `linear_path` lets tests and benchmarks request one path explicitly.
+/// - Host only: `pack_weights_s8` + `linear_s8_prepacked` read weights pre-packed once (ahead of time,
+///   caller-owned memory) as a single stream; same results, fastest s8 host path for batch-1 GEMV.
+/// The AVX-512 VNNI path compiles everywhere but is only selected when cpuid reports avx512f/bw/vnni;
+/// it has not been run on this project's CI machines (AVX2 only).
 ///
 /// Firmware-clean: noexcept, no heap, no exceptions, no static initialisation, no scratch needed.
 #pragma once

@@ -83,7 +83,11 @@ inline void linear_s8_generic(const linear_s8_args& a) noexcept {
         for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += s8_block_with_offsets) {
           const std::ptrdiff_t k1 = k0 + s8_block_with_offsets < cols ? k0 + s8_block_with_offsets : cols;
           std::int32_t part = 0;
-          for (std::ptrdiff_t k = k0; k < k1; ++k) part += (x[k] + io) * (w[k] + fo);
+          if (fo == 0) {  // the common (symmetric-weight) case, kept separate so it vectorizes well
+            for (std::ptrdiff_t k = k0; k < k1; ++k) part += (x[k] + io) * w[k];
+          } else {
+            for (std::ptrdiff_t k = k0; k < k1; ++k) part += (x[k] + io) * (w[k] + fo);
+          }
           acc += part;
         }
       }

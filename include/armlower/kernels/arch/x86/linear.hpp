@@ -255,12 +255,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_packed_avx2(const linear_s8_args& args, 
     p += 128;                                                                                                     \
   }
         const std::ptrdiff_t cf = c1 < full_chunks ? c1 : full_chunks;
-        std::ptrdiff_t c = c0;
-        for (; c + 2 <= cf; c += 2) {
-          ARMLOWER_PK_STEP(x + c * 16)
-          ARMLOWER_PK_STEP(x + c * 16 + 16)
-        }
-        for (; c < cf; ++c) ARMLOWER_PK_STEP(x + c * 16)
+        for (std::ptrdiff_t c = c0; c < cf; ++c) ARMLOWER_PK_STEP(x + c * 16)
         if (cf < c1) ARMLOWER_PK_STEP(xt)  // the zero-padded partial chunk (always the last one)
 #undef ARMLOWER_PK_STEP
 #undef ARMLOWER_PK
