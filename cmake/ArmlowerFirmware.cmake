@@ -2,7 +2,7 @@
 #
 #   include(ArmlowerFirmware)
 #   armlower_add_firmware_test(<name> SOURCES <files...>
-#                              [VARIANTS mve nomve]        # default: both
+#                              [VARIANTS mve nomve [m4]]   # default: mve nomve
 #                              [INCLUDES <dirs...>]        # extra -I directories
 #                              [DEFINITIONS <defs...>]     # extra -D definitions (without -D)
 #                              [OPTIONS <flags...>]        # extra compiler flags
@@ -12,7 +12,8 @@
 #                              [NO_TEST])                  # build the ELFs only (benchmarks)
 #
 # For each variant it cross-compiles the sources plus firmware/startup.cpp with arm-none-eabi-g++
-# (C++20, -mcpu=cortex-m55 for `mve`, -mcpu=cortex-m55+nomve for `nomve`; flags from
+# (C++20, -mcpu=cortex-m55 for `mve`, -mcpu=cortex-m55+nomve for `nomve` — both hard-float, run on
+# mps3-an547 —, and optionally -mcpu=cortex-m4 soft-float for `m4`, run on mps2-an386; flags from
 # cmake/toolchains/cortex-m55-flags.cmake; -Wall -Wextra -Werror) into
 # `${CMAKE_CURRENT_BINARY_DIR}/<name>.<variant>.elf` (target `<name>.<variant>`, built by `all`),
 # linked with firmware/an547.ld, newlib and rdimon semihosting. It registers two ctest cases:
@@ -112,11 +113,13 @@ function(armlower_add_firmware_test name)
   foreach(variant IN LISTS F_VARIANTS)
     set(cpu ${ARMLOWER_M55_CPU_${variant}})
     if(NOT cpu)
-      message(FATAL_ERROR "armlower_add_firmware_test(${name}): unknown variant `${variant}` (mve, nomve)")
+      message(FATAL_ERROR "armlower_add_firmware_test(${name}): unknown variant `${variant}` (mve, nomve, m4)")
     endif()
+    set(float_abi -mfloat-abi=${ARMLOWER_FW_FLOAT_ABI_${variant}})
+    set(machine ${ARMLOWER_FW_MACHINE_${variant}})
     set(target ${name}.${variant})
     set(objdir ${CMAKE_CURRENT_BINARY_DIR}/${target}.obj)
-    set(cxx_flags -mcpu=${cpu} ${ARMLOWER_M55_CXX_FLAGS} -std=c++20 ${F_OPTIMIZE} -g
+    set(cxx_flags -mcpu=${cpu} ${float_abi} ${ARMLOWER_M55_CXX_FLAGS} -std=c++20 ${F_OPTIMIZE} -g
                   -Wall -Wextra -Werror ${F_OPTIONS} ${define_flags} ${include_flags})
     set(objects)
     foreach(src IN LISTS sources)
@@ -136,7 +139,7 @@ function(armlower_add_firmware_test name)
     set(elf ${CMAKE_CURRENT_BINARY_DIR}/${target}.elf)
     add_custom_command(
       OUTPUT ${elf}
-      COMMAND ${ARMLOWER_ARM_CXX} -mcpu=${cpu} ${ARMLOWER_M55_CXX_FLAGS} -nostartfiles
+      COMMAND ${ARMLOWER_ARM_CXX} -mcpu=${cpu} ${float_abi} ${ARMLOWER_M55_CXX_FLAGS} -nostartfiles
               -T ${ARMLOWER_FIRMWARE_DIR}/an547.ld -Wl,--gc-sections -Wl,-Map=${target}.map
               ${objects} -o ${elf} ${ARMLOWER_M55_LINK_LIBS}
       DEPENDS ${objects} ${ARMLOWER_FIRMWARE_DIR}/an547.ld
@@ -148,7 +151,7 @@ function(armlower_add_firmware_test name)
       continue()
     endif()
     add_test(NAME ${target}
-             COMMAND ${ARMLOWER_QEMU_ARM} -M mps3-an547 -nographic
+             COMMAND ${ARMLOWER_QEMU_ARM} -M ${machine} -nographic
                      -semihosting-config enable=on,target=native -kernel ${elf})
     add_test(NAME ${target}.symbols
              COMMAND ${CMAKE_COMMAND} -DNM=${ARMLOWER_ARM_NM} -DELF=${elf}

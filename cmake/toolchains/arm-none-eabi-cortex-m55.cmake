@@ -15,7 +15,7 @@ if(NOT DEFINED ARMLOWER_M55_VARIANT)
   set(ARMLOWER_M55_VARIANT mve)
 endif()
 set(ARMLOWER_M55_CPU ${ARMLOWER_M55_CPU_${ARMLOWER_M55_VARIANT}})
-if(NOT ARMLOWER_M55_CPU)
+if(NOT ARMLOWER_M55_CPU OR ARMLOWER_M55_VARIANT STREQUAL "m4")
   message(FATAL_ERROR "ARMLOWER_M55_VARIANT must be `mve` or `nomve`, not `${ARMLOWER_M55_VARIANT}`")
 endif()
 # try_compile() projects re-read this file; keep the variant.
@@ -28,7 +28,7 @@ set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)   # no startup code during com
 
 list(JOIN ARMLOWER_M55_CXX_FLAGS " " _armlower_m55_flags)
 set(CMAKE_C_FLAGS_INIT "-mcpu=${ARMLOWER_M55_CPU} -mthumb -mfloat-abi=hard -ffunction-sections -fdata-sections")
-set(CMAKE_CXX_FLAGS_INIT "-mcpu=${ARMLOWER_M55_CPU} ${_armlower_m55_flags}")
+set(CMAKE_CXX_FLAGS_INIT "-mcpu=${ARMLOWER_M55_CPU} -mfloat-abi=hard ${_armlower_m55_flags}")
 set(CMAKE_ASM_FLAGS_INIT "-mcpu=${ARMLOWER_M55_CPU} -mthumb -mfloat-abi=hard")
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-nostartfiles -Wl,--gc-sections")
 unset(_armlower_m55_flags)

@@ -140,7 +140,8 @@ struct s8_tile {
 
 /// acc[i] += Σ_{c < 8·steps} (x[c] + io)·w_i[c] for the 4 rows (filter_offset 0). Per 4 columns: one
 /// input word split into the int16 pairs (x0,x2)+io, (x1,x3)+io by `SXTAB16`/`SXTAB16 ROR #8`, then per
-/// row one weight word, `SXTB16`/`SXTB16 ROR #8` and two `SMLAD`: 24 instructions per 16 MACs.
+/// row one weight word, `SXTB16`/`SXTB16 ROR #8` and two `SMLAD`: 24 instructions per 16 MACs. Plain
+/// Armv7E-M/Armv8-M instructions only (the loop uses SUBS/BNE, not the Armv8.1-M WLS/LE).
 /// Out of line (AAPCS, naked): the loop needs all of r0–r12 and lr; io2 is re-read from the stack.
 /// Registers: r0 x, r1..r4 w0..w3, r5..r8 acc, r9 xa, r10 xb, r11 weight word, r12 temp, lr counter.
 [[gnu::naked, gnu::noinline]] inline void dot4_s8_tile(s8_tile* /*r0*/) noexcept {
@@ -158,7 +159,8 @@ struct s8_tile {
       "ldrd   r5, r6, [r12, #20]         \n"
       "ldrd   r7, r8, [r12, #28]         \n"
       "ldr    lr, [r12, #12]             \n"  // steps
-      "wls    lr, lr, 2f                 \n"
+      "cmp    lr, #0                     \n"  // (no WLS/LE: they are Armv8.1-M only, this also runs on M4/M7/M33)
+      "beq    2f                         \n"
       "1:                                \n"
       "ldr    r11, [r0], #4              \n"
       "ldr    r12, [sp, #4]              \n"
@@ -208,7 +210,8 @@ struct s8_tile {
       "sxtb16 r11, r11, ror #8           \n"
       "smlad  r8, r9, r12, r8            \n"
       "smlad  r8, r10, r11, r8           \n"
-      "le     lr, 1b                     \n"
+      "subs   lr, lr, #1                 \n"
+      "bne    1b                         \n"
       "2:                                \n"
       "ldr    r12, [sp]                  \n"
       "str    r0, [r12]                  \n"
