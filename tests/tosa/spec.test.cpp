@@ -228,3 +228,14 @@ TEST_CASE("spec<...> is a type with a constexpr value") {
   CHECK(T::string == "TOSA-1.1+FP+mxfp");
   CHECK(T::value.text().view() == T::string);
 }
+
+TEST_CASE("armlower capacity limits are errors, not truncation") {
+  CHECK(printed("TOSA-1.0.0.0+INT") == "TOSA-1.0.0.0+INT");
+  CHECK(error_of("TOSA-1.0.0.0.0+INT") == parse_errc::too_long);
+  std::string many = "TOSA-1.0+INT";
+  for (int i = 0; i < 32; ++i) many += "+cf";
+  CHECK(parse(many).ok());
+  CHECK(parse(many).value.extension_count == 32);
+  CHECK(error_of(many + "+cf") == parse_errc::too_long);
+  CHECK(error_of("TOSA-99999999999.0+INT") == parse_errc::wrong_version);
+}

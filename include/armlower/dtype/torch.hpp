@@ -30,7 +30,9 @@ struct torch_dtype_result {
   torch_errc error = torch_errc::ok;       ///< error code
   std::string_view torch_name;             ///< the name looked up (a view of the argument)
 
+  /// True when mapped.
   [[nodiscard]] constexpr bool ok() const noexcept { return error == torch_errc::ok; }
+  /// `ok()`.
   constexpr explicit operator bool() const noexcept { return ok(); }
   /// "Unsupported type" / "Unknown type" / "" — ExecuTorch's message prefix.
   [[nodiscard]] constexpr std::string_view reason() const noexcept {

@@ -103,28 +103,36 @@ inline constexpr std::array<ext_info, ext_count> ext_table{{
 
 /// A set of extensions as bit flags (bit i = `ext` i), with `| & -` and subset tests.
 struct ext_set {
-  std::uint32_t bits = 0;
+  std::uint32_t bits = 0;  ///< bit i set = `ext` i is a member
 
+  /// The empty set.
   constexpr ext_set() = default;
+  /// The set {e}.
   constexpr ext_set(ext e) noexcept  // NOLINT(google-explicit-constructor)
       : bits(1u << static_cast<unsigned>(e)) {}
+  /// True when `e` is a member.
   [[nodiscard]] constexpr bool contains(ext e) const noexcept {
     return (bits & ext_set(e).bits) != 0;
   }
+  /// True when no extension is a member.
   [[nodiscard]] constexpr bool empty() const noexcept { return bits == 0; }
   /// True when every member of `*this` is in `o`.
   [[nodiscard]] constexpr bool subset_of(ext_set o) const noexcept { return (bits & ~o.bits) == 0; }
+  /// True when `*this` and `o` share a member.
   [[nodiscard]] constexpr bool intersects(ext_set o) const noexcept { return (bits & o.bits) != 0; }
+  /// Number of members.
   [[nodiscard]] constexpr std::size_t size() const noexcept {
     std::size_t n = 0;
     for (std::uint32_t b = bits; b != 0; b &= b - 1) ++n;
     return n;
   }
+  /// Union.
   friend constexpr ext_set operator|(ext_set a, ext_set b) noexcept {
     ext_set r;
     r.bits = a.bits | b.bits;
     return r;
   }
+  /// Intersection.
   friend constexpr ext_set operator&(ext_set a, ext_set b) noexcept {
     ext_set r;
     r.bits = a.bits & b.bits;
@@ -136,6 +144,7 @@ struct ext_set {
     r.bits = a.bits & ~b.bits;
     return r;
   }
+  /// Same members.
   friend constexpr bool operator==(ext_set, ext_set) = default;
 };
 

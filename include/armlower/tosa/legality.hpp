@@ -51,11 +51,13 @@ enum class verdict : std::uint8_t {
 /// Result of `check`: the verdict, the matched row (if any) and a readable reason
 /// ("CONV2D i16×i8→i48 requires EXT-INT16; TOSA-1.0+INT does not enable it").
 struct check_result {
-  verdict code = verdict::no_row;
+  verdict code = verdict::no_row;          ///< what the check found
   const type_support_row* row = nullptr;  ///< the matching row (null for wrong_arity/no_row)
-  detail::fixed_text<320> reason_text{};
+  detail::fixed_text<320> reason_text{};  ///< storage of `reason()` (UTF-8 × and →)
 
+  /// True when legal.
   [[nodiscard]] constexpr bool ok() const noexcept { return code == verdict::legal; }
+  /// `ok()`.
   constexpr explicit operator bool() const noexcept { return ok(); }
   /// Why the combination is (il)legal, one sentence.
   [[nodiscard]] constexpr std::string_view reason() const noexcept { return reason_text.view(); }
@@ -250,9 +252,11 @@ template <class... D>
 
 /// Result of `check_tensor`.
 struct tensor_check_result {
-  bool allowed = true;
-  detail::fixed_text<200> reason_text{};
+  bool allowed = true;                    ///< the dtype may appear on the target
+  detail::fixed_text<200> reason_text{};  ///< storage of `reason()`
+  /// `allowed`.
   [[nodiscard]] constexpr bool ok() const noexcept { return allowed; }
+  /// `allowed`.
   constexpr explicit operator bool() const noexcept { return allowed; }
   /// "TOSA-1.0+INT doesn't support tensor dtype FP32 (needs PRO-FP)"; empty when allowed.
   [[nodiscard]] constexpr std::string_view reason() const noexcept { return reason_text.view(); }

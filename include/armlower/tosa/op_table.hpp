@@ -58,6 +58,7 @@ struct requirement {
   profile_set profiles{};      ///< any of these profiles
   ext_set extensions{};        ///< extensions, combined by `cond`
   condition cond = condition::any_of;
+  /// Same profiles, extensions and condition.
   friend constexpr bool operator==(const requirement&, const requirement&) = default;
 };
 
@@ -78,8 +79,8 @@ struct type_support_row {
 
 /// Number of dtype slots and their names for an op (the fixed slot order above).
 struct op_slots {
-  std::uint8_t arity;
-  std::array<std::string_view, 3> names;
+  std::uint8_t arity;                     ///< number of dtype slots (1–3)
+  std::array<std::string_view, 3> names;  ///< slot names in order ("input", "weight", ...)
 };
 
 /// Slot order of `o`.

@@ -43,23 +43,30 @@ inline constexpr std::size_t profile_count = 2;
 
 /// A set of profiles as bit flags (bit i = profile i).
 struct profile_set {
-  std::uint8_t bits = 0;
+  std::uint8_t bits = 0;  ///< bit i set = `profile` i is a member
 
+  /// The empty set.
   constexpr profile_set() = default;
+  /// The set {p}.
   constexpr profile_set(profile p) noexcept  // NOLINT(google-explicit-constructor)
       : bits(static_cast<std::uint8_t>(1u << static_cast<unsigned>(p))) {}
+  /// True when `p` is a member.
   [[nodiscard]] constexpr bool contains(profile p) const noexcept {
     return (bits & profile_set(p).bits) != 0;
   }
+  /// True when no profile is a member.
   [[nodiscard]] constexpr bool empty() const noexcept { return bits == 0; }
+  /// True when `*this` and `o` share a member.
   [[nodiscard]] constexpr bool intersects(profile_set o) const noexcept {
     return (bits & o.bits) != 0;
   }
+  /// Union.
   friend constexpr profile_set operator|(profile_set a, profile_set b) noexcept {
     profile_set r;
     r.bits = static_cast<std::uint8_t>(a.bits | b.bits);
     return r;
   }
+  /// Same members.
   friend constexpr bool operator==(profile_set, profile_set) = default;
 };
 

@@ -16,7 +16,7 @@
 ///    included;
 ///  - printing is "TOSA-" version, "+profile"s, "+extension"s, then "+8k", then "+u55".
 /// armlower additions: tokens doubleround, inexactround (PRO-INT) and dynamic (INT or FP) are
-/// accepted for 1.0 and 1.1. armlower limits: at most 8 version components and 32 tokens.
+/// accepted for 1.0 and 1.1. armlower limits: at most 4 version components and 32 extension tokens.
 #pragma once
 
 #include <array>
@@ -42,9 +42,9 @@ struct target {
 
   spec_version written{};                      ///< the version as written ("1.0" vs "1.0.0")
   std::array<profile, max_profiles> profiles{};  ///< profiles in the order written
-  std::uint8_t profile_count = 0;
+  std::uint8_t profile_count = 0;                ///< used entries of `profiles`
   std::array<ext, max_extensions> extensions{};  ///< extensions in the order written
-  std::uint8_t extension_count = 0;
+  std::uint8_t extension_count = 0;              ///< used entries of `extensions`
   bool level_8k = false;  ///< token "8k"
   bool u55 = false;       ///< token "u55": Ethos-U55 subset of TOSA-1.0+INT
 
@@ -170,7 +170,7 @@ enum class parse_errc : std::uint8_t {
   no_profile,         ///< no "INT"/"FP" token
   too_many_profiles,  ///< more than two profile tokens
   bad_extension,      ///< a token that is no valid extension for the version and profiles
-  too_long,           ///< more than 8 version components or 32 tokens (armlower limit)
+  too_long,           ///< more than 4 version components or 32 tokens (armlower limit)
 };
 
 /// Result of `parse`: the target, or an error code, the offending token and a message that
@@ -181,7 +181,9 @@ struct parse_result {
   detail::fixed_text<128> bad_token{};   ///< the offending token (or the whole string)
   detail::fixed_text<384> message_text{};  ///< readable message, empty when ok
 
+  /// True when the string was valid.
   [[nodiscard]] constexpr bool ok() const noexcept { return error == parse_errc::ok; }
+  /// `ok()`.
   constexpr explicit operator bool() const noexcept { return ok(); }
   /// The readable error, e.g. "Bad extension for TOSA-1.0+FP: mxfp (valid: bf16, ...)".
   [[nodiscard]] constexpr std::string_view message() const noexcept { return message_text.view(); }
@@ -237,7 +239,7 @@ constexpr parse_result fail(parse_errc e, std::string_view tok, std::string_view
       break;
     }
     case parse_errc::too_long:
-      m.append("Too many version components or tokens (armlower keeps at most 8 and 32): ")
+      m.append("Too many version components or tokens (armlower keeps at most 4 and 32): ")
           .append(whole);
       break;
   }
@@ -365,8 +367,10 @@ constexpr parse_errc parse_release(std::string_view v, spec_version& out) noexce
 /// A string literal usable as a class-type template argument: `spec<"TOSA-1.0+INT">`.
 template <std::size_t N>
 struct fixed_string {
-  char data[N]{};
+  char data[N]{};  ///< the characters, NUL-terminated
+  /// All NUL.
   constexpr fixed_string() = default;
+  /// Copies a string literal.
   constexpr fixed_string(const char (&s)[N]) noexcept {  // NOLINT(google-explicit-constructor)
     for (std::size_t i = 0; i < N; ++i) data[i] = s[i];
   }
@@ -425,7 +429,9 @@ struct spec {
   static constexpr std::string_view string = S.view();
   /// `value.supports(e)`.
   [[nodiscard]] static constexpr bool supports(ext e) noexcept { return value.supports(e); }
+  /// `value.support_integer()`.
   [[nodiscard]] static constexpr bool support_integer() noexcept { return value.support_integer(); }
+  /// `value.support_float()`.
   [[nodiscard]] static constexpr bool support_float() noexcept { return value.support_float(); }
 };
 

@@ -36,12 +36,15 @@ using version = dtype::since;
 /// ExecuTorch uses), components print as plain integers ("1.00" prints "1.0"); missing minor
 /// counts as 0 ("1" is version 1.0). At most `max_components` components are kept.
 struct spec_version {
-  static constexpr std::size_t max_components = 4;
+  static constexpr std::size_t max_components = 4;  ///< armlower's limit ("1.0.0.0")
   std::array<std::uint32_t, max_components> parts{};  ///< release components, unused are 0
   std::uint8_t count = 0;                             ///< number of components written (1..4)
 
+  /// First component.
   [[nodiscard]] constexpr std::uint32_t major() const noexcept { return parts[0]; }
+  /// Second component (0 when absent, as `packaging.version`).
   [[nodiscard]] constexpr std::uint32_t minor() const noexcept { return count > 1 ? parts[1] : 0; }
+  /// Third component (0 when absent).
   [[nodiscard]] constexpr std::uint32_t patch() const noexcept { return count > 2 ? parts[2] : 0; }
   /// The known version with the same (major, minor), if any.
   [[nodiscard]] constexpr bool known(version& out) const noexcept {
@@ -49,6 +52,7 @@ struct spec_version {
     out = minor() == 0 ? version::v1_0 : version::v1_1;
     return true;
   }
+  /// Same components as written.
   friend constexpr bool operator==(const spec_version&, const spec_version&) = default;
 };
 
