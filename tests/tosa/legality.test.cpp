@@ -138,3 +138,60 @@ TEST_CASE("compile-time views agree with the run-time check") {
   CHECK(legal<I, op::conv2d, dtype::i8, dtype::i8, dtype::i32> ==
         check(I::value, op::conv2d, id::i8, id::i8, id::i32).ok());
 }
+
+TEST_CASE("every row is legal on its minimal target, and its tensors pass dtype gating") {
+  for (const auto& r : op_table) {
+    // The smallest target meeting the row: its version, its profile(s) (or the profiles that
+    // allow its extensions), its extension(s) (all of them, or the first for any-of).
+    profile_set ps = r.req.profiles;
+    ext_set es;
+    for (std::size_t e = 0; e < ext_count; ++e) {
+      if (!r.req.extensions.contains(static_cast<ext>(e))) continue;
+      es = es | static_cast<ext>(e);
+      if (r.req.profiles.empty()) ps = ps | traits(static_cast<ext>(e)).profiles;
+      if (r.req.cond == condition::any_of) break;
+    }
+    const target t = target::make(r.added, ps, es);
+    CAPTURE(to_string(t));
+    CAPTURE(check(t, r.o, r.operands()).reason());
+    REQUIRE(t.valid());
+    CHECK(check(t, r.o, r.operands()).ok());
+    for (auto d : r.operands()) {
+      CAPTURE(dtype::name(d));
+      CHECK(check_tensor(t, d).ok());
+    }
+    // One version lower, a 1.1 row is illegal.
+    if (r.added == version::v1_1) {
+      CHECK(check(target::make(version::v1_0, ps, {}), r.o, r.operands()).code == verdict::needs_version);
+    }
+  }
+}
+
+TEST_CASE("extension facts match reference/tosa.md §2.2 (required profile, version)") {
+  struct row {
+    ext e;
+    const char* tosa_name;
+    profile_set profiles;
+    version added;
+  };
+  const profile_set INT = profile::pro_int, FP = profile::pro_fp, ANY = INT | FP;
+  for (const row& x : {row{ext::int16, "EXT-INT16", INT, version::v1_0},
+                       row{ext::int4, "EXT-INT4", INT, version::v1_0},
+                       row{ext::bf16, "EXT-BF16", FP, version::v1_0},
+                       row{ext::fp8e4m3, "EXT-FP8E4M3", FP, version::v1_0},
+                       row{ext::fp8e5m2, "EXT-FP8E5M2", FP, version::v1_0},
+                       row{ext::fft, "EXT-FFT", FP, version::v1_0},
+                       row{ext::var, "EXT-VARIABLE", ANY, version::v1_0},
+                       row{ext::cf, "EXT-CONTROLFLOW", ANY, version::v1_0},
+                       row{ext::dynamic, "EXT-DYNAMIC", ANY, version::v1_0},
+                       row{ext::doubleround, "EXT-DOUBLEROUND", INT, version::v1_0},
+                       row{ext::inexactround, "EXT-INEXACTROUND", INT, version::v1_0},
+                       row{ext::int64, "EXT-INT64", ANY, version::v1_1},
+                       row{ext::shape, "EXT-SHAPE", ANY, version::v1_1},
+                       row{ext::mxfp, "EXT-MXFP", FP, version::v1_1}}) {
+    CAPTURE(x.tosa_name);
+    CHECK(name(x.e) == x.tosa_name);
+    CHECK(traits(x.e).profiles == x.profiles);
+    CHECK(traits(x.e).added == x.added);
+  }
+}
