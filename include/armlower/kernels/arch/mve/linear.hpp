@@ -92,6 +92,17 @@ inline void linear_s8_batch_fast(const linear_s8_args& a, const std::int8_t* x, 
   }
 }
 
+/// The contract's row constant when kernel_sum is null: bias + input_offset·(Σw + cols·filter_offset),
+/// with Σw summed by `VADDVA` (the generic `row_constant_s8` sums bytes one by one).
+[[nodiscard]] inline std::int64_t row_constant(const linear_s8_args& a, std::int32_t r) noexcept {
+  std::int64_t c = a.bias != nullptr ? a.bias[r] : 0;
+  if (a.input_offset != 0) {
+    const std::int64_t wsum = sum_s8(a.weights + static_cast<std::ptrdiff_t>(r) * a.cols, a.cols);
+    c += static_cast<std::int64_t>(a.input_offset) * (wsum + static_cast<std::int64_t>(a.cols) * a.filter_offset);
+  }
+  return c;
+}
+
 template <quant::rounding Mode>
 inline void linear_s8_batch(const linear_s8_args& a, const std::int8_t* x, std::int8_t* y, std::int64_t cb) noexcept {
   const std::int32_t cols = a.cols;
@@ -123,7 +134,7 @@ inline void linear_s8_batch(const linear_s8_args& a, const std::int8_t* x, std::
     } else {
       std::int32_t rc32[4];
       for (int i = 0; i < 4; ++i) {
-        rc[i] = row_constant_s8(a, r + i);
+        rc[i] = row_constant(a, r + i);
         vec = vec && abs_le(rc[i], std::int64_t{1} << 29);
         rc32[i] = static_cast<std::int32_t>(rc[i]);
       }
@@ -141,7 +152,8 @@ inline void linear_s8_batch(const linear_s8_args& a, const std::int8_t* x, std::
   }
   for (; r < a.rows; ++r) {
     const std::int32_t d = dot1_s8(x, a.weights + static_cast<std::ptrdiff_t>(r) * cols, cols, 0);
-    y[r] = requantize_row_s8(a, r, row_constant_s8(a, r) + d + cb);
+    const std::int64_t rc = a.kernel_sum != nullptr ? a.kernel_sum[r] : row_constant(a, r);
+    y[r] = requantize_row_s8(a, r, rc + d + cb);
   }
 }
 
