@@ -6,7 +6,8 @@
 // 0 generic, 1 DSP, 2 MVE. Each image measures, in this order, batch 1 then batch 8 of
 // K×N = 64×64, 256×256, 1024×1024, 4000×4: 8 begin/end pairs, one kernel call each.
 // Operands as in anchors.md: s8 per-tensor with kernel_sum precomputed (input_offset 128,
-// filter_offset 0; the DSP path gets bias + input_offset instead, as CMSIS-NN's DSP build does);
+// filter_offset 0; the DSP path gets bias + input_offset instead, as CMSIS-NN's DSP build does, and so
+// does every path with ARMLOWER_BENCH_BIAS);
 // s16 per-tensor with int64 bias. Weights live in the 4 MiB SRAM (.sram.bss), filled by main().
 #include <cstdint>
 #include <cstdio>
@@ -118,7 +119,7 @@ int main() {
         for (int c = 0; c < s.cols; ++c) wsum += weights[r * s.cols + c];
         kernel_sum[r] = bias32[r] + a.input_offset * wsum;
       }
-#if ARMLOWER_BENCH_PATH == 1
+#if ARMLOWER_BENCH_PATH == 1 || defined(ARMLOWER_BENCH_BIAS)  // DSP convention (or forced)
       a.bias = bias32;
 #else
       a.kernel_sum = kernel_sum;
