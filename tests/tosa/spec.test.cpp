@@ -212,6 +212,8 @@ TEST_CASE("equality as ExecuTorch: version (major, minor) and profiles only") {
   CHECK(same_base(parse("TOSA-1.0+INT+u55+8k").value, parse("TOSA-1.0+INT").value));
   CHECK_FALSE(same_base(parse("TOSA-1.0+INT+FP").value, parse("TOSA-1.0+FP+INT").value));
   CHECK_FALSE(same_base(parse("TOSA-1.0+INT").value, parse("TOSA-1.1+INT").value));
+  CHECK(to_string(canonical(parse("TOSA-1.0+INT+int16+8k+u55").value)) == "TOSA-1.0.0+INT");
+  CHECK(to_string(canonical(parse("TOSA-1.1+FP+INT+mxfp").value)) == "TOSA-1.1.0+FP+INT");
 }
 
 TEST_CASE("levels: none and 8K limits (tosa.md §2.3)") {

@@ -161,6 +161,17 @@ struct target {
   return true;
 }
 
+/// ExecuTorch's `_canonical_key()`: the same (major, minor) written as "major.minor.0", the same
+/// profiles, no extensions, no level, no U55 flag.
+[[nodiscard]] constexpr target canonical(const target& t) noexcept {
+  target c;
+  c.written.parts = {t.written.major(), t.written.minor(), 0, 0};
+  c.written.count = 3;
+  c.profiles = t.profiles;
+  c.profile_count = t.profile_count;
+  return c;
+}
+
 /// Why a spec string was rejected.
 enum class parse_errc : std::uint8_t {
   ok,                 ///< no error
