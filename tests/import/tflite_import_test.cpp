@@ -90,7 +90,12 @@ TEST_CASE("hello_world_int8: three int8 FULLY_CONNECTED, ReLU fused on the first
 TEST_CASE("hello_world_float: float32 FULLY_CONNECTED chain without quantization") {
   const auto r = import::import_tflite(load("hello_world_float.tflite"), "hello_world_float.tflite");
   CHECK(r.left_out.empty());
-  REQUIRE(r.graph.operators.size() == 3);
+  REQUIRE(r.graph.operators.size() == 5);  // linear, relu, linear, relu, linear
+  CHECK(find_op(r.graph, graph::framework_op::linear, 2) != nullptr);
+  CHECK(find_op(r.graph, graph::framework_op::relu, 1) != nullptr);
+  CHECK(find_op(r.graph, graph::framework_op::relu, 2) == nullptr);
+  CHECK(r.graph.operators[1].inputs[0] == r.graph.operators[0].outputs[0]);
+  CHECK(std::get<graph::linear_attr>(r.graph.operators[0].attr).fused == graph::activation::none);
   for (const auto& t : r.graph.tensors) {
     CHECK(t.type == dtype::id::fp32);
     CHECK_FALSE(t.quant.has_value());

@@ -15,7 +15,9 @@
 ///  - FULLY_CONNECTED: int8×int8 (+int32 bias) per-tensor or per-channel weights (axis 0,
 ///    zero point 0), int16×int8 (+int64 or int32 bias), float32; fused NONE / RELU / RELU6;
 ///    keep_num_dims; weights must be constant [Cout, Cin] in the DEFAULT format; an input of
-///    rank ≠ 2 without keep_num_dims is flattened to [N/Cin, Cin] by an explicit reshape.
+///    rank ≠ 2 without keep_num_dims is flattened to [N/Cin, Cin] by an explicit reshape. A fused
+///    activation stays on the quantized linear (`linear_attr::fused`); on a float linear it
+///    becomes an explicit `relu`/`relu6` operator.
 ///  - RESHAPE (new shape taken from the output tensor), QUANTIZE (float → int8/int16),
 ///    DEQUANTIZE (int8/int16 → float32).
 /// A supported operator is kept only when its connected region of supported operators contains
@@ -479,13 +481,32 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
         c.new_tensors.push_back(l);  // quant copied from y below
         yout = l.name;
       }
+      // Float: the fused activation becomes an explicit relu/relu6 framework op (what a float
+      // framework graph has); quantized: it stays fused on the linear (clamp on the int output).
+      std::string lin_out = yout;
+      const bool explicit_act = f32 && la.fused != graph::activation::none;
+      if (explicit_act) {
+        graph::tensor pre;
+        pre.name = tname(y) + "/preact";
+        pre.type = *tyy;
+        pre.shape = lin_shape;
+        c.new_tensors.push_back(pre);
+        lin_out = pre.name;
+      }
       graph::operation lin;
       lin.code = graph::framework_op::linear;
       lin.inputs = {xin, tname(w)};
       if (b >= 0) lin.inputs.push_back(tname(b));
-      lin.outputs = {yout};
-      lin.attr = la;
+      lin.outputs = {lin_out};
+      lin.attr = explicit_act ? graph::linear_attr{} : la;
       c.ops.push_back(std::move(lin));
+      if (explicit_act) {
+        graph::operation act_op;
+        act_op.code = la.fused == graph::activation::relu ? graph::framework_op::relu : graph::framework_op::relu6;
+        act_op.inputs = {lin_out};
+        act_op.outputs = {yout};
+        c.ops.push_back(std::move(act_op));
+      }
       if (reshape_out) {
         graph::operation r;
         r.code = graph::framework_op::reshape;
