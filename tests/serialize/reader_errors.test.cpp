@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <functional>
 
 using namespace armlower;
@@ -192,4 +194,31 @@ TEST_CASE("unknown op, unknown dtype, missing tensor, bad payload size, bad attr
     s.regions = 2;
     CHECK(read_error(build(s)) == "the graph has 2 regions; armlower reads exactly one ('main', no control flow)");
   }
+}
+
+TEST_CASE("element counts never overflow") {
+  using serialize::detail::checked_count;
+  const std::vector<std::int32_t> big{2147483647, 2147483647, 2147483647};
+  CHECK(checked_count(big) == -1);
+  const std::vector<std::int32_t> ok{1024, 1024, 1024};
+  CHECK(checked_count(ok) == std::int64_t{1} << 30);
+  const std::vector<std::int32_t> limit{1 << 20, 1 << 20};
+  CHECK(checked_count(limit) == std::int64_t{1} << 40);
+  const std::vector<std::int32_t> over{1 << 20, (1 << 20) + 1};
+  CHECK(checked_count(over) == -1);
+}
+
+TEST_CASE("inputs the fuzzer once found failing are handled") {
+  // tests/fuzz/regressions: one file per bug found by fuzz_tosa_reader (see its README).
+  std::size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(ARMLOWER_FUZZ_REGRESSIONS)) {
+    if (e.path().extension() != ".tosa") continue;
+    CAPTURE(e.path().string());
+    std::ifstream in(e.path(), std::ios::binary);
+    const std::vector<std::uint8_t> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto r = serialize::read(b);
+    if (!r.has_value()) CHECK_FALSE(r.error().message.empty());
+    ++n;
+  }
+  CHECK(n >= 1);
 }

@@ -37,9 +37,8 @@ inline constexpr std::int32_t max_shape_len = 64;
 [[nodiscard]] inline std::int64_t checked_count(std::span<const std::int32_t> shape) noexcept {
   std::int64_t n = 1;
   for (auto d : shape) {
-    if (d < 1) return -1;
+    if (d < 1 || d > max_elements / n) return -1;  // n * d would exceed max_elements
     n *= d;
-    if (n > max_elements) return -1;
   }
   return n;
 }
