@@ -56,7 +56,8 @@ inline constexpr std::int32_t s16_block = 511;
 }
 
 /// Generic s8 fused linear (contract: `kernels/linear_args.hpp`). Preconditions: `validate(a) == ok`.
-inline void linear_s8_generic(const linear_s8_args& a) noexcept {
+inline void linear_s8_generic(const linear_s8_args& args) noexcept {
+  const linear_s8_args a = args;  // local copy: the int8 output stores cannot alias it
   const std::ptrdiff_t cols = a.cols;
   for (std::int32_t b = 0; b < a.batches; ++b) {
     const std::int8_t* x = a.input + b * cols;
@@ -83,10 +84,15 @@ inline void linear_s8_generic(const linear_s8_args& a) noexcept {
         for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += s8_block_with_offsets) {
           const std::ptrdiff_t k1 = k0 + s8_block_with_offsets < cols ? k0 + s8_block_with_offsets : cols;
           std::int32_t part = 0;
-          if (fo == 0) {  // the common (symmetric-weight) case, kept separate so it vectorizes well
-            for (std::ptrdiff_t k = k0; k < k1; ++k) part += (x[k] + io) * w[k];
+          // |x + io|, |w + fo| ≤ 383: int16 operands let compilers use 16-bit multiplies (pmaddwd, SMLAD)
+          if (fo == 0) {  // the common (symmetric-weight) case
+            for (std::ptrdiff_t k = k0; k < k1; ++k) {
+              part += static_cast<std::int16_t>(x[k] + io) * static_cast<std::int16_t>(w[k]);
+            }
           } else {
-            for (std::ptrdiff_t k = k0; k < k1; ++k) part += (x[k] + io) * (w[k] + fo);
+            for (std::ptrdiff_t k = k0; k < k1; ++k) {
+              part += static_cast<std::int16_t>(x[k] + io) * static_cast<std::int16_t>(w[k] + fo);
+            }
           }
           acc += part;
         }
@@ -97,7 +103,8 @@ inline void linear_s8_generic(const linear_s8_args& a) noexcept {
 }
 
 /// Generic s16×s8 fused linear (contract: `kernels/linear_args.hpp`). Preconditions: `validate(a) == ok`.
-inline void linear_s16_generic(const linear_s16_args& a) noexcept {
+inline void linear_s16_generic(const linear_s16_args& args) noexcept {
+  const linear_s16_args a = args;  // local copy (see linear_s8_generic)
   const std::ptrdiff_t cols = a.cols;
   for (std::int32_t b = 0; b < a.batches; ++b) {
     const std::int16_t* x = a.input + b * cols;
