@@ -6,6 +6,8 @@
 #include <armlower/dtype.hpp>
 
 #include <string>
+#include <tuple>
+#include <type_traits>
 
 #include "representability_golden.hpp"
 
@@ -105,3 +107,20 @@ TEST_CASE("torch dtype names map as ExecuTorch map_dtype (§2.1)") {
   CHECK(from_torch("quint8").message() == "Unknown type: torch.quint8");
   static_assert(from_torch("torch.bfloat16").dtype == id::bf16);
 }
+
+// One property suite over every dtype tag type (style.md §12 rule 8): the tag, its id and the
+// run-time bridge agree, and the order is reflexive with the join idempotent.
+TEST_CASE_TEMPLATE_DEFINE("every dtype tag is a value and a type", T, every_dtype_tag) {
+  constexpr id d = T::value;
+  static_assert(to_id(T{}) == d);
+  CHECK(with_dtype(d, [](auto t) { return std::is_same_v<decltype(t), T>; }));
+  CHECK(representable_in(d, d));
+  CHECK(join(d, d) == d);
+  id by_tosa_name{};
+  CHECK(from_name(traits(d).name, by_tosa_name));
+  CHECK(by_tosa_name == d);
+  id back{};
+  REQUIRE(from_name(traits(d).short_name, back));
+  CHECK(back == d);
+}
+TEST_CASE_TEMPLATE_APPLY(every_dtype_tag, boost::mp11::mp_rename<all_tags, std::tuple>);
