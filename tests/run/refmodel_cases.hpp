@@ -3,7 +3,10 @@
 
 #include "run_test_util.hpp"
 
+#include <armlower/mx/element.hpp>
 #include <armlower/serialize/format.hpp>
+
+#include <cmath>
 
 #include <string>
 #include <vector>
@@ -126,6 +129,224 @@ inline refmodel_case case_mx_casts() {
   return c;
 }
 
+/// Per-channel (or per-tensor) RESCALE constants: multiplier in [2^30, 2^31) (scale32) or
+/// [2^14, 2^15) (16-bit), shift in [lo, hi].
+inline void rescale_consts(builder& b, std::mt19937_64& rng, const std::string& p, std::int32_t nc, bool scale32,
+                           std::int64_t lo, std::int64_t hi) {
+  b.ints(p + "_m", scale32 ? id::i32 : id::i16, {nc},
+         random_ints(rng, static_cast<std::size_t>(nc), scale32 ? (1LL << 30) : (1 << 14), scale32 ? (1LL << 31) - 1 : (1 << 15) - 1));
+  b.ints(p + "_s", id::i8, {nc}, random_ints(rng, static_cast<std::size_t>(nc), lo, hi));
+}
+
+/// The int8 TOSA linear (ExecuTorch's decomposition): RESHAPE → CONV2D 1×1 (i8×i8 → i32, input
+/// zero point, bias) → RESCALE (per-channel, scale32, SINGLE_ROUND) → CLAMP (ReLU) → RESHAPE.
+inline refmodel_case case_int8_linear() {
+  std::mt19937_64 rng(200);
+  const std::int32_t ci = 48, co = 8;
+  builder b;
+  b.input("x", id::i8, {2, 5, ci});
+  b.shape_const("s_in", {10, 1, 1, ci});
+  b.declare("x4", id::i8, {10, 1, 1, ci});
+  b.op(tosa::op::reshape, {"x", "s_in"}, {"x4"});
+  b.ints("w", id::i8, {co, 1, 1, ci}, random_ints(rng, co * ci, -127, 127));
+  b.ints("bias", id::i32, {co}, random_ints(rng, co, -20000, 20000));
+  b.ints("izp", id::i8, {1}, {-3});
+  b.ints("wzp", id::i8, {1}, {0});
+  b.declare("acc", id::i32, {10, 1, 1, co});
+  b.op(tosa::op::conv2d, {"x4", "w", "bias", "izp", "wzp"}, {"acc"}, graph::conv2d_attr{});
+  rescale_consts(b, rng, "rs", co, true, 38, 41);
+  b.ints("rs_izp", id::i32, {1}, {0});
+  b.ints("rs_ozp", id::i8, {1}, {5});
+  b.declare("q", id::i8, {10, 1, 1, co});
+  b.op(tosa::op::rescale, {"acc", "rs_m", "rs_s", "rs_izp", "rs_ozp"}, {"q"},
+       graph::rescale_attr{true, tosa::rounding_mode::single_round, true, false, false});
+  b.declare("relu", id::i8, {10, 1, 1, co});
+  b.op(tosa::op::clamp, {"q"}, {"relu"}, graph::clamp_attr{5, 127, graph::nan_mode::propagate});
+  b.shape_const("s_out", {2, 5, co});
+  b.declare("y", id::i8, {2, 5, co});
+  b.op(tosa::op::reshape, {"relu", "s_out"}, {"y"});
+  b.output("y");
+  b.output("acc");
+  refmodel_case c{"int8_linear", "exact", armlower::serialize::format::tosa_1_0, b.g, {}};
+  c.inputs.push_back(run::from_ints(id::i8, {2, 5, ci}, random_ints(rng, 10 * ci, -128, 127)));
+  return c;
+}
+
+/// The a16w8 TOSA linear: RESHAPE → CONV2D 1×1 (i16×i8 → INT48, INT48 bias, acc INT48) →
+/// RESCALE INT48 → INT16 with 16-bit multipliers (scale32 = false), per channel or per tensor.
+inline refmodel_case case_a16w8_linear(bool per_channel) {
+  std::mt19937_64 rng(per_channel ? 300 : 301);
+  const std::int32_t ci = 64, co = 16, batch = 4;
+  builder b;
+  b.input("x", id::i16, {batch, ci});
+  b.shape_const("s_in", {batch, 1, 1, ci});
+  b.declare("x4", id::i16, {batch, 1, 1, ci});
+  b.op(tosa::op::reshape, {"x", "s_in"}, {"x4"});
+  b.ints("w", id::i8, {co, 1, 1, ci}, random_ints(rng, co * ci, -127, 127));
+  b.ints("bias", id::i48, {co}, random_ints(rng, co, -(1LL << 40), 1LL << 40));
+  b.ints("izp", id::i16, {1}, {0});
+  b.ints("wzp", id::i8, {1}, {0});
+  b.declare("acc", id::i48, {batch, 1, 1, co});
+  b.op(tosa::op::conv2d, {"x4", "w", "bias", "izp", "wzp"}, {"acc"},
+       graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, id::i48, false});
+  const std::int32_t nc = per_channel ? co : 1;
+  rescale_consts(b, rng, "rs", nc, false, 40, 44);
+  b.ints("rs_izp", id::i48, {1}, {0});
+  b.ints("rs_ozp", id::i16, {1}, {0});
+  b.declare("q", id::i16, {batch, 1, 1, co});
+  b.op(tosa::op::rescale, {"acc", "rs_m", "rs_s", "rs_izp", "rs_ozp"}, {"q"},
+       graph::rescale_attr{false, tosa::rounding_mode::single_round, per_channel, false, false});
+  b.shape_const("s_out", {batch, co});
+  b.declare("y", id::i16, {batch, co});
+  b.op(tosa::op::reshape, {"q", "s_out"}, {"y"});
+  b.output("y");  // (INT48 graph outputs are not returned by tosa_reference_model.run: compare after RESCALE)
+  refmodel_case c{per_channel ? "a16w8_linear_per_channel" : "a16w8_linear_per_tensor", "exact",
+                  armlower::serialize::format::tosa_1_0, b.g, {}};
+  c.inputs.push_back(run::from_ints(id::i16, {batch, ci}, random_ints(rng, batch * ci, -32768, 32767)));
+  return c;
+}
+
+/// A general CONV2D (3×3, stride 2, pads, dilation, zero points, broadcast bias) followed by a
+/// DOUBLE_ROUND RESCALE, and MATMULs (i8 with zero points, i16 → INT48) with RESCALEs.
+inline refmodel_case case_conv_matmul() {
+  std::mt19937_64 rng(400);
+  builder b;
+  b.input("x", id::i8, {2, 10, 7, 3});
+  b.ints("w", id::i8, {4, 3, 3, 3}, random_ints(rng, 4 * 27, -128, 127));
+  b.ints("bias", id::i32, {1}, {1234});
+  b.ints("izp", id::i8, {1}, {17});
+  b.ints("wzp", id::i8, {1}, {-2});
+  b.declare("acc", id::i32, {2, 4, 4, 4});
+  b.op(tosa::op::conv2d, {"x", "w", "bias", "izp", "wzp"}, {"acc"},
+       graph::conv2d_attr{{1, 0, 1, 1}, {2, 2}, {2, 1}, id::i32, false});
+  rescale_consts(b, rng, "rs", 1, true, 36, 36);
+  b.ints("rs_izp", id::i32, {1}, {0});
+  b.ints("rs_ozp", id::i8, {1}, {-10});
+  b.declare("q", id::i8, {2, 4, 4, 4});
+  b.op(tosa::op::rescale, {"acc", "rs_m", "rs_s", "rs_izp", "rs_ozp"}, {"q"},
+       graph::rescale_attr{true, tosa::rounding_mode::double_round, false, false, false});
+  b.output("q");
+  b.output("acc");
+  b.input("a", id::i8, {2, 3, 20});
+  b.ints("bm", id::i8, {2, 20, 5}, random_ints(rng, 200, -128, 127));
+  b.ints("azp", id::i8, {1}, {-7});
+  b.ints("bzp", id::i8, {1}, {4});
+  b.declare("mm", id::i32, {2, 3, 5});
+  b.op(tosa::op::matmul, {"a", "bm", "azp", "bzp"}, {"mm"});
+  b.output("mm");
+  b.input("a16", id::i16, {1, 4, 33});
+  b.ints("b16", id::i16, {1, 33, 6}, random_ints(rng, 33 * 6, -32768, 32767));
+  b.ints("zp16", id::i16, {1}, {0});
+  b.declare("mm48", id::i48, {1, 4, 6});
+  b.op(tosa::op::matmul, {"a16", "b16", "zp16", "zp16"}, {"mm48"});
+  rescale_consts(b, rng, "r48", 6, false, 44, 46);
+  b.ints("r48_izp", id::i48, {1}, {0});
+  b.ints("r48_ozp", id::i16, {1}, {0});
+  b.declare("mm16", id::i16, {1, 4, 6});
+  b.op(tosa::op::rescale, {"mm48", "r48_m", "r48_s", "r48_izp", "r48_ozp"}, {"mm16"},
+       graph::rescale_attr{false, tosa::rounding_mode::single_round, true, false, false});
+  b.output("mm16");
+  refmodel_case c{"conv_matmul", "exact", armlower::serialize::format::tosa_1_0, b.g, {}};
+  c.inputs.push_back(run::from_ints(id::i8, {2, 10, 7, 3}, random_ints(rng, 2 * 10 * 7 * 3, -128, 127)));
+  c.inputs.push_back(run::from_ints(id::i8, {2, 3, 20}, random_ints(rng, 120, -128, 127)));
+  c.inputs.push_back(run::from_ints(id::i16, {1, 4, 33}, random_ints(rng, 132, -32768, 32767)));
+  return c;
+}
+
+/// RESCALE with unsigned input (u8 → i8, zero point 128) and unsigned output (i16 → u16,
+/// zero point 32768).
+inline refmodel_case case_rescale_unsigned() {
+  std::mt19937_64 rng(500);
+  builder b;
+  b.input("x", id::i8, {3, 16});
+  rescale_consts(b, rng, "u", 1, true, 30, 30);
+  b.ints("u_izp", id::i8, {1}, {-128});  // unsigned 128 as its INT8 bit pattern
+  b.ints("u_ozp", id::i8, {1}, {3});
+  b.declare("y", id::i8, {3, 16});
+  b.op(tosa::op::rescale, {"x", "u_m", "u_s", "u_izp", "u_ozp"}, {"y"},
+       graph::rescale_attr{true, tosa::rounding_mode::single_round, false, true, false});
+  b.output("y");
+  b.input("h", id::i16, {2, 8});
+  rescale_consts(b, rng, "v", 8, true, 31, 33);
+  b.ints("v_izp", id::i16, {1}, {0});
+  b.ints("v_ozp", id::i16, {1}, {-32768});  // unsigned 32768
+  b.declare("z", id::i16, {2, 8});
+  b.op(tosa::op::rescale, {"h", "v_m", "v_s", "v_izp", "v_ozp"}, {"z"},
+       graph::rescale_attr{true, tosa::rounding_mode::single_round, true, false, true});
+  b.output("z");
+  refmodel_case c{"rescale_unsigned", "exact", armlower::serialize::format::tosa_1_0, b.g, {}};
+  c.inputs.push_back(run::from_ints(id::i8, {3, 16}, random_ints(rng, 48, -128, 127)));
+  c.inputs.push_back(run::from_ints(id::i16, {2, 8}, random_ints(rng, 16, -32768, 32767)));
+  return c;
+}
+
+/// FP32 CONV2D and MATMUL (fp32 accumulation; compared within a relative tolerance).
+inline refmodel_case case_float_conv_matmul() {
+  std::mt19937_64 rng(600);
+  builder b;
+  b.input("x", id::fp32, {1, 5, 5, 8});
+  b.constant("w", run::from_reals(id::fp32, {6, 3, 3, 8}, random_reals(rng, 6 * 72, 0.3f)));
+  b.constant("bias", run::from_reals(id::fp32, {6}, random_reals(rng, 6, 1.0f)));
+  b.constant("zp", run::from_reals(id::fp32, {1}, {0.0f}));
+  b.declare("y", id::fp32, {1, 5, 5, 6});
+  b.op(tosa::op::conv2d, {"x", "w", "bias", "zp", "zp"}, {"y"},
+       graph::conv2d_attr{{1, 1, 1, 1}, {1, 1}, {1, 1}, id::fp32, false});
+  b.output("y");
+  b.input("a", id::fp32, {2, 4, 40});
+  b.constant("bm", run::from_reals(id::fp32, {2, 40, 3}, random_reals(rng, 240, 1.0f)));
+  b.declare("mm", id::fp32, {2, 4, 3});
+  b.op(tosa::op::matmul, {"a", "bm", "zp", "zp"}, {"mm"});
+  b.output("mm");
+  refmodel_case c{"float_conv_matmul", "close:1e-5", armlower::serialize::format::tosa_1_0, b.g, {}};
+  c.inputs.push_back(run::from_reals(id::fp32, {1, 5, 5, 8}, random_reals(rng, 200, 1.0f)));
+  c.inputs.push_back(run::from_reals(id::fp32, {2, 4, 40}, random_reals(rng, 320, 1.0f)));
+  return c;
+}
+
+/// Random finite codes of MX element type `t`.
+inline std::vector<std::uint8_t> random_mx_codes(std::mt19937_64& rng, id t, std::size_t n) {
+  std::vector<std::uint8_t> v(n);
+  const unsigned count = run::code_count(t);
+  for (auto& c : v) {
+    do c = static_cast<std::uint8_t>(rng() % count);
+    while (!std::isfinite(armlower::mx::decode(t, c)));
+  }
+  return v;
+}
+
+/// The MXFP linear of ExecuTorch's MXFP lowering (1.1 draft): RESHAPE [1, B, Cin] →
+/// CAST_TO_BLOCK_SCALED → MATMUL_T_BLOCK_SCALED with pre-quantized weights [1, Cout, Cin] and
+/// their E8M0 scales → RESHAPE → ADD bias.
+inline refmodel_case case_mx_linear(id t) {
+  std::mt19937_64 rng(700 + static_cast<unsigned>(t));
+  const std::int32_t ci = 96, co = 10;
+  builder b;
+  b.input("x", id::fp32, {2, 3, ci});
+  b.shape_const("s_in", {1, 6, ci});
+  b.declare("x3", id::fp32, {1, 6, ci});
+  b.op(tosa::op::reshape, {"x", "s_in"}, {"x3"});
+  b.declare("xd", t, {1, 6, ci});
+  b.declare("xs", id::fp8ue8m0, {1, 6, ci / 32});
+  b.op(tosa::op::cast_to_block_scaled, {"x3"}, {"xd", "xs"}, graph::block_scaled_attr{32});
+  b.constant("wd", run::from_codes(t, {1, co, ci}, random_mx_codes(rng, t, co * ci)));
+  std::vector<std::uint8_t> ws(co * ci / 32);
+  for (auto& s : ws) s = static_cast<std::uint8_t>(120 + rng() % 6);
+  b.constant("ws", run::from_codes(id::fp8ue8m0, {1, co, ci / 32}, ws));
+  b.declare("mm", id::fp32, {1, 6, co});
+  b.op(tosa::op::matmul_t_block_scaled, {"xd", "xs", "wd", "ws"}, {"mm"}, graph::block_scaled_attr{32});
+  b.shape_const("s_out", {2, 3, co});
+  b.declare("mm3", id::fp32, {2, 3, co});
+  b.op(tosa::op::reshape, {"mm", "s_out"}, {"mm3"});
+  b.constant("bias", run::from_reals(id::fp32, {1, 1, co}, random_reals(rng, co, 0.1f)));
+  b.declare("y", id::fp32, {2, 3, co});
+  b.op(tosa::op::add, {"mm3", "bias"}, {"y"});
+  b.output("y");
+  refmodel_case c{"mx_linear_" + std::string(armlower::dtype::traits(t).short_name), "close:0",
+                  armlower::serialize::format::tosa_1_1, b.g, {}};
+  c.inputs.push_back(run::from_reals(id::fp32, {2, 3, ci}, random_reals(rng, 6 * ci, 1.0f)));
+  return c;
+}
+
 /// Graphs the interpreter refuses, to check that the reference model does not accept them either.
 inline std::vector<refmodel_case> error_cases() {
   std::vector<refmodel_case> v;
@@ -191,7 +412,10 @@ inline std::vector<refmodel_case> error_cases() {
 }
 
 inline std::vector<refmodel_case> refmodel_cases() {
-  std::vector<refmodel_case> v{case_layout_int(), case_float_ops(), case_mx_casts()};
+  std::vector<refmodel_case> v{case_layout_int(),         case_float_ops(),          case_mx_casts(),
+                               case_int8_linear(),        case_a16w8_linear(true),   case_a16w8_linear(false),
+                               case_conv_matmul(),        case_rescale_unsigned(),   case_float_conv_matmul()};
+  for (id t : {id::fp8e4m3, id::fp8e5m2, id::fp6e2m3, id::fp6e3m2, id::fp4e2m1, id::mxint8}) v.push_back(case_mx_linear(t));
   for (auto& c : error_cases()) v.push_back(std::move(c));
   return v;
 }

@@ -7,6 +7,7 @@
 
 #include <armlower/kernels/mx/cast_from_block_scaled.hpp>
 #include <armlower/kernels/mx/cast_to_block_scaled.hpp>
+#include <armlower/kernels/mx/matmul_t_block_scaled.hpp>
 #include <armlower/mx/bf16.hpp>
 #include <armlower/mx/format.hpp>
 #include <armlower/run/detail/context.hpp>
@@ -120,8 +121,47 @@ namespace armlower::run::detail {
   return c.set(0, std::move(r));
 }
 
+/// MATMUL_T_BLOCK_SCALED [A_data, A_scale, B_data, B_scale] → [output]: A [N,H,C], B [D,W,C]
+/// (D ∈ {1, N}), both of one MX element type, scales FP8UE8M0 [.., C/32], output FP32 [N,H,W].
+/// Runs the MX kernel's `reference` path (the pseudocode: per-block fp32 sums × scale product).
 [[nodiscard]] inline status eval_matmul_t_block_scaled(const op_context& c) {
-  return c.fail(error_kind::unsupported, {}, "MATMUL_T_BLOCK_SCALED kernel not wired yet");
+  if (auto e = check_block_size(c)) return e;
+  const auto& ad = c.in(0);
+  const auto& as = c.in(1);
+  const auto& bd = c.in(2);
+  const auto& bs = c.in(3);
+  if (!armlower::mx::is_element(ad.type))
+    return c.fail(error_kind::unsupported, c.in_name(0),
+                  "A_data dtype " + std::string(dtype::name(ad.type)) + " is not an MX element type");
+  if (bd.type != ad.type)
+    return c.fail(error_kind::error_if, c.in_name(2),
+                  "B_data dtype " + std::string(dtype::name(bd.type)) + " differs from A_data's " + std::string(dtype::name(ad.type)));
+  if (auto e = c.expect_type(1, dtype::id::fp8ue8m0, "A_scale")) return e;
+  if (auto e = c.expect_type(3, dtype::id::fp8ue8m0, "B_scale")) return e;
+  if (c.out(0).type != dtype::id::fp32)
+    return c.fail(error_kind::error_if, c.out_name(0), "output must be FP32");
+  if (ad.shape.size() != 3) return c.fail(error_kind::error_if, c.in_name(0), "A_data must be rank 3 [N,H,C], is " + to_string(ad.shape));
+  if (bd.shape.size() != 3) return c.fail(error_kind::error_if, c.in_name(2), "B_data must be rank 3 [D,W,C], is " + to_string(bd.shape));
+  if (auto e = check_block_dim(c, ad.shape, c.in_name(0))) return e;
+  if (bd.shape[2] != ad.shape[2])
+    return c.fail(error_kind::error_if, c.in_name(2),
+                  "B_data C " + std::to_string(bd.shape[2]) + " != A_data C " + std::to_string(ad.shape[2]));
+  if (bd.shape[0] != 1 && bd.shape[0] != ad.shape[0])
+    return c.fail(error_kind::error_if, c.in_name(2),
+                  "B_data batch D " + std::to_string(bd.shape[0]) + " must be 1 or A's N " + std::to_string(ad.shape[0]));
+  if (as.shape != scale_shape_of(ad.shape))
+    return c.fail(error_kind::error_if, c.in_name(1), "A_scale shape " + to_string(as.shape) + " must be " + to_string(scale_shape_of(ad.shape)));
+  if (bs.shape != scale_shape_of(bd.shape))
+    return c.fail(error_kind::error_if, c.in_name(3), "B_scale shape " + to_string(bs.shape) + " must be " + to_string(scale_shape_of(bd.shape)));
+  const auto a_bytes = graph::encode_codes(ad.type, ad.codes);
+  const auto b_bytes = graph::encode_codes(bd.type, bd.codes);
+  std::vector<std::int32_t> out_shape{ad.shape[0], ad.shape[1], bd.shape[1]};
+  value r{dtype::id::fp32, out_shape, {}, std::vector<float>(static_cast<std::size_t>(graph::element_count(out_shape))), {}};
+  const kernels::mx::block_scaled_view a{a_bytes, ad.shape, as.codes, as.shape};
+  const kernels::mx::block_scaled_view b{b_bytes, bd.shape, bs.codes, bs.shape};
+  const auto s = kernels::mx::matmul_t_block_scaled(ad.type, a, b, r.reals, kernels::mx::matmul_path::reference);
+  if (s != armlower::mx::status::ok) return mx_error(c, s, c.in_name(0));
+  return c.set(0, std::move(r));
 }
 
 }  // namespace armlower::run::detail

@@ -1,20 +1,299 @@
 /// @file armlower/run/detail/tensor_ops.hpp
-/// CONV2D, MATMUL and RESCALE of the interpreter: operand checks (TOSA 1.0 ERROR_IFs) and calls
-/// into armlower's kernels.
+/// CONV2D, MATMUL and RESCALE of the interpreter (TOSA 1.0, `../shared/reference/tosa.md`
+/// §3.1, §3.2, §3.4): operand and attribute checks (ERROR_IFs naming the tensor) here, the
+/// arithmetic in armlower's kernels (`kernels/conv2d.hpp`, `kernels/matmul.hpp`,
+/// `kernels/rescale.hpp`), whose status codes are mapped to errors.
 #pragma once
 
+#include <armlower/kernels/conv2d.hpp>
+#include <armlower/kernels/matmul.hpp>
+#include <armlower/kernels/rescale.hpp>
 #include <armlower/run/detail/context.hpp>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
 
 namespace armlower::run::detail {
 
+/// Error kind of a kernel status: REQUIREs on values / multipliers / shifts are `require`,
+/// unsupported type rows `unsupported`, everything else an ERROR_IF.
+[[nodiscard]] constexpr error_kind kind_of(kernels::status s) noexcept {
+  switch (s) {
+    case kernels::status::value_out_of_range:
+    case kernels::status::multiplier_out_of_range:
+    case kernels::status::shift_out_of_range: return error_kind::require;
+    case kernels::status::unsupported_type:
+    case kernels::status::unsupported_path: return error_kind::unsupported;
+    case kernels::status::null_pointer:
+    case kernels::status::scratch_too_small:
+    case kernels::status::scratch_misaligned: return error_kind::invalid_graph;
+    default: return error_kind::error_if;
+  }
+}
+
+/// An error for a failed kernel call about tensor `tensor`.
+[[nodiscard]] inline error kernel_error(const op_context& c, kernels::status s, std::string_view tensor,
+                                        std::string_view detail_text = {}) {
+  std::string rule = "kernel: ";
+  rule += kernels::to_string(s);
+  if (!detail_text.empty()) rule += " (" + std::string(detail_text) + ")";
+  return c.fail(kind_of(s), tensor, std::move(rule));
+}
+
+/// The elements of an integer- or real-stored value in the C++ storage type `T`.
+template <class T>
+[[nodiscard]] std::vector<T> elements_as(const value& v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::vector<T>(v.reals.begin(), v.reals.end());
+  } else {
+    std::vector<T> r(v.ints.size());
+    for (std::size_t i = 0; i < r.size(); ++i) r[i] = static_cast<T>(v.ints[i]);
+    return r;
+  }
+}
+
+/// The single element of a [1] operand as `T` (precondition: `expect_single` passed).
+template <class T>
+[[nodiscard]] T scalar_as(const value& v) {
+  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(v.reals[0]);
+  else return static_cast<T>(v.ints[0]);
+}
+
+/// A value of dtype `t` and `shape` from kernel output storage.
+template <class T>
+[[nodiscard]] value value_from(dtype::id t, std::vector<std::int32_t> shape, const std::vector<T>& out) {
+  value r{t, std::move(shape), {}, {}, {}};
+  if constexpr (std::is_floating_point_v<T>) r.reals.assign(out.begin(), out.end());
+  else r.ints.assign(out.begin(), out.end());
+  return r;
+}
+
+/// Checks a [1] zero-point operand `i`: dtype `t`, one element, compile-time constant.
+[[nodiscard]] inline status check_zero_point(const op_context& c, std::size_t i, dtype::id t, std::string_view what) {
+  if (auto e = c.expect_type(i, t, what)) return e;
+  if (auto e = c.expect_single(i, what)) return e;
+  return c.require_constant(i, what);
+}
+
+/// ERROR_IF(zp != 0) unless the zero point's dtype is INT8 (TOSA 1.0 CONV2D / MATMUL, with the
+/// corrected MATMUL rule of later spec revisions; tosa.md §3.1).
+[[nodiscard]] inline status check_zero_point_is_zero(const op_context& c, std::size_t i, std::string_view what) {
+  const auto& v = c.in(i);
+  if (v.type == dtype::id::i8) return std::nullopt;
+  const bool zero = storage_of(v.type) == storage::real ? v.reals[0] == 0.0f : v.ints[0] == 0;
+  if (zero) return std::nullopt;
+  return c.fail(error_kind::error_if, c.in_name(i),
+                std::string(what) + " must be 0 unless its dtype is INT8 (is " + std::string(dtype::name(v.type)) + ")");
+}
+
+// --------------------------------------------------------------------------------------------
+// CONV2D
+
+template <class In, class W, class Out>
+[[nodiscard]] status conv2d_call(const op_context& c, const kernels::conv2d_shape& s, dtype::id out_t,
+                                 std::vector<std::int32_t> out_shape) {
+  const auto in = elements_as<In>(c.in(0));
+  const auto w = elements_as<W>(c.in(1));
+  const auto b = elements_as<Out>(c.in(2));
+  std::vector<Out> out(static_cast<std::size_t>(graph::element_count(out_shape)));
+  const auto st = kernels::conv2d<In, W, Out>(s, in.data(), w.data(), b.data(), scalar_as<In>(c.in(3)),
+                                              scalar_as<W>(c.in(4)), out.data());
+  if (st != kernels::status::ok) return kernel_error(c, st, c.out_name(0), "CONV2D accumulator or bias");
+  return c.set(0, value_from(out_t, std::move(out_shape), out));
+}
+
+/// CONV2D [input, weight, bias, input_zp, weight_zp] with `conv2d_attr` (SPEC-1.0 CONV2D).
+/// Rows: i8×i8 → i32 (acc INT32), i8×i4 → i32 (EXT-INT4; weights widened to int8), i16×i8 → i48
+/// (acc INT48), fp32 (acc FP32). ERROR_IFs: ranks, IC match, dtypes of bias/zero points/result,
+/// acc_type, zero points ≠ 0 except INT8, pads < 0, stride/dilation < 1, BC ∉ {OC, 1}, output size
+/// not exact; REQUIRE: accumulator + bias fits out_t.
 [[nodiscard]] inline status eval_conv2d(const op_context& c) {
-  return c.fail(error_kind::unsupported, {}, "CONV2D kernel not wired yet");
+  const auto* a = c.attr<graph::conv2d_attr>();
+  if (a == nullptr) return c.fail(error_kind::invalid_graph, {}, "CONV2D needs a conv2d_attr");
+  const auto& x = c.in(0);
+  const auto& w = c.in(1);
+  const auto& bias = c.in(2);
+  const auto out_t = c.out(0).type;
+  if (x.shape.size() != 4) return c.fail(error_kind::error_if, c.in_name(0), "input must be rank 4 [N,IH,IW,IC], is " + to_string(x.shape));
+  if (w.shape.size() != 4) return c.fail(error_kind::error_if, c.in_name(1), "weight must be rank 4 [OC,KH,KW,IC], is " + to_string(w.shape));
+  if (bias.shape.size() != 1) return c.fail(error_kind::error_if, c.in_name(2), "bias must be rank 1 [BC], is " + to_string(bias.shape));
+  if (w.shape[3] != x.shape[3])
+    return c.fail(error_kind::error_if, c.in_name(1),
+                  "weight IC " + std::to_string(w.shape[3]) + " != input IC " + std::to_string(x.shape[3]));
+  if (bias.type != out_t)
+    return c.fail(error_kind::error_if, c.in_name(2),
+                  "bias dtype " + std::string(dtype::name(bias.type)) + " must equal out_t " + std::string(dtype::name(out_t)));
+  if (auto e = check_zero_point(c, 3, x.type, "input_zp")) return e;
+  if (auto e = check_zero_point(c, 4, w.type, "weight_zp")) return e;
+  if (auto e = check_zero_point_is_zero(c, 3, "input_zp")) return e;
+  if (auto e = check_zero_point_is_zero(c, 4, "weight_zp")) return e;
+
+  using dtype::id;
+  const auto row = [&](id i, id wt, id o) { return x.type == i && w.type == wt && out_t == o; };
+  const id acc = row(id::i16, id::i8, id::i48) ? id::i48 : row(id::fp32, id::fp32, id::fp32) ? id::fp32 : id::i32;
+  const bool known = row(id::i8, id::i8, id::i32) || row(id::i8, id::i4, id::i32) || row(id::i16, id::i8, id::i48) ||
+                     row(id::fp32, id::fp32, id::fp32);
+  if (!known)
+    return c.fail(error_kind::unsupported, c.out_name(0),
+                  "CONV2D " + std::string(dtype::name(x.type)) + " x " + std::string(dtype::name(w.type)) + " -> " +
+                      std::string(dtype::name(out_t)) + " (rows: INT8xINT8->INT32, INT8xINT4->INT32, INT16xINT8->INT48, FP32)");
+  if (a->acc_type != acc)
+    return c.fail(error_kind::error_if, c.out_name(0),
+                  "acc_type " + std::string(dtype::name(a->acc_type)) + " is not the row's accumulator " +
+                      std::string(dtype::name(acc)));
+
+  kernels::conv2d_shape s;
+  s.n = x.shape[0], s.ih = x.shape[1], s.iw = x.shape[2], s.ic = x.shape[3];
+  s.oc = w.shape[0], s.kh = w.shape[1], s.kw = w.shape[2];
+  s.bias_size = bias.shape[0];
+  s.pad = a->pad, s.stride = a->stride, s.dilation = a->dilation;
+  std::int32_t oh = 0, ow = 0;
+  if (const auto st = kernels::conv2d_output_size(s, oh, ow); st != kernels::status::ok) {
+    std::string why;
+    if (st == kernels::status::invalid_attribute) why = "pads must be >= 0, strides and dilations >= 1";
+    else if (s.bias_size != s.oc && s.bias_size != 1) return c.fail(error_kind::error_if, c.in_name(2), "bias size BC must be OC or 1");
+    else why = "(IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y) must be >= 0 and divisible by stride_y (same for x)";
+    return c.fail(error_kind::error_if, c.out_name(0), why);
+  }
+  std::vector<std::int32_t> out_shape{s.n, oh, ow, s.oc};
+  if (out_shape != c.out(0).shape)
+    return c.fail(error_kind::error_if, c.out_name(0),
+                  "output shape must be " + to_string(out_shape) + ", is declared " + to_string(c.out(0).shape));
+  if (x.type == id::i8) return conv2d_call<std::int8_t, std::int8_t, std::int32_t>(c, s, out_t, std::move(out_shape));
+  if (x.type == id::i16) return conv2d_call<std::int16_t, std::int8_t, std::int64_t>(c, s, out_t, std::move(out_shape));
+  return conv2d_call<float, float, float>(c, s, out_t, std::move(out_shape));
 }
+
+// --------------------------------------------------------------------------------------------
+// MATMUL
+
+template <class In, class Out>
+[[nodiscard]] status matmul_call(const op_context& c, const kernels::matmul_shape& s, dtype::id out_t,
+                                 std::vector<std::int32_t> out_shape) {
+  const auto a = elements_as<In>(c.in(0));
+  const auto b = elements_as<In>(c.in(1));
+  std::vector<Out> out(static_cast<std::size_t>(graph::element_count(out_shape)));
+  const auto st = kernels::matmul<In, Out>(s, a.data(), b.data(), scalar_as<In>(c.in(2)), scalar_as<In>(c.in(3)), out.data());
+  if (st != kernels::status::ok) return kernel_error(c, st, c.out_name(0), "MATMUL accumulator");
+  return c.set(0, value_from(out_t, std::move(out_shape), out));
+}
+
+/// MATMUL [A, B, A_zp, B_zp] (SPEC-1.0 MATMUL): A [N,H,C], B [N,C,W] → [N,H,W]. Rows: i8 → i32,
+/// i16 → i48, fp32 → fp32. ERROR_IFs: ranks, N and C match, dtypes, zero points ≠ 0 except INT8;
+/// REQUIRE: the result fits out_t.
 [[nodiscard]] inline status eval_matmul(const op_context& c) {
-  return c.fail(error_kind::unsupported, {}, "MATMUL kernel not wired yet");
+  const auto& a = c.in(0);
+  const auto& b = c.in(1);
+  const auto out_t = c.out(0).type;
+  if (a.shape.size() != 3) return c.fail(error_kind::error_if, c.in_name(0), "A must be rank 3 [N,H,C], is " + to_string(a.shape));
+  if (b.shape.size() != 3) return c.fail(error_kind::error_if, c.in_name(1), "B must be rank 3 [N,C,W], is " + to_string(b.shape));
+  if (b.type != a.type)
+    return c.fail(error_kind::error_if, c.in_name(1), "B dtype " + std::string(dtype::name(b.type)) + " differs from A's");
+  if (b.shape[0] != a.shape[0] || b.shape[1] != a.shape[2])
+    return c.fail(error_kind::error_if, c.in_name(1),
+                  "B shape " + to_string(b.shape) + " does not match A " + to_string(a.shape) + " ([N,C,W] with A's N and C)");
+  if (auto e = check_zero_point(c, 2, a.type, "A_zp")) return e;
+  if (auto e = check_zero_point(c, 3, a.type, "B_zp")) return e;
+  if (auto e = check_zero_point_is_zero(c, 2, "A_zp")) return e;
+  if (auto e = check_zero_point_is_zero(c, 3, "B_zp")) return e;
+  using dtype::id;
+  kernels::matmul_shape s{a.shape[0], a.shape[1], a.shape[2], b.shape[2]};
+  std::vector<std::int32_t> out_shape{s.n, s.h, s.w};
+  if (a.type == id::i8 && out_t == id::i32) return matmul_call<std::int8_t, std::int32_t>(c, s, out_t, std::move(out_shape));
+  if (a.type == id::i16 && out_t == id::i48) return matmul_call<std::int16_t, std::int64_t>(c, s, out_t, std::move(out_shape));
+  if (a.type == id::fp32 && out_t == id::fp32) return matmul_call<float, float>(c, s, out_t, std::move(out_shape));
+  return c.fail(error_kind::unsupported, c.out_name(0),
+                "MATMUL " + std::string(dtype::name(a.type)) + " -> " + std::string(dtype::name(out_t)) +
+                    " (rows: INT8->INT32, INT16->INT48, FP32->FP32)");
 }
+
+// --------------------------------------------------------------------------------------------
+// RESCALE
+
+/// RESCALE [input, multiplier, shift, input_zp, output_zp] with `rescale_attr` (SPEC-1.0
+/// RESCALE): multiplier INT32 [NC] (scale32) or INT16 [NC], shift INT8 [NC], NC = last dim when
+/// per_channel else 1, all CTC. Rows i8/i16/i32/i48 → i8/i16/i32 (unsigned 8/16-bit variants
+/// through input_unsigned / output_unsigned: the tensors hold the bit patterns). INEXACT_ROUND
+/// is run as SINGLE_ROUND (exactly rounded, so within INEXACT_ROUND's bound). Every ERROR_IF and
+/// REQUIRE of the pseudocode is an error (checked by `kernels::rescale`).
 [[nodiscard]] inline status eval_rescale(const op_context& c) {
-  return c.fail(error_kind::unsupported, {}, "RESCALE kernel not wired yet");
+  const auto* a = c.attr<graph::rescale_attr>();
+  if (a == nullptr) return c.fail(error_kind::invalid_graph, {}, "RESCALE needs a rescale_attr");
+  const auto& x = c.in(0);
+  const auto& m = c.in(1);
+  const auto& sh = c.in(2);
+  const auto out_t = c.out(0).type;
+  using dtype::id;
+  if (x.type != id::i8 && x.type != id::i16 && x.type != id::i32 && x.type != id::i48)
+    return c.fail(error_kind::unsupported, c.in_name(0), "RESCALE input dtype " + std::string(dtype::name(x.type)) + " (rows: INT8, INT16, INT32, INT48)");
+  if (out_t != id::i8 && out_t != id::i16 && out_t != id::i32)
+    return c.fail(error_kind::unsupported, c.out_name(0), "RESCALE output dtype " + std::string(dtype::name(out_t)) + " (rows: INT8, INT16, INT32)");
+  if (a->per_channel && x.shape.empty())
+    return c.fail(error_kind::error_if, c.in_name(0), "per_channel needs rank(input) >= 1");
+  const std::int32_t nc = a->per_channel ? x.shape.back() : 1;
+  if (auto e = c.expect_type(1, a->scale32 ? id::i32 : id::i16, a->scale32 ? "multiplier (scale32)" : "multiplier (scale32 = false)")) return e;
+  if (auto e = c.expect_type(2, id::i8, "shift")) return e;
+  for (std::size_t i : {std::size_t{1}, std::size_t{2}}) {
+    const auto& v = c.in(i);
+    if (v.shape.size() != 1 || v.shape[0] != nc)
+      return c.fail(error_kind::error_if, c.in_name(i),
+                    std::string(i == 1 ? "multiplier" : "shift") + " must have shape [" + std::to_string(nc) + "] (" +
+                        (a->per_channel ? "per_channel: the last dim of input" : "per-tensor") + "), is " + to_string(v.shape));
+    if (auto e = c.require_constant(i, i == 1 ? "multiplier" : "shift")) return e;
+  }
+  if (auto e = check_zero_point(c, 3, x.type, "input_zp")) return e;
+  if (auto e = check_zero_point(c, 4, out_t, "output_zp")) return e;
+  if (a->rounding != tosa::rounding_mode::single_round && a->rounding != tosa::rounding_mode::double_round &&
+      a->rounding != tosa::rounding_mode::inexact_round)
+    return c.fail(error_kind::error_if, {}, "rounding_mode must be SINGLE_ROUND, INEXACT_ROUND or DOUBLE_ROUND");
+
+  const auto mult = elements_as<std::int32_t>(m);
+  const auto shift = elements_as<std::int32_t>(sh);
+  kernels::rescale_args r;
+  r.in_t = x.type;
+  r.out_t = out_t;
+  r.count = static_cast<std::size_t>(x.size());
+  r.channels = x.shape.empty() ? 1 : x.shape.back();
+  r.multiplier = mult.data();
+  r.shift = shift.data();
+  r.input_zp = static_cast<std::int32_t>(c.in(3).ints[0]);
+  r.output_zp = static_cast<std::int32_t>(c.in(4).ints[0]);
+  r.scale32 = a->scale32;
+  r.rounding = a->rounding == tosa::rounding_mode::double_round ? quant::rounding::double_round : quant::rounding::single_round;
+  r.per_channel = a->per_channel;
+  r.input_unsigned = a->input_unsigned;
+  r.output_unsigned = a->output_unsigned;
+
+  auto with_input = [&](auto in_tag) -> status {
+    using In = decltype(in_tag);
+    const auto in = elements_as<In>(x);
+    r.input = in.data();
+    auto with_output = [&](auto out_tag) -> status {
+      using Out = decltype(out_tag);
+      std::vector<Out> out(r.count);
+      r.output = out.data();
+      const auto st = kernels::rescale(r);
+      if (st != kernels::status::ok) {
+        const bool attr_rule = st == kernels::status::invalid_attribute || st == kernels::status::zero_point_out_of_range;
+        return kernel_error(c, st, st == kernels::status::zero_point_out_of_range ? c.in_name(3) : attr_rule ? std::string_view{} : c.out_name(0),
+                            st == kernels::status::invalid_attribute
+                                ? "scale32 with INT48 input, DOUBLE_ROUND without scale32, or an unsigned flag not allowed for these dtypes"
+                            : st == kernels::status::zero_point_out_of_range
+                                ? "zero points must be 0 unless INT8, or INT16 unsigned with 0 or 32768"
+                                : "");
+      }
+      return c.set(0, value_from(out_t, x.shape, out));
+    };
+    if (out_t == id::i8) return with_output(std::int8_t{});
+    if (out_t == id::i16) return with_output(std::int16_t{});
+    return with_output(std::int32_t{});
+  };
+  if (x.type == id::i8) return with_input(std::int8_t{});
+  if (x.type == id::i16) return with_input(std::int16_t{});
+  if (x.type == id::i32) return with_input(std::int32_t{});
+  return with_input(std::int64_t{});
 }
 
 }  // namespace armlower::run::detail
