@@ -6,6 +6,7 @@
 #include <armlower/passes/options.hpp>
 #include <armlower/passes/report.hpp>
 #include <armlower/passes/fold_qparams.hpp>
+#include <armlower/passes/quantize_float.hpp>
 #include <armlower/passes/decompose_linear.hpp>
 #include <armlower/passes/rewrite_mxfp_linear.hpp>
 #include <armlower/passes/validate.hpp>

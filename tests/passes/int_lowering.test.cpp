@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <random>
 
 using namespace armlower;
@@ -59,4 +60,141 @@ TEST_CASE("a16w8 on TOSA-1.0+INT is an error naming EXT-INT16") {
   auto r2 = lower<tosa::spec<"TOSA-1.0+INT+int16">, scheme::a16w8>(g);
   REQUIRE_MESSAGE(r2.has_value(), (r2 ? std::string() : r2.error().message()));
   MESSAGE(r2->report.to_text());
+}
+
+namespace {
+graph::graph small_int8_graph(dtype::id act = dtype::id::i8, bool per_channel = false) {
+  auto layers = make_layers({16, 4}, true, 11);
+  std::vector<graph::float_range> ranges{{-1, 1}, {-3, 3}};
+  return graph::build_quantized_mlp(layers, {2, 16}, {act, per_channel}, ranges);
+}
+passes::options with_scheme(scheme s) {
+  passes::options o;
+  o.sch = s;
+  return o;
+}
+bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+}  // namespace
+
+TEST_CASE("run-time targets: illegal schemes and rounding modes are error values naming the rule") {
+  const auto int_only = tosa::parse("TOSA-1.0+INT").value;
+  auto r = passes::lower(int_only, small_int8_graph(), with_scheme(scheme::mxfp8_e4m3));
+  REQUIRE_FALSE(r.has_value());
+  CHECK(has(r.error().message(), "CAST_TO_BLOCK_SCALED needs TOSA 1.1"));
+  auto r2 = passes::lower(tosa::parse("TOSA-1.1+FP").value, small_int8_graph(), with_scheme(scheme::mxfp4));
+  REQUIRE_FALSE(r2.has_value());
+  CHECK(has(r2.error().message(), "requires EXT-MXFP"));
+  auto o = with_scheme(scheme::int8);
+  o.rounding = tosa::rounding_mode::double_round;
+  auto r3 = passes::lower(int_only, small_int8_graph(), o);
+  REQUIRE_FALSE(r3.has_value());
+  CHECK(has(r3.error().message(), "EXT-DOUBLEROUND"));
+  auto r4 = passes::lower(tosa::parse("TOSA-1.0+INT+doubleround").value, small_int8_graph(), o);
+  REQUIRE_MESSAGE(r4.has_value(), (r4 ? std::string() : r4.error().message()));
+  for (const auto& op : r4->graph.operators)
+    if (op.tosa_op() == tosa::op::rescale)
+      CHECK(std::get<graph::rescale_attr>(op.attr).rounding == tosa::rounding_mode::double_round);
+  o.sch = scheme::a16w8;
+  auto r5 = passes::lower(tosa::parse("TOSA-1.0+INT+int16+doubleround").value, small_int8_graph(dtype::id::i16), o);
+  REQUIRE_FALSE(r5.has_value());
+  CHECK(has(r5.error().message(), "DOUBLE_ROUND needs 32-bit multipliers"));
+  // Scheme/graph mismatch: an int8 graph lowered as a16w8.
+  auto r6 = passes::lower(tosa::parse("TOSA-1.0+INT+int16").value, small_int8_graph(), with_scheme(scheme::a16w8));
+  REQUIRE_FALSE(r6.has_value());
+  CHECK(has(r6.error().message(), "needs INT16 activations"));
+  CHECK(has(r6.error().message(), "op #"));
+}
+
+TEST_CASE("bad graphs: non-constant weights, shape mismatch, float graph without calibration") {
+  const auto t = tosa::parse("TOSA-1.0+INT").value;
+  {
+    auto g = small_int8_graph();
+    for (auto& tn : g.tensors)
+      if (tn.is_constant && tn.type == dtype::id::i8) {
+        tn.is_constant = false;
+        tn.data.clear();
+        g.inputs.push_back(tn.name);
+      }
+    auto r = passes::lower(t, g, with_scheme(scheme::int8));
+    REQUIRE_FALSE(r.has_value());
+    CHECK(has(r.error().message(), "weights must be a constant"));
+    CHECK(has(r.error().message(), "DecomposeLinear: op #"));
+  }
+  {
+    auto g = small_int8_graph();
+    g.find(g.outputs[0])->shape = {2, 5};
+    auto r = passes::lower(t, g, with_scheme(scheme::int8));
+    REQUIRE_FALSE(r.has_value());
+    CHECK(has(r.error().message(), "output shape"));
+    CHECK(has(r.error().message(), g.outputs[0]));
+  }
+  {
+    auto layers = make_layers({16, 8, 4}, true, 2);
+    auto g = graph::build_float_mlp(layers, {3, 16});
+    auto r = passes::lower(t, g, with_scheme(scheme::int8));
+    REQUIRE_FALSE(r.has_value());
+    CHECK(has(r.error().message(), "calibration"));
+    // With calibration rows the float graph is quantized (ExecuTorch-style PTQ) and lowered.
+    auto o = with_scheme(scheme::int8);
+    o.per_channel = true;
+    o.calibration.resize(5 * 16);
+    for (std::size_t i = 0; i < o.calibration.size(); ++i) o.calibration[i] = std::sin(static_cast<float>(i));
+    auto r2 = passes::lower(t, g, o);
+    REQUIRE_MESSAGE(r2.has_value(), (r2 ? std::string() : r2.error().message()));
+    CHECK(r2->report.passes.front().pass == "QuantizeFloatGraph");
+    CHECK(r2->graph.inputs == g.inputs);
+    CHECK(r2->graph.outputs == g.outputs);
+    CHECK(r2->report.ops["RESCALE"] == 2);
+  }
+}
+
+TEST_CASE("Validate: op table, 8K level limits, shapes; errors name op, tensor and rule") {
+  auto lowered = passes::lower(tosa::parse("TOSA-1.0+INT+int16").value, small_int8_graph(dtype::id::i16, true),
+                               with_scheme(scheme::a16w8));
+  REQUIRE(lowered.has_value());
+  passes::report rep;
+  // The a16w8 graph on a target without int16.
+  auto v = passes::validate(lowered->graph, tosa::parse("TOSA-1.0+INT").value, rep);
+  REQUIRE_FALSE(v.has_value());
+  CHECK(has(v.error().message(), "CONV2D"));
+  CHECK(has(v.error().message(), "requires EXT-INT16"));
+  // 8K: rank 7 tensors are illegal (MAX_RANK 6), fine without a level.
+  auto g = lowered->graph;
+  const std::int64_t one[1] = {0};
+  auto big = graph::make_int_constant("rank7", dtype::id::i16, {1, 1, 1, 1, 1, 1, 1}, one);
+  g.add(big);
+  CHECK(passes::validate(g, tosa::parse("TOSA-1.0+INT+int16").value, rep).has_value());
+  auto v8 = passes::validate(g, tosa::parse("TOSA-1.0+INT+int16+8k").value, rep);
+  REQUIRE_FALSE(v8.has_value());
+  CHECK(has(v8.error().message(), "rank7"));
+  CHECK(has(v8.error().message(), "MAX_RANK 6"));
+  // A RESCALE whose per-channel multiplier count does not match the channels.
+  auto g2 = lowered->graph;
+  for (auto& op : g2.operators)
+    if (op.tosa_op() == tosa::op::rescale) {
+      auto* m = g2.find(op.inputs[1]);
+      m->shape = {1};
+      m->data.resize(2);
+    }
+  auto vr = passes::validate(g2, tosa::parse("TOSA-1.0+INT+int16").value, rep);
+  REQUIRE_FALSE(vr.has_value());
+  CHECK(has(vr.error().message(), "RESCALE"));
+  CHECK(has(vr.error().message(), "per channel"));
+  // The report has a JSON form.
+  const auto j = lowered->report.to_json();
+  CHECK(j.front() == '{');
+  CHECK(has(j, "\"passes\":[{\"pass\":\"FoldAndAnnotateQParams\""));
+}
+
+TEST_CASE("lower<Target>(g, opts): run-time scheme on a compile-time target instantiates only legal pipelines") {
+  using Int = tosa::spec<"TOSA-1.0+INT">;
+  static_assert(passes::scheme_legal<Int, scheme::int8>);
+  static_assert(!passes::scheme_legal<Int, scheme::a16w8>);
+  static_assert(!passes::scheme_legal<Int, scheme::mxfp8_e4m3>);
+  static_assert(passes::scheme_legal<tosa::spec<"TOSA-1.1+FP+mxfp">, scheme::mxfp6_e3m2>);
+  auto ok = lower<Int>(small_int8_graph(), with_scheme(scheme::int8));
+  REQUIRE_MESSAGE(ok.has_value(), (ok ? std::string() : ok.error().message()));
+  auto bad = lower<Int>(small_int8_graph(dtype::id::i16), with_scheme(scheme::a16w8));
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(has(bad.error().message(), "scheme a16w8: CONV2D i16\u00d7i8\u2192i48 requires EXT-INT16"));
 }

@@ -7,7 +7,8 @@
 ///     if (!r) std::cerr << r.error().message();  else use r->graph, r->report
 ///
 /// Pipelines (ExecuTorch `arm_pass_manager` order, `../shared/reference/executorch-arm.md` §3.7):
-///  - int8 / a16w8: FoldAndAnnotateQParams → FuseQuantizedActivation → DecomposeLinear →
+///  - int8 / a16w8: [QuantizeFloatGraph, for a float graph with `options::calibration`] →
+///    FoldAndAnnotateQParams → FuseQuantizedActivation → DecomposeLinear →
 ///    InsertRescale → LowerActivationsAndReshapes → Validate;
 ///  - MXFP: RewriteMXFPLinear → LowerActivationsAndReshapes → Validate.
 ///
@@ -26,6 +27,7 @@
 #include <armlower/passes/decompose_linear.hpp>
 #include <armlower/passes/fold_qparams.hpp>
 #include <armlower/passes/options.hpp>
+#include <armlower/passes/quantize_float.hpp>
 #include <armlower/passes/report.hpp>
 #include <armlower/passes/result.hpp>
 #include <armlower/passes/rewrite_mxfp_linear.hpp>
@@ -55,17 +57,18 @@ struct emitted_op {
   std::uint8_t n;
 };
 [[nodiscard]] constexpr std::array<emitted_op, 5> emitted_ops(scheme s) noexcept {
+  // The op that defines the scheme comes first, so an illegal scheme reports the telling rule.
   using dtype::id;
   using tosa::op;
   if (s == scheme::int8)
-    return {{{op::reshape, {id::i8}, 1}, {op::conv2d, {id::i8, id::i8, id::i32}, 3}, {op::rescale, {id::i32, id::i8}, 2},
+    return {{{op::conv2d, {id::i8, id::i8, id::i32}, 3}, {op::rescale, {id::i32, id::i8}, 2}, {op::reshape, {id::i8}, 1},
              {op::clamp, {id::i8}, 1}, {op::reshape, {id::i8}, 1}}};
   if (s == scheme::a16w8)
-    return {{{op::reshape, {id::i16}, 1}, {op::conv2d, {id::i16, id::i8, id::i48}, 3},
-             {op::rescale, {id::i48, id::i16}, 2}, {op::clamp, {id::i16}, 1}, {op::reshape, {id::i16}, 1}}};
+    return {{{op::conv2d, {id::i16, id::i8, id::i48}, 3}, {op::rescale, {id::i48, id::i16}, 2},
+             {op::reshape, {id::i16}, 1}, {op::clamp, {id::i16}, 1}, {op::reshape, {id::i16}, 1}}};
   const auto e = mx_element(s);
-  return {{{op::reshape, {id::fp32}, 1}, {op::cast_to_block_scaled, {id::fp32, e}, 2},
-           {op::matmul_t_block_scaled, {e, e}, 2}, {op::add, {id::fp32}, 1}, {op::clamp, {id::fp32}, 1}}};
+  return {{{op::cast_to_block_scaled, {id::fp32, e}, 2}, {op::matmul_t_block_scaled, {e, e}, 2},
+           {op::reshape, {id::fp32}, 1}, {op::add, {id::fp32}, 1}, {op::clamp, {id::fp32}, 1}}};
 }
 }  // namespace detail
 
@@ -114,6 +117,8 @@ namespace detail {
   out.report.spec = std::string(t.text().view());
   out.report.scheme = std::string(name(opt.sch));
   auto& rep = out.report;
+  if (is_float_graph(g))
+    if (auto s = quantize_float_graph(g, opt.sch, opt.per_channel, opt.calibration, rep); !s) return s.error();
   if (auto s = fold_and_annotate_qparams(g, rep); !s) return s.error();
   if (auto s = fuse_quantized_activation(g, rep); !s) return s.error();
   std::vector<rescale_site> sites;

@@ -1,0 +1,131 @@
+/// @file armlower/passes/quantize_float.hpp
+/// QuantizeFloatGraph: post-training quantization of a *float* framework graph for an integer
+/// scheme, as ExecuTorch's quantizer + calibration would do it before export
+/// (`../shared/reference/executorch-arm.md` §4.1, §5.6): the graph (a chain of float linears
+/// with optional ReLU/ReLU6) is run in float on the calibration rows, every activation's range is
+/// observed, and the graph is rebuilt with `graph::build_quantized_mlp` (int8: affine int8
+/// activations; a16w8: symmetric int16; weights symmetric −127..127 per tensor or per channel;
+/// bias int32 with scale s_in·s_w). Graph input and output keep their names.
+/// Errors: not a chain of linears, non-constant or non-FP32 weights, no calibration rows, or
+/// calibration data that does not split into rows of the input's last dim.
+/// Hosted only.
+#pragma once
+
+#include <armlower/graph/builder.hpp>
+#include <armlower/graph/constant.hpp>
+#include <armlower/graph/graph.hpp>
+#include <armlower/passes/detail/graph_edit.hpp>
+#include <armlower/passes/fold_qparams.hpp>
+#include <armlower/passes/options.hpp>
+#include <armlower/passes/report.hpp>
+#include <armlower/passes/result.hpp>
+
+#include <span>
+#include <string>
+#include <vector>
+
+namespace armlower::passes {
+
+/// True when `g` is a float framework graph (no QUANTIZE/DEQUANTIZE and an FP32 graph input).
+[[nodiscard]] inline bool is_float_graph(const graph::graph& g) {
+  for (const auto& o : g.operators)
+    if (detail::is_fw(o, graph::framework_op::quantize) || detail::is_fw(o, graph::framework_op::dequantize)) return false;
+  if (g.inputs.empty()) return false;
+  const auto* in = g.find(g.inputs[0]);
+  return in != nullptr && in->type == dtype::id::fp32 && !in->quant;
+}
+
+/// QuantizeFloatGraph (see file comment). Replaces `g` by its quantized framework graph.
+[[nodiscard]] inline pass_status quantize_float_graph(graph::graph& g, scheme s, bool per_channel,
+                                                      std::span<const float> calibration, report& rep) {
+  const detail::stopwatch sw;
+  constexpr const char* pass = "QuantizeFloatGraph";
+  if (is_mx(s)) return lowering_error{pass, "", "", "QuantizeFloatGraph is for the integer schemes"};
+  if (g.inputs.size() != 1 || g.outputs.size() != 1)
+    return lowering_error{pass, "", "", "post-training quantization needs one graph input and one graph output"};
+  const auto* in = g.find(g.inputs[0]);
+  if (in == nullptr || in->shape.empty()) return lowering_error{pass, "", g.inputs[0], "graph input does not exist"};
+  const auto in_name = in->name;
+  const auto in_shape = in->shape;
+  const auto cols = static_cast<std::size_t>(in_shape.back());
+  if (calibration.empty())
+    return lowering_error{pass, "", in_name,
+                          "the graph is float; scheme " + std::string(name(s)) +
+                              " needs calibration rows (options::calibration) or a quantized graph"};
+  if (calibration.size() % cols != 0)
+    return lowering_error{pass, "", in_name,
+                          "calibration data of " + std::to_string(calibration.size()) + " values does not split into rows of " +
+                              std::to_string(cols)};
+  std::vector<graph::mlp_layer> layers;
+  std::string cur = in_name;
+  for (std::size_t i = 0; i < g.operators.size(); ++i) {
+    const auto& o = g.operators[i];
+    const auto label = detail::op_label(g, i);
+    if (detail::is_fw(o, graph::framework_op::linear)) {
+      if (o.inputs.at(0) != cur) return lowering_error{pass, label, o.inputs[0], "the graph is not a chain of linears"};
+      const auto* w = g.find(o.inputs.at(1));
+      if (w == nullptr || !w->is_constant || w->type != dtype::id::fp32 || w->shape.size() != 2)
+        return lowering_error{pass, label, o.inputs[1], "weights must be a constant FP32 [out, in] matrix"};
+      graph::mlp_layer l;
+      l.out_features = w->shape[0];
+      l.in_features = w->shape[1];
+      l.weight = graph::decode_f32(w->data, graph::element_count(w->shape));
+      if (o.inputs.size() == 3) {
+        const auto* b = g.find(o.inputs[2]);
+        if (b == nullptr || !b->is_constant || b->type != dtype::id::fp32)
+          return lowering_error{pass, label, o.inputs[2], "bias must be a constant FP32 vector"};
+        l.bias = graph::decode_f32(b->data, graph::element_count(b->shape));
+      }
+      if (std::holds_alternative<graph::linear_attr>(o.attr)) l.act = std::get<graph::linear_attr>(o.attr).fused;
+      layers.push_back(std::move(l));
+      cur = o.outputs.at(0);
+    } else if (detail::is_fw(o, graph::framework_op::relu) || detail::is_fw(o, graph::framework_op::relu6)) {
+      if (layers.empty() || o.inputs.at(0) != cur || layers.back().act != graph::activation::none)
+        return lowering_error{pass, label, o.inputs.at(0), "a ReLU must directly follow a linear"};
+      layers.back().act = detail::is_fw(o, graph::framework_op::relu) ? graph::activation::relu : graph::activation::relu6;
+      cur = o.outputs.at(0);
+    } else {
+      return lowering_error{pass, label, o.outputs.empty() ? "" : o.outputs[0],
+                            std::string(o.op_name()) + " is not supported by post-training quantization"};
+    }
+  }
+  if (layers.empty() || cur != g.outputs[0])
+    return lowering_error{pass, "", g.outputs[0], "the graph output is not the last linear of the chain"};
+  const auto out_name = cur;
+  const auto rows = calibration.size() / cols;
+  graph::graph q;
+  try {
+    const auto ranges = graph::calibrate_mlp(layers, calibration, rows);
+    q = graph::build_quantized_mlp(layers, in_shape, {activation_dtype(s), per_channel}, ranges);
+  } catch (const std::invalid_argument& e) {
+    return lowering_error{pass, "", in_name, e.what()};
+  }
+  // Keep the caller's graph input/output names.
+  auto rename = [&](const std::string& from, const std::string& to) {
+    if (from == to) return;
+    for (auto& t : q.tensors)
+      if (t.name == from) t.name = to;
+    for (auto& o : q.operators) {
+      for (auto& n : o.inputs)
+        if (n == from) n = to;
+      for (auto& n : o.outputs)
+        if (n == from) n = to;
+    }
+    for (auto& n : q.inputs)
+      if (n == from) n = to;
+    for (auto& n : q.outputs)
+      if (n == from) n = to;
+  };
+  const auto qin = q.inputs[0], qout = q.outputs[0];
+  if (q.find(out_name) == nullptr || out_name == qout) rename(qout, out_name);
+  if (q.find(in_name) == nullptr || in_name == qin) rename(qin, in_name);
+  g = std::move(q);
+  rep.passes.push_back({pass,
+                        std::to_string(layers.size()) + " linear quantized (" + std::string(name(s)) + ", weights " +
+                            (per_channel ? "per channel" : "per tensor") + ") from " + std::to_string(rows) +
+                            " calibration rows",
+                        static_cast<std::int64_t>(layers.size()), sw.ms()});
+  return done{};
+}
+
+}  // namespace armlower::passes
