@@ -9,6 +9,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "float_facts_golden.hpp"
 #include "representability_golden.hpp"
 
 using namespace armlower::dtype;
@@ -124,3 +125,52 @@ TEST_CASE_TEMPLATE_DEFINE("every dtype tag is a value and a type", T, every_dtyp
   CHECK(back == d);
 }
 TEST_CASE_TEMPLATE_APPLY(every_dtype_tag, boost::mp11::mp_rename<all_tags, std::tuple>);
+
+TEST_CASE("float format facts of the dtype table equal numpy/ml_dtypes finfo") {
+  for (const auto& g : armlower_test::float_facts_golden) {
+    CAPTURE(g.name);
+    id d{};
+    REQUIRE(from_name(g.name, d));
+    const info& t = traits(d);
+    CHECK(t.bits == g.bits);
+    CHECK(t.mantissa_bits == g.nmant);
+    CHECK(t.exponent_bits == g.nexp);
+    // Smallest normal exponent: 1 - bias (IEEE-style subnormals); E8M0 has none: -bias.
+    const int emin = (t.fam == family::block_scale ? 0 : 1) - t.exponent_bias;
+    CHECK(emin == g.minexp);
+    CHECK(t.float_max == g.max);
+    double smallest = 1.0;
+    for (int e = 0; e < t.mantissa_bits - emin; ++e) smallest /= 2.0;
+    CHECK(smallest == g.smallest_subnormal);
+    CHECK(t.has_inf == g.has_inf);
+    CHECK(t.has_nan == g.has_nan);
+  }
+}
+
+TEST_CASE("serialized DType values and integer ranges match reference/tosa.md §1.1-1.2") {
+  struct row {
+    const char* name;
+    unsigned fbs10, fbs11;
+    long long lo, hi;  // integer range (0, 0 for non-integers)
+  };
+  // §1.2 table: FBS-1.0 column ("-" = 0) and FBS-1.1 column; §1.1 ranges.
+  for (const row& r : {row{"BOOL", 1, 1, 0, 1}, row{"INT4", 2, 2, -7, 7}, row{"INT8", 3, 3, -128, 127},
+                       row{"INT16", 4, 4, -32768, 32767},
+                       row{"INT32", 5, 5, -2147483648LL, 2147483647LL},
+                       row{"INT48", 6, 6, -140737488355328LL, 140737488355327LL},
+                       row{"FP32", 7, 7, 0, 0}, row{"FP16", 8, 8, 0, 0}, row{"BF16", 9, 9, 0, 0},
+                       row{"SHAPE", 10, 10, -9223372036854775807LL - 1, 9223372036854775807LL},
+                       row{"FP8E4M3", 11, 11, 0, 0}, row{"FP8E5M2", 12, 12, 0, 0},
+                       row{"FP6E2M3", 0, 13, 0, 0}, row{"FP6E3M2", 0, 14, 0, 0},
+                       row{"FP4E2M1", 0, 15, 0, 0}, row{"FP8UE8M0", 0, 16, 0, 0},
+                       row{"INT64", 0, 17, -9223372036854775807LL - 1, 9223372036854775807LL},
+                       row{"MXINT8", 0, 18, 0, 0}}) {
+    CAPTURE(r.name);
+    id d{};
+    REQUIRE(from_name(r.name, d));
+    CHECK(traits(d).fbs10 == r.fbs10);
+    CHECK(traits(d).fbs11 == r.fbs11);
+    CHECK(traits(d).int_min == r.lo);
+    CHECK(traits(d).int_max == r.hi);
+  }
+}
