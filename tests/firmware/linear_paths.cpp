@@ -241,19 +241,77 @@ void s16_overflow_case(s16_path path, const char* name) {
   }
 }
 
+// Rows longer than every internal block: DSP int32 blocks (8192 columns with offsets), the MVE s8
+// path's int32 limit (65536 columns, beyond which it runs the generic code), s16 over 64-bit
+// accumulators. Extreme values so that a missing block split would overflow.
+__attribute__((section(".sram.bss"))) std::int8_t long_w[5 * 70001];
+__attribute__((section(".sram.bss"))) std::int8_t long_x8[2 * 70001];
+__attribute__((section(".sram.bss"))) std::int16_t long_x16[2 * 70001];
+void long_rows_case(s8_path p8, s16_path p16, const char* name8, const char* name16) {
+  for (const std::int32_t cols : {9000, 70001}) {
+    const bool longest = cols > 65536;
+    k::linear_s8_args a;
+    a.batches = longest ? 1 : 2;
+    a.cols = cols;
+    a.rows = longest ? 4 : 5;
+    for (int i = 0; i < a.rows * cols; ++i) long_w[i] = static_cast<std::int8_t>(i % 7 == 0 ? 127 : -128 + (next() & 1));
+    for (int i = 0; i < a.batches * cols; ++i) {
+      long_x8[i] = static_cast<std::int8_t>(i % 5 == 0 ? 127 : -128);
+      long_x16[i] = static_cast<std::int16_t>(i % 5 == 0 ? 32767 : -32768);
+    }
+    a.input = long_x8;
+    a.weights = long_w;
+    a.input_offset = -255;
+    a.filter_offset = -255;
+    multiplier[0] = 0x40000000;
+    shift[0] = -20;
+    a.multiplier = multiplier;
+    a.shift = shift;
+    for (const bool use_ks : {false, true}) {
+      for (int r = 0; r < a.rows; ++r) kernel_sum[r] = static_cast<std::int32_t>(next() >> 4);
+      a.kernel_sum = use_ks ? kernel_sum : nullptr;
+      a.output = out8_ref;
+      k::detail::linear_s8_generic(a);
+      a.output = out8;
+      p8(a);
+      const bool same = std::memcmp(out8, out8_ref, static_cast<std::size_t>(a.batches * a.rows)) == 0;
+      ARMLOWER_FW_CHECK(same);
+      if (!same) std::printf("%s: long rows (cols %ld, kernel_sum %d) differ from generic\n", name8, long(cols), use_ks);
+    }
+    k::linear_s16_args b;
+    b.batches = a.batches;
+    b.cols = cols;
+    b.rows = a.rows;
+    b.input = long_x16;
+    b.weights = long_w;
+    multiplier[0] = 0x40000000;
+    shift[0] = -30;
+    b.multiplier = multiplier;
+    b.shift = shift;
+    b.output = out16_ref;
+    k::detail::linear_s16_generic(b);
+    b.output = out16;
+    p16(b);
+    const bool same = std::memcmp(out16, out16_ref, static_cast<std::size_t>(b.batches * b.rows) * 2) == 0;
+    ARMLOWER_FW_CHECK(same);
+    if (!same) std::printf("%s: long rows (cols %ld) differ from generic\n", name16, long(cols));
+  }
+}
+
 void run_paths(s8_path p8, s16_path p16, const char* name8, const char* name16, int cases) {
   int bad8 = 0, bad16 = 0;
   for (int i = 0; i < cases; ++i) bad8 += s8_case(p8, name8, i);
   for (int i = 0; i < cases; ++i) bad16 += s16_case(p16, name16, i);
   s16_overflow_case(p16, name16);
+  long_rows_case(p8, p16, name8, name16);
   std::printf("%s: %d/%d random cases differ from generic; %s: %d/%d\n", name8, bad8, cases, name16, bad16, cases);
 }
 }  // namespace
 
 int main() {
 #if defined(__ARM_FEATURE_MVE)
-  run_paths(k::detail::linear_s8_mve, k::detail::linear_s16_mve, "linear_s8_mve", "linear_s16_mve", 1500);
+  run_paths(k::detail::linear_s8_mve, k::detail::linear_s16_mve, "linear_s8_mve", "linear_s16_mve", 1000);
 #endif
-  run_paths(k::detail::linear_s8_dsp, k::detail::linear_s16_dsp, "linear_s8_dsp", "linear_s16_dsp", 1000);
+  run_paths(k::detail::linear_s8_dsp, k::detail::linear_s16_dsp, "linear_s8_dsp", "linear_s16_dsp", 700);
   return armlower::firmware::finish("firmware_linear_paths");
 }
