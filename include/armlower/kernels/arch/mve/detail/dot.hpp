@@ -8,11 +8,13 @@
 ///   `VMLADAVA.S8` (16 products reduced into a scalar int32 accumulator each) in a `WLS`/`LE`
 ///   low-overhead loop; the last `cols % 32` columns run in a tail-predicated `WLSTP.8`/`LETP` loop,
 ///   so no lane beyond `cols` is read.
-/// - s16 × s8, 4 rows: `VLDRH.16` input, widening `VLDRB.S16` weight loads and `VMLALDAVA.S16`
-///   into **64-bit** accumulators (exact for any number of columns, unlike CMSIS-NN's 512-column
-///   int32 phase), 16 columns per step, tail-predicated remainder.
-/// The int32 accumulators of the s8 loops are exact for cols ≤ 65536 (|x·w| ≤ 2^14); callers split
-/// longer rows. Pointers need no alignment beyond their element type.
+/// - s16 × s8, 4 rows (`linear_s16_tile`, requantization included): `VLDRH.16` input, widening
+///   `VLDRB.S16` weight loads and `VMLALDAVA.S16` into **64-bit** accumulators (exact for any number
+///   of columns, unlike CMSIS-NN's 512-column int32 phase), 16 columns per step, tail-predicated
+///   remainder.
+/// The int32 accumulators of the s8 loops are exact for cols ≤ 65536 (|x·w| ≤ 2^14); the caller
+/// (`linear_s8_mve`) runs the generic path for longer rows. Pointers need no alignment beyond their
+/// element type.
 #pragma once
 
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
