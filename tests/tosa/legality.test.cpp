@@ -115,6 +115,7 @@ TEST_CASE("tensor dtype gating as ExecuTorch, plus FP8UE8M0/MXINT8 need mxfp") {
            gate{"TOSA-1.1+FP", id::fp6e3m2, false}, gate{"TOSA-1.1+FP", id::fp8ue8m0, false},
            gate{"TOSA-1.1+FP+mxfp", id::fp8ue8m0, true}, gate{"TOSA-1.1+FP", id::mxint8, false},
            gate{"TOSA-1.0+INT", id::i16, true}, gate{"TOSA-1.0+INT", id::i48, true},  // not checked
+           gate{"TOSA-1.0+INT", id::boolean, true}, gate{"TOSA-1.0+INT+u55", id::boolean, false},  // §2.4
        }) {
     CAPTURE(g.spec);
     CAPTURE(dtype::name(g.d));

@@ -262,9 +262,16 @@ struct tensor_check_result {
   [[nodiscard]] constexpr std::string_view reason() const noexcept { return reason_text.view(); }
 };
 
-/// Tensor dtype gating: may a tensor of dtype `d` appear in a graph for `t`?
+/// Tensor dtype gating: may a tensor of dtype `d` appear in a graph for `t`? The rules of
+/// `tensor_requirement`, plus ExecuTorch's partitioner rule that BOOL is not supported on the
+/// U55 subset (`reference/executorch-arm.md` §2.4).
 [[nodiscard]] constexpr tensor_check_result check_tensor(const target& t, dtype::id d) noexcept {
   tensor_check_result r;
+  if (d == dtype::id::boolean && t.u55) {
+    r.allowed = false;
+    r.reason_text.append(t.text().view()).append(" doesn't support tensor dtype BOOL (U55 subset)");
+    return r;
+  }
   const requirement q = tensor_requirement(d);
   if (satisfied(t, q)) return r;
   r.allowed = false;
