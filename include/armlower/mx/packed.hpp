@@ -29,8 +29,11 @@ class packed_codes {
     const std::uint8_t b = bytes_[i / 2];
     return static_cast<std::uint8_t>((i & 1u) ? (b >> 4) : (b & 0x0Fu));
   }
+  /// Number of codes viewed.
   [[nodiscard]] constexpr std::size_t size() const noexcept { return n_; }
+  /// Element type of the codes.
   [[nodiscard]] constexpr dtype::id type() const noexcept { return t_; }
+  /// The underlying bytes.
   [[nodiscard]] constexpr std::span<const std::uint8_t> bytes() const noexcept { return bytes_; }
 
  private:
@@ -46,6 +49,7 @@ class packed_codes_mut {
   /// Views `n` codes of type `t` in `bytes`. Precondition: `bytes.size() >= storage_bytes(t, n)`.
   constexpr packed_codes_mut(dtype::id t, std::span<std::uint8_t> bytes, std::size_t n) noexcept
       : bytes_(bytes), n_(n), t_(t), nibbles_(format(t).storage_bits == 4) {}
+  /// True when the byte span is large enough for `size()` codes.
   [[nodiscard]] constexpr bool valid() const noexcept { return bytes_.size() >= storage_bytes(t_, n_); }
   /// Stores `code` (its low 4 bits for FP4) as element `i`. Precondition: `i < size()`.
   constexpr void set(std::size_t i, std::uint8_t code) noexcept {
@@ -61,8 +65,11 @@ class packed_codes_mut {
   [[nodiscard]] constexpr std::uint8_t operator[](std::size_t i) const noexcept {
     return packed_codes(t_, bytes_, n_)[i];
   }
+  /// Number of codes viewed.
   [[nodiscard]] constexpr std::size_t size() const noexcept { return n_; }
+  /// Element type of the codes.
   [[nodiscard]] constexpr dtype::id type() const noexcept { return t_; }
+  /// The underlying bytes.
   [[nodiscard]] constexpr std::span<std::uint8_t> bytes() const noexcept { return bytes_; }
 
  private:

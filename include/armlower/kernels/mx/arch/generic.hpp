@@ -28,14 +28,14 @@ namespace armlower::kernels::mx::arch {
 /// Operands of a block of MATMUL_T_BLOCK_SCALED rows: A rows [h, c] and B rows [w, c] of one batch
 /// (row stride `storage_bytes(t, c)` bytes, scale stride c/32), output [h, w] fp32 row-major.
 struct rows_args {
-  const std::uint8_t* a;
-  const std::uint8_t* a_scale;
-  std::size_t h;
-  const std::uint8_t* b;
-  const std::uint8_t* b_scale;
-  std::size_t w;
-  std::size_t c;
-  float* out;
+  const std::uint8_t* a;        ///< A codes [h, c] (armlower storage)
+  const std::uint8_t* a_scale;  ///< A E8M0 scales [h, c/32]
+  std::size_t h;                ///< rows of A
+  const std::uint8_t* b;        ///< B codes [w, c]
+  const std::uint8_t* b_scale;  ///< B E8M0 scales [w, c/32]
+  std::size_t w;                ///< rows of B
+  std::size_t c;                ///< shared dimension, a multiple of 32
+  float* out;                   ///< output [h, w]
 };
 
 namespace detail {
