@@ -55,9 +55,25 @@ else()
   find_program(ARMLOWER_ARM_SIZE arm-none-eabi-size)
   find_program(ARMLOWER_QEMU_ARM qemu-system-arm)
   find_path(ARMLOWER_HOST_BOOST_DIR boost/mp11.hpp)
+  # The C++ standard headers and libraries of arm-none-eabi are a separate Debian package: check
+  # that <span> compiles and libstdc++.a exists (a success is cached).
+  if(ARMLOWER_ARM_CXX AND NOT ARMLOWER_ARM_CXX_WORKS)
+    file(WRITE ${CMAKE_BINARY_DIR}/armlower-cross-check.cpp "#include <span>\n#include <cstdint>\nint main() { return 0; }\n")
+    execute_process(COMMAND ${ARMLOWER_ARM_CXX} -mcpu=cortex-m55 -mfloat-abi=hard -std=c++20 -fsyntax-only
+                            ${CMAKE_BINARY_DIR}/armlower-cross-check.cpp
+                    RESULT_VARIABLE armlower_rc OUTPUT_QUIET ERROR_QUIET)
+    execute_process(COMMAND ${ARMLOWER_ARM_CXX} -mcpu=cortex-m55 -mfloat-abi=hard -print-file-name=libstdc++.a
+                    OUTPUT_VARIABLE armlower_libstdcxx OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(armlower_rc EQUAL 0 AND IS_ABSOLUTE "${armlower_libstdcxx}")
+      set(ARMLOWER_ARM_CXX_WORKS ON CACHE INTERNAL "arm-none-eabi-g++ has a C++ standard library")
+    endif()
+  endif()
   if(NOT ARMLOWER_ARM_CXX OR NOT ARMLOWER_ARM_NM)
     armlower_firmware_status("armlower: Cortex-M55 firmware tests skipped: arm-none-eabi-g++/nm not found \
 (apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib)")
+  elseif(NOT ARMLOWER_ARM_CXX_WORKS)
+    armlower_firmware_status("armlower: Cortex-M55 firmware tests skipped: arm-none-eabi-g++ has no C++ standard \
+library (apt-get install libstdc++-arm-none-eabi-newlib)")
   elseif(NOT ARMLOWER_QEMU_ARM)
     armlower_firmware_status("armlower: Cortex-M55 firmware tests skipped: qemu-system-arm not found \
 (apt-get install qemu-system-arm)")
