@@ -80,6 +80,22 @@ inline __m256i block_i8(const std::uint8_t* p) noexcept {
   }
 }
 
+/// out[g][q] = p[q * stride + g] for an 8×8 tile of E8M0 codes (rows q, blocks g), widened to int32.
+inline void transpose_scales8(const std::uint8_t* p, std::size_t stride, std::int32_t (*out)[8]) noexcept {
+  __m128i r[8];
+  for (int q = 0; q < 8; ++q) r[q] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + q * stride));
+  const __m128i a0 = _mm_unpacklo_epi8(r[0], r[1]), a1 = _mm_unpacklo_epi8(r[2], r[3]);
+  const __m128i a2 = _mm_unpacklo_epi8(r[4], r[5]), a3 = _mm_unpacklo_epi8(r[6], r[7]);
+  const __m128i b0 = _mm_unpacklo_epi16(a0, a1), b1 = _mm_unpackhi_epi16(a0, a1);
+  const __m128i b2 = _mm_unpacklo_epi16(a2, a3), b3 = _mm_unpackhi_epi16(a2, a3);
+  const __m128i c[4] = {_mm_unpacklo_epi32(b0, b2), _mm_unpackhi_epi32(b0, b2), _mm_unpacklo_epi32(b1, b3),
+                        _mm_unpackhi_epi32(b1, b3)};  // c[k] = columns 2k, 2k+1 (8 bytes each)
+  for (int k = 0; k < 4; ++k) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out[2 * k]), _mm256_cvtepu8_epi32(c[k]));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out[2 * k + 1]), _mm256_cvtepu8_epi32(_mm_srli_si128(c[k], 8)));
+  }
+}
+
 /// Sums of 8 int32x8 vectors: lane g of the result = sum of v[g].
 inline __m256i hsum8(const __m256i* v) noexcept {
   const __m256i t0 = _mm256_hadd_epi32(v[0], v[1]), t1 = _mm256_hadd_epi32(v[2], v[3]);
@@ -135,8 +151,12 @@ inline void int8_rows(const rows_args& r) noexcept {
             _mm256_store_si256(reinterpret_cast<__m256i*>(a_abs[g]), _mm256_abs_epi8(v));
           }
         }
-        for (std::size_t q = 0; q < 8; ++q)
-          for (std::size_t g = 0; g < gn; ++g) sb_t[g][q] = q < jt ? r.b_scale[(j0 + q) * nb + g0 + g] : 0;
+        if (gn == 8 && jt == 8) {
+          detail::transpose_scales8(r.b_scale + j0 * nb + g0, nb, sb_t);
+        } else {
+          for (std::size_t q = 0; q < 8; ++q)
+            for (std::size_t g = 0; g < gn; ++g) sb_t[g][q] = q < jt ? r.b_scale[(j0 + q) * nb + g0 + g] : 0;
+        }
         for (std::size_t g = 0; g < gn; ++g) {
           __m256i v[8];
           for (std::size_t q = 0; q < 8; ++q) {
