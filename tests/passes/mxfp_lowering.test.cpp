@@ -1,0 +1,113 @@
+// MXFP lowering: graph structure as ExecuTorch's RewriteMXFPLinearPass emits it (executorch-arm.md
+// §3.6), weights MX-quantized ahead of time (mx::quantize, RCEIL by default), zero-padding of a
+// contraction dimension that is not a multiple of 32 (reported), ReLU → CLAMP, and bad input.
+#include <armlower/graph/builder.hpp>
+#include <armlower/mx/quantize.hpp>
+#include <armlower/passes.hpp>
+
+#include <doctest/doctest.h>
+
+#include <random>
+
+using namespace armlower;
+using passes::scheme;
+
+namespace {
+std::vector<graph::mlp_layer> layers_of(std::int32_t in, std::int32_t hidden, std::int32_t out) {
+  std::mt19937 rng(9);
+  std::normal_distribution<float> nd(0.0f, 0.5f);
+  std::vector<graph::mlp_layer> ls{{in, hidden, {}, {}, graph::activation::relu}, {hidden, out, {}, {}, graph::activation::none}};
+  for (auto& l : ls) {
+    l.weight.resize(static_cast<std::size_t>(l.in_features * l.out_features));
+    for (auto& w : l.weight) w = nd(rng);
+    l.bias.assign(static_cast<std::size_t>(l.out_features), 0.5f);
+  }
+  return ls;
+}
+passes::options opts(scheme s) {
+  passes::options o;
+  o.sch = s;
+  return o;
+}
+}  // namespace
+
+TEST_CASE("MXFP linear -> RESHAPE, CAST_TO_BLOCK_SCALED, MATMUL_T_BLOCK_SCALED, RESHAPE, ADD; weights RCEIL-quantized") {
+  const auto ls = layers_of(64, 32, 8);
+  const auto g = graph::build_float_mlp(ls, {4, 5, 64});
+  auto r = lower<tosa::spec<"TOSA-1.1+FP+mxfp">, scheme::mxfp8_e4m3>(g);
+  REQUIRE_MESSAGE(r.has_value(), (r ? std::string() : r.error().message()));
+  CHECK(r->report.ops["CAST_TO_BLOCK_SCALED"] == 2);
+  CHECK(r->report.ops["MATMUL_T_BLOCK_SCALED"] == 2);
+  CHECK(r->report.ops["ADD"] == 2);
+  CHECK(r->report.ops["CLAMP"] == 1);  // the ReLU between the layers
+  CHECK(r->report.ops.count("CONV2D") == 0);
+  CHECK(r->report.warnings.empty());
+  CHECK(r->graph.find(r->graph.outputs[0])->shape == std::vector<std::int32_t>{4, 5, 8});
+  // First MATMUL_T_BLOCK_SCALED: activations [1, 20, 64], weights [1, 32, 64] + scales [1, 32, 2].
+  const graph::operation* mm = nullptr;
+  for (const auto& o : r->graph.operators)
+    if (o.tosa_op() == tosa::op::matmul_t_block_scaled) {
+      mm = &o;
+      break;
+    }
+  REQUIRE(mm != nullptr);
+  const auto* a = r->graph.find(mm->inputs[0]);
+  const auto* w = r->graph.find(mm->inputs[2]);
+  const auto* ws = r->graph.find(mm->inputs[3]);
+  CHECK(a->shape == std::vector<std::int32_t>{1, 20, 64});
+  CHECK(w->shape == std::vector<std::int32_t>{1, 32, 64});
+  CHECK(ws->shape == std::vector<std::int32_t>{1, 32, 2});
+  CHECK(w->type == dtype::id::fp8e4m3);
+  CHECK(ws->type == dtype::id::fp8ue8m0);
+  // The constants are exactly mx::quantize(W, RCEIL) (the MX module's torchao-rule quantizer).
+  std::vector<std::uint8_t> codes(64 * 32), scales(64);
+  REQUIRE(mx::quantize(ls[0].weight, 64, dtype::id::fp8e4m3, mx::scale_mode::rceil, codes, scales) == mx::status::ok);
+  CHECK(w->data == codes);
+  CHECK(ws->data == scales);
+  // A different scale rule changes the scales of some blocks.
+  auto o = opts(scheme::mxfp8_e4m3);
+  o.mx_scale = mx::scale_mode::floor;
+  auto rf = passes::lower(tosa::parse("TOSA-1.1+FP+mxfp").value, g, o);
+  REQUIRE(rf.has_value());
+  CHECK(rf->report.ops["MATMUL_T_BLOCK_SCALED"] == 2);
+}
+
+TEST_CASE("MXFP: Cin not a multiple of 32 is zero-padded (CONV2D pad) and reported") {
+  const auto ls = layers_of(40, 33, 8);
+  const auto g = graph::build_float_mlp(ls, {3, 40});
+  auto r = passes::lower(tosa::parse("TOSA-1.1+FP+mxfp").value, g, opts(scheme::mxfp4));
+  REQUIRE_MESSAGE(r.has_value(), (r ? std::string() : r.error().message()));
+  CHECK(r->report.ops["CONV2D"] == 2);  // one padding conv per layer (40 -> 64, 33 -> 64)
+  REQUIRE(r->report.warnings.size() == 2);
+  CHECK(r->report.warnings[0].find("zero-padded to 64") != std::string::npos);
+  for (const auto& op : r->graph.operators)
+    if (op.tosa_op() == tosa::op::matmul_t_block_scaled) CHECK(r->graph.find(op.inputs[2])->shape.back() == 64);
+  CHECK(r->report.to_json().find("zero-padded") != std::string::npos);
+}
+
+TEST_CASE("MXFP bad input: quantized graph, non-constant weights; integer schemes: unsupported dtypes") {
+  const auto t = tosa::parse("TOSA-1.1+FP+mxfp").value;
+  const auto ls = layers_of(32, 16, 4);
+  std::vector<graph::float_range> ranges{{-1, 1}, {0, 2}, {-2, 2}};
+  auto q = graph::build_quantized_mlp(ls, {2, 32}, {dtype::id::i8, false}, ranges);
+  auto r = passes::lower(t, q, opts(scheme::mxfp8_e5m2));
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().message().find("takes a float graph") != std::string::npos);
+  auto g = graph::build_float_mlp(ls, {2, 32});
+  for (auto& tn : g.tensors)
+    if (tn.is_constant && tn.shape.size() == 2) {
+      tn.is_constant = false;
+      tn.data.clear();
+      g.inputs.push_back(tn.name);
+      break;
+    }
+  auto r2 = passes::lower(t, g, opts(scheme::mxfp6_e2m3));
+  REQUIRE_FALSE(r2.has_value());
+  CHECK(r2.error().message().find("weights must be a constant") != std::string::npos);
+  // INT32 activations are no integer scheme's dtype.
+  auto q32 = graph::build_quantized_mlp(ls, {2, 32}, {dtype::id::i8, false}, ranges);
+  q32.find(q32.inputs[0])->type = dtype::id::i32;
+  auto r3 = passes::lower(tosa::parse("TOSA-1.0+INT").value, q32, opts(scheme::int8));
+  REQUIRE_FALSE(r3.has_value());
+  CHECK(r3.error().message().find("input is INT32 but scheme int8 needs INT8 activations") != std::string::npos);
+}
