@@ -72,11 +72,13 @@ inline __m256i block_i8(const std::uint8_t* p) noexcept {
     const __m256i hi = _mm256_setr_epi8(16, 18, 20, 22, 24, 26, 28, 30, 32, 36, 40, 44, 48, 52, 56, 60,
                                         16, 18, 20, 22, 24, 26, 28, 30, 32, 36, 40, 44, 48, 52, 56, 60);
     const __m256i idx = _mm256_and_si256(c, _mm256_set1_epi8(0x0F));
-    const __m256i b4 = _mm256_set1_epi8(0x10), b5 = _mm256_set1_epi8(0x20);
+    const __m256i b4 = _mm256_set1_epi8(0x10);
     const __m256i mag = _mm256_blendv_epi8(_mm256_shuffle_epi8(lo, idx), _mm256_shuffle_epi8(hi, idx),
                                            _mm256_cmpeq_epi8(_mm256_and_si256(c, b4), b4));
-    const __m256i neg = _mm256_cmpeq_epi8(_mm256_and_si256(c, b5), b5);
-    return _mm256_sub_epi8(_mm256_xor_si256(mag, neg), neg);
+    // Sign: c << 2 moves the sign bit (bit 5) to bit 7 of every byte (the 16-bit shift only carries
+    // bits 6..7 of the low byte into bits 0..1 of the high byte). `vpsignb` negates where that byte is
+    // negative; where it is zero the code is +0 and the magnitude is 0 anyway.
+    return _mm256_sign_epi8(mag, _mm256_slli_epi16(c, 2));
   }
 }
 
