@@ -219,6 +219,34 @@ ARMLOWER_X86_AVX2 inline void linear_s8_avx2(const linear_s8_args& args) noexcep
   for (; r0 < a.rows; ++r0) linear_s8_rows_avx2<1>(a, r0, xoff);
 }
 
+/// Inner block of `linear_s8_packed_avx2` (kept out of line so that its 8 accumulators get registers):
+/// sums[i] = Σ over `n` full 16-column chunks (and the zero-padded chunk `xt` if not null) of
+/// (x + xoff)·w for the 8 rows of the packed group at `p`. Exact in int32 for ≤ 512 chunks.
+[[gnu::noinline]] ARMLOWER_X86_AVX2 inline void packed8_block_avx2(const std::int8_t* x, std::ptrdiff_t n,
+                                                                  const std::int8_t* xt, const std::int8_t* p,
+                                                                  std::int16_t xoff, std::int32_t* sums) noexcept {
+  const __m256i off = _mm256_set1_epi16(xoff);
+  __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+#define ARMLOWER_PK(i, A) \
+  A = _mm256_add_epi32(A, _mm256_madd_epi16(xv, _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * (i))))));
+#define ARMLOWER_PK_STEP(xs)                                                                                      \
+  {                                                                                                               \
+    const __m256i xv =                                                                                            \
+        _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(xs))), off);       \
+    ARMLOWER_PK(0, a0) ARMLOWER_PK(1, a1) ARMLOWER_PK(2, a2) ARMLOWER_PK(3, a3)                                   \
+    ARMLOWER_PK(4, a4) ARMLOWER_PK(5, a5) ARMLOWER_PK(6, a6) ARMLOWER_PK(7, a7)                                   \
+    p += 128;                                                                                                     \
+  }
+  for (std::ptrdiff_t c = 0; c < n; ++c) ARMLOWER_PK_STEP(x + c * 16)
+  if (xt != nullptr) ARMLOWER_PK_STEP(xt)
+#undef ARMLOWER_PK_STEP
+#undef ARMLOWER_PK
+  const __m256i s0 = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
+  const __m256i s1 = _mm256_hadd_epi32(_mm256_hadd_epi32(a4, a5), _mm256_hadd_epi32(a6, a7));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(sums), _mm_add_epi32(_mm256_castsi256_si128(s0), _mm256_extracti128_si256(s0, 1)));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(sums + 4), _mm_add_epi32(_mm256_castsi256_si128(s1), _mm256_extracti128_si256(s1, 1)));
+}
+
 /// AVX2 s8 fused linear over weights pre-packed by `kernels::pack_weights_s8` (groups of 8 rows;
 /// per 16-column chunk the 8 rows' 16 bytes are contiguous — two 64-byte lines per step, one stream;
 /// rows and columns zero-padded). Same integers as `linear_s8_avx2`. Preconditions: `validate(a) == ok`,
@@ -230,7 +258,6 @@ ARMLOWER_X86_AVX2 inline void linear_s8_packed_avx2(const linear_s8_args& args, 
   const std::ptrdiff_t full_chunks = cols / 16;
   const bool ks = a.kernel_sum != nullptr;
   const auto xoff = static_cast<std::int16_t>(ks ? 0 : a.input_offset);
-  const __m256i off = _mm256_set1_epi16(xoff);
   constexpr std::ptrdiff_t blk = s8_block_with_offsets / 16;  // chunks per exact int32 block
   for (std::int32_t r0 = 0; r0 < a.rows; r0 += 8) {
     const int nr = a.rows - r0 < 8 ? a.rows - r0 : 8;
@@ -242,30 +269,9 @@ ARMLOWER_X86_AVX2 inline void linear_s8_packed_avx2(const linear_s8_args& args, 
       std::int64_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       for (std::ptrdiff_t c0 = 0; c0 < chunks; c0 += blk) {
         const std::ptrdiff_t c1 = c0 + blk < chunks ? c0 + blk : chunks;
-        __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-        const std::int8_t* p = g + c0 * 128;
-#define ARMLOWER_PK(i, A) \
-  A = _mm256_add_epi32(A, _mm256_madd_epi16(xv, _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * (i))))));
-#define ARMLOWER_PK_STEP(xs)                                                                                      \
-  {                                                                                                               \
-    const __m256i xv =                                                                                            \
-        _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(xs))), off);       \
-    ARMLOWER_PK(0, a0) ARMLOWER_PK(1, a1) ARMLOWER_PK(2, a2) ARMLOWER_PK(3, a3)                                   \
-    ARMLOWER_PK(4, a4) ARMLOWER_PK(5, a5) ARMLOWER_PK(6, a6) ARMLOWER_PK(7, a7)                                   \
-    p += 128;                                                                                                     \
-  }
         const std::ptrdiff_t cf = c1 < full_chunks ? c1 : full_chunks;
-        for (std::ptrdiff_t c = c0; c < cf; ++c) ARMLOWER_PK_STEP(x + c * 16)
-        if (cf < c1) ARMLOWER_PK_STEP(xt)  // the zero-padded partial chunk (always the last one)
-#undef ARMLOWER_PK_STEP
-#undef ARMLOWER_PK
-        const __m256i s0 = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
-        const __m256i s1 = _mm256_hadd_epi32(_mm256_hadd_epi32(a4, a5), _mm256_hadd_epi32(a6, a7));
         alignas(16) std::int32_t sums[8];
-        _mm_store_si128(reinterpret_cast<__m128i*>(sums),
-                        _mm_add_epi32(_mm256_castsi256_si128(s0), _mm256_extracti128_si256(s0, 1)));
-        _mm_store_si128(reinterpret_cast<__m128i*>(sums + 4),
-                        _mm_add_epi32(_mm256_castsi256_si128(s1), _mm256_extracti128_si256(s1, 1)));
+        packed8_block_avx2(x + c0 * 16, cf - c0, cf < c1 ? xt : nullptr, g + c0 * 128, xoff, sums);
         for (int i = 0; i < 8; ++i) acc[i] += sums[i];
       }
       std::int64_t xsum = 0;
