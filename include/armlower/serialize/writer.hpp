@@ -51,6 +51,34 @@ namespace armlower::serialize {
 
 namespace detail {
 
+/// A flatbuffers allocator whose blocks are `std::vector`s, so the finished buffer (which the
+/// builder leaves at the end of its block) can be moved to the front and handed out as the
+/// result without a second copy of the constants: peak memory = graph + one file image.
+class vector_allocator final : public flatbuffers::Allocator {
+ public:
+  std::uint8_t* allocate(std::size_t size) override {
+    blocks_.emplace_back(size);
+    return blocks_.back().data();
+  }
+  void deallocate(std::uint8_t* p, std::size_t) override {
+    for (auto& b : blocks_)
+      if (b.data() == p) std::vector<std::uint8_t>().swap(b);
+  }
+  /// The block holding [p, p + n), with those bytes moved to its front and trimmed to n.
+  [[nodiscard]] std::vector<std::uint8_t> take(const std::uint8_t* p, std::size_t n) {
+    for (auto& b : blocks_) {
+      if (b.empty() || p < b.data() || p + n > b.data() + b.size()) continue;
+      std::memmove(b.data(), p, n);
+      b.resize(n);
+      return std::move(b);
+    }
+    return {p, p + n};
+  }
+
+ private:
+  std::vector<std::vector<std::uint8_t>> blocks_;
+};
+
 /// Checks a TOSA graph against everything the format itself needs (dtypes and ops the format
 /// carries, names that resolve, operand counts, attribute kinds and values, constant payload
 /// sizes) and serializes it.
@@ -74,6 +102,7 @@ class graph_writer {
   format f_;
   std::unordered_map<std::string_view, std::size_t> index_;
   std::size_t payload_total_ = 0;
+  std::size_t meta_ = 0;
 
   static error fail(std::string m) { return error{std::move(m)}; }
 
@@ -168,9 +197,16 @@ class graph_writer {
     }
     // The whole file must fit one flatbuffer (2 GiB, no external data): leave room for the
     // tables (names, shapes, operators).
-    std::size_t meta = 1024;
-    for (const auto& t : g_.tensors) meta += t.name.size() + 4 * t.shape.size() + 96;
-    for (const auto& o : g_.operators) meta += 64 + 8 * (o.inputs.size() + o.outputs.size());
+    std::size_t meta = 1024;  // generous: the builder is sized once and never reallocates
+    for (const auto& t : g_.tensors) meta += 2 * (t.name.size() + 16) + 4 * t.shape.size() + 160;
+    for (const auto& o : g_.operators) {
+      meta += 256;
+      for (const auto& n : o.inputs) meta += n.size() + 16;
+      for (const auto& n : o.outputs) meta += n.size() + 16;
+    }
+    for (const auto& n : g_.inputs) meta += n.size() + 16;
+    for (const auto& n : g_.outputs) meta += n.size() + 16;
+    meta_ = meta;
     if (payload_total_ + meta >= FLATBUFFERS_MAX_BUFFER_SIZE)
       return fail("graph too large for one .tosa flatbuffer: " + std::to_string(payload_total_) +
                   " bytes of constants (limit 2 GiB; external data is not supported)");
@@ -230,7 +266,8 @@ class graph_writer {
   [[nodiscard]] result<std::vector<std::uint8_t>> emit(Sink& sink) {
     namespace fb = detail::fb11;  // FBS-1.1 is an append of FBS-1.0: same bytes for 1.0 content
     using flatbuffers::Offset;
-    flatbuffers::FlatBufferBuilder fbb(payload_total_ + 4096);
+    vector_allocator alloc;  // outlives fbb
+    flatbuffers::FlatBufferBuilder fbb(payload_total_ + meta_, &alloc, false);
 
     // Tensors; SHAPE values go to the block's `shapes` (TosaShape {name, rank = element count,
     // data}), as tosa-tools' serializer stores CONST_SHAPE results.
@@ -305,7 +342,7 @@ class graph_writer {
     const auto version = fb::CreateVersion(fbb, h.major, h.minor, h.patch, h.draft);
     fbb.ForceDefaults(false);
     fb::FinishTosaGraphBuffer(fbb, fb::CreateTosaGraph(fbb, version, regions));
-    return std::vector<std::uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+    return alloc.take(fbb.GetBufferPointer(), fbb.GetSize());
   }
 };
 
