@@ -182,3 +182,67 @@ TEST_CASE("block-scaled ERROR_IFs: last dim % 32, block size, scale dtype") {
   REQUIRE_FALSE(r);
   CHECK(r.failure->kind == run::error_kind::invalid_graph);
 }
+
+TEST_CASE("MATMUL_T_BLOCK_SCALED: per-block fp32 sums times the scale product (pseudocode), B broadcast over N") {
+  std::mt19937_64 rng(13);
+  for (auto [t, f] : {std::pair{id::fp4e2m1, e2m1}, std::pair{id::fp8e4m3, e4m3}, std::pair{id::fp6e2m3, e2m3}}) {
+    for (std::int32_t D : {1, 2}) {
+      CAPTURE(armlower::dtype::name(t));
+      CAPTURE(D);
+      const std::int32_t N = 2, H = 3, W = 4, C = 64, nb = C / 32;
+      const unsigned ncodes = 1u << (1 + f.ebits + f.mbits);
+      auto codes = [&](std::size_t n) {
+        std::vector<std::uint8_t> v(n);
+        for (auto& c : v) {
+          do c = static_cast<std::uint8_t>(rng() % ncodes);
+          while (!std::isfinite(decode(f, c)));
+        }
+        return v;
+      };
+      auto scales = [&](std::size_t n) {
+        std::vector<std::uint8_t> v(n);
+        for (auto& s : v) s = static_cast<std::uint8_t>(118 + rng() % 18);
+        return v;
+      };
+      const auto ad = codes(N * H * C), bd = codes(static_cast<std::size_t>(D * W * C));
+      const auto as = scales(N * H * nb), bs = scales(static_cast<std::size_t>(D * W * nb));
+      builder b;
+      b.input("ad", t, {N, H, C});
+      b.input("as", id::fp8ue8m0, {N, H, nb});
+      b.constant("bd", run::from_codes(t, {D, W, C}, bd));
+      b.constant("bs", run::from_codes(id::fp8ue8m0, {D, W, nb}, bs));
+      b.declare("y", id::fp32, {N, H, W});
+      b.op(tosa::op::matmul_t_block_scaled, {"ad", "as", "bd", "bs"}, {"y"}, graph::block_scaled_attr{32});
+      b.output("y");
+      const auto r = run::run(b.g, std::vector<run::value>{run::from_codes(t, {N, H, C}, ad), run::from_codes(id::fp8ue8m0, {N, H, nb}, as)});
+      REQUIRE_MESSAGE(r, (r ? "" : r.failure->message()));
+      for (std::int32_t n = 0; n < N; ++n)
+        for (std::int32_t h = 0; h < H; ++h)
+          for (std::int32_t w = 0; w < W; ++w) {
+            const std::int32_t d = D == 1 ? 0 : n;
+            float acc = 0.0f;
+            for (std::int32_t blk = 0; blk < nb; ++blk) {
+              const float sa = static_cast<float>(std::ldexp(1.0, as[static_cast<std::size_t>((n * H + h) * nb + blk)] - 127));
+              const float sb = static_cast<float>(std::ldexp(1.0, bs[static_cast<std::size_t>((d * W + w) * nb + blk)] - 127));
+              float sum = 0.0f;
+              for (std::int32_t i = 0; i < 32; ++i)
+                sum += static_cast<float>(decode(f, ad[static_cast<std::size_t>((n * H + h) * C + blk * 32 + i)])) *
+                       static_cast<float>(decode(f, bd[static_cast<std::size_t>((d * W + w) * C + blk * 32 + i)]));
+              acc += sum * (sa * sb);
+            }
+            REQUIRE(r.outputs[0].reals[static_cast<std::size_t>((n * H + h) * W + w)] == acc);
+          }
+      // D must be 1 or N
+      if (D == 2) {
+        b.g.find("bd")->shape = {3, W, C};
+        b.g.find("bd")->data = graph::encode_codes(t, codes(3 * W * C));
+        b.g.find("bs")->shape = {3, W, nb};
+        b.g.find("bs")->data = scales(3 * W * nb);
+        const auto bad = run::run(b.g, std::vector<run::value>{run::from_codes(t, {N, H, C}, ad), run::from_codes(id::fp8ue8m0, {N, H, nb}, as)});
+        REQUIRE_FALSE(bad);
+        CHECK(bad.failure->tensor == "bd");
+        CHECK(bad.failure->kind == run::error_kind::error_if);
+      }
+    }
+  }
+}

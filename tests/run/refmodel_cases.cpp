@@ -10,6 +10,7 @@
 
 #include <armlower/io/file.hpp>
 #include <armlower/run/npy.hpp>
+#include <armlower/serialize/reader.hpp>
 #include <armlower/serialize/writer.hpp>
 
 #include <cstdio>
@@ -40,6 +41,26 @@ int main(int argc, char** argv) {
       (void)armlower::serialize::write_file(dir / (c.name + ".in" + std::to_string(i) + ".npy"), img).value();
     }
     const auto r = armlower::run::run(c.g, c.inputs);
+    // The graph read back from the file must run to the same result (reader + interpreter).
+    const auto file = armlower::serialize::read(*bytes);
+    if (!file) {
+      std::cerr << c.name << ": reader error: " << file.error().message << "\n";
+      ++bad;
+      continue;
+    }
+    const auto r2 = armlower::run::run(file->graph, c.inputs);
+    const bool same = static_cast<bool>(r) == static_cast<bool>(r2) &&
+                      (!r ? r.failure->kind == r2.failure->kind && r.failure->rule == r2.failure->rule
+                          : [&] {
+                              for (std::size_t i = 0; i < r.outputs.size(); ++i)
+                                if (armlower::run::encode(r.outputs[i]) != armlower::run::encode(r2.outputs[i])) return false;
+                              return r.outputs.size() == r2.outputs.size();
+                            }());
+    if (!same) {
+      std::cerr << c.name << ": the graph read back from the .tosa file runs differently\n";
+      ++bad;
+      continue;
+    }
     if (!r) {
       if (c.mode.rfind("error", 0) != 0) {
         std::cerr << c.name << ": interpreter failed: " << r.failure->message() << "\n";
