@@ -40,6 +40,11 @@ static_assert(can_lower_a16w8<spec<"TOSA-1.0+INT+int16">>);
 static_assert(!can_lower_a16w8<spec<"TOSA-1.0+INT">>);
 static_assert(!can_lower_a16w8<spec<"TOSA-1.0+FP">>);
 static_assert(!TargetSpec<int>);
+// Only dtypes (tags or ids) are accepted as operand dtypes; plain integers are rejected.
+static_assert(!Legal<spec<"TOSA-1.0+INT">, op::add, 5>);
+template <auto D>
+concept legal_probe = requires { legal<spec<"TOSA-1.0+INT">, op::add, D>; };
+static_assert(legal_probe<dtype::i32> && !legal_probe<5>);
 
 // Op-table invariants: every 1.1-only dtype appears only in 1.1 rows; every row's
 // requirement names extensions whose profile set covers the row's profile requirement.

@@ -288,12 +288,14 @@ struct tensor_check_result {
 /// `dtype::i16` or `dtype::id` values) is legal on the compile-time target `Spec`
 /// (`spec<"...">`). Usable in `static_assert`.
 template <TargetSpec Spec, op O, auto... Ds>
+  requires(std::convertible_to<decltype(Ds), dtype::id> && ...)
 inline constexpr bool legal =
     check(Spec::value, O, static_cast<dtype::id>(dtype::to_id(Ds))...).ok();
 
 /// Concept form of `legal`.
 template <class Spec, op O, auto... Ds>
-concept Legal = TargetSpec<Spec> && legal<Spec, O, Ds...>;
+concept Legal = TargetSpec<Spec> && (std::convertible_to<decltype(Ds), dtype::id> && ...) &&
+                legal<Spec, O, Ds...>;
 
 namespace detail {
 /// The ASCII reason of an illegal combination as a string literal type (compilers print it).
@@ -330,6 +332,7 @@ struct require_impl<Spec, O, false, Ds...> {
 /// text carries the readable reason (e.g. "CONV2D i16xi8->i48 requires EXT-INT16;
 /// TOSA-1.0+INT does not enable it"). Use as `static_assert(require<...>)` or in a pass.
 template <TargetSpec Spec, op O, auto... Ds>
+  requires(std::convertible_to<decltype(Ds), dtype::id> && ...)
 inline constexpr bool require =
     detail::require_impl<Spec, O, legal<Spec, O, Ds...>, static_cast<dtype::id>(dtype::to_id(Ds))...>::value;
 
