@@ -69,8 +69,8 @@ inline graph::graph int8_linear() {
 }
 
 /// a16w8 linear [1,1,1,16] → [1,1,1,3]: i16 × i8 → INT48 (bias INT48, acc INT48), RESCALE INT48 →
-/// INT16 with 16-bit multipliers (scale32 = false), per tensor (TOSA-1.0+INT+int16).
-inline graph::graph a16w8_linear() {
+/// INT16 with 16-bit multipliers (scale32 = false), per tensor or per channel (TOSA-1.0+INT+int16).
+inline graph::graph a16w8_linear(bool per_channel = false) {
   graph::graph g;
   g.add(act("x", dtype::id::i16, {1, 1, 1, 16}));
   g.add(ints("w", dtype::id::i8, {3, 1, 1, 16}, random_ints(48, -127, 127, 2)));
@@ -78,8 +78,13 @@ inline graph::graph a16w8_linear() {
   g.add(ints("x_zp", dtype::id::i16, {1}, {0}));
   g.add(ints("w_zp", dtype::id::i8, {1}, {0}));
   g.add(act("acc", dtype::id::i48, {1, 1, 1, 3}));
-  g.add(ints("mult", dtype::id::i16, {1}, {24576}));
-  g.add(ints("shift", dtype::id::i8, {1}, {40}));
+  if (per_channel) {
+    g.add(ints("mult", dtype::id::i16, {3}, {24576, 16384, 32767}));
+    g.add(ints("shift", dtype::id::i8, {3}, {40, 38, 41}));
+  } else {
+    g.add(ints("mult", dtype::id::i16, {1}, {24576}));
+    g.add(ints("shift", dtype::id::i8, {1}, {40}));
+  }
   g.add(ints("acc_zp", dtype::id::i48, {1}, {0}));
   g.add(ints("y_zp", dtype::id::i16, {1}, {0}));
   g.add(act("y", dtype::id::i16, {1, 1, 1, 3}));
@@ -88,7 +93,24 @@ inline graph::graph a16w8_linear() {
   g.operators.push_back(op(tosa::op::conv2d, {"x", "w", "b", "x_zp", "w_zp"}, {"acc"}, c));
   graph::rescale_attr r;
   r.scale32 = false;
+  r.per_channel = per_channel;
   g.operators.push_back(op(tosa::op::rescale, {"acc", "mult", "shift", "acc_zp", "y_zp"}, {"y"}, r));
+  g.inputs = {"x"};
+  g.outputs = {"y"};
+  return g;
+}
+
+/// int8 × INT4 CONV2D 1×1 (EXT-INT4): x [1,1,1,5] i8, weights [3,1,1,5] i4 (15 values, an odd
+/// count: the last byte holds one nibble), bias i32 → [1,1,1,3] i32.
+inline graph::graph int4_conv2d() {
+  graph::graph g;
+  g.add(act("x", dtype::id::i8, {1, 1, 1, 5}));
+  g.add(ints("w", dtype::id::i4, {3, 1, 1, 5}, random_ints(15, -7, 7, 4)));
+  g.add(ints("b", dtype::id::i32, {3}, {10, -20, 30}));
+  g.add(ints("x_zp", dtype::id::i8, {1}, {0}));
+  g.add(ints("w_zp", dtype::id::i4, {1}, {0}));
+  g.add(act("y", dtype::id::i32, {1, 1, 1, 3}));
+  g.operators.push_back(op(tosa::op::conv2d, {"x", "w", "b", "x_zp", "w_zp"}, {"y"}, graph::conv2d_attr{}));
   g.inputs = {"x"};
   g.outputs = {"y"};
   return g;
@@ -191,6 +213,8 @@ inline std::vector<named> all() {
   return {
       {"int8_conv2d_rescale", format::tosa_1_0, int8_linear()},
       {"a16w8_conv2d_rescale", format::tosa_1_0, a16w8_linear()},
+      {"a16w8_per_channel", format::tosa_1_0, a16w8_linear(true)},
+      {"int4_conv2d", format::tosa_1_0, int4_conv2d()},
       {"int8_matmul", format::tosa_1_0, int8_matmul()},
       {"fp32_misc_1_0", format::tosa_1_0, fp32_misc(false)},
       {"fp32_misc_1_1", format::tosa_1_1, fp32_misc(true)},
@@ -199,6 +223,7 @@ inline std::vector<named> all() {
       {"mxfp6e2m3_matmul", format::tosa_1_1, mxfp_linear(dtype::id::fp6e2m3)},
       {"mxfp6e3m2_matmul", format::tosa_1_1, mxfp_linear(dtype::id::fp6e3m2)},
       {"mxfp4e2m1_matmul", format::tosa_1_1, mxfp_linear(dtype::id::fp4e2m1)},
+      {"mxint8_matmul", format::tosa_1_1, mxfp_linear(dtype::id::mxint8)},
   };
 }
 

@@ -43,7 +43,7 @@ CODE_VIEWS = {
     "FP4E2M1": ml_dtypes.float4_e2m1fn,
     "FP8UE8M0": ml_dtypes.float8_e8m0fnu,
 }
-INT_TYPES = {"BOOL": np.bool_, "INT8": np.int8, "INT16": np.int16, "INT32": np.int32, "INT48": np.int64,
+INT_TYPES = {"BOOL": np.bool_, "INT4": np.int8, "INT8": np.int8, "INT16": np.int16, "INT32": np.int32, "INT48": np.int64,
              "SHAPE": np.int64, "INT64": np.int64}
 
 failures = []
