@@ -9,7 +9,9 @@ writer and a neutral <name>.json description of the same graph), this script
      to 8 bytes with zeros, tosa_serializer may not), operators (op, attribute type, operands,
      every attribute field), block inputs/outputs;
   3. runs both files in the reference model (`tosa_reference_model.run`) on the same random
-     inputs: both must return TOSA_VALID and identical output bytes.
+     inputs: both must return TOSA_VALID and identical output bytes;
+  4. reads tosa_serializer's files with armlower's reader and rewrites them: the bytes must
+     equal armlower's own file.
 It also prints the wire encodings tosa-tools uses for the 1.1 types (FP6/FP4/E8M0/MXINT8).
 
 Exit code 0: all checks pass; 1: a check failed; 77: tosa-tools missing (ctest SKIP).
@@ -252,6 +254,12 @@ def main():
             compare(name, mine, ref)
             st = run_both(name, desc, mine, ref, rng)
             print(f"{name:24s} {len(mine):6d} bytes (tosa_serializer {len(ref):6d}): {st.name}")
+            open(os.path.join(out, name + ".ref.tosa"), "wb").write(ref)
+        # 4. armlower reads tosa-tools' files (2026.8.0 appends fields armlower's FBS-1.1 lacks)
+        #    and rewrites them to exactly its own bytes.
+        rr = subprocess.run([args.emitter, "--reread", out], capture_output=True, text=True)
+        print(rr.stdout.strip(), rr.stderr.strip())
+        check(rr.returncode == 0, "armlower could not read/rewrite tosa_serializer's files")
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1
