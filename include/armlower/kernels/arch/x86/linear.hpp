@@ -136,39 +136,57 @@ ARMLOWER_X86_AVX2 inline void dot_block_s8_avx2(const std::int8_t* x, const std:
   }
 }
 
+/// Per-call constants of the vectorised s8 requantization (hoisted out of the row loops).
+struct requant_s8_avx2_consts {
+  __m256i q, sh, rnd, out_off, lo, hi, wide;  // per-tensor q/sh/rnd (unused when per_channel)
+  bool dbl, per_channel;
+};
+
+ARMLOWER_X86_AVX2 inline requant_s8_avx2_consts make_requant_s8_avx2(const linear_s8_args& a) noexcept {
+  requant_s8_avx2_consts c;
+  c.per_channel = a.per_channel;
+  c.dbl = a.rounding == quant::rounding::double_round;
+  c.q = _mm256_set1_epi64x(a.multiplier[0]);
+  c.sh = _mm256_set1_epi64x(31 - a.shift[0]);
+  c.rnd = _mm256_set1_epi64x(std::int64_t{1} << (30 - a.shift[0]));
+  c.out_off = _mm256_set1_epi64x(a.output_offset);
+  c.lo = _mm256_set1_epi64x(a.activation_min);
+  c.hi = _mm256_set1_epi64x(a.activation_max);
+  c.wide = _mm256_set1_epi64x(31);
+  return c;
+}
+
 /// Requantizes the accumulators v[0..3] of rows r..r+3 (AVX2, 64-bit lanes) exactly like
 /// `requantize_row_s8`; falls back to it when a value is outside int32 (then `_mm256_mul_epi32`,
 /// which multiplies the low 32 bits, would not be exact).
-ARMLOWER_X86_AVX2 inline void requant4_s8_avx2(const linear_s8_args& a, std::int32_t r, const std::int64_t* v,
-                                               std::int8_t* out) noexcept {
-  bool narrow = true;
-  for (int i = 0; i < 4; ++i) narrow = narrow && v[i] >= INT32_MIN && v[i] <= INT32_MAX;
-  if (!narrow) {
+ARMLOWER_X86_AVX2 inline void requant4_s8_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& c,
+                                               std::int32_t r, const std::int64_t* v, std::int8_t* out) noexcept {
+  const __m256i vv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v));
+  // all four in int32 ⇔ (v + 2^31) >> 32 == 0 for every lane
+  const __m256i biased = _mm256_add_epi64(vv, _mm256_set1_epi64x(std::int64_t{1} << 31));
+  if (!_mm256_testz_si256(_mm256_srli_epi64(biased, 32), _mm256_srli_epi64(biased, 32))) {
     for (int i = 0; i < 4; ++i) out[i] = requantize_row_s8(a, r + i, v[i]);
     return;
   }
-  const __m256i vv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v));
-  const __m128i q32 = a.per_channel ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.multiplier + r))
-                                    : _mm_set1_epi32(a.multiplier[0]);
-  const __m128i s32 = a.per_channel ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.shift + r))
-                                    : _mm_set1_epi32(a.shift[0]);
-  const __m256i q = _mm256_cvtepi32_epi64(q32);
-  const __m256i sh = _mm256_cvtepi32_epi64(_mm_sub_epi32(_mm_set1_epi32(31), s32));  // 1..62
-  __m256i rnd = _mm256_sllv_epi64(_mm256_set1_epi64x(1), _mm256_sub_epi64(sh, _mm256_set1_epi64x(1)));
+  __m256i q = c.q, sh = c.sh, rnd = c.rnd;
+  if (c.per_channel) {
+    q = _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a.multiplier + r)));
+    sh = _mm256_cvtepi32_epi64(
+        _mm_sub_epi32(_mm_set1_epi32(31), _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.shift + r))));  // 1..62
+    rnd = _mm256_sllv_epi64(_mm256_set1_epi64x(1), _mm256_sub_epi64(sh, _mm256_set1_epi64x(1)));
+  }
   const __m256i zero = _mm256_setzero_si256();
-  if (a.rounding == quant::rounding::double_round) {
-    const __m256i neg = _mm256_cmpgt_epi64(zero, vv);                      // v < 0
-    const __m256i wide = _mm256_cmpgt_epi64(sh, _mm256_set1_epi64x(31));   // shift > 31
+  if (c.dbl) {
+    const __m256i neg = _mm256_cmpgt_epi64(zero, vv);                                                // v < 0
     const __m256i adj = _mm256_sub_epi64(_mm256_xor_si256(_mm256_set1_epi64x(1 << 30), neg), neg);  // ±2^30
-    rnd = _mm256_add_epi64(rnd, _mm256_and_si256(adj, wide));
+    rnd = _mm256_add_epi64(rnd, _mm256_and_si256(adj, _mm256_cmpgt_epi64(sh, c.wide)));            // if shift > 31
   }
   const __m256i t = _mm256_add_epi64(_mm256_mul_epi32(vv, q), rnd);  // |v·q| < 2^62: exact
   const __m256i m = _mm256_cmpgt_epi64(zero, t);
   __m256i y = _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(t, m), sh), m);  // arithmetic shift
-  y = _mm256_add_epi64(y, _mm256_set1_epi64x(a.output_offset));
-  const __m256i lo = _mm256_set1_epi64x(a.activation_min), hi = _mm256_set1_epi64x(a.activation_max);
-  y = _mm256_blendv_epi8(y, lo, _mm256_cmpgt_epi64(lo, y));
-  y = _mm256_blendv_epi8(y, hi, _mm256_cmpgt_epi64(y, hi));
+  y = _mm256_add_epi64(y, c.out_off);
+  y = _mm256_blendv_epi8(y, c.lo, _mm256_cmpgt_epi64(c.lo, y));
+  y = _mm256_blendv_epi8(y, c.hi, _mm256_cmpgt_epi64(y, c.hi));
   const __m128i y32 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(y, _mm256_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0)));
   const __m128i y8 = _mm_packs_epi16(_mm_packs_epi32(y32, y32), _mm_setzero_si128());
   const std::int32_t packed = _mm_cvtsi128_si32(y8);
@@ -177,7 +195,8 @@ ARMLOWER_X86_AVX2 inline void requant4_s8_avx2(const linear_s8_args& a, std::int
 
 /// One group of NR rows of the AVX2 s8 kernel, every batch (weights of the group stay in L1 across batches).
 template <int NR>
-ARMLOWER_X86_AVX2 inline void linear_s8_rows_avx2(const linear_s8_args& a, std::int32_t r0, std::int16_t xoff) noexcept {
+ARMLOWER_X86_AVX2 inline void linear_s8_rows_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
+                                                  std::int32_t r0, std::int16_t xoff) noexcept {
   const std::ptrdiff_t cols = a.cols;
   const std::int8_t* w0 = a.weights + static_cast<std::ptrdiff_t>(r0) * cols;
   const bool ks = a.kernel_sum != nullptr;
@@ -201,7 +220,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_rows_avx2(const linear_s8_args& a, std::
     }
     std::int8_t* y = a.output + b * a.rows + r0;
     if constexpr (NR == 4) {
-      requant4_s8_avx2(a, r0, v, y);
+      requant4_s8_avx2(a, rc, r0, v, y);
     } else {
       for (int i = 0; i < NR; ++i) y[i] = requantize_row_s8(a, r0 + i, v[i]);
     }
@@ -215,8 +234,9 @@ ARMLOWER_X86_AVX2 inline void linear_s8_avx2(const linear_s8_args& args) noexcep
   const linear_s8_args a = args;  // local copy: int8 output stores cannot alias it (no field reloads)
   const auto xoff = static_cast<std::int16_t>(a.kernel_sum != nullptr ? 0 : a.input_offset);
   std::int32_t r0 = 0;
-  for (; r0 + 4 <= a.rows; r0 += 4) linear_s8_rows_avx2<4>(a, r0, xoff);
-  for (; r0 < a.rows; ++r0) linear_s8_rows_avx2<1>(a, r0, xoff);
+  const requant_s8_avx2_consts rc = make_requant_s8_avx2(a);
+  for (; r0 + 4 <= a.rows; r0 += 4) linear_s8_rows_avx2<4>(a, rc, r0, xoff);
+  for (; r0 < a.rows; ++r0) linear_s8_rows_avx2<1>(a, rc, r0, xoff);
 }
 
 /// Inner block of `linear_s8_packed_avx2` (kept out of line so that its 8 accumulators get registers):
@@ -259,6 +279,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_packed_avx2(const linear_s8_args& args, 
   const bool ks = a.kernel_sum != nullptr;
   const auto xoff = static_cast<std::int16_t>(ks ? 0 : a.input_offset);
   constexpr std::ptrdiff_t blk = s8_block_with_offsets / 16;  // chunks per exact int32 block
+  const requant_s8_avx2_consts rc = make_requant_s8_avx2(a);
   for (std::int32_t r0 = 0; r0 < a.rows; r0 += 8) {
     const int nr = a.rows - r0 < 8 ? a.rows - r0 : 8;
     const std::int8_t* g = packed + static_cast<std::ptrdiff_t>(r0 / 8) * chunks * 128;
@@ -287,7 +308,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_packed_avx2(const linear_s8_args& args, 
       }
       std::int8_t* y = a.output + b * a.rows + r0;
       int i = 0;
-      for (; i + 4 <= nr; i += 4) requant4_s8_avx2(a, r0 + i, v + i, y + i);
+      for (; i + 4 <= nr; i += 4) requant4_s8_avx2(a, rc, r0 + i, v + i, y + i);
       for (; i < nr; ++i) y[i] = requantize_row_s8(a, r0 + i, v[i]);
     }
   }
