@@ -240,11 +240,11 @@ ARMLOWER_X86_AVX2 inline void linear_s8_avx2(const linear_s8_args& args) noexcep
 }
 
 /// Inner block of `linear_s8_packed_avx2` (kept out of line so that its 8 accumulators get registers):
-/// sums[i] = Σ over `n` full 16-column chunks (and the zero-padded chunk `xt` if not null) of
-/// (x + xoff)·w for the 8 rows of the packed group at `p`. Exact in int32 for ≤ 512 chunks.
+/// acc[i] += Σ over `n` full 16-column chunks (and the zero-padded chunk `xt` if not null) of
+/// (x + xoff)·w for the 8 rows of the packed group at `p` (int32 lanes exact for ≤ 512 chunks).
 [[gnu::noinline]] ARMLOWER_X86_AVX2 inline void packed8_block_avx2(const std::int8_t* x, std::ptrdiff_t n,
                                                                   const std::int8_t* xt, const std::int8_t* p,
-                                                                  std::int16_t xoff, std::int32_t* sums) noexcept {
+                                                                  std::int16_t xoff, std::int64_t* acc) noexcept {
   const __m256i off = _mm256_set1_epi16(xoff);
   __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
 #define ARMLOWER_PK(i, A) \
@@ -263,8 +263,11 @@ ARMLOWER_X86_AVX2 inline void linear_s8_avx2(const linear_s8_args& args) noexcep
 #undef ARMLOWER_PK
   const __m256i s0 = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
   const __m256i s1 = _mm256_hadd_epi32(_mm256_hadd_epi32(a4, a5), _mm256_hadd_epi32(a6, a7));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(sums), _mm_add_epi32(_mm256_castsi256_si128(s0), _mm256_extracti128_si256(s0, 1)));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(sums + 4), _mm_add_epi32(_mm256_castsi256_si128(s1), _mm256_extracti128_si256(s1, 1)));
+  const __m256i lo = _mm256_cvtepi32_epi64(_mm_add_epi32(_mm256_castsi256_si128(s0), _mm256_extracti128_si256(s0, 1)));
+  const __m256i hi = _mm256_cvtepi32_epi64(_mm_add_epi32(_mm256_castsi256_si128(s1), _mm256_extracti128_si256(s1, 1)));
+  auto* accv = reinterpret_cast<__m256i*>(acc);
+  _mm256_storeu_si256(accv, _mm256_add_epi64(_mm256_loadu_si256(accv), lo));
+  _mm256_storeu_si256(accv + 1, _mm256_add_epi64(_mm256_loadu_si256(accv + 1), hi));
 }
 
 /// AVX2 s8 fused linear over weights pre-packed by `kernels::pack_weights_s8` (groups of 8 rows;
@@ -287,13 +290,11 @@ ARMLOWER_X86_AVX2 inline void linear_s8_packed_avx2(const linear_s8_args& args, 
       const std::int8_t* x = a.input + b * cols;
       alignas(16) std::int8_t xt[16] = {};  // zero-padded last partial chunk of x
       for (std::ptrdiff_t t = full_chunks * 16; t < cols; ++t) xt[t - full_chunks * 16] = x[t];
-      std::int64_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      alignas(32) std::int64_t acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       for (std::ptrdiff_t c0 = 0; c0 < chunks; c0 += blk) {
         const std::ptrdiff_t c1 = c0 + blk < chunks ? c0 + blk : chunks;
         const std::ptrdiff_t cf = c1 < full_chunks ? c1 : full_chunks;
-        alignas(16) std::int32_t sums[8];
-        packed8_block_avx2(x + c0 * 16, cf - c0, cf < c1 ? xt : nullptr, g + c0 * 128, xoff, sums);
-        for (int i = 0; i < 8; ++i) acc[i] += sums[i];
+        packed8_block_avx2(x + c0 * 16, cf - c0, cf < c1 ? xt : nullptr, g + c0 * 128, xoff, acc);
       }
       std::int64_t xsum = 0;
       if (a.filter_offset != 0) {
