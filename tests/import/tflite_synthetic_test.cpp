@@ -1,0 +1,132 @@
+// Importer forms the real models do not contain, on .tflite images built here with the
+// flatbuffers builder of armlower's schema subset (the same field ids as the real format, checked
+// by armlower_import_schema): QUANTIZE → int16×int8 per-channel FULLY_CONNECTED (int64 bias,
+// keep_num_dims, RELU6) → DEQUANTIZE, a TANH-fused FC left out, and a CUSTOM op.
+#include <armlower/import/tflite.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <vector>
+
+using namespace armlower;
+namespace fbs = armlower::import::tflite_fbs;
+
+namespace {
+
+struct model_builder {
+  flatbuffers::FlatBufferBuilder b;
+  std::vector<flatbuffers::Offset<fbs::Buffer>> buffers{fbs::CreateBufferDirect(b)};
+  std::vector<flatbuffers::Offset<fbs::Tensor>> tensors;
+  std::vector<flatbuffers::Offset<fbs::Operator>> ops;
+  std::vector<flatbuffers::Offset<fbs::OperatorCode>> codes;
+
+  std::int32_t tensor(const char* name, fbs::TensorType t, std::vector<std::int32_t> shape, std::vector<float> scale = {},
+                      std::vector<std::int64_t> zp = {}, std::int32_t qdim = 0, std::vector<std::uint8_t> data = {}) {
+    std::uint32_t buf = 0;
+    if (!data.empty()) {
+      buf = static_cast<std::uint32_t>(buffers.size());
+      buffers.push_back(fbs::CreateBufferDirect(b, &data));
+    }
+    flatbuffers::Offset<fbs::QuantizationParameters> q = 0;
+    if (!scale.empty())
+      q = fbs::CreateQuantizationParametersDirect(b, nullptr, nullptr, &scale, &zp, fbs::QuantizationDetails::NONE, 0, qdim);
+    tensors.push_back(fbs::CreateTensorDirect(b, &shape, t, buf, name, q));
+    return static_cast<std::int32_t>(tensors.size() - 1);
+  }
+  std::uint32_t code(fbs::BuiltinOperator op, const char* custom = nullptr) {
+    const auto v = static_cast<std::int32_t>(op);
+    codes.push_back(fbs::CreateOperatorCodeDirect(b, static_cast<std::int8_t>(v < 127 ? v : 127), custom, 1, op));
+    return static_cast<std::uint32_t>(codes.size() - 1);
+  }
+  void op(std::uint32_t code_index, std::vector<std::int32_t> in, std::vector<std::int32_t> out,
+          fbs::BuiltinOptions ot = fbs::BuiltinOptions::NONE, flatbuffers::Offset<void> o = 0) {
+    ops.push_back(fbs::CreateOperatorDirect(b, code_index, &in, &out, ot, o));
+  }
+  std::vector<std::uint8_t> finish(std::vector<std::int32_t> in, std::vector<std::int32_t> out) {
+    std::vector<flatbuffers::Offset<fbs::SubGraph>> sgs{fbs::CreateSubGraphDirect(b, &tensors, &in, &out, &ops, "main")};
+    fbs::FinishModelBuffer(b, fbs::CreateModelDirect(b, 3, &codes, &sgs, "synthetic", &buffers));
+    return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
+  }
+};
+
+std::vector<std::uint8_t> bytes_of_i64(const std::vector<std::int64_t>& v) {
+  std::vector<std::uint8_t> r;
+  for (auto x : v)
+    for (int k = 0; k < 8; ++k) r.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(x) >> (8 * k)));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("QUANTIZE -> int16 x int8 per-channel FC (int64 bias, keep_num_dims, RELU6) -> DEQUANTIZE") {
+  model_builder m;
+  const auto x = m.tensor("x", fbs::TensorType::FLOAT32, {1, 2, 8});
+  const auto xq = m.tensor("xq", fbs::TensorType::INT16, {1, 2, 8}, {0.01f}, {0});
+  std::vector<std::uint8_t> w(32);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::uint8_t>(i * 7);
+  const auto wt = m.tensor("w", fbs::TensorType::INT8, {4, 8}, {0.1f, 0.2f, 0.3f, 0.4f}, {0, 0, 0, 0}, 0, w);
+  const auto bt = m.tensor("b", fbs::TensorType::INT64, {4}, {0.001f, 0.002f, 0.003f, 0.004f}, {0, 0, 0, 0}, 0,
+                           bytes_of_i64({-5, 6, -70000, 1LL << 40}));
+  const auto yq = m.tensor("yq", fbs::TensorType::INT16, {1, 2, 4}, {0.05f}, {0});
+  const auto y = m.tensor("y", fbs::TensorType::FLOAT32, {1, 2, 4});
+  const auto cq = m.code(fbs::BuiltinOperator::QUANTIZE);
+  const auto cfc = m.code(fbs::BuiltinOperator::FULLY_CONNECTED);
+  const auto cdq = m.code(fbs::BuiltinOperator::DEQUANTIZE);
+  m.op(cq, {x}, {xq});
+  const auto fo = fbs::CreateFullyConnectedOptions(m.b, fbs::ActivationFunctionType::RELU6,
+                                                   fbs::FullyConnectedOptionsWeightsFormat::DEFAULT, true);
+  m.op(cfc, {xq, wt, bt}, {yq}, fbs::BuiltinOptions::FullyConnectedOptions, fo.Union());
+  m.op(cdq, {yq}, {y});
+  const auto bytes = m.finish({x}, {y});
+
+  const auto r = import::import_tflite(bytes, "synthetic.tflite", {.strict = true});
+  CHECK(r.left_out.empty());
+  const auto& g = r.graph;
+  REQUIRE(g.operators.size() == 3);
+  CHECK(std::get<graph::framework_op>(g.operators[0].code) == graph::framework_op::quantize);
+  CHECK(std::get<graph::framework_op>(g.operators[1].code) == graph::framework_op::linear);
+  CHECK(std::get<graph::framework_op>(g.operators[2].code) == graph::framework_op::dequantize);
+  CHECK(std::get<graph::linear_attr>(g.operators[1].attr).fused == graph::activation::relu6);
+  CHECK(g.inputs == std::vector<std::string>{"x"});
+  CHECK(g.outputs == std::vector<std::string>{"y"});
+  const auto* wq = g.find("w");
+  REQUIRE(wq);
+  REQUIRE(wq->quant);
+  CHECK(wq->quant->per_channel);
+  CHECK(wq->quant->axis == 0);
+  CHECK(wq->quant->scale.size() == 4);
+  CHECK(wq->data == w);
+  const auto* b = g.find("b");
+  REQUIRE(b);
+  CHECK(b->type == dtype::id::i64);
+  CHECK(graph::decode_ints(dtype::id::i64, b->data, 4) == std::vector<std::int64_t>{-5, 6, -70000, 1LL << 40});
+  CHECK(g.find("yq")->shape == std::vector<std::int32_t>{1, 2, 4});  // keep_num_dims: no flatten
+  CHECK(g.find("xq")->quant->qmin == -32768);
+}
+
+TEST_CASE("unsupported fused activation, per-channel on the wrong axis and CUSTOM ops are listed, not dropped") {
+  model_builder m;
+  std::vector<std::uint8_t> w(8, 1);
+  const auto x = m.tensor("x", fbs::TensorType::INT8, {1, 4}, {0.5f}, {3});
+  const auto w1 = m.tensor("w1", fbs::TensorType::INT8, {2, 4}, {0.1f}, {0}, 0, w);
+  const auto h = m.tensor("h", fbs::TensorType::INT8, {1, 2}, {0.2f}, {-1});
+  const auto w2 = m.tensor("w2", fbs::TensorType::INT8, {2, 2}, {0.1f, 0.1f}, {0, 0}, 1, {1, 2, 3, 4});
+  const auto y = m.tensor("y", fbs::TensorType::INT8, {1, 2}, {0.2f}, {0});
+  const auto z = m.tensor("z", fbs::TensorType::INT8, {1, 2}, {0.2f}, {0});
+  const auto cfc = m.code(fbs::BuiltinOperator::FULLY_CONNECTED);
+  const auto ccu = m.code(fbs::BuiltinOperator::CUSTOM, "MyOp");
+  const auto tanh = fbs::CreateFullyConnectedOptions(m.b, fbs::ActivationFunctionType::TANH);
+  m.op(cfc, {x, w1, -1}, {h}, fbs::BuiltinOptions::FullyConnectedOptions, tanh.Union());
+  m.op(cfc, {h, w2, -1}, {y});
+  m.op(ccu, {y}, {z});
+  const auto bytes = m.finish({x}, {z});
+  const auto r = import::import_tflite(bytes, "bad_ops.tflite");
+  REQUIRE(r.left_out.size() == 3);
+  CHECK(r.left_out[0].reason == "fused activation TANH is not supported");
+  CHECK(r.left_out[1].reason.find("per-channel weights with 2 scales on axis 1") != std::string::npos);
+  CHECK(r.left_out[2].name == "CUSTOM(MyOp)");
+  CHECK(r.graph.operators.empty());
+  CHECK_THROWS_WITH_AS((void)import::import_tflite(bytes, "bad_ops.tflite", {.strict = true}),
+                       doctest::Contains("#2 CUSTOM(MyOp) (no lowering for this operator)"), import::import_error);
+}
