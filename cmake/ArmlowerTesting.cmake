@@ -2,8 +2,9 @@
 # Builds a doctest executable (doctest main provided) and registers it with ctest.
 find_package(doctest REQUIRED)
 if(NOT TARGET armlower_doctest_main)
-  file(WRITE ${CMAKE_BINARY_DIR}/armlower_doctest_main.cpp
-    "#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN\n#include <doctest/doctest.h>\n")
+  # file(CONFIGURE) rewrites the file only when its content changes (no rebuild per configure).
+  file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/armlower_doctest_main.cpp
+    CONTENT "#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN\n#include <doctest/doctest.h>\n")
   add_library(armlower_doctest_main STATIC ${CMAKE_BINARY_DIR}/armlower_doctest_main.cpp)
   target_link_libraries(armlower_doctest_main PUBLIC doctest::doctest)
 endif()
