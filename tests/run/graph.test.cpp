@@ -103,6 +103,14 @@ TEST_CASE("structural errors name the op and the tensor") {
   }
   {
     auto b = add_graph();
+    b.g.operators[1].code = static_cast<tosa::op>(41);  // NEGATE: not an op the interpreter runs
+    const auto r = run::run(b.g, two);
+    REQUIRE_FALSE(r);
+    CHECK(r.failure->kind == run::error_kind::unsupported);
+    CHECK(r.failure->rule.find("41") != std::string::npos);
+  }
+  {
+    auto b = add_graph();
     b.g.find("k")->data.resize(5);  // truncated payload
     const auto r = run::run(b.g, two);
     REQUIRE_FALSE(r);

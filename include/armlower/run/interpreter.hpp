@@ -163,6 +163,9 @@ struct arity {
         return fail(error{error_kind::invalid_graph, i, std::string(op.op_name()), {},
                           "not a TOSA operator; lower the graph first"});
       const detail::op_context c{g, op, i, env, opt.dynamic};
+      if (tosa::name(op.tosa_op()) == "UNKNOWN")
+        return fail(c.fail(error_kind::unsupported, {},
+                           "TOSA op " + std::to_string(tosa::serialized(op.tosa_op())) + " is not run by the interpreter"));
       const auto ar = detail::arity_of(op.tosa_op());
       if (op.inputs.size() != ar.inputs || op.outputs.size() != ar.outputs)
         return fail(c.fail(error_kind::invalid_graph, {},
