@@ -65,7 +65,9 @@ run::result cast(id from, id to, const run::value& v) {
 TEST_CASE("CAST to and from FP8 (OCP non-saturating, RNE)") {
   std::mt19937_64 rng(21);
   std::uniform_real_distribution<float> d(-500.0f, 500.0f);
-  for (auto [t, f] : {std::pair{id::fp8e4m3, e4m3}, std::pair{id::fp8e5m2, e5m2}}) {
+  for (const auto& tf : {std::pair{id::fp8e4m3, e4m3}, std::pair{id::fp8e5m2, e5m2}}) {
+    const id t = tf.first;  // (no structured bindings: clang 14 cannot capture them)
+    const minifloat f = tf.second;
     CAPTURE(armlower::dtype::name(t));
     std::vector<float> xs(400);
     for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = i < 200 ? d(rng) : d(rng) / 4096.0f;
@@ -98,7 +100,9 @@ TEST_CASE("CAST to and from FP8 (OCP non-saturating, RNE)") {
 
 TEST_CASE("CAST_FROM_BLOCK_SCALED: out = element × 2^(scale − 127)") {
   std::mt19937_64 rng(4);
-  for (auto [t, f] : {std::pair{id::fp4e2m1, e2m1}, std::pair{id::fp6e2m3, e2m3}, std::pair{id::fp8e4m3, e4m3}}) {
+  for (const auto& tf : {std::pair{id::fp4e2m1, e2m1}, std::pair{id::fp6e2m3, e2m3}, std::pair{id::fp8e4m3, e4m3}}) {
+    const id t = tf.first;  // (no structured bindings: clang 14 cannot capture them)
+    const minifloat f = tf.second;
     CAPTURE(armlower::dtype::name(t));
     const unsigned ncodes = 1u << (1 + f.ebits + f.mbits);
     std::vector<std::uint8_t> codes(2 * 64), scales(2 * 2);
@@ -129,7 +133,9 @@ TEST_CASE("CAST_FROM_BLOCK_SCALED: out = element × 2^(scale − 127)") {
 TEST_CASE("CAST_TO_BLOCK_SCALED: data is the nearest-even code of x / scale, no block saturates") {
   std::mt19937_64 rng(8);
   std::normal_distribution<float> nd(0.0f, 3.0f);
-  for (auto [t, f] : {std::pair{id::fp4e2m1, e2m1}, std::pair{id::fp8e4m3, e4m3}, std::pair{id::fp6e2m3, e2m3}}) {
+  for (const auto& tf : {std::pair{id::fp4e2m1, e2m1}, std::pair{id::fp8e4m3, e4m3}, std::pair{id::fp6e2m3, e2m3}}) {
+    const id t = tf.first;  // (no structured bindings: clang 14 cannot capture them)
+    const minifloat f = tf.second;
     CAPTURE(armlower::dtype::name(t));
     std::vector<float> xs(3 * 64);
     for (auto& x : xs) x = nd(rng);
@@ -185,7 +191,9 @@ TEST_CASE("block-scaled ERROR_IFs: last dim % 32, block size, scale dtype") {
 
 TEST_CASE("MATMUL_T_BLOCK_SCALED: per-block fp32 sums times the scale product (pseudocode), B broadcast over N") {
   std::mt19937_64 rng(13);
-  for (auto [t, f] : {std::pair{id::fp4e2m1, e2m1}, std::pair{id::fp8e4m3, e4m3}, std::pair{id::fp6e2m3, e2m3}}) {
+  for (const auto& tf : {std::pair{id::fp4e2m1, e2m1}, std::pair{id::fp8e4m3, e4m3}, std::pair{id::fp6e2m3, e2m3}}) {
+    const id t = tf.first;  // (no structured bindings: clang 14 cannot capture them)
+    const minifloat f = tf.second;
     for (std::int32_t D : {1, 2}) {
       CAPTURE(armlower::dtype::name(t));
       CAPTURE(D);
