@@ -333,6 +333,9 @@ inline void dot2_s16(const std::int16_t* x, const std::int8_t* w0, const std::in
   return requantize_row_s8(a, r, acc);
 }
 
+/// All rows of one batch: input x [cols], output y [rows]; `io` is the input offset applied to x (0
+/// when kernel_sum already contains it). 4-row assembly tiles when filter_offset = 0, 2-row C++
+/// otherwise and for the last rows; column blocks keep the int32 partial sums exact.
 template <bool InputOffset, bool FilterOffset>
 inline void linear_s8_rows(const linear_s8_args& a, std::int32_t io, const std::int8_t* x, std::int8_t* y) noexcept {
   const std::int32_t cols = a.cols;

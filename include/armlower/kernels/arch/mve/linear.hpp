@@ -103,6 +103,10 @@ inline void linear_s8_batch_fast(const linear_s8_args& a, const std::int8_t* x, 
   return c;
 }
 
+/// All rows of one batch in the general form (any kernel_sum/bias/offsets, per-channel): input x
+/// [cols], output y [rows], cb = filter_offset·Σx. Each 4-row tile is requantized with vectors when
+/// that is exact (all four shifts ≤ 0, |row constant| ≤ 2^29, |cb| ≤ 2^28), else row by row with the
+/// generic `requantize_row_s8`.
 template <quant::rounding Mode>
 inline void linear_s8_batch(const linear_s8_args& a, const std::int8_t* x, std::int8_t* y, std::int64_t cb) noexcept {
   const std::int32_t cols = a.cols;
