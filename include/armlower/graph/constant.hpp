@@ -2,8 +2,10 @@
 /// Encoding and decoding of constant tensor payloads in the TOSA wire encoding
 /// (`../shared/reference/tosa.md` §4.6): little-endian two's complement integers (INT48 as 6
 /// bytes, SHAPE/INT64 as 8), BOOL as one 0/1 byte, INT4 and FP4E2M1 two per byte (even index in
-/// bits [3:0]), FP6/FP8/FP8UE8M0/MXINT8 one raw code per byte, FP16/BF16 two raw bytes, FP32 four.
-/// Padding to 8 bytes is the serializer's job, not stored here.
+/// bits [3:0]), FP8/FP8UE8M0/MXINT8 one raw code per byte, FP16/BF16 two raw bytes, FP32 four.
+/// FP6 is held here one code per byte (the in-memory form); on the wire the serializer packs it
+/// four values into three bytes, lowest bits first, as tosa-tools 2026.8.0 reads it
+/// (`include/armlower/serialize/schema/README.md`). Padding to 8 bytes is the serializer's job.
 #pragma once
 
 #include <armlower/dtype/dtype.hpp>

@@ -39,8 +39,8 @@ struct quant_params {
 
 /// A tensor. Shapes are row-major, dims ≥ 1, rank 0..6 (TOSA `shape:[int32]`).
 /// `data` holds a constant's payload in the TOSA wire encoding (tosa.md §4.6: little-endian;
-/// INT4/FP4 two per byte, low nibble = even index; INT48 6 bytes; SHAPE 8 bytes; FP6 one per
-/// byte), *without* the 8-byte alignment padding. Use `armlower/graph/constant.hpp` to fill it.
+/// INT4/FP4 two per byte, low nibble = even index; INT48 6 bytes; SHAPE 8 bytes; FP6 one code
+/// per byte here, bit-packed by the serializer), *without* the 8-byte alignment padding. Use `armlower/graph/constant.hpp` to fill it.
 struct tensor {
   std::string name;
   dtype::id type = dtype::id::fp32;
