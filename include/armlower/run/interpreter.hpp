@@ -188,11 +188,16 @@ struct arity {
       for (const auto& n : op.outputs)
         if (g.find(n) == nullptr) return fail(c.fail(error_kind::invalid_graph, n, "result is not a declared tensor"));
       if (auto e = detail::dispatch(c)) return fail(std::move(*e));
-      if (!opt.keep_intermediates)
-        for (const auto& n : op.inputs) {
+      if (!opt.keep_intermediates) {
+        for (const auto& n : op.inputs) {  // operands whose last use this was
           const auto it = last_use.find(n);
           if (it != last_use.end() && it->second == i && keep.count(n) == 0) env.erase(n);
         }
+        for (const auto& n : op.outputs) {  // results nothing reads (e.g. an unused scale)
+          const auto it = last_use.find(n);
+          if ((it == last_use.end() || it->second < i) && keep.count(n) == 0) env.erase(n);
+        }
+      }
     }
     res.outputs.reserve(g.outputs.size());
     for (const auto& n : g.outputs) {
