@@ -120,13 +120,15 @@ constexpr check_result check_impl(const target& t, op o, std::span<const dtype::
     m.append("), got ").append_uint(ts.size());
     return res;
   }
-  const type_support_row* row = find_row(o, ts);
-  if (row == nullptr) {
+  // By index, not `find_row(...) == nullptr`: see `find_row_index`.
+  const std::size_t row_index = find_row_index(o, ts);
+  if (row_index == op_table.size()) {
     res.code = verdict::no_row;
     m.append("no ").append(name(o)).append(" row for ");
     append_signature(m, o, ts, ascii);
     return res;
   }
+  const type_support_row* const row = &op_table[row_index];
   res.row = row;
   const tosa::version tv = t.tosa_version();
   if (!available_in(row->added, tv)) {

@@ -267,17 +267,29 @@ inline constexpr auto& op_table = detail::rows::table;
   return std::span<const type_support_row>(op_table.data() + b, e - b);
 }
 
+/// Index into `op_table` of the first row of `o` whose slot dtypes equal `types` (any version,
+/// any requirement), or `op_table.size()` when the op has no such row. Index-based so that it
+/// stays a constant expression under GCC's `-fsanitize=null` (which makes pointer-to-null
+/// comparisons non-constant).
+[[nodiscard]] constexpr std::size_t find_row_index(op o, std::span<const dtype::id> types) noexcept {
+  std::size_t b = 0;
+  while (b < op_table.size() && op_table[b].o != o) ++b;
+  for (std::size_t k = b; k < op_table.size() && op_table[k].o == o; ++k) {
+    const type_support_row& r = op_table[k];
+    if (r.arity != types.size()) continue;
+    bool same = true;
+    for (std::size_t i = 0; i < r.arity; ++i) same = same && r.types[i] == types[i];
+    if (same) return k;
+  }
+  return op_table.size();
+}
+
 /// The first row of `o` whose slot dtypes equal `types` (any version, any requirement), or
 /// nullptr when the op has no such row.
 [[nodiscard]] constexpr const type_support_row* find_row(op o,
                                                          std::span<const dtype::id> types) noexcept {
-  for (const auto& r : rows_of(o)) {
-    if (r.arity != types.size()) continue;
-    bool same = true;
-    for (std::size_t i = 0; i < r.arity; ++i) same = same && r.types[i] == types[i];
-    if (same) return &r;
-  }
-  return nullptr;
+  const std::size_t k = find_row_index(o, types);
+  return k == op_table.size() ? nullptr : &op_table[k];
 }
 
 namespace detail {

@@ -305,7 +305,7 @@ constexpr parse_errc parse_release(std::string_view v, spec_version& out) noexce
   std::string_view rest = s.substr(i + 1);
   // Python's `$` also matches before one trailing newline; `.` never matches a newline.
   if (!rest.empty() && rest.back() == '\n') rest.remove_suffix(1);
-  if (rest.empty() || rest.find('\n') != std::string_view::npos)
+  if (rest.empty() || detail::find_char(rest, '\n') != std::string_view::npos)
     return fail(parse_errc::failed_to_parse, s, s);
 
   target t;
@@ -322,7 +322,7 @@ constexpr parse_errc parse_release(std::string_view v, spec_version& out) noexce
   std::array<bool, target::max_extensions + 4> used{};
   std::size_t n = 0;
   for (std::size_t b = 0;;) {
-    const std::size_t e = rest.find('+', b);
+    const std::size_t e = detail::find_char(rest, '+', b);
     if (n == tok.size()) return fail(parse_errc::too_long, rest, s);
     tok[n++] = rest.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b);
     if (e == std::string_view::npos) break;

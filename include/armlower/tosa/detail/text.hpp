@@ -11,6 +11,17 @@
 
 namespace armlower::tosa::detail {
 
+/// Index of the first `c` in `s` at or after `pos`, or `std::string_view::npos`. Same result as
+/// `s.find(c, pos)`, but by index: libstdc++'s `find` compares a pointer with null, which GCC
+/// refuses in constant evaluation when `-fsanitize=null` (part of `-fsanitize=undefined`) is on.
+[[nodiscard]] constexpr std::size_t find_char(std::string_view s, char c,
+                                              std::size_t pos = 0) noexcept {
+  for (std::size_t i = pos; i < s.size(); ++i) {
+    if (s[i] == c) return i;
+  }
+  return std::string_view::npos;
+}
+
 /// Up to `N` characters plus a terminating NUL. Appending past the capacity truncates and sets
 /// `truncated` (never overflows).
 template <std::size_t N>
