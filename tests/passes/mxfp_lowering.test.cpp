@@ -4,9 +4,12 @@
 #include <armlower/graph/builder.hpp>
 #include <armlower/mx/quantize.hpp>
 #include <armlower/passes.hpp>
+#include <armlower/run.hpp>
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <limits>
 #include <random>
 
 using namespace armlower;
@@ -110,4 +113,103 @@ TEST_CASE("MXFP bad input: quantized graph, non-constant weights; integer scheme
   auto r3 = passes::lower(tosa::parse("TOSA-1.0+INT").value, q32, opts(scheme::int8));
   REQUIRE_FALSE(r3.has_value());
   CHECK(r3.error().message().find("input is INT32 but scheme int8 needs INT8 activations") != std::string::npos);
+}
+
+namespace {
+// `g` with every float ReLU/ReLU6 that directly follows a linear folded into that linear's
+// `linear_attr::fused` (the form the importer / a framework with fused activations gives).
+graph::graph fuse_float_activations(graph::graph g) {
+  for (std::size_t i = 0; i + 1 < g.operators.size(); ++i) {
+    auto& lin = g.operators[i];
+    const auto& a = g.operators[i + 1];
+    const bool relu = !a.is_tosa() && std::get<graph::framework_op>(a.code) == graph::framework_op::relu;
+    const bool relu6 = !a.is_tosa() && std::get<graph::framework_op>(a.code) == graph::framework_op::relu6;
+    if (lin.is_tosa() || std::get<graph::framework_op>(lin.code) != graph::framework_op::linear || !(relu || relu6) ||
+        a.inputs.at(0) != lin.outputs.at(0))
+      continue;
+    lin.attr = graph::linear_attr{relu ? graph::activation::relu : graph::activation::relu6};
+    lin.outputs[0] = a.outputs.at(0);
+    g.operators.erase(g.operators.begin() + static_cast<std::ptrdiff_t>(i + 1));
+  }
+  return g;
+}
+std::vector<float> run_lowered(const graph::graph& t, const std::vector<std::int32_t>& shape,
+                               const std::vector<float>& x) {
+  const run::value in[] = {run::from_reals(dtype::id::fp32, shape, x)};
+  auto res = run::run(t, in);
+  REQUIRE_MESSAGE(static_cast<bool>(res), (res ? std::string() : res.failure->message()));
+  return res.outputs.at(0).reals;
+}
+}  // namespace
+
+TEST_CASE("MXFP: a fused ReLU / ReLU6 on a float linear becomes CLAMP after the bias ADD (not dropped)") {
+  // Oracle: ReLU's definition, max(0, v) / min(max(0, v), 6), applied to the same network lowered
+  // without the activation (identical MX ops up to the CLAMP, so the comparison is exact).
+  for (auto act : {graph::activation::relu, graph::activation::relu6}) {
+    for (bool bias : {true, false}) {
+      CAPTURE(static_cast<int>(act));
+      CAPTURE(bias);
+      auto ls = layers_of(64, 40, 8);  // 40: the second layer's contraction is zero-padded to 64
+      ls[0].act = graph::activation::none;
+      ls[1].act = act;
+      for (auto& l : ls) l.bias.assign(bias ? static_cast<std::size_t>(l.out_features) : 0u, 0.5f);
+      ls[1].bias.assign(bias ? 8u : 0u, 4.0f);  // outputs around 4: both ReLU6 bounds are hit
+      const auto plain = graph::build_float_mlp(ls, {3, 64});
+      const auto fused = fuse_float_activations(plain);
+      REQUIRE(fused.operators.size() + 1 == plain.operators.size());
+      auto ls_none = ls;
+      ls_none[1].act = graph::activation::none;
+      const auto none = graph::build_float_mlp(ls_none, {3, 64});
+
+      auto rf = lower<tosa::spec<"TOSA-1.1+FP+mxfp">, scheme::mxfp8_e4m3>(fused);
+      REQUIRE_MESSAGE(rf.has_value(), (rf ? std::string() : rf.error().message()));
+      auto rn = lower<tosa::spec<"TOSA-1.1+FP+mxfp">, scheme::mxfp8_e4m3>(none);
+      REQUIRE_MESSAGE(rn.has_value(), (rn ? std::string() : rn.error().message()));
+      CHECK(rf->report.ops["CLAMP"] == 1);
+      CHECK(rn->report.ops.count("CLAMP") == 0);
+      // The CLAMP reads the op that ends the linear (ADD with a bias, RESHAPE without) and writes the output.
+      const auto& ops = rf->graph.operators;
+      REQUIRE(ops.size() >= 2);
+      CHECK(ops.back().tosa_op() == tosa::op::clamp);
+      CHECK(ops.back().outputs.at(0) == rf->graph.outputs.at(0));
+      CHECK(ops[ops.size() - 2].tosa_op() == (bias ? tosa::op::add : tosa::op::reshape));
+      const auto& c = std::get<graph::clamp_attr>(ops.back().attr);
+      CHECK(c.min_val == 0.0);
+      CHECK(c.max_val == (act == graph::activation::relu6 ? 6.0 : static_cast<double>(std::numeric_limits<float>::max())));
+
+      std::mt19937 rng(5);
+      std::normal_distribution<float> nd(0.0f, 2.0f);
+      std::vector<float> x(3 * 64);
+      for (auto& v : x) v = nd(rng);
+      const auto yf = run_lowered(rf->graph, {3, 64}, x);
+      const auto yn = run_lowered(rn->graph, {3, 64}, x);
+      REQUIRE(yf.size() == yn.size());
+      int below = 0, above = 0;
+      for (std::size_t k = 0; k < yf.size(); ++k) {
+        float want = std::max(0.0f, yn[k]);
+        if (act == graph::activation::relu6) want = std::min(want, 6.0f);
+        CHECK(yf[k] == want);
+        below += yn[k] < 0.0f;
+        above += yn[k] > 6.0f;
+      }
+      CHECK(below > 0);  // the activation mattered
+      if (act == graph::activation::relu6 && bias) CHECK(above > 0);
+    }
+  }
+}
+
+TEST_CASE("MXFP: a fused activation the lowering cannot express is an error, not dropped") {
+  auto g = fuse_float_activations(graph::build_float_mlp(layers_of(64, 32, 8), {2, 64}));
+  bool set = false;
+  for (auto& o : g.operators)
+    if (auto* la = std::get_if<graph::linear_attr>(&o.attr); la && la->fused != graph::activation::none) {
+      la->fused = static_cast<graph::activation>(7);  // e.g. a newer importer's TANH
+      set = true;
+    }
+  REQUIRE(set);
+  auto r = lower<tosa::spec<"TOSA-1.1+FP+mxfp">, scheme::mxfp8_e4m3>(g);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().pass == "RewriteMXFPLinear");
+  CHECK(r.error().op.find("linear") != std::string::npos);
+  CHECK(r.error().rule.find("fused activation") != std::string::npos);
 }

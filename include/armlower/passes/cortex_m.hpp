@@ -13,7 +13,8 @@
 ///    ReLU/ReLU6 bounds. MVE targets: `kernel_sum = bias + input_offset·(Σw + cols·filter_offset)`
 ///    computed ahead of time with `cmsis::vector_sum_s8`, no bias; DSP/scalar targets: the int32 bias,
 ///    no kernel_sum (never both — the memory point of the #19676 review).
-///  - a16w8: s16 × s8 with int64 bias (the int32 bias widened), `arm_fully_connected_s16` semantics;
+///  - a16w8: s16 × s8 with int64 bias (an INT32 bias widened, or TFLite's INT64 bias as is when its
+///    values fit INT48 — the TOSA lowering's bias range), `arm_fully_connected_s16` semantics;
 ///    multiplier/shift from the 16-bit rule (`tosa_scale_to_multiplier` bits16) passed as
 ///    (m16 << 16, 15 − shift16), which makes the kernel's REDUCE_MULTIPLIER return m16 exactly and
 ///    the result bit-exact with the TOSA a16w8 lowering (RESCALE INT48→INT16, scale32 = false).
@@ -146,7 +147,7 @@ namespace detail {
       return lowering_error{pass, label, w.name, "constant payload size does not match its shape"};
     std::memcpy(l.weights.data(), w.data.data(), l.weights.size());
     std::vector<std::int64_t> bias;
-    if (chk->b != nullptr) bias = graph::decode_ints(dtype::id::i32, chk->b->data, l.rows);
+    if (chk->b != nullptr) bias = graph::decode_ints(chk->b->type, chk->b->data, l.rows);  // INT32, or INT64 (a16w8)
     const auto& wq = *w.quant;
     const float s_in = x.quant->scale[0], s_out = y.quant->scale[0];
     l.per_channel = wq.scale.size() > 1;

@@ -8,7 +8,9 @@
 ///       → ... → RESHAPE(·, [..., Co])               B = product of the leading dims (1 for rank 1)
 ///
 /// with a zero bias when there is none. int8: CONV2D i8×i8 → i32 (acc_type INT32, bias INT32);
-/// a16w8: CONV2D i16×i8 → i48 (acc_type INT48, bias re-encoded as INT48 — ExecuTorch main, #19278).
+/// a16w8: CONV2D i16×i8 → i48 (acc_type INT48, bias re-encoded as INT48 — ExecuTorch main, #19278);
+/// the a16w8 bias may be INT32 or INT64 (TFLite's int16×int8 FULLY_CONNECTED convention,
+/// `../shared/reference/kernels.md` §1.5) — an INT64 value outside the INT48 range is an error.
 ///
 /// InsertRescale (ExecuTorch `op_conv2d` post-rescale, §4.4–4.5): after each such CONV2D a RESCALE
 /// to the output dtype with scale s_in·s_w[c]/s_out (double arithmetic, per channel when the weights
@@ -29,6 +31,7 @@
 #include <armlower/graph/constant.hpp>
 #include <armlower/graph/graph.hpp>
 #include <armlower/kernels/status.hpp>
+#include <armlower/passes/detail/activation.hpp>
 #include <armlower/passes/detail/graph_edit.hpp>
 #include <armlower/passes/fold_qparams.hpp>
 #include <armlower/passes/options.hpp>
@@ -134,26 +137,30 @@ struct linear_operands {
   }
   if (r.b != nullptr) {
     if (!r.b->is_constant) return lowering_error{pass, label, r.b->name, "bias must be a constant"};
-    if (r.b->type != dtype::id::i32)
-      return lowering_error{pass, label, r.b->name, "bias must be INT32 (scale s_in*s_w), got " + std::string(dtype::name(r.b->type))};
+    // int8: INT32 bias. a16w8: INT32, or INT64 (TFLite/CMSIS-NN int16x8 convention, kernels.md
+    // §1.5) whose values fit the INT48 bias/accumulator of the TOSA CONV2D.
+    const bool i64_ok = s == scheme::a16w8 && r.b->type == dtype::id::i64;
+    if (r.b->type != dtype::id::i32 && !i64_ok)
+      return lowering_error{pass, label, r.b->name,
+                            std::string("bias must be INT32") + (s == scheme::a16w8 ? " or INT64" : "") +
+                                " (scale s_in*s_w), got " + std::string(dtype::name(r.b->type))};
     if (r.b->shape != std::vector<std::int32_t>{r.co})
       return lowering_error{pass, label, r.b->name, "bias shape must be [" + std::to_string(r.co) + "]"};
+    if (r.b->data.size() < graph::payload_bytes(r.b->type, r.co))
+      return lowering_error{pass, label, r.b->name, "constant payload size does not match its shape"};
+    if (i64_ok) {
+      const auto& t48 = dtype::traits(dtype::id::i48);
+      const auto bv = graph::decode_ints(dtype::id::i64, r.b->data, r.co);
+      for (std::size_t c = 0; c < bv.size(); ++c)
+        if (bv[c] < t48.int_min || bv[c] > t48.int_max)
+          return lowering_error{pass, label, r.b->name,
+                                "INT64 bias value " + std::to_string(bv[c]) + " (channel " + std::to_string(c) +
+                                    ") does not fit INT48 [" + std::to_string(t48.int_min) + ", " +
+                                    std::to_string(t48.int_max) +
+                                    "]: the a16w8 lowering adds the bias in the CONV2D's INT48 accumulator"};
+    }
   }
   return r;
-}
-
-/// Output range of a (fused) activation on a quantized tensor (TFLite `CalculateActivationRangeQuantized`):
-/// none → [qmin, qmax], ReLU → [max(qmin, zp), qmax], ReLU6 → upper bound min(qmax, zp + round(6/scale)).
-inline graph::clamp_attr activation_bounds(graph::activation a, const graph::tensor& y) {
-  const auto& t = dtype::traits(y.type);
-  const double qmin = static_cast<double>(t.int_min), qmax = static_cast<double>(t.int_max);
-  const double zp = y.quant->zero_point.empty() ? 0.0 : y.quant->zero_point[0];
-  graph::clamp_attr c;
-  c.min_val = a == graph::activation::none ? qmin : std::max(qmin, zp);
-  c.max_val = qmax;
-  if (a == graph::activation::relu6)
-    c.max_val = std::min(qmax, zp + std::nearbyint(6.0 / static_cast<double>(y.quant->scale[0])));
-  return c;
 }
 
 }  // namespace detail
@@ -205,7 +212,7 @@ inline graph::clamp_attr activation_bounds(graph::activation a, const graph::ten
       bias = b_name;
     } else {
       std::vector<std::int64_t> bv(static_cast<std::size_t>(co), 0);
-      if (!b_name.empty()) bv = graph::decode_ints(dtype::id::i32, g.find(b_name)->data, co);
+      if (!b_name.empty()) bv = graph::decode_ints(g.find(b_name)->type, g.find(b_name)->data, co);
       else ++zero_bias;
       bias = detail::add_int_const(g, base + "_bias", acc_t, {co}, bv);
     }
@@ -257,7 +264,6 @@ inline graph::clamp_attr activation_bounds(graph::activation a, const graph::ten
     const auto y_type = yt->type;
     const auto y_zp = yt->quant->zero_point.at(0);
     const float y_scale = yt->quant->scale.at(0);
-    const auto yshape = yt->shape;
     const bool scale32 = acc_t != dtype::id::i48;
     const auto width = scale32 ? quant::multiplier_width::bits32 : quant::multiplier_width::bits16;
     if (!scale32 && rounding == tosa::rounding_mode::double_round)
@@ -290,16 +296,10 @@ inline graph::clamp_attr activation_bounds(graph::activation a, const graph::ten
     ra.scale32 = scale32;
     ra.rounding = rounding;
     ra.per_channel = pc;
-    std::string res = st.output;
-    if (st.act != graph::activation::none) {
-      const auto* y = g.find(st.output);
-      res = detail::add_tensor(g, base + "_prelu", y_type, yshape, y->quant);
-    }
-    out.push_back({tosa::op::rescale, {st.acc, mname, sname, izp, ozp}, {res}, ra});
-    if (st.act != graph::activation::none) {
-      out.push_back({tosa::op::clamp, {res}, {st.output}, detail::activation_bounds(st.act, *g.find(st.output))});
-      ++clamps;
-    }
+    out.push_back({tosa::op::rescale, {st.acc, mname, sname, izp, ozp}, {st.output}, ra});
+    const auto c = detail::append_fused_activation(g, out, st.act, st.output, pass, st.linear);
+    if (!c) return c.error();
+    clamps += *c;
     ++n;
   }
   if (next != sites.size())
@@ -347,8 +347,7 @@ inline graph::clamp_attr activation_bounds(graph::activation a, const graph::ten
                                 "a stand-alone quantized ReLU needs identical input and output qparams"};
         c = detail::activation_bounds(a, *y);
       } else {
-        c.min_val = 0.0;
-        c.max_val = a == graph::activation::relu6 ? 6.0 : static_cast<double>(std::numeric_limits<float>::max());
+        c = detail::float_activation_bounds(a);
       }
       o.code = tosa::op::clamp;
       o.attr = c;

@@ -5,6 +5,10 @@
 ///     x[..., Cin] ─RESHAPE [1,B,Cin]─► CAST_TO_BLOCK_SCALED ─► (x_data [1,B,Cin], x_scale [1,B,Cin/32])
 ///     MATMUL_T_BLOCK_SCALED(x_data, x_scale, W_data [1,Cout,Cin], W_scale [1,Cout,Cin/32]) ─► [1,B,Cout] fp32
 ///     ─RESHAPE [..., Cout]─► ADD(bias reshaped to [1,...,1,Cout])        (ADD only with a bias)
+///     ─► CLAMP [0, FLT_MAX] / [0, 6]            (only for a fused ReLU / ReLU6, `linear_attr::fused`)
+///
+/// The fused activation of the linear is honoured with the same CLAMP the stand-alone float ReLU
+/// lowering emits (`detail::append_fused_activation`); an activation it cannot express is an error.
 ///
 /// The weights are MX-quantized ahead of time with `mx::quantize` (block 32, E8M0 scales, rule
 /// `options::mx_scale`, RCEIL by default as torchao/ExecuTorch); activations are cast at run time
@@ -23,6 +27,7 @@
 #include <armlower/graph/graph.hpp>
 #include <armlower/mx/format.hpp>
 #include <armlower/mx/quantize.hpp>
+#include <armlower/passes/detail/activation.hpp>
 #include <armlower/passes/detail/graph_edit.hpp>
 #include <armlower/passes/fold_qparams.hpp>
 #include <armlower/passes/options.hpp>
@@ -46,7 +51,7 @@ namespace armlower::passes {
   std::vector<graph::operation> out;
   out.reserve(g.operators.size() * 6);
   std::vector<float> wbuf;
-  std::int64_t n = 0, padded = 0;
+  std::int64_t n = 0, padded = 0, clamps = 0;
   auto ops = std::move(g.operators);
   g.operators.clear();
   for (std::size_t i = 0; i < ops.size(); ++i) {
@@ -65,6 +70,8 @@ namespace armlower::passes {
     for (const auto& nm : o.inputs)
       if (g.find(nm) == nullptr) return fail(nm, "tensor does not exist");
     if (g.find(o.outputs[0]) == nullptr) return fail(o.outputs[0], "tensor does not exist");
+    const auto act = std::holds_alternative<graph::linear_attr>(o.attr) ? std::get<graph::linear_attr>(o.attr).fused
+                                                                         : graph::activation::none;
     const auto x = *g.find(o.inputs[0]);  // copy: no payload (not a constant)
     const auto y_name = o.outputs[0];
     const auto y_shape = g.find(y_name)->shape;
@@ -168,6 +175,12 @@ namespace armlower::passes {
       g.add(std::move(bt));
       out.push_back({tosa::op::add, {y0, bname}, {y_name}, std::monostate{}});
     }
+    const auto c = detail::append_fused_activation(g, out, act, y_name, pass, label);
+    if (!c) {
+      g.operators = std::move(ops);
+      return c.error();
+    }
+    clamps += *c;
     ++n;
   }
   g.operators = std::move(out);
@@ -175,8 +188,9 @@ namespace armlower::passes {
   rep.passes.push_back({pass,
                         std::to_string(n) + " linear -> RESHAPE + CAST_TO_BLOCK_SCALED + MATMUL_T_BLOCK_SCALED (" +
                             std::string(dtype::name(elem)) + ", block 32) + RESHAPE (+ ADD bias); " +
-                            std::to_string(padded) + " contraction dims zero-padded",
-                        4 * n, sw.ms()});
+                            std::to_string(padded) + " contraction dims zero-padded; " + std::to_string(clamps) +
+                            " CLAMP for fused activations",
+                        4 * n + clamps, sw.ms()});
   return done{};
 }
 
