@@ -48,7 +48,7 @@ class builder {
   /// Float graph input `name` of `shape` (rank 1..4), fp32.
   value input(const std::string& name, std::vector<std::int32_t> shape) {
     check_rank(name, shape);
-    add_tensor(name, dtype::id::fp32, shape);
+    add_tensor(name, dtype::id::fp32, std::move(shape));
     g_.inputs.push_back(name);
     return {name};
   }
@@ -58,7 +58,7 @@ class builder {
   value quantized_input(const std::string& name, std::vector<std::int32_t> shape, dtype::id type,
                         quant_params q) {
     check_rank(name, shape);
-    auto& t = add_tensor(name, type, shape);
+    auto& t = add_tensor(name, type, std::move(shape));
     t.quant = std::move(q);
     g_.inputs.push_back(name);
     return dequantized(name);

@@ -59,8 +59,8 @@ constexpr void quantize_blocks(const In* x, std::size_t nblocks, scale_mode mode
     for (int i = 0; i < block_size; ++i) c[i] = encode<T>(v[i] * inv, overflow::saturate);
     if constexpr (nibbles) {
       std::uint8_t* out = codes + b * (block_size / 2);
-      for (int i = 0; i < block_size / 2; ++i)
-        out[i] = static_cast<std::uint8_t>((c[2 * i] & 0x0Fu) | ((c[2 * i + 1] & 0x0Fu) << 4));
+      for (int i = 0, j = 0; i < block_size / 2; ++i, j += 2)
+        out[i] = static_cast<std::uint8_t>((c[j] & 0x0Fu) | ((c[j + 1] & 0x0Fu) << 4));
     } else {
       std::uint8_t* out = codes + b * block_size;
       for (int i = 0; i < block_size; ++i) out[i] = c[i];

@@ -71,17 +71,29 @@ void emit_array(std::string& s, std::string_view type, const std::string& name, 
   for (std::size_t i = 0; i < prog.layers.size(); ++i) {
     const auto& l = prog.layers[i];
     const std::string p = "layer" + std::to_string(i) + "_";
-    s += "    {.kind = armlower::cortex_m::layer_kind::" +
-         std::string(l.kind == cortex_m::layer_kind::fully_connected_s8 ? "fully_connected_s8" : "fully_connected_s16") +
-         ", .cols = " + std::to_string(l.cols) + ", .rows = " + std::to_string(l.rows) + ", .weights = " + p + "weights" +
-         ", .bias = " + (l.bias.empty() ? "nullptr" : p + "bias") +
-         ", .kernel_sum = " + (l.kernel_sum.empty() ? "nullptr" : p + "kernel_sum") +
-         ", .bias_s64 = " + (l.bias_s64.empty() ? "nullptr" : p + "bias_s64") +
-         ", .input_offset = " + std::to_string(l.input_offset) + ", .filter_offset = " + std::to_string(l.filter_offset) +
-         ", .output_offset = " + std::to_string(l.output_offset) + ", .multiplier = " + p + "multiplier" +
-         ", .shift = " + p + "shift" + ", .per_channel = " + (l.per_channel ? "true" : "false") +
-         ", .activation_min = " + std::to_string(l.activation_min) + ", .activation_max = " +
-         std::to_string(l.activation_max) + "},\n";
+    // Appended piece by piece (no temporary strings per layer).
+    const auto field = [&s](const char* key, const std::string& value) {
+      s += key;
+      s += value;
+    };
+    const auto array_or_null = [&p](bool empty, const char* suffix) { return empty ? std::string("nullptr") : p + suffix; };
+    field("    {.kind = armlower::cortex_m::layer_kind::",
+          l.kind == cortex_m::layer_kind::fully_connected_s8 ? "fully_connected_s8" : "fully_connected_s16");
+    field(", .cols = ", std::to_string(l.cols));
+    field(", .rows = ", std::to_string(l.rows));
+    field(", .weights = ", p + "weights");
+    field(", .bias = ", array_or_null(l.bias.empty(), "bias"));
+    field(", .kernel_sum = ", array_or_null(l.kernel_sum.empty(), "kernel_sum"));
+    field(", .bias_s64 = ", array_or_null(l.bias_s64.empty(), "bias_s64"));
+    field(", .input_offset = ", std::to_string(l.input_offset));
+    field(", .filter_offset = ", std::to_string(l.filter_offset));
+    field(", .output_offset = ", std::to_string(l.output_offset));
+    field(", .multiplier = ", p + "multiplier");
+    field(", .shift = ", p + "shift");
+    field(", .per_channel = ", l.per_channel ? "true" : "false");
+    field(", .activation_min = ", std::to_string(l.activation_min));
+    field(", .activation_max = ", std::to_string(l.activation_max));
+    s += "},\n";
   }
   s += "};\n\n";
   s += "inline constexpr armlower::cortex_m::plan plan{layers, " + std::to_string(prog.layers.size()) +

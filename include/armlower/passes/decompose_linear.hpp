@@ -202,7 +202,7 @@ struct linear_operands {
     const auto ci = chk->ci, co = chk->co;
     const std::string b_name = chk->b ? chk->b->name : std::string();
     const auto B = detail::leading_product(x.shape);
-    const std::string base = y_name;
+    const std::string& base = y_name;  // a local copy already (the tensor may move)
 
     // Weights: [Co, Ci] -> OHWI [Co, 1, 1, Ci] (same bytes).
     g.find(w_name)->shape = {co, 1, 1, ci};

@@ -98,7 +98,7 @@ namespace armlower::passes {
     }
     const std::int32_t cp = (ci + bs - 1) / bs * bs;
     const auto B = detail::leading_product(x.shape);
-    const std::string base = y_name;
+    const std::string& base = y_name;  // a local copy already (the tensor may move)
 
     // Weights -> [1, Co, Cp] codes + [1, Co, Cp/32] E8M0 scales, zero columns for the padding.
     wbuf.assign(static_cast<std::size_t>(co) * static_cast<std::size_t>(cp), 0.0f);
@@ -149,9 +149,15 @@ namespace armlower::passes {
       out.push_back({tosa::op::conv2d, {xc, pw, pb, pz1, pz2}, {xp}, ca});
       out.push_back({tosa::op::reshape, {xp, detail::add_shape_const(g, base + "_in3_shape", {1, B, cp})}, {x3},
                      std::monostate{}});
-      rep.warnings.push_back(label + " (" + y_name + "): in_features " + std::to_string(ci) +
-                             " is not a multiple of 32; the contraction dimension was zero-padded to " +
-                             std::to_string(cp) + " (exact: zero weight columns, activations padded by CONV2D)");
+      std::string msg = label;
+      msg += " (";
+      msg += y_name;
+      msg += "): in_features ";
+      msg += std::to_string(ci);
+      msg += " is not a multiple of 32; the contraction dimension was zero-padded to ";
+      msg += std::to_string(cp);
+      msg += " (exact: zero weight columns, activations padded by CONV2D)";
+      rep.warnings.push_back(std::move(msg));
       ++padded;
     }
     const auto xd = detail::add_tensor(g, base + "_in_mx", elem, {1, B, cp});

@@ -141,7 +141,7 @@ struct validator {
           if (p < 0) return err(i, "", "pad must be >= 0");
         for (int k = 0; k < 2; ++k)
           if (ca->stride[k] < 1 || ca->dilation[k] < 1) return err(i, "", "stride and dilation must be >= 1");
-        for (int k = 0; k < 2; ++k) {
+        for (std::size_t k = 0; k < 2; ++k) {
           const std::int64_t in = x->shape[1 + k], kk = w->shape[1 + k];
           const std::int64_t num = in - 1 + ca->pad[2 * k] + ca->pad[2 * k + 1] - (kk - 1) * ca->dilation[k];
           if (num < 0 || num % ca->stride[k] != 0 || num / ca->stride[k] + 1 != y->shape[1 + k])
@@ -151,7 +151,7 @@ struct validator {
         if (t.level_8k) {
           const auto l = tosa::limits(tosa::level::eight_k);
           for (int k = 0; k < 2; ++k) {
-            if (ca->dilation[k] * w->shape[1 + k] > l.max_kernel) return err(i, w->name, "level 8K: dilation*K exceeds MAX_KERNEL 8192");
+            if (static_cast<std::int64_t>(ca->dilation[k]) * w->shape[1 + k] > l.max_kernel) return err(i, w->name, "level 8K: dilation*K exceeds MAX_KERNEL 8192");
             if (ca->stride[k] > l.max_stride) return err(i, "", "level 8K: stride exceeds MAX_STRIDE 8192");
           }
           for (auto p : ca->pad)

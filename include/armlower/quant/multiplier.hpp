@@ -59,7 +59,7 @@ struct frexp_result {
   if (biased == 0 && frac == 0) { out = {}; return true; }  // ±0
   if (negative) return false;
   if (biased == 0) {  // subnormal: value = frac · 2^−1074
-    const int p = std::bit_width(frac) - 1;
+    const int p = static_cast<int>(std::bit_width(frac)) - 1;
     out.mantissa = frac << (52 - p);
     out.exponent = p - 1073;
     return true;

@@ -143,7 +143,8 @@ namespace detail {
 [[nodiscard]] constexpr std::int32_t requantize(std::int32_t val, std::int32_t multiplier, std::int32_t shift) noexcept {
   const int left = shift > 0 ? (shift & 31) : 0;
   const int right = shift < 0 ? ((-shift) & 31) : 0;
-  const std::int32_t shifted = detail::wrap32(static_cast<std::int64_t>(static_cast<std::uint32_t>(val) << left));
+  const std::uint32_t shifted_bits = static_cast<std::uint32_t>(val) << left;  // wraps mod 2^32
+  const std::int32_t shifted = detail::wrap32(static_cast<std::int64_t>(shifted_bits));
   return divide_by_power_of_two(doubling_high_mult_no_sat(shifted, multiplier), right);
 }
 

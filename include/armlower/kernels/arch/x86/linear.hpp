@@ -63,9 +63,9 @@ ARMLOWER_X86_AVX2 inline void dot_rows_s8_avx2(const std::int8_t* x, const std::
       const __m256i xb = _mm256_add_epi16(
           _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + k + 16))), off);
 #define ARMLOWER_ROW(i, A, B)                                                                               \
-  A = _mm256_add_epi32(A, _mm256_madd_epi16(xa, _mm256_cvtepi8_epi16(                                       \
+  (A) = _mm256_add_epi32((A), _mm256_madd_epi16(xa, _mm256_cvtepi8_epi16(                                       \
                                                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(w[i] + k))))); \
-  B = _mm256_add_epi32(B, _mm256_madd_epi16(xb, _mm256_cvtepi8_epi16(                                       \
+  (B) = _mm256_add_epi32((B), _mm256_madd_epi16(xb, _mm256_cvtepi8_epi16(                                       \
                                                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(w[i] + k + 16)))));
       ARMLOWER_ROW(0, a0, b0)
       ARMLOWER_ROW(1, a1, b1)
@@ -218,7 +218,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_rows_avx2(const linear_s8_args& a, const
       const std::int64_t c = ks ? a.kernel_sum[r] : (a.bias != nullptr ? a.bias[r] : 0);
       v[i] = c + acc[i] + static_cast<std::int64_t>(a.filter_offset) * xsum;
     }
-    std::int8_t* y = a.output + b * a.rows + r0;
+    std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b) * a.rows + r0;
     if constexpr (NR == 4) {
       requant4_s8_avx2(a, rc, r0, v, y);
     } else {
@@ -248,7 +248,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_avx2(const linear_s8_args& args) noexcep
   const __m256i off = _mm256_set1_epi16(xoff);
   __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
 #define ARMLOWER_PK(i, A) \
-  A = _mm256_add_epi32(A, _mm256_madd_epi16(xv, _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * (i))))));
+  (A) = _mm256_add_epi32((A), _mm256_madd_epi16(xv, _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + std::ptrdiff_t{16} * (i))))));
 #define ARMLOWER_PK_STEP(xs)                                                                                      \
   {                                                                                                               \
     const __m256i xv =                                                                                            \
@@ -307,7 +307,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_packed_avx2(const linear_s8_args& args, 
         const std::int64_t cst = ks ? a.kernel_sum[r] : (a.bias != nullptr ? a.bias[r] : 0);
         v[i] = cst + acc[i] + static_cast<std::int64_t>(a.filter_offset) * xsum;
       }
-      std::int8_t* y = a.output + b * a.rows + r0;
+      std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b) * a.rows + r0;
       int i = 0;
       for (; i + 4 <= nr; i += 4) requant4_s8_avx2(a, rc, r0 + i, v + i, y + i);
       for (; i < nr; ++i) y[i] = requantize_row_s8(a, r0 + i, v[i]);
