@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 
 namespace armlower::cortex_m {
 
@@ -105,10 +106,17 @@ struct plan {
 /// kernel_sum, multiplier/shift present.
 /// @return `null_pointer`, `empty_dimension`, `shape_mismatch`, `unsupported_type`, `invalid_attribute`, or `ok`.
 [[nodiscard]] constexpr status validate(const plan& p) noexcept {
-  if (p.layers == nullptr || p.layer_count == 0) return status::null_pointer;
+  // In constant evaluation (the `static_assert(validate(plan) == ok)` of emitted plans) a null
+  // pointer is caught by reading through it, which is not a constant expression: GCC does not fold
+  // `&object == nullptr` when -fsanitize=null (part of -fsanitize=undefined) is on.
+  if ((!std::is_constant_evaluated() && p.layers == nullptr) || p.layer_count == 0) return status::null_pointer;
   for (std::size_t i = 0; i < p.layer_count; ++i) {
     const auto& l = p.layers[i];
-    if (l.weights == nullptr || l.multiplier == nullptr || l.shift == nullptr) return status::null_pointer;
+    if (std::is_constant_evaluated()) {
+      static_cast<void>(*l.weights + *l.multiplier + *l.shift);
+    } else if (l.weights == nullptr || l.multiplier == nullptr || l.shift == nullptr) {
+      return status::null_pointer;
+    }
     if (l.cols < 1 || l.rows < 1) return status::empty_dimension;
     if (i > 0 && (l.cols != p.layers[i - 1].rows || l.kind != p.layers[i - 1].kind)) return status::shape_mismatch;
     if (l.kind == layer_kind::fully_connected_s8) {
