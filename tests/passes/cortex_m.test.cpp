@@ -7,6 +7,7 @@
 #include <armlower/graph/builder.hpp>
 #include <armlower/passes/cortex_m.hpp>
 #include <armlower/passes/cortex_m_emit.hpp>
+#include <armlower/passes/pipeline.hpp>
 
 #include <doctest/doctest.h>
 
@@ -185,4 +186,42 @@ TEST_CASE("Cortex-M lowering errors name the op, the tensor and the rule") {
   auto r = passes::lower_cortex_m(b.get());
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().message().find("quantized") != std::string::npos);
+}
+
+TEST_CASE("a fused activation no lowering can express is an error on every path (never dropped)") {
+  std::vector<graph::mlp_layer> layers{{6, 4, {}, {}, graph::activation::none}, {4, 3, {}, {}, graph::activation::none}};
+  for (auto& l : layers) {
+    l.weight.assign(static_cast<std::size_t>(l.in_features * l.out_features), 0.1f);
+    l.bias.assign(static_cast<std::size_t>(l.out_features), 0.25f);
+  }
+  const auto bad = static_cast<graph::activation>(7);  // e.g. a TANH a newer importer might fuse
+  auto poison = [&](graph::graph g) {
+    for (auto& o : g.operators)
+      if (!o.is_tosa() && std::get<graph::framework_op>(o.code) == graph::framework_op::linear) {
+        o.attr = graph::linear_attr{bad};
+        break;
+      }
+    return g;
+  };
+  std::vector<graph::float_range> ranges{{-1, 2}, {0, 3}, {-2, 2}};
+  const auto q = poison(graph::build_quantized_mlp(layers, {2, 6}, {dtype::id::i8, false}, ranges));
+  const auto cm = passes::lower_cortex_m(q, {cortex_m::isa::dsp});
+  REQUIRE_FALSE(cm.has_value());
+  CHECK(cm.error().pass == "QuantizedLinearFusion");
+  CHECK(cm.error().rule.find("fused activation #7") != std::string::npos);
+
+  passes::options o;
+  o.sch = passes::scheme::int8;
+  const auto t = passes::lower(tosa::parse("TOSA-1.0+INT").value, q, o);
+  REQUIRE_FALSE(t.has_value());
+  CHECK(t.error().pass == "InsertRescale");
+  CHECK(t.error().rule.find("fused activation #7") != std::string::npos);
+
+  const auto f = poison(graph::build_float_mlp(layers, {2, 6}));
+  const std::vector<float> calib(12, 0.5f);
+  o.calibration = calib;
+  const auto tf = passes::lower(tosa::parse("TOSA-1.0+INT").value, f, o);
+  REQUIRE_FALSE(tf.has_value());
+  CHECK(tf.error().pass == "QuantizeFloatGraph");
+  CHECK(tf.error().rule.find("fused activation #7") != std::string::npos);
 }

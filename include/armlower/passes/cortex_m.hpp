@@ -172,6 +172,7 @@ namespace detail {
     }
     const auto fused = std::holds_alternative<graph::linear_attr>(o.attr) ? std::get<graph::linear_attr>(o.attr).fused
                                                                          : graph::activation::none;
+    if (auto e = check_fused_activation(fused, pass, label, y.name)) return *e;
     const auto bounds = activation_bounds(fused, y);
     l.activation_min = static_cast<std::int32_t>(bounds.min_val);
     l.activation_max = static_cast<std::int32_t>(bounds.max_val);

@@ -14,6 +14,7 @@
 #include <armlower/graph/builder.hpp>
 #include <armlower/graph/constant.hpp>
 #include <armlower/graph/graph.hpp>
+#include <armlower/passes/detail/activation.hpp>
 #include <armlower/passes/detail/graph_edit.hpp>
 #include <armlower/passes/fold_qparams.hpp>
 #include <armlower/passes/options.hpp>
@@ -77,6 +78,7 @@ namespace armlower::passes {
         l.bias = graph::decode_f32(b->data, graph::element_count(b->shape));
       }
       if (std::holds_alternative<graph::linear_attr>(o.attr)) l.act = std::get<graph::linear_attr>(o.attr).fused;
+      if (auto e = detail::check_fused_activation(l.act, pass, label, o.outputs.at(0))) return *e;
       layers.push_back(std::move(l));
       cur = o.outputs.at(0);
     } else if (detail::is_fw(o, graph::framework_op::relu) || detail::is_fw(o, graph::framework_op::relu6)) {

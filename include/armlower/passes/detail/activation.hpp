@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,18 @@ inline graph::clamp_attr float_activation_bounds(graph::activation a) {
   return c;
 }
 
+/// Error (naming `pass`, the linear `op` and `tensor`) when `a` is not NONE, RELU or RELU6 — the
+/// fused activations a lowering can express; a pass never drops one silently.
+[[nodiscard]] inline std::optional<lowering_error> check_fused_activation(graph::activation a, const char* pass,
+                                                                          const std::string& op,
+                                                                          const std::string& tensor) {
+  if (a == graph::activation::none || a == graph::activation::relu || a == graph::activation::relu6)
+    return std::nullopt;
+  return lowering_error{pass, op, tensor,
+                        "fused activation #" + std::to_string(static_cast<int>(a)) +
+                            " cannot be lowered (only NONE, RELU and RELU6 are supported)"};
+}
+
 /// Honours the fused activation `a` of a linear whose lowering has just appended, as `out.back()`,
 /// the op producing the linear's result `y`: that op is redirected to a new pre-activation tensor
 /// (`y` + "_prelu", same dtype, shape and qparams) and CLAMP(pre-activation) → `y` is appended,
@@ -50,11 +63,8 @@ inline graph::clamp_attr float_activation_bounds(graph::activation a) {
 [[nodiscard]] inline result<std::int64_t> append_fused_activation(graph::graph& g, std::vector<graph::operation>& out,
                                                                   graph::activation a, const std::string& y,
                                                                   const char* pass, const std::string& linear) {
+  if (auto e = check_fused_activation(a, pass, linear, y)) return *e;
   if (a == graph::activation::none) return std::int64_t{0};
-  if (a != graph::activation::relu && a != graph::activation::relu6)
-    return lowering_error{pass, linear, y,
-                          "fused activation #" + std::to_string(static_cast<int>(a)) +
-                              " cannot be lowered (only NONE, RELU and RELU6 are supported)"};
   if (out.empty() || out.back().outputs.size() != 1 || out.back().outputs[0] != y)
     return lowering_error{pass, linear, y, "internal: the fused activation's input is not the last op's result"};
   const auto* yt = g.find(y);
