@@ -3,6 +3,7 @@
 #pragma once
 
 #include <armlower/dtype/dtype.hpp>
+#include <armlower/dtype/float16.hpp>
 #include <armlower/dtype/lattice.hpp>
 #include <armlower/dtype/dispatch.hpp>
 #include <armlower/dtype/torch.hpp>

@@ -80,14 +80,14 @@ TEST_CASE("code values round-trip; FP4 packs two per byte") {
 
 TEST_CASE("FP16 bits: every pattern decodes and re-encodes to itself (NaNs stay NaN)") {
   for (std::uint32_t b = 0; b < 65536; ++b) {
-    const float f = rd::fp16_value(static_cast<std::uint16_t>(b));
+    const float f = armlower::dtype::fp16_to_fp32(static_cast<std::uint16_t>(b));
     const bool nan = ((b >> 10) & 0x1F) == 0x1F && (b & 0x3FF) != 0;
     if (nan) {
       REQUIRE(std::isnan(f));
       continue;
     }
     REQUIRE(rd::round_to(id::fp16, f) == f);
-    REQUIRE(rd::fp16_bits(f) == b);
+    REQUIRE(armlower::dtype::fp32_to_fp16(f) == b);
   }
 }
 
@@ -124,8 +124,8 @@ TEST_CASE("BF16 rounding of floats agrees with the fp32-bits RNE formula") {
       continue;
     }
     REQUIRE(std::bit_cast<std::uint32_t>(got) == ref_bits);
-    REQUIRE(rd::bf16_bits(got) == (ref_bits >> 16));
-    REQUIRE(rd::bf16_value(static_cast<std::uint16_t>(ref_bits >> 16)) == got);
+    REQUIRE(armlower::dtype::fp32_to_bf16(got) == (ref_bits >> 16));
+    REQUIRE(armlower::dtype::bf16_to_fp32(static_cast<std::uint16_t>(ref_bits >> 16)) == got);
   }
 }
 

@@ -1,7 +1,7 @@
 /// @file armlower/mx/format.hpp
 /// Parameters of the OCP MX v1.0 element formats (FP8E4M3, FP8E5M2, FP6E2M3, FP6E3M2, FP4E2M1,
-/// MXINT8) as one constexpr table keyed by `dtype::id`. The largest finite value is not repeated
-/// here: it is `dtype::traits(id).float_max` (the one dtype table).
+/// MXINT8) keyed by `dtype::id`. The bit-layout facts and the largest finite value are not repeated
+/// here: they are read from the one dtype table (`dtype::traits`).
 ///
 /// Source: OCP Microscaling Formats (MX) v1.0 §5 and OCP OFP8; `../shared/reference/kernels.md` §4.1.
 /// Firmware-clean.
@@ -38,14 +38,36 @@ struct element_format {
 };
 
 namespace detail {
+/// One row: the bit-layout facts (exponent/mantissa bits, bias, Inf/NaN, storage) come from the
+/// dtype table; only the MX-specific facts are given here.
+constexpr element_format make_format(dtype::id t, std::int8_t emax, std::uint8_t max_mag,
+                                     std::uint8_t nan_mag, std::int8_t int_shift) noexcept {
+  const auto& i = dtype::traits(t);
+  const bool is_int = i.fraction_bits != 0;
+  return {t,
+          is_int,
+          i.exponent_bits,
+          static_cast<std::uint8_t>(is_int ? i.fraction_bits : i.mantissa_bits),
+          static_cast<std::int8_t>(i.exponent_bias),
+          emax,
+          i.storage_bits,
+          max_mag,
+          i.has_inf,
+          i.has_nan,
+          nan_mag,
+          int_shift};
+}
 inline constexpr element_format formats[] = {
-    {dtype::id::fp8e4m3, false, 4, 3, 7, 8, 8, 0x7E, false, true, 0x7F, 9},
-    {dtype::id::fp8e5m2, false, 5, 2, 15, 15, 8, 0x7B, true, true, 0x7E, 16},
-    {dtype::id::fp6e2m3, false, 2, 3, 1, 2, 8, 0x1F, false, false, 0, 3},
-    {dtype::id::fp6e3m2, false, 3, 2, 3, 4, 8, 0x1F, false, false, 0, 4},
-    {dtype::id::fp4e2m1, false, 2, 1, 1, 2, 4, 0x07, false, false, 0, 1},
-    {dtype::id::mxint8, true, 0, 6, 0, 0, 8, 0x7F, false, false, 0, 6},
+    make_format(dtype::id::fp8e4m3, 8, 0x7E, 0x7F, 9),
+    make_format(dtype::id::fp8e5m2, 15, 0x7B, 0x7E, 16),
+    make_format(dtype::id::fp6e2m3, 2, 0x1F, 0, 3),
+    make_format(dtype::id::fp6e3m2, 4, 0x1F, 0, 4),
+    make_format(dtype::id::fp4e2m1, 2, 0x07, 0, 1),
+    make_format(dtype::id::mxint8, 0, 0x7F, 0, 6),
 };
+static_assert(formats[0].ebits == 4 && formats[0].mbits == 3 && formats[0].bias == 7 && !formats[0].has_inf);
+static_assert(formats[1].ebits == 5 && formats[1].bias == 15 && formats[1].has_inf && formats[1].has_nan);
+static_assert(formats[4].storage_bits == 4 && formats[5].is_int && formats[5].mbits == 6);
 }  // namespace detail
 
 /// True when `t` is an MX element type (the value type of a block-scaled tensor).

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <armlower/dtype/dtype.hpp>
+#include <armlower/dtype/float16.hpp>
 #include <armlower/graph/constant.hpp>
 #include <armlower/graph/graph.hpp>
 #include <armlower/run/detail/float_format.hpp>
@@ -195,7 +196,7 @@ inline value checked(value v, const char* who) {
         v.reals.resize(static_cast<std::size_t>(n));
         for (std::size_t i = 0; i < v.reals.size(); ++i) {
           const auto b = static_cast<std::uint16_t>(bytes[2 * i] | (bytes[2 * i + 1] << 8));
-          v.reals[i] = t == dtype::id::fp16 ? detail::fp16_value(b) : detail::bf16_value(b);
+          v.reals[i] = t == dtype::id::fp16 ? dtype::fp16_to_fp32(b) : dtype::bf16_to_fp32(b);
         }
       }
       break;
@@ -228,7 +229,7 @@ inline value checked(value v, const char* who) {
   std::vector<std::uint8_t> out(v.reals.size() * 2);
   for (std::size_t i = 0; i < v.reals.size(); ++i) {
     const std::uint16_t b =
-        v.type == dtype::id::fp16 ? detail::fp16_bits(v.reals[i]) : detail::bf16_bits(v.reals[i]);
+        v.type == dtype::id::fp16 ? dtype::fp32_to_fp16(v.reals[i]) : dtype::fp32_to_bf16(v.reals[i]);
     out[2 * i] = static_cast<std::uint8_t>(b & 0xFF);
     out[2 * i + 1] = static_cast<std::uint8_t>(b >> 8);
   }

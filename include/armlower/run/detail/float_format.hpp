@@ -1,6 +1,7 @@
 /// @file armlower/run/detail/float_format.hpp
 /// Round-to-nearest-even into the IEEE-like 16-bit float formats the interpreter stores as
-/// `float` (FP16 = IEEE binary16, BF16 = top half of binary32), and their bit encodings.
+/// `float` (FP16 = IEEE binary16, BF16 = top half of binary32); their bit encodings are in
+/// `armlower/dtype/float16.hpp`.
 /// Semantics: TOSA `round_to_nearest_float<out_t>` (RNE; overflow to ±Inf for formats with
 /// Inf; subnormals kept), `../shared/reference/tosa.md` §1.1. Hosted helper of the interpreter.
 #pragma once
@@ -21,9 +22,14 @@ struct float_format {
   double max_finite;  ///< largest finite value
 };
 
-inline constexpr float_format fp16_format{10, -14, 65504.0};
-inline constexpr float_format bf16_format{7, -126, 3.3895313892515355e38};
-inline constexpr float_format fp32_format{23, -126, 3.4028234663852886e38};
+/// The format facts of dtype `t`, read from the dtype table.
+[[nodiscard]] constexpr float_format make_format(dtype::id t) noexcept {
+  const auto& i = dtype::traits(t);
+  return {i.mantissa_bits, 1 - i.exponent_bias, i.float_max};
+}
+inline constexpr float_format fp16_format = make_format(dtype::id::fp16);
+inline constexpr float_format bf16_format = make_format(dtype::id::bf16);
+inline constexpr float_format fp32_format = make_format(dtype::id::fp32);
 
 /// Format of FP16, BF16 or FP32 (`t` must be one of them; FP32 otherwise).
 [[nodiscard]] constexpr const float_format& format_of(dtype::id t) noexcept {
@@ -48,43 +54,6 @@ inline constexpr float_format fp32_format{23, -126, 3.4028234663852886e38};
 /// `x` rounded to dtype `t` ∈ {FP16, BF16, FP32} and returned as float (exact).
 [[nodiscard]] inline float round_to(dtype::id t, double x) noexcept {
   return static_cast<float>(round_to_format(x, format_of(t)));
-}
-
-/// FP16 bit pattern of `v`, which must already be representable in FP16 (see `round_to`).
-[[nodiscard]] inline std::uint16_t fp16_bits(float v) noexcept {
-  const std::uint16_t sign = std::signbit(v) ? 0x8000 : 0;
-  if (std::isnan(v)) return static_cast<std::uint16_t>(sign | 0x7E00);
-  if (std::isinf(v)) return static_cast<std::uint16_t>(sign | 0x7C00);
-  const double a = std::fabs(static_cast<double>(v));
-  if (a < 0x1p-14) return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(a * 0x1p24));
-  const int e = std::ilogb(a);
-  const auto mant = static_cast<std::uint16_t>(std::ldexp(a, 10 - e) - 1024.0);
-  return static_cast<std::uint16_t>(sign | ((e + 15) << 10) | mant);
-}
-
-/// Value of the FP16 bit pattern `b`.
-[[nodiscard]] inline float fp16_value(std::uint16_t b) noexcept {
-  const int exp = (b >> 10) & 0x1F;
-  const int mant = b & 0x3FF;
-  double v = 0.0;
-  if (exp == 0x1F)
-    v = mant ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
-  else if (exp == 0)
-    v = std::ldexp(static_cast<double>(mant), -24);
-  else
-    v = std::ldexp(static_cast<double>(mant + 1024), exp - 25);
-  return static_cast<float>((b & 0x8000) ? -v : v);
-}
-
-/// BF16 bit pattern of `v`, which must already be representable in BF16.
-[[nodiscard]] inline std::uint16_t bf16_bits(float v) noexcept {
-  if (std::isnan(v)) return std::signbit(v) ? 0xFFC0 : 0x7FC0;
-  return static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(v) >> 16);
-}
-
-/// Value of the BF16 bit pattern `b`.
-[[nodiscard]] inline float bf16_value(std::uint16_t b) noexcept {
-  return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
 }
 
 }  // namespace armlower::run::detail

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <armlower/dtype/dtype.hpp>
+#include <armlower/dtype/float16.hpp>
 #include <armlower/graph/constant.hpp>
 
 #include <bit>
@@ -62,52 +63,6 @@ namespace armlower::serialize::detail {
 /// `n` rounded up to a multiple of 8.
 [[nodiscard]] constexpr std::size_t pad8(std::size_t n) noexcept { return (n + 7) & ~std::size_t{7}; }
 
-/// IEEE binary16 bits of `f`, round to nearest even (overflow → ±Inf, NaN kept quiet).
-[[nodiscard]] inline std::uint16_t fp16_bits(float f) noexcept {
-  const auto u = std::bit_cast<std::uint32_t>(f);
-  const std::uint32_t sign = (u >> 16) & 0x8000u;
-  const std::uint32_t exp = (u >> 23) & 0xFFu;
-  std::uint32_t man = u & 0x7FFFFFu;
-  if (exp == 0xFF) return static_cast<std::uint16_t>(sign | 0x7C00u | (man ? 0x200u : 0u));
-  const int e = static_cast<int>(exp) - 127 + 15;
-  if (e >= 31) return static_cast<std::uint16_t>(sign | 0x7C00u);
-  if (e <= 0) {  // subnormal or zero in fp16
-    if (e < -10) return static_cast<std::uint16_t>(sign);
-    man |= 0x800000u;
-    const int shift = 14 - e;  // 24-bit significand → (11 + e - 1) bits
-    const std::uint32_t half = 1u << (shift - 1);
-    std::uint32_t r = man >> shift;
-    const std::uint32_t rem = man & ((1u << shift) - 1);
-    if (rem > half || (rem == half && (r & 1u))) ++r;
-    return static_cast<std::uint16_t>(sign | r);
-  }
-  std::uint32_t r = (static_cast<std::uint32_t>(e) << 10) | (man >> 13);
-  const std::uint32_t rem = man & 0x1FFFu;
-  if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) ++r;  // may carry into the exponent: correct
-  return static_cast<std::uint16_t>(sign | r);
-}
-
-/// Value of IEEE binary16 bits.
-[[nodiscard]] inline float fp16_value(std::uint16_t h) noexcept {
-  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-  const std::uint32_t exp = (h >> 10) & 0x1Fu;
-  const std::uint32_t man = h & 0x3FFu;
-  if (exp == 0) {
-    const float v = std::ldexp(static_cast<float>(man), -24);
-    return sign ? -v : v;
-  }
-  if (exp == 31) return std::bit_cast<float>(sign | 0x7F800000u | (man << 13));
-  return std::bit_cast<float>(sign | ((exp - 15 + 127) << 23) | (man << 13));
-}
-
-/// bfloat16 bits of `f`, round to nearest even (NaN kept quiet).
-[[nodiscard]] inline std::uint16_t bf16_bits(float f) noexcept {
-  const auto u = std::bit_cast<std::uint32_t>(f);
-  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<std::uint16_t>((u >> 16) | 0x40u);
-  const std::uint32_t r = u + 0x7FFFu + ((u >> 16) & 1u);
-  return static_cast<std::uint16_t>(r >> 16);
-}
-
 /// Raw little-endian bytes of one CLAMP bound `v` in dtype `t` (INT8/INT16/INT32 exact
 /// integers, FP16/BF16 rounded to nearest even, FP32 rounded from double). nullopt when `t`
 /// has no CLAMP encoding here or an integer bound is not an integer of `t`.
@@ -126,8 +81,8 @@ namespace armlower::serialize::detail {
       bits = static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
       n = ti.storage_bits / 8u;
       break;
-    case dtype::id::fp16: bits = fp16_bits(static_cast<float>(v)); n = 2; break;
-    case dtype::id::bf16: bits = bf16_bits(static_cast<float>(v)); n = 2; break;
+    case dtype::id::fp16: bits = dtype::fp32_to_fp16(static_cast<float>(v)); n = 2; break;
+    case dtype::id::bf16: bits = dtype::fp32_to_bf16(static_cast<float>(v)); n = 2; break;
     case dtype::id::fp32: bits = std::bit_cast<std::uint32_t>(static_cast<float>(v)); n = 4; break;
     default: return std::nullopt;
   }
@@ -158,7 +113,7 @@ namespace armlower::serialize::detail {
       return static_cast<double>(static_cast<std::int32_t>(u));
     case dtype::id::fp16:
       if (b.size() != 2) return std::nullopt;
-      return static_cast<double>(fp16_value(static_cast<std::uint16_t>(u)));
+      return static_cast<double>(dtype::fp16_to_fp32(static_cast<std::uint16_t>(u)));
     case dtype::id::bf16:
       if (b.size() != 2) return std::nullopt;
       return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(u << 16)));
