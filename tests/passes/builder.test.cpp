@@ -43,7 +43,7 @@ TEST_CASE("symmetric weights: per-tensor and per-channel scales, codes within -1
   std::mt19937 rng(1);
   std::normal_distribution<float> nd(0.0f, 1.0f);
   const int out = 5, in = 7;
-  std::vector<float> w(out * in);
+  std::vector<float> w(static_cast<std::size_t>(out) * in);
   for (auto& v : w) v = nd(rng);
   for (bool pc : {false, true}) {
     auto q = graph::symmetric_weight_qparams(w, out, pc);
@@ -78,7 +78,7 @@ TEST_CASE("quantized MLP graph has the DQ -> linear -> Q shape of a quantized fr
   std::vector<graph::mlp_layer> layers(2);
   layers[0] = {8, 4, std::vector<float>(32, 0.1f), std::vector<float>(4, 0.5f), graph::activation::relu};
   layers[1] = {4, 3, std::vector<float>(12, -0.2f), {}, graph::activation::none};
-  std::vector<float> calib(3 * 8);
+  std::vector<float> calib(std::size_t{3} * 8);
   for (std::size_t i = 0; i < calib.size(); ++i) calib[i] = static_cast<float>(i % 5) - 2.0f;
   auto ranges = graph::calibrate_mlp(layers, calib, 3);
   REQUIRE(ranges.size() == 3);
@@ -98,7 +98,7 @@ TEST_CASE("quantized MLP graph has the DQ -> linear -> Q shape of a quantized fr
 }
 
 TEST_CASE("float MLP graph, ranks 1..4, and builder errors") {
-  for (std::vector<std::int32_t> shape : {std::vector<std::int32_t>{8}, {2, 8}, {2, 3, 8}, {1, 2, 3, 8}}) {
+  for (const std::vector<std::int32_t>& shape : {std::vector<std::int32_t>{8}, {2, 8}, {2, 3, 8}, {1, 2, 3, 8}}) {
     std::vector<graph::mlp_layer> layers{{8, 5, std::vector<float>(40, 1.0f), {}, graph::activation::none}};
     auto g = graph::build_float_mlp(layers, shape);
     auto ys = shape;
