@@ -1,6 +1,6 @@
 /// @file armlower/kernels/status.hpp
 /// Status codes returned by every firmware-clean function of armlower (quant, kernels, mx,
-/// compat). Kernels never throw; a function that can fail returns `status` and writes its
+/// compat). Kernels raise no exceptions; a function that can fail returns `status` and writes its
 /// result through an out-parameter only when it returns `status::ok`.
 ///
 /// Each code names *what* is wrong with the input; `to_string` gives a short English text for
