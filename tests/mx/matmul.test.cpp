@@ -44,7 +44,8 @@ operand quantized(id t, const std::vector<float>& x, std::int32_t d0, std::int32
   return o;
 }
 
-operand random_codes(id t, std::int32_t d0, std::int32_t d1, std::int32_t c, std::mt19937& rng, bool allow_special) {
+operand random_codes(id t, std::int32_t d0, std::int32_t d1, std::int32_t c, std::mt19937& rng, bool allow_special,
+                     unsigned scale_lo = 117, unsigned scale_hi = 136) {
   operand o;
   o.shape = {d0, d1, c};
   o.scale_shape = {d0, d1, c / 32};
@@ -59,7 +60,7 @@ operand random_codes(id t, std::int32_t d0, std::int32_t d1, std::int32_t c, std
     while (!allow_special && !std::isfinite(table[code]));
     v.set(i, code);
   }
-  for (auto& s : o.scale) s = static_cast<std::uint8_t>(117 + rng() % 20);  // 2^-10 .. 2^9
+  for (auto& s : o.scale) s = static_cast<std::uint8_t>(scale_lo + rng() % (scale_hi - scale_lo + 1));  // default 2^-10 .. 2^9
   return o;
 }
 
@@ -153,7 +154,8 @@ TEST_CASE("fast paths: bit-identical where claimed, otherwise within the dot-pro
   struct shape {
     int n, h, w, d, c;
   };
-  const shape shapes[] = {{1, 1, 37, 1, 1024}, {2, 3, 9, 2, 96}, {1, 8, 13, 1, 4096}, {3, 1, 5, 1, 32}};
+  // 4192 = two AVX2 FP8 chunks (arch/x86_avx2.hpp `fp8_chunk`), the second with a partial 8-block group.
+  const shape shapes[] = {{1, 1, 37, 1, 1024}, {2, 3, 9, 2, 96}, {1, 8, 13, 1, 4096}, {3, 1, 5, 1, 32}, {1, 2, 7, 1, 4192}};
   for (id t : all_types) {
     CAPTURE(armlower::dtype::name(t));
     bool any_fp8_difference = false;
@@ -184,6 +186,31 @@ TEST_CASE("fast paths: bit-identical where claimed, otherwise within the dot-pro
       }
     }
     if (t == id::fp8e4m3) CHECK(any_fp8_difference);  // "within bound only" is a real distinction
+  }
+}
+
+TEST_CASE("fast paths at extreme block scales: subnormal and zero scale products") {
+  // E8M0 codes 0..140: scale_A·scale_B spans 2^-254 .. 2^26, so block factors underflow to fp32
+  // subnormals and to zero (the fast paths' per-lane fallback), but nothing overflows.
+  std::mt19937 rng(11);
+  for (id t : all_types) {
+    CAPTURE(armlower::dtype::name(t));
+    const auto a = random_codes(t, 1, 3, 512, rng, false, 0, 140);
+    const auto b = random_codes(t, 1, 21, 512, rng, false, 0, 140);
+    std::vector<float> ref(3 * 21);
+    REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), b.view(), ref, kmx::matmul_path::reference) == mx::status::ok);
+    std::vector<double> r64, bnd;
+    fp64_reference(t, a, b, r64, bnd);
+    CHECK(within_dot_bound(ref, r64, bnd, 512));
+    for (auto p : fast_paths()) {
+      CAPTURE(int(p));
+      std::vector<float> out(ref.size());
+      const auto st = kmx::matmul_t_block_scaled(t, a.view(), b.view(), out, p);
+      if (st == mx::status::unsupported_path) continue;
+      REQUIRE(st == mx::status::ok);
+      if (kmx::bit_exact(t, p)) CHECK(bits_equal(out, ref));
+      else CHECK(within_dot_bound(out, r64, bnd, 512));
+    }
   }
 }
 

@@ -3,18 +3,15 @@
 /// with -march=native or -mavx2 -mfma). Two strategies (kernels.md §6):
 ///  - `int8_rows<T>` for FP4E2M1 (×2 → int8 via one `vpshufb` per block), FP6E2M3 (×8 → int8 via two
 ///    `vpshufb` + blend) and MXINT8 (raw int8, widened to int16): exact int32 block sums
-///    (`vpmaddubsw`/`vpmaddwd`, no saturation possible for |values| ≤ 60), reduced 8 blocks at a time
-///    with a `vphaddd` tree into one lane per B row, then `block_acc · (scale_A · scale_B)` and the fp32
+///    (`vpmaddubsw` on B + offset and A, corrected by offset·ΣA; `vpmaddwd`), reduced 8 B rows at a
+///    time with a `vphaddd` tree into one lane per B row, then `block_acc · (scale_A · scale_B)` and the fp32
 ///    accumulation in block order, lane-wise for 8 rows. **Bit-identical to the pseudocode path** (`reference_rows`) because
 ///    the pseudocode's fp32 block sums are exact for these types (arch/generic.hpp).
-///  - `fp8_rows<T>` for FP8E4M3/FP8E5M2: B decoded to fp32 with the bit trick `(sext(b) << 20) & 0x87F00000`
-///    (E4M3; E5M2: `<< 21`, `& 0x8FE00000`; done on whole 32-bit lanes with shifts) = value·2^-120 (2^-112), exact incl. subnormals (needs no
-///    FTZ/DAZ), A decoded once per tile and pre-scaled so no product is subnormal; 8-lane FMA
-///    accumulation. Blocks holding NaN/Inf codes take the scalar pseudocode. The summation order
-///    differs from the pseudocode, so results are **only within the TOSA dot-product bound**
-///    (tosa.md §6), not bit-identical.
-/// Both tile B rows (8 resp. 4) so each decoded A block is reused, and loop B tiles outermost so a
-/// batch of A rows reuses the B tile from L1 (GEMM).
+///  - `fp8_rows<T>` for FP8E4M3/FP8E5M2: B decoded to fp32 with a bit trick (`fp8_split`: value·2^-120
+///    resp. 2^-112, exact incl. subnormals, no FTZ/DAZ needed), A decoded once per row chunk and
+///    pre-scaled so no product is subnormal; 8-lane FMA block sums. Blocks holding NaN/Inf B codes take
+///    the scalar pseudocode. The summation order differs from the pseudocode, so results are **only
+///    within the TOSA dot-product bound** (tosa.md §6), not bit-identical.
 #pragma once
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -55,17 +52,23 @@ inline __m256 e8m0_decode8(__m256i c) noexcept {
 
 inline __m256 e8m0x8(const std::uint8_t* p, std::size_t n) noexcept { return e8m0_decode8(e8m0_codes8(p, n)); }
 
-/// int8 values ×2^k of the 32 codes of one block (FP4: 16 packed bytes; E2M3: 32 bytes).
-template <dtype::id T>
+/// int8 values ×2^k plus `Offset` of the 32 codes of one block (FP4: 16 packed bytes, low nibbles in
+/// the low 128-bit lane, high nibbles in the high one; E2M3: 32 bytes in order). FP4 takes any
+/// `Offset` for free (it is folded into the lookup table); E2M3 only 0.
+template <dtype::id T, int Offset = 0>
 inline __m256i block_i8(const std::uint8_t* p) noexcept {
   if constexpr (T == dtype::id::fp4e2m1) {
     const __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     const __m256i idx = _mm256_and_si256(_mm256_srlv_epi32(v, _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4)),
                                          _mm256_set1_epi8(0x0F));
-    const __m256i lut = _mm256_setr_epi8(0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12,
-                                         0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
+    constexpr char o = static_cast<char>(Offset);
+    const __m256i lut = _mm256_setr_epi8(o + 0, o + 1, o + 2, o + 3, o + 4, o + 6, o + 8, o + 12,  //
+                                         o - 0, o - 1, o - 2, o - 3, o - 4, o - 6, o - 8, o - 12,  //
+                                         o + 0, o + 1, o + 2, o + 3, o + 4, o + 6, o + 8, o + 12,  //
+                                         o - 0, o - 1, o - 2, o - 3, o - 4, o - 6, o - 8, o - 12);
     return _mm256_shuffle_epi8(lut, idx);
   } else {  // fp6e2m3: magnitude ×8 = 0..7, 8..15, 16..30 step 2, 32..60 step 4
+    static_assert(Offset == 0);
     const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
     const __m256i lo = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
                                         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -112,204 +115,254 @@ inline float hsum(__m256 v) noexcept {
   return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
 }
 
+inline __m256 hsum8_ps(const __m256* v) noexcept {
+  const __m256 t0 = _mm256_hadd_ps(v[0], v[1]), t1 = _mm256_hadd_ps(v[2], v[3]);
+  const __m256 t2 = _mm256_hadd_ps(v[4], v[5]), t3 = _mm256_hadd_ps(v[6], v[7]);
+  const __m256 u0 = _mm256_hadd_ps(t0, t1), u1 = _mm256_hadd_ps(t2, t3);
+  return _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
+}
+
+/// FP8 codes → fp32 with the bit trick, 32 codes (one block) at a time: d[q] lane L = code 4L+q.
+/// Each 16-bit word [hi, lo] gives bf16 patterns via `srai16(·, 4 or 3) & 0x87F0 (0x8FE0)` (sign kept,
+/// exponent field = the FP8 exponent field, mantissa bits in place), widened to fp32 by zeroing or
+/// shifting the other half: value·2^-120 (E4M3) or ·2^-112 (E5M2), exact incl. subnormals (no
+/// FTZ/DAZ needed). NaN/Inf codes give finite garbage: callers check `fp8_special`.
+template <dtype::id T>
+inline void fp8_split(__m256i v, __m256* d) noexcept {
+  constexpr bool e4 = T == dtype::id::fp8e4m3;
+  constexpr int sh = e4 ? 4 : 3;
+  const __m256i m16 = _mm256_set1_epi16(static_cast<short>(e4 ? 0x87F0 : 0x8FE0));
+  const __m256i hi16 = _mm256_set1_epi32(static_cast<int>(0xFFFF0000u));
+  const __m256i h = _mm256_and_si256(_mm256_srai_epi16(v, sh), m16);
+  const __m256i l = _mm256_and_si256(_mm256_srai_epi16(_mm256_slli_epi16(v, 8), sh), m16);
+  d[3] = _mm256_castsi256_ps(_mm256_and_si256(h, hi16));
+  d[1] = _mm256_castsi256_ps(_mm256_slli_epi32(h, 16));
+  d[2] = _mm256_castsi256_ps(_mm256_and_si256(l, hi16));
+  d[0] = _mm256_castsi256_ps(_mm256_slli_epi32(l, 16));
+}
+
+/// True when the byte-wise signed maximum `maxs` / unsigned maximum `maxu` of some FP8 codes show a
+/// NaN/Inf code: E4M3 0x7F / 0xFF; E5M2 0x7C..0x7F / 0xFC..0xFF.
+template <dtype::id T>
+inline bool fp8_special(__m256i maxs, __m256i maxu) noexcept {
+  constexpr bool e4 = T == dtype::id::fp8e4m3;
+  const __m256i pos = _mm256_cmpgt_epi8(maxs, _mm256_set1_epi8(static_cast<char>(e4 ? 0x7E : 0x7B)));
+  const __m256i umin = _mm256_set1_epi8(static_cast<char>(e4 ? 0xFF : 0xFC));
+  const __m256i neg = _mm256_cmpeq_epi8(_mm256_max_epu8(maxu, umin), maxu);
+  return _mm256_movemask_epi8(_mm256_or_si256(pos, neg)) != 0;
+}
+
+/// 2^(ca-127) · 2^(cb-127) · 2^extra as the pseudocode's fp32 arithmetic gives it, for E8M0 codes
+/// ca, cb (NaN for 0xFF, 0 below the subnormal range, +Inf above fp32).
+inline float scale_product(std::uint8_t ca, std::uint8_t cb, int extra) noexcept {
+  const int k = int(ca) + int(cb) - 254 + extra;
+  return (ca == 255 || cb == 255) ? std::numeric_limits<float>::quiet_NaN()
+         : k < -149               ? 0.0f
+         : k > 127                ? std::numeric_limits<float>::infinity()
+                                  : armlower::mx::detail::pow2f(k);
+}
+
 }  // namespace detail
 
+/// Elements of A decoded per pass of `fp8_rows` (16 KiB of fp32: stays in L1 while B streams).
+inline constexpr std::size_t fp8_chunk = 4096;
+/// Elements of A converted per pass of `int8_rows` (4 KiB of int8 / 8 KiB of int16).
+inline constexpr std::size_t int8_chunk = 4096;
+
+
 /// Exact-integer AVX2 rows for T ∈ {FP4E2M1, FP6E2M3, MXINT8}; bit-identical to `reference_rows<T>`.
-/// Tiles of 8 B rows: per block, the 8 rows' int32 partial vectors are reduced with one `vphaddd`
-/// tree into a vector whose lane r is row r's exact block sum, so the per-block fp32 steps
-/// (`block_acc · (sA·sB)`, `acc += …`) run lane-wise for 8 rows at once, in block order as the
-/// pseudocode does.
+/// One A row at a time: a chunk of up to `int8_chunk` elements is converted once to integers (int8,
+/// or int16 for MXINT8) with per-block sums, then B is walked in tiles of 8 rows. FP4/E2M3 block dot
+/// products use `vpmaddubsw` with B offset to unsigned (B + off, off = the type's largest integer
+/// magnitude) and A signed, corrected by `off · Σ A` per block (exact; no saturation: |A|·(B+off) ≤
+/// 60·120). Per block, the 8 rows' int32 partial vectors are reduced with one `vphaddd` tree into a
+/// vector whose lane r is row r's exact block sum, so the per-block fp32 steps (`block_acc · (sA·sB)`,
+/// `acc += …`) run lane-wise for 8 rows at once, in block order as the pseudocode does (the running
+/// sums are kept in `out` between chunks, exactly).
 template <dtype::id T>
 inline void int8_rows(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::mxint8);
   constexpr bool i16 = T == dtype::id::mxint8;
   constexpr std::size_t bs = armlower::mx::block_size;
   constexpr std::size_t block_bytes = armlower::mx::storage_bytes(T, bs);
+  constexpr std::int8_t off = T == dtype::id::fp4e2m1 ? 12 : 60;  // largest |value · 2^int_shift|
   const std::size_t stride = armlower::mx::storage_bytes(T, r.c);
   const std::size_t nb = r.c / bs;
   const __m256 unscale = _mm256_set1_ps(armlower::mx::detail::pow2f(-2 * armlower::mx::format(T).int_shift));
   const __m256i ones = _mm256_set1_epi16(1);
-  alignas(32) std::int8_t a_raw[8][32];
-  alignas(32) std::int8_t a_abs[8][32];
-  alignas(32) std::int16_t a_w[8][32];
-  alignas(32) std::int32_t sb_t[8][8];  // [block][row] scale codes of the tile
+  const __m256i offv = _mm256_set1_epi8(off);
+  alignas(32) std::int8_t a_i8[i16 ? 1 : int8_chunk];
+  alignas(32) std::int16_t a_w[i16 ? int8_chunk : 1];
+  alignas(32) std::int32_t a_corr[int8_chunk / bs];  // off · Σ A per block
+  alignas(32) std::int32_t sb_t[8][8];                // [block][row] scale codes of the tile
   alignas(32) float out_t[8];
-  for (std::size_t j0 = 0; j0 < r.w; j0 += 8) {
-    const std::size_t jt = r.w - j0 < 8 ? r.w - j0 : 8;
-    for (std::size_t i = 0; i < r.h; ++i) {
-      const std::uint8_t* ar = r.a + i * stride;
-      __m256 acc = _mm256_setzero_ps();  // lane q: output (i, j0 + q)
-      for (std::size_t g0 = 0; g0 < nb; g0 += 8) {
-        const std::size_t gn = nb - g0 < 8 ? nb - g0 : 8;
-        for (std::size_t g = 0; g < gn; ++g) {
-          const std::uint8_t* p = ar + (g0 + g) * block_bytes;
-          if constexpr (i16) {
-            const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-            _mm256_store_si256(reinterpret_cast<__m256i*>(&a_w[g][0]), _mm256_cvtepi8_epi16(_mm256_castsi256_si128(v)));
-            _mm256_store_si256(reinterpret_cast<__m256i*>(&a_w[g][16]), _mm256_cvtepi8_epi16(_mm256_extracti128_si256(v, 1)));
-          } else {
-            const __m256i v = detail::block_i8<T>(p);
-            _mm256_store_si256(reinterpret_cast<__m256i*>(a_raw[g]), v);
-            _mm256_store_si256(reinterpret_cast<__m256i*>(a_abs[g]), _mm256_abs_epi8(v));
-          }
-        }
-        if (gn == 8 && jt == 8) {
-          detail::transpose_scales8(r.b_scale + j0 * nb + g0, nb, sb_t);
+  for (std::size_t i = 0; i < r.h; ++i) {
+    for (std::size_t k0 = 0; k0 < r.c; k0 += int8_chunk) {
+      const std::size_t kn = r.c - k0 < int8_chunk ? r.c - k0 : int8_chunk;
+      const std::size_t g_first = k0 / bs, gcount = kn / bs;
+      const std::uint8_t* ar = r.a + i * stride + g_first * block_bytes;
+      for (std::size_t g = 0; g < gcount; ++g) {
+        const std::uint8_t* p = ar + g * block_bytes;
+        if constexpr (i16) {
+          const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+          _mm256_store_si256(reinterpret_cast<__m256i*>(&a_w[g * bs]), _mm256_cvtepi8_epi16(_mm256_castsi256_si128(v)));
+          _mm256_store_si256(reinterpret_cast<__m256i*>(&a_w[g * bs + 16]), _mm256_cvtepi8_epi16(_mm256_extracti128_si256(v, 1)));
         } else {
-          for (std::size_t q = 0; q < 8; ++q)
-            for (std::size_t g = 0; g < gn; ++g) sb_t[g][q] = q < jt ? r.b_scale[(j0 + q) * nb + g0 + g] : 0;
-        }
-        for (std::size_t g = 0; g < gn; ++g) {
-          __m256i v[8];
-          for (std::size_t q = 0; q < 8; ++q) {
-            if (q >= jt) {
-              v[q] = _mm256_setzero_si256();
-              continue;
-            }
-            const std::uint8_t* p = r.b + (j0 + q) * stride + (g0 + g) * block_bytes;
-            if constexpr (i16) {
-              const __m256i bv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-              const __m256i lo = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[g][0])),
-                                                   _mm256_cvtepi8_epi16(_mm256_castsi256_si128(bv)));
-              const __m256i hi = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[g][16])),
-                                                   _mm256_cvtepi8_epi16(_mm256_extracti128_si256(bv, 1)));
-              v[q] = _mm256_add_epi32(lo, hi);
-            } else {
-              const __m256i bv = detail::block_i8<T>(p);
-              const __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(a_raw[g]));
-              const __m256i aa = _mm256_load_si256(reinterpret_cast<const __m256i*>(a_abs[g]));
-              v[q] = _mm256_madd_epi16(_mm256_maddubs_epi16(aa, _mm256_sign_epi8(bv, a)), ones);
-            }
-          }
-          const __m256 blk = _mm256_mul_ps(_mm256_cvtepi32_ps(detail::hsum8(v)), unscale);  // exact
-          const __m256 sa = _mm256_set1_ps(armlower::mx::decode_e8m0(r.a_scale[i * nb + g0 + g]));
-          const __m256 sb = detail::e8m0_decode8(_mm256_load_si256(reinterpret_cast<const __m256i*>(sb_t[g])));
-          acc = _mm256_add_ps(acc, _mm256_mul_ps(blk, _mm256_mul_ps(sa, sb)));
+          const __m256i v = detail::block_i8<T>(p);
+          _mm256_store_si256(reinterpret_cast<__m256i*>(&a_i8[g * bs]), v);
+          // Σ A over the block: vpmaddubsw(1, A) pairs, vpmaddwd(1) quads, then a horizontal sum
+          const __m256i q = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), v), ones);
+          const __m128i h2 = _mm_add_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+          const __m128i h1 = _mm_add_epi32(h2, _mm_shuffle_epi32(h2, 0x4E));
+          a_corr[g] = off * _mm_cvtsi128_si32(_mm_add_epi32(h1, _mm_shuffle_epi32(h1, 0xB1)));
         }
       }
-      _mm256_store_ps(out_t, acc);
-      for (std::size_t q = 0; q < jt; ++q) r.out[i * r.w + j0 + q] = out_t[q];
+      for (std::size_t j0 = 0; j0 < r.w; j0 += 8) {
+        const std::size_t jt = r.w - j0 < 8 ? r.w - j0 : 8;
+        float* o = r.out + i * r.w + j0;
+        __m256 acc = _mm256_setzero_ps();  // lane q: output (i, j0 + q), carried across chunks in `out`
+        if (k0 != 0) {
+          for (std::size_t q = 0; q < 8; ++q) out_t[q] = q < jt ? o[q] : 0.0f;
+          acc = _mm256_load_ps(out_t);
+        }
+        for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
+          const std::size_t gn = gcount - g0 < 8 ? gcount - g0 : 8;
+          const std::uint8_t* bsc = r.b_scale + j0 * nb + g_first + g0;
+          if (gn == 8 && jt == 8) {
+            detail::transpose_scales8(bsc, nb, sb_t);
+          } else {
+            for (std::size_t q = 0; q < 8; ++q)
+              for (std::size_t g = 0; g < gn; ++g) sb_t[g][q] = q < jt ? bsc[q * nb + g] : 0;
+          }
+          for (std::size_t g = 0; g < gn; ++g) {
+            const std::size_t ga = g0 + g;  // block within the chunk
+            __m256i v[8];
+            for (std::size_t q = 0; q < 8; ++q) {
+              if (q >= jt) {
+                v[q] = _mm256_setzero_si256();
+                continue;
+              }
+              const std::uint8_t* p = r.b + (j0 + q) * stride + (g_first + ga) * block_bytes;
+              if constexpr (i16) {
+                const __m256i bv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+                const __m256i lo = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[ga * bs])),
+                                                     _mm256_cvtepi8_epi16(_mm256_castsi256_si128(bv)));
+                const __m256i hi = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[ga * bs + 16])),
+                                                     _mm256_cvtepi8_epi16(_mm256_extracti128_si256(bv, 1)));
+                v[q] = _mm256_add_epi32(lo, hi);
+              } else {
+                __m256i bu;  // B + off ∈ [0, 2·off]
+                if constexpr (T == dtype::id::fp4e2m1) bu = detail::block_i8<T, off>(p);
+                else bu = _mm256_add_epi8(detail::block_i8<T>(p), offv);
+                const __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(&a_i8[ga * bs]));
+                v[q] = _mm256_madd_epi16(_mm256_maddubs_epi16(bu, a), ones);
+              }
+            }
+            __m256i isum = detail::hsum8(v);
+            if constexpr (!i16) isum = _mm256_sub_epi32(isum, _mm256_set1_epi32(a_corr[ga]));
+            const __m256 blk = _mm256_mul_ps(_mm256_cvtepi32_ps(isum), unscale);  // exact
+            const __m256 sa = _mm256_set1_ps(armlower::mx::decode_e8m0(r.a_scale[i * nb + g_first + ga]));
+            const __m256 sb = detail::e8m0_decode8(_mm256_load_si256(reinterpret_cast<const __m256i*>(sb_t[g])));
+            acc = _mm256_add_ps(acc, _mm256_mul_ps(blk, _mm256_mul_ps(sa, sb)));
+          }
+        }
+        _mm256_store_ps(out_t, acc);
+        for (std::size_t q = 0; q < jt; ++q) o[q] = out_t[q];
+      }
     }
   }
 }
 
 /// FP8 AVX2 rows for T ∈ {FP8E4M3, FP8E5M2}; within the TOSA dot-product bound of the pseudocode.
-/// Each 32-byte block is loaded once and split into 4 vectors by byte position within 32-bit lanes
-/// (vector j holds elements 4L+j): A and B use the same permutation, so the products pair up.
+/// GEMV-shaped: one A row at a time, decoded once per chunk of up to `fp8_chunk` elements into an
+/// L1-resident fp32 scratch (exact, NaN/Inf included, pre-scaled by 2^ca); then every B row streams
+/// through sequentially (each 32-byte block loaded once, decoded by `split`, 4 FMAs). The 8 block
+/// sums of a group are reduced with one `vhaddps` tree into a vector whose lane g is block g's sum, and
+/// `acc += blocks · 2^(sa + sb − 254 + …)` runs lane-wise (the factor built in the exponent field).
+/// B codes that are NaN/Inf (E4M3 S.1111.111; E5M2 S.11111.xx) are caught by two running byte maxima
+/// and the chunk's contribution to that output is redone with the scalar pseudocode.
 template <dtype::id T>
 inline void fp8_rows(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp8e4m3 || T == dtype::id::fp8e5m2);
   constexpr bool e4 = T == dtype::id::fp8e4m3;
-  constexpr int sh = e4 ? 4 : 3;           // arithmetic right shift placing the top byte's magnitude
   constexpr int trick = e4 ? 120 : 112;    // decoded bits value = real · 2^-trick
-  constexpr int ca = e4 ? 100 : 64;        // A is held as real · 2^ca
+  constexpr int ca = e4 ? 100 : 64;        // A is held as real · 2^ca (no product is an fp32 subnormal)
   constexpr int unscale_exp = trick - ca;  // product = real · 2^(ca - trick)
   constexpr std::size_t bs = armlower::mx::block_size;
-  const __m256i mask = _mm256_set1_epi32(e4 ? static_cast<int>(0x87F00000u) : static_cast<int>(0x8FE00000u));
-  // special codes: E4M3 S.1111.111 (NaN); E5M2 S.11111.xx (Inf/NaN): (b | keep) == 0xFF
-  const __m256i keep = _mm256_set1_epi8(static_cast<char>(e4 ? 0x80 : 0x83));
-  const __m256i all1 = _mm256_set1_epi8(static_cast<char>(0xFF));
-  const __m256 up1 = _mm256_set1_ps(armlower::mx::detail::pow2f(trick));
-  const __m256 up2 = _mm256_set1_ps(armlower::mx::detail::pow2f(ca));
   const std::size_t nb = r.c / bs;
-  auto split = [&](__m256i v, __m256& d0, __m256& d1, __m256& d2, __m256& d3) {
-    d3 = _mm256_castsi256_ps(_mm256_and_si256(_mm256_srai_epi32(v, sh), mask));
-    d2 = _mm256_castsi256_ps(_mm256_and_si256(_mm256_srai_epi32(_mm256_slli_epi32(v, 8), sh), mask));
-    d1 = _mm256_castsi256_ps(_mm256_and_si256(_mm256_srai_epi32(_mm256_slli_epi32(v, 16), sh), mask));
-    d0 = _mm256_castsi256_ps(_mm256_and_si256(_mm256_srai_epi32(_mm256_slli_epi32(v, 24), sh), mask));
-  };
-  auto special = [&](__m256i v) {
-    return _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_or_si256(v, keep), all1)) != 0;
-  };
-  auto scalar_block = [&](const std::uint8_t* pa, const std::uint8_t* pb) {
-    float s = 0.0f;
-    for (std::size_t e = 0; e < bs; ++e) s += armlower::mx::decode<T>(pa[e]) * armlower::mx::decode<T>(pb[e]);
-    return s;
-  };
-  alignas(32) float ad[8][32];
-  alignas(32) float fct[8];
-  // factor = 2^(sa-127) · 2^(sb-127) · 2^unscale_exp as a biased fp32 exponent field
+  alignas(32) float ad[fp8_chunk];
+  const __m256 up = _mm256_set1_ps(armlower::mx::detail::pow2f(ca));
+  const float upf = armlower::mx::detail::pow2f(ca);
+  const __m256 upt = _mm256_set1_ps(armlower::mx::detail::pow2f(trick));
   const __m256i kbias = _mm256_set1_epi32(unscale_exp - 254 + 127);
-  for (std::size_t j0 = 0; j0 < r.w; j0 += 4) {
-    const std::size_t jt = r.w - j0 < 4 ? r.w - j0 : 4;
-    for (std::size_t i = 0; i < r.h; ++i) {
-      const std::uint8_t* ar = r.a + i * r.c;
-      __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-      float extra[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-      for (std::size_t g0 = 0; g0 < nb; g0 += 8) {
-        const std::size_t gn = nb - g0 < 8 ? nb - g0 : 8;
-        unsigned a_special = 0;
-        for (std::size_t g = 0; g < gn; ++g) {
-          const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ar + (g0 + g) * bs));
-          a_special |= special(v) ? 1u << g : 0u;
-          __m256 d0, d1, d2, d3;
-          split(v, d0, d1, d2, d3);
-          _mm256_store_ps(&ad[g][0], _mm256_mul_ps(_mm256_mul_ps(d0, up1), up2));
-          _mm256_store_ps(&ad[g][8], _mm256_mul_ps(_mm256_mul_ps(d1, up1), up2));
-          _mm256_store_ps(&ad[g][16], _mm256_mul_ps(_mm256_mul_ps(d2, up1), up2));
-          _mm256_store_ps(&ad[g][24], _mm256_mul_ps(_mm256_mul_ps(d3, up1), up2));
-        }
-        const __m256i sa = detail::e8m0_codes8(r.a_scale + i * nb + g0, gn);
-        for (std::size_t jj = 0; jj < jt; ++jj) {
-          const std::uint8_t* br = r.b + (j0 + jj) * r.c;
-          const __m256i sb = detail::e8m0_codes8(r.b_scale + (j0 + jj) * nb + g0, gn);
+  for (std::size_t i = 0; i < r.h; ++i) {
+    for (std::size_t k0 = 0; k0 < r.c; k0 += fp8_chunk) {
+      const std::size_t kn = r.c - k0 < fp8_chunk ? r.c - k0 : fp8_chunk;
+      const std::size_t g_first = k0 / bs, gcount = kn / bs;
+      const std::uint8_t* ar = r.a + i * r.c + k0;
+      for (std::size_t g = 0; g < gcount; ++g) {  // A: real · 2^ca, in `split` order
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ar + g * bs));
+        __m256 d[4];
+        detail::fp8_split<T>(v, d);
+        for (int q = 0; q < 4; ++q) _mm256_store_ps(ad + g * bs + 8 * q, _mm256_mul_ps(_mm256_mul_ps(d[q], upt), up));
+        if (detail::fp8_special<T>(v, v))
+          for (std::size_t e = 0; e < bs; ++e) ad[g * bs + (e % 4) * 8 + e / 4] = armlower::mx::decode<T>(ar[g * bs + e]) * upf;
+      }
+      for (std::size_t j = 0; j < r.w; ++j) {
+        const std::uint8_t* br = r.b + j * r.c + k0;
+        const std::uint8_t* psa = r.a_scale + i * nb + g_first;
+        const std::uint8_t* psb = r.b_scale + j * nb + g_first;
+        __m256 acc = _mm256_setzero_ps();
+        __m256i maxs = _mm256_set1_epi8(-128), maxu = _mm256_setzero_si256();
+        for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
+          const std::size_t gn = gcount - g0 < 8 ? gcount - g0 : 8;
+          __m256 s[8];
+          for (std::size_t g = 0; g < 8; ++g) {
+            if (g >= gn) {
+              s[g] = _mm256_setzero_ps();
+              continue;
+            }
+            const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(br + (g0 + g) * bs));
+            maxs = _mm256_max_epi8(maxs, v);
+            maxu = _mm256_max_epu8(maxu, v);
+            __m256 d[4];
+            detail::fp8_split<T>(v, d);
+            const float* pa = ad + (g0 + g) * bs;
+            __m256 p = _mm256_mul_ps(d[0], _mm256_load_ps(pa));
+            p = _mm256_fmadd_ps(d[1], _mm256_load_ps(pa + 8), p);
+            p = _mm256_fmadd_ps(d[2], _mm256_load_ps(pa + 16), p);
+            s[g] = _mm256_fmadd_ps(d[3], _mm256_load_ps(pa + 24), p);
+          }
+          const __m256i sa = detail::e8m0_codes8(psa + g0, gn), sb = detail::e8m0_codes8(psb + g0, gn);
           const __m256i k = _mm256_add_epi32(_mm256_add_epi32(sa, sb), kbias);
-          _mm256_store_ps(fct, _mm256_castsi256_ps(_mm256_slli_epi32(k, 23)));
-          // lanes whose factor is not a normal fp32 (or a NaN scale): exact scalar factor
+          __m256 f = _mm256_castsi256_ps(_mm256_slli_epi32(k, 23));
+          // lanes whose factor is not a normal fp32 (or a NaN scale): the exact factor, per lane
           const __m256i bad = _mm256_or_si256(
               _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(1), k), _mm256_cmpgt_epi32(k, _mm256_set1_epi32(254))),
-              _mm256_or_si256(_mm256_cmpeq_epi32(sa, _mm256_set1_epi32(255)), _mm256_cmpeq_epi32(sb, _mm256_set1_epi32(255))));
-          if (const unsigned badm = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(bad))); badm != 0) {
-            for (std::size_t g = 0; g < gn; ++g) {
-              if (((badm >> g) & 1u) == 0) continue;
-              const std::uint8_t ca8 = r.a_scale[i * nb + g0 + g], cb8 = r.b_scale[(j0 + jj) * nb + g0 + g];
-              const int kk = int(ca8) + int(cb8) - 254 + unscale_exp;
-              fct[g] = (ca8 == 255 || cb8 == 255) ? std::numeric_limits<float>::quiet_NaN()
-                       : kk < -149                ? 0.0f
-                       : kk > 127                 ? std::numeric_limits<float>::infinity()
-                                                  : armlower::mx::detail::pow2f(kk);
-            }
+              _mm256_cmpeq_epi32(_mm256_max_epu32(sa, sb), _mm256_set1_epi32(255)));
+          const unsigned badm = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(bad))) & ((1u << gn) - 1u);
+          if (badm != 0) {
+            alignas(32) float fct[8];
+            _mm256_store_ps(fct, f);
+            for (std::size_t g = 0; g < gn; ++g)
+              if (((badm >> g) & 1u) != 0) fct[g] = detail::scale_product(psa[g0 + g], psb[g0 + g], unscale_exp);
+            f = _mm256_load_ps(fct);
           }
-          __m256 av = acc[jj];  // a register, not a store/load chain through acc[]
-          // Fast pass over the group; special codes are detected with an OR-accumulated byte compare
-          // and, if any, the group is redone from the saved accumulator with the per-block check.
-          const __m256 av_saved = av;
-          __m256i spec = _mm256_setzero_si256();
-          for (std::size_t g = 0; g < gn; ++g) {
-            const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(br + (g0 + g) * bs));
-            spec = _mm256_or_si256(spec, _mm256_cmpeq_epi8(_mm256_or_si256(v, keep), all1));
-            __m256 d0, d1, d2, d3;
-            split(v, d0, d1, d2, d3);
-            __m256 p0 = _mm256_mul_ps(d0, _mm256_load_ps(&ad[g][0]));
-            __m256 p1 = _mm256_mul_ps(d1, _mm256_load_ps(&ad[g][8]));
-            p0 = _mm256_fmadd_ps(d2, _mm256_load_ps(&ad[g][16]), p0);
-            p1 = _mm256_fmadd_ps(d3, _mm256_load_ps(&ad[g][24]), p1);
-            av = _mm256_fmadd_ps(_mm256_add_ps(p0, p1), _mm256_broadcast_ss(&fct[g]), av);
-          }
-          if (a_special != 0 || _mm256_movemask_epi8(spec) != 0) {
-            av = av_saved;
-            for (std::size_t g = 0; g < gn; ++g) {
-              const std::uint8_t* pb = br + (g0 + g) * bs;
-              const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pb));
-              if (((a_special >> g) & 1u) != 0 || special(v)) {
-                const std::uint8_t* pa = ar + (g0 + g) * bs;
-                extra[jj] += scalar_block(pa, pb) * (armlower::mx::decode_e8m0(r.a_scale[i * nb + g0 + g]) *
-                                                     armlower::mx::decode_e8m0(r.b_scale[(j0 + jj) * nb + g0 + g]));
-                continue;
-              }
-              __m256 d0, d1, d2, d3;
-              split(v, d0, d1, d2, d3);
-              __m256 p0 = _mm256_mul_ps(d0, _mm256_load_ps(&ad[g][0]));
-              __m256 p1 = _mm256_mul_ps(d1, _mm256_load_ps(&ad[g][8]));
-              p0 = _mm256_fmadd_ps(d2, _mm256_load_ps(&ad[g][16]), p0);
-              p1 = _mm256_fmadd_ps(d3, _mm256_load_ps(&ad[g][24]), p1);
-              av = _mm256_fmadd_ps(_mm256_add_ps(p0, p1), _mm256_broadcast_ss(&fct[g]), av);
-            }
-          }
-          acc[jj] = av;
+          acc = _mm256_fmadd_ps(detail::hsum8_ps(s), f, acc);
         }
+        float sum = detail::hsum(acc);
+        if (detail::fp8_special<T>(maxs, maxu)) {  // NaN/Inf codes in this B row chunk: the pseudocode
+          sum = 0.0f;
+          for (std::size_t g = 0; g < gcount; ++g) {
+            float block = 0.0f;
+            for (std::size_t e = 0; e < bs; ++e)
+              block += armlower::mx::decode<T>(ar[g * bs + e]) * armlower::mx::decode<T>(br[g * bs + e]);
+            sum += block * (armlower::mx::decode_e8m0(psa[g]) * armlower::mx::decode_e8m0(psb[g]));
+          }
+        }
+        float* o = r.out + i * r.w + j;
+        *o = k0 == 0 ? sum : *o + sum;
       }
-      for (std::size_t jj = 0; jj < jt; ++jj) r.out[i * r.w + j0 + jj] = detail::hsum(acc[jj]) + extra[jj];
     }
   }
 }
