@@ -214,6 +214,30 @@ TEST_CASE("fast paths at extreme block scales: subnormal and zero scale products
   }
 }
 
+TEST_CASE("finite_codes: the check and the promise") {
+  std::mt19937 rng(13);
+  for (id t : all_types) {
+    CAPTURE(armlower::dtype::name(t));
+    const auto a = random_codes(t, 1, 2, 320, rng, false);
+    auto b = random_codes(t, 1, 9, 320, rng, false);
+    CHECK(mx::finite_codes(t, b.data));
+    std::vector<float> plain(18), promised(18);
+    REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), b.view(), plain, kmx::matmul_path::best) == mx::status::ok);
+    auto bv = b.view();
+    bv.finite_codes = true;
+    REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), bv, promised, kmx::matmul_path::best) == mx::status::ok);
+    CHECK(bits_equal(plain, promised));  // same arithmetic, only the NaN/Inf scan is skipped
+    if (mx::format(t).has_nan) {
+      mx::packed_codes_mut(t, b.data, 9 * 320).set(100, mx::format(t).nan_mag);
+      CHECK_FALSE(mx::finite_codes(t, b.data));
+      mx::packed_codes_mut(t, b.data, 9 * 320).set(100, mx::format(t).max_mag | 0x80u);  // -max is finite
+      CHECK(mx::finite_codes(t, b.data));
+    }
+  }
+  CHECK_FALSE(mx::finite_codes(id::fp8e5m2, std::vector<std::uint8_t>{0x01, 0xFC}));  // -Inf
+  CHECK(mx::finite_codes(id::fp4e2m1, std::vector<std::uint8_t>{0xFF, 0x77}));        // FP4 has no NaN/Inf
+}
+
 TEST_CASE("NaN and Inf propagate through every path") {
   std::mt19937 rng(7);
   for (id t : all_types) {

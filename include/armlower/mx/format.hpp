@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include <armlower/dtype/dtype.hpp>
 
@@ -95,6 +96,19 @@ static_assert(formats[4].storage_bits == 4 && formats[5].is_int && formats[5].mb
 /// low 6 bits, as ml_dtypes and torchao store it).
 [[nodiscard]] constexpr std::size_t storage_bytes(dtype::id t, std::size_t n) noexcept {
   return format(t).storage_bits == 4 ? (n + 1) / 2 : n;
+}
+
+/// True when no element code in `codes` (armlower storage of type `t`) is NaN or Inf: for FP8 every
+/// byte's magnitude is ≤ `max_mag` (E4M3 0x7E, E5M2 0x7B); FP6, FP4 and MXINT8 have no such codes.
+/// Meant to be run once on constant operands (weights), see `block_scaled_view::finite_codes`.
+[[nodiscard]] constexpr bool finite_codes(dtype::id t, std::span<const std::uint8_t> codes) noexcept {
+  if (!format(t).has_nan) return true;
+  std::uint8_t worst = 0;
+  for (const std::uint8_t c : codes) {
+    const auto m = static_cast<std::uint8_t>(c & 0x7Fu);
+    worst = m > worst ? m : worst;
+  }
+  return worst <= format(t).max_mag;
 }
 
 }  // namespace armlower::mx

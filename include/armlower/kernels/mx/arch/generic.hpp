@@ -36,6 +36,7 @@ struct rows_args {
   std::size_t w;                ///< rows of B
   std::size_t c;                ///< shared dimension, a multiple of 32
   float* out;                   ///< output [h, w]
+  bool b_finite = false;        ///< caller's promise: no NaN/Inf codes in B (block_scaled_view::finite_codes)
 };
 
 namespace detail {

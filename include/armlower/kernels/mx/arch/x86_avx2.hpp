@@ -162,6 +162,28 @@ inline float scale_product(std::uint8_t ca, std::uint8_t cb, int extra) noexcept
                                   : armlower::mx::detail::pow2f(k);
 }
 
+/// Smallest and largest of the n E8M0 codes at p (32 at a time with `vpminub`/`vpmaxub`).
+inline void code_range(const std::uint8_t* p, std::size_t n, int& lo, int& hi) noexcept {
+  __m256i mn = _mm256_set1_epi8(static_cast<char>(0xFF)), mxv = _mm256_setzero_si256();
+  std::size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    mn = _mm256_min_epu8(mn, v);
+    mxv = _mm256_max_epu8(mxv, v);
+  }
+  alignas(32) std::uint8_t a[32], b[32];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(a), mn);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(b), mxv);
+  for (int k = 0; k < 32; ++k) {
+    lo = a[k] < lo ? a[k] : lo;
+    hi = b[k] > hi ? b[k] : hi;
+  }
+  for (; i < n; ++i) {
+    lo = p[i] < lo ? p[i] : lo;
+    hi = p[i] > hi ? p[i] : hi;
+  }
+}
+
 }  // namespace detail
 
 /// Elements of A decoded per pass of `fp8_rows` (16 KiB of fp32: stays in L1 while B streams).
@@ -276,82 +298,100 @@ inline void int8_rows(const rows_args& r) noexcept {
 /// FP8 AVX2 rows for T ∈ {FP8E4M3, FP8E5M2}; within the TOSA dot-product bound of the pseudocode.
 /// GEMV-shaped: one A row at a time, decoded once per chunk of up to `fp8_chunk` elements into an
 /// L1-resident fp32 scratch (exact, NaN/Inf included, pre-scaled by 2^ca); then every B row streams
-/// through sequentially (each 32-byte block loaded once, decoded by `split`, 4 FMAs). The 8 block
+/// through sequentially (each 32-byte block loaded once, decoded by `fp8_split`, 4 FMAs). The 8 block
 /// sums of a group are reduced with one `vhaddps` tree into a vector whose lane g is block g's sum, and
-/// `acc += blocks · 2^(sa + sb − 254 + …)` runs lane-wise (the factor built in the exponent field).
+/// `acc += blocks · 2^(sa + sb − 254 + …)` runs lane-wise with the factor built in the exponent field:
+/// directly when the row's scale codes keep every factor a normal fp32 (checked once per row from the
+/// code ranges), else with a per-lane exact fallback (`scale_product`).
 /// B codes that are NaN/Inf (E4M3 S.1111.111; E5M2 S.11111.xx) are caught by two running byte maxima
-/// and the chunk's contribution to that output is redone with the scalar pseudocode.
-template <dtype::id T>
+/// and the chunk's contribution to that output is redone with the scalar pseudocode; `Check = false`
+/// (the caller promised finite B codes, `rows_args::b_finite`) skips that check.
+template <dtype::id T, bool Check = true>
 inline void fp8_rows(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp8e4m3 || T == dtype::id::fp8e5m2);
   constexpr bool e4 = T == dtype::id::fp8e4m3;
   constexpr int trick = e4 ? 120 : 112;    // decoded bits value = real · 2^-trick
   constexpr int ca = e4 ? 100 : 64;        // A is held as real · 2^ca (no product is an fp32 subnormal)
   constexpr int unscale_exp = trick - ca;  // product = real · 2^(ca - trick)
+  constexpr int kbias = unscale_exp - 254 + 127;  // biased exponent of the factor = sa + sb + kbias
   constexpr std::size_t bs = armlower::mx::block_size;
   const std::size_t nb = r.c / bs;
   alignas(32) float ad[fp8_chunk];
+  alignas(32) std::int32_t ka[fp8_chunk / bs];  // sa + kbias per block of the chunk
   const __m256 up = _mm256_set1_ps(armlower::mx::detail::pow2f(ca));
   const float upf = armlower::mx::detail::pow2f(ca);
   const __m256 upt = _mm256_set1_ps(armlower::mx::detail::pow2f(trick));
-  const __m256i kbias = _mm256_set1_epi32(unscale_exp - 254 + 127);
   for (std::size_t i = 0; i < r.h; ++i) {
     for (std::size_t k0 = 0; k0 < r.c; k0 += fp8_chunk) {
       const std::size_t kn = r.c - k0 < fp8_chunk ? r.c - k0 : fp8_chunk;
       const std::size_t g_first = k0 / bs, gcount = kn / bs;
       const std::uint8_t* ar = r.a + i * r.c + k0;
-      for (std::size_t g = 0; g < gcount; ++g) {  // A: real · 2^ca, in `split` order
+      const std::uint8_t* psa = r.a_scale + i * nb + g_first;
+      int sa_min = 255, sa_max = 0;
+      for (std::size_t g = 0; g < gcount; ++g) {  // A: real · 2^ca, in `fp8_split` order
         const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ar + g * bs));
         __m256 d[4];
         detail::fp8_split<T>(v, d);
         for (int q = 0; q < 4; ++q) _mm256_store_ps(ad + g * bs + 8 * q, _mm256_mul_ps(_mm256_mul_ps(d[q], upt), up));
         if (detail::fp8_special<T>(v, v))
           for (std::size_t e = 0; e < bs; ++e) ad[g * bs + (e % 4) * 8 + e / 4] = armlower::mx::decode<T>(ar[g * bs + e]) * upf;
+        ka[g] = int(psa[g]) + kbias;
+        sa_min = int(psa[g]) < sa_min ? int(psa[g]) : sa_min;
+        sa_max = int(psa[g]) > sa_max ? int(psa[g]) : sa_max;
       }
       for (std::size_t j = 0; j < r.w; ++j) {
         const std::uint8_t* br = r.b + j * r.c + k0;
-        const std::uint8_t* psa = r.a_scale + i * nb + g_first;
         const std::uint8_t* psb = r.b_scale + j * nb + g_first;
+        int sb_min = 255, sb_max = 0;
+        detail::code_range(psb, gcount, sb_min, sb_max);
+        // every factor 2^(sa + sb + kbias - 127) a normal fp32 and no NaN scale: no per-lane fallback
+        const bool plain = sa_max < 255 && sb_max < 255 && sa_min + sb_min + kbias >= 1 && sa_max + sb_max + kbias <= 254;
         __m256 acc = _mm256_setzero_ps();
         __m256i maxs = _mm256_set1_epi8(-128), maxu = _mm256_setzero_si256();
         for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
           const std::size_t gn = gcount - g0 < 8 ? gcount - g0 : 8;
-          __m256 s[8];
-          for (std::size_t g = 0; g < 8; ++g) {
-            if (g >= gn) {
-              s[g] = _mm256_setzero_ps();
-              continue;
-            }
+          auto block = [&](std::size_t g) {  // fp32 partial sums (8 lanes) of block g0 + g
             const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(br + (g0 + g) * bs));
-            maxs = _mm256_max_epi8(maxs, v);
-            maxu = _mm256_max_epu8(maxu, v);
+            if constexpr (Check) {
+              maxs = _mm256_max_epi8(maxs, v);
+              maxu = _mm256_max_epu8(maxu, v);
+            }
             __m256 d[4];
             detail::fp8_split<T>(v, d);
             const float* pa = ad + (g0 + g) * bs;
             __m256 p = _mm256_mul_ps(d[0], _mm256_load_ps(pa));
             p = _mm256_fmadd_ps(d[1], _mm256_load_ps(pa + 8), p);
             p = _mm256_fmadd_ps(d[2], _mm256_load_ps(pa + 16), p);
-            s[g] = _mm256_fmadd_ps(d[3], _mm256_load_ps(pa + 24), p);
+            return _mm256_fmadd_ps(d[3], _mm256_load_ps(pa + 24), p);
+          };
+          __m256 sums;  // lane g: block g0 + g's sum
+          if (gn == 8) {  // the hsum8_ps tree, reduced as the blocks come (few live registers)
+            const __m256 t0 = _mm256_hadd_ps(block(0), block(1));
+            const __m256 t1 = _mm256_hadd_ps(block(2), block(3));
+            const __m256 u0 = _mm256_hadd_ps(t0, t1);
+            const __m256 t2 = _mm256_hadd_ps(block(4), block(5));
+            const __m256 t3 = _mm256_hadd_ps(block(6), block(7));
+            const __m256 u1 = _mm256_hadd_ps(t2, t3);
+            sums = _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
+          } else {
+            __m256 sv[8];
+            for (std::size_t g = 0; g < 8; ++g) sv[g] = g < gn ? block(g) : _mm256_setzero_ps();
+            sums = detail::hsum8_ps(sv);
           }
-          const __m256i sa = detail::e8m0_codes8(psa + g0, gn), sb = detail::e8m0_codes8(psb + g0, gn);
-          const __m256i k = _mm256_add_epi32(_mm256_add_epi32(sa, sb), kbias);
-          __m256 f = _mm256_castsi256_ps(_mm256_slli_epi32(k, 23));
-          // lanes whose factor is not a normal fp32 (or a NaN scale): the exact factor, per lane
-          const __m256i bad = _mm256_or_si256(
-              _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(1), k), _mm256_cmpgt_epi32(k, _mm256_set1_epi32(254))),
-              _mm256_cmpeq_epi32(_mm256_max_epu32(sa, sb), _mm256_set1_epi32(255)));
-          const unsigned badm = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(bad))) & ((1u << gn) - 1u);
-          if (badm != 0) {
-            alignas(32) float fct[8];
-            _mm256_store_ps(fct, f);
-            for (std::size_t g = 0; g < gn; ++g)
-              if (((badm >> g) & 1u) != 0) fct[g] = detail::scale_product(psa[g0 + g], psb[g0 + g], unscale_exp);
+          __m256 f;
+          if (gn == 8 && plain) {
+            const __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(psb + g0)));
+            const __m256i k = _mm256_add_epi32(sb, _mm256_load_si256(reinterpret_cast<const __m256i*>(ka + g0)));
+            f = _mm256_castsi256_ps(_mm256_slli_epi32(k, 23));
+          } else {
+            alignas(32) float fct[8] = {};
+            for (std::size_t g = 0; g < gn; ++g) fct[g] = detail::scale_product(psa[g0 + g], psb[g0 + g], unscale_exp);
             f = _mm256_load_ps(fct);
           }
-          acc = _mm256_fmadd_ps(detail::hsum8_ps(s), f, acc);
+          acc = _mm256_fmadd_ps(sums, f, acc);
         }
         float sum = detail::hsum(acc);
-        if (detail::fp8_special<T>(maxs, maxu)) {  // NaN/Inf codes in this B row chunk: the pseudocode
+        if (Check && detail::fp8_special<T>(maxs, maxu)) {  // NaN/Inf B codes in this chunk: the pseudocode
           sum = 0.0f;
           for (std::size_t g = 0; g < gcount; ++g) {
             float block = 0.0f;
