@@ -6,7 +6,8 @@ For each case of manifest.jsonl it requires:
   * integer graphs (int8, a16w8): the reference model's output equals armlower's interpreter
     output bit for bit (and, for the "_cmsis" cases, the Cortex-M plan's output run through the
     CMSIS-form kernels: int8 against the DOUBLE_ROUND lowering, a16w8 against the a16w8 one); single layers are also within one output quantum + 1e-3 of the quantized
-    model evaluated in float (ExecuTorch TosaPipelineINT: atol 1e-3 + qtol*scale, rtol 1e-3, qtol 1);
+    model evaluated in float (ExecuTorch TosaPipelineINT: atol 1e-3 + qtol*scale, rtol 1e-3, qtol 1,
+    against the Quantize stage, which ExecuTorch's tester uses as the reference of quantized models);
   * MXFP graphs: both the reference model's and armlower's outputs lie within the TOSA
     dot-product error bound of the fp64 result of MATMUL_T_BLOCK_SCALED on the block-scaled
     operands (spec pseudocode tosa_reference_check_dotproduct: |out - ref64| <= ABS_BOUND * max(

@@ -160,8 +160,11 @@ TEST_CASE("conformance cases: lower, serialize, run in armlower's interpreter, c
       const auto& yq = *tg.find(tg.outputs[0])->quant;
       const auto deq = graph::dequantize(y.ints, yq);
       // ExecuTorch TosaPipelineINT: allclose(atol = 1e-3 + qtol*scale, rtol = 1e-3), qtol = 1,
-      // against the quantized model evaluated in float (int8 weight rounding is not an error of
-      // the lowering: against the pure float model it is reported, not bounded).
+      // against the quantized model evaluated in float. That *is* ExecuTorch's "float model" for
+      // quantized pipelines: its tester compares with the Quantize stage's output when the model
+      // is quantized (backends/test/harness/tester.py `_get_input_and_stages`: reference_stage_type
+      // defaults to QUANTIZE if is_quantized(), else INITIAL_MODEL). The error against the pure
+      // float model (int8 weight rounding, not an error of the lowering) is reported, not bounded.
       double worst = 0, float_err = 0;
       // The quantized model ends in QUANTIZE → DEQUANTIZE: its output saturates at the output
       // dtype's range (PTQ ranges come from the float model; the int8-weight model may overshoot).
