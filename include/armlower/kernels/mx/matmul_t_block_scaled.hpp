@@ -12,7 +12,8 @@
 ///  - `avx2` (x86 with AVX2+FMA): FP4E2M1/FP6E2M3/MXINT8 bit-identical (integer), FP6E3M2 uses `integer`
 ///    (bit-identical), FP8E4M3/FP8E5M2 within the dot-product bound. `unsupported_path` without AVX2.
 ///  - `mve` (Cortex-M55 with MVE): FP4E2M1/FP6E2M3/FP6E3M2/MXINT8 bit-identical (integer `VMLADAVA`),
-///    FP8 runs the pseudocode (bit-identical; see arch/arm_mve.hpp). `unsupported_path` without MVE.
+///    FP8 4-lane fp32 FMA block sums within the dot-product bound (arch/arm_mve.hpp).
+///    `unsupported_path` without MVE.
 ///  - `best`: the fastest path compiled in for the element type.
 /// Caveat common to all "bit-identical" claims: the block product `block_acc · (scale_A·scale_B)` is
 /// exact unless it is an fp32 subnormal or overflows; there the compiler may fuse it with the
@@ -63,7 +64,7 @@ enum class matmul_path : std::uint8_t { reference, integer, avx2, mve, best };
 /// TOSA dot-product bound (tosa.md §6).
 [[nodiscard]] constexpr bool bit_exact(dtype::id t, matmul_path path) noexcept {
   if (path == matmul_path::best) path = best_path(t);
-  if (path == matmul_path::reference || path == matmul_path::mve) return true;
+  if (path == matmul_path::reference) return true;
   return t == dtype::id::fp4e2m1 || t == dtype::id::fp6e2m3 || t == dtype::id::fp6e3m2 || t == dtype::id::mxint8;
 }
 

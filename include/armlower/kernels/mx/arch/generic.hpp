@@ -63,6 +63,16 @@ template <dtype::id T>
 template <dtype::id T>
 inline constexpr auto int_table = make_int_table<T>();
 
+/// 2^(ca-127) · 2^(cb-127) · 2^extra as the pseudocode's fp32 arithmetic gives it, for E8M0 codes
+/// ca, cb (NaN for 0xFF, 0 below the subnormal range, +Inf above fp32).
+inline float scale_product(std::uint8_t ca, std::uint8_t cb, int extra) noexcept {
+  const int k = int(ca) + int(cb) - 254 + extra;
+  return (ca == 255 || cb == 255) ? std::numeric_limits<float>::quiet_NaN()
+         : k < -149               ? 0.0f
+         : k > 127                ? std::numeric_limits<float>::infinity()
+                                  : armlower::mx::detail::pow2f(k);
+}
+
 }  // namespace detail
 
 /// The pseudocode path (see file comment). Works for every MX element type.

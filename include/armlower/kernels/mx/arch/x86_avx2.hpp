@@ -152,16 +152,6 @@ inline bool fp8_special(__m256i maxs, __m256i maxu) noexcept {
   return _mm256_movemask_epi8(_mm256_or_si256(pos, neg)) != 0;
 }
 
-/// 2^(ca-127) · 2^(cb-127) · 2^extra as the pseudocode's fp32 arithmetic gives it, for E8M0 codes
-/// ca, cb (NaN for 0xFF, 0 below the subnormal range, +Inf above fp32).
-inline float scale_product(std::uint8_t ca, std::uint8_t cb, int extra) noexcept {
-  const int k = int(ca) + int(cb) - 254 + extra;
-  return (ca == 255 || cb == 255) ? std::numeric_limits<float>::quiet_NaN()
-         : k < -149               ? 0.0f
-         : k > 127                ? std::numeric_limits<float>::infinity()
-                                  : armlower::mx::detail::pow2f(k);
-}
-
 /// Smallest and largest of the n E8M0 codes at p (32 at a time with `vpminub`/`vpmaxub`).
 inline void code_range(const std::uint8_t* p, std::size_t n, int& lo, int& hi) noexcept {
   __m256i mn = _mm256_set1_epi8(static_cast<char>(0xFF)), mxv = _mm256_setzero_si256();
@@ -385,7 +375,7 @@ inline void fp8_rows(const rows_args& r) noexcept {
             f = _mm256_castsi256_ps(_mm256_slli_epi32(k, 23));
           } else {
             alignas(32) float fct[8] = {};
-            for (std::size_t g = 0; g < gn; ++g) fct[g] = detail::scale_product(psa[g0 + g], psb[g0 + g], unscale_exp);
+            for (std::size_t g = 0; g < gn; ++g) fct[g] = arch::detail::scale_product(psa[g0 + g], psb[g0 + g], unscale_exp);
             f = _mm256_load_ps(fct);
           }
           acc = _mm256_fmadd_ps(sums, f, acc);
