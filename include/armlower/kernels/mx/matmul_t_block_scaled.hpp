@@ -12,7 +12,7 @@
 ///  - `avx2` (x86 with AVX2+FMA): FP4E2M1/FP6E2M3/MXINT8 bit-identical (integer), FP6E3M2 uses `integer`
 ///    (bit-identical), FP8E4M3/FP8E5M2 within the dot-product bound. `unsupported_path` without AVX2.
 ///  - `mve` (Cortex-M55 with MVE): FP4E2M1/FP6E2M3/FP6E3M2/MXINT8 bit-identical (integer `VMLADAVA`),
-///    FP8 4-lane fp32 FMA block sums within the dot-product bound (arch/arm_mve.hpp).
+///    FP8 table-gather decode + 4-lane fp32 FMA block sums, within the dot-product bound (arch/arm_mve.hpp).
 ///    `unsupported_path` without MVE.
 ///  - `best`: the fastest path compiled in for the element type.
 /// Caveat common to all "bit-identical" claims: the block product `block_acc · (scale_A·scale_B)` is
