@@ -12,15 +12,13 @@ Oracles:
     E8M0 tensors, so each graph also has two CAST_FROM_BLOCK_SCALED ops (data x const scale 1.0, and
     const data 1.0 x scale) that expose the data values and the scale values as fp32 exactly.
     MATMUL_T_BLOCK_SCALED: CAST_TO_BLOCK_SCALED(A), CAST_TO_BLOCK_SCALED(B), MATMUL_T_BLOCK_SCALED.
-  * torchao `to_mx` (FLOOR and RCEIL): torchao needs torch, which is not installable here, so its
-    scale rules are re-implemented below in numpy from the published facts
-    (reference/kernels.md §4.2, reference/executorch-arm.md §3.3), with ml_dtypes doing the
-    saturating element cast as torchao does (clamp to +-max_pos, then RNE cast).
+  * torchao `to_mx` (FLOOR and RCEIL) itself: torch + torchao from PyPI (pinned in
+    scripts/requirements-torchao.txt, installed on first use), run on CPU.
 
 Usage: python3 scripts/gen_mx_goldens.py   (installs the pinned tools from
 scripts/requirements-oracles.txt with pip if they are missing; writes tests/mx/data/*.txt)
 """
-import importlib
+import importlib.util
 import os
 import subprocess
 import sys
@@ -274,43 +272,41 @@ def gen_firmware_include():
         f.writelines(out)
 
 
-# ------------------------------------------------------------------------- torchao to_mx (numpy)
+# ------------------------------------------------------------------------- torchao to_mx
+def ensure_torchao():
+    """torch + torchao, pinned in scripts/requirements-torchao.txt (torch from PyPI pulls its CUDA
+    runtime wheels, a few GB; only this generator needs them, never the C++ tests or CI)."""
+    if importlib.util.find_spec("torchao") is None or importlib.util.find_spec("torch") is None:
+        subprocess.check_call([sys.executable, "-m", "pip", "install", "-r",
+                               os.path.join(ROOT, "scripts", "requirements-torchao.txt")])
+
+
 def torchao_to_mx(x, name, mode):
-    """torchao.prototype.mx_formats.mx_tensor.to_mx for one [rows, 32k] fp32 array, re-implemented:
-    amax per block of 32; FLOOR: unbiased exponent of amax minus emax_elem; RCEIL: fp32 exponent of
-    amax / max_pos rounded up when any mantissa bit is set (fp32-subnormal quotient: up only when the
-    mantissa exceeds 0x400000); clamp to [-127, 128] with 128 / NaN / Inf -> 0xFF; data = x * 2^-(e)
-    (exact reciprocal), clamped to +-max_pos, RNE-cast with ml_dtypes."""
-    t, bits, _, maxpos = FORMATS[name]
-    emax = int(np.floor(np.log2(maxpos)))
-    blocks = x.reshape(-1, 32)
-    amax = np.max(np.abs(blocks), axis=1).astype(np.float32)
-    if mode == "floor":
-        ab = amax.view(np.uint32)
-        e = ((ab >> 23) & 0xFF).astype(np.int64) - 127
-        unb = e - emax
-        biased = np.clip(unb, -127, 128) + 127
+    """torchao.prototype.mx_formats.mx_tensor.to_mx on a [rows, 32k] fp32 array: element codes in
+    armlower's storage order (FP8 bytes, FP6 low 6 bits, FP4 nibbles unpacked, element 2i = low
+    nibble as torchao packs them) and the E8M0 scale codes."""
+    import torch
+    from torchao.prototype.mx_formats import constants
+    from torchao.prototype.mx_formats.config import ScaleCalculationMode
+    from torchao.prototype.mx_formats.mx_tensor import to_mx
+    dt = {"fp8e4m3": torch.float8_e4m3fn, "fp8e5m2": torch.float8_e5m2, "fp6e2m3": constants.DTYPE_FP6_E2M3,
+          "fp6e3m2": constants.DTYPE_FP6_E3M2, "fp4e2m1": torch.float4_e2m1fn_x2}[name]
+    sm = ScaleCalculationMode.FLOOR if mode == "floor" else ScaleCalculationMode.RCEIL
+    scale, data = to_mx(torch.from_numpy(np.ascontiguousarray(x)), dt, 32, sm)
+    scales = scale.view(torch.uint8).numpy().reshape(-1).astype(np.int64)
+    raw = data.view(torch.uint8).numpy().astype(np.int64)
+    if name == "fp4e2m1":
+        codes = np.stack([raw & 0xF, raw >> 4], axis=-1).reshape(x.shape)
     else:
-        q = (amax / np.float32(maxpos)).astype(np.float32)
-        qb = q.view(np.uint32)
-        be = ((qb >> 23) & 0xFF).astype(np.int64)
-        man = (qb & 0x7FFFFF).astype(np.int64)
-        biased = np.where(be == 0, (man > 0x400000).astype(np.int64), be + (man != 0))
-        biased = np.clip(biased, 0, 255)
-    biased = np.where(~np.isfinite(amax), 255, biased)
-    biased = np.where(amax == 0, 0, biased)
-    biased = np.clip(biased, 0, 255).astype(np.int64)
-    inv = np.where(biased == 255, np.float32(np.nan),
-                   (np.left_shift(np.clip(254 - biased, 1, 254), 23).astype(np.uint32)).view(np.float32))
-    inv = np.where(biased == 254, np.float32(2.0 ** -127), inv).astype(np.float32)
-    y = (blocks * inv[:, None]).astype(np.float32)
-    y = np.clip(y, -maxpos, maxpos).astype(np.float32)
-    codes = ml_codes(y, t, bits)
-    return codes.reshape(x.shape), biased
+        codes = raw.reshape(x.shape)
+    return codes, scales
 
 
 def gen_torchao():
-    lines = [HEADER.rstrip("\n") + " (torchao to_mx FLOOR/RCEIL re-implemented in numpy; torch not installable)\n"]
+    ensure_torchao()
+    import torch
+    import torchao
+    lines = [HEADER.rstrip("\n") + f", torch {torch.__version__}, torchao {torchao.__version__} (to_mx FLOOR/RCEIL)\n"]
     for name in FORMATS:
         x = block_cases(name, 64)
         x = x[np.all(np.isfinite(x), axis=1)]

@@ -2,11 +2,12 @@
 //  - CAST_TO_BLOCK_SCALED (fp32 and bf16 in) against the TOSA reference model of tosa-tools 2026.8.0
 //    (data/tosa_cast_to_block_scaled.txt): every scale code and every data code, all six element types,
 //    blocks at/around every scale-bump threshold, zero/NaN/Inf/subnormal/huge blocks;
-//  - torchao to_mx FLOOR and RCEIL (data/torchao_to_mx.txt, numpy re-implementation, see the script);
+//  - torchao to_mx FLOOR and RCEIL (data/torchao_to_mx.txt from torchao 0.18 itself; documented deviations);
 //  - CAST_FROM_BLOCK_SCALED against the same reference-model data values;
 //  - bad input (rank 0, last dim % 32, scale/data shape mismatch, buffer sizes).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <vector>
@@ -131,9 +132,20 @@ TEST_CASE("CAST_FROM_BLOCK_SCALED reproduces the reference model's values") {
   }
 }
 
+// torchao's CPU `to_mx` (0.18, tests/mx/data/torchao_to_mx.txt) deviates from exact OCP FLOOR /
+// RCEIL in three documented places (torchao/prototype/mx_formats/mx_tensor.py); armlower implements
+// the exact rules (RCEIL = NVIDIA `cvt.rp.satfinite.ue8m0`, which torchao itself uses on sm_100).
+// Every row must match torchao exactly, or be one of these deviations *and* match torchao's rule:
+//  1. FLOOR, scale code 0: torchao divides by max(2^-127, 2^-126 = F32_MIN_NORMAL), i.e. data =
+//     quantize(x · 2^126), a factor 2 below the exact quotient;
+//  2. RCEIL, scale code 0: torchao's eager path uses a reciprocal of 1.0, data = quantize(x);
+//  3. RCEIL, amax/max_pos within a few ulp above a power of two: torchao's `ceil(log2(descale))`
+//     in fp32 rounds log2 to the integer below, one scale step under the exact rule; its data then
+//     follows its own scale.
 TEST_CASE("MX quantization agrees with torchao to_mx FLOOR and RCEIL") {
   const auto cases = read_cases("torchao_to_mx.txt", "to_mx");
   REQUIRE(cases.size() == 10);
+  int deviations[4] = {0, 0, 0, 0};  // exact, 1, 2, 3
   for (const auto& c : cases) {
     const id t = mx_test::type_of(c.type);
     const mx::scale_mode mode = c.mode == "floor" ? mx::scale_mode::floor : mx::scale_mode::rceil;
@@ -144,22 +156,48 @@ TEST_CASE("MX quantization agrees with torchao to_mx FLOOR and RCEIL") {
     std::vector<std::uint8_t> data(mx::storage_bytes(t, x.size())), scale(c.in.size());
     REQUIRE(mx::quantize(x, 32, t, mode, data, scale) == mx::status::ok);
     const auto codes = unpack(t, data, x.size());
+    // torchao's saturating cast of x · factor (clamp to ±max, then RNE), as codes
+    auto torchao_codes = [&](std::size_t r, float factor) {
+      std::vector<int> out(32);
+      const float mx_val = mx::max_normal(t);
+      for (int i = 0; i < 32; ++i) {
+        const float v = std::clamp(c.in[r][i] * factor, -mx_val, mx_val);
+        out[i] = mx::encode(t, v);
+      }
+      return out;
+    };
     int bad = 0;
     for (std::size_t r = 0; r < c.in.size(); ++r) {
-      if (scale[r] != c.scale[r] && ++bad < 5) {
-        CAPTURE(r);
+      CAPTURE(r);
+      const std::vector<int> ours(codes.begin() + std::ptrdiff_t(r * 32), codes.begin() + std::ptrdiff_t(r * 32 + 32));
+      if (scale[r] == c.scale[r] && ours == c.data[r]) {
+        ++deviations[0];
+        continue;
+      }
+      if (mode == mx::scale_mode::floor && c.scale[r] == 0 && scale[r] == 0) {
+        ++deviations[1];
+        bad += torchao_codes(r, 0x1p126f) != c.data[r];
+      } else if (mode == mx::scale_mode::rceil && c.scale[r] == 0 && scale[r] == 0) {
+        ++deviations[2];
+        bad += torchao_codes(r, 1.0f) != c.data[r];
+      } else if (mode == mx::scale_mode::rceil && c.scale[r] + 1 == scale[r]) {
+        float amax = 0;
+        for (float v : c.in[r]) amax = std::max(amax, std::fabs(v));
+        const float descale = amax / mx::max_normal(t);
+        const float p2 = std::ldexp(1.0f, std::ilogb(descale));  // the power of two just below
+        ++deviations[3];
+        bad += !(descale > p2 && descale <= p2 * (1.0f + 0x1p-20f));
+        bad += torchao_codes(r, std::ldexp(1.0f, 127 - c.scale[r])) != c.data[r];
+      } else {
+        ++bad;
         CHECK(int(scale[r]) == c.scale[r]);
       }
-      if (c.scale[r] == 255) continue;
-      for (int i = 0; i < 32; ++i)
-        if (codes[r * 32 + i] != c.data[r][i] && ++bad < 5) {
-          CAPTURE(r);
-          CAPTURE(i);
-          CHECK(int(codes[r * 32 + i]) == c.data[r][i]);
-        }
     }
     CHECK(bad == 0);
   }
+  MESSAGE("torchao rows: " << deviations[0] << " identical, " << deviations[1] << " FLOOR code-0, " << deviations[2]
+                           << " RCEIL code-0, " << deviations[3] << " RCEIL log2-rounding");
+  CHECK(deviations[0] > 1500);  // the deviations stay the exception
 }
 
 TEST_CASE("scale rules: thresholds of kernels.md §4.2") {

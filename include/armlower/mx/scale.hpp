@@ -19,6 +19,11 @@
 ///            (torchao clamps to [-127, 128] and 128 is 0xFF).
 /// All modes: amax == 0 → 0x00 (2^-127, the E8M0 minimum; MXLIB/torchao/TOSA agree); amax NaN or
 /// ±Inf → 0xFF (NaN); `floor`/`ceil`/`even`/`tosa` clip to [-127, 127].
+/// torchao 0.18's CPU `to_mx` differs from these exact rules in three places, all tested against
+/// torchao itself (tests/mx/block_scale.test.cpp): blocks with scale 0x00 get data x·2^126 (FLOOR:
+/// its fp32 scale is clamped to the smallest normal) or x·1 (RCEIL eager path) instead of x·2^127;
+/// and RCEIL computes ceil(log2(amax/max)) in fp32, one step low when the quotient is within ~2^-20
+/// relative above a power of two. Real weights rarely reach either case.
 /// Firmware-clean, constexpr.
 #pragma once
 
