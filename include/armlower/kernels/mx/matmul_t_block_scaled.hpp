@@ -9,8 +9,8 @@
 ///  - `reference`: the pseudocode, literally (arch/generic.hpp). The oracle the others are tested against.
 ///  - `integer`: exact integer block sums. Bit-identical to `reference` for FP4E2M1, FP6E2M3, FP6E3M2,
 ///    MXINT8; FP8E4M3 within the dot-product bound (more accurate); FP8E5M2 → `unsupported_path`.
-///  - `avx2` (x86 with AVX2+FMA): FP4E2M1/FP6E2M3/MXINT8 bit-identical (integer), FP6E3M2 uses `integer`
-///    (bit-identical), FP8E4M3/FP8E5M2 within the dot-product bound. `unsupported_path` without AVX2.
+///  - `avx2` (x86 with AVX2+FMA): FP4E2M1/FP6E2M3/FP6E3M2/MXINT8 bit-identical (exact integer block
+///    sums), FP8E4M3/FP8E5M2 within the dot-product bound. `unsupported_path` without AVX2.
 ///  - `mve` (Cortex-M55 with MVE): FP4E2M1/FP6E2M3/FP6E3M2/MXINT8 bit-identical (integer `VMLADAVA`),
 ///    FP8 table-gather decode + 4-lane fp32 FMA block sums, within the dot-product bound (arch/arm_mve.hpp).
 ///    `unsupported_path` without MVE.
@@ -84,7 +84,6 @@ constexpr status run_rows(matmul_path path, const arch::rows_args& r) noexcept {
         if (r.b_finite) arch::avx2::fp8_rows<T, false>(r);
         else arch::avx2::fp8_rows<T, true>(r);
       }
-      else if constexpr (T == dtype::id::fp6e3m2) arch::integer_rows<T>(r);
       else arch::avx2::int8_rows<T>(r);
       return status::ok;
 #else

@@ -2,7 +2,8 @@
 /// x86 AVX2 MATMUL_T_BLOCK_SCALED row kernels (host only; compiled when `__AVX2__` is defined, e.g.
 /// with -march=native or -mavx2 -mfma). Two strategies (kernels.md §6):
 ///  - `int8_rows<T>` for FP4E2M1 (×2 → int8 via one `vpshufb` per block), FP6E2M3 (×8 → int8 via two
-///    `vpshufb` + blend) and MXINT8 (raw int8, widened to int16): exact int32 block sums
+///    `vpshufb` + blend), FP6E3M2 (×16 → int16 via byte lookups) and MXINT8 (raw int8, widened to
+///    int16): exact int32 block sums
 ///    (`vpmaddubsw` on B + offset and A, corrected by offset·ΣA; `vpmaddwd`), reduced 8 B rows at a
 ///    time with a `vphaddd` tree into one lane per B row, then `block_acc · (scale_A · scale_B)` and the fp32
 ///    accumulation in block order, lane-wise for 8 rows. **Bit-identical to the pseudocode path** (`reference_rows`) because
@@ -82,6 +83,39 @@ inline __m256i block_i8(const std::uint8_t* p) noexcept {
     // bits 6..7 of the low byte into bits 0..1 of the high byte). `vpsignb` negates where that byte is
     // negative; where it is zero the code is +0 and the magnitude is 0 anyway.
     return _mm256_sign_epi8(mag, _mm256_slli_epi16(c, 2));
+  }
+}
+
+/// int16 values ×2^k of the 32 codes of one block in two vectors (MXINT8: the raw int8 codes
+/// widened, elements 0..15 then 16..31; FP6E3M2: ×16 = 0..448, decoded with byte lookups — magnitudes
+/// 0..15 fit one byte, 16..31 need a high byte — and interleaved by `vpunpck{l,h}bw`, so lo holds
+/// elements 0..7 and 16..23, hi 8..15 and 24..31; A and B use the same order).
+template <dtype::id T>
+inline void block_i16(const std::uint8_t* p, __m256i& lo, __m256i& hi) noexcept {
+  const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  if constexpr (T == dtype::id::mxint8) {
+    lo = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(c));
+    hi = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(c, 1));
+  } else {
+    static_assert(T == dtype::id::fp6e3m2);
+    // magnitude ×16 by the 5-bit magnitude code: 0..3, 4..7, 8..14 step 2, 16..28 step 4 (< 16),
+    // 32..56 step 8, 64..112 step 16, 128..224 step 32, 256..448 step 64 (≥ 16)
+    const __m256i l0 = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28,
+                                        0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28);
+    const __m256i l1 = _mm256_setr_epi8(32, 40, 48, 56, 64, 80, 96, 112, -128, -96, -64, -32, 0, 64, -128, -64,
+                                        32, 40, 48, 56, 64, 80, 96, 112, -128, -96, -64, -32, 0, 64, -128, -64);
+    const __m256i h1 = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1,
+                                        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1);
+    const __m256i idx = _mm256_and_si256(c, _mm256_set1_epi8(0x0F));
+    const __m256i b4 = _mm256_set1_epi8(0x10);
+    const __m256i big = _mm256_cmpeq_epi8(_mm256_and_si256(c, b4), b4);
+    const __m256i lob = _mm256_blendv_epi8(_mm256_shuffle_epi8(l0, idx), _mm256_shuffle_epi8(l1, idx), big);
+    const __m256i hib = _mm256_and_si256(_mm256_shuffle_epi8(h1, idx), big);
+    // sign: bit 5 of the code, moved to bit 15 of the word (c << 2 puts it in bit 7 of its byte)
+    const __m256i sg = _mm256_slli_epi16(c, 2);
+    const __m256i zero = _mm256_setzero_si256();
+    lo = _mm256_sign_epi16(_mm256_unpacklo_epi8(lob, hib), _mm256_unpacklo_epi8(zero, sg));
+    hi = _mm256_sign_epi16(_mm256_unpackhi_epi8(lob, hib), _mm256_unpackhi_epi8(zero, sg));
   }
 }
 
@@ -182,9 +216,9 @@ inline constexpr std::size_t fp8_chunk = 4096;
 inline constexpr std::size_t int8_chunk = 4096;
 
 
-/// Exact-integer AVX2 rows for T ∈ {FP4E2M1, FP6E2M3, MXINT8}; bit-identical to `reference_rows<T>`.
+/// Exact-integer AVX2 rows for T ∈ {FP4E2M1, FP6E2M3, FP6E3M2, MXINT8}; bit-identical to `reference_rows<T>`.
 /// One A row at a time: a chunk of up to `int8_chunk` elements is converted once to integers (int8,
-/// or int16 for MXINT8) with per-block sums, then B is walked in tiles of 8 rows. FP4/E2M3 block dot
+/// or int16 for FP6E3M2 and MXINT8) with per-block sums, then B is walked in tiles of 8 rows. FP4/E2M3 block dot
 /// products use `vpmaddubsw` with B offset to unsigned (B + off, off = the type's largest integer
 /// magnitude) and A signed, corrected by `off · Σ A` per block (exact; no saturation: |A|·(B+off) ≤
 /// 60·120). Per block, the 8 rows' int32 partial vectors are reduced with one `vphaddd` tree into a
@@ -193,8 +227,8 @@ inline constexpr std::size_t int8_chunk = 4096;
 /// sums are kept in `out` between chunks, exactly).
 template <dtype::id T>
 inline void int8_rows(const rows_args& r) noexcept {
-  static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::mxint8);
-  constexpr bool i16 = T == dtype::id::mxint8;
+  static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 || T == dtype::id::mxint8);
+  constexpr bool i16 = T == dtype::id::mxint8 || T == dtype::id::fp6e3m2;
   constexpr std::size_t bs = armlower::mx::block_size;
   constexpr std::size_t block_bytes = armlower::mx::storage_bytes(T, bs);
   constexpr std::int8_t off = T == dtype::id::fp4e2m1 ? 12 : 60;  // largest |value · 2^int_shift|
@@ -216,9 +250,10 @@ inline void int8_rows(const rows_args& r) noexcept {
       for (std::size_t g = 0; g < gcount; ++g) {
         const std::uint8_t* p = ar + g * block_bytes;
         if constexpr (i16) {
-          const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-          _mm256_store_si256(reinterpret_cast<__m256i*>(&a_w[g * bs]), _mm256_cvtepi8_epi16(_mm256_castsi256_si128(v)));
-          _mm256_store_si256(reinterpret_cast<__m256i*>(&a_w[g * bs + 16]), _mm256_cvtepi8_epi16(_mm256_extracti128_si256(v, 1)));
+          __m256i lo, hi;
+          detail::block_i16<T>(p, lo, hi);
+          _mm256_store_si256(reinterpret_cast<__m256i*>(&a_w[g * bs]), lo);
+          _mm256_store_si256(reinterpret_cast<__m256i*>(&a_w[g * bs + 16]), hi);
         } else {
           const __m256i v = detail::block_i8<T>(p);
           _mm256_store_si256(reinterpret_cast<__m256i*>(&a_i8[g * bs]), v);
@@ -256,11 +291,10 @@ inline void int8_rows(const rows_args& r) noexcept {
               }
               const std::uint8_t* p = r.b + (j0 + q) * stride + (g_first + ga) * block_bytes;
               if constexpr (i16) {
-                const __m256i bv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-                const __m256i lo = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[ga * bs])),
-                                                     _mm256_cvtepi8_epi16(_mm256_castsi256_si128(bv)));
-                const __m256i hi = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[ga * bs + 16])),
-                                                     _mm256_cvtepi8_epi16(_mm256_extracti128_si256(bv, 1)));
+                __m256i blo, bhi;
+                detail::block_i16<T>(p, blo, bhi);
+                const __m256i lo = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[ga * bs])), blo);
+                const __m256i hi = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[ga * bs + 16])), bhi);
                 v[q] = _mm256_add_epi32(lo, hi);
               } else {
                 __m256i bu;  // B + off ∈ [0, 2·off]
