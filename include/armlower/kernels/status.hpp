@@ -29,6 +29,10 @@ enum class status : std::int32_t {
   unsupported_type,          ///< the dtype combination is not a row of the operator's type table
   invalid_attribute,         ///< an attribute combination is forbidden (TOSA ERROR_IF, e.g. scale32 with INT48 input)
   unsupported_path,          ///< an explicitly requested kernel path is not available on this CPU/build
+  bad_rank,                  ///< MX: rank 0 (TOSA ERROR_IF rank == 0) or a rank the op does not accept
+  bad_block_dim,             ///< MX: last dimension is not a multiple of the block size 32 (TOSA ERROR_IF)
+  bad_batch,                 ///< MATMUL_T_BLOCK_SCALED: B batch D is neither 1 nor A's batch N
+  buffer_size,               ///< a span is shorter (or longer) than its shape requires
 };
 
 /// Short English description of `s` ("shift out of range"); never null, never allocates.
@@ -49,6 +53,10 @@ enum class status : std::int32_t {
     case status::unsupported_type: return "unsupported dtype combination";
     case status::invalid_attribute: return "invalid attribute combination";
     case status::unsupported_path: return "kernel path not available";
+    case status::bad_rank: return "rank must be >= 1 (rank 3 for MATMUL_T_BLOCK_SCALED)";
+    case status::bad_block_dim: return "last dimension must be a multiple of the block size 32";
+    case status::bad_batch: return "B batch dimension must be 1 or equal to A's batch dimension";
+    case status::buffer_size: return "buffer size does not match the shape";
   }
   return "unknown status";
 }

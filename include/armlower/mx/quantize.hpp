@@ -73,7 +73,7 @@ template <class In>
                                              scale_mode mode, std::span<std::uint8_t> codes,
                                              std::span<std::uint8_t> scales) noexcept {
   if (!is_element(t)) return status::unsupported_type;
-  if (cols == 0) return status::bad_dimension;
+  if (cols == 0) return status::empty_dimension;
   if (cols % block_size != 0) return status::bad_block_dim;
   if (x.size() % cols != 0) return status::buffer_size;
   const std::size_t nblocks = x.size() / block_size;
@@ -100,7 +100,7 @@ template <class In>
 ///  - `codes`: exactly `storage_bytes(t, x.size())` bytes (FP4 packed two per byte, low nibble first;
 ///    others one code per byte), same row-major order as `x`;
 ///  - `scales`: exactly `x.size() / 32` E8M0 codes, row-major [rows, cols/32].
-/// Errors: `unsupported_type` (t not an MX element type), `bad_dimension` (cols == 0),
+/// Errors: `unsupported_type` (t not an MX element type), `empty_dimension` (cols == 0),
 /// `bad_block_dim` (cols % 32 != 0), `buffer_size` (x not whole rows, or an output span of the
 /// wrong size). Nothing is written on error.
 [[nodiscard]] constexpr status quantize(std::span<const float> x, std::size_t cols, dtype::id t,
@@ -125,7 +125,7 @@ template <class In>
                                           std::span<const std::uint8_t> scales, std::size_t cols,
                                           dtype::id t, std::span<float> out) noexcept {
   if (!is_element(t)) return status::unsupported_type;
-  if (cols == 0) return status::bad_dimension;
+  if (cols == 0) return status::empty_dimension;
   if (cols % block_size != 0) return status::bad_block_dim;
   if (out.size() % cols != 0) return status::buffer_size;
   if (codes.size() != storage_bytes(t, out.size()) || scales.size() != out.size() / block_size)

@@ -123,7 +123,7 @@ namespace armlower::passes {
     ws.data.resize(wbuf.size() / bs);
     const auto st = mx::quantize(wbuf, static_cast<std::size_t>(cp), elem, mode, wq.data, ws.data);
     if (st != mx::status::ok)
-      return fail(w_name, std::string("MX quantization failed: ") + mx::describe(st));
+      return fail(w_name, std::string("MX quantization failed: ") + mx::to_string(st));
     const auto wq_name = wq.name, ws_name = ws.name;
     g.add(std::move(wq));
     g.add(std::move(ws));

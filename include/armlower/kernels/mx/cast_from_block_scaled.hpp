@@ -25,7 +25,7 @@ using armlower::mx::status;
 ///  - `input_scale`: E8M0 codes of shape `scale_shape` = `data_shape` with last dim / 32;
 ///  - `output`: count fp32 values. A NaN scale (0xFF) gives NaN for the whole block; products that
 ///    exceed fp32 give ±Inf (e.g. scale 2^127 × element ≥ 2).
-/// Errors: `bad_rank`, `bad_dimension`, `bad_block_dim`, `shape_mismatch` (scale shape),
+/// Errors: `bad_rank`, `empty_dimension`, `bad_block_dim`, `shape_mismatch` (scale shape),
 /// `unsupported_type`, `buffer_size`.
 [[nodiscard]] constexpr status cast_from_block_scaled(dtype::id in_t, std::span<const std::uint8_t> input_data,
                                                       std::span<const std::int32_t> data_shape,

@@ -25,7 +25,7 @@ using armlower::mx::status;
 ///    torchao/OCP variants (mx/scale.hpp).
 /// Each block: scale = calc_block_scale(max |x|) (NaN/Inf block → NaN scale, zero block → 2^-127),
 /// data = round_to_nearest_float(x / scale), saturating (never reached with the TOSA rule).
-/// Errors: `bad_rank` (rank 0), `bad_dimension` (a dim < 1), `bad_block_dim` (last dim % 32 ≠ 0),
+/// Errors: `bad_rank` (rank 0), `empty_dimension` (a dim < 1), `bad_block_dim` (last dim % 32 ≠ 0),
 /// `unsupported_type`, `buffer_size`. Nothing is written on error.
 [[nodiscard]] constexpr status cast_to_block_scaled(std::span<const float> input,
                                                     std::span<const std::int32_t> shape, dtype::id out_t,

@@ -105,7 +105,7 @@ constexpr status run_rows(matmul_path path, const arch::rows_args& r) noexcept {
 /// MATMUL_T_BLOCK_SCALED of `a` ([N,H,C]) and `b` ([D,W,C]), element type `t` for both, into
 /// `output` (N·H·W fp32, row-major [N,H,W]), using `path`.
 /// Errors (nothing written): `unsupported_type` (t not an MX element type), `bad_rank` (any shape
-/// not rank 3), `bad_dimension` (a dim < 1), `bad_block_dim` (C % 32 ≠ 0), `shape_mismatch` (A/B C
+/// not rank 3), `empty_dimension` (a dim < 1), `bad_block_dim` (C % 32 ≠ 0), `shape_mismatch` (A/B C
 /// differ, or a scale shape ≠ its data shape with C/32), `bad_batch` (D ∉ {1, N}), `buffer_size`
 /// (a span's size disagrees with its shape), `unsupported_path` (path not compiled in / not
 /// available for t).

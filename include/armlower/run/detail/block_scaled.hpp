@@ -24,7 +24,7 @@ namespace armlower::run::detail {
   const error_kind k = s == status::unsupported_type || s == status::unsupported_path ? error_kind::unsupported
                        : s == status::buffer_size                                     ? error_kind::invalid_graph
                                                                                       : error_kind::error_if;
-  return c.fail(k, tensor, std::string("MX kernel: ") + armlower::mx::describe(s));
+  return c.fail(k, tensor, std::string("MX kernel: ") + armlower::mx::to_string(s));
 }
 
 /// Checks the block_size attribute (BLOCK_SIZE_32 is the only value of the 1.1 draft).

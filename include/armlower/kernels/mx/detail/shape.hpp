@@ -18,7 +18,7 @@ using armlower::mx::status;
   if (shape.empty()) return status::bad_rank;
   std::size_t n = 1;
   for (std::int32_t d : shape) {
-    if (d < 1) return status::bad_dimension;
+    if (d < 1) return status::empty_dimension;
     n *= static_cast<std::size_t>(d);
   }
   if (shape.back() % armlower::mx::block_size != 0) return status::bad_block_dim;
