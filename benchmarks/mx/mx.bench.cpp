@@ -176,6 +176,7 @@ BENCHMARK_CAPTURE(bm_mx, fp8e4m3_avx2_unchecked, id::fp8e4m3, kmx::matmul_path::
 MX_BENCH(fp6e2m3, reference);
 MX_BENCH(fp6e2m3, integer);
 MX_BENCH(fp6e2m3, avx2);
+MX_BENCH(fp6e3m2, avx2);
 MX_BENCH(fp4e2m1, reference);
 MX_BENCH(fp4e2m1, integer);
 MX_BENCH(fp4e2m1, avx2);
