@@ -35,14 +35,6 @@ inline constexpr bool available = true;
 
 namespace detail {
 
-/// The 8 E8M0 codes at p (n ≤ 8 valid; missing lanes are code 0) as int32 lanes.
-inline __m256i e8m0_codes8(const std::uint8_t* p, std::size_t n) noexcept {
-  if (n == 8) return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
-  alignas(16) std::uint8_t tmp[16] = {};
-  for (std::size_t i = 0; i < n; ++i) tmp[i] = p[i];
-  return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(tmp)));
-}
-
 /// fp32 values of 8 E8M0 codes given as int32 lanes (0x00 → 2^-127 subnormal, 0xFF → NaN).
 inline __m256 e8m0_decode8(__m256i c) noexcept {
   __m256i v = _mm256_slli_epi32(c, 23);
@@ -50,8 +42,6 @@ inline __m256 e8m0_decode8(__m256i c) noexcept {
   v = _mm256_blendv_epi8(v, _mm256_set1_epi32(0x7FC00000), _mm256_cmpeq_epi32(c, _mm256_set1_epi32(255)));
   return _mm256_castsi256_ps(v);
 }
-
-inline __m256 e8m0x8(const std::uint8_t* p, std::size_t n) noexcept { return e8m0_decode8(e8m0_codes8(p, n)); }
 
 /// int8 values ×2^k plus `Offset` of the 32 codes of one block (FP4: 16 packed bytes, low nibbles in
 /// the low 128-bit lane, high nibbles in the high one; E2M3: 32 bytes in order). FP4 takes any
@@ -143,12 +133,14 @@ inline __m256i hsum8(const __m256i* v) noexcept {
   return _mm256_add_epi32(_mm256_permute2x128_si256(u0, u1, 0x20), _mm256_permute2x128_si256(u0, u1, 0x31));
 }
 
+/// Sum of the 8 fp32 lanes of v (pairwise: halves, then pairs, then the last two).
 inline float hsum(__m256 v) noexcept {
   const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
   const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
   return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
 }
 
+/// Sums of 8 fp32x8 vectors: lane g of the result = sum of v[g] (a `vhaddps` tree).
 inline __m256 hsum8_ps(const __m256* v) noexcept {
   const __m256 t0 = _mm256_hadd_ps(v[0], v[1]), t1 = _mm256_hadd_ps(v[2], v[3]);
   const __m256 t2 = _mm256_hadd_ps(v[4], v[5]), t3 = _mm256_hadd_ps(v[6], v[7]);
