@@ -197,7 +197,7 @@ TEST_CASE("fast paths at extreme block scales: subnormal and zero scale products
     CAPTURE(armlower::dtype::name(t));
     const auto a = random_codes(t, 1, 3, 512, rng, false, 0, 140);
     const auto b = random_codes(t, 1, 21, 512, rng, false, 0, 140);
-    std::vector<float> ref(3 * 21);
+    std::vector<float> ref(std::size_t{3} * 21);
     REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), b.view(), ref, kmx::matmul_path::reference) == mx::status::ok);
     std::vector<double> r64, bnd;
     fp64_reference(t, a, b, r64, bnd);
@@ -228,9 +228,9 @@ TEST_CASE("finite_codes: the check and the promise") {
     REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), bv, promised, kmx::matmul_path::best) == mx::status::ok);
     CHECK(bits_equal(plain, promised));  // same arithmetic, only the NaN/Inf scan is skipped
     if (mx::format(t).has_nan) {
-      mx::packed_codes_mut(t, b.data, 9 * 320).set(100, mx::format(t).nan_mag);
+      mx::packed_codes_mut(t, b.data, std::size_t{9} * 320).set(100, mx::format(t).nan_mag);
       CHECK_FALSE(mx::finite_codes(t, b.data));
-      mx::packed_codes_mut(t, b.data, 9 * 320).set(100, mx::format(t).max_mag | 0x80u);  // -max is finite
+      mx::packed_codes_mut(t, b.data, std::size_t{9} * 320).set(100, mx::format(t).max_mag | 0x80u);  // -max is finite
       CHECK(mx::finite_codes(t, b.data));
     }
   }
@@ -262,7 +262,7 @@ TEST_CASE("bad input: shapes and batch checked, nothing written") {
   std::mt19937 rng(9);
   const auto a = random_codes(id::fp8e4m3, 2, 4, 64, rng, false);
   const auto b = random_codes(id::fp8e4m3, 2, 8, 64, rng, false);
-  std::vector<float> out(2 * 4 * 8, 42.0f);
+  std::vector<float> out(std::size_t{2} * 4 * 8, 42.0f);
   auto av = a.view(), bv = b.view();
   CHECK(kmx::matmul_t_block_scaled(id::fp8e4m3, av, bv, out) == mx::status::ok);
   std::fill(out.begin(), out.end(), 42.0f);
@@ -280,7 +280,7 @@ TEST_CASE("bad input: shapes and batch checked, nothing written") {
   v.scale_shape = s48;
   CHECK(kmx::matmul_t_block_scaled(id::fp8e4m3, v, bv, out) == mx::status::bad_block_dim);
   const auto b3 = random_codes(id::fp8e4m3, 3, 8, 64, rng, false);
-  std::vector<float> out3(2 * 4 * 8);
+  std::vector<float> out3(std::size_t{2} * 4 * 8);
   CHECK(kmx::matmul_t_block_scaled(id::fp8e4m3, av, b3.view(), out3) == mx::status::bad_batch);
   const auto b32 = random_codes(id::fp8e4m3, 2, 8, 32, rng, false);
   CHECK(kmx::matmul_t_block_scaled(id::fp8e4m3, av, b32.view(), out) == mx::status::shape_mismatch);

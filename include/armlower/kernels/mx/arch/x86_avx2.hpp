@@ -119,7 +119,7 @@ inline void transpose_scales8(const std::uint8_t* p, std::size_t stride, std::in
   const __m128i b2 = _mm_unpacklo_epi16(a2, a3), b3 = _mm_unpackhi_epi16(a2, a3);
   const __m128i c[4] = {_mm_unpacklo_epi32(b0, b2), _mm_unpackhi_epi32(b0, b2), _mm_unpacklo_epi32(b1, b3),
                         _mm_unpackhi_epi32(b1, b3)};  // c[k] = columns 2k, 2k+1 (8 bytes each)
-  for (int k = 0; k < 4; ++k) {
+  for (std::ptrdiff_t k = 0; k < 4; ++k) {
     _mm256_store_si256(reinterpret_cast<__m256i*>(out[2 * k]), _mm256_cvtepu8_epi32(c[k]));
     _mm256_store_si256(reinterpret_cast<__m256i*>(out[2 * k + 1]), _mm256_cvtepu8_epi32(_mm_srli_si128(c[k], 8)));
   }
@@ -348,7 +348,7 @@ inline void fp8_rows(const rows_args& r) noexcept {
         const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ar + g * bs));
         __m256 d[4];
         detail::fp8_split<T>(v, d);
-        for (int q = 0; q < 4; ++q) _mm256_store_ps(ad + g * bs + 8 * q, _mm256_mul_ps(_mm256_mul_ps(d[q], upt), up));
+        for (std::size_t q = 0; q < 4; ++q) _mm256_store_ps(ad + g * bs + 8 * q, _mm256_mul_ps(_mm256_mul_ps(d[q], upt), up));
         if (detail::fp8_special<T>(v, v))
           for (std::size_t e = 0; e < bs; ++e) ad[g * bs + (e % 4) * 8 + e / 4] = armlower::mx::decode<T>(ar[g * bs + e]) * upf;
         ka[g] = int(psa[g]) + kbias;
