@@ -53,21 +53,7 @@ bool same16(const std::int16_t* ref, int n, const char* set, const char* how) {
 
 void s8_native(const armlower_test::fc_s8_vector& v) {
   const int n = v.batches * v.rows;
-  k::linear_s8_args a;
-  a.input = v.input;
-  a.weights = v.weights;
-  a.output = out8;
-  a.batches = v.batches;
-  a.cols = v.cols;
-  a.rows = v.rows;
-  a.input_offset = v.input_offset;
-  a.filter_offset = v.filter_offset;
-  a.output_offset = v.output_offset;
-  a.multiplier = v.multiplier;
-  a.shift = v.shift;
-  a.per_channel = v.per_channel;
-  a.activation_min = v.activation_min;
-  a.activation_max = v.activation_max;
+  k::linear_s8_args a = armlower_test::to_args(v, out8);
   ARMLOWER_FW_CHECK(k::compute_kernel_sum_s8(kernel_sum, v.cols, v.rows, v.weights, v.input_offset, v.filter_offset,
                                              v.bias) == status::ok);
   for (const k::linear_path p : paths) {
@@ -129,18 +115,7 @@ void s8_compat(const armlower_test::fc_s8_vector& v) {
 
 void s16_all(const armlower_test::fc_s16_vector& v) {
   const int n = v.batches * v.rows;
-  k::linear_s16_args a;
-  a.input = v.input;
-  a.weights = v.weights;
-  a.bias = v.bias;
-  a.output = out16;
-  a.batches = v.batches;
-  a.cols = v.cols;
-  a.rows = v.rows;
-  a.multiplier = &v.multiplier;
-  a.shift = &v.shift;
-  a.activation_min = v.activation_min;
-  a.activation_max = v.activation_max;
+  const k::linear_s16_args a = armlower_test::to_args(v, out16);
   for (const k::linear_path p : paths) {
     std::memset(out16, 0x5A, sizeof out16);
     ARMLOWER_FW_CHECK(k::linear_s16(a, p) == status::ok);

@@ -14,6 +14,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <armlower/kernels/linear.hpp>
+
 #include "cmsis-nn/fully_connected/config_data.h"
 #include "cmsis-nn/fully_connected/biases_data.h"
 #include "cmsis-nn/fully_connected/input_data.h"
@@ -145,5 +147,44 @@ static constexpr fc_s16_vector fc_s16_vectors[] = {
      FULLY_CONNECTED_INT16_OUT_ACTIVATION_MAX},
 };
 static constexpr std::size_t fc_s16_vector_count = sizeof(fc_s16_vectors) / sizeof(fc_s16_vectors[0]);
+
+/// `linear_s8` arguments of vector set `v` writing to `out` ([batches][rows]); bias from the set,
+/// no kernel_sum (callers switch to kernel_sum themselves).
+inline armlower::kernels::linear_s8_args to_args(const fc_s8_vector& v, std::int8_t* out) {
+  armlower::kernels::linear_s8_args a;
+  a.input = v.input;
+  a.weights = v.weights;
+  a.bias = v.bias;
+  a.output = out;
+  a.batches = v.batches;
+  a.cols = v.cols;
+  a.rows = v.rows;
+  a.input_offset = v.input_offset;
+  a.filter_offset = v.filter_offset;
+  a.output_offset = v.output_offset;
+  a.multiplier = v.multiplier;
+  a.shift = v.shift;
+  a.per_channel = v.per_channel;
+  a.activation_min = v.activation_min;
+  a.activation_max = v.activation_max;
+  return a;
+}
+
+/// `linear_s16` arguments of vector set `v` writing to `out` ([batches][rows]).
+inline armlower::kernels::linear_s16_args to_args(const fc_s16_vector& v, std::int16_t* out) {
+  armlower::kernels::linear_s16_args a;
+  a.input = v.input;
+  a.weights = v.weights;
+  a.bias = v.bias;
+  a.output = out;
+  a.batches = v.batches;
+  a.cols = v.cols;
+  a.rows = v.rows;
+  a.multiplier = &v.multiplier;
+  a.shift = &v.shift;
+  a.activation_min = v.activation_min;
+  a.activation_max = v.activation_max;
+  return a;
+}
 
 }  // namespace armlower_test

@@ -33,22 +33,7 @@ TEST_CASE("s8 linear matches every CMSIS-NN s8 vector set (native API, all paths
         CAPTURE(use_kernel_sum);
         std::vector<std::int8_t> out(static_cast<std::size_t>(v.batches * v.rows), 0x55);
         std::vector<std::int32_t> ks(static_cast<std::size_t>(v.rows));
-        k::linear_s8_args a;
-        a.input = v.input;
-        a.weights = v.weights;
-        a.bias = v.bias;
-        a.output = out.data();
-        a.batches = v.batches;
-        a.cols = v.cols;
-        a.rows = v.rows;
-        a.input_offset = v.input_offset;
-        a.filter_offset = v.filter_offset;
-        a.output_offset = v.output_offset;
-        a.multiplier = v.multiplier;
-        a.shift = v.shift;
-        a.per_channel = v.per_channel;
-        a.activation_min = v.activation_min;
-        a.activation_max = v.activation_max;
+        k::linear_s8_args a = armlower_test::to_args(v, out.data());
         if (use_kernel_sum) {
           REQUIRE(k::compute_kernel_sum_s8(ks.data(), v.cols, v.rows, v.weights, v.input_offset, v.filter_offset,
                                            v.bias) == status::ok);
@@ -71,18 +56,7 @@ TEST_CASE("s16 linear matches the CMSIS-NN a16w8 vector set (native API, all pat
       CAPTURE(v.name);
       CAPTURE(k::to_string(path));
       std::vector<std::int16_t> out(static_cast<std::size_t>(v.batches * v.rows), 0x5555);
-      k::linear_s16_args a;
-      a.input = v.input;
-      a.weights = v.weights;
-      a.bias = v.bias;
-      a.output = out.data();
-      a.batches = v.batches;
-      a.cols = v.cols;
-      a.rows = v.rows;
-      a.multiplier = &v.multiplier;
-      a.shift = &v.shift;
-      a.activation_min = v.activation_min;
-      a.activation_max = v.activation_max;
+      const k::linear_s16_args a = armlower_test::to_args(v, out.data());
       REQUIRE(k::linear_s16(a, path) == status::ok);
       for (int i = 0; i < v.batches * v.rows; ++i) {
         CAPTURE(i);
