@@ -85,11 +85,6 @@ enum class file_kind { tflite, tosa };
   return out;
 }
 
-/// `.tosa` format written for a target: FBS-1.0 for TOSA 1.0, FBS-1.1 (draft) for TOSA 1.1.
-[[nodiscard]] inline serialize::format format_for(const tosa::target& t) {
-  return t.tosa_version() == tosa::version::v1_0 ? serialize::format::tosa_1_0 : serialize::format::tosa_1_1;
-}
-
 /// An imported model: its framework graph and what the importer left out.
 struct model {
   std::string source;
@@ -280,7 +275,7 @@ struct lowered {
   out.report = std::move(r->report);
   if (!q.report.passes.empty())
     out.report.passes.insert(out.report.passes.begin(), q.report.passes.begin(), q.report.passes.end());
-  out.format = format_for(t);
+  out.format = serialize::format_of(t.tosa_version());  // FBS-1.0 for TOSA 1.0, FBS-1.1 draft for 1.1
   auto b = serialize::write(out.tosa, out.format);
   if (!b) throw tool_error("serialize: " + b.error().message);
   out.bytes = std::move(*b);
