@@ -204,13 +204,16 @@ inline void code_range(const std::uint8_t* p, std::size_t n, int& lo, int& hi) n
 
 /// Elements of A decoded per pass of `fp8_rows` (16 KiB of fp32: stays in L1 while B streams).
 inline constexpr std::size_t fp8_chunk = 4096;
-/// Elements of A converted per pass of `int8_rows` (4 KiB of int8 / 8 KiB of int16).
+/// Elements of A converted per pass of `int8_rows` (4 KiB of int8 / 8 KiB of int16 per row).
 inline constexpr std::size_t int8_chunk = 4096;
+/// A rows of `int8_rows` that share each decoded B block (batch > 1).
+inline constexpr std::size_t int8_rows_shared = 4;
 
 
 /// Exact-integer AVX2 rows for T ∈ {FP4E2M1, FP6E2M3, FP6E3M2, MXINT8}; bit-identical to `reference_rows<T>`.
-/// One A row at a time: a chunk of up to `int8_chunk` elements is converted once to integers (int8,
-/// or int16 for FP6E3M2 and MXINT8) with per-block sums, then B is walked in tiles of 8 rows. FP4/E2M3 block dot
+/// Up to `int8_rows_shared` A rows at a time: a chunk of up to `int8_chunk` elements of each is
+/// converted once to integers (int8, or int16 for FP6E3M2 and MXINT8) with per-block sums, then B is
+/// walked in tiles of 8 rows; with more than one A row each B block is decoded once for all of them. FP4/E2M3 block dot
 /// products use `vpmaddubsw` with B offset to unsigned (B + off, off = the type's largest integer
 /// magnitude) and A signed, corrected by `off · Σ A` per block (exact; no saturation: |A|·(B+off) ≤
 /// 60·120). Per block, the 8 rows' int32 partial vectors are reduced with one `vphaddd` tree into a
@@ -224,48 +227,71 @@ inline void int8_rows(const rows_args& r) noexcept {
   constexpr std::size_t bs = armlower::mx::block_size;
   constexpr std::size_t block_bytes = armlower::mx::storage_bytes(T, bs);
   constexpr std::int8_t off = T == dtype::id::fp4e2m1 ? 12 : 60;  // largest |value · 2^int_shift|
+  constexpr std::size_t hb = int8_rows_shared;                       // A rows sharing a decoded B block
   const std::size_t stride = armlower::mx::storage_bytes(T, r.c);
   const std::size_t nb = r.c / bs;
   const __m256 unscale = _mm256_set1_ps(armlower::mx::detail::pow2f(-2 * armlower::mx::format(T).int_shift));
   const __m256i ones = _mm256_set1_epi16(1);
   const __m256i offv = _mm256_set1_epi8(off);
-  alignas(32) std::int8_t a_i8[i16 ? 1 : int8_chunk];
-  alignas(32) std::int16_t a_w[i16 ? int8_chunk : 1];
-  alignas(32) std::int32_t a_corr[int8_chunk / bs];  // off · Σ A per block
-  alignas(32) std::int32_t sb_t[8][8];                // [block][row] scale codes of the tile
+  alignas(32) std::int8_t a_i8[i16 ? 1 : hb][i16 ? 1 : int8_chunk];
+  alignas(32) std::int16_t a_w[i16 ? hb : 1][i16 ? int8_chunk : 1];
+  alignas(32) std::int32_t a_corr[hb][int8_chunk / bs];  // off · Σ A per block
+  alignas(32) std::int32_t sb_t[8][8];                    // [block][row] scale codes of the tile
+  alignas(32) std::int8_t b8[i16 ? 1 : 8][32];            // the tile's decoded B blocks (B + off) ...
+  alignas(32) std::int16_t b16[i16 ? 8 : 1][32];          // ... or int16 values, when shared
   alignas(32) float out_t[8];
-  for (std::size_t i = 0; i < r.h; ++i) {
+  // B block of tile row q at block `ga` of the chunk, decoded (i8: B + off; i16: two halves)
+  auto decode_b8 = [&](const std::uint8_t* p) {
+    if constexpr (T == dtype::id::fp4e2m1) return detail::block_i8<T, off>(p);
+    else return _mm256_add_epi8(detail::block_i8<T>(p), offv);
+  };
+  // exact int32 partial sums (8 lanes) of one block: A row ii of the group · decoded B
+  auto dot8 = [&](__m256i bu, std::size_t ii, std::size_t ga) {
+    const __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(&a_i8[ii][ga * bs]));
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(bu, a), ones);
+  };
+  auto dot16 = [&](__m256i blo, __m256i bhi, std::size_t ii, std::size_t ga) {
+    const __m256i lo = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[ii][ga * bs])), blo);
+    const __m256i hi = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[ii][ga * bs + 16])), bhi);
+    return _mm256_add_epi32(lo, hi);
+  };
+  for (std::size_t i0 = 0; i0 < r.h; i0 += hb) {
+    const std::size_t hn = r.h - i0 < hb ? r.h - i0 : hb;
     for (std::size_t k0 = 0; k0 < r.c; k0 += int8_chunk) {
       const std::size_t kn = r.c - k0 < int8_chunk ? r.c - k0 : int8_chunk;
       const std::size_t g_first = k0 / bs, gcount = kn / bs;
-      const std::uint8_t* ar = r.a + i * stride + g_first * block_bytes;
-      for (std::size_t g = 0; g < gcount; ++g) {
-        const std::uint8_t* p = ar + g * block_bytes;
-        if constexpr (i16) {
-          __m256i lo, hi;
-          detail::block_i16<T>(p, lo, hi);
-          _mm256_store_si256(reinterpret_cast<__m256i*>(&a_w[g * bs]), lo);
-          _mm256_store_si256(reinterpret_cast<__m256i*>(&a_w[g * bs + 16]), hi);
-        } else {
-          const __m256i v = detail::block_i8<T>(p);
-          _mm256_store_si256(reinterpret_cast<__m256i*>(&a_i8[g * bs]), v);
-          // Σ A over the block: vpmaddubsw(1, A) pairs, vpmaddwd(1) quads, then a horizontal sum
-          const __m256i q = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), v), ones);
-          const __m128i h2 = _mm_add_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-          const __m128i h1 = _mm_add_epi32(h2, _mm_shuffle_epi32(h2, 0x4E));
-          a_corr[g] = off * _mm_cvtsi128_si32(_mm_add_epi32(h1, _mm_shuffle_epi32(h1, 0xB1)));
+      for (std::size_t ii = 0; ii < hn; ++ii) {
+        const std::uint8_t* ar = r.a + (i0 + ii) * stride + g_first * block_bytes;
+        for (std::size_t g = 0; g < gcount; ++g) {
+          const std::uint8_t* p = ar + g * block_bytes;
+          if constexpr (i16) {
+            __m256i lo, hi;
+            detail::block_i16<T>(p, lo, hi);
+            _mm256_store_si256(reinterpret_cast<__m256i*>(&a_w[ii][g * bs]), lo);
+            _mm256_store_si256(reinterpret_cast<__m256i*>(&a_w[ii][g * bs + 16]), hi);
+          } else {
+            const __m256i v = detail::block_i8<T>(p);
+            _mm256_store_si256(reinterpret_cast<__m256i*>(&a_i8[ii][g * bs]), v);
+            // Σ A over the block: vpmaddubsw(1, A) pairs, vpmaddwd(1) quads, then a horizontal sum
+            const __m256i q = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), v), ones);
+            const __m128i h2 = _mm_add_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+            const __m128i h1 = _mm_add_epi32(h2, _mm_shuffle_epi32(h2, 0x4E));
+            a_corr[ii][g] = off * _mm_cvtsi128_si32(_mm_add_epi32(h1, _mm_shuffle_epi32(h1, 0xB1)));
+          }
         }
       }
       for (std::size_t j0 = 0; j0 < r.w; j0 += 8) {
         const std::size_t jt = r.w - j0 < 8 ? r.w - j0 : 8;
-        float* o = r.out + i * r.w + j0;
-        __m256 acc = _mm256_setzero_ps();  // lane q: output (i, j0 + q), carried across chunks in `out`
-        if (k0 != 0) {
-          for (std::size_t q = 0; q < 8; ++q) out_t[q] = q < jt ? o[q] : 0.0f;
-          acc = _mm256_load_ps(out_t);
+        __m256 acc[hb];  // acc[ii] lane q: output (i0 + ii, j0 + q), carried across chunks in `out`
+        for (std::size_t ii = 0; ii < hn; ++ii) {
+          acc[ii] = _mm256_setzero_ps();
+          if (k0 != 0) {
+            const float* o = r.out + (i0 + ii) * r.w + j0;
+            for (std::size_t q = 0; q < 8; ++q) out_t[q] = q < jt ? o[q] : 0.0f;
+            acc[ii] = _mm256_load_ps(out_t);
+          }
         }
-        for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
-          const std::size_t gn = gcount - g0 < 8 ? gcount - g0 : 8;
+        auto load_scales = [&](std::size_t g0, std::size_t gn) {  // sb_t[g][q] for the tile
           const std::uint8_t* bsc = r.b_scale + j0 * nb + g_first + g0;
           if (gn == 8 && jt == 8) {
             detail::transpose_scales8(bsc, nb, sb_t);
@@ -273,39 +299,77 @@ inline void int8_rows(const rows_args& r) noexcept {
             for (std::size_t q = 0; q < 8; ++q)
               for (std::size_t g = 0; g < gn; ++g) sb_t[g][q] = q < jt ? bsc[q * nb + g] : 0;
           }
-          for (std::size_t g = 0; g < gn; ++g) {
-            const std::size_t ga = g0 + g;  // block within the chunk
-            __m256i v[8];
-            for (std::size_t q = 0; q < 8; ++q) {
-              if (q >= jt) {
-                v[q] = _mm256_setzero_si256();
-                continue;
+        };
+        // block sums of the tile's 8 rows (lanes of v) for A row ii at block ga → acc_r, in block order
+        auto finish = [&](__m256& acc_r, std::size_t ii, std::size_t g, std::size_t ga, __m256i* v) {
+          __m256i isum = detail::hsum8(v);
+          if constexpr (!i16) isum = _mm256_sub_epi32(isum, _mm256_set1_epi32(a_corr[ii][ga]));
+          const __m256 blk = _mm256_mul_ps(_mm256_cvtepi32_ps(isum), unscale);  // exact
+          const __m256 sa = _mm256_set1_ps(armlower::mx::decode_e8m0(r.a_scale[(i0 + ii) * nb + g_first + ga]));
+          const __m256 sb = detail::e8m0_decode8(_mm256_load_si256(reinterpret_cast<const __m256i*>(sb_t[g])));
+          acc_r = _mm256_add_ps(acc_r, _mm256_mul_ps(blk, _mm256_mul_ps(sa, sb)));
+        };
+        __m256i v[8];
+        if (hn == 1) {  // GEMV: each B block decoded and multiplied in registers
+          __m256 acc0 = acc[0];
+          for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
+            const std::size_t gn = gcount - g0 < 8 ? gcount - g0 : 8;
+            load_scales(g0, gn);
+            for (std::size_t g = 0; g < gn; ++g) {
+              const std::size_t ga = g0 + g;  // block within the chunk
+              for (std::size_t q = 0; q < 8; ++q) {
+                if (q >= jt) {
+                  v[q] = _mm256_setzero_si256();
+                  continue;
+                }
+                const std::uint8_t* p = r.b + (j0 + q) * stride + (g_first + ga) * block_bytes;
+                if constexpr (i16) {
+                  __m256i blo, bhi;
+                  detail::block_i16<T>(p, blo, bhi);
+                  v[q] = dot16(blo, bhi, 0, ga);
+                } else {
+                  v[q] = dot8(decode_b8(p), 0, ga);
+                }
               }
-              const std::uint8_t* p = r.b + (j0 + q) * stride + (g_first + ga) * block_bytes;
-              if constexpr (i16) {
-                __m256i blo, bhi;
-                detail::block_i16<T>(p, blo, bhi);
-                const __m256i lo = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[ga * bs])), blo);
-                const __m256i hi = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[ga * bs + 16])), bhi);
-                v[q] = _mm256_add_epi32(lo, hi);
-              } else {
-                __m256i bu;  // B + off ∈ [0, 2·off]
-                if constexpr (T == dtype::id::fp4e2m1) bu = detail::block_i8<T, off>(p);
-                else bu = _mm256_add_epi8(detail::block_i8<T>(p), offv);
-                const __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(&a_i8[ga * bs]));
-                v[q] = _mm256_madd_epi16(_mm256_maddubs_epi16(bu, a), ones);
+              finish(acc0, 0, g, ga, v);
+            }
+          }
+          acc[0] = acc0;
+        } else {  // GEMM: each B block of the tile decoded once, used by every A row of the group
+          for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
+            const std::size_t gn = gcount - g0 < 8 ? gcount - g0 : 8;
+            load_scales(g0, gn);
+            for (std::size_t g = 0; g < gn; ++g) {
+              const std::size_t ga = g0 + g;
+              for (std::size_t q = 0; q < 8; ++q) {
+                const std::uint8_t* p = r.b + (j0 + q) * stride + (g_first + ga) * block_bytes;
+                if constexpr (i16) {
+                  __m256i blo = _mm256_setzero_si256(), bhi = _mm256_setzero_si256();
+                  if (q < jt) detail::block_i16<T>(p, blo, bhi);
+                  _mm256_store_si256(reinterpret_cast<__m256i*>(&b16[q][0]), blo);
+                  _mm256_store_si256(reinterpret_cast<__m256i*>(&b16[q][16]), bhi);
+                } else {
+                  _mm256_store_si256(reinterpret_cast<__m256i*>(b8[q]), q < jt ? decode_b8(p) : _mm256_setzero_si256());
+                }
+              }
+              for (std::size_t ii = 0; ii < hn; ++ii) {
+                for (std::size_t q = 0; q < 8; ++q) {
+                  if constexpr (i16)
+                    v[q] = dot16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&b16[q][0])),
+                                 _mm256_load_si256(reinterpret_cast<const __m256i*>(&b16[q][16])), ii, ga);
+                  else
+                    v[q] = dot8(_mm256_load_si256(reinterpret_cast<const __m256i*>(b8[q])), ii, ga);
+                }
+                finish(acc[ii], ii, g, ga, v);
               }
             }
-            __m256i isum = detail::hsum8(v);
-            if constexpr (!i16) isum = _mm256_sub_epi32(isum, _mm256_set1_epi32(a_corr[ga]));
-            const __m256 blk = _mm256_mul_ps(_mm256_cvtepi32_ps(isum), unscale);  // exact
-            const __m256 sa = _mm256_set1_ps(armlower::mx::decode_e8m0(r.a_scale[i * nb + g_first + ga]));
-            const __m256 sb = detail::e8m0_decode8(_mm256_load_si256(reinterpret_cast<const __m256i*>(sb_t[g])));
-            acc = _mm256_add_ps(acc, _mm256_mul_ps(blk, _mm256_mul_ps(sa, sb)));
           }
         }
-        _mm256_store_ps(out_t, acc);
-        for (std::size_t q = 0; q < jt; ++q) o[q] = out_t[q];
+        for (std::size_t ii = 0; ii < hn; ++ii) {
+          _mm256_store_ps(out_t, acc[ii]);
+          float* o = r.out + (i0 + ii) * r.w + j0;
+          for (std::size_t q = 0; q < jt; ++q) o[q] = out_t[q];
+        }
       }
     }
   }
