@@ -9,6 +9,7 @@
 // the bias tensor and the INT48 rule.
 #include "driver.hpp"
 #include "tflite_model_builder.hpp"
+#include "tool_process.hpp"
 
 #include <armlower/compat/cmsis_nn.hpp>
 #include <armlower/import/tflite.hpp>
@@ -32,6 +33,9 @@ namespace fs = std::filesystem;
 namespace fbs = armlower::import::tflite_fbs;
 using armlower_test::bytes_of_i64;
 using armlower_test::model_builder;
+using armlower_test::run_tool;
+using armlower_test::slurp;
+using armlower_test::tmp_dir;
 
 namespace {
 
@@ -88,34 +92,10 @@ std::vector<std::int64_t> cmsis_reference(const std::vector<std::int64_t>& x, co
   return {y.begin(), y.end()};
 }
 
-fs::path tmp_dir() {
-  static const fs::path d = [] {
-    fs::path p = ARMLOWER_TEST_TMP;
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p;
-  }();
-  return d;
-}
-
 fs::path write_model(const std::string& name, const std::vector<std::uint8_t>& b) {
   const auto p = tmp_dir() / name;
   std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
   return p;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-/// Runs the `armlower` binary; returns its exit code, stderr in `err`.
-int run_tool(const std::string& args, std::string& err) {
-  const auto e = tmp_dir() / "stderr";
-  const std::string cmd = std::string(ARMLOWER_TOOL) + " " + args + " >" + (tmp_dir() / "stdout").string() + " 2>" + e.string();
-  const int st = std::system(cmd.c_str());
-  err = slurp(e);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 std::vector<std::int64_t> run_tosa(const graph::graph& g, const std::vector<std::int64_t>& x) {
@@ -179,9 +159,9 @@ TEST_CASE("int16x8 FC with INT64 bias: TOSA-1.0+INT+int16 (INT48 CONV2D bias) ==
     }
 
     // `armlower lower --target cortex-m55` writes the plan header with the int64 bias.
-    std::string err;
     const auto hpp = tmp_dir() / (relu ? "fc_relu_m55.hpp" : "fc_m55.hpp");
-    REQUIRE_MESSAGE(run_tool("lower " + path.string() + " --target cortex-m55 -o " + hpp.string(), err) == 0, err);
+    const auto run = run_tool("lower " + path.string() + " --target cortex-m55 -o " + hpp.string());
+    REQUIRE_MESSAGE(run.rc == 0, run.err);
     const auto text = slurp(hpp);
     CHECK(text.find("fully_connected_s16") != std::string::npos);
     CHECK(text.find("2200000000LL") != std::string::npos);
@@ -207,13 +187,14 @@ TEST_CASE("int16x8 FC with an INT64 bias value outside INT48: error naming the b
   CHECK(c.error().rule.find("does not fit INT48") != std::string::npos);
 
   const auto path = write_model("fc_big_bias.tflite", bytes);
-  std::string err;
   const auto hpp = tmp_dir() / "fc_big_bias.hpp";
-  CHECK(run_tool("lower " + path.string() + " --target cortex-m55 -o " + hpp.string(), err) == 1);
-  CHECK(err.find("\"b\"") != std::string::npos);
-  CHECK(err.find("INT48") != std::string::npos);
+  const auto m55 = run_tool("lower " + path.string() + " --target cortex-m55 -o " + hpp.string());
+  CHECK(m55.rc == 1);
+  CHECK(m55.err.find("\"b\"") != std::string::npos);
+  CHECK(m55.err.find("INT48") != std::string::npos);
   CHECK_FALSE(fs::exists(hpp));
-  CHECK(run_tool("lower " + path.string() + " --spec TOSA-1.0+INT+int16 -o " + (tmp_dir() / "big.tosa").string(), err) == 1);
-  CHECK(err.find("INT48") != std::string::npos);
+  const auto tosa = run_tool("lower " + path.string() + " --spec TOSA-1.0+INT+int16 -o " + (tmp_dir() / "big.tosa").string());
+  CHECK(tosa.rc == 1);
+  CHECK(tosa.err.find("INT48") != std::string::npos);
   CHECK_FALSE(fs::exists(tmp_dir() / "big.tosa"));
 }

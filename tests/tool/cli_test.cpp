@@ -13,43 +13,18 @@
 #include <string>
 #include <vector>
 
+#include "tool_process.hpp"
+
 namespace fs = std::filesystem;
+using armlower_test::outcome;
+using armlower_test::slurp;
+using armlower_test::tmp_dir;
 
 namespace {
 
-const std::string tool = ARMLOWER_TOOL;
+outcome run(const std::string& args) { return armlower_test::run_tool(args); }
+
 const std::string models = ARMLOWER_SHARED_DATA "/tflite/";
-
-struct outcome {
-  int rc = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-fs::path tmp_dir() {
-  static const fs::path d = [] {
-    fs::path p = ARMLOWER_TEST_TMP;
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p;
-  }();
-  return d;
-}
-
-outcome run(const std::string& args) {
-  const auto d = tmp_dir();
-  const std::string cmd = tool + " " + args + " >" + (d / "stdout").string() + " 2>" + (d / "stderr").string();
-  const int st = std::system(cmd.c_str());
-  outcome o;
-  o.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  o.out = slurp(d / "stdout");
-  o.err = slurp(d / "stderr");
-  return o;
-}
 
 std::size_t lines(const std::string& s) {
   std::size_t n = 0;
