@@ -471,15 +471,8 @@ inline void fp8_rows(const rows_args& r) noexcept {
           acc = _mm256_fmadd_ps(sums, f, acc);
         }
         float sum = detail::hsum(acc);
-        if (Check && detail::fp8_special<T>(maxs, maxu)) {  // NaN/Inf B codes in this chunk: the pseudocode
-          sum = 0.0f;
-          for (std::size_t g = 0; g < gcount; ++g) {
-            float block = 0.0f;
-            for (std::size_t e = 0; e < bs; ++e)
-              block += armlower::mx::decode<T>(ar[g * bs + e]) * armlower::mx::decode<T>(br[g * bs + e]);
-            sum += block * (armlower::mx::decode_e8m0(psa[g]) * armlower::mx::decode_e8m0(psb[g]));
-          }
-        }
+        if (Check && detail::fp8_special<T>(maxs, maxu))  // NaN/Inf B codes in this chunk: the pseudocode
+          reference_rows<T>(rows_args{ar, psa, 1, br, psb, 1, kn, &sum});
         float* o = r.out + i * r.w + j;
         *o = k0 == 0 ? sum : *o + sum;
       }
