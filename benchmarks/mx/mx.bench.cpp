@@ -5,6 +5,8 @@
 // Counters: GFLOP/s (2·batch·N·K per iteration), weight_bytes_per_MAC (weights + scales / (N·K)).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -97,36 +99,87 @@ void bm_fp32_pseudocode(benchmark::State& st) {
 }
 
 #if defined(__AVX2__) && defined(__FMA__)
-// Tuned fp32: 4 weight rows at a time, 2 accumulators each, AVX2 FMA; batch loop inside a row tile.
-void bm_fp32_avx2(benchmark::State& st) {
-  const int k = int(st.range(0)), batch = int(st.range(1));
-  const auto w = random_floats(std::size_t(N) * k, 1), x = random_floats(std::size_t(batch) * k, 2);
-  std::vector<float> out(std::size_t(batch) * N);
+// Tuned fp32 GEMV/GEMM, out[batch, N] = x[batch, K] · w[N, K]^T: 4 weight rows at a time, 2
+// accumulators each, AVX2 FMA; batch loop inside a row tile.
+void fp32_avx2(const float* w, const float* x, float* out, int batch, int k) {
   auto hsum = [](__m256 v) {
     const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
     return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
   };
-  for (auto _ : st) {
-    for (int n = 0; n < N; n += 4) {
-      for (int b = 0; b < batch; ++b) {
-        const float* xr = &x[std::size_t(b) * k];
-        __m256 acc[8];
-        for (auto& v : acc) v = _mm256_setzero_ps();
-        for (int i = 0; i < k; i += 16) {
-          const __m256 x0 = _mm256_loadu_ps(xr + i), x1 = _mm256_loadu_ps(xr + i + 8);
-          for (int r = 0; r < 4; ++r) {
-            const float* wr = &w[std::size_t(n + r) * k + i];
-            acc[2 * r] = _mm256_fmadd_ps(_mm256_loadu_ps(wr), x0, acc[2 * r]);
-            acc[2 * r + 1] = _mm256_fmadd_ps(_mm256_loadu_ps(wr + 8), x1, acc[2 * r + 1]);
-          }
+  for (int n = 0; n < N; n += 4) {
+    for (int b = 0; b < batch; ++b) {
+      const float* xr = &x[std::size_t(b) * k];
+      __m256 acc[8];
+      for (auto& v : acc) v = _mm256_setzero_ps();
+      for (int i = 0; i < k; i += 16) {
+        const __m256 x0 = _mm256_loadu_ps(xr + i), x1 = _mm256_loadu_ps(xr + i + 8);
+        for (int r = 0; r < 4; ++r) {
+          const float* wr = &w[std::size_t(n + r) * k + i];
+          acc[2 * r] = _mm256_fmadd_ps(_mm256_loadu_ps(wr), x0, acc[2 * r]);
+          acc[2 * r + 1] = _mm256_fmadd_ps(_mm256_loadu_ps(wr + 8), x1, acc[2 * r + 1]);
         }
-        for (int r = 0; r < 4; ++r) out[std::size_t(b) * N + n + r] = hsum(_mm256_add_ps(acc[2 * r], acc[2 * r + 1]));
       }
+      for (int r = 0; r < 4; ++r) out[std::size_t(b) * N + n + r] = hsum(_mm256_add_ps(acc[2 * r], acc[2 * r + 1]));
     }
+  }
+}
+
+void bm_fp32_avx2(benchmark::State& st) {
+  const int k = int(st.range(0)), batch = int(st.range(1));
+  const auto w = random_floats(std::size_t(N) * k, 1), x = random_floats(std::size_t(batch) * k, 2);
+  std::vector<float> out(std::size_t(batch) * N);
+  for (auto _ : st) {
+    fp32_avx2(w.data(), x.data(), out.data(), batch, k);
     benchmark::ClobberMemory();
   }
   set_counters(st, batch, k, 4.0 * N * k);
+}
+
+// The targets' ratio measured in pairs: every iteration times the tuned fp32 GEMV and the MX GEMV
+// (AVX2 path, weights with `finite_codes`) back to back, in alternating order, and the counters are
+// the medians (and 10th/90th percentiles) of the per-pair ratios t_fp32 / t_mx. A shared host's load
+// shifts both halves of a pair alike, so the ratio is steadier than two separately timed rows.
+void bm_pair_ratio(benchmark::State& st, id t) {
+  const int k = int(st.range(0)), batch = int(st.range(1));
+  const auto wf = random_floats(std::size_t(N) * k, 1), xf = random_floats(std::size_t(batch) * k, 2);
+  const auto w = quantize(t, wf, N, k), a = quantize(t, xf, batch, k);
+  auto wv = w.view();
+  wv.finite_codes = mx::finite_codes(t, w.data);
+  std::vector<float> out(std::size_t(batch) * N);
+  std::vector<double> ratio, t32, tmx;
+  auto timed = [](auto&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  for (auto _ : st) {
+    auto run32 = [&] { fp32_avx2(wf.data(), xf.data(), out.data(), batch, k); };
+    auto runmx = [&] { benchmark::DoNotOptimize(kmx::matmul_t_block_scaled(t, a.view(), wv, out, kmx::matmul_path::avx2)); };
+    double a32, amx;
+    if (ratio.size() % 2 == 0) {
+      a32 = timed(run32);
+      amx = timed(runmx);
+    } else {
+      amx = timed(runmx);
+      a32 = timed(run32);
+    }
+    benchmark::ClobberMemory();
+    st.SetIterationTime(a32 + amx);
+    ratio.push_back(a32 / amx);
+    t32.push_back(a32);
+    tmx.push_back(amx);
+  }
+  auto pct = [](std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    return v[std::size_t(q * double(v.size() - 1) + 0.5)];
+  };
+  const double flops = 2.0 * batch * double(N) * k;
+  st.counters["ratio"] = pct(ratio, 0.5);
+  st.counters["ratio_p10"] = pct(ratio, 0.1);
+  st.counters["ratio_p90"] = pct(ratio, 0.9);
+  st.counters["fp32_GFLOP/s"] = flops / pct(t32, 0.5) * 1e-9;
+  st.counters["mx_GFLOP/s"] = flops / pct(tmx, 0.5) * 1e-9;
 }
 #endif
 
@@ -183,6 +236,9 @@ MX_BENCH(fp4e2m1, avx2);
 BENCHMARK(bm_fp32_pseudocode)->Apply(shapes);
 #if defined(__AVX2__) && defined(__FMA__)
 BENCHMARK(bm_fp32_avx2)->Apply(shapes);
+BENCHMARK_CAPTURE(bm_pair_ratio, fp8e4m3, id::fp8e4m3)->Args({4096, 1})->Args({1024, 1})->UseManualTime()->MinTime(3.0)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_pair_ratio, fp6e2m3, id::fp6e2m3)->Args({4096, 1})->Args({1024, 1})->UseManualTime()->MinTime(3.0)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_pair_ratio, fp4e2m1, id::fp4e2m1)->Args({4096, 1})->Args({1024, 1})->UseManualTime()->MinTime(3.0)->Unit(benchmark::kMillisecond);
 #endif
 #if defined(ARMLOWER_BENCH_HAVE_DNNL)
 BENCHMARK(bm_fp32_onednn)->Apply(shapes);

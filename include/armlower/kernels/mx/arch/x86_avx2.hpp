@@ -10,7 +10,8 @@
 ///    the pseudocode's fp32 block sums are exact for these types (arch/generic.hpp).
 ///  - `fp8_rows<T>` for FP8E4M3/FP8E5M2: B decoded to fp32 with a bit trick (`fp8_split`: value·2^-120
 ///    resp. 2^-112, exact incl. subnormals, no FTZ/DAZ needed), A decoded once per row chunk and
-///    pre-scaled so no product is subnormal; 8-lane FMA block sums. Blocks holding NaN/Inf B codes take
+///    pre-scaled so no product is subnormal; 8-lane FMA block sums, each scaled into an accumulator per
+///    B row, 3 B rows per A load, next rows prefetched into L2. Blocks holding NaN/Inf B codes take
 ///    the scalar pseudocode. The summation order differs from the pseudocode, so results are **only
 ///    within the TOSA dot-product bound** (tosa.md §6), not bit-identical.
 #pragma once
@@ -140,14 +141,6 @@ inline float hsum(__m256 v) noexcept {
   return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
 }
 
-/// Sums of 8 fp32x8 vectors: lane g of the result = sum of v[g] (a `vhaddps` tree).
-inline __m256 hsum8_ps(const __m256* v) noexcept {
-  const __m256 t0 = _mm256_hadd_ps(v[0], v[1]), t1 = _mm256_hadd_ps(v[2], v[3]);
-  const __m256 t2 = _mm256_hadd_ps(v[4], v[5]), t3 = _mm256_hadd_ps(v[6], v[7]);
-  const __m256 u0 = _mm256_hadd_ps(t0, t1), u1 = _mm256_hadd_ps(t2, t3);
-  return _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
-}
-
 /// FP8 codes → fp32 with the bit trick, 32 codes (one block) at a time: d[q] lane L = code 4L+q.
 /// Each 16-bit word [hi, lo] gives bf16 patterns via `srai16(·, 4 or 3) & 0x87F0 (0x8FE0)` (sign kept,
 /// exponent field = the FP8 exponent field, mantissa bits in place), widened to fp32 by zeroing or
@@ -204,6 +197,10 @@ inline void code_range(const std::uint8_t* p, std::size_t n, int& lo, int& hi) n
 
 /// Elements of A decoded per pass of `fp8_rows` (16 KiB of fp32: stays in L1 while B streams).
 inline constexpr std::size_t fp8_chunk = 4096;
+/// B rows of `fp8_rows` that share each A load (3 keeps the accumulators and the decode in registers).
+inline constexpr std::size_t fp8_rows_shared = 3;
+/// Row groups of `fp8_rows` prefetched ahead into L2 (1: the next `fp8_rows_shared` rows, same offset).
+inline constexpr std::size_t fp8_prefetch_groups = 1;
 /// Elements of A converted per pass of `int8_rows` (4 KiB of int8 / 8 KiB of int16 per row).
 inline constexpr std::size_t int8_chunk = 4096;
 /// A rows of `int8_rows` that share each decoded B block (batch > 1).
@@ -377,12 +374,14 @@ inline void int8_rows(const rows_args& r) noexcept {
 
 /// FP8 AVX2 rows for T ∈ {FP8E4M3, FP8E5M2}; within the TOSA dot-product bound of the pseudocode.
 /// GEMV-shaped: one A row at a time, decoded once per chunk of up to `fp8_chunk` elements into an
-/// L1-resident fp32 scratch (exact, NaN/Inf included, pre-scaled by 2^ca); then every B row streams
-/// through sequentially (each 32-byte block loaded once, decoded by `fp8_split`, 4 FMAs). The 8 block
-/// sums of a group are reduced with one `vhaddps` tree into a vector whose lane g is block g's sum, and
-/// `acc += blocks · 2^(sa + sb − 254 + …)` runs lane-wise with the factor built in the exponent field:
-/// directly when the row's scale codes keep every factor a normal fp32 (checked once per row from the
-/// code ranges), else with a per-lane exact fallback (`scale_product`).
+/// L1-resident fp32 scratch (exact, NaN/Inf included, pre-scaled by 2^ca); then the B rows stream
+/// through `fp8_rows_shared` at a time, sharing each A load. Per 32-byte block and B row: one load,
+/// the `fp8_split` decode, 4 FMA-class ops into an 8-lane block sum `p`, and `acc += p · f[block]`
+/// with `f` = 2^(sa + sb − 254 + …) broadcast from a per-row factor array (built in the exponent
+/// field when the row's scale codes keep every factor a normal fp32, checked once per row from the
+/// code ranges; else exactly by `scale_product`, incl. 0, ∞ and NaN). The B rows one group ahead
+/// are prefetched into L2 block by block (`fp8_prefetch_groups`; with weights cold in cache this cut
+/// the 4096×4096 GEMV from 1.96 to 1.64 ms on the benchmark machine, benchmarks/RESULTS.md).
 /// B codes that are NaN/Inf (E4M3 S.1111.111; E5M2 S.11111.xx) are caught by two running byte maxima
 /// and the chunk's contribution to that output is redone with the scalar pseudocode; `Check = false`
 /// (the caller promised finite B codes, `rows_args::b_finite`) skips that check.
@@ -395,9 +394,11 @@ inline void fp8_rows(const rows_args& r) noexcept {
   constexpr int unscale_exp = trick - ca;  // product = real · 2^(ca - trick)
   constexpr int kbias = unscale_exp - 254 + 127;  // biased exponent of the factor = sa + sb + kbias
   constexpr std::size_t bs = armlower::mx::block_size;
+  constexpr std::size_t nbc = fp8_chunk / bs;  // blocks per chunk
   const std::size_t nb = r.c / bs;
   alignas(32) float ad[fp8_chunk];
-  alignas(32) std::int32_t ka[fp8_chunk / bs];  // sa + kbias per block of the chunk
+  alignas(32) std::int32_t ka[nbc];                    // sa + kbias per block of the chunk
+  alignas(32) float fb[fp8_rows_shared][nbc];          // factor per block, per B row of the group
   const __m256 up = _mm256_set1_ps(armlower::mx::detail::pow2f(ca));
   const float upf = armlower::mx::detail::pow2f(ca);
   const __m256 upt = _mm256_set1_ps(armlower::mx::detail::pow2f(trick));
@@ -419,63 +420,69 @@ inline void fp8_rows(const rows_args& r) noexcept {
         sa_min = int(psa[g]) < sa_min ? int(psa[g]) : sa_min;
         sa_max = int(psa[g]) > sa_max ? int(psa[g]) : sa_max;
       }
-      for (std::size_t j = 0; j < r.w; ++j) {
-        const std::uint8_t* br = r.b + j * r.c + k0;
-        const std::uint8_t* psb = r.b_scale + j * nb + g_first;
+      // f[g] = 2^(sa + sb + unscale_exp - 254) for the B row whose scales start at psb
+      auto factors = [&](const std::uint8_t* psb, float* f) {
         int sb_min = 255, sb_max = 0;
         detail::code_range(psb, gcount, sb_min, sb_max);
-        // every factor 2^(sa + sb + kbias - 127) a normal fp32 and no NaN scale: no per-lane fallback
-        const bool plain = sa_max < 255 && sb_max < 255 && sa_min + sb_min + kbias >= 1 && sa_max + sb_max + kbias <= 254;
-        __m256 acc = _mm256_setzero_ps();
-        __m256i maxs = _mm256_set1_epi8(-128), maxu = _mm256_setzero_si256();
-        for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
-          const std::size_t gn = gcount - g0 < 8 ? gcount - g0 : 8;
-          auto block = [&](std::size_t g) {  // fp32 partial sums (8 lanes) of block g0 + g
-            const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(br + (g0 + g) * bs));
+        // every factor a normal fp32 and no NaN scale: build it in the exponent field
+        if (sa_max < 255 && sb_max < 255 && sa_min + sb_min + kbias >= 1 && sa_max + sb_max + kbias <= 254) {
+          std::size_t g = 0;
+          for (; g + 8 <= gcount; g += 8) {
+            const __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(psb + g)));
+            const __m256i k = _mm256_add_epi32(sb, _mm256_load_si256(reinterpret_cast<const __m256i*>(ka + g)));
+            _mm256_store_ps(f + g, _mm256_castsi256_ps(_mm256_slli_epi32(k, 23)));
+          }
+          for (; g < gcount; ++g) f[g] = armlower::mx::detail::pow2f(ka[g] + int(psb[g]) - 127);
+        } else {
+          for (std::size_t g = 0; g < gcount; ++g) f[g] = arch::detail::scale_product(psa[g], psb[g], unscale_exp);
+        }
+      };
+      // Q B rows from row j on, sharing each A load
+      auto rows = [&]<std::size_t Q>(std::size_t j) {
+        const std::uint8_t* br[Q];
+        const std::uint8_t* pf[Q];  // the rows one group ahead (or these rows again at the end)
+        __m256 acc[Q];
+        __m256i maxs[Q], maxu[Q];
+        for (std::size_t q = 0; q < Q; ++q) {
+          br[q] = r.b + (j + q) * r.c + k0;
+          const std::size_t ahead = j + q + fp8_prefetch_groups * Q;
+          pf[q] = ahead < r.w ? r.b + ahead * r.c + k0 : br[q];
+          factors(r.b_scale + (j + q) * nb + g_first, fb[q]);
+          acc[q] = _mm256_setzero_ps();
+          maxs[q] = _mm256_set1_epi8(-128);
+          maxu[q] = _mm256_setzero_si256();
+        }
+        for (std::size_t g = 0; g < gcount; ++g) {
+          const float* pa = ad + g * bs;
+          const __m256 a0 = _mm256_load_ps(pa), a1 = _mm256_load_ps(pa + 8);
+          const __m256 a2 = _mm256_load_ps(pa + 16), a3 = _mm256_load_ps(pa + 24);
+          for (std::size_t q = 0; q < Q; ++q) {
+            _mm_prefetch(reinterpret_cast<const char*>(pf[q] + g * bs), _MM_HINT_T1);  // every block: measured faster than every other
+            const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(br[q] + g * bs));
             if constexpr (Check) {
-              maxs = _mm256_max_epi8(maxs, v);
-              maxu = _mm256_max_epu8(maxu, v);
+              maxs[q] = _mm256_max_epi8(maxs[q], v);
+              maxu[q] = _mm256_max_epu8(maxu[q], v);
             }
             __m256 d[4];
             detail::fp8_split<T>(v, d);
-            const float* pa = ad + (g0 + g) * bs;
-            __m256 p = _mm256_mul_ps(d[0], _mm256_load_ps(pa));
-            p = _mm256_fmadd_ps(d[1], _mm256_load_ps(pa + 8), p);
-            p = _mm256_fmadd_ps(d[2], _mm256_load_ps(pa + 16), p);
-            return _mm256_fmadd_ps(d[3], _mm256_load_ps(pa + 24), p);
-          };
-          __m256 sums;  // lane g: block g0 + g's sum
-          if (gn == 8) {  // the hsum8_ps tree, reduced as the blocks come (few live registers)
-            const __m256 t0 = _mm256_hadd_ps(block(0), block(1));
-            const __m256 t1 = _mm256_hadd_ps(block(2), block(3));
-            const __m256 u0 = _mm256_hadd_ps(t0, t1);
-            const __m256 t2 = _mm256_hadd_ps(block(4), block(5));
-            const __m256 t3 = _mm256_hadd_ps(block(6), block(7));
-            const __m256 u1 = _mm256_hadd_ps(t2, t3);
-            sums = _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
-          } else {
-            __m256 sv[8];
-            for (std::size_t g = 0; g < 8; ++g) sv[g] = g < gn ? block(g) : _mm256_setzero_ps();
-            sums = detail::hsum8_ps(sv);
+            __m256 p = _mm256_mul_ps(d[0], a0);
+            p = _mm256_fmadd_ps(d[1], a1, p);
+            p = _mm256_fmadd_ps(d[2], a2, p);
+            p = _mm256_fmadd_ps(d[3], a3, p);
+            acc[q] = _mm256_fmadd_ps(p, _mm256_broadcast_ss(fb[q] + g), acc[q]);
           }
-          __m256 f;
-          if (gn == 8 && plain) {
-            const __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(psb + g0)));
-            const __m256i k = _mm256_add_epi32(sb, _mm256_load_si256(reinterpret_cast<const __m256i*>(ka + g0)));
-            f = _mm256_castsi256_ps(_mm256_slli_epi32(k, 23));
-          } else {
-            alignas(32) float fct[8] = {};
-            for (std::size_t g = 0; g < gn; ++g) fct[g] = arch::detail::scale_product(psa[g0 + g], psb[g0 + g], unscale_exp);
-            f = _mm256_load_ps(fct);
-          }
-          acc = _mm256_fmadd_ps(sums, f, acc);
         }
-        float sum = detail::hsum(acc);
-        if (Check && detail::fp8_special<T>(maxs, maxu))  // NaN/Inf B codes in this chunk: the pseudocode
-          reference_rows<T>(rows_args{ar, psa, 1, br, psb, 1, kn, &sum});
-        float* o = r.out + i * r.w + j;
-        *o = k0 == 0 ? sum : *o + sum;
-      }
+        for (std::size_t q = 0; q < Q; ++q) {
+          float sum = detail::hsum(acc[q]);
+          if (Check && detail::fp8_special<T>(maxs[q], maxu[q]))  // NaN/Inf B codes in this chunk: the pseudocode
+            reference_rows<T>(rows_args{ar, psa, 1, br[q], r.b_scale + (j + q) * nb + g_first, 1, kn, &sum});
+          float* o = r.out + i * r.w + j + q;
+          *o = k0 == 0 ? sum : *o + sum;
+        }
+      };
+      std::size_t j = 0;
+      for (; j + fp8_rows_shared <= r.w; j += fp8_rows_shared) rows.template operator()<fp8_rows_shared>(j);
+      for (; j < r.w; ++j) rows.template operator()<1>(j);
     }
   }
 }
