@@ -11,7 +11,8 @@
 ///  - `fp8_rows<T>` for FP8E4M3/FP8E5M2: B decoded to fp32 with a bit trick (`fp8_split`: value·2^-120
 ///    resp. 2^-112, exact incl. subnormals, no FTZ/DAZ needed), A decoded once per row chunk and
 ///    pre-scaled so no product is subnormal; 8-lane FMA block sums, each scaled into an accumulator per
-///    B row, 3 B rows per A load, next rows prefetched into L2. Blocks holding NaN/Inf B codes take
+///    (A row, B row); batch 1: 3 B rows per A load, batch > 1: each B block decoded once for up to 4 A
+///    rows; next B rows prefetched into L2. Blocks holding NaN/Inf B codes take
 ///    the scalar pseudocode. The summation order differs from the pseudocode, so results are **only
 ///    within the TOSA dot-product bound** (tosa.md §6), not bit-identical.
 #pragma once
@@ -199,6 +200,9 @@ inline void code_range(const std::uint8_t* p, std::size_t n, int& lo, int& hi) n
 inline constexpr std::size_t fp8_chunk = 4096;
 /// B rows of `fp8_rows` that share each A load (3 keeps the accumulators and the decode in registers).
 inline constexpr std::size_t fp8_rows_shared = 3;
+/// A rows of `fp8_rows` that share each decoded B block (batch > 1; the `fp8_chunk` scratch is split
+/// between them).
+inline constexpr std::size_t fp8_a_rows_shared = 4;
 /// Row groups of `fp8_rows` prefetched ahead into L2 (1: the next `fp8_rows_shared` rows, same offset).
 inline constexpr std::size_t fp8_prefetch_groups = 1;
 /// Elements of A converted per pass of `int8_rows` (4 KiB of int8 / 8 KiB of int16 per row).
@@ -373,15 +377,16 @@ inline void int8_rows(const rows_args& r) noexcept {
 }
 
 /// FP8 AVX2 rows for T ∈ {FP8E4M3, FP8E5M2}; within the TOSA dot-product bound of the pseudocode.
-/// GEMV-shaped: one A row at a time, decoded once per chunk of up to `fp8_chunk` elements into an
-/// L1-resident fp32 scratch (exact, NaN/Inf included, pre-scaled by 2^ca); then the B rows stream
-/// through `fp8_rows_shared` at a time, sharing each A load. Per 32-byte block and B row: one load,
-/// the `fp8_split` decode, 4 FMA-class ops into an 8-lane block sum `p`, and `acc += p · f[block]`
-/// with `f` = 2^(sa + sb − 254 + …) broadcast from a per-row factor array (built in the exponent
-/// field when the row's scale codes keep every factor a normal fp32, checked once per row from the
-/// code ranges; else exactly by `scale_product`, incl. 0, ∞ and NaN). The B rows one group ahead
-/// are prefetched into L2 block by block (`fp8_prefetch_groups`; with weights cold in cache this cut
-/// the 4096×4096 GEMV from 1.96 to 1.64 ms on the benchmark machine, benchmarks/RESULTS.md).
+/// Up to `fp8_a_rows_shared` A rows at a time are decoded, once per chunk (together at most
+/// `fp8_chunk` elements), into an L1-resident fp32 scratch (exact, NaN/Inf included, pre-scaled by
+/// 2^ca); then the B rows stream through. Batch 1 (GEMV): `fp8_rows_shared` B rows per A load.
+/// Batch > 1 (GEMM): each B block is decoded once for every A row of the group. Per 32-byte B block
+/// and (A row, B row) pair: the `fp8_split` decode (shared), 4 FMA-class ops into an 8-lane block sum
+/// `p`, and `acc += p · f[block]` with `f` = 2^(sa + sb − 254 + …) broadcast from a factor array
+/// built per pair: in the exponent field when the pair's scale codes keep every factor a normal fp32
+/// (checked from the code ranges), else exactly by `scale_product` (incl. 0, ∞ and NaN). The B rows
+/// one group ahead are prefetched into L2 block by block (`fp8_prefetch_groups`; with weights cold in
+/// cache this cut the 4096×4096 GEMV from 1.96 to 1.64 ms on the benchmark machine, benchmarks/RESULTS.md).
 /// B codes that are NaN/Inf (E4M3 S.1111.111; E5M2 S.11111.xx) are caught by two running byte maxima
 /// and the chunk's contribution to that output is redone with the scalar pseudocode; `Check = false`
 /// (the caller promised finite B codes, `rows_args::b_finite`) skips that check.
@@ -394,68 +399,79 @@ inline void fp8_rows(const rows_args& r) noexcept {
   constexpr int unscale_exp = trick - ca;  // product = real · 2^(ca - trick)
   constexpr int kbias = unscale_exp - 254 + 127;  // biased exponent of the factor = sa + sb + kbias
   constexpr std::size_t bs = armlower::mx::block_size;
-  constexpr std::size_t nbc = fp8_chunk / bs;  // blocks per chunk
+  constexpr std::size_t nbc = fp8_chunk / bs;  // blocks in the scratch
+  constexpr std::size_t hb = fp8_a_rows_shared;
+  constexpr std::size_t nf = hb > fp8_rows_shared ? hb : fp8_rows_shared;  // factor arrays in use
   const std::size_t nb = r.c / bs;
-  alignas(32) float ad[fp8_chunk];
-  alignas(32) std::int32_t ka[nbc];                    // sa + kbias per block of the chunk
-  alignas(32) float fb[fp8_rows_shared][nbc];          // factor per block, per B row of the group
+  alignas(32) float ad[fp8_chunk];      // A row ii of the group at ad + ii·kc
+  alignas(32) std::int32_t ka[nbc];     // sa + kbias per block, A row ii at ka + ii·(kc/32)
+  alignas(32) float fb[nf][nbc];        // factor per block, per (B row, A row) pair
+  int sa_min[hb], sa_max[hb];
   const __m256 up = _mm256_set1_ps(armlower::mx::detail::pow2f(ca));
   const float upf = armlower::mx::detail::pow2f(ca);
   const __m256 upt = _mm256_set1_ps(armlower::mx::detail::pow2f(trick));
-  for (std::size_t i = 0; i < r.h; ++i) {
-    for (std::size_t k0 = 0; k0 < r.c; k0 += fp8_chunk) {
-      const std::size_t kn = r.c - k0 < fp8_chunk ? r.c - k0 : fp8_chunk;
+  for (std::size_t i0 = 0; i0 < r.h; i0 += hb) {
+    const std::size_t hn = r.h - i0 < hb ? r.h - i0 : hb;
+    const std::size_t kc = fp8_chunk / hn / bs * bs;  // chunk length per A row
+    for (std::size_t k0 = 0; k0 < r.c; k0 += kc) {
+      const std::size_t kn = r.c - k0 < kc ? r.c - k0 : kc;
       const std::size_t g_first = k0 / bs, gcount = kn / bs;
-      const std::uint8_t* ar = r.a + i * r.c + k0;
-      const std::uint8_t* psa = r.a_scale + i * nb + g_first;
-      int sa_min = 255, sa_max = 0;
-      for (std::size_t g = 0; g < gcount; ++g) {  // A: real · 2^ca, in `fp8_split` order
-        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ar + g * bs));
-        __m256 d[4];
-        detail::fp8_split<T>(v, d);
-        for (std::size_t q = 0; q < 4; ++q) _mm256_store_ps(ad + g * bs + 8 * q, _mm256_mul_ps(_mm256_mul_ps(d[q], upt), up));
-        if (detail::fp8_special<T>(v, v))
-          for (std::size_t e = 0; e < bs; ++e) ad[g * bs + (e % 4) * 8 + e / 4] = armlower::mx::decode<T>(ar[g * bs + e]) * upf;
-        ka[g] = int(psa[g]) + kbias;
-        sa_min = int(psa[g]) < sa_min ? int(psa[g]) : sa_min;
-        sa_max = int(psa[g]) > sa_max ? int(psa[g]) : sa_max;
+      for (std::size_t ii = 0; ii < hn; ++ii) {  // A: real · 2^ca, in `fp8_split` order
+        const std::uint8_t* ar = r.a + (i0 + ii) * r.c + k0;
+        const std::uint8_t* psa = r.a_scale + (i0 + ii) * nb + g_first;
+        float* adr = ad + ii * kc;
+        sa_min[ii] = 255;
+        sa_max[ii] = 0;
+        for (std::size_t g = 0; g < gcount; ++g) {
+          const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ar + g * bs));
+          __m256 d[4];
+          detail::fp8_split<T>(v, d);
+          for (std::size_t q = 0; q < 4; ++q) _mm256_store_ps(adr + g * bs + 8 * q, _mm256_mul_ps(_mm256_mul_ps(d[q], upt), up));
+          if (detail::fp8_special<T>(v, v))
+            for (std::size_t e = 0; e < bs; ++e) adr[g * bs + (e % 4) * 8 + e / 4] = armlower::mx::decode<T>(ar[g * bs + e]) * upf;
+          ka[ii * (kc / bs) + g] = int(psa[g]) + kbias;
+          sa_min[ii] = int(psa[g]) < sa_min[ii] ? int(psa[g]) : sa_min[ii];
+          sa_max[ii] = int(psa[g]) > sa_max[ii] ? int(psa[g]) : sa_max[ii];
+        }
       }
-      // f[g] = 2^(sa + sb + unscale_exp - 254) for the B row whose scales start at psb
-      auto factors = [&](const std::uint8_t* psb, float* f) {
-        int sb_min = 255, sb_max = 0;
-        detail::code_range(psb, gcount, sb_min, sb_max);
+      // f[g] = 2^(sa + sb + unscale_exp - 254) for A row ii and the B row whose scales start at psb
+      auto factors = [&](std::size_t ii, const std::uint8_t* psb, int sb_min, int sb_max, float* f) {
+        const std::int32_t* kar = ka + ii * (kc / bs);
         // every factor a normal fp32 and no NaN scale: build it in the exponent field
-        if (sa_max < 255 && sb_max < 255 && sa_min + sb_min + kbias >= 1 && sa_max + sb_max + kbias <= 254) {
+        if (sa_max[ii] < 255 && sb_max < 255 && sa_min[ii] + sb_min + kbias >= 1 && sa_max[ii] + sb_max + kbias <= 254) {
           std::size_t g = 0;
           for (; g + 8 <= gcount; g += 8) {
             const __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(psb + g)));
-            const __m256i k = _mm256_add_epi32(sb, _mm256_load_si256(reinterpret_cast<const __m256i*>(ka + g)));
+            const __m256i k = _mm256_add_epi32(sb, _mm256_load_si256(reinterpret_cast<const __m256i*>(kar + g)));
             _mm256_store_ps(f + g, _mm256_castsi256_ps(_mm256_slli_epi32(k, 23)));
           }
-          for (; g < gcount; ++g) f[g] = armlower::mx::detail::pow2f(ka[g] + int(psb[g]) - 127);
+          for (; g < gcount; ++g) f[g] = armlower::mx::detail::pow2f(kar[g] + int(psb[g]) - 127);
         } else {
+          const std::uint8_t* psa = r.a_scale + (i0 + ii) * nb + g_first;
           for (std::size_t g = 0; g < gcount; ++g) f[g] = arch::detail::scale_product(psa[g], psb[g], unscale_exp);
         }
       };
-      // Q B rows from row j on, sharing each A load
-      auto rows = [&]<std::size_t Q>(std::size_t j) {
+      // Q B rows from row j on × the group's P (= hn) A rows; each B block decoded once
+      auto tile = [&]<std::size_t Q, std::size_t P>(std::size_t j) {
         const std::uint8_t* br[Q];
         const std::uint8_t* pf[Q];  // the rows one group ahead (or these rows again at the end)
-        __m256 acc[Q];
+        __m256 acc[Q][P];
         __m256i maxs[Q], maxu[Q];
         for (std::size_t q = 0; q < Q; ++q) {
           br[q] = r.b + (j + q) * r.c + k0;
           const std::size_t ahead = j + q + fp8_prefetch_groups * Q;
           pf[q] = ahead < r.w ? r.b + ahead * r.c + k0 : br[q];
-          factors(r.b_scale + (j + q) * nb + g_first, fb[q]);
-          acc[q] = _mm256_setzero_ps();
+          const std::uint8_t* psb = r.b_scale + (j + q) * nb + g_first;
+          int sb_min = 255, sb_max = 0;
+          detail::code_range(psb, gcount, sb_min, sb_max);
+          for (std::size_t p = 0; p < P; ++p) {
+            factors(p, psb, sb_min, sb_max, fb[q * P + p]);
+            acc[q][p] = _mm256_setzero_ps();
+          }
           maxs[q] = _mm256_set1_epi8(-128);
           maxu[q] = _mm256_setzero_si256();
         }
         for (std::size_t g = 0; g < gcount; ++g) {
-          const float* pa = ad + g * bs;
-          const __m256 a0 = _mm256_load_ps(pa), a1 = _mm256_load_ps(pa + 8);
-          const __m256 a2 = _mm256_load_ps(pa + 16), a3 = _mm256_load_ps(pa + 24);
           for (std::size_t q = 0; q < Q; ++q) {
             _mm_prefetch(reinterpret_cast<const char*>(pf[q] + g * bs), _MM_HINT_T1);  // every block: measured faster than every other
             const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(br[q] + g * bs));
@@ -465,24 +481,38 @@ inline void fp8_rows(const rows_args& r) noexcept {
             }
             __m256 d[4];
             detail::fp8_split<T>(v, d);
-            __m256 p = _mm256_mul_ps(d[0], a0);
-            p = _mm256_fmadd_ps(d[1], a1, p);
-            p = _mm256_fmadd_ps(d[2], a2, p);
-            p = _mm256_fmadd_ps(d[3], a3, p);
-            acc[q] = _mm256_fmadd_ps(p, _mm256_broadcast_ss(fb[q] + g), acc[q]);
+            for (std::size_t p = 0; p < P; ++p) {
+              const float* pa = ad + p * kc + g * bs;
+              __m256 s = _mm256_mul_ps(d[0], _mm256_load_ps(pa));
+              s = _mm256_fmadd_ps(d[1], _mm256_load_ps(pa + 8), s);
+              s = _mm256_fmadd_ps(d[2], _mm256_load_ps(pa + 16), s);
+              s = _mm256_fmadd_ps(d[3], _mm256_load_ps(pa + 24), s);
+              acc[q][p] = _mm256_fmadd_ps(s, _mm256_broadcast_ss(fb[q * P + p] + g), acc[q][p]);
+            }
           }
         }
         for (std::size_t q = 0; q < Q; ++q) {
-          float sum = detail::hsum(acc[q]);
-          if (Check && detail::fp8_special<T>(maxs[q], maxu[q]))  // NaN/Inf B codes in this chunk: the pseudocode
-            reference_rows<T>(rows_args{ar, psa, 1, br[q], r.b_scale + (j + q) * nb + g_first, 1, kn, &sum});
-          float* o = r.out + i * r.w + j + q;
-          *o = k0 == 0 ? sum : *o + sum;
+          const bool special = Check && detail::fp8_special<T>(maxs[q], maxu[q]);
+          for (std::size_t p = 0; p < P; ++p) {
+            float sum = detail::hsum(acc[q][p]);
+            if (special)  // NaN/Inf B codes in this chunk: the pseudocode
+              reference_rows<T>(rows_args{r.a + (i0 + p) * r.c + k0, r.a_scale + (i0 + p) * nb + g_first, 1, br[q],
+                                          r.b_scale + (j + q) * nb + g_first, 1, kn, &sum});
+            float* o = r.out + (i0 + p) * r.w + j + q;
+            *o = k0 == 0 ? sum : *o + sum;
+          }
         }
       };
       std::size_t j = 0;
-      for (; j + fp8_rows_shared <= r.w; j += fp8_rows_shared) rows.template operator()<fp8_rows_shared>(j);
-      for (; j < r.w; ++j) rows.template operator()<1>(j);
+      switch (hn) {
+        case 1:
+          for (; j + fp8_rows_shared <= r.w; j += fp8_rows_shared) tile.template operator()<fp8_rows_shared, 1>(j);
+          for (; j < r.w; ++j) tile.template operator()<1, 1>(j);
+          break;
+        case 2: for (; j < r.w; ++j) tile.template operator()<1, 2>(j); break;
+        case 3: for (; j < r.w; ++j) tile.template operator()<1, 3>(j); break;
+        default: for (; j < r.w; ++j) tile.template operator()<1, hb>(j); break;
+      }
     }
   }
 }
