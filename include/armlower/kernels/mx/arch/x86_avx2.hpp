@@ -135,6 +135,16 @@ inline __m256i hsum8(const __m256i* v) noexcept {
   return _mm256_add_epi32(_mm256_permute2x128_si256(u0, u1, 0x20), _mm256_permute2x128_si256(u0, u1, 0x31));
 }
 
+/// Sums of 8 int16x16 vectors: lane r (int32) of the result = Σ of v[r]'s 16 words (a `vphaddw`
+/// tree, then the two 128-bit halves). Exact while every partial sum fits int16 (FP4E2M1 block dot
+/// products: |Σ| ≤ 16·2·24·12 = 9216; `vphaddw` does not saturate).
+inline __m256i hsum8_i16(const __m256i* v) noexcept {
+  const __m256i t0 = _mm256_hadd_epi16(v[0], v[1]), t1 = _mm256_hadd_epi16(v[2], v[3]);
+  const __m256i t2 = _mm256_hadd_epi16(v[4], v[5]), t3 = _mm256_hadd_epi16(v[6], v[7]);
+  const __m256i w = _mm256_hadd_epi16(_mm256_hadd_epi16(t0, t1), _mm256_hadd_epi16(t2, t3));  // per half: rows 0..7
+  return _mm256_cvtepi16_epi32(_mm_add_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
+}
+
 /// Sum of the 8 fp32 lanes of v (pairwise: halves, then pairs, then the last two).
 inline float hsum(__m256 v) noexcept {
   const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -217,10 +227,12 @@ inline constexpr std::size_t int8_rows_shared = 4;
 /// walked in tiles of 8 rows; with more than one A row each B block is decoded once for all of them. FP4/E2M3 block dot
 /// products use `vpmaddubsw` with B offset to unsigned (B + off, off = the type's largest integer
 /// magnitude) and A signed, corrected by `off · Σ A` per block (exact; no saturation: |A|·(B+off) ≤
-/// 60·120). Per block, the 8 rows' int32 partial vectors are reduced with one `vphaddd` tree into a
-/// vector whose lane r is row r's exact block sum, so the per-block fp32 steps (`block_acc · (sA·sB)`,
-/// `acc += …`) run lane-wise for 8 rows at once, in block order as the pseudocode does (the running
-/// sums are kept in `out` between chunks, exactly).
+/// 60·120). Per block, the 8 rows' partial vectors are reduced with one `vphaddd` tree (FP4: `vphaddw`
+/// on the int16 `vpmaddubsw` sums, `hsum8_i16`) into a vector whose lane r is row r's exact block sum,
+/// so the per-block fp32 steps (`block_acc · (sA·sB)`, `acc += …`) run lane-wise for 8 rows at once,
+/// in block order as the pseudocode does (the running sums are kept in `out` between chunks, exactly).
+/// sA·sB is built in the exponent field when every product of the A row's and the tile's scale codes
+/// is a normal fp32 (then it is exact and equal to the fp32 product), else decoded and multiplied.
 template <dtype::id T>
 inline void int8_rows(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 || T == dtype::id::mxint8);
@@ -237,6 +249,8 @@ inline void int8_rows(const rows_args& r) noexcept {
   alignas(32) std::int8_t a_i8[i16 ? 1 : hb][i16 ? 1 : int8_chunk];
   alignas(32) std::int16_t a_w[i16 ? hb : 1][i16 ? int8_chunk : 1];
   alignas(32) std::int32_t a_corr[hb][int8_chunk / bs];  // off · Σ A per block
+  alignas(32) std::int32_t a_sk[hb][int8_chunk / bs];    // A scale code − 127 per block
+  int sa_min[hb], sa_max[hb];                             // A scale code range of the chunk
   alignas(32) std::int32_t sb_t[8][8];                    // [block][row] scale codes of the tile
   alignas(32) std::int8_t b8[i16 ? 1 : 8][32];            // the tile's decoded B blocks (B + off) ...
   alignas(32) std::int16_t b16[i16 ? 8 : 1][32];          // ... or int16 values, when shared
@@ -246,10 +260,13 @@ inline void int8_rows(const rows_args& r) noexcept {
     if constexpr (T == dtype::id::fp4e2m1) return detail::block_i8<T, off>(p);
     else return _mm256_add_epi8(detail::block_i8<T>(p), offv);
   };
-  // exact int32 partial sums (8 lanes) of one block: A row ii of the group · decoded B
+  // exact partial sums of one block, A row ii of the group · decoded B: int16 ×16 for FP4 (reduced
+  // by `hsum8_i16`), else int32 ×8 (`hsum8`)
+  constexpr bool w16 = T == dtype::id::fp4e2m1;
   auto dot8 = [&](__m256i bu, std::size_t ii, std::size_t ga) {
     const __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i*>(&a_i8[ii][ga * bs]));
-    return _mm256_madd_epi16(_mm256_maddubs_epi16(bu, a), ones);
+    if constexpr (w16) return _mm256_maddubs_epi16(bu, a);
+    else return _mm256_madd_epi16(_mm256_maddubs_epi16(bu, a), ones);
   };
   auto dot16 = [&](__m256i blo, __m256i bhi, std::size_t ii, std::size_t ga) {
     const __m256i lo = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[ii][ga * bs])), blo);
@@ -263,6 +280,11 @@ inline void int8_rows(const rows_args& r) noexcept {
       const std::size_t g_first = k0 / bs, gcount = kn / bs;
       for (std::size_t ii = 0; ii < hn; ++ii) {
         const std::uint8_t* ar = r.a + (i0 + ii) * stride + g_first * block_bytes;
+        const std::uint8_t* psa = r.a_scale + (i0 + ii) * nb + g_first;
+        sa_min[ii] = 255;
+        sa_max[ii] = 0;
+        detail::code_range(psa, gcount, sa_min[ii], sa_max[ii]);
+        for (std::size_t g = 0; g < gcount; ++g) a_sk[ii][g] = int(psa[g]) - 127;
         for (std::size_t g = 0; g < gcount; ++g) {
           const std::uint8_t* p = ar + g * block_bytes;
           if constexpr (i16) {
@@ -301,16 +323,31 @@ inline void int8_rows(const rows_args& r) noexcept {
               for (std::size_t g = 0; g < gn; ++g) sb_t[g][q] = q < jt ? bsc[q * nb + g] : 0;
           }
         };
+        // the tile's B scale code range; `plain[ii]`: every sa·sb of A row ii with this tile is a
+        // normal fp32 (no NaN code), so it equals 2^(sa + sb − 254) built in the exponent field
+        int sb_min = 255, sb_max = 0;
+        for (std::size_t q = 0; q < jt; ++q) detail::code_range(r.b_scale + (j0 + q) * nb + g_first, gcount, sb_min, sb_max);
+        bool plain[hb];
+        for (std::size_t ii = 0; ii < hn; ++ii)
+          plain[ii] = sa_max[ii] < 255 && sb_max < 255 && sa_min[ii] + sb_min - 127 >= 1 && sa_max[ii] + sb_max - 127 <= 254;
         // block sums of the tile's 8 rows (lanes of v) for A row ii at block ga → acc_r, in block order
         auto finish = [&](__m256& acc_r, std::size_t ii, std::size_t g, std::size_t ga, __m256i* v) {
-          __m256i isum = detail::hsum8(v);
+          __m256i isum = w16 ? detail::hsum8_i16(v) : detail::hsum8(v);
           if constexpr (!i16) isum = _mm256_sub_epi32(isum, _mm256_set1_epi32(a_corr[ii][ga]));
           const __m256 blk = _mm256_mul_ps(_mm256_cvtepi32_ps(isum), unscale);  // exact
-          const __m256 sa = _mm256_set1_ps(armlower::mx::decode_e8m0(r.a_scale[(i0 + ii) * nb + g_first + ga]));
-          const __m256 sb = detail::e8m0_decode8(_mm256_load_si256(reinterpret_cast<const __m256i*>(sb_t[g])));
-          acc_r = _mm256_add_ps(acc_r, _mm256_mul_ps(blk, _mm256_mul_ps(sa, sb)));
+          const __m256i sbc = _mm256_load_si256(reinterpret_cast<const __m256i*>(sb_t[g]));
+          __m256 f;  // sa · sb per lane
+          if (plain[ii]) {
+            f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(sbc, _mm256_set1_epi32(a_sk[ii][ga])), 23));
+          } else {
+            const __m256 sa = _mm256_set1_ps(armlower::mx::decode_e8m0(r.a_scale[(i0 + ii) * nb + g_first + ga]));
+            f = _mm256_mul_ps(sa, detail::e8m0_decode8(sbc));
+          }
+          acc_r = _mm256_add_ps(acc_r, _mm256_mul_ps(blk, f));
         };
         __m256i v[8];
+        const std::uint8_t* brow[8];  // the tile's rows at the chunk; a short tile repeats its first row
+        for (std::size_t q = 0; q < 8; ++q) brow[q] = r.b + (j0 + (q < jt ? q : 0)) * stride + g_first * block_bytes;
         if (hn == 1) {  // GEMV: each B block decoded and multiplied in registers
           __m256 acc0 = acc[0];
           for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
@@ -319,11 +356,7 @@ inline void int8_rows(const rows_args& r) noexcept {
             for (std::size_t g = 0; g < gn; ++g) {
               const std::size_t ga = g0 + g;  // block within the chunk
               for (std::size_t q = 0; q < 8; ++q) {
-                if (q >= jt) {
-                  v[q] = _mm256_setzero_si256();
-                  continue;
-                }
-                const std::uint8_t* p = r.b + (j0 + q) * stride + (g_first + ga) * block_bytes;
+                const std::uint8_t* p = brow[q] + ga * block_bytes;
                 if constexpr (i16) {
                   __m256i blo, bhi;
                   detail::block_i16<T>(p, blo, bhi);
