@@ -419,7 +419,8 @@ inline void int8_rows(const rows_args& r) noexcept {
 /// built per pair: in the exponent field when the pair's scale codes keep every factor a normal fp32
 /// (checked from the code ranges), else exactly by `scale_product` (incl. 0, ∞ and NaN). The B rows
 /// one group ahead are prefetched into L2 block by block (`fp8_prefetch_groups`; with weights cold in
-/// cache this cut the 4096×4096 GEMV from 1.96 to 1.64 ms on the benchmark machine, benchmarks/RESULTS.md).
+/// cache: 4096×4096 GEMV 1.74–1.84 ms without, 1.51–1.65 ms with it on the benchmark machine,
+/// benchmarks/RESULTS.md).
 /// B codes that are NaN/Inf (E4M3 S.1111.111; E5M2 S.11111.xx) are caught by two running byte maxima
 /// and the chunk's contribution to that output is redone with the scalar pseudocode; `Check = false`
 /// (the caller promised finite B codes, `rows_args::b_finite`) skips that check.
