@@ -214,6 +214,49 @@ TEST_CASE("fast paths at extreme block scales: subnormal and zero scale products
   }
 }
 
+TEST_CASE("fast paths at the edges of the exponent-built scale factors") {
+  // The AVX2 paths build the block factor in the exponent field when every factor of an (A row,
+  // B tile) pair is a normal fp32: integer types 2^(sa + sb − 254 − us) with us = 2·int_shift (normal
+  // iff 128 + us ≤ sa + sb ≤ 381), FP8 2^(sa + sb − 254 + k) with the decode's fixed k (E4M3: from
+  // sa + sb = 108, E5M2: 80). With the A scale fixed and the B scale constant per 8-row tile, the
+  // tiles step from 3 below to 3 above an edge, so neighbouring tiles take the built factor and the
+  // decoded fallback. Integer types must stay bit-identical (incl. the overflow to ±Inf at the upper
+  // edge); FP8 within the dot-product bound (lower edge only: at the upper one the data overflow).
+  std::mt19937 rng(17);
+  for (id t : all_types) {
+    CAPTURE(armlower::dtype::name(t));
+    const bool fp8 = t == id::fp8e4m3 || t == id::fp8e5m2;
+    const int us = 2 * mx::format(t).int_shift;
+    struct edge {
+      int sa, sum;  // A scale code, sa + sb at the edge
+    };
+    std::vector<edge> edges{{40, fp8 ? (t == id::fp8e4m3 ? 108 : 80) : 128 + us}};
+    if (!fp8) edges.push_back({200, 381});
+    for (const auto& e : edges) {
+      CAPTURE(e.sum);
+      auto a = random_codes(t, 1, 1, 256, rng, false);
+      for (auto& c : a.scale) c = static_cast<std::uint8_t>(e.sa);
+      constexpr int tiles = 7;
+      auto b = random_codes(t, 1, 8 * tiles, 256, rng, false);
+      for (int tile = 0; tile < tiles; ++tile)
+        for (int k = 0; k < 8 * 8; ++k) b.scale[std::size_t(tile) * 64 + k] = static_cast<std::uint8_t>(e.sum - e.sa + tile - 3);
+      std::vector<float> ref(std::size_t{8} * tiles);
+      REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), b.view(), ref, kmx::matmul_path::reference) == mx::status::ok);
+      std::vector<double> r64, bnd;
+      fp64_reference(t, a, b, r64, bnd);
+      for (auto p : fast_paths()) {
+        CAPTURE(int(p));
+        std::vector<float> out(ref.size());
+        const auto st = kmx::matmul_t_block_scaled(t, a.view(), b.view(), out, p);
+        if (st == mx::status::unsupported_path) continue;
+        REQUIRE(st == mx::status::ok);
+        if (kmx::bit_exact(t, p)) CHECK(bits_equal(out, ref));
+        else CHECK(within_dot_bound(out, r64, bnd, 256));
+      }
+    }
+  }
+}
+
 TEST_CASE("finite_codes: the check and the promise") {
   std::mt19937 rng(13);
   for (id t : all_types) {

@@ -243,13 +243,14 @@ inline void int8_rows(const rows_args& r) noexcept {
   constexpr std::size_t hb = int8_rows_shared;                       // A rows sharing a decoded B block
   const std::size_t stride = armlower::mx::storage_bytes(T, r.c);
   const std::size_t nb = r.c / bs;
-  const __m256 unscale = _mm256_set1_ps(armlower::mx::detail::pow2f(-2 * armlower::mx::format(T).int_shift));
+  constexpr int us = 2 * armlower::mx::format(T).int_shift;  // block sums are value products · 2^us
+  const __m256 unscale = _mm256_set1_ps(armlower::mx::detail::pow2f(-us));
   const __m256i ones = _mm256_set1_epi16(1);
   const __m256i offv = _mm256_set1_epi8(off);
   alignas(32) std::int8_t a_i8[i16 ? 1 : hb][i16 ? 1 : int8_chunk];
   alignas(32) std::int16_t a_w[i16 ? hb : 1][i16 ? int8_chunk : 1];
   alignas(32) std::int32_t a_corr[hb][int8_chunk / bs];  // off · Σ A per block
-  alignas(32) std::int32_t a_sk[hb][int8_chunk / bs];    // A scale code − 127 per block
+  alignas(32) std::int32_t a_sk[hb][int8_chunk / bs];    // A scale code − 127 − us per block
   int sa_min[hb], sa_max[hb];                             // A scale code range of the chunk
   alignas(32) std::int32_t sb_t[8][8];                    // [block][row] scale codes of the tile
   alignas(32) std::int8_t b8[i16 ? 1 : 8][32];            // the tile's decoded B blocks (B + off) ...
@@ -284,7 +285,7 @@ inline void int8_rows(const rows_args& r) noexcept {
         sa_min[ii] = 255;
         sa_max[ii] = 0;
         detail::code_range(psa, gcount, sa_min[ii], sa_max[ii]);
-        for (std::size_t g = 0; g < gcount; ++g) a_sk[ii][g] = int(psa[g]) - 127;
+        for (std::size_t g = 0; g < gcount; ++g) a_sk[ii][g] = int(psa[g]) - 127 - us;
         for (std::size_t g = 0; g < gcount; ++g) {
           const std::uint8_t* p = ar + g * block_bytes;
           if constexpr (i16) {
@@ -323,23 +324,25 @@ inline void int8_rows(const rows_args& r) noexcept {
               for (std::size_t g = 0; g < gn; ++g) sb_t[g][q] = q < jt ? bsc[q * nb + g] : 0;
           }
         };
-        // the tile's B scale code range; `plain[ii]`: every sa·sb of A row ii with this tile is a
-        // normal fp32 (no NaN code), so it equals 2^(sa + sb − 254) built in the exponent field
+        // the tile's B scale code range; `plain[ii]`: every sa·sb of A row ii with this tile, and
+        // sa·sb·2^-us, is a normal fp32 (no NaN code), so blk·2^-us·(sa·sb) is exactly
+        // block_sum · 2^(sa + sb − 254 − us), that factor built in the exponent field
         int sb_min = 255, sb_max = 0;
         for (std::size_t q = 0; q < jt; ++q) detail::code_range(r.b_scale + (j0 + q) * nb + g_first, gcount, sb_min, sb_max);
         bool plain[hb];
         for (std::size_t ii = 0; ii < hn; ++ii)
-          plain[ii] = sa_max[ii] < 255 && sb_max < 255 && sa_min[ii] + sb_min - 127 >= 1 && sa_max[ii] + sb_max - 127 <= 254;
+          plain[ii] = sa_max[ii] < 255 && sb_max < 255 && sa_min[ii] + sb_min - 127 - us >= 1 && sa_max[ii] + sb_max - 127 <= 254;
         // block sums of the tile's 8 rows (lanes of v) for A row ii at block ga → acc_r, in block order
         auto finish = [&](__m256& acc_r, std::size_t ii, std::size_t g, std::size_t ga, __m256i* v) {
           __m256i isum = w16 ? detail::hsum8_i16(v) : detail::hsum8(v);
           if constexpr (!i16) isum = _mm256_sub_epi32(isum, _mm256_set1_epi32(a_corr[ii][ga]));
-          const __m256 blk = _mm256_mul_ps(_mm256_cvtepi32_ps(isum), unscale);  // exact
           const __m256i sbc = _mm256_load_si256(reinterpret_cast<const __m256i*>(sb_t[g]));
-          __m256 f;  // sa · sb per lane
+          __m256 blk, f;  // blk · f = block_sum · 2^-us · (sa · sb) per lane
           if (plain[ii]) {
+            blk = _mm256_cvtepi32_ps(isum);
             f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(sbc, _mm256_set1_epi32(a_sk[ii][ga])), 23));
           } else {
+            blk = _mm256_mul_ps(_mm256_cvtepi32_ps(isum), unscale);  // exact
             const __m256 sa = _mm256_set1_ps(armlower::mx::decode_e8m0(r.a_scale[(i0 + ii) * nb + g_first + ga]));
             f = _mm256_mul_ps(sa, detail::e8m0_decode8(sbc));
           }
