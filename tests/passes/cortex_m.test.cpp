@@ -56,7 +56,7 @@ TEST_CASE("run_plan reproduces every CMSIS-NN s8 vector set in the MVE (kernel_s
         l.bias = v.bias;
       }
       const cortex_m::plan p{&l, 1, target};
-      const auto y = run<std::int8_t>(p, v.batches, v.input, static_cast<std::size_t>(v.batches * v.cols));
+      const auto y = run<std::int8_t>(p, v.batches, v.input, static_cast<std::size_t>(v.batches) * v.cols);
       CHECK(std::equal(y.begin(), y.end(), v.output_ref));
     }
   }
@@ -77,7 +77,7 @@ TEST_CASE("run_plan reproduces the CMSIS-NN s16 (a16w8) vector set") {
     l.activation_min = v.activation_min;
     l.activation_max = v.activation_max;
     const cortex_m::plan p{&l, 1, cortex_m::isa::mve};
-    const auto y = run<std::int16_t>(p, v.batches, v.input, static_cast<std::size_t>(v.batches * v.cols) * 2);
+    const auto y = run<std::int16_t>(p, v.batches, v.input, static_cast<std::size_t>(v.batches) * v.cols * 2);
     CHECK(std::equal(y.begin(), y.end(), v.output_ref));
   }
 }
@@ -101,7 +101,7 @@ TEST_CASE("Cortex-M lowering of CMSIS-NN vector sets rebuilt as quantized framew
     graph::quant_params bq{{s_in}, {0}, 0, false, INT32_MIN, INT32_MAX};
     graph::quant_params yq{{1.0f}, {v.output_offset}, 0, false, -128, 127};
     auto x = b.quantized_input("x", {v.batches, v.cols}, dtype::id::i8, xq);
-    std::vector<std::int64_t> w(v.weights, v.weights + v.cols * v.rows);
+    std::vector<std::int64_t> w(v.weights, v.weights + std::ptrdiff_t{v.cols} * v.rows);
     std::vector<std::int64_t> bias;
     if (v.bias != nullptr) bias.assign(v.bias, v.bias + v.rows);
     b.output(b.quantized_linear(x, w, wq, v.rows, bias, bq, dtype::id::i8, yq));
@@ -119,7 +119,7 @@ TEST_CASE("Cortex-M lowering of CMSIS-NN vector sets rebuilt as quantized framew
       // The plan equals a hand-built layer with the same numbers run through the CMSIS-form kernel.
       const auto table = prog->layer_table();
       const cortex_m::plan p{table.data(), table.size(), target};
-      const auto y = run<std::int8_t>(p, v.batches, v.input, static_cast<std::size_t>(v.batches * v.cols));
+      const auto y = run<std::int8_t>(p, v.batches, v.input, static_cast<std::size_t>(v.batches) * v.cols);
       std::vector<std::int8_t> ref(static_cast<std::size_t>(v.batches * v.rows));
       const cmsis::context ctx{};
       const cmsis::fc_params fc{v.input_offset, 0, v.output_offset, {-128, 127}};
@@ -136,7 +136,7 @@ TEST_CASE("Cortex-M lowering of CMSIS-NN vector sets rebuilt as quantized framew
 TEST_CASE("Cortex-M lowering: MVE kernel_sum = bias + input_offset * sum(w); fused ReLU bounds; a16w8 int64 bias") {
   std::vector<graph::mlp_layer> layers{{6, 4, {}, {}, graph::activation::relu}, {4, 3, {}, {}, graph::activation::none}};
   for (auto& l : layers) {
-    l.weight.resize(static_cast<std::size_t>(l.in_features * l.out_features));
+    l.weight.resize(static_cast<std::size_t>(l.in_features) * l.out_features);
     for (std::size_t i = 0; i < l.weight.size(); ++i) l.weight[i] = 0.1f * static_cast<float>(static_cast<int>(i % 7) - 3);
     l.bias.assign(static_cast<std::size_t>(l.out_features), 0.25f);
   }
@@ -148,7 +148,7 @@ TEST_CASE("Cortex-M lowering: MVE kernel_sum = bias + input_offset * sum(w); fus
   const auto& l0 = prog->layers[0];
   for (std::int32_t r = 0; r < l0.rows; ++r) {
     std::int64_t sw = 0;
-    for (std::int32_t c = 0; c < l0.cols; ++c) sw += l0.weights[static_cast<std::size_t>(r * l0.cols + c)];
+    for (std::int32_t c = 0; c < l0.cols; ++c) sw += l0.weights[static_cast<std::size_t>(r) * l0.cols + c];
     // bias codes are quantize(0.25, s_in*s_w)
     const auto* bt = [&]() -> const graph::tensor* {
       for (const auto& t : g.tensors)
@@ -191,7 +191,7 @@ TEST_CASE("Cortex-M lowering errors name the op, the tensor and the rule") {
 TEST_CASE("a fused activation no lowering can express is an error on every path (never dropped)") {
   std::vector<graph::mlp_layer> layers{{6, 4, {}, {}, graph::activation::none}, {4, 3, {}, {}, graph::activation::none}};
   for (auto& l : layers) {
-    l.weight.assign(static_cast<std::size_t>(l.in_features * l.out_features), 0.1f);
+    l.weight.assign(static_cast<std::size_t>(l.in_features) * l.out_features, 0.1f);
     l.bias.assign(static_cast<std::size_t>(l.out_features), 0.25f);
   }
   const auto bad = static_cast<graph::activation>(7);  // e.g. a TANH a newer importer might fuse

@@ -17,7 +17,7 @@ std::vector<graph::mlp_layer> make_layers(std::vector<std::int32_t> dims, bool b
   std::vector<graph::mlp_layer> ls;
   for (std::size_t i = 0; i + 1 < dims.size(); ++i) {
     graph::mlp_layer l{dims[i], dims[i + 1], {}, {}, i + 2 < dims.size() ? graph::activation::relu : graph::activation::none};
-    l.weight.resize(static_cast<std::size_t>(dims[i] * dims[i + 1]));
+    l.weight.resize(static_cast<std::size_t>(dims[i]) * dims[i + 1]);
     for (auto& w : l.weight) w = nd(rng);
     if (bias) {
       l.bias.resize(static_cast<std::size_t>(dims[i + 1]));
@@ -31,7 +31,7 @@ std::vector<graph::mlp_layer> make_layers(std::vector<std::int32_t> dims, bool b
 
 TEST_CASE("int8 lowering produces RESHAPE, CONV2D, RESCALE, CLAMP, RESHAPE") {
   auto layers = make_layers({16, 8, 4}, true, 3);
-  std::vector<float> calib(4 * 16);
+  std::vector<float> calib(std::size_t{4} * 16);
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> ud(-1, 1);
   for (auto& v : calib) v = ud(rng);
@@ -137,7 +137,7 @@ TEST_CASE("bad graphs: non-constant weights, shape mismatch, float graph without
     // With calibration rows the float graph is quantized (ExecuTorch-style PTQ) and lowered.
     auto o = with_scheme(scheme::int8);
     o.per_channel = true;
-    o.calibration.resize(5 * 16);
+    o.calibration.resize(std::size_t{5} * 16);
     for (std::size_t i = 0; i < o.calibration.size(); ++i) o.calibration[i] = std::sin(static_cast<float>(i));
     auto r2 = passes::lower(t, g, o);
     REQUIRE_MESSAGE(r2.has_value(), (r2 ? std::string() : r2.error().message()));

@@ -21,7 +21,7 @@ std::vector<graph::mlp_layer> layers_of(std::int32_t in, std::int32_t hidden, st
   std::normal_distribution<float> nd(0.0f, 0.5f);
   std::vector<graph::mlp_layer> ls{{in, hidden, {}, {}, graph::activation::relu}, {hidden, out, {}, {}, graph::activation::none}};
   for (auto& l : ls) {
-    l.weight.resize(static_cast<std::size_t>(l.in_features * l.out_features));
+    l.weight.resize(static_cast<std::size_t>(l.in_features) * l.out_features);
     for (auto& w : l.weight) w = nd(rng);
     l.bias.assign(static_cast<std::size_t>(l.out_features), 0.5f);
   }
@@ -63,7 +63,7 @@ TEST_CASE("MXFP linear -> RESHAPE, CAST_TO_BLOCK_SCALED, MATMUL_T_BLOCK_SCALED, 
   CHECK(w->type == dtype::id::fp8e4m3);
   CHECK(ws->type == dtype::id::fp8ue8m0);
   // The constants are exactly mx::quantize(W, RCEIL) (the MX module's torchao-rule quantizer).
-  std::vector<std::uint8_t> codes(64 * 32), scales(64);
+  std::vector<std::uint8_t> codes(std::size_t{64} * 32), scales(64);
   REQUIRE(mx::quantize(ls[0].weight, 64, dtype::id::fp8e4m3, mx::scale_mode::rceil, codes, scales) == mx::status::ok);
   CHECK(w->data == codes);
   CHECK(ws->data == scales);
@@ -179,7 +179,7 @@ TEST_CASE("MXFP: a fused ReLU / ReLU6 on a float linear becomes CLAMP after the 
 
       std::mt19937 rng(5);
       std::normal_distribution<float> nd(0.0f, 2.0f);
-      std::vector<float> x(3 * 64);
+      std::vector<float> x(std::size_t{3} * 64);
       for (auto& v : x) v = nd(rng);
       const auto yf = run_lowered(rf->graph, {3, 64}, x);
       const auto yn = run_lowered(rn->graph, {3, 64}, x);

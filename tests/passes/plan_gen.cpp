@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
                                        {24, 16, {}, {}, graph::activation::relu},
                                        {16, 5, {}, {}, graph::activation::none}};
   for (auto& l : layers) {
-    l.weight.resize(static_cast<std::size_t>(l.in_features * l.out_features));
+    l.weight.resize(static_cast<std::size_t>(l.in_features) * l.out_features);
     for (auto& w : l.weight) w = nd(rng);
     l.bias.resize(static_cast<std::size_t>(l.out_features));
     for (auto& b : l.bias) b = nd(rng);

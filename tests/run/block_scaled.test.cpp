@@ -105,7 +105,7 @@ TEST_CASE("CAST_FROM_BLOCK_SCALED: out = element × 2^(scale − 127)") {
     const minifloat f = tf.second;
     CAPTURE(armlower::dtype::name(t));
     const unsigned ncodes = 1u << (1 + f.ebits + f.mbits);
-    std::vector<std::uint8_t> codes(2 * 64), scales(2 * 2);
+    std::vector<std::uint8_t> codes(std::size_t{2} * 64), scales(std::size_t{2} * 2);
     for (auto& c : codes) {
       do c = static_cast<std::uint8_t>(rng() % ncodes);
       while (!std::isfinite(decode(f, c)));
@@ -137,7 +137,7 @@ TEST_CASE("CAST_TO_BLOCK_SCALED: data is the nearest-even code of x / scale, no 
     const id t = tf.first;  // (no structured bindings: clang 14 cannot capture them)
     const minifloat f = tf.second;
     CAPTURE(armlower::dtype::name(t));
-    std::vector<float> xs(3 * 64);
+    std::vector<float> xs(std::size_t{3} * 64);
     for (auto& x : xs) x = nd(rng);
     for (std::size_t i = 64; i < 96; ++i) xs[i] = 0.0f;  // a zero block
     builder b;
@@ -212,8 +212,8 @@ TEST_CASE("MATMUL_T_BLOCK_SCALED: per-block fp32 sums times the scale product (p
         for (auto& s : v) s = static_cast<std::uint8_t>(118 + rng() % 18);
         return v;
       };
-      const auto ad = codes(N * H * C), bd = codes(static_cast<std::size_t>(D * W * C));
-      const auto as = scales(N * H * nb), bs = scales(static_cast<std::size_t>(D * W * nb));
+      const auto ad = codes(static_cast<std::size_t>(N) * H * C), bd = codes(static_cast<std::size_t>(D) * W * C);
+      const auto as = scales(static_cast<std::size_t>(N) * H * nb), bs = scales(static_cast<std::size_t>(D) * W * nb);
       builder b;
       b.input("ad", t, {N, H, C});
       b.input("as", id::fp8ue8m0, {N, H, nb});

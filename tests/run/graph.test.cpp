@@ -62,7 +62,7 @@ TEST_CASE("structural errors name the op and the tensor") {
   }
   {
     auto b = add_graph();
-    b.g.operators[1].inputs.push_back("a");
+    b.g.operators[1].inputs.emplace_back("a");
     const auto r = run::run(b.g, two);
     REQUIRE_FALSE(r);
     CHECK(r.failure->rule.find("expects 2 operands") != std::string::npos);
@@ -87,7 +87,7 @@ TEST_CASE("structural errors name the op and the tensor") {
   }
   {
     auto b = add_graph();
-    b.g.outputs.push_back("dangling");
+    b.g.outputs.emplace_back("dangling");
     b.declare("dangling", id::i32, {2});
     const auto r = run::run(b.g, two);
     REQUIRE_FALSE(r);

@@ -137,7 +137,7 @@ TEST_CASE("ADD of floats rounds the exact sum once (FP32, FP16, BF16)") {
       for (int j = 0; j < 4; ++j) {
         const double exact = static_cast<double>(va.reals[static_cast<std::size_t>(j)]) + vb.reals[static_cast<std::size_t>(i)];
         // the result is the representable value nearest the exact sum: no value of t lies closer
-        const float got = r.outputs[0].reals[static_cast<std::size_t>(i * 4 + j)];
+        const float got = r.outputs[0].reals[static_cast<std::size_t>(i) * 4 + j];
         CHECK(std::fabs(got - exact) <= std::fabs(exact) * (t == id::fp32 ? 0x1p-24 : t == id::fp16 ? 0x1p-11 : 0x1p-8) + 1e-30);
       }
   }

@@ -29,8 +29,8 @@ std::vector<std::int64_t> conv2d_ref(const conv_case& k, const run::value& x, co
                 const std::int32_t y = oy * k.stride[0] - k.pad[0] + ky * k.dilation[0];
                 const std::int32_t xx = ox * k.stride[1] - k.pad[2] + kx * k.dilation[1];
                 if (y < 0 || y >= k.ih || xx < 0 || xx >= k.iw) continue;
-                const auto v = x.ints[static_cast<std::size_t>(((n * k.ih + y) * k.iw + xx) * k.ic + ic)] - izp;
-                const auto wv = w.ints[static_cast<std::size_t>(((oc * k.kh + ky) * k.kw + kx) * k.ic + ic)] - wzp;
+                const auto v = x.ints[((static_cast<std::size_t>(n) * k.ih + y) * k.iw + xx) * k.ic + ic] - izp;
+                const auto wv = w.ints[((static_cast<std::size_t>(oc) * k.kh + ky) * k.kw + kx) * k.ic + ic] - wzp;
                 acc += static_cast<__int128>(v) * wv;
               }
           acc += b.ints[b.ints.size() == 1 ? 0 : static_cast<std::size_t>(oc)];
@@ -59,8 +59,8 @@ TEST_CASE("CONV2D i8xi8->i32 and i16xi8->i48: pads, strides, dilations, zero poi
       const std::int64_t izp = wide ? 0 : -7, wzp = wide ? 0 : 3;
       const std::int32_t bc = k.oc == 3 ? 1 : k.oc;
       const auto& ti = armlower::dtype::traits(in_t);
-      const auto x = run::from_ints(in_t, {k.n, k.ih, k.iw, k.ic}, random_ints(rng, static_cast<std::size_t>(k.n * k.ih * k.iw * k.ic), ti.int_min, ti.int_max));
-      const auto w = run::from_ints(id::i8, {k.oc, k.kh, k.kw, k.ic}, random_ints(rng, static_cast<std::size_t>(k.oc * k.kh * k.kw * k.ic), -127, 127));
+      const auto x = run::from_ints(in_t, {k.n, k.ih, k.iw, k.ic}, random_ints(rng, static_cast<std::size_t>(k.n) * k.ih * k.iw * k.ic, ti.int_min, ti.int_max));
+      const auto w = run::from_ints(id::i8, {k.oc, k.kh, k.kw, k.ic}, random_ints(rng, static_cast<std::size_t>(k.oc) * k.kh * k.kw * k.ic, -127, 127));
       const auto b = run::from_ints(out_t, {bc}, random_ints(rng, static_cast<std::size_t>(bc), wide ? -(1LL << 40) : -(1 << 20), wide ? (1LL << 40) : (1 << 20)));
       builder g;
       g.input("x", in_t, x.shape);
@@ -135,8 +135,8 @@ TEST_CASE("MATMUL i8 (zero points) and i16 -> i48 against the pseudocode") {
     const id t = wide ? id::i16 : id::i8, out_t = wide ? id::i48 : id::i32;
     const auto& ti = armlower::dtype::traits(t);
     const std::int32_t N = 2, H = 3, C = 37, W = 5;
-    const auto a = run::from_ints(t, {N, H, C}, random_ints(rng, N * H * C, ti.int_min, ti.int_max));
-    const auto b = run::from_ints(t, {N, C, W}, random_ints(rng, N * C * W, ti.int_min, ti.int_max));
+    const auto a = run::from_ints(t, {N, H, C}, random_ints(rng, static_cast<std::size_t>(N) * H * C, ti.int_min, ti.int_max));
+    const auto b = run::from_ints(t, {N, C, W}, random_ints(rng, static_cast<std::size_t>(N) * C * W, ti.int_min, ti.int_max));
     const std::int64_t azp = wide ? 0 : 12, bzp = wide ? 0 : -9;
     builder g;
     g.input("a", t, a.shape);
@@ -153,7 +153,7 @@ TEST_CASE("MATMUL i8 (zero points) and i16 -> i48 against the pseudocode") {
         for (std::int32_t w = 0; w < W; ++w) {
           std::int64_t acc = 0;
           for (std::int32_t c = 0; c < C; ++c)
-            acc += (a.ints[static_cast<std::size_t>((n * H + h) * C + c)] - azp) * (b.ints[static_cast<std::size_t>((n * C + c) * W + w)] - bzp);
+            acc += (a.ints[(static_cast<std::size_t>(n) * H + h) * C + c] - azp) * (b.ints[(static_cast<std::size_t>(n) * C + c) * W + w] - bzp);
           REQUIRE(r.outputs[0].ints[static_cast<std::size_t>((n * H + h) * W + w)] == acc);
         }
     // B with the wrong C is an ERROR_IF naming B
@@ -198,7 +198,7 @@ TEST_CASE("RESCALE: per-channel / per-tensor, scale32 SINGLE and DOUBLE, 16-bit 
     const auto& ti = armlower::dtype::traits(k.in_t);
     const auto& to = armlower::dtype::traits(k.out_t);
     const std::int64_t lim = k.in_t == id::i48 ? (1LL << 40) : ti.int_max;
-    const auto x = run::from_ints(k.in_t, {4, C}, random_ints(rng, 4 * C, -lim, lim));
+    const auto x = run::from_ints(k.in_t, {4, C}, random_ints(rng, std::size_t{4} * C, -lim, lim));
     auto mult = random_ints(rng, static_cast<std::size_t>(nc), k.scale32 ? (1 << 30) : (1 << 14), k.scale32 ? (1LL << 31) - 1 : (1 << 15) - 1);
     // shifts keep apply_scale's REQUIREs satisfied: |value| < 2^(shift-1), result fits int32
     const std::int64_t smin = k.in_t == id::i32 ? 32 : k.in_t == id::i48 ? 42 : k.scale32 ? 30 : 14;
@@ -224,7 +224,7 @@ TEST_CASE("RESCALE: per-channel / per-tensor, scale32 SINGLE and DOUBLE, 16-bit 
 }
 
 TEST_CASE("RESCALE errors: scale32 with INT48, multiplier dtype, shift range, per-channel shape") {
-  auto make = [](id in_t, bool scale32, id mult_t, std::vector<std::int64_t> shift, bool per_channel) {
+  auto make = [](id in_t, bool scale32, id mult_t, const std::vector<std::int64_t>& shift, bool per_channel) {
     builder g;
     g.input("x", in_t, {2, 3});
     const auto n = static_cast<std::int32_t>(shift.size());

@@ -130,7 +130,7 @@ class graph_reader {
       out.type = dtype::id::shape;
       out.shape = {static_cast<std::int32_t>(s->rank())};
       if (const auto* data = s->data(); data != nullptr && data->size() != 0) {
-        const std::size_t want = 8u * s->rank();
+        const std::size_t want = std::size_t{8} * s->rank();
         if (data->size() < want || data->size() > pad8(want))
           return fail(q + ": data has " + std::to_string(data->size()) + " bytes, expected " + std::to_string(want));
         out.data.assign(data->data(), data->data() + want);
@@ -246,7 +246,7 @@ class graph_reader {
                     " outputs, expected " + std::to_string(wr.inputs) + " and " + std::to_string(wr.outputs));
       for (const auto& n : outputs)
         if (g_.tensors[index_.at(n)].is_constant)
-          return fail(w + ": output '" + n + "' has constant data; only CONST may produce a constant");
+          return fail(std::string(w).append(": output '").append(n).append("' has constant data; only CONST may produce a constant"));
       graph::operation out;
       out.code = *op;
       auto attr = read_attribute(*o, *op, w, inputs);
