@@ -27,12 +27,12 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 2; ++i) {
     layers[i].in_features = dims[i];
     layers[i].out_features = dims[i + 1];
-    layers[i].weight.resize(static_cast<std::size_t>(dims[i] * dims[i + 1]));
+    layers[i].weight.resize(static_cast<std::size_t>(dims[i]) * dims[i + 1]);
     for (auto& w : layers[i].weight) w = nd(rng);
     layers[i].bias.assign(static_cast<std::size_t>(dims[i + 1]), 0.05f);
     layers[i].act = i == 0 ? graph::activation::relu : graph::activation::none;
   }
-  std::vector<float> calib(64 * 32);
+  std::vector<float> calib(std::size_t{64} * 32);
   for (auto& v : calib) v = nd(rng) * 5;
 
   // Quantize (ExecuTorch's int8 recipe) and lower with the int8 scheme for Target.

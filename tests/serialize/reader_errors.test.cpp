@@ -54,6 +54,7 @@ std::vector<std::uint8_t> build(const spec& s) {
   const auto block = fb::CreateTosaBasicBlockDirect(b, "main", &ops, &ts, &gin, &gout);
   std::vector<flatbuffers::Offset<fb::TosaBasicBlock>> blocks{block};
   std::vector<flatbuffers::Offset<fb::TosaRegion>> regions;
+  regions.reserve(static_cast<std::size_t>(s.regions > 0 ? s.regions : 0));
   for (int i = 0; i < s.regions; ++i) regions.push_back(fb::CreateTosaRegionDirect(b, "main", &blocks));
   b.ForceDefaults(true);
   const auto v = fb::CreateVersion(b, s.major, s.minor, 0, s.draft);

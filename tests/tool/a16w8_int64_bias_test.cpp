@@ -93,7 +93,7 @@ std::vector<std::int64_t> cmsis_reference(const std::vector<std::int64_t>& x, co
 }
 
 fs::path write_model(const std::string& name, const std::vector<std::uint8_t>& b) {
-  const auto p = tmp_dir() / name;
+  fs::path p = tmp_dir() / name;
   std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
   return p;
 }

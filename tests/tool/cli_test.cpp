@@ -3,6 +3,7 @@
 // temporary one).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -49,8 +50,8 @@ std::vector<unsigned char> npy(const std::string& descr, const std::string& shap
   const unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<unsigned char>(h.size() & 0xFF),
                                  static_cast<unsigned char>(h.size() >> 8)};
   std::vector<unsigned char> b(sizeof pre + h.size() + n, 0);
-  std::memcpy(b.data(), pre, sizeof pre);
-  std::memcpy(b.data() + sizeof pre, h.data(), h.size());
+  std::copy(std::begin(pre), std::end(pre), b.begin());
+  std::copy(h.begin(), h.end(), b.begin() + sizeof pre);
   return b;
 }
 

@@ -15,7 +15,7 @@ namespace {
 const std::string models = ARMLOWER_SHARED_DATA "/tflite/";
 
 /// Lowers, serializes, reads back (so the file is what runs) and returns the TOSA graph.
-tool::lowered lower_file(const std::string& model, const std::string& spec, tool::lower_request req = {}) {
+tool::lowered lower_file(const std::string& model, const std::string& spec, const tool::lower_request& req = {}) {
   const auto m = tool::load_tflite(models + model, false);
   return tool::lower_to_tosa(m.graph, tool::parse_spec(spec), req);
 }
