@@ -230,22 +230,22 @@ TEST_CASE("MATMUL_T_BLOCK_SCALED: per-block fp32 sums times the scale product (p
             const std::int32_t d = D == 1 ? 0 : n;
             float acc = 0.0f;
             for (std::int32_t blk = 0; blk < nb; ++blk) {
-              const float sa = static_cast<float>(std::ldexp(1.0, as[static_cast<std::size_t>((n * H + h) * nb + blk)] - 127));
-              const float sb = static_cast<float>(std::ldexp(1.0, bs[static_cast<std::size_t>((d * W + w) * nb + blk)] - 127));
+              const float sa = static_cast<float>(std::ldexp(1.0, as[(static_cast<std::size_t>(n) * H + h) * nb + blk] - 127));
+              const float sb = static_cast<float>(std::ldexp(1.0, bs[(static_cast<std::size_t>(d) * W + w) * nb + blk] - 127));
               float sum = 0.0f;
               for (std::int32_t i = 0; i < 32; ++i)
-                sum += static_cast<float>(decode(f, ad[static_cast<std::size_t>((n * H + h) * C + blk * 32 + i)])) *
-                       static_cast<float>(decode(f, bd[static_cast<std::size_t>((d * W + w) * C + blk * 32 + i)]));
+                sum += static_cast<float>(decode(f, ad[(static_cast<std::size_t>(n) * H + h) * C + static_cast<std::size_t>(blk) * 32 + i])) *
+                       static_cast<float>(decode(f, bd[(static_cast<std::size_t>(d) * W + w) * C + static_cast<std::size_t>(blk) * 32 + i]));
               acc += sum * (sa * sb);
             }
-            REQUIRE(r.outputs[0].reals[static_cast<std::size_t>((n * H + h) * W + w)] == acc);
+            REQUIRE(r.outputs[0].reals[(static_cast<std::size_t>(n) * H + h) * W + w] == acc);
           }
       // D must be 1 or N
       if (D == 2) {
         b.g.find("bd")->shape = {3, W, C};
-        b.g.find("bd")->data = graph::encode_codes(t, codes(3 * W * C));
+        b.g.find("bd")->data = graph::encode_codes(t, codes(std::size_t{3} * W * C));
         b.g.find("bs")->shape = {3, W, nb};
-        b.g.find("bs")->data = scales(3 * W * nb);
+        b.g.find("bs")->data = scales(std::size_t{3} * W * nb);
         const auto bad = run::run(b.g, std::vector<run::value>{run::from_codes(t, {N, H, C}, ad), run::from_codes(id::fp8ue8m0, {N, H, nb}, as)});
         REQUIRE_FALSE(bad);
         CHECK(bad.failure->tensor == "bd");
