@@ -182,6 +182,13 @@ inline bool fp8_special(__m256i maxs, __m256i maxu) noexcept {
   return _mm256_movemask_epi8(_mm256_or_si256(pos, neg)) != 0;
 }
 
+/// True when no scale code is NaN (255) and every block factor built in the exponent field is a
+/// normal fp32: with A codes in [sa_lo, sa_hi] and B codes in [sb_lo, sb_hi], the biased exponents
+/// sa + sb + bias stay in [1, 254], `lo_bias` applying at the smallest codes and `hi_bias` at the largest.
+inline bool normal_factors(int sa_lo, int sa_hi, int sb_lo, int sb_hi, int lo_bias, int hi_bias) noexcept {
+  return sa_hi < 255 && sb_hi < 255 && sa_lo + sb_lo + lo_bias >= 1 && sa_hi + sb_hi + hi_bias <= 254;
+}
+
 /// Smallest and largest of the n E8M0 codes at p (32 at a time with `vpminub`/`vpmaxub`).
 inline void code_range(const std::uint8_t* p, std::size_t n, int& lo, int& hi) noexcept {
   __m256i mn = _mm256_set1_epi8(static_cast<char>(0xFF)), mxv = _mm256_setzero_si256();
@@ -331,7 +338,7 @@ inline void int8_rows(const rows_args& r) noexcept {
         for (std::size_t q = 0; q < jt; ++q) detail::code_range(r.b_scale + (j0 + q) * nb + g_first, gcount, sb_min, sb_max);
         bool plain[hb];
         for (std::size_t ii = 0; ii < hn; ++ii)
-          plain[ii] = sa_max[ii] < 255 && sb_max < 255 && sa_min[ii] + sb_min - 127 - us >= 1 && sa_max[ii] + sb_max - 127 <= 254;
+          plain[ii] = detail::normal_factors(sa_min[ii], sa_max[ii], sb_min, sb_max, -127 - us, -127);
         // block sums of the tile's 8 rows (lanes of v) for A row ii at block ga → acc_r, in block order
         auto finish = [&](__m256& acc_r, std::size_t ii, std::size_t g, std::size_t ga, __m256i* v) {
           __m256i isum = w16 ? detail::hsum8_i16(v) : detail::hsum8(v);
@@ -475,7 +482,7 @@ inline void fp8_rows(const rows_args& r) noexcept {
       auto factors = [&](std::size_t ii, const std::uint8_t* psb, int sb_min, int sb_max, float* f) {
         const std::int32_t* kar = ka + ii * (kc / bs);
         // every factor a normal fp32 and no NaN scale: build it in the exponent field
-        if (sa_max[ii] < 255 && sb_max < 255 && sa_min[ii] + sb_min + kbias >= 1 && sa_max[ii] + sb_max + kbias <= 254) {
+        if (detail::normal_factors(sa_min[ii], sa_max[ii], sb_min, sb_max, kbias, kbias)) {
           std::size_t g = 0;
           for (; g + 8 <= gcount; g += 8) {
             const __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(psb + g)));
