@@ -215,7 +215,8 @@ inline void code_range(const std::uint8_t* p, std::size_t n, int& lo, int& hi) n
 
 /// Elements of A decoded per pass of `fp8_rows` (16 KiB of fp32: stays in L1 while B streams).
 inline constexpr std::size_t fp8_chunk = 4096;
-/// B rows of `fp8_rows` that share each A load (3 keeps the accumulators and the decode in registers).
+/// B rows of `fp8_rows` that share each A load (weights in L2: 2 / 3 / 4 rows gave 27.0 / 30.0 / 29.1
+/// GFLOP/s; with cold weights they measured alike).
 inline constexpr std::size_t fp8_rows_shared = 3;
 /// A rows of `fp8_rows` that share each decoded B block (batch > 1; the `fp8_chunk` scratch is split
 /// between them).
@@ -429,7 +430,7 @@ inline void int8_rows(const rows_args& r) noexcept {
 /// built per pair: in the exponent field when the pair's scale codes keep every factor a normal fp32
 /// (checked from the code ranges), else exactly by `scale_product` (incl. 0, ∞ and NaN). The B rows
 /// one group ahead are prefetched into L2 block by block (`fp8_prefetch_groups`; with weights cold in
-/// cache: 4096×4096 GEMV 1.74–1.84 ms without, 1.51–1.65 ms with it on the benchmark machine,
+/// cache: 4096×4096 GEMV 1.74–1.95 ms without, 1.51–1.65 ms with it on the benchmark machine,
 /// benchmarks/RESULTS.md).
 /// B codes that are NaN/Inf (E4M3 S.1111.111; E5M2 S.11111.xx) are caught by two running byte maxima
 /// and the chunk's contribution to that output is redone with the scalar pseudocode; `Check = false`
