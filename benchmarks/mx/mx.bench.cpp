@@ -233,6 +233,12 @@ MX_BENCH(fp6e3m2, avx2);
 MX_BENCH(fp4e2m1, reference);
 MX_BENCH(fp4e2m1, integer);
 MX_BENCH(fp4e2m1, avx2);
+#if defined(ARMLOWER_MX_AVX512)  // only on AVX-512 hosts (-march=native there); not timed so far
+MX_BENCH(fp8e4m3, avx512);
+MX_BENCH(fp6e2m3, avx512);
+MX_BENCH(fp6e3m2, avx512);
+MX_BENCH(fp4e2m1, avx512);
+#endif
 BENCHMARK(bm_fp32_pseudocode)->Apply(shapes);
 #if defined(__AVX2__) && defined(__FMA__)
 BENCHMARK(bm_fp32_avx2)->Apply(shapes);

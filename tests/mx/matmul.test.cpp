@@ -113,6 +113,7 @@ bool bits_equal(const std::vector<float>& a, const std::vector<float>& b) {
 std::vector<kmx::matmul_path> fast_paths() {
   std::vector<kmx::matmul_path> p{kmx::matmul_path::integer, kmx::matmul_path::best};
   if (kmx::arch::avx2::available) p.push_back(kmx::matmul_path::avx2);
+  if (kmx::arch::avx512::available) p.push_back(kmx::matmul_path::avx512);
   return p;
 }
 
@@ -225,7 +226,7 @@ TEST_CASE("fast paths at the edges of the exponent-built scale factors") {
   // The AVX2 paths build the block factor in the exponent field when every factor of an (A row,
   // B tile) pair is a normal fp32: integer types 2^(sa + sb − 254 − us) with us = 2·int_shift (normal
   // iff 128 + us ≤ sa + sb ≤ 381), FP8 2^(sa + sb − 254 + k) with the decode's fixed k (E4M3: from
-  // sa + sb = 108, E5M2: 80). With the A scale fixed and the B scale constant per 8-row tile, the
+  // sa + sb = 108, E5M2: 80). With the A scale fixed and the B scale constant per 16-row tile, the
   // tiles step from 3 below to 3 above an edge, so neighbouring tiles take the built factor and the
   // decoded fallback. Integer types must stay bit-identical (incl. the overflow to ±Inf at the upper
   // edge); FP8 within the dot-product bound (lower edge only: at the upper one the data overflow).
@@ -243,11 +244,12 @@ TEST_CASE("fast paths at the edges of the exponent-built scale factors") {
       CAPTURE(e.sum);
       auto a = random_codes(t, 1, 1, 256, rng, false);
       for (auto& c : a.scale) c = static_cast<std::uint8_t>(e.sa);
-      constexpr int tiles = 7;
-      auto b = random_codes(t, 1, 8 * tiles, 256, rng, false);
+      constexpr int tiles = 7, rows = 16;  // 16 rows: one AVX-512 tile, two AVX2 tiles
+      auto b = random_codes(t, 1, rows * tiles, 256, rng, false);
       for (int tile = 0; tile < tiles; ++tile)
-        for (int k = 0; k < 8 * 8; ++k) b.scale[std::size_t(tile) * 64 + k] = static_cast<std::uint8_t>(e.sum - e.sa + tile - 3);
-      check_fast_paths(t, a, b, std::size_t{8} * tiles, 256, false);
+        for (int k = 0; k < rows * 8; ++k)
+          b.scale[std::size_t(tile) * rows * 8 + k] = static_cast<std::uint8_t>(e.sum - e.sa + tile - 3);
+      check_fast_paths(t, a, b, std::size_t{rows} * tiles, 256, false);
     }
   }
 }

@@ -11,10 +11,14 @@
 ///    MXINT8; FP8E4M3 within the dot-product bound (more accurate); FP8E5M2 → `unsupported_path`.
 ///  - `avx2` (x86 with AVX2+FMA): FP4E2M1/FP6E2M3/FP6E3M2/MXINT8 bit-identical (exact integer block
 ///    sums), FP8E4M3/FP8E5M2 within the dot-product bound. `unsupported_path` without AVX2.
+///  - `avx512` (x86 with AVX-512 F/BW/VL/VNNI/VBMI, or SIMDe's portable AVX-512 when
+///    `ARMLOWER_MX_AVX512_SIMDE` is defined): the same guarantees as `avx2` (arch/x86_avx512.hpp).
+///    `unsupported_path` when not compiled in.
 ///  - `mve` (Cortex-M55 with MVE): FP4E2M1/FP6E2M3/FP6E3M2/MXINT8 bit-identical (integer `VMLADAVA`),
 ///    FP8 table-gather decode + 4-lane fp32 FMA block sums, within the dot-product bound (arch/arm_mve.hpp).
 ///    `unsupported_path` without MVE.
-///  - `best`: the fastest path compiled in for the element type.
+///  - `best`: the first compiled-in path of avx512, avx2, mve, integer (reference for FP8E5M2 without
+///    SIMD). AVX-512 is preferred by construction (half the instructions per block); it was not timed.
 /// Caveat common to all "bit-identical" claims: the block product `block_acc · (scale_A·scale_B)` is
 /// exact unless it is an fp32 subnormal or overflows; there the compiler may fuse it with the
 /// accumulation (FMA contraction) in one path and not another.
@@ -28,6 +32,7 @@
 #include <armlower/kernels/mx/arch/arm_mve.hpp>
 #include <armlower/kernels/mx/arch/generic.hpp>
 #include <armlower/kernels/mx/arch/x86_avx2.hpp>
+#include <armlower/kernels/mx/arch/x86_avx512.hpp>
 #include <armlower/kernels/mx/detail/shape.hpp>
 #include <armlower/mx/format.hpp>
 #include <armlower/mx/status.hpp>
@@ -50,10 +55,11 @@ struct block_scaled_view {
 };
 
 /// Implementation selector for `matmul_t_block_scaled` (see the file comment).
-enum class matmul_path : std::uint8_t { reference, integer, avx2, mve, best };
+enum class matmul_path : std::uint8_t { reference, integer, avx2, avx512, mve, best };
 
 /// The path `best` resolves to for element type `t` in this build.
 [[nodiscard]] constexpr matmul_path best_path(dtype::id t) noexcept {
+  if (arch::avx512::available) return matmul_path::avx512;
   if (arch::avx2::available) return matmul_path::avx2;
   if (arch::mve::available) return matmul_path::mve;
   return t == dtype::id::fp8e5m2 ? matmul_path::reference : matmul_path::integer;
@@ -85,6 +91,17 @@ constexpr status run_rows(matmul_path path, const arch::rows_args& r) noexcept {
         else arch::avx2::fp8_rows<T, true>(r);
       }
       else arch::avx2::int8_rows<T>(r);
+      return status::ok;
+#else
+      return status::unsupported_path;
+#endif
+    case matmul_path::avx512:
+#if defined(ARMLOWER_MX_AVX512)
+      if constexpr (T == dtype::id::fp8e4m3 || T == dtype::id::fp8e5m2) {
+        if (r.b_finite) arch::avx512::fp8_rows<T, false>(r);
+        else arch::avx512::fp8_rows<T, true>(r);
+      }
+      else arch::avx512::int8_rows<T>(r);
       return status::ok;
 #else
       return status::unsupported_path;

@@ -18,7 +18,17 @@
 #pragma once
 
 #if defined(__AVX2__) && defined(__FMA__)
+// GCC 12's AVX-512 intrinsics trip -W(maybe-)uninitialized on their `_mm512_undefined_*` passthrough
+// operands (a false positive, GCC PR 105593); the state at the intrinsics' own lines decides.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 #include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #include <array>
 #include <cstddef>
@@ -111,8 +121,10 @@ inline void block_i16(const std::uint8_t* p, __m256i& lo, __m256i& hi) noexcept 
   }
 }
 
-/// out[g][q] = p[q * stride + g] for an 8×8 tile of E8M0 codes (rows q, blocks g), widened to int32.
-inline void transpose_scales8(const std::uint8_t* p, std::size_t stride, std::int32_t (*out)[8]) noexcept {
+/// out[g · out_stride + q] = p[q · stride + g] for an 8×8 tile of E8M0 codes (rows q, blocks g),
+/// widened to int32; `out` 32-byte aligned, `out_stride` a multiple of 8.
+inline void transpose_scales8(const std::uint8_t* p, std::size_t stride, std::int32_t* out,
+                              std::size_t out_stride = 8) noexcept {
   __m128i r[8];
   for (int q = 0; q < 8; ++q) r[q] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + q * stride));
   const __m128i a0 = _mm_unpacklo_epi8(r[0], r[1]), a1 = _mm_unpacklo_epi8(r[2], r[3]);
@@ -121,9 +133,10 @@ inline void transpose_scales8(const std::uint8_t* p, std::size_t stride, std::in
   const __m128i b2 = _mm_unpacklo_epi16(a2, a3), b3 = _mm_unpackhi_epi16(a2, a3);
   const __m128i c[4] = {_mm_unpacklo_epi32(b0, b2), _mm_unpackhi_epi32(b0, b2), _mm_unpacklo_epi32(b1, b3),
                         _mm_unpackhi_epi32(b1, b3)};  // c[k] = columns 2k, 2k+1 (8 bytes each)
-  for (std::ptrdiff_t k = 0; k < 4; ++k) {
-    _mm256_store_si256(reinterpret_cast<__m256i*>(out[2 * k]), _mm256_cvtepu8_epi32(c[k]));
-    _mm256_store_si256(reinterpret_cast<__m256i*>(out[2 * k + 1]), _mm256_cvtepu8_epi32(_mm_srli_si128(c[k], 8)));
+  for (std::size_t k = 0; k < 4; ++k) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out + 2 * k * out_stride), _mm256_cvtepu8_epi32(c[k]));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out + (2 * k + 1) * out_stride),
+                       _mm256_cvtepu8_epi32(_mm_srli_si128(c[k], 8)));
   }
 }
 
@@ -208,6 +221,54 @@ inline void code_range(const std::uint8_t* p, std::size_t n, int& lo, int& hi) n
   for (; i < n; ++i) {
     lo = p[i] < lo ? p[i] : lo;
     hi = p[i] > hi ? p[i] : hi;
+  }
+}
+
+/// Fixed exponents of the FP8 row kernels: B decoded by `fp8_split` reads real · 2^-trick; A is held
+/// as real · 2^ca so that no product is an fp32 subnormal; the block factor then carries 2^unscale.
+template <dtype::id T>
+struct fp8_exponents {
+  static constexpr int trick = T == dtype::id::fp8e4m3 ? 120 : 112;
+  static constexpr int ca = T == dtype::id::fp8e4m3 ? 100 : 64;
+  static constexpr int unscale = trick - ca;
+  static constexpr int kbias = unscale - 254 + 127;  ///< biased factor exponent = sa + sb + kbias
+};
+
+/// One block (32 codes at p) of FP8 A decoded to real · 2^ca: the 8 values of `fp8_split` part q
+/// (codes 4L + q, L = 0..7) go to dst + q · q_stride (32-byte aligned). Exact; NaN/Inf codes decoded
+/// one by one.
+template <dtype::id T>
+inline void fp8_decode_a(const std::uint8_t* p, float* dst, std::size_t q_stride) noexcept {
+  using e = fp8_exponents<T>;
+  const __m256 up = _mm256_set1_ps(armlower::mx::detail::pow2f(e::ca));
+  const __m256 upt = _mm256_set1_ps(armlower::mx::detail::pow2f(e::trick));
+  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  __m256 d[4];
+  fp8_split<T>(v, d);
+  for (std::size_t q = 0; q < 4; ++q) _mm256_store_ps(dst + q * q_stride, _mm256_mul_ps(_mm256_mul_ps(d[q], upt), up));
+  if (fp8_special<T>(v, v))
+    for (std::size_t k = 0; k < 32; ++k)
+      dst[(k % 4) * q_stride + k / 4] = armlower::mx::decode<T>(p[k]) * armlower::mx::detail::pow2f(e::ca);
+}
+
+/// Block factors of one (A row, B row) pair of the FP8 row kernels, blocks g < gcount:
+/// f[g] = 2^(sa + sb − 254 + unscale) as the pseudocode's fp32 arithmetic gives it. `ka[g]` = sa +
+/// kbias; [sa_min, sa_max] and [sb_min, sb_max] the code ranges of psa and psb. Built in the exponent
+/// field when every factor is a normal fp32 and no code is NaN, else exactly by `scale_product`.
+template <dtype::id T>
+inline void fp8_factors(const std::int32_t* ka, const std::uint8_t* psa, int sa_min, int sa_max,
+                        const std::uint8_t* psb, int sb_min, int sb_max, std::size_t gcount, float* f) noexcept {
+  using e = fp8_exponents<T>;
+  if (normal_factors(sa_min, sa_max, sb_min, sb_max, e::kbias, e::kbias)) {
+    std::size_t g = 0;
+    for (; g + 8 <= gcount; g += 8) {
+      const __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(psb + g)));
+      const __m256i k = _mm256_add_epi32(sb, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ka + g)));
+      _mm256_storeu_ps(f + g, _mm256_castsi256_ps(_mm256_slli_epi32(k, 23)));
+    }
+    for (; g < gcount; ++g) f[g] = armlower::mx::detail::pow2f(ka[g] + int(psb[g]) - 127);
+  } else {
+    for (std::size_t g = 0; g < gcount; ++g) f[g] = arch::detail::scale_product(psa[g], psb[g], e::unscale);
   }
 }
 
@@ -326,7 +387,7 @@ inline void int8_rows(const rows_args& r) noexcept {
         auto load_scales = [&](std::size_t g0, std::size_t gn) {  // sb_t[g][q] for the tile
           const std::uint8_t* bsc = r.b_scale + j0 * nb + g_first + g0;
           if (gn == 8 && jt == 8) {
-            detail::transpose_scales8(bsc, nb, sb_t);
+            detail::transpose_scales8(bsc, nb, &sb_t[0][0]);
           } else {
             for (std::size_t q = 0; q < 8; ++q)
               for (std::size_t g = 0; g < gn; ++g) sb_t[g][q] = q < jt ? bsc[q * nb + g] : 0;
@@ -438,11 +499,7 @@ inline void int8_rows(const rows_args& r) noexcept {
 template <dtype::id T, bool Check = true>
 inline void fp8_rows(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp8e4m3 || T == dtype::id::fp8e5m2);
-  constexpr bool e4 = T == dtype::id::fp8e4m3;
-  constexpr int trick = e4 ? 120 : 112;    // decoded bits value = real · 2^-trick
-  constexpr int ca = e4 ? 100 : 64;        // A is held as real · 2^ca (no product is an fp32 subnormal)
-  constexpr int unscale_exp = trick - ca;  // product = real · 2^(ca - trick)
-  constexpr int kbias = unscale_exp - 254 + 127;  // biased exponent of the factor = sa + sb + kbias
+  constexpr int kbias = detail::fp8_exponents<T>::kbias;
   constexpr std::size_t bs = armlower::mx::block_size;
   constexpr std::size_t nbc = fp8_chunk / bs;  // blocks in the scratch
   constexpr std::size_t hb = fp8_a_rows_shared;
@@ -452,9 +509,6 @@ inline void fp8_rows(const rows_args& r) noexcept {
   alignas(32) std::int32_t ka[nbc];     // sa + kbias per block, A row ii at ka + ii·(kc/32)
   alignas(32) float fb[nf][nbc];        // factor per block, per (B row, A row) pair
   int sa_min[hb], sa_max[hb];
-  const __m256 up = _mm256_set1_ps(armlower::mx::detail::pow2f(ca));
-  const float upf = armlower::mx::detail::pow2f(ca);
-  const __m256 upt = _mm256_set1_ps(armlower::mx::detail::pow2f(trick));
   for (std::size_t i0 = 0; i0 < r.h; i0 += hb) {
     const std::size_t hn = r.h - i0 < hb ? r.h - i0 : hb;
     const std::size_t kc = fp8_chunk / hn / bs * bs;  // chunk length per A row
@@ -468,34 +522,12 @@ inline void fp8_rows(const rows_args& r) noexcept {
         sa_min[ii] = 255;
         sa_max[ii] = 0;
         for (std::size_t g = 0; g < gcount; ++g) {
-          const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ar + g * bs));
-          __m256 d[4];
-          detail::fp8_split<T>(v, d);
-          for (std::size_t q = 0; q < 4; ++q) _mm256_store_ps(adr + g * bs + 8 * q, _mm256_mul_ps(_mm256_mul_ps(d[q], upt), up));
-          if (detail::fp8_special<T>(v, v))
-            for (std::size_t e = 0; e < bs; ++e) adr[g * bs + (e % 4) * 8 + e / 4] = armlower::mx::decode<T>(ar[g * bs + e]) * upf;
+          detail::fp8_decode_a<T>(ar + g * bs, adr + g * bs, 8);
           ka[ii * (kc / bs) + g] = int(psa[g]) + kbias;
           sa_min[ii] = int(psa[g]) < sa_min[ii] ? int(psa[g]) : sa_min[ii];
           sa_max[ii] = int(psa[g]) > sa_max[ii] ? int(psa[g]) : sa_max[ii];
         }
       }
-      // f[g] = 2^(sa + sb + unscale_exp - 254) for A row ii and the B row whose scales start at psb
-      auto factors = [&](std::size_t ii, const std::uint8_t* psb, int sb_min, int sb_max, float* f) {
-        const std::int32_t* kar = ka + ii * (kc / bs);
-        // every factor a normal fp32 and no NaN scale: build it in the exponent field
-        if (detail::normal_factors(sa_min[ii], sa_max[ii], sb_min, sb_max, kbias, kbias)) {
-          std::size_t g = 0;
-          for (; g + 8 <= gcount; g += 8) {
-            const __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(psb + g)));
-            const __m256i k = _mm256_add_epi32(sb, _mm256_load_si256(reinterpret_cast<const __m256i*>(kar + g)));
-            _mm256_store_ps(f + g, _mm256_castsi256_ps(_mm256_slli_epi32(k, 23)));
-          }
-          for (; g < gcount; ++g) f[g] = armlower::mx::detail::pow2f(kar[g] + int(psb[g]) - 127);
-        } else {
-          const std::uint8_t* psa = r.a_scale + (i0 + ii) * nb + g_first;
-          for (std::size_t g = 0; g < gcount; ++g) f[g] = arch::detail::scale_product(psa[g], psb[g], unscale_exp);
-        }
-      };
       // Q B rows from row j on × the group's P (= hn) A rows; each B block decoded once
       auto tile = [&]<std::size_t Q, std::size_t P>(std::size_t j) {
         const std::uint8_t* br[Q];
@@ -510,7 +542,8 @@ inline void fp8_rows(const rows_args& r) noexcept {
           int sb_min = 255, sb_max = 0;
           detail::code_range(psb, gcount, sb_min, sb_max);
           for (std::size_t p = 0; p < P; ++p) {
-            factors(p, psb, sb_min, sb_max, fb[q * P + p]);
+            detail::fp8_factors<T>(ka + p * (kc / bs), r.a_scale + (i0 + p) * nb + g_first, sa_min[p], sa_max[p], psb,
+                                   sb_min, sb_max, gcount, fb[q * P + p]);
             acc[q][p] = _mm256_setzero_ps();
           }
           maxs[q] = _mm256_set1_epi8(-128);

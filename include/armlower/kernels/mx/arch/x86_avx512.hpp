@@ -1,0 +1,481 @@
+/// @file armlower/kernels/mx/arch/x86_avx512.hpp
+/// x86 AVX-512 MATMUL_T_BLOCK_SCALED row kernels (host only). Compiled when the translation unit has
+/// AVX-512 F, BW, VL, VNNI and VBMI (Ice Lake / Zen 4 and later, e.g. -march=native there, or
+/// -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mavx512vbmi) plus AVX2 and FMA, or when
+/// `ARMLOWER_MX_AVX512_SIMDE` is defined: then the same code is compiled against SIMDe's portable
+/// AVX-512 (Debian `libsimde-dev`; the TU still needs -mavx2 -mfma), which is how the tests run it
+/// on machines without AVX-512. Each 512-bit vector holds two 32-element blocks:
+///  - `int8_rows<T>` (FP4E2M1, FP6E2M3, FP6E3M2, MXINT8): **bit-identical to the pseudocode path**,
+///    as the AVX2 kernel (arch/x86_avx2.hpp) and for the same reason. Codes → integers ×2^k by one
+///    `vpermb` (FP6, 64-entry tables made from `mx::decode_table`) or a nibble `vpshufb` (FP4); MXINT8
+///    codes are the integers. Exact int32 block sums by `vpdpbusd` (B + offset unsigned × A signed,
+///    corrected by offset · Σ A; FP6E3M2: int16 × int16 `vpdpwssd`). A tile of 16 B rows is reduced
+///    per block pair by an unpack/add tree (`hsum16x2`) into one lane per B row, then
+///    `block_acc · (scale_A · scale_B)` and the fp32 accumulation run lane-wise, in block order.
+///  - `fp8_rows<T>` (FP8E4M3, FP8E5M2): the AVX2 kernel's decode (`fp8_split` at 512 bits: two blocks
+///    per decode) and FMA block sums; block pairs scaled by one FMA with a two-valued factor vector.
+///    **Within the TOSA dot-product bound** (tosa.md §6), not bit-identical.
+/// Speed: not measured — the development machine has no AVX-512 (see benchmarks/RESULTS.md).
+#pragma once
+
+#if defined(ARMLOWER_MX_AVX512_SIMDE)
+#if !(defined(__AVX2__) && defined(__FMA__))
+#error "ARMLOWER_MX_AVX512_SIMDE: compile with -mavx2 -mfma (the AVX-512 path reuses the AVX2 helpers)"
+#endif
+#define SIMDE_ENABLE_NATIVE_ALIASES
+#include <simde/x86/avx512.h>
+#define ARMLOWER_MX_AVX512 1
+#elif defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VNNI__) && \
+    defined(__AVX512VBMI__) && defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define ARMLOWER_MX_AVX512 1
+#endif
+
+#if defined(ARMLOWER_MX_AVX512)
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include <armlower/kernels/mx/arch/generic.hpp>
+#include <armlower/kernels/mx/arch/x86_avx2.hpp>
+#include <armlower/mx/e8m0.hpp>
+#include <armlower/mx/element.hpp>
+#include <armlower/mx/format.hpp>
+
+namespace armlower::kernels::mx::arch::avx512 {
+
+/// True when this translation unit compiles the AVX-512 kernels (natively or through SIMDe).
+inline constexpr bool available = true;
+
+namespace detail {
+
+/// int32 → fp32 lane-wise (exact for the block sums here, all below 2^24).
+inline __m512 to_ps(__m512i v) noexcept {
+#if defined(ARMLOWER_MX_AVX512_SIMDE)  // SIMDe 0.7.4 has no _mm512_cvtepi32_ps
+  const __m256 lo = _mm256_cvtepi32_ps(_mm512_castsi512_si256(v));
+  const __m256 hi = _mm256_cvtepi32_ps(_mm512_extracti64x4_epi64(v, 1));
+  return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
+#else
+  return _mm512_cvtepi32_ps(v);
+#endif
+}
+
+/// fp32 values of 16 E8M0 codes given as int32 lanes (0x00 → 2^-127 subnormal, 0xFF → NaN).
+inline __m512 e8m0_decode16(__m512i c) noexcept {
+  __m512i v = _mm512_slli_epi32(c, 23);
+  v = _mm512_mask_mov_epi32(v, _mm512_cmpeq_epi32_mask(c, _mm512_setzero_si512()), _mm512_set1_epi32(0x00400000));
+  v = _mm512_mask_mov_epi32(v, _mm512_cmpeq_epi32_mask(c, _mm512_set1_epi32(255)), _mm512_set1_epi32(0x7FC00000));
+  return _mm512_castsi512_ps(v);
+}
+
+/// 64-entry `vpermb` table of FP6 type T: byte `part` (0 low, 1 high) of the int16 value ×2^k of
+/// each code, plus `Offset` (the low byte only).
+template <dtype::id T, int Offset, int Part>
+inline constexpr std::array<std::uint8_t, 64> fp6_table = [] {
+  std::array<std::uint8_t, 64> t{};
+  const auto values = armlower::mx::decode_table(T);
+  const float k = armlower::mx::detail::pow2f(armlower::mx::format(T).int_shift);
+  for (std::size_t c = 0; c < 64; ++c) {
+    const int v = static_cast<int>(values[c] * k) + (Part == 0 ? Offset : 0);
+    t[c] = static_cast<std::uint8_t>((static_cast<unsigned>(v) >> (8 * Part)) & 0xFFu);
+  }
+  return t;
+}();
+
+/// Bytes of storage per block of T.
+template <dtype::id T>
+inline constexpr std::size_t block_bytes = armlower::mx::storage_bytes(T, armlower::mx::block_size);
+
+/// Codes of blocks g and g+1 at p, raw, in one vector (`two` false: block g only, the rest zero; never
+/// reads past it). FP4: 128-bit lanes [g, g, g+1, g+1] (16 packed bytes each); others: in order.
+template <dtype::id T>
+inline __m512i load_pair(const std::uint8_t* p, bool two) noexcept {
+  if constexpr (T == dtype::id::fp4e2m1) {
+    const __m256i y = two ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
+                          : _mm256_inserti128_si256(_mm256_setzero_si256(),
+                                                    _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), 0);
+    return _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 1, 0, 1, 2, 3, 2, 3), _mm512_castsi256_si512(y));
+  } else {
+    if (two) return _mm512_loadu_si512(p);
+    return _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), 0);
+  }
+}
+
+/// Integers ×2^k plus `Offset` of the 64 codes from `load_pair` (int8 types: FP4, FP6E2M3, MXINT8).
+/// Lane order: 128-bit lanes 0, 1 hold block g, lanes 2, 3 block g+1 (FP4: lane 0 / 2 the even
+/// elements — low nibbles — lane 1 / 3 the odd ones). A and B use the same order.
+template <dtype::id T, int Offset>
+inline __m512i decode_i8(__m512i c) noexcept {
+  if constexpr (T == dtype::id::fp4e2m1) {
+    const __m512i idx = _mm512_and_si512(_mm512_srlv_epi64(c, _mm512_setr_epi64(0, 0, 4, 4, 0, 0, 4, 4)),
+                                         _mm512_set1_epi8(0x0F));
+    constexpr char o = static_cast<char>(Offset);
+    const __m512i lut = _mm512_broadcast_i32x4(_mm_setr_epi8(o + 0, o + 1, o + 2, o + 3, o + 4, o + 6, o + 8, o + 12,
+                                                             o - 0, o - 1, o - 2, o - 3, o - 4, o - 6, o - 8, o - 12));
+    return _mm512_shuffle_epi8(lut, idx);
+  } else if constexpr (T == dtype::id::fp6e2m3) {
+    const auto& table = fp6_table<T, Offset, 0>;
+    return _mm512_permutexvar_epi8(c, _mm512_loadu_si512(table.data()));
+  } else {
+    static_assert(T == dtype::id::mxint8 && (Offset == 0 || Offset == 128));
+    return Offset == 0 ? c : _mm512_xor_si512(c, _mm512_set1_epi8(static_cast<char>(0x80)));
+  }
+}
+
+/// FP6E3M2 int16 values ×16 of the 64 codes from `load_pair`, in two vectors (`vpunpck{l,h}bw` of
+/// the low- and high-byte `vpermb` lookups: 128-bit lanes 0, 1 block g, 2, 3 block g+1).
+inline void decode_e3m2(__m512i c, __m512i& lo, __m512i& hi) noexcept {
+  const auto& tl = fp6_table<dtype::id::fp6e3m2, 0, 0>;
+  const auto& th = fp6_table<dtype::id::fp6e3m2, 0, 1>;
+  const __m512i lb = _mm512_permutexvar_epi8(c, _mm512_loadu_si512(tl.data()));
+  const __m512i hb = _mm512_permutexvar_epi8(c, _mm512_loadu_si512(th.data()));
+  lo = _mm512_unpacklo_epi8(lb, hb);
+  hi = _mm512_unpackhi_epi8(lb, hb);
+}
+
+/// v[q] (q < 16) holds int32 partial sums of B row q with lanes 0..7 for block g and 8..15 for g+1;
+/// lane q of `sg` / `sg1` is row q's sum for block g / g+1 (unpack-and-add over 32- and 64-bit
+/// elements, then across the 128-bit lanes: 44 instructions for 32 block sums).
+inline void hsum16x2(const __m512i* v, __m512i& sg, __m512i& sg1) noexcept {
+  __m512i a[8], b[4];
+  for (std::size_t k = 0; k < 8; ++k)
+    a[k] = _mm512_add_epi32(_mm512_unpacklo_epi32(v[2 * k], v[2 * k + 1]), _mm512_unpackhi_epi32(v[2 * k], v[2 * k + 1]));
+  for (std::size_t m = 0; m < 4; ++m)  // lane j of b[m]: rows 4m..4m+3, partial over 128-bit lane j
+    b[m] = _mm512_add_epi32(_mm512_unpacklo_epi64(a[2 * m], a[2 * m + 1]), _mm512_unpackhi_epi64(a[2 * m], a[2 * m + 1]));
+  // d01: [g rows 0-3, g+1 rows 0-3, g rows 4-7, g+1 rows 4-7]; d23 the same for rows 8..15
+  const __m512i d01 = _mm512_add_epi32(_mm512_shuffle_i32x4(b[0], b[1], 0x88), _mm512_shuffle_i32x4(b[0], b[1], 0xDD));
+  const __m512i d23 = _mm512_add_epi32(_mm512_shuffle_i32x4(b[2], b[3], 0x88), _mm512_shuffle_i32x4(b[2], b[3], 0xDD));
+  sg = _mm512_shuffle_i32x4(d01, d23, 0x88);
+  sg1 = _mm512_shuffle_i32x4(d01, d23, 0xDD);
+}
+
+/// 512-bit form of `avx2::detail::fp8_split` (same bit trick and output values): 64 codes, d[q]
+/// lanes 0..7 = codes 4L+q of the first 32, lanes 8..15 of the next 32.
+template <dtype::id T>
+inline void fp8_split(__m512i v, __m512* d) noexcept {
+  constexpr bool e4 = T == dtype::id::fp8e4m3;
+  constexpr unsigned sh = e4 ? 4 : 3;
+  const __m512i m16 = _mm512_set1_epi16(static_cast<short>(e4 ? 0x87F0 : 0x8FE0));
+  const __m512i hi16 = _mm512_set1_epi32(static_cast<int>(0xFFFF0000u));
+  const __m512i h = _mm512_and_si512(_mm512_srai_epi16(v, sh), m16);
+  const __m512i l = _mm512_and_si512(_mm512_srai_epi16(_mm512_slli_epi16(v, 8), sh), m16);
+  d[3] = _mm512_castsi512_ps(_mm512_and_si512(h, hi16));
+  d[1] = _mm512_castsi512_ps(_mm512_slli_epi32(h, 16));
+  d[2] = _mm512_castsi512_ps(_mm512_and_si512(l, hi16));
+  d[0] = _mm512_castsi512_ps(_mm512_slli_epi32(l, 16));
+}
+
+/// Sum of the 16 fp32 lanes of v.
+inline float hsum(__m512 v) noexcept {
+  const __m256 lo = _mm512_castps512_ps256(v);
+  const __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+  return avx2::detail::hsum(_mm256_add_ps(lo, hi));
+}
+
+}  // namespace detail
+
+/// Elements of A converted per pass of `int8_rows` (per A row).
+inline constexpr std::size_t int8_chunk = 4096;
+/// A rows of `int8_rows` that share each decoded B block pair (batch > 1).
+inline constexpr std::size_t int8_rows_shared = 4;
+/// B rows per tile of `int8_rows` (one 512-bit lane each).
+inline constexpr std::size_t int8_tile = 16;
+
+/// Exact-integer AVX-512 rows for T ∈ {FP4E2M1, FP6E2M3, FP6E3M2, MXINT8}; bit-identical to
+/// `reference_rows<T>`. The structure of `avx2::int8_rows` (chunks of A converted once, per-block
+/// exact sums, lane-wise fp32 block steps in block order, outputs carried across chunks in `out`),
+/// with 16 B rows per tile and two blocks per vector. Offsets: FP4 12, FP6E2M3 60, MXINT8 128
+/// (B + 128 = code XOR 0x80); FP6E3M2 uses int16 `vpdpwssd` without offset.
+template <dtype::id T>
+inline void int8_rows(const rows_args& r) noexcept {
+  static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 || T == dtype::id::mxint8);
+  constexpr bool i16 = T == dtype::id::fp6e3m2;
+  constexpr std::size_t bs = armlower::mx::block_size;
+  constexpr std::size_t bb = detail::block_bytes<T>;
+  constexpr int off = T == dtype::id::fp4e2m1 ? 12 : T == dtype::id::fp6e2m3 ? 60 : 128;
+  constexpr std::size_t hb = int8_rows_shared;
+  constexpr std::size_t tq = int8_tile;
+  constexpr std::size_t ab = i16 ? sizeof(std::int16_t) * bs : bs;  // scratch bytes per decoded block
+  const std::size_t stride = armlower::mx::storage_bytes(T, r.c);
+  const std::size_t nb = r.c / bs;
+  constexpr int us = 2 * armlower::mx::format(T).int_shift;
+  const __m512 unscale = _mm512_set1_ps(armlower::mx::detail::pow2f(-us));
+  // A row ii, block pair P of the chunk at a_s[ii] + P·2·ab: the decoded vector(s) of the pair
+  alignas(64) std::uint8_t a_s[hb][int8_chunk / bs * ab];
+  alignas(64) std::int32_t a_corr[hb][int8_chunk / bs + 1];  // off · Σ A per block
+  alignas(64) std::int32_t a_sk[hb][int8_chunk / bs + 1];    // A scale code − 127 − us per block
+  int sa_min[hb], sa_max[hb];
+  alignas(64) std::int32_t sb_t[8][tq];                      // [block][row] scale codes of the tile
+  alignas(64) std::uint8_t b_s[tq][2 * ab];                  // the tile's decoded B block pair (GEMM)
+  alignas(64) float out_t[tq];
+  const __m512i zero = _mm512_setzero_si512();
+  auto decode_b = [&](const std::uint8_t* p, bool two, __m512i* d) {  // d[0] (and d[1] for i16)
+    const __m512i c = detail::load_pair<T>(p, two);
+    if constexpr (i16) detail::decode_e3m2(c, d[0], d[1]);
+    else d[0] = detail::decode_i8<T, off>(c);
+  };
+  auto dot = [&](const __m512i* bd, std::size_t ii, std::size_t pair) {
+    const std::uint8_t* pa = a_s[ii] + pair * 2 * ab;
+    if constexpr (i16) {
+      const __m512i lo = _mm512_dpwssd_epi32(zero, _mm512_load_si512(pa), bd[0]);
+      return _mm512_dpwssd_epi32(lo, _mm512_load_si512(pa + 64), bd[1]);
+    } else {
+      return _mm512_dpbusd_epi32(zero, bd[0], _mm512_load_si512(pa));
+    }
+  };
+  for (std::size_t i0 = 0; i0 < r.h; i0 += hb) {
+    const std::size_t hn = r.h - i0 < hb ? r.h - i0 : hb;
+    for (std::size_t k0 = 0; k0 < r.c; k0 += int8_chunk) {
+      const std::size_t kn = r.c - k0 < int8_chunk ? r.c - k0 : int8_chunk;
+      const std::size_t g_first = k0 / bs, gcount = kn / bs;
+      for (std::size_t ii = 0; ii < hn; ++ii) {
+        const std::uint8_t* ar = r.a + (i0 + ii) * stride + g_first * bb;
+        const std::uint8_t* psa = r.a_scale + (i0 + ii) * nb + g_first;
+        sa_min[ii] = 255;
+        sa_max[ii] = 0;
+        avx2::detail::code_range(psa, gcount, sa_min[ii], sa_max[ii]);
+        for (std::size_t g = 0; g < gcount; ++g) a_sk[ii][g] = int(psa[g]) - 127 - us;
+        for (std::size_t g = 0; g < gcount; g += 2) {
+          const __m512i c = detail::load_pair<T>(ar + g * bb, g + 1 < gcount);
+          std::uint8_t* pa = a_s[ii] + g * ab;
+          if constexpr (i16) {
+            __m512i lo, hi;
+            detail::decode_e3m2(c, lo, hi);
+            _mm512_store_si512(pa, lo);
+            _mm512_store_si512(pa + 64, hi);
+          } else {
+            const __m512i v = detail::decode_i8<T, 0>(c);
+            _mm512_store_si512(pa, v);
+            alignas(64) std::int32_t s[16];  // Σ A: vpdpbusd(1, A), lanes 0..7 block g, 8..15 g+1
+            _mm512_store_si512(s, _mm512_dpbusd_epi32(zero, _mm512_set1_epi8(1), v));
+            int s0 = 0, s1 = 0;
+            for (std::size_t k = 0; k < 8; ++k) {
+              s0 += s[k];
+              s1 += s[k + 8];
+            }
+            a_corr[ii][g] = off * s0;
+            a_corr[ii][g + 1] = off * s1;
+          }
+        }
+      }
+      for (std::size_t j0 = 0; j0 < r.w; j0 += tq) {
+        const std::size_t jt = r.w - j0 < tq ? r.w - j0 : tq;
+        __m512 acc[hb];  // acc[ii] lane q: output (i0 + ii, j0 + q), carried across chunks in `out`
+        for (std::size_t ii = 0; ii < hn; ++ii) {
+          acc[ii] = _mm512_setzero_ps();
+          if (k0 != 0) {
+            const float* o = r.out + (i0 + ii) * r.w + j0;
+            for (std::size_t q = 0; q < tq; ++q) out_t[q] = q < jt ? o[q] : 0.0f;
+            acc[ii] = _mm512_load_ps(out_t);
+          }
+        }
+        auto load_scales = [&](std::size_t g0, std::size_t gn) {  // sb_t[g][q] for the tile
+          const std::uint8_t* bsc = r.b_scale + j0 * nb + g_first + g0;
+          if (gn == 8 && jt == tq) {
+            avx2::detail::transpose_scales8(bsc, nb, &sb_t[0][0], tq);
+            avx2::detail::transpose_scales8(bsc + 8 * nb, nb, &sb_t[0][8], tq);
+          } else {
+            for (std::size_t q = 0; q < tq; ++q)
+              for (std::size_t g = 0; g < gn; ++g) sb_t[g][q] = q < jt ? bsc[q * nb + g] : 0;
+          }
+        };
+        int sb_min = 255, sb_max = 0;  // see avx2::int8_rows: `plain` = factor built in the exponent field
+        for (std::size_t q = 0; q < jt; ++q)
+          avx2::detail::code_range(r.b_scale + (j0 + q) * nb + g_first, gcount, sb_min, sb_max);
+        bool plain[hb];
+        for (std::size_t ii = 0; ii < hn; ++ii)
+          plain[ii] = avx2::detail::normal_factors(sa_min[ii], sa_max[ii], sb_min, sb_max, -127 - us, -127);
+        // exact block sums `isum` of the tile's rows (lanes) for A row ii at block ga → acc_r
+        auto finish = [&](__m512& acc_r, std::size_t ii, std::size_t g, std::size_t ga, __m512i isum) {
+          if constexpr (!i16) isum = _mm512_sub_epi32(isum, _mm512_set1_epi32(a_corr[ii][ga]));
+          const __m512i sbc = _mm512_load_si512(sb_t[g]);
+          __m512 blk, f;  // blk · f = block_sum · 2^-us · (sa · sb) per lane
+          if (plain[ii]) {
+            blk = detail::to_ps(isum);
+            f = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(sbc, _mm512_set1_epi32(a_sk[ii][ga])), 23));
+          } else {
+            blk = _mm512_mul_ps(detail::to_ps(isum), unscale);  // exact
+            const __m512 sa = _mm512_set1_ps(armlower::mx::decode_e8m0(r.a_scale[(i0 + ii) * nb + g_first + ga]));
+            f = _mm512_mul_ps(sa, detail::e8m0_decode16(sbc));
+          }
+          acc_r = _mm512_add_ps(acc_r, _mm512_mul_ps(blk, f));
+        };
+        __m512i v[tq];
+        const std::uint8_t* brow[tq];  // the tile's rows at the chunk; a short tile repeats its first row
+        for (std::size_t q = 0; q < tq; ++q) brow[q] = r.b + (j0 + (q < jt ? q : 0)) * stride + g_first * bb;
+        for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
+          const std::size_t gn = gcount - g0 < 8 ? gcount - g0 : 8;
+          load_scales(g0, gn);
+          for (std::size_t g = 0; g < gn; g += 2) {
+            const std::size_t ga = g0 + g;  // block within the chunk (even)
+            const bool two = g + 1 < gn;
+            if (hn == 1) {  // GEMV: each B block pair decoded and multiplied in registers
+              for (std::size_t q = 0; q < tq; ++q) {
+                __m512i bd[2];
+                decode_b(brow[q] + ga * bb, two, bd);
+                v[q] = dot(bd, 0, ga / 2);
+              }
+            } else {  // GEMM: decoded once into b_s, used by every A row of the group
+              for (std::size_t q = 0; q < tq; ++q) {
+                __m512i bd[2] = {zero, zero};
+                decode_b(brow[q] + ga * bb, two, bd);
+                _mm512_store_si512(b_s[q], bd[0]);
+                if constexpr (i16) _mm512_store_si512(b_s[q] + 64, bd[1]);
+              }
+            }
+            for (std::size_t ii = 0; ii < hn; ++ii) {
+              if (hn != 1) {
+                for (std::size_t q = 0; q < tq; ++q) {
+                  __m512i bd[2] = {_mm512_load_si512(b_s[q]), i16 ? _mm512_load_si512(b_s[q] + 64) : zero};
+                  v[q] = dot(bd, ii, ga / 2);
+                }
+              }
+              __m512i sg, sg1;
+              detail::hsum16x2(v, sg, sg1);
+              finish(acc[ii], ii, g, ga, sg);
+              if (two) finish(acc[ii], ii, g + 1, ga + 1, sg1);
+            }
+          }
+        }
+        for (std::size_t ii = 0; ii < hn; ++ii) {
+          _mm512_store_ps(out_t, acc[ii]);
+          float* o = r.out + (i0 + ii) * r.w + j0;
+          for (std::size_t q = 0; q < jt; ++q) o[q] = out_t[q];
+        }
+      }
+    }
+  }
+}
+
+/// Elements of A decoded per pass of `fp8_rows` (16 KiB of fp32, shared by the group's A rows).
+inline constexpr std::size_t fp8_chunk = 4096;
+/// B rows of `fp8_rows` that share each A load (batch 1), as `avx2::fp8_rows_shared`.
+inline constexpr std::size_t fp8_rows_shared = 3;
+/// A rows of `fp8_rows` that share each decoded B block pair (batch > 1).
+inline constexpr std::size_t fp8_a_rows_shared = 4;
+
+/// FP8 AVX-512 rows for T ∈ {FP8E4M3, FP8E5M2}; within the TOSA dot-product bound of the pseudocode.
+/// `avx2::fp8_rows` at 512 bits: A decoded once per chunk into fp32 scratch laid out by block pair
+/// (part q of blocks g, g+1 adjacent), each B block pair decoded once for the group's A rows, 4
+/// FMA-class ops per pair for the block sums and `acc += s · [f_g ×8, f_g+1 ×8]`. Block factors and
+/// the NaN/Inf fallback (`Check`) as in the AVX2 kernel.
+template <dtype::id T, bool Check = true>
+inline void fp8_rows(const rows_args& r) noexcept {
+  static_assert(T == dtype::id::fp8e4m3 || T == dtype::id::fp8e5m2);
+  constexpr int kbias = avx2::detail::fp8_exponents<T>::kbias;
+  constexpr std::size_t bs = armlower::mx::block_size;
+  constexpr std::size_t nbc = fp8_chunk / bs;
+  constexpr std::size_t hb = fp8_a_rows_shared;
+  constexpr std::size_t nf = hb > fp8_rows_shared ? hb : fp8_rows_shared;
+  const std::size_t nb = r.c / bs;
+  alignas(64) float ad[fp8_chunk];    // A row ii at ad + ii·kc; pair P at +64·P: part q of block 2P at
+                                      // +16q, of block 2P+1 at +16q+8
+  alignas(64) std::int32_t ka[nbc];   // sa + kbias per block, A row ii at ka + ii·(kc/32)
+  alignas(64) float fb[nf][nbc + 1];  // factor per block, per (B row, A row) pair; [gcount] = 0
+  int sa_min[hb], sa_max[hb];
+  for (std::size_t i0 = 0; i0 < r.h; i0 += hb) {
+    const std::size_t hn = r.h - i0 < hb ? r.h - i0 : hb;
+    const std::size_t kc = fp8_chunk / hn / (2 * bs) * (2 * bs);  // whole block pairs per A row
+    for (std::size_t k0 = 0; k0 < r.c; k0 += kc) {
+      const std::size_t kn = r.c - k0 < kc ? r.c - k0 : kc;
+      const std::size_t g_first = k0 / bs, gcount = kn / bs;
+      for (std::size_t ii = 0; ii < hn; ++ii) {
+        const std::uint8_t* ar = r.a + (i0 + ii) * r.c + k0;
+        const std::uint8_t* psa = r.a_scale + (i0 + ii) * nb + g_first;
+        float* adr = ad + ii * kc;
+        sa_min[ii] = 255;
+        sa_max[ii] = 0;
+        for (std::size_t g = 0; g < gcount; ++g) {
+          avx2::detail::fp8_decode_a<T>(ar + g * bs, adr + (g / 2) * 64 + (g % 2) * 8, 16);
+          ka[ii * (kc / bs) + g] = int(psa[g]) + kbias;
+          sa_min[ii] = int(psa[g]) < sa_min[ii] ? int(psa[g]) : sa_min[ii];
+          sa_max[ii] = int(psa[g]) > sa_max[ii] ? int(psa[g]) : sa_max[ii];
+        }
+        if (gcount % 2 != 0)  // the last pair's missing block: zeros
+          for (std::size_t q = 0; q < 4; ++q) _mm256_store_ps(adr + (gcount / 2) * 64 + 16 * q + 8, _mm256_setzero_ps());
+      }
+      auto tile = [&]<std::size_t Q, std::size_t P>(std::size_t j) {
+        const std::uint8_t* br[Q];
+        const std::uint8_t* pf[Q];  // the rows one group ahead (or these rows again at the end)
+        __m512 acc[Q][P];
+        __m512i maxs[Q], maxu[Q];
+        for (std::size_t q = 0; q < Q; ++q) {
+          br[q] = r.b + (j + q) * r.c + k0;
+          const std::size_t ahead = j + q + Q;
+          pf[q] = ahead < r.w ? r.b + ahead * r.c + k0 : br[q];
+          const std::uint8_t* psb = r.b_scale + (j + q) * nb + g_first;
+          int sb_min = 255, sb_max = 0;
+          avx2::detail::code_range(psb, gcount, sb_min, sb_max);
+          for (std::size_t p = 0; p < P; ++p) {
+            avx2::detail::fp8_factors<T>(ka + p * (kc / bs), r.a_scale + (i0 + p) * nb + g_first, sa_min[p], sa_max[p],
+                                         psb, sb_min, sb_max, gcount, fb[q * P + p]);
+            fb[q * P + p][gcount] = 0.0f;  // factor of an odd chunk's missing last block
+            acc[q][p] = _mm512_setzero_ps();
+          }
+          maxs[q] = _mm512_set1_epi8(-128);
+          maxu[q] = _mm512_setzero_si512();
+        }
+        for (std::size_t g = 0; g < gcount; g += 2) {
+          const bool two = g + 1 < gcount;
+          for (std::size_t q = 0; q < Q; ++q) {
+            _mm_prefetch(reinterpret_cast<const char*>(pf[q] + g * bs), _MM_HINT_T1);
+            const __m512i v = two ? _mm512_loadu_si512(br[q] + g * bs)
+                                  : _mm512_inserti64x4(_mm512_setzero_si512(),
+                                                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(br[q] + g * bs)), 0);
+            if constexpr (Check) {
+              maxs[q] = _mm512_max_epi8(maxs[q], v);
+              maxu[q] = _mm512_max_epu8(maxu[q], v);
+            }
+            __m512 d[4];
+            detail::fp8_split<T>(v, d);
+            for (std::size_t p = 0; p < P; ++p) {
+              const float* pa = ad + p * kc + (g / 2) * 64;
+              __m512 s = _mm512_mul_ps(d[0], _mm512_load_ps(pa));
+              s = _mm512_fmadd_ps(d[1], _mm512_load_ps(pa + 16), s);
+              s = _mm512_fmadd_ps(d[2], _mm512_load_ps(pa + 32), s);
+              s = _mm512_fmadd_ps(d[3], _mm512_load_ps(pa + 48), s);
+              const float* f = fb[q * P + p];
+              const __m512 fv = _mm512_mask_blend_ps(0xFF00, _mm512_set1_ps(f[g]), _mm512_set1_ps(f[two ? g + 1 : gcount]));
+              acc[q][p] = _mm512_fmadd_ps(s, fv, acc[q][p]);
+            }
+          }
+        }
+        for (std::size_t q = 0; q < Q; ++q) {
+          bool special = false;
+          if constexpr (Check) {
+            const __m256i s = _mm256_max_epi8(_mm512_castsi512_si256(maxs[q]), _mm512_extracti64x4_epi64(maxs[q], 1));
+            const __m256i u = _mm256_max_epu8(_mm512_castsi512_si256(maxu[q]), _mm512_extracti64x4_epi64(maxu[q], 1));
+            special = avx2::detail::fp8_special<T>(s, u);
+          }
+          for (std::size_t p = 0; p < P; ++p) {
+            float sum = detail::hsum(acc[q][p]);
+            if (special)  // NaN/Inf B codes in this chunk: the pseudocode
+              reference_rows<T>(rows_args{r.a + (i0 + p) * r.c + k0, r.a_scale + (i0 + p) * nb + g_first, 1, br[q],
+                                          r.b_scale + (j + q) * nb + g_first, 1, kn, &sum});
+            float* o = r.out + (i0 + p) * r.w + j + q;
+            *o = k0 == 0 ? sum : *o + sum;
+          }
+        }
+      };
+      std::size_t j = 0;
+      switch (hn) {
+        case 1:
+          for (; j + fp8_rows_shared <= r.w; j += fp8_rows_shared) tile.template operator()<fp8_rows_shared, 1>(j);
+          for (; j < r.w; ++j) tile.template operator()<1, 1>(j);
+          break;
+        case 2: for (; j < r.w; ++j) tile.template operator()<1, 2>(j); break;
+        case 3: for (; j < r.w; ++j) tile.template operator()<1, 3>(j); break;
+        default: for (; j < r.w; ++j) tile.template operator()<1, hb>(j); break;
+      }
+    }
+  }
+}
+
+}  // namespace armlower::kernels::mx::arch::avx512
+
+#else
+namespace armlower::kernels::mx::arch::avx512 {
+/// False: this translation unit compiles no AVX-512 kernels.
+inline constexpr bool available = false;
+}  // namespace armlower::kernels::mx::arch::avx512
+#endif
