@@ -175,8 +175,10 @@ TEST_CASE("fast paths: bit-identical where claimed, otherwise within the dot-pro
   struct shape {
     int n, h, w, d, c;
   };
-  // 4192 = two AVX2 FP8 chunks (arch/x86_avx2.hpp `fp8_chunk`), the second with a partial 8-block group.
-  const shape shapes[] = {{1, 1, 37, 1, 1024}, {2, 3, 9, 2, 96}, {1, 8, 13, 1, 4096}, {3, 1, 5, 1, 32}, {1, 2, 7, 1, 4192}};
+  // 4192 = two AVX2 FP8 chunks (arch/x86_avx2.hpp `fp8_chunk`), the second with a partial 8-block group
+  // of 3 blocks (an odd count: the block-pair paths end on a single block); h = 1 is the GEMV path.
+  const shape shapes[] = {{1, 1, 37, 1, 1024}, {2, 3, 9, 2, 96},   {1, 8, 13, 1, 4096},
+                          {3, 1, 5, 1, 32},    {1, 2, 7, 1, 4192}, {1, 1, 19, 1, 4192}};
   for (id t : all_types) {
     CAPTURE(armlower::dtype::name(t));
     bool any_fp8_difference = false;

@@ -18,7 +18,8 @@
 ///    FP8 table-gather decode + 4-lane fp32 FMA block sums, within the dot-product bound (arch/arm_mve.hpp).
 ///    `unsupported_path` without MVE.
 ///  - `best`: the first compiled-in path of avx512, avx2, mve, integer (reference for FP8E5M2 without
-///    SIMD). AVX-512 is preferred by construction (half the instructions per block); it was not timed.
+///    SIMD). AVX-512 comes first because it handles two blocks per instruction; it has not been timed
+///    (no AVX-512 machine here).
 /// Caveat common to all "bit-identical" claims: the block product `block_acc · (scale_A·scale_B)` is
 /// exact unless it is an fp32 subnormal or overflows; there the compiler may fuse it with the
 /// accumulation (FMA contraction) in one path and not another.

@@ -55,6 +55,14 @@ inline __m256 e8m0_decode8(__m256i c) noexcept {
   return _mm256_castsi256_ps(v);
 }
 
+/// `vpshufb` table of FP4E2M1 (both 128-bit lanes): code → value ×2 plus `Offset`.
+template <int Offset>
+inline __m256i fp4_lut() noexcept {
+  constexpr char o = static_cast<char>(Offset);
+  return _mm256_broadcastsi128_si256(_mm_setr_epi8(o + 0, o + 1, o + 2, o + 3, o + 4, o + 6, o + 8, o + 12,  //
+                                                   o - 0, o - 1, o - 2, o - 3, o - 4, o - 6, o - 8, o - 12));
+}
+
 /// int8 values ×2^k plus `Offset` of the 32 codes of one block (FP4: 16 packed bytes, low nibbles in
 /// the low 128-bit lane, high nibbles in the high one; E2M3: 32 bytes in order). FP4 takes any
 /// `Offset` for free (it is folded into the lookup table); E2M3 only 0.
@@ -64,12 +72,7 @@ inline __m256i block_i8(const std::uint8_t* p) noexcept {
     const __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     const __m256i idx = _mm256_and_si256(_mm256_srlv_epi32(v, _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4)),
                                          _mm256_set1_epi8(0x0F));
-    constexpr char o = static_cast<char>(Offset);
-    const __m256i lut = _mm256_setr_epi8(o + 0, o + 1, o + 2, o + 3, o + 4, o + 6, o + 8, o + 12,  //
-                                         o - 0, o - 1, o - 2, o - 3, o - 4, o - 6, o - 8, o - 12,  //
-                                         o + 0, o + 1, o + 2, o + 3, o + 4, o + 6, o + 8, o + 12,  //
-                                         o - 0, o - 1, o - 2, o - 3, o - 4, o - 6, o - 8, o - 12);
-    return _mm256_shuffle_epi8(lut, idx);
+    return _mm256_shuffle_epi8(fp4_lut<Offset>(), idx);
   } else {  // fp6e2m3: magnitude ×8 = 0..7, 8..15, 16..30 step 2, 32..60 step 4
     static_assert(Offset == 0);
     const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
@@ -148,13 +151,20 @@ inline __m256i hsum8(const __m256i* v) noexcept {
   return _mm256_add_epi32(_mm256_permute2x128_si256(u0, u1, 0x20), _mm256_permute2x128_si256(u0, u1, 0x31));
 }
 
+/// Sums of the 128-bit halves of 8 int16x16 vectors: word r of the low half of the result = Σ of
+/// the 8 words of v[r]'s low half, the same for the high half (a `vphaddw` tree). Exact while every
+/// partial sum fits int16 (`vphaddw` does not saturate).
+inline __m256i hsum8_i16_halves(const __m256i* v) noexcept {
+  const __m256i t0 = _mm256_hadd_epi16(v[0], v[1]), t1 = _mm256_hadd_epi16(v[2], v[3]);
+  const __m256i t2 = _mm256_hadd_epi16(v[4], v[5]), t3 = _mm256_hadd_epi16(v[6], v[7]);
+  return _mm256_hadd_epi16(_mm256_hadd_epi16(t0, t1), _mm256_hadd_epi16(t2, t3));
+}
+
 /// Sums of 8 int16x16 vectors: lane r (int32) of the result = Σ of v[r]'s 16 words (a `vphaddw`
 /// tree, then the two 128-bit halves). Exact while every partial sum fits int16 (FP4E2M1 block dot
 /// products: |Σ| ≤ 16·2·24·12 = 9216; `vphaddw` does not saturate).
 inline __m256i hsum8_i16(const __m256i* v) noexcept {
-  const __m256i t0 = _mm256_hadd_epi16(v[0], v[1]), t1 = _mm256_hadd_epi16(v[2], v[3]);
-  const __m256i t2 = _mm256_hadd_epi16(v[4], v[5]), t3 = _mm256_hadd_epi16(v[6], v[7]);
-  const __m256i w = _mm256_hadd_epi16(_mm256_hadd_epi16(t0, t1), _mm256_hadd_epi16(t2, t3));  // per half: rows 0..7
+  const __m256i w = hsum8_i16_halves(v);
   return _mm256_cvtepi16_epi32(_mm_add_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
 }
 
@@ -343,6 +353,27 @@ inline void int8_rows(const rows_args& r) noexcept {
     const __m256i hi = _mm256_madd_epi16(_mm256_load_si256(reinterpret_cast<const __m256i*>(&a_w[ii][ga * bs + 16])), bhi);
     return _mm256_add_epi32(lo, hi);
   };
+  // FP4 GEMV: A row by block pair P = ga / 2 at a_pair + 32·ga: the even elements of blocks ga and
+  // ga + 1 (16 bytes each), then their odd elements; a missing last block is zeros
+  alignas(32) std::int8_t a_pair[T == dtype::id::fp4e2m1 ? int8_chunk : 64];
+  // v[q]: int16 partial sums of tile row q with A for blocks ga (low half) and ga + 1 (high half):
+  // the pair's 32 packed bytes, low and high nibbles looked up as B + off, `vpmaddubsw` with the even
+  // and odd A elements. `Two` false: block ga + 1 is past the chunk (not read; zeros in A).
+  auto fp4_pair = [&]<bool Two>(const std::uint8_t* const* brow, std::size_t ga, __m256i* v) {
+    const __m256i ae = _mm256_load_si256(reinterpret_cast<const __m256i*>(a_pair + ga * bs));
+    const __m256i ao = _mm256_load_si256(reinterpret_cast<const __m256i*>(a_pair + ga * bs + 32));
+    const __m256i lut = detail::fp4_lut<off>();
+    const __m256i m = _mm256_set1_epi8(0x0F);
+#pragma GCC unroll 8
+    for (std::size_t q = 0; q < 8; ++q) {
+      const std::uint8_t* p = brow[q] + ga * block_bytes;
+      const __m256i c = Two ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
+                            : _mm256_inserti128_si256(_mm256_setzero_si256(), _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), 0);
+      const __m256i lo = _mm256_shuffle_epi8(lut, _mm256_and_si256(c, m));
+      const __m256i hi = _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(c, 4), m));
+      v[q] = _mm256_add_epi16(_mm256_maddubs_epi16(lo, ae), _mm256_maddubs_epi16(hi, ao));
+    }
+  };
   for (std::size_t i0 = 0; i0 < r.h; i0 += hb) {
     const std::size_t hn = r.h - i0 < hb ? r.h - i0 : hb;
     for (std::size_t k0 = 0; k0 < r.c; k0 += int8_chunk) {
@@ -370,6 +401,17 @@ inline void int8_rows(const rows_args& r) noexcept {
             const __m128i h2 = _mm_add_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
             const __m128i h1 = _mm_add_epi32(h2, _mm_shuffle_epi32(h2, 0x4E));
             a_corr[ii][g] = off * _mm_cvtsi128_si32(_mm_add_epi32(h1, _mm_shuffle_epi32(h1, 0xB1)));
+          }
+        }
+      }
+      if constexpr (T == dtype::id::fp4e2m1) {
+        if (hn == 1) {  // a_pair from a_i8 (each block: even elements, then odd)
+          for (std::size_t g = 0; g < gcount; g += 2) {
+            const __m256i x = _mm256_load_si256(reinterpret_cast<const __m256i*>(&a_i8[0][g * bs]));
+            const __m256i y = g + 1 < gcount ? _mm256_load_si256(reinterpret_cast<const __m256i*>(&a_i8[0][(g + 1) * bs]))
+                                             : _mm256_setzero_si256();
+            _mm256_store_si256(reinterpret_cast<__m256i*>(a_pair + g * bs), _mm256_permute2x128_si256(x, y, 0x20));
+            _mm256_store_si256(reinterpret_cast<__m256i*>(a_pair + g * bs + 32), _mm256_permute2x128_si256(x, y, 0x31));
           }
         }
       }
@@ -401,9 +443,8 @@ inline void int8_rows(const rows_args& r) noexcept {
         bool plain[hb];
         for (std::size_t ii = 0; ii < hn; ++ii)
           plain[ii] = detail::normal_factors(sa_min[ii], sa_max[ii], sb_min, sb_max, -127 - us, -127);
-        // block sums of the tile's 8 rows (lanes of v) for A row ii at block ga → acc_r, in block order
-        auto finish = [&](__m256& acc_r, std::size_t ii, std::size_t g, std::size_t ga, __m256i* v) {
-          __m256i isum = w16 ? detail::hsum8_i16(v) : detail::hsum8(v);
+        // block sums `isum` of the tile's 8 rows (lanes) for A row ii at block ga → acc_r, in block order
+        auto finish = [&](__m256& acc_r, std::size_t ii, std::size_t g, std::size_t ga, __m256i isum) {
           if constexpr (!i16) isum = _mm256_sub_epi32(isum, _mm256_set1_epi32(a_corr[ii][ga]));
           const __m256i sbc = _mm256_load_si256(reinterpret_cast<const __m256i*>(sb_t[g]));
           __m256 blk, f;  // blk · f = block_sum · 2^-us · (sa · sb) per lane
@@ -420,13 +461,29 @@ inline void int8_rows(const rows_args& r) noexcept {
         __m256i v[8];
         const std::uint8_t* brow[8];  // the tile's rows at the chunk; a short tile repeats its first row
         for (std::size_t q = 0; q < 8; ++q) brow[q] = r.b + (j0 + (q < jt ? q : 0)) * stride + g_first * block_bytes;
-        if (hn == 1) {  // GEMV: each B block decoded and multiplied in registers
+        if (T == dtype::id::fp4e2m1 && hn == 1) {  // FP4 GEMV: two blocks per vector (`fp4_pair`)
+          __m256 acc0 = acc[0];
+          for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
+            const std::size_t gn = gcount - g0 < 8 ? gcount - g0 : 8;
+            load_scales(g0, gn);
+            for (std::size_t g = 0; g < gn; g += 2) {
+              const std::size_t ga = g0 + g;
+              if (g + 1 < gn) fp4_pair.template operator()<true>(brow, ga, v);
+              else fp4_pair.template operator()<false>(brow, ga, v);
+              const __m256i w = detail::hsum8_i16_halves(v);  // low half: block ga, high half: ga + 1
+              finish(acc0, 0, g, ga, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(w)));
+              if (g + 1 < gn) finish(acc0, 0, g + 1, ga + 1, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(w, 1)));
+            }
+          }
+          acc[0] = acc0;
+        } else if (hn == 1) {  // GEMV: each B block decoded and multiplied in registers
           __m256 acc0 = acc[0];
           for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
             const std::size_t gn = gcount - g0 < 8 ? gcount - g0 : 8;
             load_scales(g0, gn);
             for (std::size_t g = 0; g < gn; ++g) {
               const std::size_t ga = g0 + g;  // block within the chunk
+#pragma GCC unroll 8
               for (std::size_t q = 0; q < 8; ++q) {
                 const std::uint8_t* p = brow[q] + ga * block_bytes;
                 if constexpr (i16) {
@@ -437,7 +494,7 @@ inline void int8_rows(const rows_args& r) noexcept {
                   v[q] = dot8(decode_b8(p), 0, ga);
                 }
               }
-              finish(acc0, 0, g, ga, v);
+              finish(acc0, 0, g, ga, w16 ? detail::hsum8_i16(v) : detail::hsum8(v));
             }
           }
           acc[0] = acc0;
@@ -466,7 +523,7 @@ inline void int8_rows(const rows_args& r) noexcept {
                   else
                     v[q] = dot8(_mm256_load_si256(reinterpret_cast<const __m256i*>(b8[q])), ii, ga);
                 }
-                finish(acc[ii], ii, g, ga, v);
+                finish(acc[ii], ii, g, ga, w16 ? detail::hsum8_i16(v) : detail::hsum8(v));
               }
             }
           }
