@@ -298,6 +298,9 @@ inline constexpr std::size_t fp8_prefetch_groups = 1;
 inline constexpr std::size_t int8_chunk = 4096;
 /// A rows of `int8_rows` that share each decoded B block (batch > 1).
 inline constexpr std::size_t int8_rows_shared = 4;
+/// B rows ahead that the FP4 GEMV of `int8_rows` prefetches into L2 (8, 16, 24, 32 measured alike,
+/// each 13–22 % faster with weights cold than no prefetch; benchmarks/RESULTS.md).
+inline constexpr std::size_t fp4_prefetch_rows = 16;
 
 
 /// Exact-integer AVX2 rows for T ∈ {FP4E2M1, FP6E2M3, FP6E3M2, MXINT8}; bit-identical to `reference_rows<T>`.
@@ -358,7 +361,9 @@ inline void int8_rows(const rows_args& r) noexcept {
   alignas(32) std::int8_t a_pair[T == dtype::id::fp4e2m1 ? int8_chunk : 64];
   // v[q]: int16 partial sums of tile row q with A for blocks ga (low half) and ga + 1 (high half):
   // the pair's 32 packed bytes, low and high nibbles looked up as B + off, `vpmaddubsw` with the even
-  // and odd A elements. `Two` false: block ga + 1 is past the chunk (not read; zeros in A).
+  // and odd A elements. `Two` false: block ga + 1 is past the chunk (not read; zeros in A). Every
+  // other pair (one 64-byte line) also prefetches the row `fp4_prefetch_rows` ahead into L2.
+  std::size_t pf_off = 0;  // bytes from a tile row to the row prefetched (0 near the end of B)
   auto fp4_pair = [&]<bool Two>(const std::uint8_t* const* brow, std::size_t ga, __m256i* v) {
     const __m256i ae = _mm256_load_si256(reinterpret_cast<const __m256i*>(a_pair + ga * bs));
     const __m256i ao = _mm256_load_si256(reinterpret_cast<const __m256i*>(a_pair + ga * bs + 32));
@@ -367,6 +372,7 @@ inline void int8_rows(const rows_args& r) noexcept {
 #pragma GCC unroll 8
     for (std::size_t q = 0; q < 8; ++q) {
       const std::uint8_t* p = brow[q] + ga * block_bytes;
+      if (ga % 4 == 0) _mm_prefetch(reinterpret_cast<const char*>(p + pf_off), _MM_HINT_T1);
       const __m256i c = Two ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
                             : _mm256_inserti128_si256(_mm256_setzero_si256(), _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), 0);
       const __m256i lo = _mm256_shuffle_epi8(lut, _mm256_and_si256(c, m));
@@ -463,6 +469,7 @@ inline void int8_rows(const rows_args& r) noexcept {
         for (std::size_t q = 0; q < 8; ++q) brow[q] = r.b + (j0 + (q < jt ? q : 0)) * stride + g_first * block_bytes;
         if (T == dtype::id::fp4e2m1 && hn == 1) {  // FP4 GEMV: two blocks per vector (`fp4_pair`)
           __m256 acc0 = acc[0];
+          pf_off = j0 + 8 + fp4_prefetch_rows <= r.w ? fp4_prefetch_rows * stride : 0;
           for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
             const std::size_t gn = gcount - g0 < 8 ? gcount - g0 : 8;
             load_scales(g0, gn);

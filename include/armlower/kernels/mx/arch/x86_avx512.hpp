@@ -6,9 +6,9 @@
 /// AVX-512 (Debian `libsimde-dev`; the TU still needs -mavx2 -mfma), which is how the tests run it
 /// on machines without AVX-512. Each 512-bit vector holds two 32-element blocks:
 ///  - `int8_rows<T>` (FP4E2M1, FP6E2M3, FP6E3M2, MXINT8): **bit-identical to the pseudocode path**,
-///    as the AVX2 kernel (arch/x86_avx2.hpp) and for the same reason. Codes → integers ×2^k by one
-///    `vpermb` (FP6, 64-entry tables made from `mx::decode_table`) or a nibble `vpshufb` (FP4); MXINT8
-///    codes are the integers. Exact int32 block sums by `vpdpbusd` (B + offset unsigned × A signed,
+///    as the AVX2 kernel (arch/x86_avx2.hpp) and for the same reason. Codes → integers ×2^k by
+///    `vpermb` (FP6: 64-entry tables made from `mx::decode_table`, one per byte of the value) or a
+///    nibble `vpshufb` (FP4); MXINT8 codes are the integers. Exact int32 block sums by `vpdpbusd` (B + offset unsigned × A signed,
 ///    corrected by offset · Σ A; FP6E3M2: int16 × int16 `vpdpwssd`). A tile of 16 B rows is reduced
 ///    per block pair by an unpack/add tree (`hsum16x2`) into one lane per B row, then
 ///    `block_acc · (scale_A · scale_B)` and the fp32 accumulation run lane-wise, in block order.
@@ -138,8 +138,10 @@ inline void decode_e3m2(__m512i c, __m512i& lo, __m512i& hi) noexcept {
 /// elements, then across the 128-bit lanes: 44 instructions for 32 block sums).
 inline void hsum16x2(const __m512i* v, __m512i& sg, __m512i& sg1) noexcept {
   __m512i a[8], b[4];
+#pragma GCC unroll 8
   for (std::size_t k = 0; k < 8; ++k)
     a[k] = _mm512_add_epi32(_mm512_unpacklo_epi32(v[2 * k], v[2 * k + 1]), _mm512_unpackhi_epi32(v[2 * k], v[2 * k + 1]));
+#pragma GCC unroll 4
   for (std::size_t m = 0; m < 4; ++m)  // lane j of b[m]: rows 4m..4m+3, partial over 128-bit lane j
     b[m] = _mm512_add_epi32(_mm512_unpacklo_epi64(a[2 * m], a[2 * m + 1]), _mm512_unpackhi_epi64(a[2 * m], a[2 * m + 1]));
   // d01: [g rows 0-3, g+1 rows 0-3, g rows 4-7, g+1 rows 4-7]; d23 the same for rows 8..15
@@ -310,6 +312,7 @@ inline void int8_rows(const rows_args& r) noexcept {
             const std::size_t ga = g0 + g;  // block within the chunk (even)
             const bool two = g + 1 < gn;
             if (hn == 1) {  // GEMV: each B block pair decoded and multiplied in registers
+#pragma GCC unroll 16
               for (std::size_t q = 0; q < tq; ++q) {
                 __m512i bd[2];
                 decode_b(brow[q] + ga * bb, two, bd);
