@@ -369,10 +369,14 @@ inline void int8_rows(const rows_args& r) noexcept {
     const __m256i ao = _mm256_load_si256(reinterpret_cast<const __m256i*>(a_pair + ga * bs + 32));
     const __m256i lut = detail::fp4_lut<off>();
     const __m256i m = _mm256_set1_epi8(0x0F);
+    if (ga % 4 == 0) {
+#pragma GCC unroll 8
+      for (std::size_t q = 0; q < 8; ++q)
+        _mm_prefetch(reinterpret_cast<const char*>(brow[q] + ga * block_bytes + pf_off), _MM_HINT_T1);
+    }
 #pragma GCC unroll 8
     for (std::size_t q = 0; q < 8; ++q) {
       const std::uint8_t* p = brow[q] + ga * block_bytes;
-      if (ga % 4 == 0) _mm_prefetch(reinterpret_cast<const char*>(p + pf_off), _MM_HINT_T1);
       const __m256i c = Two ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
                             : _mm256_inserti128_si256(_mm256_setzero_si256(), _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), 0);
       const __m256i lo = _mm256_shuffle_epi8(lut, _mm256_and_si256(c, m));
