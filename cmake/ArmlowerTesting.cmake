@@ -18,3 +18,35 @@ function(armlower_add_test name)
     set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}")
   endif()
 endfunction()
+
+# Host checks for the x86 SIMD test variants: ARMLOWER_HOST_RUNS_AVX2 (this host compiles and runs
+# -mavx2 -mfma code) and ARMLOWER_HAVE_SIMDE (SIMDe's portable AVX-512, Debian libsimde-dev, which the
+# *_avx512_simde tests compile the AVX-512 paths against: results checked, speed not).
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND NOT CMAKE_CROSSCOMPILING)
+  include(CheckCXXSourceRuns)
+  include(CheckIncludeFileCXX)
+  set(CMAKE_REQUIRED_FLAGS "-mavx2 -mfma")
+  check_cxx_source_runs("#include <immintrin.h>
+int main() { __m256i v = _mm256_set1_epi32(1); v = _mm256_add_epi32(v, v);
+  __m256 f = _mm256_fmadd_ps(_mm256_set1_ps(1.f), _mm256_set1_ps(2.f), _mm256_set1_ps(3.f));
+  return (_mm256_extract_epi32(v, 0) == 2 && _mm256_cvtss_f32(f) == 5.f) ? 0 : 1; }" ARMLOWER_HOST_RUNS_AVX2)
+  unset(CMAKE_REQUIRED_FLAGS)
+  check_include_file_cxx(simde/x86/avx512.h ARMLOWER_HAVE_SIMDE)
+  if(ARMLOWER_HOST_RUNS_AVX2 AND NOT ARMLOWER_HAVE_SIMDE)
+    message(WARNING "simde/x86/avx512.h not found (Debian libsimde-dev): the AVX-512 paths are not tested")
+  endif()
+endif()
+
+# armlower_add_avx512_simde_test(<name> <define> SOURCES <files...> [LABELS <labels...>])
+# A test built with -mavx2 -mfma and <define>, under which the AVX-512 paths compile against SIMDe.
+# -ffp-contract=off: SIMDe's portable arithmetic must not be fused differently from the reference
+# paths (the FMA-contraction caveat of the bit-identical claims; seen in the ASan build).
+function(armlower_add_avx512_simde_test name define)
+  cmake_parse_arguments(T "" "" "SOURCES;LABELS" ${ARGN})
+  if(NOT (ARMLOWER_HOST_RUNS_AVX2 AND ARMLOWER_HAVE_SIMDE))
+    return()
+  endif()
+  armlower_add_test(${name} SOURCES ${T_SOURCES} LABELS ${T_LABELS})
+  target_compile_definitions(${name} PRIVATE ${define})
+  target_compile_options(${name} PRIVATE -O2 -fno-fast-math -ffp-contract=off -mavx2 -mfma -Wno-psabi)
+endfunction()

@@ -10,7 +10,8 @@
 ///   `acc = kernel_sum + Σ x·w + filter_offset·Σ x` (kernel_sum form) — the same integers as the contract.
 /// - AVX-512 VNNI s8: `vpdpbusd` needs an unsigned left operand: `u = x ⊕ 0x80 = x + 128`, so
 ///   `Σ x·w = Σ u·w − 128·Σ w`; `Σ w` is accumulated alongside with `vpdpbusd(1, w)` (no scratch needed).
-///   Untested on machines without AVX-512 VNNI (the dispatcher never selects it there).
+///   On machines without AVX-512 the tests run it through SIMDe's portable AVX-512 (see
+///   `ARMLOWER_X86_AVX512_SIMDE` below); the dispatcher never selects it there otherwise.
 /// - AVX2 s16×s8: x int16, w sign-extended to int16, `vpmaddwd` (|x·w| ≤ 2^22, so int32 lanes are
 ///   exact for 2048-column blocks), int64 accumulation across blocks.
 /// int32 lane sums are flushed into int64 every `block` columns, so every path is exact for any K.
@@ -18,8 +19,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include <immintrin.h>
+
+// ARMLOWER_X86_AVX512_SIMDE (tests only; the TU needs -mavx2): the AVX-512 VNNI path is compiled
+// against SIMDe's portable AVX-512 (Debian libsimde-dev) and is available wherever AVX2 is.
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+#define SIMDE_ENABLE_NATIVE_ALIASES
+#include <simde/x86/avx512.h>
+#endif
 
 #include <armlower/kernels/arch/generic/linear.hpp>
 #include <armlower/kernels/linear_args.hpp>
@@ -29,14 +38,22 @@ namespace armlower::kernels::detail {
 /// True if the CPU and OS support AVX2 (cpuid + xgetbv via the compiler runtime).
 [[nodiscard]] inline bool x86_has_avx2() noexcept { return __builtin_cpu_supports("avx2"); }
 
-/// True if the CPU and OS support AVX-512 F + BW + VNNI.
+/// True if the CPU and OS support AVX-512 F + BW + VNNI (with `ARMLOWER_X86_AVX512_SIMDE`: AVX2).
 [[nodiscard]] inline bool x86_has_avx512_vnni() noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  return x86_has_avx2();
+#else
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512vnni");
+#endif
 }
 
 #define ARMLOWER_X86_AVX2 __attribute__((target("avx2")))
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+#define ARMLOWER_X86_VNNI ARMLOWER_X86_AVX2
+#else
 #define ARMLOWER_X86_VNNI __attribute__((target("avx2,avx512f,avx512bw,avx512vnni")))
+#endif
 
 ARMLOWER_X86_AVX2 inline std::int64_t hsum_epi32_avx2(__m256i v) noexcept {
   // widen to int64 before adding so that the sum of 8 lanes is exact
@@ -391,12 +408,14 @@ ARMLOWER_X86_VNNI inline void linear_s8_avx512_vnni(const linear_s8_args& a) noe
             t[i] = _mm512_dpbusd_epi32(t[i], ones, wv);
           }
         }
-        if (k < k1) {  // masked tail: zero bytes contribute nothing to either sum
-          const __mmask64 m = _cvtu64_mask64((~std::uint64_t{0}) >> (64 - (k1 - k)));
-          const __m512i um = _mm512_maskz_mov_epi8(m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, x + k), flip));
+        if (k < k1) {  // tail, copied into zeroed buffers: zero weights add nothing to either sum
+          alignas(64) std::int8_t xt[64] = {}, wt[64] = {};
+          std::memcpy(xt, x + k, static_cast<std::size_t>(k1 - k));
+          const __m512i ut = _mm512_xor_si512(_mm512_load_si512(xt), flip);
           for (int i = 0; i < nr; ++i) {
-            const __m512i wv = _mm512_maskz_loadu_epi8(m, w[i] + k);
-            s[i] = _mm512_dpbusd_epi32(s[i], um, wv);
+            std::memcpy(wt, w[i] + k, static_cast<std::size_t>(k1 - k));
+            const __m512i wv = _mm512_load_si512(wt);
+            s[i] = _mm512_dpbusd_epi32(s[i], ut, wv);
             t[i] = _mm512_dpbusd_epi32(t[i], ones, wv);
           }
         }
