@@ -14,8 +14,10 @@
 /// - `linear_path` lets tests and benchmarks request one path explicitly.
 /// - Host only: `pack_weights_s8` + `linear_s8_prepacked` read weights pre-packed once (ahead of time,
 ///   caller-owned memory) as a single stream; same results, fastest s8 host path for batch-1 GEMV.
-/// The AVX-512 VNNI path compiles everywhere but is only selected when cpuid reports avx512f/bw/vnni;
-/// it has not been run on this project's CI machines (AVX2 only).
+/// The AVX-512 VNNI path compiles everywhere but is only selected when cpuid reports avx512f/bw/vnni.
+/// This project's CI machines (AVX2 only) run it through SIMDe's portable AVX-512
+/// (`test_kernels_linear_avx512_simde`: the CMSIS-NN vectors and the path-equality properties); it has
+/// not run on AVX-512 hardware or been timed.
 ///
 /// Firmware-clean: noexcept, no heap, no exceptions, no static initialisation, no scratch needed.
 #pragma once
