@@ -175,6 +175,14 @@ inline float hsum(__m256 v) noexcept {
   return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
 }
 
+/// Constants of the `fp8_split` bit trick: the arithmetic shift of each 16-bit word and the mask that
+/// keeps sign, exponent and mantissa bits of the bf16 pattern it leaves.
+template <dtype::id T>
+struct fp8_split_bits {
+  static constexpr int shift = T == dtype::id::fp8e4m3 ? 4 : 3;
+  static constexpr short mask = static_cast<short>(T == dtype::id::fp8e4m3 ? 0x87F0 : 0x8FE0);
+};
+
 /// FP8 codes → fp32 with the bit trick, 32 codes (one block) at a time: d[q] lane L = code 4L+q.
 /// Each 16-bit word [hi, lo] gives bf16 patterns via `srai16(·, 4 or 3) & 0x87F0 (0x8FE0)` (sign kept,
 /// exponent field = the FP8 exponent field, mantissa bits in place), widened to fp32 by zeroing or
@@ -182,9 +190,8 @@ inline float hsum(__m256 v) noexcept {
 /// FTZ/DAZ needed). NaN/Inf codes give finite garbage: callers check `fp8_special`.
 template <dtype::id T>
 inline void fp8_split(__m256i v, __m256* d) noexcept {
-  constexpr bool e4 = T == dtype::id::fp8e4m3;
-  constexpr int sh = e4 ? 4 : 3;
-  const __m256i m16 = _mm256_set1_epi16(static_cast<short>(e4 ? 0x87F0 : 0x8FE0));
+  constexpr int sh = fp8_split_bits<T>::shift;
+  const __m256i m16 = _mm256_set1_epi16(fp8_split_bits<T>::mask);
   const __m256i hi16 = _mm256_set1_epi32(static_cast<int>(0xFFFF0000u));
   const __m256i h = _mm256_and_si256(_mm256_srai_epi16(v, sh), m16);
   const __m256i l = _mm256_and_si256(_mm256_srai_epi16(_mm256_slli_epi16(v, 8), sh), m16);
@@ -279,6 +286,114 @@ inline void fp8_factors(const std::int32_t* ka, const std::uint8_t* psa, int sa_
     for (; g < gcount; ++g) f[g] = armlower::mx::detail::pow2f(ka[g] + int(psb[g]) - 127);
   } else {
     for (std::size_t g = 0; g < gcount; ++g) f[g] = arch::detail::scale_product(psa[g], psb[g], e::unscale);
+  }
+}
+
+/// The A side of the FP8 row kernels for A rows i0 .. i0+hn−1 and the chunk [k0, k0 + 32·gcount):
+/// row ii decoded by `fp8_decode_a` into ad + ii·kc — block g at 32·g with part stride 8, or with
+/// `Pairs` (two blocks per 512-bit vector) at 64·(g/2) + 8·(g%2) with part stride 16, a missing odd
+/// last block zero — `ka[ii·(kc/32) + g]` = sa + kbias, and the row's scale code range.
+template <dtype::id T, bool Pairs>
+inline void fp8_prepare_a(const rows_args& r, std::size_t i0, std::size_t hn, std::size_t k0, std::size_t gcount,
+                          std::size_t kc, float* ad, std::int32_t* ka, int* sa_min, int* sa_max) noexcept {
+  constexpr std::size_t bs = armlower::mx::block_size;
+  const std::size_t nb = r.c / bs;
+  for (std::size_t ii = 0; ii < hn; ++ii) {
+    const std::uint8_t* ar = r.a + (i0 + ii) * r.c + k0;
+    const std::uint8_t* psa = r.a_scale + (i0 + ii) * nb + k0 / bs;
+    float* adr = ad + ii * kc;
+    sa_min[ii] = 255;
+    sa_max[ii] = 0;
+    for (std::size_t g = 0; g < gcount; ++g) {
+      if constexpr (Pairs) fp8_decode_a<T>(ar + g * bs, adr + (g / 2) * 64 + (g % 2) * 8, 16);
+      else fp8_decode_a<T>(ar + g * bs, adr + g * bs, 8);
+      ka[ii * (kc / bs) + g] = int(psa[g]) + fp8_exponents<T>::kbias;
+      sa_min[ii] = int(psa[g]) < sa_min[ii] ? int(psa[g]) : sa_min[ii];
+      sa_max[ii] = int(psa[g]) > sa_max[ii] ? int(psa[g]) : sa_max[ii];
+    }
+    if (Pairs && gcount % 2 != 0)
+      for (std::size_t q = 0; q < 4; ++q) _mm256_store_ps(adr + (gcount / 2) * 64 + 16 * q + 8, _mm256_setzero_ps());
+  }
+}
+
+/// Factor arrays of B row `col` with the A rows i0 .. i0+P−1 (`fp8_factors`), A row p's at
+/// f + p·f_stride; `ka`, `sa_min`, `sa_max` as `fp8_prepare_a` left them.
+template <dtype::id T>
+inline void fp8_row_factors(const rows_args& r, std::size_t i0, std::size_t P, std::size_t col, std::size_t k0,
+                            std::size_t gcount, std::size_t kc, const std::int32_t* ka, const int* sa_min,
+                            const int* sa_max, float* f, std::size_t f_stride) noexcept {
+  constexpr std::size_t bs = armlower::mx::block_size;
+  const std::size_t nb = r.c / bs;
+  const std::uint8_t* psb = r.b_scale + col * nb + k0 / bs;
+  int sb_min = 255, sb_max = 0;
+  code_range(psb, gcount, sb_min, sb_max);
+  for (std::size_t p = 0; p < P; ++p)
+    fp8_factors<T>(ka + p * (kc / bs), r.a_scale + (i0 + p) * nb + k0 / bs, sa_min[p], sa_max[p], psb, sb_min,
+                   sb_max, gcount, f + p * f_stride);
+}
+
+/// Output (row, col) of the FP8 row kernels for the chunk [k0, k0 + kn): `sum` — or, when B row
+/// `col` holds NaN/Inf codes there (`special`), the pseudocode's — written (k0 = 0) or added.
+template <dtype::id T>
+inline void fp8_store(const rows_args& r, std::size_t row, std::size_t col, std::size_t k0, std::size_t kn, float sum,
+                      bool special) noexcept {
+  const std::size_t nb = r.c / armlower::mx::block_size, g_first = k0 / armlower::mx::block_size;
+  if (special)
+    reference_rows<T>(rows_args{r.a + row * r.c + k0, r.a_scale + row * nb + g_first, 1, r.b + col * r.c + k0,
+                                r.b_scale + col * nb + g_first, 1, kn, &sum});
+  float* o = r.out + row * r.w + col;
+  *o = k0 == 0 ? sum : *o + sum;
+}
+
+/// Calls `tile.operator()<Q, P>(j)` of an FP8 row kernel over every B row j for a group of hn A rows:
+/// hn = 1 in steps of Q = `Q1` rows (the rest one by one), else one row at a time with P = hn ≤ `Hb`.
+template <std::size_t Q1, std::size_t Hb, class Tile>
+inline void fp8_tiles(std::size_t hn, std::size_t w, const Tile& tile) noexcept {
+  static_assert(Hb == 4, "fp8_tiles instantiates P = 1 .. 4");
+  std::size_t j = 0;
+  switch (hn) {
+    case 1:
+      for (; j + Q1 <= w; j += Q1) tile.template operator()<Q1, 1>(j);
+      for (; j < w; ++j) tile.template operator()<1, 1>(j);
+      break;
+    case 2: for (; j < w; ++j) tile.template operator()<1, 2>(j); break;
+    case 3: for (; j < w; ++j) tile.template operator()<1, 3>(j); break;
+    default: for (; j < w; ++j) tile.template operator()<1, Hb>(j); break;
+  }
+}
+
+/// Scale side of one A row for the exact-integer row kernels (`int8_rows`, AVX2 and AVX-512): the
+/// code range [sa_min, sa_max] of the gcount E8M0 codes at psa, and sk[g] = code − 127 − us.
+inline void int_row_scales(const std::uint8_t* psa, std::size_t gcount, int us, int& sa_min, int& sa_max,
+                           std::int32_t* sk) noexcept {
+  sa_min = 255;
+  sa_max = 0;
+  code_range(psa, gcount, sa_min, sa_max);
+  for (std::size_t g = 0; g < gcount; ++g) sk[g] = int(psa[g]) - 127 - us;
+}
+
+/// For the exact-integer row kernels: plain[ii] (ii < hn) = every block factor of A row ii with B rows
+/// j0 .. j0+jt−1 over the gcount blocks from g_first, sa·sb·2^-us, is a normal fp32 and no scale is
+/// NaN, so blk·2^-us·(sa·sb) is exactly block_sum · 2^(sa + sb − 254 − us), built in the exponent field.
+inline void int_tile_plain(const rows_args& r, std::size_t j0, std::size_t jt, std::size_t g_first,
+                           std::size_t gcount, std::size_t hn, const int* sa_min, const int* sa_max, int us,
+                           bool* plain) noexcept {
+  const std::size_t nb = r.c / armlower::mx::block_size;
+  int sb_min = 255, sb_max = 0;
+  for (std::size_t q = 0; q < jt; ++q) code_range(r.b_scale + (j0 + q) * nb + g_first, gcount, sb_min, sb_max);
+  for (std::size_t ii = 0; ii < hn; ++ii) plain[ii] = normal_factors(sa_min[ii], sa_max[ii], sb_min, sb_max, -127 - us, -127);
+}
+
+/// out[g · Rows + q] = scale code of tile row q (< jt, else 0) at block g (< gn) for a tile of `Rows`
+/// (a multiple of 8) B rows whose scales start at bsc (row stride nb); 8×8 transposes when full.
+template <std::size_t Rows>
+inline void int_tile_scales(const std::uint8_t* bsc, std::size_t nb, std::size_t gn, std::size_t jt,
+                            std::int32_t* out) noexcept {
+  if (gn == 8 && jt == Rows) {
+    for (std::size_t q0 = 0; q0 < Rows; q0 += 8) transpose_scales8(bsc + q0 * nb, nb, out + q0, Rows);
+  } else {
+    for (std::size_t q = 0; q < Rows; ++q)
+      for (std::size_t g = 0; g < gn; ++g) out[g * Rows + q] = q < jt ? bsc[q * nb + g] : 0;
   }
 }
 
@@ -392,10 +507,7 @@ inline void int8_rows(const rows_args& r) noexcept {
       for (std::size_t ii = 0; ii < hn; ++ii) {
         const std::uint8_t* ar = r.a + (i0 + ii) * stride + g_first * block_bytes;
         const std::uint8_t* psa = r.a_scale + (i0 + ii) * nb + g_first;
-        sa_min[ii] = 255;
-        sa_max[ii] = 0;
-        detail::code_range(psa, gcount, sa_min[ii], sa_max[ii]);
-        for (std::size_t g = 0; g < gcount; ++g) a_sk[ii][g] = int(psa[g]) - 127 - us;
+        detail::int_row_scales(psa, gcount, us, sa_min[ii], sa_max[ii], a_sk[ii]);
         for (std::size_t g = 0; g < gcount; ++g) {
           const std::uint8_t* p = ar + g * block_bytes;
           if constexpr (i16) {
@@ -437,22 +549,10 @@ inline void int8_rows(const rows_args& r) noexcept {
           }
         }
         auto load_scales = [&](std::size_t g0, std::size_t gn) {  // sb_t[g][q] for the tile
-          const std::uint8_t* bsc = r.b_scale + j0 * nb + g_first + g0;
-          if (gn == 8 && jt == 8) {
-            detail::transpose_scales8(bsc, nb, &sb_t[0][0]);
-          } else {
-            for (std::size_t q = 0; q < 8; ++q)
-              for (std::size_t g = 0; g < gn; ++g) sb_t[g][q] = q < jt ? bsc[q * nb + g] : 0;
-          }
+          detail::int_tile_scales<8>(r.b_scale + j0 * nb + g_first + g0, nb, gn, jt, &sb_t[0][0]);
         };
-        // the tile's B scale code range; `plain[ii]`: every sa·sb of A row ii with this tile, and
-        // sa·sb·2^-us, is a normal fp32 (no NaN code), so blk·2^-us·(sa·sb) is exactly
-        // block_sum · 2^(sa + sb − 254 − us), that factor built in the exponent field
-        int sb_min = 255, sb_max = 0;
-        for (std::size_t q = 0; q < jt; ++q) detail::code_range(r.b_scale + (j0 + q) * nb + g_first, gcount, sb_min, sb_max);
-        bool plain[hb];
-        for (std::size_t ii = 0; ii < hn; ++ii)
-          plain[ii] = detail::normal_factors(sa_min[ii], sa_max[ii], sb_min, sb_max, -127 - us, -127);
+        bool plain[hb];  // factor of A row ii built in the exponent field
+        detail::int_tile_plain(r, j0, jt, g_first, gcount, hn, sa_min, sa_max, us, plain);
         // block sums `isum` of the tile's 8 rows (lanes) for A row ii at block ga → acc_r, in block order
         auto finish = [&](__m256& acc_r, std::size_t ii, std::size_t g, std::size_t ga, __m256i isum) {
           if constexpr (!i16) isum = _mm256_sub_epi32(isum, _mm256_set1_epi32(a_corr[ii][ga]));
@@ -567,12 +667,10 @@ inline void int8_rows(const rows_args& r) noexcept {
 template <dtype::id T, bool Check = true>
 inline void fp8_rows(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp8e4m3 || T == dtype::id::fp8e5m2);
-  constexpr int kbias = detail::fp8_exponents<T>::kbias;
   constexpr std::size_t bs = armlower::mx::block_size;
   constexpr std::size_t nbc = fp8_chunk / bs;  // blocks in the scratch
   constexpr std::size_t hb = fp8_a_rows_shared;
   constexpr std::size_t nf = hb > fp8_rows_shared ? hb : fp8_rows_shared;  // factor arrays in use
-  const std::size_t nb = r.c / bs;
   alignas(32) float ad[fp8_chunk];      // A row ii of the group at ad + ii·kc
   alignas(32) std::int32_t ka[nbc];     // sa + kbias per block, A row ii at ka + ii·(kc/32)
   alignas(32) float fb[nf][nbc];        // factor per block, per (B row, A row) pair
@@ -582,20 +680,8 @@ inline void fp8_rows(const rows_args& r) noexcept {
     const std::size_t kc = fp8_chunk / hn / bs * bs;  // chunk length per A row
     for (std::size_t k0 = 0; k0 < r.c; k0 += kc) {
       const std::size_t kn = r.c - k0 < kc ? r.c - k0 : kc;
-      const std::size_t g_first = k0 / bs, gcount = kn / bs;
-      for (std::size_t ii = 0; ii < hn; ++ii) {  // A: real · 2^ca, in `fp8_split` order
-        const std::uint8_t* ar = r.a + (i0 + ii) * r.c + k0;
-        const std::uint8_t* psa = r.a_scale + (i0 + ii) * nb + g_first;
-        float* adr = ad + ii * kc;
-        sa_min[ii] = 255;
-        sa_max[ii] = 0;
-        for (std::size_t g = 0; g < gcount; ++g) {
-          detail::fp8_decode_a<T>(ar + g * bs, adr + g * bs, 8);
-          ka[ii * (kc / bs) + g] = int(psa[g]) + kbias;
-          sa_min[ii] = int(psa[g]) < sa_min[ii] ? int(psa[g]) : sa_min[ii];
-          sa_max[ii] = int(psa[g]) > sa_max[ii] ? int(psa[g]) : sa_max[ii];
-        }
-      }
+      const std::size_t gcount = kn / bs;
+      detail::fp8_prepare_a<T, false>(r, i0, hn, k0, gcount, kc, ad, ka, sa_min, sa_max);  // real · 2^ca
       // Q B rows from row j on × the group's P (= hn) A rows; each B block decoded once
       auto tile = [&]<std::size_t Q, std::size_t P>(std::size_t j) {
         const std::uint8_t* br[Q];
@@ -606,14 +692,8 @@ inline void fp8_rows(const rows_args& r) noexcept {
           br[q] = r.b + (j + q) * r.c + k0;
           const std::size_t ahead = j + q + fp8_prefetch_groups * Q;
           pf[q] = ahead < r.w ? r.b + ahead * r.c + k0 : br[q];
-          const std::uint8_t* psb = r.b_scale + (j + q) * nb + g_first;
-          int sb_min = 255, sb_max = 0;
-          detail::code_range(psb, gcount, sb_min, sb_max);
-          for (std::size_t p = 0; p < P; ++p) {
-            detail::fp8_factors<T>(ka + p * (kc / bs), r.a_scale + (i0 + p) * nb + g_first, sa_min[p], sa_max[p], psb,
-                                   sb_min, sb_max, gcount, fb[q * P + p]);
-            acc[q][p] = _mm256_setzero_ps();
-          }
+          detail::fp8_row_factors<T>(r, i0, P, j + q, k0, gcount, kc, ka, sa_min, sa_max, fb[q * P], nbc);
+          for (std::size_t p = 0; p < P; ++p) acc[q][p] = _mm256_setzero_ps();
           maxs[q] = _mm256_set1_epi8(-128);
           maxu[q] = _mm256_setzero_si256();
         }
@@ -639,26 +719,11 @@ inline void fp8_rows(const rows_args& r) noexcept {
         }
         for (std::size_t q = 0; q < Q; ++q) {
           const bool special = Check && detail::fp8_special<T>(maxs[q], maxu[q]);
-          for (std::size_t p = 0; p < P; ++p) {
-            float sum = detail::hsum(acc[q][p]);
-            if (special)  // NaN/Inf B codes in this chunk: the pseudocode
-              reference_rows<T>(rows_args{r.a + (i0 + p) * r.c + k0, r.a_scale + (i0 + p) * nb + g_first, 1, br[q],
-                                          r.b_scale + (j + q) * nb + g_first, 1, kn, &sum});
-            float* o = r.out + (i0 + p) * r.w + j + q;
-            *o = k0 == 0 ? sum : *o + sum;
-          }
+          for (std::size_t p = 0; p < P; ++p)
+            detail::fp8_store<T>(r, i0 + p, j + q, k0, kn, detail::hsum(acc[q][p]), special);
         }
       };
-      std::size_t j = 0;
-      switch (hn) {
-        case 1:
-          for (; j + fp8_rows_shared <= r.w; j += fp8_rows_shared) tile.template operator()<fp8_rows_shared, 1>(j);
-          for (; j < r.w; ++j) tile.template operator()<1, 1>(j);
-          break;
-        case 2: for (; j < r.w; ++j) tile.template operator()<1, 2>(j); break;
-        case 3: for (; j < r.w; ++j) tile.template operator()<1, 3>(j); break;
-        default: for (; j < r.w; ++j) tile.template operator()<1, hb>(j); break;
-      }
+      detail::fp8_tiles<fp8_rows_shared, hb>(hn, r.w, tile);
     }
   }
 }

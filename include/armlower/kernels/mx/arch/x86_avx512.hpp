@@ -155,9 +155,8 @@ inline void hsum16x2(const __m512i* v, __m512i& sg, __m512i& sg1) noexcept {
 /// lanes 0..7 = codes 4L+q of the first 32, lanes 8..15 of the next 32.
 template <dtype::id T>
 inline void fp8_split(__m512i v, __m512* d) noexcept {
-  constexpr bool e4 = T == dtype::id::fp8e4m3;
-  constexpr unsigned sh = e4 ? 4 : 3;
-  const __m512i m16 = _mm512_set1_epi16(static_cast<short>(e4 ? 0x87F0 : 0x8FE0));
+  constexpr unsigned sh = avx2::detail::fp8_split_bits<T>::shift;
+  const __m512i m16 = _mm512_set1_epi16(avx2::detail::fp8_split_bits<T>::mask);
   const __m512i hi16 = _mm512_set1_epi32(static_cast<int>(0xFFFF0000u));
   const __m512i h = _mm512_and_si512(_mm512_srai_epi16(v, sh), m16);
   const __m512i l = _mm512_and_si512(_mm512_srai_epi16(_mm512_slli_epi16(v, 8), sh), m16);
@@ -233,10 +232,7 @@ inline void int8_rows(const rows_args& r) noexcept {
       for (std::size_t ii = 0; ii < hn; ++ii) {
         const std::uint8_t* ar = r.a + (i0 + ii) * stride + g_first * bb;
         const std::uint8_t* psa = r.a_scale + (i0 + ii) * nb + g_first;
-        sa_min[ii] = 255;
-        sa_max[ii] = 0;
-        avx2::detail::code_range(psa, gcount, sa_min[ii], sa_max[ii]);
-        for (std::size_t g = 0; g < gcount; ++g) a_sk[ii][g] = int(psa[g]) - 127 - us;
+        avx2::detail::int_row_scales(psa, gcount, us, sa_min[ii], sa_max[ii], a_sk[ii]);
         for (std::size_t g = 0; g < gcount; g += 2) {
           const __m512i c = detail::load_pair<T>(ar + g * bb, g + 1 < gcount);
           std::uint8_t* pa = a_s[ii] + g * ab;
@@ -272,21 +268,10 @@ inline void int8_rows(const rows_args& r) noexcept {
           }
         }
         auto load_scales = [&](std::size_t g0, std::size_t gn) {  // sb_t[g][q] for the tile
-          const std::uint8_t* bsc = r.b_scale + j0 * nb + g_first + g0;
-          if (gn == 8 && jt == tq) {
-            avx2::detail::transpose_scales8(bsc, nb, &sb_t[0][0], tq);
-            avx2::detail::transpose_scales8(bsc + 8 * nb, nb, &sb_t[0][8], tq);
-          } else {
-            for (std::size_t q = 0; q < tq; ++q)
-              for (std::size_t g = 0; g < gn; ++g) sb_t[g][q] = q < jt ? bsc[q * nb + g] : 0;
-          }
+          avx2::detail::int_tile_scales<tq>(r.b_scale + j0 * nb + g_first + g0, nb, gn, jt, &sb_t[0][0]);
         };
-        int sb_min = 255, sb_max = 0;  // see avx2::int8_rows: `plain` = factor built in the exponent field
-        for (std::size_t q = 0; q < jt; ++q)
-          avx2::detail::code_range(r.b_scale + (j0 + q) * nb + g_first, gcount, sb_min, sb_max);
-        bool plain[hb];
-        for (std::size_t ii = 0; ii < hn; ++ii)
-          plain[ii] = avx2::detail::normal_factors(sa_min[ii], sa_max[ii], sb_min, sb_max, -127 - us, -127);
+        bool plain[hb];  // factor of A row ii built in the exponent field
+        avx2::detail::int_tile_plain(r, j0, jt, g_first, gcount, hn, sa_min, sa_max, us, plain);
         // exact block sums `isum` of the tile's rows (lanes) for A row ii at block ga → acc_r
         auto finish = [&](__m512& acc_r, std::size_t ii, std::size_t g, std::size_t ga, __m512i isum) {
           if constexpr (!i16) isum = _mm512_sub_epi32(isum, _mm512_set1_epi32(a_corr[ii][ga]));
@@ -365,12 +350,10 @@ inline constexpr std::size_t fp8_a_rows_shared = 4;
 template <dtype::id T, bool Check = true>
 inline void fp8_rows(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp8e4m3 || T == dtype::id::fp8e5m2);
-  constexpr int kbias = avx2::detail::fp8_exponents<T>::kbias;
   constexpr std::size_t bs = armlower::mx::block_size;
   constexpr std::size_t nbc = fp8_chunk / bs;
   constexpr std::size_t hb = fp8_a_rows_shared;
   constexpr std::size_t nf = hb > fp8_rows_shared ? hb : fp8_rows_shared;
-  const std::size_t nb = r.c / bs;
   alignas(64) float ad[fp8_chunk];    // A row ii at ad + ii·kc; pair P at +64·P: part q of block 2P at
                                       // +16q, of block 2P+1 at +16q+8
   alignas(64) std::int32_t ka[nbc];   // sa + kbias per block, A row ii at ka + ii·(kc/32)
@@ -381,22 +364,8 @@ inline void fp8_rows(const rows_args& r) noexcept {
     const std::size_t kc = fp8_chunk / hn / (2 * bs) * (2 * bs);  // whole block pairs per A row
     for (std::size_t k0 = 0; k0 < r.c; k0 += kc) {
       const std::size_t kn = r.c - k0 < kc ? r.c - k0 : kc;
-      const std::size_t g_first = k0 / bs, gcount = kn / bs;
-      for (std::size_t ii = 0; ii < hn; ++ii) {
-        const std::uint8_t* ar = r.a + (i0 + ii) * r.c + k0;
-        const std::uint8_t* psa = r.a_scale + (i0 + ii) * nb + g_first;
-        float* adr = ad + ii * kc;
-        sa_min[ii] = 255;
-        sa_max[ii] = 0;
-        for (std::size_t g = 0; g < gcount; ++g) {
-          avx2::detail::fp8_decode_a<T>(ar + g * bs, adr + (g / 2) * 64 + (g % 2) * 8, 16);
-          ka[ii * (kc / bs) + g] = int(psa[g]) + kbias;
-          sa_min[ii] = int(psa[g]) < sa_min[ii] ? int(psa[g]) : sa_min[ii];
-          sa_max[ii] = int(psa[g]) > sa_max[ii] ? int(psa[g]) : sa_max[ii];
-        }
-        if (gcount % 2 != 0)  // the last pair's missing block: zeros
-          for (std::size_t q = 0; q < 4; ++q) _mm256_store_ps(adr + (gcount / 2) * 64 + 16 * q + 8, _mm256_setzero_ps());
-      }
+      const std::size_t gcount = kn / bs;
+      avx2::detail::fp8_prepare_a<T, true>(r, i0, hn, k0, gcount, kc, ad, ka, sa_min, sa_max);
       auto tile = [&]<std::size_t Q, std::size_t P>(std::size_t j) {
         const std::uint8_t* br[Q];
         const std::uint8_t* pf[Q];  // the rows one group ahead (or these rows again at the end)
@@ -406,12 +375,8 @@ inline void fp8_rows(const rows_args& r) noexcept {
           br[q] = r.b + (j + q) * r.c + k0;
           const std::size_t ahead = j + q + Q;
           pf[q] = ahead < r.w ? r.b + ahead * r.c + k0 : br[q];
-          const std::uint8_t* psb = r.b_scale + (j + q) * nb + g_first;
-          int sb_min = 255, sb_max = 0;
-          avx2::detail::code_range(psb, gcount, sb_min, sb_max);
+          avx2::detail::fp8_row_factors<T>(r, i0, P, j + q, k0, gcount, kc, ka, sa_min, sa_max, fb[q * P], nbc + 1);
           for (std::size_t p = 0; p < P; ++p) {
-            avx2::detail::fp8_factors<T>(ka + p * (kc / bs), r.a_scale + (i0 + p) * nb + g_first, sa_min[p], sa_max[p],
-                                         psb, sb_min, sb_max, gcount, fb[q * P + p]);
             fb[q * P + p][gcount] = 0.0f;  // factor of an odd chunk's missing last block
             acc[q][p] = _mm512_setzero_ps();
           }
@@ -450,26 +415,11 @@ inline void fp8_rows(const rows_args& r) noexcept {
             const __m256i u = _mm256_max_epu8(_mm512_castsi512_si256(maxu[q]), _mm512_extracti64x4_epi64(maxu[q], 1));
             special = avx2::detail::fp8_special<T>(s, u);
           }
-          for (std::size_t p = 0; p < P; ++p) {
-            float sum = detail::hsum(acc[q][p]);
-            if (special)  // NaN/Inf B codes in this chunk: the pseudocode
-              reference_rows<T>(rows_args{r.a + (i0 + p) * r.c + k0, r.a_scale + (i0 + p) * nb + g_first, 1, br[q],
-                                          r.b_scale + (j + q) * nb + g_first, 1, kn, &sum});
-            float* o = r.out + (i0 + p) * r.w + j + q;
-            *o = k0 == 0 ? sum : *o + sum;
-          }
+          for (std::size_t p = 0; p < P; ++p)
+            avx2::detail::fp8_store<T>(r, i0 + p, j + q, k0, kn, detail::hsum(acc[q][p]), special);
         }
       };
-      std::size_t j = 0;
-      switch (hn) {
-        case 1:
-          for (; j + fp8_rows_shared <= r.w; j += fp8_rows_shared) tile.template operator()<fp8_rows_shared, 1>(j);
-          for (; j < r.w; ++j) tile.template operator()<1, 1>(j);
-          break;
-        case 2: for (; j < r.w; ++j) tile.template operator()<1, 2>(j); break;
-        case 3: for (; j < r.w; ++j) tile.template operator()<1, 3>(j); break;
-        default: for (; j < r.w; ++j) tile.template operator()<1, hb>(j); break;
-      }
+      avx2::detail::fp8_tiles<fp8_rows_shared, hb>(hn, r.w, tile);
     }
   }
 }
