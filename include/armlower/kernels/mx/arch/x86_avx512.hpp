@@ -133,14 +133,18 @@ inline void decode_e3m2(__m512i c, __m512i& lo, __m512i& hi) noexcept {
   hi = _mm512_unpackhi_epi8(lb, hb);
 }
 
-/// v[q] (q < 16) holds int32 partial sums of B row q with lanes 0..7 for block g and 8..15 for g+1;
-/// lane q of `sg` / `sg1` is row q's sum for block g / g+1 (unpack-and-add over 32- and 64-bit
-/// elements, then across the 128-bit lanes: 44 instructions for 32 block sums).
-inline void hsum16x2(const __m512i* v, __m512i& sg, __m512i& sg1) noexcept {
-  __m512i a[8], b[4];
-#pragma GCC unroll 8
-  for (std::size_t k = 0; k < 8; ++k)
-    a[k] = _mm512_add_epi32(_mm512_unpacklo_epi32(v[2 * k], v[2 * k + 1]), _mm512_unpackhi_epi32(v[2 * k], v[2 * k + 1]));
+/// First step of `hsum16x2` for B rows 2k (x) and 2k+1 (y): per 128-bit lane [x0+x2, y0+y2, x1+x3,
+/// y1+y3]. Taken as soon as the two rows are ready, it keeps 8 vectors live instead of 16.
+inline __m512i hsum_pair(__m512i x, __m512i y) noexcept {
+  return _mm512_add_epi32(_mm512_unpacklo_epi32(x, y), _mm512_unpackhi_epi32(x, y));
+}
+
+/// a[k] = `hsum_pair` of B rows 2k, 2k+1 (k < 8), whose int32 partial sums have lanes 0..7 for
+/// block g and 8..15 for g+1; lane q of `sg` / `sg1` is row q's sum for block g / g+1 (unpack-and-add
+/// over 32- and 64-bit elements, then across the 128-bit lanes: 44 instructions for 32 block sums
+/// with the 8 `hsum_pair`).
+inline void hsum16x2(const __m512i* a, __m512i& sg, __m512i& sg1) noexcept {
+  __m512i b[4];
 #pragma GCC unroll 4
   for (std::size_t m = 0; m < 4; ++m)  // lane j of b[m]: rows 4m..4m+3, partial over 128-bit lane j
     b[m] = _mm512_add_epi32(_mm512_unpacklo_epi64(a[2 * m], a[2 * m + 1]), _mm512_unpackhi_epi64(a[2 * m], a[2 * m + 1]));
@@ -224,6 +228,23 @@ inline void int8_rows(const rows_args& r) noexcept {
       return _mm512_dpbusd_epi32(zero, bd[0], _mm512_load_si512(pa));
     }
   };
+  // v[k] = `hsum_pair` of the partial sums of tile rows 2k, 2k+1 with A row ii for the block pair at
+  // ga (`Two` false: the second block is past the chunk); B decoded here (GEMV) or read from b_s
+  auto pair_sums = [&]<bool Two, bool Shared>(const std::uint8_t* const* brow, std::size_t ii, std::size_t ga,
+                                              __m512i* v) {
+    auto row = [&](std::size_t q) {
+      __m512i bd[2] = {zero, zero};
+      if constexpr (Shared) {
+        bd[0] = _mm512_load_si512(b_s[q]);
+        if constexpr (i16) bd[1] = _mm512_load_si512(b_s[q] + 64);
+      } else {
+        decode_b(brow[q] + ga * bb, Two, bd);
+      }
+      return dot(bd, ii, ga / 2);
+    };
+#pragma GCC unroll 8
+    for (std::size_t k = 0; k < tq / 2; ++k) v[k] = detail::hsum_pair(row(2 * k), row(2 * k + 1));
+  };
   for (std::size_t i0 = 0; i0 < r.h; i0 += hb) {
     const std::size_t hn = r.h - i0 < hb ? r.h - i0 : hb;
     for (std::size_t k0 = 0; k0 < r.c; k0 += int8_chunk) {
@@ -287,7 +308,7 @@ inline void int8_rows(const rows_args& r) noexcept {
           }
           acc_r = _mm512_add_ps(acc_r, _mm512_mul_ps(blk, f));
         };
-        __m512i v[tq];
+        __m512i v[tq / 2];  // `hsum_pair` of the tile's row pairs
         const std::uint8_t* brow[tq];  // the tile's rows at the chunk; a short tile repeats its first row
         for (std::size_t q = 0; q < tq; ++q) brow[q] = r.b + (j0 + (q < jt ? q : 0)) * stride + g_first * bb;
         for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
@@ -297,12 +318,8 @@ inline void int8_rows(const rows_args& r) noexcept {
             const std::size_t ga = g0 + g;  // block within the chunk (even)
             const bool two = g + 1 < gn;
             if (hn == 1) {  // GEMV: each B block pair decoded and multiplied in registers
-#pragma GCC unroll 16
-              for (std::size_t q = 0; q < tq; ++q) {
-                __m512i bd[2];
-                decode_b(brow[q] + ga * bb, two, bd);
-                v[q] = dot(bd, 0, ga / 2);
-              }
+              if (two) pair_sums.template operator()<true, false>(brow, 0, ga, v);
+              else pair_sums.template operator()<false, false>(brow, 0, ga, v);
             } else {  // GEMM: decoded once into b_s, used by every A row of the group
               for (std::size_t q = 0; q < tq; ++q) {
                 __m512i bd[2] = {zero, zero};
@@ -312,12 +329,7 @@ inline void int8_rows(const rows_args& r) noexcept {
               }
             }
             for (std::size_t ii = 0; ii < hn; ++ii) {
-              if (hn != 1) {
-                for (std::size_t q = 0; q < tq; ++q) {
-                  __m512i bd[2] = {_mm512_load_si512(b_s[q]), i16 ? _mm512_load_si512(b_s[q] + 64) : zero};
-                  v[q] = dot(bd, ii, ga / 2);
-                }
-              }
+              if (hn != 1) pair_sums.template operator()<true, true>(brow, ii, ga, v);
               __m512i sg, sg1;
               detail::hsum16x2(v, sg, sg1);
               finish(acc[ii], ii, g, ga, sg);
