@@ -430,6 +430,8 @@ inline constexpr std::size_t fp4_prefetch_rows = 16;
 /// in block order as the pseudocode does (the running sums are kept in `out` between chunks, exactly).
 /// sA·sB is built in the exponent field when every product of the A row's and the tile's scale codes
 /// is a normal fp32 (then it is exact and equal to the fp32 product), else decoded and multiplied.
+/// FP4 GEMV (one A row) takes two blocks per vector (`fp4_pair`: one `vphaddw` tree per block pair,
+/// low half block g, high half g+1) and prefetches the B rows `fp4_prefetch_rows` ahead into L2.
 template <dtype::id T>
 inline void int8_rows(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 || T == dtype::id::mxint8);
