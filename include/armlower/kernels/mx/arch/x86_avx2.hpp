@@ -55,12 +55,26 @@ inline __m256 e8m0_decode8(__m256i c) noexcept {
   return _mm256_castsi256_ps(v);
 }
 
-/// `vpshufb` table of FP4E2M1 (both 128-bit lanes): code → value ×2 plus `Offset`.
+/// Lookup table of MX element type T made from `mx::decode_table` (16 entries for FP4, 64 for FP6):
+/// entry c = byte `Part` (0 low, 1 high) of code c's integer value ×2^int_shift, plus `Offset` (added
+/// before the byte is taken). Shared by the AVX2 `vpshufb` and the AVX-512 `vpshufb`/`vpermb` decodes.
+template <dtype::id T, int Offset = 0, int Part = 0>
+inline constexpr auto int_table = [] {
+  constexpr auto values = armlower::mx::decode_table(T);
+  std::array<std::uint8_t, values.size()> t{};
+  const float k = armlower::mx::detail::pow2f(armlower::mx::format(T).int_shift);
+  for (std::size_t c = 0; c < t.size(); ++c) {
+    const int v = static_cast<int>(values[c] * k) + Offset;
+    t[c] = static_cast<std::uint8_t>((static_cast<unsigned>(v) >> (8 * Part)) & 0xFFu);
+  }
+  return t;
+}();
+
+/// `vpshufb` table of FP4E2M1 (both 128-bit lanes): code → value ×2 plus `Offset` (`int_table`).
 template <int Offset>
 inline __m256i fp4_lut() noexcept {
-  constexpr char o = static_cast<char>(Offset);
-  return _mm256_broadcastsi128_si256(_mm_setr_epi8(o + 0, o + 1, o + 2, o + 3, o + 4, o + 6, o + 8, o + 12,  //
-                                                   o - 0, o - 1, o - 2, o - 3, o - 4, o - 6, o - 8, o - 12));
+  const auto& t = int_table<dtype::id::fp4e2m1, Offset>;
+  return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data())));
 }
 
 /// int8 values ×2^k plus `Offset` of the 32 codes of one block (FP4: 16 packed bytes, low nibbles in
@@ -304,12 +318,11 @@ inline void fp8_prepare_a(const rows_args& r, std::size_t i0, std::size_t hn, st
     float* adr = ad + ii * kc;
     sa_min[ii] = 255;
     sa_max[ii] = 0;
+    code_range(psa, gcount, sa_min[ii], sa_max[ii]);
     for (std::size_t g = 0; g < gcount; ++g) {
       if constexpr (Pairs) fp8_decode_a<T>(ar + g * bs, adr + (g / 2) * 64 + (g % 2) * 8, 16);
       else fp8_decode_a<T>(ar + g * bs, adr + g * bs, 8);
       ka[ii * (kc / bs) + g] = int(psa[g]) + fp8_exponents<T>::kbias;
-      sa_min[ii] = int(psa[g]) < sa_min[ii] ? int(psa[g]) : sa_min[ii];
-      sa_max[ii] = int(psa[g]) > sa_max[ii] ? int(psa[g]) : sa_max[ii];
     }
     if (Pairs && gcount % 2 != 0)
       for (std::size_t q = 0; q < 4; ++q) _mm256_store_ps(adr + (gcount / 2) * 64 + 16 * q + 8, _mm256_setzero_ps());
@@ -479,9 +492,8 @@ inline void int8_rows(const rows_args& r) noexcept {
   // v[q]: int16 partial sums of tile row q with A for blocks ga (low half) and ga + 1 (high half):
   // the pair's 32 packed bytes, low and high nibbles looked up as B + off, `vpmaddubsw` with the even
   // and odd A elements. `Two` false: block ga + 1 is past the chunk (not read; zeros in A). Every
-  // other pair (one 64-byte line) also prefetches the row `fp4_prefetch_rows` ahead into L2.
-  std::size_t pf_off = 0;  // bytes from a tile row to the row prefetched (0 near the end of B)
-  auto fp4_pair = [&]<bool Two>(const std::uint8_t* const* brow, std::size_t ga, __m256i* v) {
+  // other pair (one 64-byte line) also prefetches the row `pf_off` bytes further on into L2.
+  auto fp4_pair = [&]<bool Two>(const std::uint8_t* const* brow, std::size_t pf_off, std::size_t ga, __m256i* v) {
     const __m256i ae = _mm256_load_si256(reinterpret_cast<const __m256i*>(a_pair + ga * bs));
     const __m256i ao = _mm256_load_si256(reinterpret_cast<const __m256i*>(a_pair + ga * bs + 32));
     const __m256i lut = detail::fp4_lut<off>();
@@ -575,14 +587,15 @@ inline void int8_rows(const rows_args& r) noexcept {
         for (std::size_t q = 0; q < 8; ++q) brow[q] = r.b + (j0 + (q < jt ? q : 0)) * stride + g_first * block_bytes;
         if (T == dtype::id::fp4e2m1 && hn == 1) {  // FP4 GEMV: two blocks per vector (`fp4_pair`)
           __m256 acc0 = acc[0];
-          pf_off = j0 + 8 + fp4_prefetch_rows <= r.w ? fp4_prefetch_rows * stride : 0;
+          // the rows `fp4_prefetch_rows` ahead, or none near the end of B
+          const std::size_t pf_off = j0 + 8 + fp4_prefetch_rows <= r.w ? fp4_prefetch_rows * stride : 0;
           for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
             const std::size_t gn = gcount - g0 < 8 ? gcount - g0 : 8;
             load_scales(g0, gn);
             for (std::size_t g = 0; g < gn; g += 2) {
               const std::size_t ga = g0 + g;
-              if (g + 1 < gn) fp4_pair.template operator()<true>(brow, ga, v);
-              else fp4_pair.template operator()<false>(brow, ga, v);
+              if (g + 1 < gn) fp4_pair.template operator()<true>(brow, pf_off, ga, v);
+              else fp4_pair.template operator()<false>(brow, pf_off, ga, v);
               const __m256i w = detail::hsum8_i16_halves(v);  // low half: block ga, high half: ga + 1
               finish(acc0, 0, g, ga, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(w)));
               if (g + 1 < gn) finish(acc0, 0, g + 1, ga + 1, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(w, 1)));

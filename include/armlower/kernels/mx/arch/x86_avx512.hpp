@@ -7,9 +7,10 @@
 /// on machines without AVX-512. Each 512-bit vector holds two 32-element blocks:
 ///  - `int8_rows<T>` (FP4E2M1, FP6E2M3, FP6E3M2, MXINT8): **bit-identical to the pseudocode path**,
 ///    as the AVX2 kernel (arch/x86_avx2.hpp) and for the same reason. Codes → integers ×2^k by
-///    `vpermb` (FP6: 64-entry tables made from `mx::decode_table`, one per byte of the value) or a
-///    nibble `vpshufb` (FP4); MXINT8 codes are the integers. Exact int32 block sums by `vpdpbusd` (B + offset unsigned × A signed,
-///    corrected by offset · Σ A; FP6E3M2: int16 × int16 `vpdpwssd`). A tile of 16 B rows is reduced
+///    `vpermb` (FP6: 64-entry `avx2::detail::int_table`s, one per byte of the value) or a nibble
+///    `vpshufb` (FP4, 16-entry `int_table`); MXINT8 codes are the integers. Exact int32 block sums by
+///    `vpdpbusd` (B + offset unsigned × A signed, corrected by offset · Σ A; FP6E3M2: int16 × int16
+///    `vpdpwssd`). A tile of 16 B rows is reduced
 ///    per block pair by an unpack/add tree (`hsum16x2`) into one lane per B row, then
 ///    `block_acc · (scale_A · scale_B)` and the fp32 accumulation run lane-wise, in block order.
 ///  - `fp8_rows<T>` (FP8E4M3, FP8E5M2): the AVX2 kernel's decode (`fp8_split` at 512 bits: two blocks
@@ -68,20 +69,6 @@ inline __m512 e8m0_decode16(__m512i c) noexcept {
   return _mm512_castsi512_ps(v);
 }
 
-/// 64-entry `vpermb` table of FP6 type T: byte `part` (0 low, 1 high) of the int16 value ×2^k of
-/// each code, plus `Offset` (the low byte only).
-template <dtype::id T, int Offset, int Part>
-inline constexpr std::array<std::uint8_t, 64> fp6_table = [] {
-  std::array<std::uint8_t, 64> t{};
-  const auto values = armlower::mx::decode_table(T);
-  const float k = armlower::mx::detail::pow2f(armlower::mx::format(T).int_shift);
-  for (std::size_t c = 0; c < 64; ++c) {
-    const int v = static_cast<int>(values[c] * k) + (Part == 0 ? Offset : 0);
-    t[c] = static_cast<std::uint8_t>((static_cast<unsigned>(v) >> (8 * Part)) & 0xFFu);
-  }
-  return t;
-}();
-
 /// Bytes of storage per block of T.
 template <dtype::id T>
 inline constexpr std::size_t block_bytes = armlower::mx::storage_bytes(T, armlower::mx::block_size);
@@ -109,12 +96,11 @@ inline __m512i decode_i8(__m512i c) noexcept {
   if constexpr (T == dtype::id::fp4e2m1) {
     const __m512i idx = _mm512_and_si512(_mm512_srlv_epi64(c, _mm512_setr_epi64(0, 0, 4, 4, 0, 0, 4, 4)),
                                          _mm512_set1_epi8(0x0F));
-    constexpr char o = static_cast<char>(Offset);
-    const __m512i lut = _mm512_broadcast_i32x4(_mm_setr_epi8(o + 0, o + 1, o + 2, o + 3, o + 4, o + 6, o + 8, o + 12,
-                                                             o - 0, o - 1, o - 2, o - 3, o - 4, o - 6, o - 8, o - 12));
+    const auto& table = avx2::detail::int_table<T, Offset>;
+    const __m512i lut = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table.data())));
     return _mm512_shuffle_epi8(lut, idx);
   } else if constexpr (T == dtype::id::fp6e2m3) {
-    const auto& table = fp6_table<T, Offset, 0>;
+    const auto& table = avx2::detail::int_table<T, Offset>;
     return _mm512_permutexvar_epi8(c, _mm512_loadu_si512(table.data()));
   } else {
     static_assert(T == dtype::id::mxint8 && (Offset == 0 || Offset == 128));
@@ -125,8 +111,8 @@ inline __m512i decode_i8(__m512i c) noexcept {
 /// FP6E3M2 int16 values ×16 of the 64 codes from `load_pair`, in two vectors (`vpunpck{l,h}bw` of
 /// the low- and high-byte `vpermb` lookups: 128-bit lanes 0, 1 block g, 2, 3 block g+1).
 inline void decode_e3m2(__m512i c, __m512i& lo, __m512i& hi) noexcept {
-  const auto& tl = fp6_table<dtype::id::fp6e3m2, 0, 0>;
-  const auto& th = fp6_table<dtype::id::fp6e3m2, 0, 1>;
+  const auto& tl = avx2::detail::int_table<dtype::id::fp6e3m2, 0, 0>;
+  const auto& th = avx2::detail::int_table<dtype::id::fp6e3m2, 0, 1>;
   const __m512i lb = _mm512_permutexvar_epi8(c, _mm512_loadu_si512(tl.data()));
   const __m512i hb = _mm512_permutexvar_epi8(c, _mm512_loadu_si512(th.data()));
   lo = _mm512_unpacklo_epi8(lb, hb);
@@ -207,8 +193,8 @@ inline void int8_rows(const rows_args& r) noexcept {
   const __m512 unscale = _mm512_set1_ps(armlower::mx::detail::pow2f(-us));
   // A row ii, block pair P of the chunk at a_s[ii] + P·2·ab: the decoded vector(s) of the pair
   alignas(64) std::uint8_t a_s[hb][int8_chunk / bs * ab];
-  alignas(64) std::int32_t a_corr[hb][int8_chunk / bs + 1];  // off · Σ A per block
-  alignas(64) std::int32_t a_sk[hb][int8_chunk / bs + 1];    // A scale code − 127 − us per block
+  alignas(64) std::int32_t a_corr[hb][int8_chunk / bs + 1];  // off · Σ A per block (+1: an odd chunk's pad)
+  alignas(64) std::int32_t a_sk[hb][int8_chunk / bs];        // A scale code − 127 − us per block
   int sa_min[hb], sa_max[hb];
   alignas(64) std::int32_t sb_t[8][tq];                      // [block][row] scale codes of the tile
   alignas(64) std::uint8_t b_s[tq][2 * ab];                  // the tile's decoded B block pair (GEMM)
