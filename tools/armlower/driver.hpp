@@ -384,7 +384,7 @@ struct lowered_cortex_m {
     } catch (const io::io_error& e) {
       throw tool_error(e.what());
     } catch (const std::invalid_argument& e) {
-      throw tool_error(names[i] + ": " + e.what());
+      throw tool_error(names[i] + ": graph input '" + g.inputs[i] + "': " + e.what());
     }
   }
   auto r = run::run(g, vals);

@@ -52,6 +52,25 @@ void refuse_input_as_output(const std::string& out, const std::vector<std::strin
     if (io::same_file(out, in)) throw tool_error(out + ": the output file is the input file " + in);
 }
 
+/// `s` as one printable line: line breaks become "; ", other control bytes "\xNN".
+std::string one_line(std::string_view s) {
+  std::string r;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\n' || c == '\r') {
+      while (i + 1 < s.size() && (s[i + 1] == '\n' || s[i + 1] == '\r')) ++i;
+      if (i + 1 < s.size()) r += "; ";
+    } else if (c < 0x20 || c == 0x7F) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02X", c);
+      r += b;
+    } else {
+      r += static_cast<char>(c);
+    }
+  }
+  return r;
+}
+
 /// SIGINT/SIGTERM/SIGHUP: delete named temporaries of a write in progress, then die of the signal.
 extern "C" void on_fatal_signal(int sig) {
   io::remove_pending_temporaries();
@@ -59,7 +78,14 @@ extern "C" void on_fatal_signal(int sig) {
   std::raise(sig);
 }
 
-std::vector<float> load_calibration(const std::string& path) {
+/// `msg` prefixed with "<file>: " unless it already starts with it (every error names its file).
+std::string in_file(const std::string& file, const std::string& msg) {
+  return msg.rfind(file + ":", 0) == 0 ? msg : file + ": " + msg;
+}
+
+/// The calibration rows of `path` for a model whose input rows have `in_features` values.
+/// Errors: not float32; not rows × in_features with at least one row; a non-finite value.
+std::vector<float> load_calibration(const std::string& path, std::int64_t in_features) {
   io::npy_array a;
   try {
     a = io::read_npy(path);
@@ -68,7 +94,18 @@ std::vector<float> load_calibration(const std::string& path) {
   }
   if (a.type != dtype::id::fp32)
     throw tool_error(path + ": calibration data must be float32, got " + std::string(dtype::name(a.type)));
-  return graph::decode_f32(a.data, graph::element_count(a.shape));
+  const auto n = graph::element_count(a.shape);
+  if (a.shape.empty() || a.shape.back() != in_features || n == 0)
+    throw tool_error(path + ": calibration data must have shape [rows, " + std::to_string(in_features) +
+                     "] with rows >= 1 (the model's input rows have " + std::to_string(in_features) + " values), got " +
+                     shape_text(a.shape));
+  auto v = graph::decode_f32(a.data, n);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (!std::isfinite(v[i]))
+      throw tool_error(path + ": calibration value " + std::to_string(i) + " (row " +
+                       std::to_string(static_cast<std::int64_t>(i) / in_features) + ") is " +
+                       (std::isnan(v[i]) ? "NaN" : v[i] > 0 ? "+Inf" : "-Inf") + "; calibration data must be finite");
+  return v;
 }
 
 // ---------------------------------------------------------------- lower
@@ -103,10 +140,13 @@ int cmd_lower(const lower_args& a) {
   if (t && !a.ns.empty()) throw tool_error("--namespace applies to --target (a C++ plan header), not to --spec");
   refuse_input_as_output(a.out, a.calib.empty() ? std::vector{a.model} : std::vector{a.model, a.calib});
   req.per_channel = a.per_channel;
-  if (!a.calib.empty()) req.calibration = load_calibration(a.calib);
 
   tool::stopwatch sw;
   const auto m = tool::load_tflite(a.model, a.strict);
+  if (!a.calib.empty()) {
+    const auto* x = m.graph.inputs.empty() ? nullptr : m.graph.find(m.graph.inputs[0]);
+    req.calibration = load_calibration(a.calib, x && !x->shape.empty() ? x->shape.back() : 1);
+  }
   progress("imported " + a.model + ": " + std::to_string(m.imported.size()) + " operator(s) lowered, " +
                std::to_string(m.left_out.size()) + " left out",
            sw.ms());
@@ -128,7 +168,13 @@ int cmd_lower(const lower_args& a) {
   for (const auto& n : notes) warn(n);
   sw = {};
   if (isa) {
-    const auto c = tool::lower_to_cortex_m(m.graph, *isa, req);
+    const auto c = [&] {
+      try {
+        return tool::lower_to_cortex_m(m.graph, *isa, req);
+      } catch (const tool_error& e) {
+        throw tool_error(in_file(a.model, e.what()));
+      }
+    }();
     if (c.calibrated_by_default) progress("no --calib given: calibrated on 256 rows uniform in [-1, 1] (seed 0)");
     progress("lowered to a " + c.program.report.spec + " plan, scheme " + c.program.report.scheme, sw.ms());
     std::string ns = a.ns.empty() ? std::filesystem::path(a.out).stem().string() : a.ns;
@@ -158,7 +204,13 @@ int cmd_lower(const lower_args& a) {
     progress("done", total.ms());
     return 0;
   }
-  const auto l = tool::lower_to_tosa(m.graph, *t, req);
+  const auto l = [&] {
+    try {
+      return tool::lower_to_tosa(m.graph, *t, req);
+    } catch (const tool_error& e) {
+      throw tool_error(in_file(a.model, e.what()));
+    }
+  }();
   if (l.calibrated_by_default)
     progress("no --calib given: calibrated on 256 rows uniform in [-1, 1] (seed 0)");
   progress("lowered to " + l.report.spec + " with scheme " + l.report.scheme, sw.ms());
@@ -225,7 +277,16 @@ int cmd_run(const std::string& file, const std::vector<std::string>& inputs, con
                      std::to_string(outs.size()) + " -o given");
   progress("read " + file, sw.ms());
   sw = {};
-  const auto y = tool::run_graph(f.graph, in, inputs);
+  const auto y = [&] {
+    try {
+      return tool::run_graph(f.graph, in, inputs);
+    } catch (const tool_error& e) {  // .npy errors name the .npy; the others get the .tosa's name
+      const std::string m = e.what();
+      for (const auto& p : inputs)
+        if (m.rfind(p + ":", 0) == 0) throw;
+      throw tool_error(in_file(file, m.rfind("run: ", 0) == 0 ? m.substr(5) : m));
+    }
+  }();
   progress("ran " + std::to_string(f.graph.operators.size()) + " operator(s)", sw.ms());
   // Convert every output, then write them all or none (io::write_files).
   if (!outs.empty()) {
@@ -509,7 +570,7 @@ int main(int argc, char** argv) {
     if (*inspect) return cmd_inspect(inspect_file, inspect_json);
     if (*demo) return armlower::tool::run_demo(demo_opt, progress);
   } catch (const std::exception& e) {
-    std::cerr << "armlower: error: " << e.what() << "\n";
+    std::cerr << "armlower: error: " << one_line(e.what()) << "\n";
     return 1;
   }
   return 0;
