@@ -462,9 +462,10 @@ TEST_CASE("messages: one line naming the file; calibration data checked") {
   expect_failure(run("lower " + hf + " --calib " + q(d / "nan.npy") + " --spec TOSA-1.0+INT -o " + q(d / "o.tosa")),
                  "is NaN");
   // Errors of the lowering name the model file.
-  expect_failure(run("lower " + hf + " --spec TOSA-1.0+INT+int16 --scheme a16w8 --rounding single --target cortex-m0 -o " +
-                     q(d / "o.hpp")),
-                 "exactly one of --spec or --target");
+  expect_failure(run("lower " + hf + " --target cortex-m0 --scheme mxfp4 -o " + q(d / "o.hpp")),
+                 "hello_world_float.tflite: scheme mxfp4 has no Cortex-M lowering");
+  expect_failure(run("lower " + hf + " --spec TOSA-1.0+INT --scheme a16w8 -o " + q(d / "o.tosa")),
+                 "hello_world_float.tflite: scheme a16w8 is not legal for TOSA-1.0+INT");
   // run: input count and interpreter errors name the .tosa; value errors name the .npy and the input.
   armlower_test::write_two_output_fp32(d / "g.tosa", "y", 4);
   expect_failure(run("run " + q(d / "g.tosa")), "g.tosa: the graph has 1 input(s), 0 --input given");
