@@ -425,6 +425,8 @@ TEST_CASE("flags that do not apply: --rounding with --target, --per-channel/--ca
   // --per-channel with an MX scheme, --calib on a quantized model.
   CHECK(run("lower " + models + "hello_world_float.tflite --spec TOSA-1.1+FP+mxfp --per-channel -o " + q(d / "mx.tosa"))
             .err.find("--per-channel does not apply to scheme mxfp8_e4m3") != std::string::npos);
+  CHECK(run("lower " + models + "hello_world_float.tflite --spec TOSA-1.1+FP+mxfp --rounding single -o " + q(d / "mx.tosa"))
+            .err.find("armlower: warning: --rounding does not apply to scheme mxfp8_e4m3") != std::string::npos);
   armlower_test::write_f32_npy(d / "c.npy", {0.5f, 1.0f}, {2, 1});
   CHECK(run("lower " + hw + " --spec TOSA-1.0+INT --calib " + q(d / "c.npy") + " -o " + q(d / "b.tosa"))
             .err.find("--calib does not apply") != std::string::npos);

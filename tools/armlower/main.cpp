@@ -165,6 +165,8 @@ int cmd_lower(const lower_args& a) {
     notes.push_back("--calib does not apply: " + a.model + " is already quantized (its activation ranges are kept)");
   else if (!a.calib.empty() && mx)
     notes.push_back("--calib does not apply to scheme " + eff_name + " (MX schemes need no calibration)");
+  if (!a.rounding.empty() && mx)
+    notes.push_back("--rounding does not apply to scheme " + eff_name + " (MX lowerings have no RESCALE)");
   for (const auto& n : notes) warn(n);
   sw = {};
   if (isa) {
@@ -291,7 +293,13 @@ int cmd_run(const std::string& file, const std::vector<std::string>& inputs, con
   // Convert every output, then write them all or none (io::write_files).
   if (!outs.empty()) {
     std::vector<std::vector<std::uint8_t>> images;
-    for (const auto& v : y) images.push_back(io::format_npy(tool::to_npy(v)));
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      try {
+        images.push_back(io::format_npy(tool::to_npy(y[i])));
+      } catch (const tool_error& e) {
+        throw tool_error(outs[i] + ": graph output '" + f.graph.outputs[i] + "' of " + file + ": " + e.what());
+      }
+    }
     std::vector<io::output_file> files;
     for (std::size_t i = 0; i < images.size(); ++i) files.push_back({outs[i], images[i]});
     try {

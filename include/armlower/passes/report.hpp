@@ -133,7 +133,8 @@ struct report {
   /// The report as one RFC 8259 JSON object (keys: spec, scheme, passes[], ops{}, dtypes[],
   /// io[] {role, name, dtype, shape[], scale, zero_point} (scale/zero_point: a number for a
   /// per-tensor quantized tensor, an array per channel, null when not quantized), warnings[],
-  /// total_constant_bytes). Strings: UTF-8, every invalid byte sequence replaced by U+FFFD.
+  /// total_constant_bytes). Strings: UTF-8, every byte that is not part of a valid UTF-8 sequence
+  /// replaced by U+FFFD.
   /// Non-finite numbers (never expected) are written as the strings "inf", "-inf", "nan".
   [[nodiscard]] std::string to_json() const {
     std::string s = "{\"spec\":" + quote(spec) + ",\"scheme\":" + quote(scheme) + ",\"passes\":[";
