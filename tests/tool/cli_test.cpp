@@ -20,18 +20,13 @@ namespace fs = std::filesystem;
 using armlower_test::outcome;
 using armlower_test::slurp;
 using armlower_test::tmp_dir;
+using armlower_test::expect_failure;
 
 namespace {
 
 outcome run(const std::string& args) { return armlower_test::run_tool(args); }
 
 const std::string models = ARMLOWER_SHARED_DATA "/tflite/";
-
-std::size_t lines(const std::string& s) {
-  std::size_t n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
 
 void write(const fs::path& p, const std::vector<unsigned char>& b) {
   std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
@@ -53,21 +48,6 @@ std::vector<unsigned char> npy(const std::string& descr, const std::string& shap
   std::copy(std::begin(pre), std::end(pre), b.begin());
   std::copy(h.begin(), h.end(), b.begin() + sizeof pre);
   return b;
-}
-
-/// The failure contract: exit 1; stderr ends with exactly one line "armlower: error: ..." that
-/// contains `what` (it may be preceded only by progress lines); no crash.
-void expect_failure(const outcome& o, const std::string& what) {
-  INFO("stderr: ", o.err);
-  CHECK(o.rc == 1);
-  REQUIRE(lines(o.err) >= 1);
-  std::size_t errors = 0, pos = 0;
-  while ((pos = o.err.find("armlower: error: ", pos)) != std::string::npos) ++errors, ++pos;
-  CHECK(errors == 1);
-  const auto last = o.err.substr(o.err.rfind('\n', o.err.size() - 2) == std::string::npos ? 0 : o.err.rfind('\n', o.err.size() - 2) + 1);
-  CHECK(last.rfind("armlower: error: ", 0) == 0);
-  CHECK(last.find(what) != std::string::npos);
-  CHECK(lines(last) == 1);
 }
 
 bool no_outputs_or_temps(const fs::path& dir) {

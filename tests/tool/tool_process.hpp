@@ -4,6 +4,7 @@
 /// and stderr. Needs ARMLOWER_TOOL and ARMLOWER_TEST_TMP defined (tests/tool/CMakeLists.txt).
 #pragma once
 
+#include <doctest/doctest.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -48,6 +49,29 @@ inline outcome run_tool(const std::string& args) {
   o.out = slurp(d / "stdout");
   o.err = slurp(d / "stderr");
   return o;
+}
+
+/// Number of '\n' in `s`.
+inline std::size_t lines(const std::string& s) {
+  std::size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+/// The failure contract: exit 1; stderr ends with exactly one line "armlower: error: ..." that
+/// contains `what` (it may be preceded only by progress and warning lines); no crash.
+inline void expect_failure(const outcome& o, const std::string& what) {
+  INFO("stderr: ", o.err);
+  CHECK(o.rc == 1);
+  REQUIRE(lines(o.err) >= 1);
+  std::size_t errors = 0, pos = 0;
+  while ((pos = o.err.find("armlower: error: ", pos)) != std::string::npos) ++errors, ++pos;
+  CHECK(errors == 1);
+  const auto cut = o.err.rfind('\n', o.err.size() - 2);
+  const auto last = o.err.substr(cut == std::string::npos ? 0 : cut + 1);
+  CHECK(last.rfind("armlower: error: ", 0) == 0);
+  CHECK(last.find(what) != std::string::npos);
+  CHECK(lines(last) == 1);
 }
 
 }  // namespace armlower_test

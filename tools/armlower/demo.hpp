@@ -9,6 +9,7 @@
 #pragma once
 
 #include "driver.hpp"
+#include "json.hpp"
 
 #include <armlower/graph/quantizer.hpp>
 
@@ -220,18 +221,18 @@ inline int run_demo(const demo_options& o, const std::function<void(const std::s
     mismatch = mismatch || (c.must_match && rows.back().bit_exact != "yes");
   }
   if (o.json) {
-    std::string js = "{\"rows\":[";
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto& r = rows[i];
-      char b[512];
-      std::snprintf(b, sizeof b,
-                    "%s{\"scheme\":\"%s\",\"spec\":\"%s\",\"ops\":%zu,\"bytes\":%zu,\"max_abs_error\":%.6g,"
-                    "\"sqnr_db\":%.3f,\"bit_exact\":\"%s\",\"ms\":%.2f}",
-                    i ? "," : "", r.scheme.c_str(), r.spec.c_str(), r.ops, r.bytes, r.max_abs, r.sqnr_db,
-                    r.bit_exact.c_str(), r.ms);
-      js += b;
-    }
-    std::cout << js << "]}\n";
+    json j;
+    j["rows"] = json::array();
+    for (const auto& r : rows)
+      j["rows"].push_back({{"scheme", r.scheme},
+                           {"spec", r.spec},
+                           {"ops", r.ops},
+                           {"bytes", r.bytes},
+                           {"max_abs_error", real(r.max_abs)},
+                           {"sqnr_db", real(r.sqnr_db)},  // "inf" when the output equals the reference
+                           {"bit_exact", r.bit_exact},
+                           {"ms", real(r.ms)}});
+    print_json(j);
     return mismatch ? 1 : 0;
   }
   std::printf("%-12s %-26s %5s %9s %12s %10s %10s %10s\n", "scheme", "spec", "ops", "bytes", "max|err|", "SQNR dB",

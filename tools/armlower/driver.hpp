@@ -269,10 +269,16 @@ struct lowered {
     if (const auto* x = g.find(g.inputs[0])) out.input_quant = x->quant;
   if (!g.outputs.empty())
     if (const auto* y = g.find(g.outputs[0])) out.output_quant = y->quant;
+  std::vector<std::pair<std::string, graph::quant_params>> io_quant;  // graph I/O keep their names
+  for (const auto* list : {&g.inputs, &g.outputs})
+    for (const auto& n : *list)
+      if (const auto* x = g.find(n); x && x->quant) io_quant.emplace_back(n, *x->quant);
   auto r = passes::lower(t, std::move(q.graph), opt);
   if (!r) throw tool_error(r.error().message());
   out.tosa = std::move(r->graph);
   out.report = std::move(r->report);
+  out.report.summarize(out.tosa);  // graph I/O dtype and shape as lowered
+  for (const auto& [n, qp] : io_quant) out.report.set_quant(n, qp);
   if (!q.report.passes.empty())
     out.report.passes.insert(out.report.passes.begin(), q.report.passes.begin(), q.report.passes.end());
   out.format = serialize::format_of(t.tosa_version());  // FBS-1.0 for TOSA 1.0, FBS-1.1 draft for 1.1
@@ -309,6 +315,11 @@ struct lowered_cortex_m {
   auto r = passes::lower_cortex_m(std::move(q.graph), {target});
   if (!r) throw tool_error(r.error().message());
   lowered_cortex_m out{std::move(*r), q.calibrated_by_default};
+  auto& p = out.program;
+  p.report.io = {{"input", p.input_name, std::string(dtype::name(p.activation)), p.input_shape, {}, {}},
+                 {"output", p.output_name, std::string(dtype::name(p.activation)), p.output_shape, {}, {}}};
+  p.report.set_quant(p.input_name, p.input_quant);
+  p.report.set_quant(p.output_name, p.output_quant);
   if (!q.report.passes.empty())
     out.program.report.passes.insert(out.program.report.passes.begin(), q.report.passes.begin(), q.report.passes.end());
   return out;
@@ -373,7 +384,7 @@ struct lowered_cortex_m {
     } catch (const io::io_error& e) {
       throw tool_error(e.what());
     } catch (const std::invalid_argument& e) {
-      throw tool_error(names[i] + ": " + e.what());
+      throw tool_error(names[i] + ": graph input '" + g.inputs[i] + "': " + e.what());
     }
   }
   auto r = run::run(g, vals);

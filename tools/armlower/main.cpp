@@ -2,11 +2,13 @@
 // files, inspect models, and the built-in demo. See docs/tool.md.
 #include "driver.hpp"
 #include "demo.hpp"
+#include "json.hpp"
 
 #include <armlower/version.hpp>
 
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +19,9 @@ namespace {
 
 using namespace armlower;
 using tool::tool_error;
+using tool::json;
+using tool::print_json;
+using tool::real;
 
 bool g_quiet = false;
 
@@ -32,26 +37,55 @@ void progress(const std::string& what, double ms = -1) {
   std::cerr << "\n";
 }
 
-std::string json_str(const std::string& s) {
-  std::string r = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') r += '\\', r += c;
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\u%04x", c);
-      r += b;
-    } else r += c;
-  }
-  return r + "\"";
-}
+/// One "armlower: warning: ..." line on stderr (not silenced by -q: it says a flag had no effect).
+void warn(const std::string& what) { std::cerr << "armlower: warning: " << what << "\n"; }
 
-std::string shape_json(const std::vector<std::int32_t>& s) {
+std::string shape_text(const std::vector<std::int32_t>& s) {
   std::string r = "[";
   for (std::size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);
   return r + "]";
 }
 
-std::vector<float> load_calibration(const std::string& path) {
+/// Errors when output `out` is one of the input files `inputs` (which it would destroy).
+void refuse_input_as_output(const std::string& out, const std::vector<std::string>& inputs) {
+  for (const auto& in : inputs)
+    if (io::same_file(out, in)) throw tool_error(out + ": the output file is the input file " + in);
+}
+
+/// `s` as one printable line: line breaks become "; ", other control bytes "\xNN".
+std::string one_line(std::string_view s) {
+  std::string r;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\n' || c == '\r') {
+      while (i + 1 < s.size() && (s[i + 1] == '\n' || s[i + 1] == '\r')) ++i;
+      if (i + 1 < s.size()) r += "; ";
+    } else if (c < 0x20 || c == 0x7F) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02X", c);
+      r += b;
+    } else {
+      r += static_cast<char>(c);
+    }
+  }
+  return r;
+}
+
+/// SIGINT/SIGTERM/SIGHUP: delete named temporaries of a write in progress, then die of the signal.
+extern "C" void on_fatal_signal(int sig) {
+  io::remove_pending_temporaries();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+/// `msg` prefixed with "<file>: " unless it already starts with it (every error names its file).
+std::string in_file(const std::string& file, const std::string& msg) {
+  return msg.rfind(file + ":", 0) == 0 ? msg : file + ": " + msg;
+}
+
+/// The calibration rows of `path` for a model whose input rows have `in_features` values.
+/// Errors: not float32; not rows × in_features with at least one row; a non-finite value.
+std::vector<float> load_calibration(const std::string& path, std::int64_t in_features) {
   io::npy_array a;
   try {
     a = io::read_npy(path);
@@ -60,10 +94,27 @@ std::vector<float> load_calibration(const std::string& path) {
   }
   if (a.type != dtype::id::fp32)
     throw tool_error(path + ": calibration data must be float32, got " + std::string(dtype::name(a.type)));
-  return graph::decode_f32(a.data, graph::element_count(a.shape));
+  const auto n = graph::element_count(a.shape);
+  if (a.shape.empty() || a.shape.back() != in_features || n == 0)
+    throw tool_error(path + ": calibration data must have shape [rows, " + std::to_string(in_features) +
+                     "] with rows >= 1 (the model's input rows have " + std::to_string(in_features) + " values), got " +
+                     shape_text(a.shape));
+  auto v = graph::decode_f32(a.data, n);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (!std::isfinite(v[i]))
+      throw tool_error(path + ": calibration value " + std::to_string(i) + " (row " +
+                       std::to_string(static_cast<std::int64_t>(i) / in_features) + ") is " +
+                       (std::isnan(v[i]) ? "NaN" : v[i] > 0 ? "+Inf" : "-Inf") + "; calibration data must be finite");
+  return v;
 }
 
 // ---------------------------------------------------------------- lower
+json left_out_json(const std::vector<import::left_out_op>& v) {
+  json a = json::array();
+  for (const auto& o : v) a.push_back({{"index", o.index}, {"op", o.name}, {"reason", o.reason}});
+  return a;
+}
+
 struct lower_args {
   std::string model, spec, target, scheme, calib, out, rounding, ns;
   bool strict = false, per_channel = false, json = false;
@@ -82,19 +133,50 @@ int cmd_lower(const lower_args& a) {
     if (a.rounding == "single") req.rounding = tosa::rounding_mode::single_round;
     else if (a.rounding == "double") req.rounding = tosa::rounding_mode::double_round;
     else throw tool_error("unknown rounding '" + a.rounding + "' (valid: single, double)");
+    if (isa && a.rounding == "single")
+      throw tool_error("--rounding single does not apply to --target: Cortex-M plans requantize as CMSIS-NN and "
+                       "TFLite Micro do (equal to TOSA DOUBLE_ROUND)");
   }
+  if (t && !a.ns.empty()) throw tool_error("--namespace applies to --target (a C++ plan header), not to --spec");
+  refuse_input_as_output(a.out, a.calib.empty() ? std::vector{a.model} : std::vector{a.model, a.calib});
   req.per_channel = a.per_channel;
-  if (!a.calib.empty()) req.calibration = load_calibration(a.calib);
 
   tool::stopwatch sw;
   const auto m = tool::load_tflite(a.model, a.strict);
+  if (!a.calib.empty()) {
+    const auto* x = m.graph.inputs.empty() ? nullptr : m.graph.find(m.graph.inputs[0]);
+    req.calibration = load_calibration(a.calib, x && !x->shape.empty() ? x->shape.back() : 1);
+  }
   progress("imported " + a.model + ": " + std::to_string(m.imported.size()) + " operator(s) lowered, " +
                std::to_string(m.left_out.size()) + " left out",
            sw.ms());
   for (const auto& o : m.left_out) progress("  left out " + import::to_string(o));
+  // Flags that cannot apply to this model: one warning each (also in the report's warnings).
+  std::vector<std::string> notes;
+  const bool quantized = tool::is_quantized(m.graph);
+  const auto eff = req.sch ? *req.sch : tool::choose_scheme(m.graph, t ? t->support_integer() : true);
+  const bool mx = passes::is_mx(eff);
+  const std::string eff_name(passes::name(eff));
+  if (a.per_channel && quantized)
+    notes.push_back("--per-channel does not apply: " + a.model + " is already quantized (its weight quantization is kept)");
+  else if (a.per_channel && mx)
+    notes.push_back("--per-channel does not apply to scheme " + eff_name + " (MX block scales, not per-channel)");
+  if (!a.calib.empty() && quantized)
+    notes.push_back("--calib does not apply: " + a.model + " is already quantized (its activation ranges are kept)");
+  else if (!a.calib.empty() && mx)
+    notes.push_back("--calib does not apply to scheme " + eff_name + " (MX schemes need no calibration)");
+  if (!a.rounding.empty() && mx)
+    notes.push_back("--rounding does not apply to scheme " + eff_name + " (MX lowerings have no RESCALE)");
+  for (const auto& n : notes) warn(n);
   sw = {};
   if (isa) {
-    const auto c = tool::lower_to_cortex_m(m.graph, *isa, req);
+    const auto c = [&] {
+      try {
+        return tool::lower_to_cortex_m(m.graph, *isa, req);
+      } catch (const tool_error& e) {
+        throw tool_error(in_file(a.model, e.what()));
+      }
+    }();
     if (c.calibrated_by_default) progress("no --calib given: calibrated on 256 rows uniform in [-1, 1] (seed 0)");
     progress("lowered to a " + c.program.report.spec + " plan, scheme " + c.program.report.scheme, sw.ms());
     std::string ns = a.ns.empty() ? std::filesystem::path(a.out).stem().string() : a.ns;
@@ -106,9 +188,17 @@ int cmd_lower(const lower_args& a) {
     if (auto w = serialize::write_file(a.out, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size())); !w)
       throw tool_error(w.error().message);
     progress("wrote " + a.out + " (namespace " + ns + ", " + std::to_string(text.size()) + " bytes)", sw.ms());
-    if (a.json) std::cout << "{\"model\":" << json_str(a.model) << ",\"output\":" << json_str(a.out)
-                          << ",\"namespace\":" << json_str(ns) << ",\"report\":" << c.program.report.to_json() << "}\n";
-    else std::cout << c.program.report.to_text();
+    auto rep = c.program.report;
+    rep.warnings.insert(rep.warnings.end(), notes.begin(), notes.end());
+    if (a.json) {
+      json j;
+      j["model"] = a.model;
+      j["output"] = a.out;
+      j["namespace"] = ns;
+      j["left_out"] = left_out_json(m.left_out);
+      j["report"] = json::parse(rep.to_json());
+      print_json(j);
+    } else std::cout << rep.to_text();
     if (!a.json && !m.left_out.empty()) {
       std::cout << "left out (not lowered):\n";
       for (const auto& o : m.left_out) std::cout << "  " << import::to_string(o) << "\n";
@@ -116,23 +206,31 @@ int cmd_lower(const lower_args& a) {
     progress("done", total.ms());
     return 0;
   }
-  const auto l = tool::lower_to_tosa(m.graph, *t, req);
+  const auto l = [&] {
+    try {
+      return tool::lower_to_tosa(m.graph, *t, req);
+    } catch (const tool_error& e) {
+      throw tool_error(in_file(a.model, e.what()));
+    }
+  }();
   if (l.calibrated_by_default)
     progress("no --calib given: calibrated on 256 rows uniform in [-1, 1] (seed 0)");
   progress("lowered to " + l.report.spec + " with scheme " + l.report.scheme, sw.ms());
   sw = {};
   if (auto w = serialize::write_file(a.out, l.bytes); !w) throw tool_error(w.error().message);
   progress("wrote " + a.out + " (" + std::to_string(l.bytes.size()) + " bytes)", sw.ms());
+  auto rep = l.report;
+  rep.warnings.insert(rep.warnings.end(), notes.begin(), notes.end());
   if (a.json) {
-    std::string s = "{\"model\":" + json_str(a.model) + ",\"output\":" + json_str(a.out) +
-                    ",\"bytes\":" + std::to_string(l.bytes.size()) + ",\"left_out\":[";
-    for (std::size_t i = 0; i < m.left_out.size(); ++i)
-      s += std::string(i ? "," : "") + "{\"index\":" + std::to_string(m.left_out[i].index) +
-           ",\"op\":" + json_str(m.left_out[i].name) + ",\"reason\":" + json_str(m.left_out[i].reason) + "}";
-    s += "],\"report\":" + l.report.to_json() + "}";
-    std::cout << s << "\n";
+    json j;
+    j["model"] = a.model;
+    j["output"] = a.out;
+    j["bytes"] = l.bytes.size();
+    j["left_out"] = left_out_json(m.left_out);
+    j["report"] = json::parse(rep.to_json());
+    print_json(j);
   } else {
-    std::cout << l.report.to_text();
+    std::cout << rep.to_text();
     if (!m.left_out.empty()) {
       std::cout << "left out (not lowered):\n";
       for (const auto& o : m.left_out) std::cout << "  " << import::to_string(o) << "\n";
@@ -143,9 +241,30 @@ int cmd_lower(const lower_args& a) {
 }
 
 // ---------------------------------------------------------------- run
+/// The elements of `v` as JSON: integers as numbers, reals as `real` (non-finite as strings),
+/// FP8/FP6/FP4 codes as integers.
+json values_json(const run::value& v) {
+  json a = json::array();
+  const auto n = static_cast<std::size_t>(v.size());
+  for (std::size_t k = 0; k < n; ++k) {
+    if (!v.ints.empty()) a.push_back(v.ints[k]);
+    else if (!v.reals.empty()) a.push_back(real(v.reals[k]));
+    else a.push_back(static_cast<int>(v.codes[k]));
+  }
+  return a;
+}
+
 int cmd_run(const std::string& file, const std::vector<std::string>& inputs, const std::vector<std::string>& outs,
-            bool json) {
+            bool json_out) {
   tool::stopwatch sw;
+  // Output names are checked before any work: none may be an input, none may repeat.
+  std::vector<std::string> all_inputs = inputs;
+  all_inputs.push_back(file);
+  for (std::size_t i = 0; i < outs.size(); ++i) {
+    refuse_input_as_output(outs[i], all_inputs);
+    for (std::size_t k = 0; k < i; ++k)
+      if (io::same_file(outs[i], outs[k])) throw tool_error(outs[i] + ": the same output file is given twice (-o)");
+  }
   const auto f = tool::load_tosa(file);
   std::vector<io::npy_array> in;
   for (const auto& p : inputs) {
@@ -156,40 +275,52 @@ int cmd_run(const std::string& file, const std::vector<std::string>& inputs, con
     }
   }
   if (!outs.empty() && outs.size() != f.graph.outputs.size())
-    throw tool_error("the graph has " + std::to_string(f.graph.outputs.size()) + " output(s), " +
+    throw tool_error(file + ": the graph has " + std::to_string(f.graph.outputs.size()) + " output(s), " +
                      std::to_string(outs.size()) + " -o given");
   progress("read " + file, sw.ms());
   sw = {};
-  const auto y = tool::run_graph(f.graph, in, inputs);
-  progress("ran " + std::to_string(f.graph.operators.size()) + " operator(s)", sw.ms());
-  // Convert every output before writing any, so a failure leaves no partial set of files.
-  std::vector<std::vector<std::uint8_t>> images;
-  if (!outs.empty())
-    for (const auto& v : y) images.push_back(io::format_npy(tool::to_npy(v)));
-  for (std::size_t i = 0; i < images.size(); ++i) {
-    if (auto w = serialize::write_file(outs[i], images[i]); !w) throw tool_error(w.error().message);
-    progress("wrote " + outs[i]);
-  }
-  if (json) {
-    std::string s = "{\"outputs\":[";
-    for (std::size_t i = 0; i < y.size(); ++i) {
-      s += std::string(i ? "," : "") + "{\"name\":" + json_str(f.graph.outputs[i]) + ",\"dtype\":" +
-           json_str(std::string(dtype::name(y[i].type))) + ",\"shape\":" + shape_json(y[i].shape) + ",\"values\":[";
-      std::ostringstream vs;
-      vs.precision(9);
-      const auto n = static_cast<std::size_t>(y[i].size());
-      for (std::size_t k = 0; k < n; ++k) {
-        if (k) vs << ",";
-        if (!y[i].ints.empty()) vs << y[i].ints[k];
-        else if (!y[i].reals.empty()) vs << y[i].reals[k];
-        else vs << static_cast<int>(y[i].codes[k]);
-      }
-      s += vs.str() + "]}";
+  const auto y = [&] {
+    try {
+      return tool::run_graph(f.graph, in, inputs);
+    } catch (const tool_error& e) {  // .npy errors name the .npy; the others get the .tosa's name
+      const std::string m = e.what();
+      for (const auto& p : inputs)
+        if (m.rfind(p + ":", 0) == 0) throw;
+      throw tool_error(in_file(file, m.rfind("run: ", 0) == 0 ? m.substr(5) : m));
     }
-    std::cout << s << "]}\n";
+  }();
+  progress("ran " + std::to_string(f.graph.operators.size()) + " operator(s)", sw.ms());
+  // Convert every output, then write them all or none (io::write_files).
+  if (!outs.empty()) {
+    std::vector<std::vector<std::uint8_t>> images;
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      try {
+        images.push_back(io::format_npy(tool::to_npy(y[i])));
+      } catch (const tool_error& e) {
+        throw tool_error(outs[i] + ": graph output '" + f.graph.outputs[i] + "' of " + file + ": " + e.what());
+      }
+    }
+    std::vector<io::output_file> files;
+    for (std::size_t i = 0; i < images.size(); ++i) files.push_back({outs[i], images[i]});
+    try {
+      io::write_files(files);
+    } catch (const io::io_error& e) {
+      throw tool_error(e.what());
+    }
+    for (const auto& o : outs) progress("wrote " + o);
+  }
+  if (json_out) {
+    json j;
+    j["outputs"] = json::array();
+    for (std::size_t i = 0; i < y.size(); ++i)
+      j["outputs"].push_back({{"name", f.graph.outputs[i]},
+                              {"dtype", std::string(dtype::name(y[i].type))},
+                              {"shape", y[i].shape},
+                              {"values", values_json(y[i])}});
+    print_json(j);
   } else if (outs.empty()) {
     for (std::size_t i = 0; i < y.size(); ++i) {
-      std::cout << f.graph.outputs[i] << " " << dtype::name(y[i].type) << " " << shape_json(y[i].shape) << ":";
+      std::cout << f.graph.outputs[i] << " " << dtype::name(y[i].type) << " " << shape_text(y[i].shape) << ":";
       const auto n = static_cast<std::size_t>(y[i].size());
       for (std::size_t k = 0; k < n; ++k) {
         std::cout << " ";
@@ -204,16 +335,18 @@ int cmd_run(const std::string& file, const std::vector<std::string>& inputs, con
 }
 
 // ---------------------------------------------------------------- check
-int cmd_check(const std::string& file, const std::string& spec, bool json) {
+int cmd_check(const std::string& file, const std::string& spec, bool json_out) {
   const auto t = tool::parse_spec(spec);
   const auto f = tool::load_tosa(file);
   const auto found = tool::check_graph(f.graph, t);
-  if (json) {
-    std::string s = "{\"file\":" + json_str(file) + ",\"spec\":" + json_str(std::string(t.text().view())) +
-                    ",\"legal\":" + (found.empty() ? "true" : "false") + ",\"findings\":[";
-    for (std::size_t i = 0; i < found.size(); ++i)
-      s += std::string(i ? "," : "") + "{\"where\":" + json_str(found[i].where) + ",\"rule\":" + json_str(found[i].rule) + "}";
-    std::cout << s << "]}\n";
+  if (json_out) {
+    json j;
+    j["file"] = file;
+    j["spec"] = std::string(t.text().view());
+    j["legal"] = found.empty();
+    j["findings"] = json::array();
+    for (const auto& x : found) j["findings"].push_back({{"where", x.where}, {"rule", x.rule}});
+    print_json(j);
   } else if (found.empty()) {
     std::cout << file << ": legal for " << t.text().view() << " (" << f.graph.operators.size() << " operators, "
               << f.graph.tensors.size() << " tensors)\n";
@@ -225,7 +358,7 @@ int cmd_check(const std::string& file, const std::string& spec, bool json) {
 }
 
 // ---------------------------------------------------------------- inspect
-int inspect_tflite(const std::string& file, const std::vector<std::uint8_t>& bytes, bool json) {
+int inspect_tflite(const std::string& file, const std::vector<std::uint8_t>& bytes, bool json_out) {
   import::tflite_model m;
   import::import_result r;
   try {
@@ -234,24 +367,35 @@ int inspect_tflite(const std::string& file, const std::vector<std::uint8_t>& byt
   } catch (const import::import_error& e) {
     throw tool_error(e.what());
   }
-  if (json) {
-    std::string s = "{\"file\":" + json_str(file) + ",\"format\":\"tflite\",\"version\":" + std::to_string(m.version) +
-                    ",\"subgraphs\":" + std::to_string(m.subgraph_count) + ",\"operators\":[";
+  if (json_out) {
+    json j;
+    j["file"] = file;
+    j["format"] = "tflite";
+    j["version"] = m.version;
+    j["subgraphs"] = m.subgraph_count;
+    j["operators"] = json::array();
     for (std::size_t i = 0; i < m.operators.size(); ++i) {
       const auto& o = m.operators[i];
       const bool kept = std::find(r.imported.begin(), r.imported.end(), i) != r.imported.end();
-      s += std::string(i ? "," : "") + "{\"index\":" + std::to_string(i) + ",\"op\":" + json_str(o.name) +
-           ",\"options\":" + json_str(o.options) + ",\"inputs\":" + shape_json(o.inputs) + ",\"outputs\":" +
-           shape_json(o.outputs) + ",\"lowered\":" + (kept ? "true" : "false") + "}";
+      j["operators"].push_back({{"index", i}, {"op", o.name}, {"options", o.options}, {"inputs", o.inputs},
+                                {"outputs", o.outputs}, {"lowered", kept}});
     }
-    s += "],\"tensors\":[";
+    j["tensors"] = json::array();
     for (std::size_t i = 0; i < m.tensors.size(); ++i) {
       const auto& t = m.tensors[i];
-      s += std::string(i ? "," : "") + "{\"index\":" + std::to_string(i) + ",\"name\":" + json_str(t.name) +
-           ",\"dtype\":" + json_str(t.type_name) + ",\"shape\":" + shape_json(t.shape) +
-           ",\"constant_bytes\":" + std::to_string(t.const_bytes) + ",\"scales\":" + std::to_string(t.scale.size()) + "}";
+      json q = nullptr;
+      if (!t.scale.empty()) {
+        json sc = json::array(), zp = json::array();
+        for (const float v : t.scale) sc.push_back(real(v));
+        for (const auto v : t.zero_point) zp.push_back(v);
+        q = {{"scale", sc}, {"zero_point", zp}, {"axis", t.quantized_dimension}};
+      }
+      j["tensors"].push_back({{"index", i}, {"name", t.name}, {"dtype", t.type_name}, {"shape", t.shape},
+                              {"constant_bytes", t.const_bytes}, {"scales", t.scale.size()}, {"quantization", q}});
     }
-    std::cout << s << "]}\n";
+    j["inputs"] = m.inputs;
+    j["outputs"] = m.outputs;
+    print_json(j);
     return 0;
   }
   std::cout << file << ": TFLite model, schema version " << m.version << ", " << m.subgraph_count
@@ -259,13 +403,13 @@ int inspect_tflite(const std::string& file, const std::vector<std::uint8_t>& byt
   std::cout << "operators:\n";
   for (const auto& o : m.operators) {
     const bool kept = std::find(r.imported.begin(), r.imported.end(), o.index) != r.imported.end();
-    std::cout << "  #" << o.index << " " << o.name << " v" << o.version << " in" << shape_json(o.inputs) << " out"
-              << shape_json(o.outputs) << (o.options.empty() ? "" : " " + o.options)
+    std::cout << "  #" << o.index << " " << o.name << " v" << o.version << " in" << shape_text(o.inputs) << " out"
+              << shape_text(o.outputs) << (o.options.empty() ? "" : " " + o.options)
               << (kept ? "  [lowered]" : "  [left out]") << "\n";
   }
   std::cout << "tensors:\n";
   for (const auto& t : m.tensors) {
-    std::cout << "  " << t.index << " " << t.name << " " << t.type_name << " " << shape_json(t.shape);
+    std::cout << "  " << t.index << " " << t.name << " " << t.type_name << " " << shape_text(t.shape);
     if (t.const_bytes) std::cout << " const " << t.const_bytes << " B";
     if (!t.scale.empty()) {
       std::cout << " q(scale " << t.scale[0];
@@ -275,37 +419,46 @@ int inspect_tflite(const std::string& file, const std::vector<std::uint8_t>& byt
     }
     std::cout << "\n";
   }
-  std::cout << "inputs " << shape_json(m.inputs) << ", outputs " << shape_json(m.outputs) << "\n";
+  std::cout << "inputs " << shape_text(m.inputs) << ", outputs " << shape_text(m.outputs) << "\n";
   for (const auto& o : r.left_out) std::cout << "left out: " << import::to_string(o) << "\n";
   return 0;
 }
 
-int inspect_tosa(const std::string& file, bool json) {
+int inspect_tosa(const std::string& file, bool json_out) {
   const auto f = tool::load_tosa(file);
   const auto& g = f.graph;
   std::int64_t cbytes = 0;
   for (const auto& t : g.tensors) cbytes += static_cast<std::int64_t>(t.data.size());
-  if (json) {
-    std::string s = "{\"file\":" + json_str(file) + ",\"format\":" + json_str(std::string(serialize::name(f.version))) +
-                    ",\"operators\":[";
+  const auto io_json = [&](const std::vector<std::string>& names) {
+    json a = json::array();
+    for (const auto& n : names) {
+      const auto* t = g.find(n);
+      a.push_back({{"name", n},
+                   {"dtype", t ? json(std::string(dtype::name(t->type))) : json(nullptr)},
+                   {"shape", t ? json(t->shape) : json(nullptr)}});
+    }
+    return a;
+  };
+  if (json_out) {
+    json j;
+    j["file"] = file;
+    j["format"] = std::string(serialize::name(f.version));
+    j["inputs"] = io_json(g.inputs);
+    j["outputs"] = io_json(g.outputs);
+    j["operators"] = json::array();
     for (std::size_t i = 0; i < g.operators.size(); ++i) {
       const auto& o = g.operators[i];
-      s += std::string(i ? "," : "") + "{\"index\":" + std::to_string(i) + ",\"op\":" + json_str(std::string(o.op_name())) +
-           ",\"inputs\":[";
-      for (std::size_t k = 0; k < o.inputs.size(); ++k) s += (k ? "," : "") + json_str(o.inputs[k]);
-      s += "],\"outputs\":[";
-      for (std::size_t k = 0; k < o.outputs.size(); ++k) s += (k ? "," : "") + json_str(o.outputs[k]);
-      s += "]}";
+      j["operators"].push_back(
+          {{"index", i}, {"op", std::string(o.op_name())}, {"inputs", o.inputs}, {"outputs", o.outputs}});
     }
-    s += "],\"tensors\":[";
-    for (std::size_t i = 0; i < g.tensors.size(); ++i) {
-      const auto& t = g.tensors[i];
-      s += std::string(i ? "," : "") + "{\"name\":" + json_str(t.name) + ",\"dtype\":" +
-           json_str(std::string(dtype::name(t.type))) + ",\"shape\":" + shape_json(t.shape) +
-           ",\"constant_bytes\":" + std::to_string(t.is_constant ? t.data.size() : 0) + "}";
-    }
-    s += "],\"constant_bytes\":" + std::to_string(cbytes) + "}";
-    std::cout << s << "\n";
+    j["tensors"] = json::array();
+    for (const auto& t : g.tensors)
+      j["tensors"].push_back({{"name", t.name},
+                              {"dtype", std::string(dtype::name(t.type))},
+                              {"shape", t.shape},
+                              {"constant_bytes", t.is_constant ? t.data.size() : 0}});
+    j["constant_bytes"] = cbytes;
+    print_json(j);
     return 0;
   }
   std::cout << file << ": " << serialize::name(f.version) << ", " << g.operators.size() << " operators, "
@@ -321,27 +474,31 @@ int inspect_tosa(const std::string& file, bool json) {
   }
   std::cout << "tensors:\n";
   for (const auto& t : g.tensors) {
-    std::cout << "  " << t.name << " " << dtype::name(t.type) << " " << shape_json(t.shape);
+    std::cout << "  " << t.name << " " << dtype::name(t.type) << " " << shape_text(t.shape);
     if (t.is_constant) std::cout << " const " << t.data.size() << " B";
     std::cout << "\n";
   }
-  std::cout << "inputs:";
-  for (const auto& n : g.inputs) std::cout << " " << n;
-  std::cout << "\noutputs:";
-  for (const auto& n : g.outputs) std::cout << " " << n;
-  std::cout << "\n";
+  for (const auto* list : {&g.inputs, &g.outputs}) {
+    std::cout << (list == &g.inputs ? "graph inputs:\n" : "graph outputs:\n");
+    for (const auto& n : *list) {
+      const auto* t = g.find(n);
+      std::cout << "  " << n;
+      if (t) std::cout << " " << dtype::name(t->type) << " " << shape_text(t->shape);
+      std::cout << "\n";
+    }
+  }
   return 0;
 }
 
-int cmd_inspect(const std::string& file, bool json) {
+int cmd_inspect(const std::string& file, bool json_out) {
   std::vector<std::uint8_t> bytes;
   try {
     bytes = io::read_bytes(file);
   } catch (const io::io_error& e) {
     throw tool_error(e.what());
   }
-  return tool::sniff(bytes, file) == tool::file_kind::tflite ? inspect_tflite(file, bytes, json)
-                                                             : inspect_tosa(file, json);
+  return tool::sniff(bytes, file) == tool::file_kind::tflite ? inspect_tflite(file, bytes, json_out)
+                                                             : inspect_tosa(file, json_out);
 }
 
 }  // namespace
@@ -406,6 +563,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;  // keep an inherited "ignore"
+    struct sigaction sa {};
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, nullptr);
+  }
   try {
     if (*lower) return cmd_lower(la);
     if (*run) return cmd_run(run_file, run_inputs, run_outputs, run_json);
@@ -413,7 +578,7 @@ int main(int argc, char** argv) {
     if (*inspect) return cmd_inspect(inspect_file, inspect_json);
     if (*demo) return armlower::tool::run_demo(demo_opt, progress);
   } catch (const std::exception& e) {
-    std::cerr << "armlower: error: " << e.what() << "\n";
+    std::cerr << "armlower: error: " << one_line(e.what()) << "\n";
     return 1;
   }
   return 0;

@@ -23,6 +23,7 @@
 
 #include <armlower/graph/constant.hpp>
 #include <armlower/graph/graph.hpp>
+#include <armlower/io/file.hpp>
 #include <armlower/serialize/detail/generated.hpp>
 #include <armlower/serialize/detail/payload.hpp>
 #include <armlower/serialize/detail/text.hpp>
@@ -398,34 +399,16 @@ template <tosa::TargetSpec Spec>
   return detail::graph_writer(g, format_of(Spec::value.tosa_version())).run(&Spec::value, by_row);
 }
 
-/// Writes `bytes` to `path` atomically: the data goes to a new temporary file in the same
-/// directory, which is then renamed over `path`. `path` is never left partially written; on
-/// failure the temporary file is removed and the error names the path and the OS reason.
+/// Writes `bytes` to `path` with `io::write_file`'s semantics (armlower/io/file.hpp): a regular
+/// file is replaced atomically through a temporary in the same directory (never left partially
+/// written; its permission bits kept); a symbolic link is followed; an existing special file
+/// (`/dev/null`, a FIFO) is written through; a directory is refused. On failure no temporary is
+/// left and the error names the path and the OS reason.
 [[nodiscard]] inline result<void> write_file(const std::filesystem::path& path, std::span<const std::uint8_t> bytes) {
-  namespace fs = std::filesystem;
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  std::random_device rd;
-  fs::path tmp;
-  std::FILE* fp = nullptr;
-  for (int attempt = 0; attempt < 16 && fp == nullptr; ++attempt) {
-    tmp = dir / ("." + path.filename().string() + ".tmp" + std::to_string(rd()));
-    fp = std::fopen(tmp.c_str(), "wbx");
-  }
-  if (fp == nullptr)
-    return error{"cannot create a temporary file in '" + dir.string() + "': " + std::strerror(errno)};
-  const bool wrote = bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), fp) == bytes.size();
-  const int werr = errno;
-  const bool closed = std::fclose(fp) == 0;
-  std::error_code ec;
-  if (!wrote || !closed) {
-    fs::remove(tmp, ec);
-    return error{"cannot write '" + tmp.string() + "': " + std::strerror(wrote ? errno : werr)};
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    return error{"cannot rename '" + tmp.string() + "' to '" + path.string() + "': " + ec.message()};
+  try {
+    io::write_file(path, bytes);
+  } catch (const io::io_error& e) {
+    return error{e.what()};
   }
   return {};
 }
