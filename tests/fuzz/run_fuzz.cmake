@@ -6,7 +6,11 @@
 #  3. fuzzes for SECONDS over WORK/corpus (kept between runs) and the seeds.
 # -D FUZZER=<exe> -D WORK=<dir> -D SECONDS=<n> -D MAX_LEN=<bytes> -D REGRESSIONS=<dir>
 # [-D EMITTER=<exe> [-D EMITTER_ARG=<arg>]] [-D SEED_DIR=<dir>] [-D DICT=<file>]
+# [-D REPLAY_ONLY=ON]  (step 1 only)
 get_filename_component(name ${FUZZER} NAME)
+if(REPLAY_ONLY)
+  set(WORK ${WORK}/replay)  # (a ctest -j run of both cases must not share WORK/seeds)
+endif()
 file(REMOVE_RECURSE ${WORK}/seeds)
 file(MAKE_DIRECTORY ${WORK}/seeds ${WORK}/corpus)
 
@@ -24,6 +28,9 @@ if(n GREATER 0)
     message(FATAL_ERROR "${name} fails on a regression input of ${REGRESSIONS} (exit ${rc})")
   endif()
   file(COPY ${regressions} DESTINATION ${WORK}/seeds)
+endif()
+if(REPLAY_ONLY)
+  return()
 endif()
 
 if(EMITTER)
