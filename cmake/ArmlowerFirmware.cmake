@@ -143,8 +143,12 @@ function(armlower_add_firmware_test name)
       get_filename_component(stem ${src} NAME)
       set(obj ${objdir}/${stem}.o)
       file(RELATIVE_PATH obj_rel ${CMAKE_BINARY_DIR} ${obj})
+      # The object directory is created by the command itself: Ninja makes the directories of
+      # a custom command's outputs, the Makefile generators do not, and arm-none-eabi-g++ opens
+      # the -MF depfile before it writes the object.
       add_custom_command(
         OUTPUT ${obj}
+        COMMAND ${CMAKE_COMMAND} -E make_directory ${objdir}
         COMMAND ${ARMLOWER_ARM_CXX} ${cxx_flags} -MD -MF ${obj}.d -c ${src} -o ${obj}
         DEPENDS ${src}
         DEPFILE ${obj}.d

@@ -223,6 +223,7 @@ std::vector<std::int32_t> ints(const flatbuffers::Vector<T>* v) {
 
 inline std::string options_text(const fbs::Operator* op) {
   using fbs::BuiltinOptions;
+  if (op->builtin_options() == nullptr) return "";  // union type set but no table: the defaults
   switch (op->builtin_options_type()) {
     case BuiltinOptions::FullyConnectedOptions: {
       const auto* o = op->builtin_options_as_FullyConnectedOptions();
