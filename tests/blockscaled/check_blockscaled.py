@@ -149,6 +149,13 @@ rng = np.random.default_rng(12)
 x = sample(rng, (3, 64))
 for form in FORMS:
     exact(f"cast_fp32_{form.name}", cast_chain(form, D.FP32, [3, 64]), {"x": x}, ["y"])
+# docs/mx-edge-cases.md (b): -FLT_MAX in a block whose scale clips at 2^127 is the MXINT8 code
+# 0x80 (-2.0; dequantized -2^128 = -inf in FP32), as the reference model writes it.
+edge = np.zeros((1, 64), np.float32)
+edge[0, :32] = np.linspace(-1, 1, 32, dtype=np.float32)
+edge[0, 0] = -np.finfo(np.float32).max
+edge[0, 32:] = np.linspace(0, 3, 32, dtype=np.float32)
+exact("mxint8_scale_clip_minus_two", cast_chain(S.BS32_FP8UE8M0_MXINT8, D.FP32, [1, 64]), {"x": edge}, ["y"])
 exact("cast_fp16_BS32_FP8UE8M0_FP8E4M3", cast_chain(S.BS32_FP8UE8M0_FP8E4M3, D.FP16, [3, 64]),
       {"x": np.clip(x, -6e4, 6e4).astype(np.float16)}, ["y"])
 
