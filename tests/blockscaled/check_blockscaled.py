@@ -229,6 +229,79 @@ for form in FORMS:
         same = ref[0].tobytes() == got[0].tobytes()
         print(f"ok   {name}: {'bit-exact' if same else f'within the dot-product bound ({worst:.2g} of it)'}")
 
+def against_spec(name, graph, inputs, expected, note):
+    """armlower must give the spec pseudocode's `expected`; the reference model's answer is printed
+    (docs/mx-edge-cases.md records where it deviates)."""
+    rc, ref, path, files = run_reference(name, graph, inputs, ["y"])
+    r, got = run_armlower(name, path, files, 1)
+    if got is None:
+        failures.append(f"{name}: armlower failed: {r.stderr.strip()}")
+        return
+    same = np.array_equal(got[0], expected, equal_nan=True) and \
+        np.array_equal(np.signbit(got[0]), np.signbit(expected))
+    if not same:
+        failures.append(f"{name}: armlower {got[0].ravel().tolist()} != spec {expected.ravel().tolist()}")
+    else:
+        refv = ref[0].ravel().tolist() if rc == 0 else f"status {rc}"
+        print(f"ok   {name}: armlower = spec pseudocode {expected.ravel().tolist()}; reference model {refv} ({note})")
+
+
+# docs/mx-edge-cases.md (a): scale_A · scale_B = 2^127 · 2^127 overflows fp32. The pseudocode
+# `acc += blk * (sA * sB)` gives ±Inf for a non-zero block sum and NaN (0 · Inf) for a zero one.
+# A block holding values of both signs is where the reference model gives NaN (it seems to apply
+# the scales per product: +Inf + -Inf); a zero block sum is where it gives 0 instead of NaN.
+big = np.zeros((1, 3, 32), np.float32)
+big[0, 0, 0] = np.finfo(np.float32).max   # MXINT8 scale clips at 2^127, code 127 (1+63/64)
+big[0, 1, 0] = -np.finfo(np.float32).max  # code 0x80 (-2.0)
+big[0, 2, 0] = np.finfo(np.float32).max   # codes 127 and -32: block sum (127 - 32)/64 > 0
+big[0, 2, 2] = -np.finfo(np.float32).max / 4
+s, b = new()
+b.addTensor("xa", [1, 3, 32], D.FP32)
+b.addTensor("a", [1, 3, 32], S.BS32_FP8UE8M0_MXINT8)
+bcodes = np.zeros((1, 2, 32), np.int8)
+bcodes[0, 0, :] = 64  # 1.0
+bcodes[0, 1, 1:] = 64  # 0 where A is non-zero: block sum 0
+s.addConst([1, 2, 32], S.BS32_FP8UE8M0_MXINT8, bcodes,
+           np.full((1, 2, 1), 254, np.uint8).view(ml_dtypes.float8_e8m0fnu), name="b")
+s.addConst([1], D.FP32, np.zeros(1, np.float32), name="za")
+s.addConst([1], D.FP32, np.zeros(1, np.float32), name="zb")
+b.addTensor("y", [1, 3, 2], D.FP32)
+b.addInput("xa")
+b.addOutput("y")
+s.addOperator(ts.Op.CAST, ["xa"], ["a"], attr("CastAttribute"))
+s.addOperator(ts.Op.MATMUL_T, ["a", "b", "za", "zb"], ["y"], attr("MatMulTAttribute"))
+with np.errstate(over="ignore", invalid="ignore"):
+    f = np.float32(2.0**127) * np.float32(2.0**127)  # +Inf in fp32
+    blk = np.array([[127 / 64, 0.0], [-2.0, 0.0], [95 / 64, -32 / 64]], np.float32)
+    expected = (blk * f).reshape(1, 3, 2).astype(np.float32)
+against_spec("matmul_scale_overflow", s.serialize(), {"xa": big}, expected, "spec: ±Inf, NaN only for a zero block sum")
+
+# docs/mx-edge-cases.md (b): elements far below the block's scale round to 0 (round_to_nearest of
+# x / scale); the reference model writes ±1 codes there.
+far = np.zeros((1, 32), np.float32)
+far[0, 0] = np.float32(1.5 * 2.0**39)  # scale 2^39
+far[0, 1], far[0, 2] = 4e-10, -4e-10
+expected = np.zeros((1, 32), np.float32)
+expected[0, 0] = np.float32(round(1.5 * 64) / 64 * 2.0**39)
+against_spec("mxint8_far_below_scale", cast_chain(S.BS32_FP8UE8M0_MXINT8, D.FP32, [1, 32]), {"x": far}, expected,
+             "spec: 0")
+
+# inspect names the composite types (text and JSON).
+path = os.path.join(WORK, "matmul_scale_overflow", "g.tosa")
+r = subprocess.run([ARMLOWER, "inspect", path], capture_output=True, text=True)
+if r.returncode != 0 or "block-scaled BS32_FP8UE8M0_MXINT8, scales a_scale" not in r.stdout:
+    failures.append(f"inspect does not name the block-scaled type: {r.stdout!r} {r.stderr!r}")
+import json  # noqa: E402
+r = subprocess.run([ARMLOWER, "inspect", "--json", path], capture_output=True, text=True)
+try:
+    tensors = {t["name"]: t for t in json.loads(r.stdout)["tensors"]}
+    if tensors["b"].get("block_scaled") != "BS32_FP8UE8M0_MXINT8" or tensors["b"].get("scale_tensor") != "b_scale":
+        failures.append(f"inspect --json does not name the block-scaled type of 'b': {tensors['b']}")
+    else:
+        print("ok   inspect and inspect --json name the block-scaled types")
+except (ValueError, KeyError) as e:
+    failures.append(f"inspect --json: {e}: {r.stdout!r}")
+
 # Refusals, by name.
 s, b = new()
 b.addTensor("x", [1, 64], D.FP32)

@@ -283,6 +283,12 @@ int inspect_tflite(const std::string& file, const std::vector<std::uint8_t>& byt
 int inspect_tosa(const std::string& file, bool json) {
   const auto f = tool::load_tosa(file);
   const auto& g = f.graph;
+  // Composite block-scaled tensors (TOSA 1.1 spec head) are named by their type and scales.
+  auto block_scaled = [&](const std::string& n) -> const serialize::block_scaled_tensor* {
+    for (const auto& b : f.block_scaled)
+      if (b.data == n) return &b;
+    return nullptr;
+  };
   std::int64_t cbytes = 0;
   for (const auto& t : g.tensors) cbytes += static_cast<std::int64_t>(t.data.size());
   if (json) {
@@ -302,7 +308,11 @@ int inspect_tosa(const std::string& file, bool json) {
       const auto& t = g.tensors[i];
       s += std::string(i ? "," : "") + "{\"name\":" + json_str(t.name) + ",\"dtype\":" +
            json_str(std::string(dtype::name(t.type))) + ",\"shape\":" + shape_json(t.shape) +
-           ",\"constant_bytes\":" + std::to_string(t.is_constant ? t.data.size() : 0) + "}";
+           ",\"constant_bytes\":" + std::to_string(t.is_constant ? t.data.size() : 0);
+      if (const auto* b = block_scaled(t.name))
+        s += ",\"block_scaled\":" + json_str(b->type_name()) +
+             ",\"scale_tensor\":" + json_str(b->scale);
+      s += "}";
     }
     s += "],\"constant_bytes\":" + std::to_string(cbytes) + "}";
     std::cout << s << "\n";
@@ -323,6 +333,9 @@ int inspect_tosa(const std::string& file, bool json) {
   for (const auto& t : g.tensors) {
     std::cout << "  " << t.name << " " << dtype::name(t.type) << " " << shape_json(t.shape);
     if (t.is_constant) std::cout << " const " << t.data.size() << " B";
+    if (const auto* b = block_scaled(t.name))
+      std::cout << "  (values of block-scaled " << b->type_name() << ", scales " << b->scale
+                << ")";
     std::cout << "\n";
   }
   std::cout << "inputs:";

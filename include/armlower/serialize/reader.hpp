@@ -54,10 +54,23 @@
 
 namespace armlower::serialize {
 
-/// What `read` returns: the format the file declared and its graph.
+/// A composite block-scaled tensor of the file (TOSA 1.1 spec head, e.g. BS32_FP8UE8M0_FP4E2M1;
+/// `detail::composite_name`), as the reader split it: the names of its data tensor (the
+/// file's tensor name, dtype `value_type`) and of its FP8UE8M0 scale tensor in the graph.
+struct block_scaled_tensor {
+  std::string data;
+  std::string scale;
+  dtype::id value_type = dtype::id::fp8e4m3;
+  /// The type's spec-head name, e.g. "BS32_FP8UE8M0_FP4E2M1".
+  [[nodiscard]] std::string type_name() const { return detail::composite_name(value_type); }
+};
+
+/// What `read` returns: the format the file declared, its graph, and the composite
+/// block-scaled tensors the graph carries as data + scale tensors (file order).
 struct tosa_file {
   format version = format::tosa_1_0;
   graph::graph graph;
+  std::vector<block_scaled_tensor> block_scaled;
 };
 
 namespace detail {
@@ -93,7 +106,7 @@ class graph_reader {
                    " (armlower reads 1.0 final and 1.1 draft)"};
     f_ = *fmt;
     if (auto e = read_graph(*root)) return std::move(*e);
-    return tosa_file{f_, std::move(g_)};
+    return tosa_file{f_, std::move(g_), std::move(block_scaled_)};
   }
 
  private:
@@ -104,6 +117,7 @@ class graph_reader {
   std::unordered_map<std::string, std::size_t> index_;
   /// Composite block-scaled tensors: data tensor name → scale tensor name.
   std::unordered_map<std::string, std::string> composite_;
+  std::vector<block_scaled_tensor> block_scaled_;
 
   static error fail(std::string m) { return error{std::move(m)}; }
 
@@ -198,6 +212,7 @@ class graph_reader {
     }
     scale.name = scale_tensor_name(data.name);
     composite_.emplace(data.name, scale.name);
+    block_scaled_.push_back({data.name, scale.name, data.type});
     if (!index_.emplace(scale.name, g_.tensors.size()).second)
       return fail(what + ": its scale tensor would be named '" + scale.name + "', which is already a tensor");
     g_.tensors.push_back(std::move(scale));
