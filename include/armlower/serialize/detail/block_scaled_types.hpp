@@ -17,7 +17,8 @@
 ///  - Reference model: CAST FP32/BF16/FP16 → composite equals CAST_TO_BLOCK_SCALED (same data
 ///    and scale codes); CAST composite → FP32/BF16/FP16/FP8 dequantizes (value × scale);
 ///    composite → composite is refused; MATMUL_T [A, B, A_zp, B_zp] with composite A, B (zero
-///    points FP32 0.0) computes MATMUL_T_BLOCK_SCALED to FP32 (also BF16; FP16 is refused, a
+///    points FP32 0.0) computes MATMUL_T_BLOCK_SCALED to FP32 (also BF16, whose values are not
+///    one rounding of the FP32 result: it appears to accumulate in BF16; FP16 is refused, a
 ///    non-zero zero point fails); MATMUL_T_BLOCK_SCALED itself does *not* take composite
 ///    operands ("Unsupported operation type or rank"). Graph I/O of a composite tensor `x` is
 ///    two .npy files, `x` and `x_scale`.
@@ -26,7 +27,8 @@
 /// data tensor `x` (the value dtype) and a scale tensor `x_scale` (FP8UE8M0, last dim / 32; the
 /// name the reference model gives its .npy), and rewrites the ops that use it into the draft
 /// ops armlower runs: CAST → CAST_TO/FROM_BLOCK_SCALED (via an FP32 CAST for FP16 / FP8 ends),
-/// MATMUL_T → MATMUL_T_BLOCK_SCALED (+ CAST to BF16). Every other use is refused by name.
+/// MATMUL_T → MATMUL_T_BLOCK_SCALED (+ one CAST to BF16: within the dot-product bound of the
+/// reference model's BF16 result, not bit-exact). Every other use is refused by name.
 #pragma once
 
 #include <armlower/dtype/dtype.hpp>
