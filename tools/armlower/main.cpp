@@ -427,6 +427,12 @@ int inspect_tflite(const std::string& file, const std::vector<std::uint8_t>& byt
 int inspect_tosa(const std::string& file, bool json_out) {
   const auto f = tool::load_tosa(file);
   const auto& g = f.graph;
+  // Composite block-scaled tensors (TOSA 1.1 spec head) are named by their type and scales.
+  auto block_scaled = [&](const std::string& n) -> const serialize::block_scaled_tensor* {
+    for (const auto& b : f.block_scaled)
+      if (b.data == n) return &b;
+    return nullptr;
+  };
   std::int64_t cbytes = 0;
   for (const auto& t : g.tensors) cbytes += static_cast<std::int64_t>(t.data.size());
   const auto io_json = [&](const std::vector<std::string>& names) {
@@ -452,11 +458,17 @@ int inspect_tosa(const std::string& file, bool json_out) {
           {{"index", i}, {"op", std::string(o.op_name())}, {"inputs", o.inputs}, {"outputs", o.outputs}});
     }
     j["tensors"] = json::array();
-    for (const auto& t : g.tensors)
-      j["tensors"].push_back({{"name", t.name},
-                              {"dtype", std::string(dtype::name(t.type))},
-                              {"shape", t.shape},
-                              {"constant_bytes", t.is_constant ? t.data.size() : 0}});
+    for (const auto& t : g.tensors) {
+      json e = {{"name", t.name},
+                {"dtype", std::string(dtype::name(t.type))},
+                {"shape", t.shape},
+                {"constant_bytes", t.is_constant ? t.data.size() : 0}};
+      if (const auto* b = block_scaled(t.name)) {
+        e["block_scaled"] = b->type_name();
+        e["scale_tensor"] = b->scale;
+      }
+      j["tensors"].push_back(std::move(e));
+    }
     j["constant_bytes"] = cbytes;
     print_json(j);
     return 0;
@@ -476,6 +488,9 @@ int inspect_tosa(const std::string& file, bool json_out) {
   for (const auto& t : g.tensors) {
     std::cout << "  " << t.name << " " << dtype::name(t.type) << " " << shape_text(t.shape);
     if (t.is_constant) std::cout << " const " << t.data.size() << " B";
+    if (const auto* b = block_scaled(t.name))
+      std::cout << "  (values of block-scaled " << b->type_name() << ", scales " << b->scale
+                << ")";
     std::cout << "\n";
   }
   for (const auto* list : {&g.inputs, &g.outputs}) {

@@ -19,8 +19,10 @@
 ///  - `overflow::saturate` (the default): E4M3 values above 464 give ±448 here, NaN in ml_dtypes;
 ///    E5M2 values ≥ 61440 give ±57344 here, ±Inf in ml_dtypes. `overflow::propagate` matches ml_dtypes.
 ///  - FP6/FP4 NaN gives +0 here; ml_dtypes gives 0 with the sign bit *flipped* (+NaN → -0).
-///  - MXINT8 (not in ml_dtypes): RNE of x·64 clamped to [-127, 127]; code 0x80 (-2.0) decodes but is
-///    never produced (kernels.md §4.6: TOSA lists -2 as representable, MX quantizers avoid it).
+///  - MXINT8 (not in ml_dtypes): RNE of x·64 clamped to [-128, 127]; code 0x80 (-2.0) is produced
+///    where it is nearest (TOSA lists -2 as representable; the reference model writes it).
+///  - E4M3 finite overflow with `overflow::propagate` gives the NaN 0x7F for either sign (the
+///    reference model's code); ml_dtypes keeps the sign (0xFF). ±Inf and NaN inputs keep their sign.
 #pragma once
 
 #include <array>
@@ -82,18 +84,22 @@ namespace detail {
   }
   if (mag > f.max_mag) {
     if (ov == overflow::propagate && f.has_inf) mag = f.max_mag + 1u;
-    else if (ov == overflow::propagate && f.has_nan) mag = f.nan_mag;
+    // E4M3 (no Inf): a finite overflow is the NaN 0x7F whatever the sign, as tosa-tools 2026.8's
+    // reference model writes it (TOSA does not distinguish NaNs; docs/mx-edge-cases.md (c)).
+    else if (ov == overflow::propagate && f.has_nan) return f.nan_mag;
     else mag = f.max_mag;
   }
   return static_cast<std::uint8_t>(sign | mag);
 }
 
-/// fp32 → MXINT8 code: RNE(x·64) clamped to [-127, 127]; NaN → 0, ±Inf → ±127.
+/// fp32 → MXINT8 code: RNE(x·64) clamped to [-128, 127] (TOSA's mxint8_t range is −2 .. 1+63/64,
+/// so round_to_nearest gives −2.0 = 0x80 where nearest, as the reference model writes it;
+/// docs/mx-edge-cases.md (b)); NaN → 0, +Inf → 127, −Inf → −128.
 [[nodiscard]] constexpr std::uint8_t encode_mxint8(float x) noexcept {
   if (x != x) return 0;
   const float y = x * 64.0f;  // exact (power-of-two scaling of a value that cannot overflow to matter)
   if (y >= 127.0f) return 127;
-  if (y <= -127.0f) return static_cast<std::uint8_t>(-127);
+  if (y <= -128.0f) return 0x80;
   // RNE to an integer for |y| < 127 via the 2^23 trick (exact for |y| < 2^22).
   const float big = 8388608.0f;
   float r = y >= 0 ? (y + big) - big : -((-y + big) - big);

@@ -19,10 +19,20 @@
 /// other operators in file order with TOSA operand order and `graph::attribute`s; graph
 /// inputs/outputs = block inputs/outputs. `write(read(b).graph, read(b).version)` reproduces
 /// `b` for every `b` armlower wrote.
+///
+/// Composite block-scaled tensors (TOSA 1.1 spec head, written by tosa-tools 2026.8.0: a
+/// `TosaTensor` whose `scale_type` = FP8UE8M0 and `block_shape` = BLOCK_SHAPE_32 carry, beside
+/// the FP8/FP6/FP4/MXINT8 values in `data`, one FP8UE8M0 scale per 32 values in `scale_data`;
+/// tosa-tools' `bin/tosa.fbs` and `tosa_serializer.ScaledDType`, facts and reference-model
+/// behaviour in `serialize/detail/block_scaled_types.hpp`) are never read as plain tensors:
+/// each becomes a data tensor `x` and a scale tensor `x_scale`, CAST to/from it becomes
+/// CAST_TO/FROM_BLOCK_SCALED and MATMUL_T on two of them MATMUL_T_BLOCK_SCALED, as the
+/// reference model computes them; any other form or use is refused naming tensor and type.
 #pragma once
 
 #include <armlower/graph/constant.hpp>
 #include <armlower/graph/graph.hpp>
+#include <armlower/serialize/detail/block_scaled_types.hpp>
 #include <armlower/serialize/detail/generated.hpp>
 #include <armlower/serialize/detail/payload.hpp>
 #include <armlower/serialize/detail/text.hpp>
@@ -44,10 +54,23 @@
 
 namespace armlower::serialize {
 
-/// What `read` returns: the format the file declared and its graph.
+/// A composite block-scaled tensor of the file (TOSA 1.1 spec head, e.g. BS32_FP8UE8M0_FP4E2M1;
+/// `detail::composite_name`), as the reader split it: the names of its data tensor (the
+/// file's tensor name, dtype `value_type`) and of its FP8UE8M0 scale tensor in the graph.
+struct block_scaled_tensor {
+  std::string data;
+  std::string scale;
+  dtype::id value_type = dtype::id::fp8e4m3;
+  /// The type's spec-head name, e.g. "BS32_FP8UE8M0_FP4E2M1".
+  [[nodiscard]] std::string type_name() const { return detail::composite_name(value_type); }
+};
+
+/// What `read` returns: the format the file declared, its graph, and the composite
+/// block-scaled tensors the graph carries as data + scale tensors (file order).
 struct tosa_file {
   format version = format::tosa_1_0;
   graph::graph graph;
+  std::vector<block_scaled_tensor> block_scaled;
 };
 
 namespace detail {
@@ -83,7 +106,7 @@ class graph_reader {
                    " (armlower reads 1.0 final and 1.1 draft)"};
     f_ = *fmt;
     if (auto e = read_graph(*root)) return std::move(*e);
-    return tosa_file{f_, std::move(g_)};
+    return tosa_file{f_, std::move(g_), std::move(block_scaled_)};
   }
 
  private:
@@ -92,6 +115,9 @@ class graph_reader {
   format f_ = format::tosa_1_0;
   graph::graph g_;
   std::unordered_map<std::string, std::size_t> index_;
+  /// Composite block-scaled tensors: data tensor name → scale tensor name.
+  std::unordered_map<std::string, std::string> composite_;
+  std::vector<block_scaled_tensor> block_scaled_;
 
   static error fail(std::string m) { return error{std::move(m)}; }
 
@@ -143,6 +169,62 @@ class graph_reader {
     return {};
   }
 
+  [[nodiscard]] bool is_scale_name(const std::string& n) const {
+    for (const auto& [d, sc] : composite_)
+      if (sc == n) return true;
+    return false;
+  }
+
+  /// A composite block-scaled tensor (the tensor just added is its data half): checks the
+  /// type and adds the scale tensor `<name>_scale` (see block_scaled_types.hpp).
+  std::optional<error> read_block_scales(const fb11::TosaTensor& t, const std::string& q) {
+    const auto st = static_cast<std::uint32_t>(t.scale_type());
+    const auto bs = static_cast<std::uint32_t>(t.block_shape());
+    const auto* sd = t.scale_data();
+    const bool has_scales = sd != nullptr && sd->size() != 0;
+    if (st == 0 && bs == 0 && !has_scales && t.scale_offset() <= 1 && t.scale_size() <= 1) return {};
+    graph::tensor& data = g_.tensors.back();
+    const auto sdt = dtype_of_wire(st, f_);
+    const std::string type = "block-scaled type (value " + std::string(dtype::name(data.type)) + ", scale " +
+                             (sdt ? std::string(dtype::name(*sdt)) : "DType " + std::to_string(st)) +
+                             ", block shape " + std::to_string(bs) + ")";
+    if (f_ == format::tosa_1_0) return fail(q + ": " + type + " does not exist in TOSA 1.0");
+    if (sdt != dtype::id::fp8ue8m0 || bs != block_shape_32 || !is_mx_value_type(data.type))
+      return fail(q + ": " + type +
+                  " is not supported (armlower reads BS32_FP8UE8M0_{FP8E4M3,FP8E5M2,FP6E2M3,FP6E3M2,FP4E2M1,MXINT8})");
+    const std::string what = q + " " + composite_name(data.type) + describe_shape(data.shape);
+    if (t.scale_offset() > 1 || t.scale_size() > 1) return fail(what + ": external scale data is not supported");
+    if (data.shape.empty() || data.shape.back() % 32 != 0)
+      return fail(what + ": rank must be >= 1 and the last dimension a multiple of the block size 32");
+    graph::tensor scale;
+    scale.type = dtype::id::fp8ue8m0;
+    scale.shape = data.shape;
+    scale.shape.back() /= 32;
+    if (data.is_constant != has_scales)
+      return fail(what + (data.is_constant ? ": constant data has no scale_data" : ": scale_data without data"));
+    if (has_scales) {
+      const auto want = static_cast<std::size_t>(graph::element_count(scale.shape));
+      if (sd->size() < want || sd->size() > pad8(want))
+        return fail(what + ": scale_data has " + std::to_string(sd->size()) + " bytes, expected " +
+                    std::to_string(want) + " (up to " + std::to_string(pad8(want)) + " with padding)");
+      scale.data.assign(sd->data(), sd->data() + want);
+      scale.is_constant = true;
+    }
+    scale.name = scale_tensor_name(data.name);
+    composite_.emplace(data.name, scale.name);
+    block_scaled_.push_back({data.name, scale.name, data.type});
+    if (!index_.emplace(scale.name, g_.tensors.size()).second)
+      return fail(what + ": its scale tensor would be named '" + scale.name + "', which is already a tensor");
+    g_.tensors.push_back(std::move(scale));
+    return {};
+  }
+
+  [[nodiscard]] static std::string describe_shape(const std::vector<std::int32_t>& shape) {
+    std::string s = " [";
+    for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? "," : "") + std::to_string(shape[k]);
+    return s + "]";
+  }
+
   std::optional<error> read_tensors(const fb11::TosaBasicBlock& block) {
     const auto* ts = block.tensors();
     if (ts == nullptr) return {};
@@ -179,8 +261,11 @@ class graph_reader {
         out.is_constant = true;
       }
       out.name = std::move(name);
-      if (!index_.emplace(out.name, g_.tensors.size()).second) return fail(q + " is declared twice");
+      if (!index_.emplace(out.name, g_.tensors.size()).second)
+        return fail(q + " is declared twice" +
+                    (is_scale_name(out.name) ? " (also the scale tensor of a block-scaled tensor)" : ""));
       g_.tensors.push_back(std::move(out));
+      if (auto e = read_block_scales(*t, q)) return e;
     }
     return {};
   }
@@ -202,7 +287,14 @@ class graph_reader {
 
   std::optional<error> read_names(const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* names,
                                   std::string_view role, std::vector<std::string>& out) {
-    return resolve(names, "block", role, out);
+    std::vector<std::string> named;
+    if (auto e = resolve(names, "block", role, named)) return e;
+    for (auto& n : named) {  // a composite graph input/output is its data and its scales
+      const auto c = composite_.find(n);
+      out.push_back(std::move(n));
+      if (c != composite_.end()) out.push_back(c->second);
+    }
+    return {};
   }
 
   std::optional<error> read_operators(const fb11::TosaBasicBlock& block) {
@@ -236,6 +328,10 @@ class graph_reader {
                       (code == const_shape_op ? " (CONST_SHAPE makes SHAPE tensors)" : " (SHAPE constants use CONST_SHAPE)"));
         continue;
       }
+      if (touches_composite(inputs) || touches_composite(outputs)) {
+        if (auto e = read_block_scaled_op(code, w, inputs, outputs)) return e;
+        continue;
+      }
       const auto op = op_of_wire(code);
       if (!op) return fail(w + ": armlower does not read this op");
       if (!has_op(*op, f_))
@@ -257,6 +353,132 @@ class graph_reader {
       g_.operators.push_back(std::move(out));
     }
     return {};
+  }
+
+  [[nodiscard]] bool touches_composite(const std::vector<std::string>& names) const {
+    for (const auto& n : names)
+      if (composite_.count(n) != 0) return true;
+    return false;
+  }
+
+  /// An operator with a composite block-scaled operand or result (block_scaled_types.hpp):
+  /// CAST and MATMUL_T are rewritten into the ops the reference model computes; anything else
+  /// is refused naming the op, the tensor and its type.
+  std::optional<error> read_block_scaled_op(std::uint32_t code, const std::string& w, const std::vector<std::string>& in,
+                                            const std::vector<std::string>& out) {
+    auto comp = [&](const std::string& n) { return composite_.count(n) != 0; };
+    auto type = [&](const std::string& n) { return g_.tensors[index_.at(n)].type; };
+    auto type_name = [&](const std::string& n) {
+      return comp(n) ? composite_name(type(n)) : std::string(dtype::name(type(n)));
+    };
+    const std::string rule =
+        " (armlower runs a block-scaled tensor as the input or output of CAST to/from FP32, BF16 or FP16 "
+        "(also to FP8E4M3/FP8E5M2), and as both operands of MATMUL_T with zero points 0.0 and an FP32 or BF16 output)";
+    auto refuse = [&](const std::string& n, const std::string& why) {
+      return fail(w + ": tensor '" + n + "' has the block-scaled type " + type_name(n) + why + rule);
+    };
+    std::string first;
+    for (const auto* v : {&in, &out})
+      for (const auto& n : *v)
+        if (first.empty() && comp(n)) first = n;
+    for (const auto& n : out)
+      if (g_.tensors[index_.at(n)].is_constant)
+        return fail(w + ": output '" + n + "' has constant data; only CONST may produce a constant");
+    const graph::attribute bs32{graph::block_scaled_attr{32}};
+    using tosa::op;
+    if (code == tosa::serialized(op::cast)) {
+      if (in.size() != 1 || out.size() != 1)
+        return fail(w + " has " + std::to_string(in.size()) + " inputs and " + std::to_string(out.size()) +
+                    " outputs, expected 1 and 1");
+      const std::string &x = in[0], &y = out[0];
+      if (comp(x) && comp(y))
+        return refuse(x, " and its output '" + y + "' has " + type_name(y) +
+                             ": a CAST between two block-scaled types is not allowed");
+      if (comp(x)) {
+        const auto t = type(y);
+        if (t == dtype::id::fp32 || t == dtype::id::bf16) {
+          add_op(op::cast_from_block_scaled, {x, composite_.at(x)}, {y}, bs32);
+        } else if (t == dtype::id::fp16 || t == dtype::id::fp8e4m3 || t == dtype::id::fp8e5m2) {
+          const auto tmp = add_temp(y, dtype::id::fp32);
+          add_op(op::cast_from_block_scaled, {x, composite_.at(x)}, {tmp}, bs32);
+          add_op(op::cast, {tmp}, {y}, {});
+        } else {
+          return refuse(x, ": CAST to " + type_name(y) + " is not supported");
+        }
+        return {};
+      }
+      const auto t = type(x);
+      if (t == dtype::id::fp32 || t == dtype::id::bf16) {
+        add_op(op::cast_to_block_scaled, {x}, {y, composite_.at(y)}, bs32);
+      } else if (t == dtype::id::fp16) {
+        const auto tmp = add_temp(x, dtype::id::fp32);
+        add_op(op::cast, {x}, {tmp}, {});
+        add_op(op::cast_to_block_scaled, {tmp}, {y, composite_.at(y)}, bs32);
+      } else {
+        return refuse(y, ": CAST from " + type_name(x) + " is not supported");
+      }
+      return {};
+    }
+    if (code == matmul_t_op) {
+      if (in.size() != 4 || out.size() != 1)
+        return fail(w + " has " + std::to_string(in.size()) + " inputs and " + std::to_string(out.size()) +
+                    " outputs, expected 4 and 1");
+      if (!comp(in[0]) || !comp(in[1]) || type(in[0]) != type(in[1]))
+        return refuse(first, ": MATMUL_T with A " + type_name(in[0]) + " and B " + type_name(in[1]) +
+                                 " is not supported (A and B must have the same block-scaled type)");
+      if (comp(out[0])) return refuse(out[0], ": a block-scaled MATMUL_T output is not supported");
+      for (std::size_t k = 2; k < 4; ++k) {
+        const auto& z = g_.tensors[index_.at(in[k])];
+        bool zero = z.is_constant && z.type == dtype::id::fp32 && graph::element_count(z.shape) == 1 &&
+                    z.data.size() == 4;
+        if (zero) {
+          float v = 1.0f;
+          std::memcpy(&v, z.data.data(), 4);
+          zero = v == 0.0f;
+        }
+        if (!zero)
+          return refuse(first, ": its zero point '" + z.name + "' is not an FP32 constant 0.0");
+      }
+      const auto t = type(out[0]);
+      const std::vector<std::string> ops{in[0], composite_.at(in[0]), in[1], composite_.at(in[1])};
+      if (t == dtype::id::fp32) {
+        add_op(op::matmul_t_block_scaled, ops, {out[0]}, bs32);
+      } else if (t == dtype::id::bf16) {
+        const auto tmp = add_temp(out[0], dtype::id::fp32);
+        add_op(op::matmul_t_block_scaled, ops, {tmp}, bs32);
+        add_op(op::cast, {tmp}, {out[0]}, {});
+      } else {
+        return refuse(first, ": a MATMUL_T output of " + type_name(out[0]) + " is not supported");
+      }
+      return {};
+    }
+    const std::string name = code <= static_cast<std::uint32_t>(fb11::Op::MAX)
+                                 ? std::string(fb11::EnumNameOp(static_cast<fb11::Op>(code)))
+                                 : "op " + std::to_string(code);
+    return refuse(first, ": " + name + " on a block-scaled tensor is not supported");
+  }
+
+  void add_op(tosa::op code, std::vector<std::string> in, std::vector<std::string> out, graph::attribute attr) {
+    graph::operation o;
+    o.code = code;
+    o.inputs = std::move(in);
+    o.outputs = std::move(out);
+    o.attr = std::move(attr);
+    g_.operators.push_back(std::move(o));
+  }
+
+  /// Adds an intermediate tensor shaped like `like` with dtype `t`, named `<like>/<dtype>` (made
+  /// unique), and returns its name.
+  std::string add_temp(const std::string& like, dtype::id t) {
+    graph::tensor n;
+    n.type = t;
+    n.shape = g_.tensors[index_.at(like)].shape;
+    std::string base = like + "/" + std::string(dtype::traits(t).short_name);
+    n.name = base;
+    for (int k = 1; index_.count(n.name) != 0; ++k) n.name = base + "_" + std::to_string(k);
+    index_.emplace(n.name, g_.tensors.size());
+    g_.tensors.push_back(std::move(n));
+    return g_.tensors.back().name;
   }
 
   result<graph::attribute> read_attribute(const fb11::TosaOperator& o, tosa::op op, const std::string& w,
