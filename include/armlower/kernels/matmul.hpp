@@ -8,11 +8,13 @@
 /// - every floating-point row (A, B ∈ FP8E4M3, FP8E5M2, FP16, BF16, FP32 decoded exactly to float;
 ///   out_t = acc_t FP16 or FP32): `float → float` with `float_rounding` (`kernels/conv2d.hpp`).
 ///   Per output, c ascending: an FP32 accumulator adds the fp32 products in fp32; an FP16
-///   accumulator rounds every product and partial sum to FP16 (`acc = rnd16(acc + rnd16(a·b))`,
-///   the pseudocode's `apply_add_s<fp16_t>` / `apply_mul_s<fp16_t>`). The TOSA reference model
-///   (tosa-tools reference_model `OpMatMul::eval`) computes the same sums through an Eigen
-///   contraction in the accumulator type, whose summation order may differ: results are within
-///   the spec's dot-product error bound, usually identical.
+///   accumulator adds each product, exact in fp32 (FP16/FP8 inputs have ≤ 11-bit significands),
+///   to the FP16 partial sum in fp32 and rounds the sum to FP16 (`acc = rnd16(acc + a·b)`: one
+///   rounding per step, like a fused multiply-add in FP16). This is what the TOSA reference model
+///   (tosa-tools 2026.8, `OpMatMul::eval`: an Eigen contraction in its fp16 accumulator type)
+///   computes, measured bit-identical on FP16 → FP16, FP16 → FP32, BF16 → FP32 and every FP8 row
+///   (tests/run/refmodel_cases.hpp); it is within the spec's dot-product error bound (each
+///   step has one rounding, fewer than the pseudocode's apply_mul_s + apply_add_s).
 /// Integer accumulation is exact (int64); the REQUIRE that the result fits out_t is reported.
 /// Firmware-clean: noexcept, no heap (a 64-element accumulator tile on the stack); status codes.
 #pragma once
@@ -65,7 +67,7 @@ template <class In, class Out>
             const float av = an[std::int64_t{h} * s.c + c];
             if (fr.acc == real_format::fp16) {
               for (std::int32_t j = 0; j < tw; ++j)
-                acc[j] = round_real(acc[j] + round_real(av * brow[j], real_format::fp16), real_format::fp16);
+                acc[j] = round_real(acc[j] + av * brow[j], real_format::fp16);
             } else {
               for (std::int32_t j = 0; j < tw; ++j) acc[j] += av * brow[j];
             }
