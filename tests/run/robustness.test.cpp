@@ -302,3 +302,10 @@ TEST_CASE("a graph of 100,000 ADDs runs (tensors indexed once per run: linear ti
   REQUIRE_MESSAGE(r, (r ? "" : r.failure->message()));
   CHECK(r.outputs[0].ints == std::vector<std::int64_t>{5 + ops, 7 - 2 * ops});
 }
+
+TEST_CASE("check: MATMUL zero points have the operand's dtype and are 0 unless INT8 (float: -0.0 counts as 0)") {
+  CHECK(check(fp8_matmul(id::fp8e4m3, id::fp16, 0x80).g, "TOSA-1.0+FP+fp8e4m3") == "");
+  const auto m = check(fp8_matmul(id::fp8e4m3, id::fp16, fp8(id::fp8e4m3, 1.0f)).g, "TOSA-1.0+FP+fp8e4m3");
+  CHECK(has(m, "azp"));
+  CHECK(has(m, "zero point must be 0"));
+}

@@ -4,7 +4,7 @@
 /// supported type row (what the TOSA interpreter calls) and a fast path for int8 1×1 convolutions
 /// with stride 1, dilation 1 and no padding (a GEMM; AVX2 on x86 hosts).
 ///
-/// Source: TOSA 1.0 CONV2D (`../shared/reference/tosa.md` §3.2). Type rows implemented
+/// Source: TOSA 1.0 specification, CONV2D (pseudocode `operators/CONV2D.tosac`). Type rows implemented
 /// (in_t, weight_t, out_t = acc_t) with their C++ storage:
 /// - s8×s8 → i32: `int8_t, int8_t, int32_t`
 /// - s16×s8 → i48: `int16_t, int8_t, int64_t` (INT48 values in int64 storage)

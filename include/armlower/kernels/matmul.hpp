@@ -2,7 +2,7 @@
 /// TOSA MATMUL: A [N, H, C] × B [N, C, W] → [N, H, W] with zero points.
 ///
 /// Source: TOSA 1.0 MATMUL with the fixed ERROR_IF (non-zero zero points only for int8;
-/// `../shared/reference/tosa.md` §3.1). Type rows implemented (in_t → out_t = acc_t):
+/// the TOSA specification pseudocode `operators/MATMUL.tosac` of later revisions). Type rows implemented (in_t → out_t = acc_t):
 /// - s8×s8 → i32: `int8_t → int32_t`
 /// - s16×s16 → i48: `int16_t → int64_t` (INT48 values in int64 storage)
 /// - every floating-point row (A, B ∈ FP8E4M3, FP8E5M2, FP16, BF16, FP32 decoded exactly to float;

@@ -17,7 +17,8 @@
 ///     ADD equal ranks + broadcast, block-scaled shapes);
 ///  5. level limits when the target has `+8k` (`tosa/level.hpp`: MAX_RANK, MAX_KERNEL,
 ///     MAX_STRIDE, tensor size < 2^MAX_LOG2_SIZE bytes).
-/// Sources: `../shared/reference/tosa.md` §2.3, §3 (ERROR_IFs) and §7 (MLIR TosaValidation).
+/// Sources: the TOSA 1.0 specification (levels; the ERROR_IFs of each operator's pseudocode)
+/// and MLIR's TosaValidation pass.
 /// Every error names the op (index and name), the tensor and the rule.
 /// Hosted only.
 #pragma once
@@ -289,6 +290,10 @@ struct validator {
         if (a->shape.size() != 3 || b->shape.size() != 3 || y->shape.size() != 3 || a->shape[2] != b->shape[1] ||
             a->shape[0] != b->shape[0] || y->shape != std::vector<std::int32_t>{a->shape[0], a->shape[1], b->shape[2]})
           return err(i, y->name, "MATMUL shapes must be A [N,H,C], B [N,C,W] -> [N,H,W]");
+        if (auto e = zp(i, o.inputs[2], a->type, a->type == dtype::id::i8)) return e;
+        if (auto e = zp(i, o.inputs[3], b->type, b->type == dtype::id::i8)) return e;
+        if (auto e = constant_operand(i, o.inputs[2])) return e;
+        if (auto e = constant_operand(i, o.inputs[3])) return e;
         return std::nullopt;
       }
       case op::transpose:

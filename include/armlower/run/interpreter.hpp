@@ -4,7 +4,7 @@
 /// armlower's kernels for CONV2D, MATMUL, RESCALE and the 1.1-draft block-scaled ops, and its
 /// own element-wise / data-layout code for CONST, RESHAPE, TRANSPOSE, ADD, MUL, CLAMP, CAST.
 /// Semantics: TOSA 1.0 specification pseudocode and the 1.1 draft's block-scaled ops
-/// (`../shared/reference/tosa.md` §3). Every ERROR_IF / REQUIRE of those ops is reported as a
+/// (TOSA specification, "Operators" chapter). Every ERROR_IF / REQUIRE of those ops is reported as a
 /// `run::error` naming op index, op, tensor and rule; nothing is undefined behaviour.
 /// Integer graphs are bit-exact with the TOSA reference model. Hosted only.
 #pragma once
