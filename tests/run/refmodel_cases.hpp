@@ -396,6 +396,12 @@ inline refmodel_case case_fp8_rows_1_1() {
   b.op(tosa::op::conv2d, {"x4", "w4", "bias32", "zp4", "zp4"}, {"y32"},
        graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, id::fp32, false});
   b.output("y32");
+  b.constant("x5", random_fp8(rng, e5, {1, 4, 4, 16}, 1.0f));
+  b.constant("w5", random_fp8(rng, e5, {3, 2, 2, 16}, 1.0f));
+  b.declare("y32_5", id::fp32, {1, 3, 3, 3});
+  b.op(tosa::op::conv2d, {"x5", "w5", "bias32", "zp5", "zp5"}, {"y32_5"},
+       graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, id::fp32, false});
+  b.output("y32_5");
   b.constant("a4", random_fp8(rng, e4, {1, 4, 24}, 1.0f));
   b.constant("b4", random_fp8(rng, e4, {1, 24, 3}, 1.0f));
   b.constant("a5", random_fp8(rng, e5, {1, 4, 24}, 1.0f));
