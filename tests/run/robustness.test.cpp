@@ -258,6 +258,13 @@ TEST_CASE("declared result shapes and the per-tensor size limit are checked befo
   CHECK(r.failure->tensor == "y");
   CHECK(has(r.failure->rule, "per-tensor limit"));
 
+  // A declared shape beyond 2^31-1 elements is an invalid graph, refused before anything else.
+  r = run::run(add({65536, 65536}).g, {});
+  REQUIRE_FALSE(r);
+  CHECK(r.failure->kind == run::error_kind::invalid_graph);
+  CHECK(r.failure->tensor == "y");
+  CHECK(has(r.failure->rule, "element count exceeds 2^31-1"));
+
   // The limit is configurable and applies to inputs and constants too.
   builder b;
   b.input("x", id::i32, {4, 4});

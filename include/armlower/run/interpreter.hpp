@@ -115,15 +115,24 @@ struct arity {
   return error{k, no_op, {}, std::move(tensor), std::move(rule)};
 }
 
-/// Empty when tensor `t` (declared dtype and shape) is a valid shape within `limit` bytes of
-/// interpreter storage, else the rule it breaks (see `options::max_tensor_bytes`).
-[[nodiscard]] inline std::string check_tensor_size(const graph::tensor& t, std::uint64_t limit) {
-  if (auto m = check_shape(t.shape); !m.empty()) return "bad shape " + to_string(t.shape) + ": " + m;
+/// A declared tensor the interpreter refuses to allocate: why, and the error kind.
+struct size_refusal {
+  error_kind kind;  ///< `invalid_graph` for an invalid shape, `unsupported` above the limit
+  std::string rule;
+};
+
+/// Nothing when tensor `t` (declared dtype and shape) is a valid shape within `limit` bytes of
+/// interpreter storage, else why not (see `options::max_tensor_bytes`). Allocates nothing.
+[[nodiscard]] inline std::optional<size_refusal> check_tensor_size(const graph::tensor& t, std::uint64_t limit) {
+  if (auto m = check_shape(t.shape); !m.empty())
+    return size_refusal{error_kind::invalid_graph, "bad shape " + to_string(t.shape) + ": " + m};
   const auto bytes = static_cast<std::uint64_t>(graph::element_count(t.shape)) * element_bytes(t.type);
   if (bytes > limit)
-    return "tensor " + to_string(t.shape) + " of " + std::string(dtype::name(t.type)) + " needs " + std::to_string(bytes) +
-           " bytes, above the per-tensor limit of " + std::to_string(limit) + " bytes (run::options::max_tensor_bytes)";
-  return {};
+    return size_refusal{error_kind::unsupported,
+                        "tensor " + to_string(t.shape) + " of " + std::string(dtype::name(t.type)) + " needs " +
+                            std::to_string(bytes) + " bytes, above the per-tensor limit of " + std::to_string(limit) +
+                            " bytes (run::options::max_tensor_bytes)"};
+  return std::nullopt;
 }
 
 /// Binds the graph inputs; returns the error when `inputs` do not match the declarations.
@@ -137,7 +146,7 @@ struct arity {
     const auto& n = g.inputs[i];
     const auto* t = find_in(idx, n);
     if (t == nullptr) return graph_error(error_kind::invalid_graph, n, "graph input is not a declared tensor");
-    if (auto m = check_tensor_size(*t, limit); !m.empty()) return graph_error(error_kind::unsupported, n, m);
+    if (auto m = check_tensor_size(*t, limit)) return graph_error(m->kind, n, std::move(m->rule));
     const auto& v = inputs[i];
     if (v.type != t->type)
       return graph_error(error_kind::invalid_graph, n,
@@ -207,7 +216,7 @@ struct arity {
         if (!t->is_constant)
           return fail(c.fail(error_kind::invalid_graph, n,
                              "operand is used before any operator produces it (and it is not a graph input)"));
-        if (auto m = detail::check_tensor_size(*t, limit); !m.empty()) return fail(c.fail(error_kind::unsupported, n, m));
+        if (auto m = detail::check_tensor_size(*t, limit)) return fail(c.fail(m->kind, n, std::move(m->rule)));
         try {
           env.emplace(n, from_constant(*t));
         } catch (const std::invalid_argument& ex) {
@@ -217,7 +226,7 @@ struct arity {
       for (const auto& n : op.outputs) {
         const auto* t = detail::find_in(idx, n);
         if (t == nullptr) return fail(c.fail(error_kind::invalid_graph, n, "result is not a declared tensor"));
-        if (auto m = detail::check_tensor_size(*t, limit); !m.empty()) return fail(c.fail(error_kind::unsupported, n, m));
+        if (auto m = detail::check_tensor_size(*t, limit)) return fail(c.fail(m->kind, n, std::move(m->rule)));
       }
       if (auto e = detail::dispatch(c)) return fail(std::move(*e));
       if (!opt.keep_intermediates) {
@@ -238,8 +247,7 @@ struct arity {
         const auto* t = detail::find_in(idx, n);
         if (t == nullptr || !t->is_constant)
           return fail(detail::graph_error(error_kind::invalid_graph, n, "graph output is never produced"));
-        if (auto m = detail::check_tensor_size(*t, limit); !m.empty())
-          return fail(detail::graph_error(error_kind::unsupported, n, m));
+        if (auto m = detail::check_tensor_size(*t, limit)) return fail(detail::graph_error(m->kind, n, std::move(m->rule)));
         res.outputs.push_back(from_constant(*t));
         continue;
       }

@@ -95,12 +95,6 @@ template <class T>
                 std::string(what) + " must be 0 unless its dtype is INT8 (is " + std::string(dtype::name(v.type)) + ")");
 }
 
-/// True for the dtypes of the float CONV2D / MATMUL rows (FP8E4M3, FP8E5M2, FP16, BF16, FP32).
-[[nodiscard]] constexpr bool is_float_operand(dtype::id t) noexcept {
-  using dtype::id;
-  return t == id::fp8e4m3 || t == id::fp8e5m2 || t == id::fp16 || t == id::bf16 || t == id::fp32;
-}
-
 /// The elements of a float operand as float, exactly (FP16/BF16/FP32 as stored, FP8 codes decoded).
 [[nodiscard]] inline std::vector<float> reals_of(const value& v) {
   if (storage_of(v.type) == storage::real) return v.reals;
