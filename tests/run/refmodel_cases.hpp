@@ -347,6 +347,129 @@ inline refmodel_case case_mx_linear(id t) {
   return c;
 }
 
+/// Codes of FP8 dtype `t` for normal(0, sigma) values (RNE, saturating: finite codes only).
+inline run::value random_fp8(std::mt19937_64& rng, id t, std::vector<std::int32_t> shape, float sigma) {
+  std::size_t n = 1;
+  for (auto d : shape) n *= static_cast<std::size_t>(d);
+  std::vector<std::uint8_t> v(n);
+  std::normal_distribution<float> d(0.0f, sigma);
+  for (auto& c : v) c = armlower::mx::encode(t, d(rng), armlower::mx::overflow::saturate);
+  return run::from_codes(t, std::move(shape), std::move(v));
+}
+
+/// FP8 CONV2D (acc_type FP16, output FP16; TOSA 1.0 rows EXT-FP8E4M3 / EXT-FP8E5M2) and FP8
+/// MATMUL → FP16, all operands constant (the crash: FP8 zero points were read as
+/// integers). The interpreter rounds exactly as the reference model (kernels/conv2d.hpp,
+/// kernels/matmul.hpp document how), so every float case here must match bit for bit (close:0).
+inline refmodel_case case_fp8_conv_matmul(id t) {
+  std::mt19937_64 rng(800 + static_cast<unsigned>(t));
+  builder b;
+  b.constant("x", random_fp8(rng, t, {1, 5, 6, 8}, 1.0f));
+  b.constant("w", random_fp8(rng, t, {4, 3, 3, 8}, 0.5f));
+  b.constant("bias", run::from_reals(id::fp16, {4}, random_reals(rng, 4, 1.0f)));
+  b.constant("zp", run::from_codes(t, {1}, {0}));
+  b.declare("y", id::fp16, {1, 3, 6, 4});
+  b.op(tosa::op::conv2d, {"x", "w", "bias", "zp", "zp"}, {"y"},
+       graph::conv2d_attr{{1, 1, 1, 1}, {2, 1}, {1, 1}, id::fp16, false});
+  b.output("y");
+  b.constant("a", random_fp8(rng, t, {2, 3, 40}, 1.0f));
+  b.constant("bm", random_fp8(rng, t, {2, 40, 5}, 1.0f));
+  b.declare("mm", id::fp16, {2, 3, 5});
+  b.op(tosa::op::matmul, {"a", "bm", "zp", "zp"}, {"mm"});
+  b.output("mm");
+  return {"fp8_conv_matmul_" + std::string(armlower::dtype::traits(t).short_name), "close:0",
+          armlower::serialize::format::tosa_1_0, b.g, {}};
+}
+
+/// The TOSA 1.1 FP8 rows: CONV2D FP8 → FP32 (acc FP32), MATMUL FP8 → FP32 and the mixed
+/// FP8E4M3 × FP8E5M2 / FP8E5M2 × FP8E4M3 MATMULs → FP16 and FP32.
+inline refmodel_case case_fp8_rows_1_1() {
+  std::mt19937_64 rng(850);
+  builder b;
+  const id e4 = id::fp8e4m3, e5 = id::fp8e5m2;
+  b.constant("zp4", run::from_codes(e4, {1}, {0}));
+  b.constant("zp5", run::from_codes(e5, {1}, {0}));
+  b.constant("x4", random_fp8(rng, e4, {1, 4, 4, 16}, 1.0f));
+  b.constant("w4", random_fp8(rng, e4, {3, 2, 2, 16}, 1.0f));
+  b.constant("bias32", run::from_reals(id::fp32, {1}, {0.25f}));
+  b.declare("y32", id::fp32, {1, 3, 3, 3});
+  b.op(tosa::op::conv2d, {"x4", "w4", "bias32", "zp4", "zp4"}, {"y32"},
+       graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, id::fp32, false});
+  b.output("y32");
+  b.constant("x5", random_fp8(rng, e5, {1, 4, 4, 16}, 1.0f));
+  b.constant("w5", random_fp8(rng, e5, {3, 2, 2, 16}, 1.0f));
+  b.declare("y32_5", id::fp32, {1, 3, 3, 3});
+  b.op(tosa::op::conv2d, {"x5", "w5", "bias32", "zp5", "zp5"}, {"y32_5"},
+       graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, id::fp32, false});
+  b.output("y32_5");
+  b.constant("a4", random_fp8(rng, e4, {1, 4, 24}, 1.0f));
+  b.constant("b4", random_fp8(rng, e4, {1, 24, 3}, 1.0f));
+  b.constant("a5", random_fp8(rng, e5, {1, 4, 24}, 1.0f));
+  b.constant("b5", random_fp8(rng, e5, {1, 24, 3}, 1.0f));
+  b.declare("m44", id::fp32, {1, 4, 3});
+  b.op(tosa::op::matmul, {"a4", "b4", "zp4", "zp4"}, {"m44"});
+  b.output("m44");
+  b.declare("m55", id::fp32, {1, 4, 3});
+  b.op(tosa::op::matmul, {"a5", "b5", "zp5", "zp5"}, {"m55"});
+  b.output("m55");
+  for (id o : {id::fp16, id::fp32}) {
+    const std::string s(armlower::dtype::traits(o).short_name);
+    b.declare("m45_" + s, o, {1, 4, 3});
+    b.op(tosa::op::matmul, {"a4", "b5", "zp4", "zp5"}, {"m45_" + s});
+    b.output("m45_" + s);
+    b.declare("m54_" + s, o, {1, 4, 3});
+    b.op(tosa::op::matmul, {"a5", "b4", "zp5", "zp4"}, {"m54_" + s});
+    b.output("m54_" + s);
+  }
+  return {"fp8_rows_1_1", "close:0", armlower::serialize::format::tosa_1_1, b.g, {}};
+}
+
+/// FP16 CONV2D with acc_type FP16 and FP32 (output FP16) and FP16 MATMUL → FP16 / FP32 on a
+/// graph input, and BF16 CONV2D (acc FP32, output BF16, CAST to FP32 for the .npy) and MATMUL
+/// BF16 → FP32 on constants (PRO-FP and EXT-BF16 rows of TOSA 1.0).
+inline refmodel_case case_fp16_bf16_conv_matmul() {
+  std::mt19937_64 rng(900);
+  builder b;
+  b.input("x", id::fp16, {1, 6, 5, 12});
+  b.constant("w", run::from_reals(id::fp16, {5, 3, 3, 12}, random_reals(rng, 5 * 108, 0.3f)));
+  b.constant("bias", run::from_reals(id::fp16, {5}, random_reals(rng, 5, 1.0f)));
+  b.constant("zp", run::from_reals(id::fp16, {1}, {0.0f}));
+  for (id acc : {id::fp16, id::fp32}) {
+    const std::string n = "y_acc_" + std::string(armlower::dtype::traits(acc).short_name);
+    b.declare(n, id::fp16, {1, 6, 5, 5});
+    b.op(tosa::op::conv2d, {"x", "w", "bias", "zp", "zp"}, {n},
+         graph::conv2d_attr{{1, 1, 1, 1}, {1, 1}, {1, 1}, acc, false});
+    b.output(n);
+  }
+  b.input("a", id::fp16, {2, 4, 30});
+  b.constant("bm", run::from_reals(id::fp16, {2, 30, 6}, random_reals(rng, 360, 1.0f)));
+  for (id o : {id::fp16, id::fp32}) {
+    const std::string n = "mm_" + std::string(armlower::dtype::traits(o).short_name);
+    b.declare(n, o, {2, 4, 6});
+    b.op(tosa::op::matmul, {"a", "bm", "zp", "zp"}, {n});
+    b.output(n);
+  }
+  b.constant("xb", run::from_reals(id::bf16, {2, 4, 4, 6}, random_reals(rng, 192, 1.0f)));
+  b.constant("wb", run::from_reals(id::bf16, {3, 2, 2, 6}, random_reals(rng, 72, 0.5f)));
+  b.constant("biasb", run::from_reals(id::bf16, {3}, random_reals(rng, 3, 1.0f)));
+  b.constant("zpb", run::from_reals(id::bf16, {1}, {0.0f}));
+  b.declare("yb", id::bf16, {2, 2, 2, 3});
+  b.op(tosa::op::conv2d, {"xb", "wb", "biasb", "zpb", "zpb"}, {"yb"},
+       graph::conv2d_attr{{0, 0, 0, 0}, {2, 2}, {1, 1}, id::fp32, false});
+  b.declare("yb32", id::fp32, {2, 2, 2, 3});
+  b.op(tosa::op::cast, {"yb"}, {"yb32"});
+  b.output("yb32");
+  b.constant("ab", run::from_reals(id::bf16, {1, 3, 50}, random_reals(rng, 150, 1.0f)));
+  b.constant("bb", run::from_reals(id::bf16, {1, 50, 4}, random_reals(rng, 200, 1.0f)));
+  b.declare("mmb", id::fp32, {1, 3, 4});
+  b.op(tosa::op::matmul, {"ab", "bb", "zpb", "zpb"}, {"mmb"});
+  b.output("mmb");
+  refmodel_case c{"fp16_bf16_conv_matmul", "close:0", armlower::serialize::format::tosa_1_0, b.g, {}};
+  c.inputs.push_back(run::from_reals(id::fp16, {1, 6, 5, 12}, random_reals(rng, 360, 1.0f)));
+  c.inputs.push_back(run::from_reals(id::fp16, {2, 4, 30}, random_reals(rng, 240, 1.0f)));
+  return c;
+}
+
 /// Graphs the interpreter refuses, to check that the reference model does not accept them either.
 inline std::vector<refmodel_case> error_cases() {
   std::vector<refmodel_case> v;
@@ -416,6 +539,9 @@ inline std::vector<refmodel_case> refmodel_cases() {
                                case_int8_linear(),        case_a16w8_linear(true),   case_a16w8_linear(false),
                                case_conv_matmul(),        case_rescale_unsigned(),   case_float_conv_matmul()};
   for (id t : {id::fp8e4m3, id::fp8e5m2, id::fp6e2m3, id::fp6e3m2, id::fp4e2m1, id::mxint8}) v.push_back(case_mx_linear(t));
+  for (id t : {id::fp8e4m3, id::fp8e5m2}) v.push_back(case_fp8_conv_matmul(t));
+  v.push_back(case_fp8_rows_1_1());
+  v.push_back(case_fp16_bf16_conv_matmul());
   for (auto& c : error_cases()) v.push_back(std::move(c));
   return v;
 }

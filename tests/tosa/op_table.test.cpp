@@ -45,7 +45,8 @@ const char* const expected_rows[] = {
     "CONV2D INT16,INT8,INT48 acc=INT48 EXT-INT16 1.0",
     "CONV2D FP8E4M3,FP8E4M3,FP16 acc=FP16 EXT-FP8E4M3 1.0",
     "CONV2D FP8E5M2,FP8E5M2,FP16 acc=FP16 EXT-FP8E5M2 1.0",
-    "CONV2D FP16,FP16,FP16 acc=FP32 PRO-FP 1.0",  // acc fp16 or fp32; armlower records fp32
+    "CONV2D FP16,FP16,FP16 acc=FP32 PRO-FP 1.0",  // acc fp16 or fp32: two rows, fp32 first
+    "CONV2D FP16,FP16,FP16 acc=FP16 PRO-FP 1.0",
     "CONV2D BF16,BF16,BF16 acc=FP32 EXT-BF16 1.0", "CONV2D FP32,FP32,FP32 acc=FP32 PRO-FP 1.0",
     "CONV2D FP8E4M3,FP8E4M3,FP32 acc=FP32 EXT-FP8E4M3 1.1",
     "CONV2D FP8E5M2,FP8E5M2,FP32 acc=FP32 EXT-FP8E5M2 1.1",
@@ -224,4 +225,27 @@ TEST_CASE("find_row and rows_of agree with the table") {
   CHECK(rows_of(op::matmul_t_block_scaled).size() == 6);
   const std::array<id, 3> bad{id::fp8e4m3, id::i8, id::i32};
   CHECK(find_row(op::conv2d, bad) == nullptr);
+}
+
+TEST_CASE("accumulator_allowed: the acc_types the spec allows per CONV2D / MATMUL row") {
+  using dtype::id;
+  const std::array<id, 3> fp16_conv{id::fp16, id::fp16, id::fp16};
+  CHECK(accumulator_allowed(op::conv2d, fp16_conv, id::fp32));
+  CHECK(accumulator_allowed(op::conv2d, fp16_conv, id::fp16));  // TOSA 1.0 CONV2D: fp16 acc fp16 or fp32
+  CHECK_FALSE(accumulator_allowed(op::conv2d, fp16_conv, id::bf16));
+  const std::array<id, 3> bf16_conv{id::bf16, id::bf16, id::bf16};
+  CHECK(accumulator_allowed(op::conv2d, bf16_conv, id::fp32));
+  CHECK_FALSE(accumulator_allowed(op::conv2d, bf16_conv, id::bf16));
+  const std::array<id, 3> fp8_conv{id::fp8e4m3, id::fp8e4m3, id::fp16};
+  CHECK(accumulator_allowed(op::conv2d, fp8_conv, id::fp16));
+  CHECK_FALSE(accumulator_allowed(op::conv2d, fp8_conv, id::fp32));
+  const std::array<id, 3> i8_conv{id::i8, id::i8, id::i32};
+  CHECK(accumulator_allowed(op::conv2d, i8_conv, id::i32));
+  CHECK_FALSE(accumulator_allowed(op::conv2d, i8_conv, id::i48));
+  const std::array<id, 3> no_row{id::i8, id::fp16, id::i32};
+  CHECK_FALSE(accumulator_allowed(op::conv2d, no_row, id::i32));
+  CHECK_FALSE(accumulator_allowed(op::add, i8_conv, id::i32));
+  // The first fp16 CONV2D row (what find_row and the legality queries see) keeps fp32.
+  REQUIRE(find_row(op::conv2d, fp16_conv) != nullptr);
+  CHECK(find_row(op::conv2d, fp16_conv)->acc == id::fp32);
 }

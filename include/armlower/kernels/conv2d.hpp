@@ -4,11 +4,21 @@
 /// supported type row (what the TOSA interpreter calls) and a fast path for int8 1×1 convolutions
 /// with stride 1, dilation 1 and no padding (a GEMM; AVX2 on x86 hosts).
 ///
-/// Source: TOSA 1.0 CONV2D (`../shared/reference/tosa.md` §3.2). Type rows implemented
+/// Source: TOSA 1.0 specification, CONV2D (pseudocode `operators/CONV2D.tosac`). Type rows implemented
 /// (in_t, weight_t, out_t = acc_t) with their C++ storage:
 /// - s8×s8 → i32: `int8_t, int8_t, int32_t`
 /// - s16×s8 → i48: `int16_t, int8_t, int64_t` (INT48 values in int64 storage)
-/// - fp32: `float, float, float` (fp32 accumulation in the pseudocode's loop order ky, kx, ic)
+/// - every floating-point row (FP8E4M3, FP8E5M2, FP16, BF16, FP32 inputs; FP16, BF16 or FP32
+///   output; FP16 or FP32 accumulator): `float, float, float`, the inputs decoded exactly to
+///   float and the formats given by `float_rounding`. Accumulation follows the pseudocode's loop
+///   order (ky, kx, ic): an FP32 accumulator adds the fp32 products in fp32; an FP16 accumulator
+///   rounds every product and every partial sum to FP16 (`acc = rnd16(acc + rnd16(in·w))`, the
+///   pseudocode's `apply_add_s<fp16_t>(acc, apply_mul_s<fp16_t>(value, weight))`); then, as the
+///   pseudocode, `out = rnd_out(rnd_out(acc) + bias)` (`static_cast<out_t>(acc)`, then
+///   `apply_add_s<out_t>` with the bias). This is exactly what the TOSA reference model
+///   (tosa-tools 2026.8 `tosa_reference_model`) computes: measured bit-identical on FP8 → FP16,
+///   FP8 → FP32, FP16 acc FP16, FP16 acc FP32 and BF16 rows (tests/run/refmodel_cases.hpp), so
+///   the results also lie within the spec's dot-product error bound.
 /// Firmware-clean: noexcept, no heap; status codes.
 #pragma once
 
@@ -17,6 +27,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <armlower/dtype/float16.hpp>
 #include <armlower/kernels/linear.hpp>
 #include <armlower/kernels/status.hpp>
 
@@ -33,23 +44,63 @@ struct conv2d_shape {
   std::array<std::int32_t, 2> dilation{1, 1};   ///< [y, x], ≥ 1
 };
 
-/// Output spatial size, with the ERROR_IFs of the spec: pads ≥ 0, strides and dilations ≥ 1, all
-/// dimensions ≥ 1, BC ∈ {OC, 1}, and `(IH − 1 + pad_top + pad_bottom − (KH − 1)·dilation_y)` divisible
-/// by stride_y with a result ≥ 0 (same for x).
+/// Output spatial size in int64 (never wraps, whatever the attributes), with the ERROR_IFs of the
+/// spec: pads ≥ 0, strides and dilations ≥ 1, all dimensions ≥ 1, BC ∈ {OC, 1}, and
+/// `(IH − 1 + pad_top + pad_bottom − (KH − 1)·dilation_y)` divisible by stride_y with a result ≥ 0
+/// (same for x). `oh`/`ow` may exceed INT32_MAX (e.g. pads of 2^31 − 1): callers compare them with
+/// a declared shape (the one shape rule of `armlower check` and `armlower run`).
 /// @return `empty_dimension`, `invalid_attribute` (pad/stride/dilation), `shape_mismatch` (bias size,
 ///   non-integral or empty output), else `ok` and oh, ow.
-[[nodiscard]] constexpr status conv2d_output_size(const conv2d_shape& s, std::int32_t& oh, std::int32_t& ow) noexcept {
+[[nodiscard]] constexpr status conv2d_output_size(const conv2d_shape& s, std::int64_t& oh, std::int64_t& ow) noexcept {
   if (s.n < 1 || s.ih < 1 || s.iw < 1 || s.ic < 1 || s.oc < 1 || s.kh < 1 || s.kw < 1) return status::empty_dimension;
   for (auto p : s.pad) if (p < 0) return status::invalid_attribute;
   if (s.stride[0] < 1 || s.stride[1] < 1 || s.dilation[0] < 1 || s.dilation[1] < 1) return status::invalid_attribute;
   if (s.bias_size != s.oc && s.bias_size != 1) return status::shape_mismatch;
-  const std::int64_t ny = std::int64_t{s.ih} - 1 + s.pad[0] + s.pad[1] - std::int64_t{s.kh - 1} * s.dilation[0];
-  const std::int64_t nx = std::int64_t{s.iw} - 1 + s.pad[2] + s.pad[3] - std::int64_t{s.kw - 1} * s.dilation[1];
+  const std::int64_t ny = std::int64_t{s.ih} - 1 + std::int64_t{s.pad[0]} + std::int64_t{s.pad[1]} -
+                          (std::int64_t{s.kh} - 1) * std::int64_t{s.dilation[0]};
+  const std::int64_t nx = std::int64_t{s.iw} - 1 + std::int64_t{s.pad[2]} + std::int64_t{s.pad[3]} -
+                          (std::int64_t{s.kw} - 1) * std::int64_t{s.dilation[1]};
   if (ny < 0 || nx < 0 || ny % s.stride[0] != 0 || nx % s.stride[1] != 0) return status::shape_mismatch;
-  oh = static_cast<std::int32_t>(ny / s.stride[0] + 1);
-  ow = static_cast<std::int32_t>(nx / s.stride[1] + 1);
+  oh = ny / s.stride[0] + 1;
+  ow = nx / s.stride[1] + 1;
   return status::ok;
 }
+
+/// As above with int32 results, as the kernel's output indexing needs: an output dimension above
+/// INT32_MAX is `shape_mismatch` (no int32 tensor can have it).
+[[nodiscard]] constexpr status conv2d_output_size(const conv2d_shape& s, std::int32_t& oh, std::int32_t& ow) noexcept {
+  std::int64_t h = 0, w = 0;
+  if (const status st = conv2d_output_size(s, h, w); st != status::ok) return st;
+  if (h > INT32_MAX || w > INT32_MAX) return status::shape_mismatch;
+  oh = static_cast<std::int32_t>(h);
+  ow = static_cast<std::int32_t>(w);
+  return status::ok;
+}
+
+/// A binary floating-point format a float CONV2D / MATMUL row accumulates or stores in.
+enum class real_format : std::uint8_t {
+  fp32,  ///< IEEE binary32 (no extra rounding)
+  fp16,  ///< IEEE binary16
+  bf16,  ///< bfloat16
+};
+
+/// `x` rounded to nearest-even in `f` (overflow to ±Inf, subnormals kept; `dtype/float16.hpp`),
+/// returned exactly as float.
+[[nodiscard]] constexpr float round_real(float x, real_format f) noexcept {
+  switch (f) {
+    case real_format::fp16: return dtype::fp16_to_fp32(dtype::fp32_to_fp16(x));
+    case real_format::bf16: return dtype::bf16_to_fp32(dtype::fp32_to_bf16(x));
+    case real_format::fp32: break;
+  }
+  return x;
+}
+
+/// Accumulator (acc_type; MATMUL: out_t) and output format of a float CONV2D / MATMUL row.
+/// Default: the FP32 row.
+struct float_rounding {
+  real_format acc = real_format::fp32;  ///< FP32 or FP16 (TOSA rows have no BF16 accumulator)
+  real_format out = real_format::fp32;  ///< out_t
+};
 
 namespace detail {
 
@@ -125,6 +176,7 @@ inline status conv2d_1x1_s8(const conv2d_shape& s, const std::int8_t* input, con
 /// padding contributes 0 (not input_zp). Chooses the fast int8 1×1 path when it applies.
 /// @tparam In, W, Out one of the type rows in the file comment (other combinations do not compile).
 /// @param output [n, oh, ow, oc] (`conv2d_output_size`)
+/// @param fr accumulator and output formats of a float row (ignored by the integer rows)
 /// @return `null_pointer`; the `conv2d_output_size` errors; `zero_point_out_of_range` (input_zp ≠ 0
 ///   unless In is int8; weight_zp ≠ 0 unless W is int8 — float zero points must be 0); `value_out_of_range`
 ///   (REQUIRE: the accumulator or accumulator + bias leaves int32 / int48; INT48 bias not an int48).
@@ -132,7 +184,7 @@ inline status conv2d_1x1_s8(const conv2d_shape& s, const std::int8_t* input, con
 template <class In, class W, class Out>
   requires detail::conv2d_row<In, W, Out>
 [[nodiscard]] status conv2d(const conv2d_shape& s, const In* input, const W* weight, const Out* bias, In input_zp,
-                            W weight_zp, Out* output) noexcept {
+                            W weight_zp, Out* output, float_rounding fr = {}) noexcept {
   if (input == nullptr || weight == nullptr || bias == nullptr || output == nullptr) return status::null_pointer;
   std::int32_t oh = 0, ow = 0;
   if (const status st = conv2d_output_size(s, oh, ow); st != status::ok) return st;
@@ -169,7 +221,12 @@ template <class In, class W, class Out>
               const In* ip = input + ((std::int64_t{n} * s.ih + y) * s.iw + x) * s.ic;
               const W* wp = weight + ((std::int64_t{oc} * s.kh + ky) * s.kw + kx) * s.ic;
               if constexpr (is_float) {
-                for (std::int32_t c = 0; c < s.ic; ++c) acc += ip[c] * wp[c];
+                if (fr.acc == real_format::fp16) {
+                  for (std::int32_t c = 0; c < s.ic; ++c)
+                    acc = round_real(acc + round_real(ip[c] * wp[c], real_format::fp16), real_format::fp16);
+                } else {
+                  for (std::int32_t c = 0; c < s.ic; ++c) acc += ip[c] * wp[c];
+                }
               } else {
                 std::int64_t part = 0;
                 for (std::int32_t c = 0; c < s.ic; ++c) {
@@ -182,7 +239,7 @@ template <class In, class W, class Out>
           Out& o = output[((std::int64_t{n} * oh + oy) * ow + ox) * s.oc + oc];
           const Out b = bias[s.bias_size == 1 ? 0 : oc];
           if constexpr (is_float) {
-            o = acc + b;
+            o = round_real(round_real(acc, fr.out) + b, fr.out);
           } else {
             using lim = detail::int_out_traits<Out>;
             if (acc < lim::min || acc > lim::max) return status::value_out_of_range;

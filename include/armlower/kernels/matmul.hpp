@@ -2,10 +2,19 @@
 /// TOSA MATMUL: A [N, H, C] × B [N, C, W] → [N, H, W] with zero points.
 ///
 /// Source: TOSA 1.0 MATMUL with the fixed ERROR_IF (non-zero zero points only for int8;
-/// `../shared/reference/tosa.md` §3.1). Type rows implemented (in_t → out_t = acc_t):
+/// the TOSA specification pseudocode `operators/MATMUL.tosac` of later revisions). Type rows implemented (in_t → out_t = acc_t):
 /// - s8×s8 → i32: `int8_t → int32_t`
 /// - s16×s16 → i48: `int16_t → int64_t` (INT48 values in int64 storage)
-/// - fp32: `float → float` (fp32 accumulation, c ascending)
+/// - every floating-point row (A, B ∈ FP8E4M3, FP8E5M2, FP16, BF16, FP32 decoded exactly to float;
+///   out_t = acc_t FP16 or FP32): `float → float` with `float_rounding` (`kernels/conv2d.hpp`).
+///   Per output, c ascending: an FP32 accumulator adds the fp32 products in fp32; an FP16
+///   accumulator adds each product, exact in fp32 (FP16/FP8 inputs have ≤ 11-bit significands),
+///   to the FP16 partial sum in fp32 and rounds the sum to FP16 (`acc = rnd16(acc + a·b)`: one
+///   rounding per step, like a fused multiply-add in FP16). This is what the TOSA reference model
+///   (tosa-tools 2026.8, `OpMatMul::eval`: an Eigen contraction in its fp16 accumulator type)
+///   computes, measured bit-identical on FP16 → FP16, FP16 → FP32, BF16 → FP32 and every FP8 row
+///   (tests/run/refmodel_cases.hpp); it is within the spec's dot-product error bound (each
+///   step has one rounding, fewer than the pseudocode's apply_mul_s + apply_add_s).
 /// Integer accumulation is exact (int64); the REQUIRE that the result fits out_t is reported.
 /// Firmware-clean: noexcept, no heap (a 64-element accumulator tile on the stack); status codes.
 #pragma once
@@ -31,12 +40,14 @@ inline constexpr bool matmul_row = (std::is_same_v<In, std::int8_t> && std::is_s
                                    (std::is_same_v<In, float> && std::is_same_v<Out, float>);
 }  // namespace detail
 
-/// TOSA MATMUL: `out[n,h,w] = Σ_c (A[n,h,c] − a_zp)·(B[n,c,w] − b_zp)`.
+/// TOSA MATMUL: `out[n,h,w] = Σ_c (A[n,h,c] − a_zp)·(B[n,c,w] − b_zp)`. `fr`: accumulator and
+/// output formats of a float row (ignored by the integer rows).
 /// @return `null_pointer`, `empty_dimension`, `zero_point_out_of_range` (a zp ≠ 0 with a non-int8
 ///   input), `value_out_of_range` (REQUIRE: result outside int32 / int48); else `ok`.
 template <class In, class Out>
   requires detail::matmul_row<In, Out>
-[[nodiscard]] status matmul(const matmul_shape& s, const In* a, const In* b, In a_zp, In b_zp, Out* out) noexcept {
+[[nodiscard]] status matmul(const matmul_shape& s, const In* a, const In* b, In a_zp, In b_zp, Out* out,
+                            float_rounding fr = {}) noexcept {
   if (a == nullptr || b == nullptr || out == nullptr) return status::null_pointer;
   if (s.n < 1 || s.h < 1 || s.c < 1 || s.w < 1) return status::empty_dimension;
   if ((a_zp != In{0} || b_zp != In{0}) && !std::is_same_v<In, std::int8_t>) return status::zero_point_out_of_range;
@@ -54,7 +65,12 @@ template <class In, class Out>
           const In* brow = bn + std::int64_t{c} * s.w + w0;
           if constexpr (is_float) {
             const float av = an[std::int64_t{h} * s.c + c];
-            for (std::int32_t j = 0; j < tw; ++j) acc[j] += av * brow[j];
+            if (fr.acc == real_format::fp16) {
+              for (std::int32_t j = 0; j < tw; ++j)
+                acc[j] = round_real(acc[j] + av * brow[j], real_format::fp16);
+            } else {
+              for (std::int32_t j = 0; j < tw; ++j) acc[j] += av * brow[j];
+            }
           } else {
             const std::int64_t av = std::int64_t{an[std::int64_t{h} * s.c + c]} - a_zp;
             for (std::int32_t j = 0; j < tw; ++j) acc[j] += av * (std::int64_t{brow[j]} - b_zp);
@@ -63,7 +79,7 @@ template <class In, class Out>
         Out* o = out + (std::int64_t{n} * s.h + h) * s.w + w0;
         for (std::int32_t j = 0; j < tw; ++j) {
           if constexpr (is_float) {
-            o[j] = acc[j];
+            o[j] = round_real(acc[j], fr.out);
           } else {
             using lim = detail::int_out_traits<Out>;
             if (acc[j] < lim::min || acc[j] > lim::max) return status::value_out_of_range;

@@ -7,13 +7,18 @@
 ///     (`tosa::check_tensor`) for every tensor, constants included;
 ///  3. attribute rules of the spec (RESCALE: scale32 ⇔ INT32 multipliers, no scale32 with INT48
 ///     input, DOUBLE_ROUND needs scale32 and EXT-DOUBLEROUND, INEXACT_ROUND needs
-///     EXT-INEXACTROUND; zero points only for INT8; CONV2D acc_type = output dtype;
-///     block_size = 32);
-///  4. shapes (RESHAPE element counts, CONV2D output size formula and OHWI weights, RESCALE
-///     per-channel multiplier count, ADD equal ranks + broadcast, block-scaled shapes);
+///     EXT-INEXACTROUND, the input_unsigned/output_unsigned and zero-point ERROR_IFs — checked by
+///     the one implementation `kernels::validate(rescale_args)`; CONV2D/MATMUL zero points only
+///     for INT8 (float zero points must be ±0); CONV2D acc_type one of the accumulators the op
+///     table allows for the row, `tosa::accumulator_allowed` (fp16: FP16 or FP32); block_size = 32).
+///     What the SPEC allows, never only what armlower's lowerings emit;
+///  4. shapes (RESHAPE element counts, CONV2D output size by `kernels::conv2d_output_size` (int64,
+///     the same rule the interpreter uses) and OHWI weights, RESCALE per-channel multiplier count,
+///     ADD equal ranks + broadcast, block-scaled shapes);
 ///  5. level limits when the target has `+8k` (`tosa/level.hpp`: MAX_RANK, MAX_KERNEL,
 ///     MAX_STRIDE, tensor size < 2^MAX_LOG2_SIZE bytes).
-/// Sources: `../shared/reference/tosa.md` §2.3, §3 (ERROR_IFs) and §7 (MLIR TosaValidation).
+/// Sources: the TOSA 1.0 specification (levels; the ERROR_IFs of each operator's pseudocode)
+/// and MLIR's TosaValidation pass.
 /// Every error names the op (index and name), the tensor and the rule.
 /// Hosted only.
 #pragma once
@@ -21,6 +26,8 @@
 #include <armlower/dtype/dtype.hpp>
 #include <armlower/graph/constant.hpp>
 #include <armlower/graph/graph.hpp>
+#include <armlower/kernels/conv2d.hpp>
+#include <armlower/kernels/rescale.hpp>
 #include <armlower/passes/detail/graph_edit.hpp>
 #include <armlower/passes/report.hpp>
 #include <armlower/passes/result.hpp>
@@ -28,6 +35,8 @@
 #include <armlower/tosa/level.hpp>
 #include <armlower/tosa/spec.hpp>
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -62,6 +71,20 @@ struct validator {
     return std::nullopt;
   }
 
+  /// True when element 0 of constant `z` is zero: integers by value, floating-point dtypes
+  /// (FP32, FP16, BF16, FP8E4M3, FP8E5M2: IEEE-style sign-magnitude) when every bit but the sign
+  /// is 0, so −0.0 counts as zero (the ERROR_IF compares values: `zp != 0`).
+  static bool first_is_zero(const graph::tensor& z) {
+    if (dtype::traits(z.type).fam != dtype::family::floating) return graph::decode_ints(z.type, z.data, 1)[0] == 0;
+    const std::size_t nbytes = (dtype::traits(z.type).bits + 7) / 8;
+    if (z.data.size() < nbytes) return false;
+    for (std::size_t b = 0; b < nbytes; ++b) {
+      const std::uint8_t mask = b + 1 == nbytes ? 0x7F : 0xFF;  // little-endian: the sign is the top bit of the last byte
+      if ((z.data[b] & mask) != 0) return false;
+    }
+    return true;
+  }
+
   std::optional<lowering_error> zp(std::size_t i, const std::string& n, dtype::id expect_type, bool may_be_nonzero) const {
     const auto* z = get(n);
     if (z->type != expect_type)
@@ -69,8 +92,7 @@ struct validator {
                            std::string(dtype::name(z->type)));
     if (graph::element_count(z->shape) != 1) return err(i, n, "zero point must have shape [1]");
     if (!z->is_constant) return std::nullopt;  // EXT-DYNAMIC case is checked by the caller
-    const auto v = graph::decode_ints(z->type, z->data, 1);
-    if (v[0] != 0 && !may_be_nonzero)
+    if (!may_be_nonzero && !first_is_zero(*z))
       return err(i, n, "zero point must be 0 for " + std::string(dtype::name(expect_type)) + " (TOSA ERROR_IF)");
     return std::nullopt;
   }
@@ -120,9 +142,16 @@ struct validator {
         if (auto e = legal(i, {x->type, w->type, y->type}, y->name)) return e;
         const auto* ca = std::get_if<graph::conv2d_attr>(&o.attr);
         if (ca == nullptr) return err(i, "", "CONV2D needs a Conv2dAttribute");
-        if (ca->acc_type != y->type)
-          return err(i, y->name, "acc_type " + std::string(dtype::name(ca->acc_type)) + " must equal the output dtype " +
-                                     std::string(dtype::name(y->type)));
+        if (const std::array<dtype::id, 3> sig{x->type, w->type, y->type};
+            !tosa::accumulator_allowed(op::conv2d, sig, ca->acc_type)) {
+          std::string allowed;
+          for (const auto& r : tosa::rows_of(op::conv2d))
+            if (r.types == std::array<dtype::id, 3>{x->type, w->type, y->type})
+              allowed += (allowed.empty() ? "" : " or ") + std::string(dtype::name(r.acc));
+          return err(i, y->name, "acc_type " + std::string(dtype::name(ca->acc_type)) + " is not an accumulator of the CONV2D row " +
+                                     std::string(dtype::name(x->type)) + " x " + std::string(dtype::name(w->type)) + " -> " +
+                                     std::string(dtype::name(y->type)) + " (TOSA allows " + allowed + ")");
+        }
         if (b->type != y->type)
           return err(i, b->name, "bias dtype " + std::string(dtype::name(b->type)) + " must equal the output dtype " +
                                      std::string(dtype::name(y->type)) + " (e.g. INT48 bias for i16xi8)");
@@ -141,11 +170,15 @@ struct validator {
           if (p < 0) return err(i, "", "pad must be >= 0");
         for (int k = 0; k < 2; ++k)
           if (ca->stride[k] < 1 || ca->dilation[k] < 1) return err(i, "", "stride and dilation must be >= 1");
-        for (std::size_t k = 0; k < 2; ++k) {
-          const std::int64_t in = x->shape[1 + k], kk = w->shape[1 + k];
-          const std::int64_t num = in - 1 + ca->pad[2 * k] + ca->pad[2 * k + 1] - (kk - 1) * ca->dilation[k];
-          if (num < 0 || num % ca->stride[k] != 0 || num / ca->stride[k] + 1 != y->shape[1 + k])
-            return err(i, y->name, std::string(k == 0 ? "OH" : "OW") + " does not satisfy (I-1+pad-(K-1)*dilation)/stride+1 exactly");
+        {
+          kernels::conv2d_shape cs;
+          cs.n = x->shape[0], cs.ih = x->shape[1], cs.iw = x->shape[2], cs.ic = x->shape[3];
+          cs.oc = oc, cs.kh = w->shape[1], cs.kw = w->shape[2];
+          cs.bias_size = oc;  // the bias count was checked above
+          cs.pad = ca->pad, cs.stride = ca->stride, cs.dilation = ca->dilation;
+          std::int64_t oh = 0, ow = 0;
+          if (kernels::conv2d_output_size(cs, oh, ow) != kernels::status::ok || oh != y->shape[1] || ow != y->shape[2])
+            return err(i, y->name, "OH, OW do not satisfy (I-1+pad-(K-1)*dilation)/stride+1 exactly");
         }
         if (y->shape[0] != x->shape[0] || y->shape[3] != oc) return err(i, y->name, "output must be [N, OH, OW, OC]");
         if (t.level_8k) {
@@ -175,7 +208,6 @@ struct validator {
         }
         if (ra->rounding == tosa::rounding_mode::inexact_round && !t.supports(tosa::ext::inexactround))
           return err(i, "", "rounding_mode INEXACT_ROUND requires EXT-INEXACTROUND; " + std::string(t.text().view()) + " does not enable it");
-        if (ra->input_unsigned || ra->output_unsigned) return err(i, "", "unsigned RESCALE is not produced by armlower's lowerings");
         const std::int64_t nc = ra->per_channel ? (x->shape.empty() ? 0 : x->shape.back()) : 1;
         if (ra->per_channel && x->shape.empty()) return err(i, x->name, "per_channel needs rank >= 1 (TOSA ERROR_IF)");
         if (graph::element_count(m->shape) != nc || graph::element_count(s->shape) != nc)
@@ -189,8 +221,9 @@ struct validator {
         if (m->is_constant)
           for (auto v : graph::decode_ints(m->type, m->data, nc))
             if (v < 0) return err(i, m->name, "multiplier must be >= 0 (TOSA REQUIRE)");
-        if (auto e = zp(i, o.inputs[3], x->type, x->type == dtype::id::i8)) return e;
-        if (auto e = zp(i, o.inputs[4], y->type, y->type == dtype::id::i8)) return e;
+        if (auto e = zp(i, o.inputs[3], x->type, true)) return e;
+        if (auto e = zp(i, o.inputs[4], y->type, true)) return e;
+        if (auto e = rescale_flags(i, *ra, x->type, y->type)) return e;
         if (x->shape != y->shape) return err(i, y->name, "RESCALE output shape must equal the input shape");
         return std::nullopt;
       }
@@ -257,6 +290,10 @@ struct validator {
         if (a->shape.size() != 3 || b->shape.size() != 3 || y->shape.size() != 3 || a->shape[2] != b->shape[1] ||
             a->shape[0] != b->shape[0] || y->shape != std::vector<std::int32_t>{a->shape[0], a->shape[1], b->shape[2]})
           return err(i, y->name, "MATMUL shapes must be A [N,H,C], B [N,C,W] -> [N,H,W]");
+        if (auto e = zp(i, o.inputs[2], a->type, a->type == dtype::id::i8)) return e;
+        if (auto e = zp(i, o.inputs[3], b->type, b->type == dtype::id::i8)) return e;
+        if (auto e = constant_operand(i, o.inputs[2])) return e;
+        if (auto e = constant_operand(i, o.inputs[3])) return e;
         return std::nullopt;
       }
       case op::transpose:
@@ -272,6 +309,45 @@ struct validator {
       }
     }
     return err(i, "", "unknown operator");
+  }
+
+  /// The signedness and zero-point ERROR_IFs of TOSA 1.0 RESCALE (input_unsigned/output_unsigned
+  /// and input_zp/output_zp), checked by `kernels::validate(rescale_args)` — the same code the
+  /// interpreter runs — on a one-element stand-in with the op's dtypes, flags and constant zero
+  /// points (a non-constant zero point, EXT-DYNAMIC, is checked as 0 here and at run time).
+  std::optional<lowering_error> rescale_flags(std::size_t i, const graph::rescale_attr& ra, dtype::id in_t, dtype::id out_t) const {
+    const auto& o = g.operators[i];
+    const auto zp_value = [&](const std::string& n) -> std::int32_t {
+      const auto* z = get(n);
+      if (!z->is_constant) return 0;
+      const std::int64_t v = graph::decode_ints(z->type, z->data, 1)[0];
+      return v < INT32_MIN || v > INT32_MAX ? 1 : static_cast<std::int32_t>(v);  // an INT48 zp beyond int32: non-zero
+    };
+    std::int64_t in_dummy = 0, out_dummy = 0;  // never read or written: only the ERROR_IFs run
+    const std::int32_t mult = 1 << 14, shift = 30;
+    kernels::rescale_args a;
+    a.in_t = in_t, a.out_t = out_t, a.input = &in_dummy, a.output = &out_dummy, a.count = 1, a.channels = 1;
+    a.multiplier = &mult, a.shift = &shift;
+    a.input_zp = zp_value(o.inputs[3]), a.output_zp = zp_value(o.inputs[4]);
+    a.scale32 = ra.scale32;
+    a.rounding = ra.rounding == tosa::rounding_mode::double_round ? quant::rounding::double_round : quant::rounding::single_round;
+    a.input_unsigned = ra.input_unsigned, a.output_unsigned = ra.output_unsigned;
+    const auto st = kernels::validate(a);
+    const std::string sig = std::string(dtype::name(in_t)) + " -> " + std::string(dtype::name(out_t));
+    if (st == kernels::status::invalid_attribute && (ra.input_unsigned || ra.output_unsigned))
+      return err(i, "", std::string(ra.input_unsigned && ra.output_unsigned ? "input_unsigned and output_unsigned together"
+                                    : ra.input_unsigned                         ? "input_unsigned"
+                                                                                : "output_unsigned") +
+                            " not allowed for " + sig +
+                            " (TOSA ERROR_IF: unsigned only with INT8/INT16 input and INT8/INT16 output, not both)");
+    if (st == kernels::status::zero_point_out_of_range) {
+      const bool in_bad = kernels::validate([&] { auto b = a; b.output_zp = 0; return b; }()) == kernels::status::zero_point_out_of_range;
+      const auto& n = in_bad ? o.inputs[3] : o.inputs[4];
+      return err(i, n, std::string(in_bad ? "input_zp" : "output_zp") + " " + std::to_string(in_bad ? a.input_zp : a.output_zp) +
+                           " not allowed for " + sig + (in_bad ? (ra.input_unsigned ? " unsigned" : "") : (ra.output_unsigned ? " unsigned" : "")) +
+                           " (TOSA ERROR_IF: non-zero only for INT8, or 32768 for unsigned INT16)");
+    }
+    return std::nullopt;
   }
 
   std::optional<lowering_error> block_attr(std::size_t i) const {

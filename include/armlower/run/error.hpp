@@ -19,7 +19,8 @@ enum class error_kind : std::uint8_t {
                   ///< attribute, input values that do not match the graph's inputs
   error_if,       ///< a TOSA ERROR_IF rule fails (the reference model returns TOSA_ERROR)
   require,        ///< a TOSA REQUIRE fails at run time (reference model: TOSA_UNPREDICTABLE)
-  unsupported,    ///< an op or dtype combination the interpreter does not run
+  unsupported,    ///< an op or dtype combination the interpreter does not run, or a tensor
+                  ///< above the per-tensor size limit (`run::options::max_tensor_bytes`)
 };
 
 /// Printable name of an error kind ("ERROR_IF").

@@ -4,7 +4,7 @@
 /// armlower's kernels for CONV2D, MATMUL, RESCALE and the 1.1-draft block-scaled ops, and its
 /// own element-wise / data-layout code for CONST, RESHAPE, TRANSPOSE, ADD, MUL, CLAMP, CAST.
 /// Semantics: TOSA 1.0 specification pseudocode and the 1.1 draft's block-scaled ops
-/// (`../shared/reference/tosa.md` §3). Every ERROR_IF / REQUIRE of those ops is reported as a
+/// (TOSA specification, "Operators" chapter). Every ERROR_IF / REQUIRE of those ops is reported as a
 /// `run::error` naming op index, op, tensor and rule; nothing is undefined behaviour.
 /// Integer graphs are bit-exact with the TOSA reference model. Hosted only.
 #pragma once
@@ -19,6 +19,7 @@
 #include <armlower/run/value.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <new>
 #include <optional>
@@ -31,6 +32,9 @@
 
 namespace armlower::run {
 
+/// Default of `options::max_tensor_bytes`: 2^31 bytes (2 GiB) per tensor.
+inline constexpr std::uint64_t default_max_tensor_bytes = std::uint64_t{1} << 31;
+
 /// Interpreter options.
 struct options {
   /// EXT-DYNAMIC: allow zero points, multipliers, shifts and RESHAPE shapes that are not
@@ -39,6 +43,13 @@ struct options {
   /// Keep every tensor computed (and every constant used) in `result::tensors`; otherwise a
   /// tensor is freed after its last use, so memory stays near the live set.
   bool keep_intermediates = false;
+  /// Per-tensor memory limit, in bytes of the interpreter's storage of the tensor (element count
+  /// × `element_bytes(dtype)`: 8 for integer dtypes, held as int64; 4 for FP16/BF16/FP32; 1 for
+  /// FP8/FP6/FP4/MXINT8/FP8UE8M0 codes). Every graph input, constant and declared op result is
+  /// checked against it BEFORE anything is allocated for it; a larger tensor stops the run with
+  /// an `unsupported` error naming the tensor, its size and this limit. The whole run may use
+  /// several tensors of this size (the live set plus one op's scratch).
+  std::uint64_t max_tensor_bytes = default_max_tensor_bytes;
 };
 
 /// Outcome of `run`: the graph outputs (in `graph::outputs` order) or the error that stopped
@@ -104,17 +115,38 @@ struct arity {
   return error{k, no_op, {}, std::move(tensor), std::move(rule)};
 }
 
+/// A declared tensor the interpreter refuses to allocate: why, and the error kind.
+struct size_refusal {
+  error_kind kind;  ///< `invalid_graph` for an invalid shape, `unsupported` above the limit
+  std::string rule;
+};
+
+/// Nothing when tensor `t` (declared dtype and shape) is a valid shape within `limit` bytes of
+/// interpreter storage, else why not (see `options::max_tensor_bytes`). Allocates nothing.
+[[nodiscard]] inline std::optional<size_refusal> check_tensor_size(const graph::tensor& t, std::uint64_t limit) {
+  if (auto m = check_shape(t.shape); !m.empty())
+    return size_refusal{error_kind::invalid_graph, "bad shape " + to_string(t.shape) + ": " + m};
+  const auto bytes = static_cast<std::uint64_t>(graph::element_count(t.shape)) * element_bytes(t.type);
+  if (bytes > limit)
+    return size_refusal{error_kind::unsupported,
+                        "tensor " + to_string(t.shape) + " of " + std::string(dtype::name(t.type)) + " needs " +
+                            std::to_string(bytes) + " bytes, above the per-tensor limit of " + std::to_string(limit) +
+                            " bytes (run::options::max_tensor_bytes)"};
+  return std::nullopt;
+}
+
 /// Binds the graph inputs; returns the error when `inputs` do not match the declarations.
-[[nodiscard]] inline status bind_inputs(const graph::graph& g, std::span<const value> inputs,
-                                        std::unordered_map<std::string, value>& env) {
+[[nodiscard]] inline status bind_inputs(const graph::graph& g, const tensor_index& idx, std::span<const value> inputs,
+                                        std::unordered_map<std::string, value>& env, std::uint64_t limit) {
   if (inputs.size() != g.inputs.size())
     return graph_error(error_kind::invalid_graph, {},
                        "the graph has " + std::to_string(g.inputs.size()) + " inputs, " +
                            std::to_string(inputs.size()) + " values were given");
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const auto& n = g.inputs[i];
-    const auto* t = g.find(n);
+    const auto* t = find_in(idx, n);
     if (t == nullptr) return graph_error(error_kind::invalid_graph, n, "graph input is not a declared tensor");
+    if (auto m = check_tensor_size(*t, limit)) return graph_error(m->kind, n, std::move(m->rule));
     const auto& v = inputs[i];
     if (v.type != t->type)
       return graph_error(error_kind::invalid_graph, n,
@@ -139,7 +171,10 @@ struct arity {
 /// Errors (never exceptions, never UB): a non-TOSA operator, wrong operand/result counts,
 /// a tensor used before it is produced or not declared, input values that do not match, a
 /// result whose dtype/shape differs from its declaration, every ERROR_IF/REQUIRE of the ops,
-/// dtype combinations the interpreter does not run, and allocation failure.
+/// dtype combinations the interpreter does not run, a tensor above `options::max_tensor_bytes`,
+/// and allocation failure. Time and memory are linear in the graph size: tensors are looked up
+/// through an index built once per run (`detail::index_tensors`), and every declared result is
+/// checked (shape rule of its op, size limit) before it is allocated.
 [[nodiscard]] inline result run(const graph::graph& g, std::span<const value> inputs, const options& opt = {}) {
   result res;
   std::unordered_map<std::string, value> env;
@@ -150,7 +185,9 @@ struct arity {
     return std::move(res);
   };
   try {
-    if (auto e = detail::bind_inputs(g, inputs, env)) return fail(std::move(*e));
+    const auto idx = detail::index_tensors(g);
+    const auto limit = opt.max_tensor_bytes;
+    if (auto e = detail::bind_inputs(g, idx, inputs, env, limit)) return fail(std::move(*e));
     // Last use of each tensor, so dead values can be freed.
     std::unordered_map<std::string, std::size_t> last_use;
     for (std::size_t i = 0; i < g.operators.size(); ++i)
@@ -162,7 +199,7 @@ struct arity {
       if (!op.is_tosa())
         return fail(error{error_kind::invalid_graph, i, std::string(op.op_name()), {},
                           "not a TOSA operator; lower the graph first"});
-      const detail::op_context c{g, op, i, env, opt.dynamic};
+      const detail::op_context c{g, op, i, env, opt.dynamic, idx};
       if (tosa::name(op.tosa_op()) == "UNKNOWN")
         return fail(c.fail(error_kind::unsupported, {},
                            "TOSA op " + std::to_string(tosa::serialized(op.tosa_op())) + " is not run by the interpreter"));
@@ -174,19 +211,23 @@ struct arity {
                                std::to_string(op.outputs.size())));
       for (const auto& n : op.inputs) {
         if (env.count(n) != 0) continue;
-        const auto* t = g.find(n);
+        const auto* t = detail::find_in(idx, n);
         if (t == nullptr) return fail(c.fail(error_kind::invalid_graph, n, "operand is not a declared tensor"));
         if (!t->is_constant)
           return fail(c.fail(error_kind::invalid_graph, n,
                              "operand is used before any operator produces it (and it is not a graph input)"));
+        if (auto m = detail::check_tensor_size(*t, limit)) return fail(c.fail(m->kind, n, std::move(m->rule)));
         try {
           env.emplace(n, from_constant(*t));
         } catch (const std::invalid_argument& ex) {
           return fail(c.fail(error_kind::invalid_graph, n, ex.what()));
         }
       }
-      for (const auto& n : op.outputs)
-        if (g.find(n) == nullptr) return fail(c.fail(error_kind::invalid_graph, n, "result is not a declared tensor"));
+      for (const auto& n : op.outputs) {
+        const auto* t = detail::find_in(idx, n);
+        if (t == nullptr) return fail(c.fail(error_kind::invalid_graph, n, "result is not a declared tensor"));
+        if (auto m = detail::check_tensor_size(*t, limit)) return fail(c.fail(m->kind, n, std::move(m->rule)));
+      }
       if (auto e = detail::dispatch(c)) return fail(std::move(*e));
       if (!opt.keep_intermediates) {
         for (const auto& n : op.inputs) {  // operands whose last use this was
@@ -203,9 +244,10 @@ struct arity {
     for (const auto& n : g.outputs) {
       auto it = env.find(n);
       if (it == env.end()) {
-        const auto* t = g.find(n);
+        const auto* t = detail::find_in(idx, n);
         if (t == nullptr || !t->is_constant)
           return fail(detail::graph_error(error_kind::invalid_graph, n, "graph output is never produced"));
+        if (auto m = detail::check_tensor_size(*t, limit)) return fail(detail::graph_error(m->kind, n, std::move(m->rule)));
         res.outputs.push_back(from_constant(*t));
         continue;
       }

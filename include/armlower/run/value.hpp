@@ -51,6 +51,17 @@ enum class storage : std::uint8_t {
   return 1u << dtype::traits(t).bits;
 }
 
+/// Bytes one element of dtype `t` takes in a `value` (its storage: 8 for `ints`, 4 for `reals`,
+/// 1 for `codes`).
+[[nodiscard]] constexpr std::uint64_t element_bytes(dtype::id t) noexcept {
+  switch (storage_of(t)) {
+    case storage::integer: return sizeof(std::int64_t);
+    case storage::real: return sizeof(float);
+    case storage::code: return 1;
+  }
+  return 1;
+}
+
 /// Largest element count a value may have (2^31 − 1): guards allocations against corrupt shapes.
 inline constexpr std::int64_t max_elements = 2147483647;
 

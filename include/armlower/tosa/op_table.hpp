@@ -23,7 +23,9 @@
 /// Source: TOSA 1.0 `tosa.xml` type-support tables and the 1.1-draft (EXT-MXFP) additions as
 /// transcribed in `../shared/reference/tosa.md` §3.1–3.6 (requirement spelling as in MLIR's
 /// generated compliance tables, §7). Deviations, each deliberate:
-///  - CONV2D fp16 allows acc_type fp16 or fp32; the row records fp32 (armlower's choice).
+///  - CONV2D fp16 allows acc_type fp16 or fp32: two rows with the same slot dtypes, the fp32 one
+///    first (armlower's preferred accumulator). `find_row` and the legality queries see the
+///    first; `accumulator_allowed` accepts either (what `armlower check` and `run` validate).
 ///  - CAST_TO_BLOCK_SCALED bf16→fp4e2m1: the spec lists only EXT-MXFP while every other bf16
 ///    row needs EXT-MXFP and EXT-BF16; armlower requires both for all bf16 rows.
 ///  - CAST bool↔fp32 (PRO-FP) is only in the latest 1.1 draft; recorded as a 1.1 row.
@@ -167,6 +169,7 @@ inline constexpr std::array table{
     r3(op::conv2d, fp8e5m2, fp8e5m2, fp32, fp32, x(ext::fp8e5m2), v::v1_1),
     r3(op::conv2d, fp8e5m2, fp8e5m2, fp16, fp16, x(ext::fp8e5m2)),
     r3(op::conv2d, fp16, fp16, fp16, fp32, pro_fp),
+    r3(op::conv2d, fp16, fp16, fp16, fp16, pro_fp),
     r3(op::conv2d, bf16, bf16, bf16, fp32, x(ext::bf16)),
     r3(op::conv2d, fp32, fp32, fp32, fp32, pro_fp),
     // MATMUL (A, B, output)                                                  tosa.md §3.1
@@ -290,6 +293,20 @@ inline constexpr auto& op_table = detail::rows::table;
                                                          std::span<const dtype::id> types) noexcept {
   const std::size_t k = find_row_index(o, types);
   return k == op_table.size() ? nullptr : &op_table[k];
+}
+
+/// True when some row of `o` (CONV2D or MATMUL) with slot dtypes `types` has accumulator `acc`:
+/// the acc_type values the spec allows for that signature (CONV2D fp16: FP16 or FP32; every other
+/// row: its one accumulator). False for other ops or when no row matches `types`.
+[[nodiscard]] constexpr bool accumulator_allowed(op o, std::span<const dtype::id> types, dtype::id acc) noexcept {
+  if (o != op::conv2d && o != op::matmul) return false;
+  for (const auto& r : rows_of(o)) {
+    if (r.arity != types.size() || r.acc != acc) continue;
+    bool same = true;
+    for (std::size_t i = 0; i < r.arity; ++i) same = same && r.types[i] == types[i];
+    if (same) return true;
+  }
+  return false;
 }
 
 namespace detail {

@@ -70,6 +70,8 @@ namespace armlower::run::detail {
   if (c.out(1).type != dtype::id::fp8ue8m0)
     return c.fail(error_kind::error_if, c.out_name(1), "output_scale must be FP8UE8M0");
   if (auto e = check_block_dim(c, x.shape, c.in_name(0))) return e;
+  if (auto e = c.expect_out_shape(0, x.shape)) return e;
+  if (auto e = c.expect_out_shape(1, scale_shape_of(x.shape))) return e;
   const auto n = static_cast<std::size_t>(x.size());
   std::vector<std::uint8_t> data(armlower::mx::storage_bytes(out_t, n));
   std::vector<std::uint8_t> scale(n / armlower::mx::block_size);
@@ -106,6 +108,7 @@ namespace armlower::run::detail {
   if (sc.shape != scale_shape_of(x.shape))
     return c.fail(error_kind::error_if, c.in_name(1),
                   "input_scale shape " + to_string(sc.shape) + " must be " + to_string(scale_shape_of(x.shape)));
+  if (auto e = c.expect_out_shape(0, x.shape)) return e;
   const auto n = static_cast<std::size_t>(x.size());
   const auto data = graph::encode_codes(x.type, x.codes);
   value r{out_t, x.shape, {}, std::vector<float>(n), {}};
@@ -156,6 +159,7 @@ namespace armlower::run::detail {
   const auto a_bytes = graph::encode_codes(ad.type, ad.codes);
   const auto b_bytes = graph::encode_codes(bd.type, bd.codes);
   std::vector<std::int32_t> out_shape{ad.shape[0], ad.shape[1], bd.shape[1]};
+  if (auto e = c.expect_out_shape(0, out_shape)) return e;
   value r{dtype::id::fp32, out_shape, {}, std::vector<float>(static_cast<std::size_t>(graph::element_count(out_shape))), {}};
   const kernels::mx::block_scaled_view a{a_bytes, ad.shape, as.codes, as.shape};
   const kernels::mx::block_scaled_view b{b_bytes, bd.shape, bs.codes, bs.shape};

@@ -7,16 +7,37 @@
 #include <armlower/run/error.hpp>
 #include <armlower/run/value.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace armlower::run::detail {
 
 /// Success (nullopt) or the error that stopped an op.
 using status = std::optional<error>;
+
+/// The graph's tensors by name, built once per run (`index_tensors`) so that every lookup is
+/// O(1) and a run is linear in the graph size. With duplicate names the first tensor wins (as
+/// `graph::find`).
+using tensor_index = std::unordered_map<std::string_view, const graph::tensor*>;
+
+/// The index of `g.tensors` (views into the graph's names: valid while `g` is unchanged).
+[[nodiscard]] inline tensor_index index_tensors(const graph::graph& g) {
+  tensor_index idx;
+  idx.reserve(g.tensors.size());
+  for (const auto& t : g.tensors) idx.emplace(t.name, &t);
+  return idx;
+}
+
+/// The declared tensor called `n`, or nullptr.
+[[nodiscard]] inline const graph::tensor* find_in(const tensor_index& idx, std::string_view n) {
+  const auto it = idx.find(n);
+  return it == idx.end() ? nullptr : it->second;
+}
 
 /// Evaluation context of one operator.
 struct op_context {
@@ -25,6 +46,7 @@ struct op_context {
   std::size_t index;
   std::unordered_map<std::string, value>& env;
   bool dynamic;  ///< EXT-DYNAMIC: compile-time-constant operands may be run-time values
+  const tensor_index& tensors;  ///< the graph's tensors by name
 
   /// An error of kind `k` about tensor `tensor` for this op.
   [[nodiscard]] error fail(error_kind k, std::string_view tensor, std::string rule) const {
@@ -36,7 +58,7 @@ struct op_context {
   /// Value of operand `i` (bound by the interpreter before dispatch).
   [[nodiscard]] const value& in(std::size_t i) const { return env.at(op.inputs[i]); }
   /// Declared result tensor `i` (checked to exist by the interpreter before dispatch).
-  [[nodiscard]] const graph::tensor& out(std::size_t i) const { return *g.find(op.outputs[i]); }
+  [[nodiscard]] const graph::tensor& out(std::size_t i) const { return *find_in(tensors, op.outputs[i]); }
 
   /// Attribute of type `A`, or nullptr.
   template <class A>
@@ -47,7 +69,7 @@ struct op_context {
   /// Error unless operand `i` is a compile-time constant (or EXT-DYNAMIC is on).
   [[nodiscard]] status require_constant(std::size_t i, std::string_view what) const {
     if (dynamic) return std::nullopt;
-    const auto* t = g.find(op.inputs[i]);
+    const auto* t = find_in(tensors, op.inputs[i]);
     if (t != nullptr && t->is_constant) return std::nullopt;
     return fail(error_kind::error_if, op.inputs[i],
                 std::string(what) + " must be a compile-time constant (CTC) unless EXT-DYNAMIC");
@@ -68,6 +90,15 @@ struct op_context {
     if (v.size() == 1 && v.shape.size() <= 1) return std::nullopt;
     return fail(error_kind::error_if, op.inputs[i],
                 std::string(what) + " must have shape [1], has " + to_string(v.shape));
+  }
+
+  /// Error unless declared result `i` has `shape` (the op's shape rule, checked before the
+  /// result is allocated).
+  [[nodiscard]] status expect_out_shape(std::size_t i, const std::vector<std::int32_t>& shape) const {
+    const auto& decl = out(i);
+    if (decl.shape == shape) return std::nullopt;
+    return fail(error_kind::error_if, decl.name,
+                "result shape must be " + to_string(shape) + ", is declared " + to_string(decl.shape));
   }
 
   /// Stores result `i`, after checking its dtype and shape against the declared tensor.

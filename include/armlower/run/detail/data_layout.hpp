@@ -70,6 +70,7 @@ namespace armlower::run::detail {
   if (graph::element_count(shape) != x.size())
     return c.fail(error_kind::error_if, c.in_name(1),
                   "tensor_size(shape " + to_string(shape) + ") != tensor_size(input1 " + to_string(x.shape) + ")");
+  if (auto e = c.expect_out_shape(0, shape)) return e;
   value r = x;
   r.shape = std::move(shape);
   return c.set(0, std::move(r));
@@ -96,6 +97,7 @@ namespace armlower::run::detail {
     return c.fail(error_kind::error_if, c.out_name(0), "TRANSPOSE output dtype differs from input1's");
   std::vector<std::int32_t> shape(rank);
   for (std::size_t i = 0; i < rank; ++i) shape[i] = x.shape[static_cast<std::size_t>(a->perms[i])];
+  if (auto e = c.expect_out_shape(0, shape)) return e;
   const auto in_strides = strides_of(x.shape);
   // Output element at index o reads input element with index[perms[i]] = o[i].
   std::vector<std::int64_t> step(rank);

@@ -61,8 +61,9 @@ namespace armlower::run::detail {
   return index;
 }
 
-/// Checks operands 0 and 1 of a binary element-wise op (same dtype, broadcastable shapes) and
-/// computes the broadcast shape and per-operand source indices.
+/// Checks operands 0 and 1 of a binary element-wise op (same dtype, broadcastable shapes, the
+/// declared result has the broadcast shape) and computes the broadcast shape and per-operand
+/// source indices.
 [[nodiscard]] inline status binary_operands(const op_context& c, std::vector<std::int32_t>& shape,
                                             std::vector<std::int64_t>& ia, std::vector<std::int64_t>& ib) {
   const auto& a = c.in(0);
@@ -78,6 +79,7 @@ namespace armlower::run::detail {
   if (!broadcast_shape(a.shape, b.shape, shape))
     return c.fail(error_kind::error_if, c.in_name(1),
                   "shapes " + to_string(a.shape) + " and " + to_string(b.shape) + " do not broadcast");
+  if (auto e = c.expect_out_shape(0, shape)) return e;  // before the index vectors are allocated
   ia = broadcast_index(a.shape, shape);
   ib = broadcast_index(b.shape, shape);
   return std::nullopt;
@@ -186,6 +188,7 @@ namespace armlower::run::detail {
   if (a->max_val < a->min_val)
     return c.fail(error_kind::error_if, c.in_name(0),
                   "max_val " + std::to_string(a->max_val) + " < min_val " + std::to_string(a->min_val));
+  if (auto e = c.expect_out_shape(0, x.shape)) return e;
   value r{t, x.shape, {}, {}, {}};
   if (t == dtype::id::i8 || t == dtype::id::i16) {
     const auto& ti = dtype::traits(t);
@@ -251,6 +254,7 @@ namespace armlower::run::detail {
     return c.fail(error_kind::unsupported, c.out_name(0),
                   "CAST from " + std::string(dtype::name(from)) + " to " + std::string(dtype::name(to)) +
                       " is not a CAST row the interpreter runs");
+  if (auto e = c.expect_out_shape(0, x.shape)) return e;
   value r{to, x.shape, {}, {}, {}};
   const auto n = static_cast<std::size_t>(x.size());
   const auto& to_info = dtype::traits(to);

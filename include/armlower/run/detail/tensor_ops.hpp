@@ -1,15 +1,20 @@
 /// @file armlower/run/detail/tensor_ops.hpp
-/// CONV2D, MATMUL and RESCALE of the interpreter (TOSA 1.0, `../shared/reference/tosa.md`
-/// §3.1, §3.2, §3.4): operand and attribute checks (ERROR_IFs naming the tensor) here, the
-/// arithmetic in armlower's kernels (`kernels/conv2d.hpp`, `kernels/matmul.hpp`,
-/// `kernels/rescale.hpp`), whose status codes are mapped to errors.
+/// CONV2D, MATMUL and RESCALE of the interpreter (TOSA 1.0 and the 1.1 FP8 rows, spec sections
+/// CONV2D, MATMUL, RESCALE): operand and attribute checks (ERROR_IFs naming the tensor) here, the
+/// type rows from the one op table (`tosa/op_table.hpp`), the arithmetic in armlower's kernels
+/// (`kernels/conv2d.hpp`, `kernels/matmul.hpp`, `kernels/rescale.hpp`), whose status codes are
+/// mapped to errors. Every declared result shape is checked against the op's shape rule before
+/// the result is allocated.
 #pragma once
 
 #include <armlower/kernels/conv2d.hpp>
 #include <armlower/kernels/matmul.hpp>
 #include <armlower/kernels/rescale.hpp>
+#include <armlower/mx/element.hpp>
 #include <armlower/run/detail/context.hpp>
+#include <armlower/tosa/op_table.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -82,10 +87,27 @@ template <class T>
 [[nodiscard]] inline status check_zero_point_is_zero(const op_context& c, std::size_t i, std::string_view what) {
   const auto& v = c.in(i);
   if (v.type == dtype::id::i8) return std::nullopt;
-  const bool zero = storage_of(v.type) == storage::real ? v.reals[0] == 0.0f : v.ints[0] == 0;
+  const bool zero = storage_of(v.type) == storage::real    ? v.reals[0] == 0.0f
+                    : storage_of(v.type) == storage::code ? armlower::mx::decode(v.type, v.codes[0]) == 0.0f
+                                                          : v.ints[0] == 0;  // −0.0 is zero, NaN is not
   if (zero) return std::nullopt;
   return c.fail(error_kind::error_if, c.in_name(i),
                 std::string(what) + " must be 0 unless its dtype is INT8 (is " + std::string(dtype::name(v.type)) + ")");
+}
+
+/// The elements of a float operand as float, exactly (FP16/BF16/FP32 as stored, FP8 codes decoded).
+[[nodiscard]] inline std::vector<float> reals_of(const value& v) {
+  if (storage_of(v.type) == storage::real) return v.reals;
+  std::vector<float> r(v.codes.size());
+  for (std::size_t i = 0; i < r.size(); ++i) r[i] = armlower::mx::decode(v.type, v.codes[i]);
+  return r;
+}
+
+/// The kernel format of an FP16 / BF16 / FP32 accumulator or output dtype.
+[[nodiscard]] constexpr kernels::real_format real_format_of(dtype::id t) noexcept {
+  return t == dtype::id::fp16 ? kernels::real_format::fp16
+         : t == dtype::id::bf16 ? kernels::real_format::bf16
+                                : kernels::real_format::fp32;
 }
 
 // --------------------------------------------------------------------------------------------
@@ -105,10 +127,14 @@ template <class In, class W, class Out>
 }
 
 /// CONV2D [input, weight, bias, input_zp, weight_zp] with `conv2d_attr` (SPEC-1.0 CONV2D).
-/// Rows: i8×i8 → i32 (acc INT32), i8×i4 → i32 (EXT-INT4; weights widened to int8), i16×i8 → i48
-/// (acc INT48), fp32 (acc FP32). ERROR_IFs: ranks, IC match, dtypes of bias/zero points/result,
-/// acc_type, zero points ≠ 0 except INT8, pads < 0, stride/dilation < 1, BC ∉ {OC, 1}, output size
-/// not exact; REQUIRE: accumulator + bias fits out_t.
+/// Rows: every CONV2D row of the op table — i8×i8 → i32 (acc INT32), i8×i4 → i32 (EXT-INT4;
+/// weights widened to int8), i16×i8 → i48 (acc INT48), fp8e4m3/fp8e5m2 → fp16 (acc FP16) and
+/// → fp32 (1.1, acc FP32), fp16 → fp16 (acc FP16 or FP32), bf16 → bf16 (acc FP32), fp32 (acc
+/// FP32); float rows round as `kernels::conv2d` documents (the reference model's arithmetic).
+/// A signature with no row is `unsupported`. ERROR_IFs: ranks, IC match, dtypes of bias/zero
+/// points/result, acc_type not an accumulator of the row, zero points ≠ 0 except INT8, pads < 0,
+/// stride/dilation < 1, BC ∉ {OC, 1}, output size (int64, `kernels::conv2d_output_size`) not
+/// exact or not the declared shape (checked before allocating); REQUIRE: accumulator + bias fits out_t.
 [[nodiscard]] inline status eval_conv2d(const op_context& c) {
   const auto* a = c.attr<graph::conv2d_attr>();
   if (a == nullptr) return c.fail(error_kind::invalid_graph, {}, "CONV2D needs a conv2d_attr");
@@ -131,25 +157,26 @@ template <class In, class W, class Out>
   if (auto e = check_zero_point_is_zero(c, 4, "weight_zp")) return e;
 
   using dtype::id;
-  const auto row = [&](id i, id wt, id o) { return x.type == i && w.type == wt && out_t == o; };
-  const id acc = row(id::i16, id::i8, id::i48) ? id::i48 : row(id::fp32, id::fp32, id::fp32) ? id::fp32 : id::i32;
-  const bool known = row(id::i8, id::i8, id::i32) || row(id::i8, id::i4, id::i32) || row(id::i16, id::i8, id::i48) ||
-                     row(id::fp32, id::fp32, id::fp32);
-  if (!known)
-    return c.fail(error_kind::unsupported, c.out_name(0),
-                  "CONV2D " + std::string(dtype::name(x.type)) + " x " + std::string(dtype::name(w.type)) + " -> " +
-                      std::string(dtype::name(out_t)) + " (rows: INT8xINT8->INT32, INT8xINT4->INT32, INT16xINT8->INT48, FP32)");
-  if (a->acc_type != acc)
+  const std::array<id, 3> sig{x.type, w.type, out_t};
+  const std::string sig_text = std::string(dtype::name(x.type)) + " x " + std::string(dtype::name(w.type)) + " -> " +
+                               std::string(dtype::name(out_t));
+  if (tosa::find_row(tosa::op::conv2d, sig) == nullptr)
+    return c.fail(error_kind::unsupported, c.out_name(0), "CONV2D " + sig_text + " is not a TOSA CONV2D type row");
+  if (!tosa::accumulator_allowed(tosa::op::conv2d, sig, a->acc_type)) {
+    std::string allowed;
+    for (const auto& r : tosa::rows_of(tosa::op::conv2d))
+      if (r.types == sig) allowed += (allowed.empty() ? "" : " or ") + std::string(dtype::name(r.acc));
     return c.fail(error_kind::error_if, c.out_name(0),
-                  "acc_type " + std::string(dtype::name(a->acc_type)) + " is not the row's accumulator " +
-                      std::string(dtype::name(acc)));
+                  "acc_type " + std::string(dtype::name(a->acc_type)) + " is not an accumulator of the row " + sig_text +
+                      " (allowed: " + allowed + ")");
+  }
 
   kernels::conv2d_shape s;
   s.n = x.shape[0], s.ih = x.shape[1], s.iw = x.shape[2], s.ic = x.shape[3];
   s.oc = w.shape[0], s.kh = w.shape[1], s.kw = w.shape[2];
   s.bias_size = bias.shape[0];
   s.pad = a->pad, s.stride = a->stride, s.dilation = a->dilation;
-  std::int32_t oh = 0, ow = 0;
+  std::int64_t oh = 0, ow = 0;
   if (const auto st = kernels::conv2d_output_size(s, oh, ow); st != kernels::status::ok) {
     std::string why;
     if (st == kernels::status::invalid_attribute) why = "pads must be >= 0, strides and dilations >= 1";
@@ -157,13 +184,23 @@ template <class In, class W, class Out>
     else why = "(IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y) must be >= 0 and divisible by stride_y (same for x)";
     return c.fail(error_kind::error_if, c.out_name(0), why);
   }
-  std::vector<std::int32_t> out_shape{s.n, oh, ow, s.oc};
-  if (out_shape != c.out(0).shape)
+  const auto& decl = c.out(0).shape;
+  if (decl.size() != 4 || decl[0] != s.n || decl[1] != oh || decl[2] != ow || decl[3] != s.oc)
     return c.fail(error_kind::error_if, c.out_name(0),
-                  "output shape must be " + to_string(out_shape) + ", is declared " + to_string(c.out(0).shape));
+                  "output shape must be [" + std::to_string(s.n) + "," + std::to_string(oh) + "," + std::to_string(ow) + "," +
+                      std::to_string(s.oc) + "], is declared " + to_string(decl));
+  std::vector<std::int32_t> out_shape = decl;  // == [N, OH, OW, OC], every dim an int32
   if (x.type == id::i8) return conv2d_call<std::int8_t, std::int8_t, std::int32_t>(c, s, out_t, std::move(out_shape));
   if (x.type == id::i16) return conv2d_call<std::int16_t, std::int8_t, std::int64_t>(c, s, out_t, std::move(out_shape));
-  return conv2d_call<float, float, float>(c, s, out_t, std::move(out_shape));
+  // A float row.
+  const auto in = reals_of(x);
+  const auto wt = reals_of(w);
+  const auto b = reals_of(bias);
+  std::vector<float> out(static_cast<std::size_t>(graph::element_count(out_shape)));
+  const kernels::float_rounding fr{real_format_of(a->acc_type), real_format_of(out_t)};
+  const auto st = kernels::conv2d<float, float, float>(s, in.data(), wt.data(), b.data(), 0.0f, 0.0f, out.data(), fr);
+  if (st != kernels::status::ok) return kernel_error(c, st, c.out_name(0), "CONV2D");
+  return c.set(0, value_from(out_t, std::move(out_shape), out));
 }
 
 // --------------------------------------------------------------------------------------------
@@ -180,33 +217,43 @@ template <class In, class Out>
   return c.set(0, value_from(out_t, std::move(out_shape), out));
 }
 
-/// MATMUL [A, B, A_zp, B_zp] (SPEC-1.0 MATMUL): A [N,H,C], B [N,C,W] → [N,H,W]. Rows: i8 → i32,
-/// i16 → i48, fp32 → fp32. ERROR_IFs: ranks, N and C match, dtypes, zero points ≠ 0 except INT8;
-/// REQUIRE: the result fits out_t.
+/// MATMUL [A, B, A_zp, B_zp] (SPEC-1.0 MATMUL): A [N,H,C], B [N,C,W] → [N,H,W]. Rows: every
+/// MATMUL row of the op table — i8 → i32, i16 → i48, fp8e4m3/fp8e5m2 (also mixed, 1.1) → fp16
+/// or fp32, fp16 → fp16 or fp32, bf16 → fp32, fp32 → fp32 (acc = out_t; float rows round as
+/// `kernels::matmul` documents). A signature with no row is `unsupported`. ERROR_IFs: ranks,
+/// N and C match, zero-point dtypes (A_zp: A's, B_zp: B's), zero points ≠ 0 except INT8, the
+/// declared result shape (checked before allocating); REQUIRE: the result fits out_t.
 [[nodiscard]] inline status eval_matmul(const op_context& c) {
   const auto& a = c.in(0);
   const auto& b = c.in(1);
   const auto out_t = c.out(0).type;
   if (a.shape.size() != 3) return c.fail(error_kind::error_if, c.in_name(0), "A must be rank 3 [N,H,C], is " + to_string(a.shape));
   if (b.shape.size() != 3) return c.fail(error_kind::error_if, c.in_name(1), "B must be rank 3 [N,C,W], is " + to_string(b.shape));
-  if (b.type != a.type)
-    return c.fail(error_kind::error_if, c.in_name(1), "B dtype " + std::string(dtype::name(b.type)) + " differs from A's");
   if (b.shape[0] != a.shape[0] || b.shape[1] != a.shape[2])
     return c.fail(error_kind::error_if, c.in_name(1),
                   "B shape " + to_string(b.shape) + " does not match A " + to_string(a.shape) + " ([N,C,W] with A's N and C)");
+  using dtype::id;
+  const std::array<id, 3> sig{a.type, b.type, out_t};
+  if (tosa::find_row(tosa::op::matmul, sig) == nullptr)
+    return c.fail(error_kind::unsupported, c.out_name(0),
+                  "MATMUL " + std::string(dtype::name(a.type)) + " x " + std::string(dtype::name(b.type)) + " -> " +
+                      std::string(dtype::name(out_t)) + " is not a TOSA MATMUL type row");
   if (auto e = check_zero_point(c, 2, a.type, "A_zp")) return e;
-  if (auto e = check_zero_point(c, 3, a.type, "B_zp")) return e;
+  if (auto e = check_zero_point(c, 3, b.type, "B_zp")) return e;
   if (auto e = check_zero_point_is_zero(c, 2, "A_zp")) return e;
   if (auto e = check_zero_point_is_zero(c, 3, "B_zp")) return e;
-  using dtype::id;
   kernels::matmul_shape s{a.shape[0], a.shape[1], a.shape[2], b.shape[2]};
   std::vector<std::int32_t> out_shape{s.n, s.h, s.w};
-  if (a.type == id::i8 && out_t == id::i32) return matmul_call<std::int8_t, std::int32_t>(c, s, out_t, std::move(out_shape));
-  if (a.type == id::i16 && out_t == id::i48) return matmul_call<std::int16_t, std::int64_t>(c, s, out_t, std::move(out_shape));
-  if (a.type == id::fp32 && out_t == id::fp32) return matmul_call<float, float>(c, s, out_t, std::move(out_shape));
-  return c.fail(error_kind::unsupported, c.out_name(0),
-                "MATMUL " + std::string(dtype::name(a.type)) + " -> " + std::string(dtype::name(out_t)) +
-                    " (rows: INT8->INT32, INT16->INT48, FP32->FP32)");
+  if (auto e = c.expect_out_shape(0, out_shape)) return e;
+  if (a.type == id::i8) return matmul_call<std::int8_t, std::int32_t>(c, s, out_t, std::move(out_shape));
+  if (a.type == id::i16) return matmul_call<std::int16_t, std::int64_t>(c, s, out_t, std::move(out_shape));
+  const auto av = reals_of(a);
+  const auto bv = reals_of(b);
+  std::vector<float> out(static_cast<std::size_t>(graph::element_count(out_shape)));
+  const kernels::float_rounding fr{real_format_of(out_t), real_format_of(out_t)};
+  const auto st = kernels::matmul<float, float>(s, av.data(), bv.data(), 0.0f, 0.0f, out.data(), fr);
+  if (st != kernels::status::ok) return kernel_error(c, st, c.out_name(0), "MATMUL");
+  return c.set(0, value_from(out_t, std::move(out_shape), out));
 }
 
 // --------------------------------------------------------------------------------------------
@@ -230,6 +277,7 @@ template <class In, class Out>
     return c.fail(error_kind::unsupported, c.in_name(0), "RESCALE input dtype " + std::string(dtype::name(x.type)) + " (rows: INT8, INT16, INT32, INT48)");
   if (out_t != id::i8 && out_t != id::i16 && out_t != id::i32)
     return c.fail(error_kind::unsupported, c.out_name(0), "RESCALE output dtype " + std::string(dtype::name(out_t)) + " (rows: INT8, INT16, INT32)");
+  if (auto e = c.expect_out_shape(0, x.shape)) return e;
   if (a->per_channel && x.shape.empty())
     return c.fail(error_kind::error_if, c.in_name(0), "per_channel needs rank(input) >= 1");
   const std::int32_t nc = a->per_channel ? x.shape.back() : 1;
