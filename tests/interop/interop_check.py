@@ -30,6 +30,7 @@ import argparse
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -344,6 +345,31 @@ def test_software_version():
     text = r.stdout + r.stderr
     check(r.returncode == 0 and "SerLib" not in text,
           f"the reference model runs armlower's file without a SerLib version message: {text.strip()[:200]}")
+    # The same file without the field warns. The root table gets a copy of its vtable, appended
+    # to the buffer, with slot 2 (software_version) zeroed (vtables may be shared, so the
+    # original is left alone).
+    b = bytearray(buf)
+    table = struct.unpack_from("<I", b, 0)[0]
+    vtable = table - struct.unpack_from("<i", b, table)[0]
+    vt_size = struct.unpack_from("<H", b, vtable)[0]
+    check(vt_size >= 4 + 2 * 3, "TosaGraph's vtable has slot 2")
+    new_vt = bytearray(b[vtable:vtable + vt_size])
+    struct.pack_into("<H", new_vt, 4 + 2 * 2, 0)
+    b += bytes((-len(b)) % 4)
+    pos = len(b)
+    b += new_vt
+    struct.pack_into("<i", b, table, table - pos)
+    check(TosaGraph.GetRootAs(bytes(b), 0).SoftwareVersion() is None and
+          TosaGraph.GetRootAs(bytes(b), 0).RegionsLength() == 1, "software_version removed, the rest intact")
+    stripped = os.path.join(samples, "int8_matmul_no_sw.tosa")
+    open(stripped, "wb").write(b)
+    r = subprocess.run([ref_cli, "--tosa_file=" + stripped, "--ifm_name=" + ",".join(desc["inputs"]),
+                        "--ifm_file=" + ",".join(ins), "--ofm_name=" + ",".join(desc["outputs"]),
+                        "--ofm_file=" + ",".join(outs)], capture_output=True, text=True, timeout=120)
+    check("before software version was encoded" in r.stdout + r.stderr,
+          "without the field the reference model warns 'before software version was encoded'")
+    a = armlower("inspect", stripped)
+    check(a.returncode == 0 and "warning" not in a.stderr, "armlower reads the file without the field")
 
 
 def main():
