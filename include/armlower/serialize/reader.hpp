@@ -5,12 +5,27 @@
 /// vector and string inside the buffer; nesting depth ≤ 64; ≤ 10^6 tables); the version
 /// (1.0.x draft=false or 1.1.x draft=true, `serialize::format_of`); one region with one block;
 /// every tensor (name, known DType for the version, dims ≥ 1, no variable / unranked /
-/// external-data tensors, constant payload of exactly the expected size up to the 8-byte
-/// padding); every operator (an op armlower lowers to and the version carries, or
-/// CONST/CONST_SHAPE; attribute type = op; operand counts; every operand names a tensor;
-/// attribute values). Every failure is an `error` with one line naming what is wrong; the
-/// reader never crashes, asserts or reads out of bounds on any input (fuzzed:
-/// tests/fuzz/).
+/// external-data tensors, constant payload of at least the expected size); every operator (an
+/// op armlower lowers to and the version carries, or CONST/CONST_SHAPE; attribute type = op;
+/// operand counts; every operand names a tensor; attribute values); graph inputs and outputs
+/// name tensors; the data flow (`check_dataflow`: each tensor assigned once, no graph input
+/// overwritten, operators in topological order, every graph output produced). Every failure is
+/// an `error` with one line naming the operator (its index in the file's operator list, CONST
+/// and CONST_SHAPE counted), the tensor and the rule; the reader never crashes, asserts or
+/// reads out of bounds on any input (fuzzed: tests/fuzz/).
+///
+/// Byte vectors longer than needed. Every byte vector that holds values of a known count —
+/// `TosaTensor.data` and `TosaShape.data` of every constant (any dtype, any shape) and
+/// `ClampAttribute.min_val/max_val` (one value of the input dtype) — is read as tosa-tools
+/// 2026.8.0's reference model reads it (serialization_lib `ConvertU8to*`: at least the needed
+/// bytes, the first elements used, the rest ignored): the 8-byte zero padding its C++
+/// serializer writes, the 8-byte CLAMP bounds its test generator writes, and ExecuTorch 1.5.1's
+/// per-channel CONV2D weight zero point (N bytes for N output channels in a shape-[1] INT8
+/// tensor; the reference model uses element 0, and so does armlower — measured equal in
+/// tests/interop/). More bytes than the needed count rounded up to a multiple of 8 are reported
+/// in `tosa_file::warnings` (one line naming the tensor or operator); fewer bytes than needed
+/// is an error (the reference model refuses or aborts on those). A graph input listed twice is
+/// a warning too (`check_dataflow`). `TosaGraph.software_version` is optional and not used.
 ///
 /// The graph returned: the block's `shapes` as SHAPE tensors [rank], then its tensors, in file
 /// order (constants with `is_constant` and their payload,
@@ -458,7 +473,9 @@ class graph_reader {
 /// Reads a `.tosa` flatbuffer from memory (untrusted input; see the file comment for every
 /// check). `bytes` need not be aligned. Errors: not a flatbuffer / too short / wrong
 /// identifier / verifier failure (truncated, corrupt), unsupported version, unknown op or
-/// DType, missing tensor, bad payload size, bad attribute, unsupported features.
+/// DType, missing tensor, payload or CLAMP bound shorter than needed, bad attribute,
+/// unsupported features, a data flow that is not SSA or not in topological order. Accepted
+/// oddities are listed in the result's `warnings`.
 [[nodiscard]] inline result<tosa_file> read(std::span<const std::uint8_t> bytes) {
   return detail::graph_reader(bytes).run();
 }
