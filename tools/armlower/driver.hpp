@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -119,6 +120,7 @@ struct model {
 }
 
 /// Reads a `.tosa` file. Errors: io errors, every reader error (one line, prefixed with the path).
+/// Reader warnings (`tosa_file::warnings`) go to stderr as "<path>: warning: <text>".
 [[nodiscard]] inline serialize::tosa_file load_tosa(const std::filesystem::path& p) {
   std::vector<std::uint8_t> bytes;
   try {
@@ -130,6 +132,7 @@ struct model {
     throw tool_error(p.string() + ": is a .tflite model, not a .tosa file (lower it first with `armlower lower`)");
   auto r = serialize::read(bytes);
   if (!r) throw tool_error(p.string() + ": " + r.error().message);
+  for (const auto& w : r->warnings) std::fprintf(stderr, "%s: warning: %s\n", p.string().c_str(), w.c_str());
   return std::move(*r);
 }
 

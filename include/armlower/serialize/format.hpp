@@ -6,7 +6,7 @@
 /// - `format::tosa_1_1`: FBS-1.1, the TOSA 1.1 draft read by tosa-tools 2026.05 and 2026.8.0
 ///   (adds FP6/FP4/FP8UE8M0/INT64/MXINT8 and the `*_BLOCK_SCALED` ops);
 ///   `Version{1, 1, 0, draft = true}`.
-/// FBS-1.1 is a pure append to FBS-1.0 (`../shared/reference/tosa.md` §1.2, §4.3), so one
+/// FBS-1.1 is a pure append to FBS-1.0 (compare tosa-tools' `tosa.fbs` of each release), so one
 /// generated API reads both; the 1.1 specifics are the rows of `fbs11` in the dtype table and
 /// the op table's `added` column (`first_format(op)` below). Everything 1.1-specific in the serializer goes through this header.
 #pragma once
@@ -37,10 +37,27 @@ struct version_header {
 };
 
 /// Version written for `f` (1.0 files carry draft = false, 1.1 files draft = true, as
-/// ExecuTorch's `targetDraft = minor > 0`; tosa.md §4.5).
+/// ExecuTorch's Arm backend `TosaSerializer(..., targetDraft = minor > 0)`).
 [[nodiscard]] constexpr version_header header_of(format f) noexcept {
   return f == format::tosa_1_0 ? version_header{1, 0, 0, false} : version_header{1, 1, 0, true};
 }
+
+/// A serialization-library release: `TosaGraph.software_version` (table `SoftwareVersion`).
+struct software_version {
+  std::int32_t major;
+  std::int32_t minor;
+  std::int32_t micro;
+};
+
+/// The `software_version` the writer puts in every file (both formats): the tosa-tools
+/// serialization-library release whose schema (tosa-tools 2026.8.0, `bin/tosa.fbs`) armlower's
+/// schemas follow, with an empty `_modifier`, as that release's own serializer writes it.
+/// Measured on tosa-tools 2026.8.0's reference model (tests/interop/): the field only selects a
+/// message when the file is loaded — none when it equals its own version; "INFO: TOSA file
+/// created with older (newer) SerLib version X but is backward (forward) compatible" otherwise;
+/// "WARNING: TOSA file created with version of SerLib before software version was encoded"
+/// when it is absent. The reader accepts files with or without it and does not use it.
+inline constexpr software_version writer_software_version{2026, 8, 0};
 
 /// Printable name ("TOSA 1.0", "TOSA 1.1 draft").
 [[nodiscard]] constexpr std::string_view name(format f) noexcept {

@@ -5,12 +5,27 @@
 /// vector and string inside the buffer; nesting depth ≤ 64; ≤ 10^6 tables); the version
 /// (1.0.x draft=false or 1.1.x draft=true, `serialize::format_of`); one region with one block;
 /// every tensor (name, known DType for the version, dims ≥ 1, no variable / unranked /
-/// external-data tensors, constant payload of exactly the expected size up to the 8-byte
-/// padding); every operator (an op armlower lowers to and the version carries, or
-/// CONST/CONST_SHAPE; attribute type = op; operand counts; every operand names a tensor;
-/// attribute values). Every failure is an `error` with one line naming what is wrong; the
-/// reader never crashes, asserts or reads out of bounds on any input (fuzzed:
-/// tests/fuzz/).
+/// external-data tensors, constant payload of at least the expected size); every operator (an
+/// op armlower lowers to and the version carries, or CONST/CONST_SHAPE; attribute type = op;
+/// operand counts; every operand names a tensor; attribute values); graph inputs and outputs
+/// name tensors; the data flow (`check_dataflow`: each tensor assigned once, no graph input
+/// overwritten, operators in topological order, every graph output produced). Every failure is
+/// an `error` with one line naming the operator (its index in the file's operator list, CONST
+/// and CONST_SHAPE counted), the tensor and the rule; the reader never crashes, asserts or
+/// reads out of bounds on any input (fuzzed: tests/fuzz/).
+///
+/// Byte vectors longer than needed. Every byte vector that holds values of a known count —
+/// `TosaTensor.data` and `TosaShape.data` of every constant (any dtype, any shape) and
+/// `ClampAttribute.min_val/max_val` (one value of the input dtype) — is read as tosa-tools
+/// 2026.8.0's reference model reads it (serialization_lib `ConvertU8to*`: at least the needed
+/// bytes, the first elements used, the rest ignored): the 8-byte zero padding its C++
+/// serializer writes, the 8-byte CLAMP bounds its test generator writes, and ExecuTorch 1.5.1's
+/// per-channel CONV2D weight zero point (N bytes for N output channels in a shape-[1] INT8
+/// tensor; the reference model uses element 0, and so does armlower — measured equal in
+/// tests/interop/). More bytes than the needed count rounded up to a multiple of 8 are reported
+/// in `tosa_file::warnings` (one line naming the tensor or operator); fewer bytes than needed
+/// is an error (the reference model refuses or aborts on those). A graph input listed twice is
+/// a warning too (`check_dataflow`). `TosaGraph.software_version` is optional and not used.
 ///
 /// The graph returned: the block's `shapes` as SHAPE tensors [rank], then its tensors, in file
 /// order (constants with `is_constant` and their payload,
@@ -65,12 +80,18 @@ struct block_scaled_tensor {
   [[nodiscard]] std::string type_name() const { return detail::composite_name(value_type); }
 };
 
-/// What `read` returns: the format the file declared, its graph, and the composite
-/// block-scaled tensors the graph carries as data + scale tensors (file order).
+/// What `read` returns: the format the file declared, its graph, the composite block-scaled
+/// tensors the graph carries as data + scale tensors (file order), and the warnings about
+/// input the reader accepted although a careful writer would not produce it (each one line,
+/// naming the tensor or operator; see the file comment). Callers print them (the CLI to stderr).
 struct tosa_file {
   format version = format::tosa_1_0;
   graph::graph graph;
   std::vector<block_scaled_tensor> block_scaled;
+  std::vector<std::string> warnings;
+  /// `operator_index[k]` = the index in the file's operator list (the numbering every reader
+  /// message uses, CONST/CONST_SHAPE counted) of `graph.operators[k]`.
+  std::vector<std::size_t> operator_index;
 };
 
 namespace detail {
@@ -106,7 +127,7 @@ class graph_reader {
                    " (armlower reads 1.0 final and 1.1 draft)"};
     f_ = *fmt;
     if (auto e = read_graph(*root)) return std::move(*e);
-    return tosa_file{f_, std::move(g_), std::move(block_scaled_)};
+    return tosa_file{f_, std::move(g_), std::move(block_scaled_), std::move(warnings_), std::move(op_index_)};
   }
 
  private:
@@ -118,6 +139,8 @@ class graph_reader {
   /// Composite block-scaled tensors: data tensor name → scale tensor name.
   std::unordered_map<std::string, std::string> composite_;
   std::vector<block_scaled_tensor> block_scaled_;
+  std::vector<std::string> warnings_;
+  std::vector<std::size_t> op_index_;
 
   static error fail(std::string m) { return error{std::move(m)}; }
 
@@ -134,9 +157,9 @@ class graph_reader {
     if (auto e = read_shapes(*block)) return e;
     if (auto e = read_tensors(*block)) return e;
     if (auto e = read_operators(*block)) return e;
-    if (auto e = read_names(block->inputs(), "input", g_.inputs)) return e;
-    if (auto e = read_names(block->outputs(), "output", g_.outputs)) return e;
-    return {};
+    if (auto e = read_names(block->inputs(), "graph input", g_.inputs)) return e;
+    if (auto e = read_names(block->outputs(), "graph output", g_.outputs)) return e;
+    return check_dataflow(*block);
   }
 
   /// The block's `shapes` become SHAPE tensors [rank] (constant when they carry data), placed
@@ -149,17 +172,16 @@ class graph_reader {
       if (s->name() == nullptr || s->name()->size() == 0) return fail("shape #" + std::to_string(i) + " has no name");
       std::string name = s->name()->str();
       const std::string q =
-          "shape '" + printable({reinterpret_cast<const std::uint8_t*>(name.data()), name.size()}) + "'";
+          "shape " + quote_name(name);
       if (s->rank() > static_cast<std::uint32_t>(max_shape_len))
         return fail(q + ": rank " + std::to_string(s->rank()) + " exceeds " + std::to_string(max_shape_len));
       graph::tensor out;
       out.type = dtype::id::shape;
       out.shape = {static_cast<std::int32_t>(s->rank())};
       if (const auto* data = s->data(); data != nullptr && data->size() != 0) {
-        const std::size_t want = std::size_t{8} * s->rank();
-        if (data->size() < want || data->size() > pad8(want))
-          return fail(q + ": data has " + std::to_string(data->size()) + " bytes, expected " + std::to_string(want));
-        out.data.assign(data->data(), data->data() + want);
+        auto payload = payload_of(*data, std::size_t{8} * s->rank(), q + " (rank " + std::to_string(s->rank()) + "): data");
+        if (!payload) return payload.error();
+        out.data.assign(payload->begin(), payload->end());
         out.is_constant = true;
       }
       out.name = std::move(name);
@@ -233,7 +255,7 @@ class graph_reader {
       const auto* t = ts->Get(i);
       if (t->name() == nullptr || t->name()->size() == 0) return fail("tensor #" + std::to_string(i) + " has no name");
       std::string name = t->name()->str();
-      const std::string q = "tensor '" + printable({reinterpret_cast<const std::uint8_t*>(name.data()), name.size()}) + "'";
+      const std::string q = "tensor " + quote_name(name);
       const auto wire = static_cast<std::uint32_t>(t->type());
       const auto d = dtype_of_wire(wire, f_);
       if (!d)
@@ -250,14 +272,10 @@ class graph_reader {
       if (out.type == dtype::id::shape && out.shape.size() != 1)
         return fail(q + " " + describe(out) + ": a SHAPE tensor must have rank 1");
       if (const auto* data = t->data(); data != nullptr && data->size() != 0) {
-        const std::size_t want = wire_bytes(out.type, n);
-        if (data->size() < want || data->size() > pad8(want))
-          return fail(q + " " + describe(out) + ": constant data has " + std::to_string(data->size()) +
-                      " bytes, expected " + std::to_string(want) + " (up to " + std::to_string(pad8(want)) +
-                      " with padding)");
-        std::span<const std::uint8_t> payload(data->data(), want);
-        out.data = is_fp6(out.type) ? unpack_fp6(payload, static_cast<std::size_t>(n))
-                                    : std::vector<std::uint8_t>(payload.begin(), payload.end());
+        auto payload = payload_of(*data, wire_bytes(out.type, n), q + " " + describe(out) + ": constant data");
+        if (!payload) return payload.error();
+        out.data = is_fp6(out.type) ? unpack_fp6(*payload, static_cast<std::size_t>(n))
+                                    : std::vector<std::uint8_t>(payload->begin(), payload->end());
         out.is_constant = true;
       }
       out.name = std::move(name);
@@ -270,6 +288,26 @@ class graph_reader {
     return {};
   }
 
+  /// The first `want` bytes of the byte vector `data`, named `what` in messages ("tensor 'w'
+  /// INT8 [1]: constant data").
+  /// Like tosa-tools' serialization_lib (`TosaSerializationHandler::ConvertU8to*`: "uint8
+  /// buffer size must >= target size"), any vector of at least `want` bytes is read and the
+  /// bytes after the first `want` are ignored: zero padding to a multiple of 8 silently, more
+  /// than that with a warning (ExecuTorch 1.5.1 writes a per-channel CONV2D weight zero point
+  /// as one byte per output channel in a shape-[1] tensor; the reference model reads element 0).
+  /// Fewer than `want` bytes is an error (the reference model refuses them too).
+  result<std::span<const std::uint8_t>> payload_of(const flatbuffers::Vector<std::uint8_t>& data, std::size_t want,
+                                                   const std::string& what) {
+    const std::size_t have = data.size();
+    if (have < want)
+      return fail(what + " has " + std::to_string(have) + " bytes, " + std::to_string(want) + " needed");
+    if (have > pad8(want))
+      warnings_.push_back(what + " has " + std::to_string(have) + " bytes, " + std::to_string(want) +
+                          " needed; reading the first " + std::to_string(want) +
+                          " and ignoring the rest, as the TOSA reference model does");
+    return std::span<const std::uint8_t>(data.data(), want);
+  }
+
   std::optional<error> resolve(const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* names,
                                const std::string& where_, std::string_view role, std::vector<std::string>& out) {
     if (names == nullptr) return {};
@@ -277,9 +315,8 @@ class graph_reader {
       const auto* s = names->Get(k);
       std::string n = s ? s->str() : std::string();
       if (index_.find(n) == index_.end())
-        return fail(where_ + ": " + std::string(role) + " " + std::to_string(k) + " '" +
-                    printable({reinterpret_cast<const std::uint8_t*>(n.data()), n.size()}) +
-                    "' is not a tensor of the block");
+        return fail(where_ + std::string(role) + " " + std::to_string(k) + " " + quote_name(n) +
+                    " is not a tensor of the block");
       out.push_back(std::move(n));
     }
     return {};
@@ -288,11 +325,97 @@ class graph_reader {
   std::optional<error> read_names(const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* names,
                                   std::string_view role, std::vector<std::string>& out) {
     std::vector<std::string> named;
-    if (auto e = resolve(names, "block", role, named)) return e;
+    if (auto e = resolve(names, "", role, named)) return e;
     for (auto& n : named) {  // a composite graph input/output is its data and its scales
       const auto c = composite_.find(n);
       out.push_back(std::move(n));
       if (c != composite_.end()) out.push_back(c->second);
+    }
+    return {};
+  }
+
+  /// "CONV2D", or "op 250" for a value the schema does not name.
+  static std::string wire_op_name(const fb11::TosaOperator& o) {
+    const auto code = static_cast<std::uint32_t>(o.op());
+    const char* n = code <= static_cast<std::uint32_t>(fb11::Op::MAX) ? fb11::EnumNameOp(o.op()) : "";
+    return n != nullptr && *n != '\0' ? std::string(n) : "op " + std::to_string(code);
+  }
+
+  /// Single assignment and order of the block's data flow (run after every name resolved).
+  /// TOSA graphs are in SSA form (tosa-tools' serializer checks it,
+  /// `TosaSerializer._checkSSAConstraints`: "SSA violated. Multiple assignment to tensor") and
+  /// tosa-tools 2026.8.0's reference model does not run the other forms reliably: measured with
+  /// files written by `tosa_serializer` (tests/interop/), a tensor assigned twice aborts it or
+  /// runs with the last assignment, an overwritten graph input gives the overwritten value, an
+  /// operator that reads a tensor produced only later (or never) aborts it, and one that reads
+  /// its own output computes with garbage. So each of these is an error naming the operator
+  /// (file index), the tensor and the rule:
+  ///  - an operator output that is a graph input, or that an earlier operator (CONST included)
+  ///    already produced;
+  ///  - an operator input that is not a graph input, a constant or the output of an earlier
+  ///    operator (never produced, produced by the operator itself, or only by a later one:
+  ///    operators must be in topological order, as the reference model runs them);
+  ///  - a graph output that is not a graph input, a constant or an operator output.
+  /// A graph input listed twice is accepted with a warning (the reference model and the
+  /// interpreter bind the value given last); a graph output listed twice is returned twice.
+  std::optional<error> check_dataflow(const fb11::TosaBasicBlock& block) {
+    constexpr std::size_t none = SIZE_MAX;
+    const std::size_t n = g_.tensors.size();
+    std::vector<std::size_t> producer(n, none), input_pos(n, none);
+    for (std::size_t k = 0; k < g_.inputs.size(); ++k) {
+      auto& pos = input_pos[index_.at(g_.inputs[k])];
+      if (pos != none)
+        warnings_.push_back("graph input " + quote_name(g_.inputs[k]) + " is listed twice (positions " +
+                            std::to_string(pos) + " and " + std::to_string(k) +
+                            "); the value given last is used, as in the TOSA reference model");
+      pos = k;
+    }
+    const auto* ops = block.operators();
+    const flatbuffers::uoffset_t count = ops ? ops->size() : 0;
+    auto name = [](const flatbuffers::String* s) { return s->string_view(); };
+    for (flatbuffers::uoffset_t i = 0; i < count; ++i) {  // every resolve() passed: names exist
+      const auto* o = ops->Get(i);
+      if (o->outputs() == nullptr) continue;
+      for (flatbuffers::uoffset_t k = 0; k < o->outputs()->size(); ++k) {
+        const auto tn = name(o->outputs()->Get(k));
+        const std::size_t t = index_.find(std::string(tn))->second;
+        if (input_pos[t] != none)
+          return fail(where(i, wire_op_name(*o)) + ": output " + std::to_string(k) + " " + quote_name(tn) +
+                      " is graph input " + std::to_string(input_pos[t]) +
+                      "; a graph input is never overwritten (each tensor is assigned once)");
+        if (producer[t] != none)
+          return fail(where(i, wire_op_name(*o)) + ": output " + std::to_string(k) + " " + quote_name(tn) +
+                      " is already produced by " + where(producer[t], wire_op_name(*ops->Get(
+                          static_cast<flatbuffers::uoffset_t>(producer[t])))) +
+                      "; each tensor is assigned once");
+        producer[t] = i;
+        // A composite block-scaled output's scale tensor is produced with it.
+        if (const auto c = composite_.find(std::string(tn)); c != composite_.end())
+          producer[index_.at(c->second)] = i;
+      }
+    }
+    for (flatbuffers::uoffset_t i = 0; i < count; ++i) {
+      const auto* o = ops->Get(i);
+      if (o->inputs() == nullptr) continue;
+      for (flatbuffers::uoffset_t k = 0; k < o->inputs()->size(); ++k) {
+        const auto tn = name(o->inputs()->Get(k));
+        const std::size_t t = index_.find(std::string(tn))->second;
+        const std::size_t p = producer[t];
+        if (input_pos[t] != none || g_.tensors[t].is_constant || p < i) continue;
+        const std::string w = where(i, wire_op_name(*o)) + ": input " + std::to_string(k) + " " + quote_name(tn);
+        if (p == none)
+          return fail(w + " is never produced (not a graph input, a constant or an operator output)");
+        if (p == i) return fail(w + " is its own output (a cycle)");
+        return fail(w + " is produced only by the later " +
+                    where(p, wire_op_name(*ops->Get(static_cast<flatbuffers::uoffset_t>(p)))) +
+                    "; operators must be in topological order");
+      }
+    }
+    for (std::size_t k = 0; k < g_.outputs.size(); ++k) {
+      const std::size_t t = index_.at(g_.outputs[k]);
+      if (input_pos[t] == none && !g_.tensors[t].is_constant && producer[t] == none)
+        return fail("graph output " + std::to_string(k) + " " + quote_name(g_.outputs[k]) +
+                    " is never produced (not a graph input, a constant or an operator output)");
     }
     return {};
   }
@@ -304,9 +427,7 @@ class graph_reader {
       const auto* o = ops->Get(i);
       const auto code = static_cast<std::uint32_t>(o->op());
       const auto attr_type = static_cast<std::uint32_t>(o->attribute_type());
-      std::string op_name = code <= static_cast<std::uint32_t>(fb11::Op::MAX)
-                                ? std::string(fb11::EnumNameOp(o->op()))
-                                : "op " + std::to_string(code);
+      const std::string op_name = wire_op_name(*o);
       if (code > const_shape_op && f_ == format::tosa_1_0)
         return fail(where(i, op_name) + ": op value " + std::to_string(code) + " does not exist in TOSA 1.0");
       const std::string w = where(i, op_name);
@@ -314,22 +435,23 @@ class graph_reader {
         return fail(w + ": attribute type " + std::to_string(attr_type) + " does not match the op (" +
                     std::to_string(code) + ")");
       std::vector<std::string> inputs, outputs;
-      if (auto e = resolve(o->inputs(), w, "input", inputs)) return e;
-      if (auto e = resolve(o->outputs(), w, "output", outputs)) return e;
+      if (auto e = resolve(o->inputs(), w + ": ", "input", inputs)) return e;
+      if (auto e = resolve(o->outputs(), w + ": ", "output", outputs)) return e;
 
       if (code == tosa::serialized(tosa::op::const_) || code == const_shape_op) {
         if (!inputs.empty() || outputs.size() != 1)
           return fail(w + " has " + std::to_string(inputs.size()) + " inputs and " + std::to_string(outputs.size()) +
                       " outputs, expected 0 and 1");
         const auto& t = g_.tensors[index_.at(outputs[0])];
-        if (!t.is_constant) return fail(w + ": output '" + t.name + "' has no constant data");
+        if (!t.is_constant) return fail(w + ": output " + quote_name(t.name) + " has no constant data");
         if ((code == const_shape_op) != (t.type == dtype::id::shape))
-          return fail(w + ": output '" + t.name + "' has dtype " + std::string(dtype::name(t.type)) +
+          return fail(w + ": output " + quote_name(t.name) + " has dtype " + std::string(dtype::name(t.type)) +
                       (code == const_shape_op ? " (CONST_SHAPE makes SHAPE tensors)" : " (SHAPE constants use CONST_SHAPE)"));
         continue;
       }
       if (touches_composite(inputs) || touches_composite(outputs)) {
         if (auto e = read_block_scaled_op(code, w, inputs, outputs)) return e;
+        op_index_.resize(g_.operators.size(), i);  // every op the rewrite added comes from file op i
         continue;
       }
       const auto op = op_of_wire(code);
@@ -342,7 +464,7 @@ class graph_reader {
                     " outputs, expected " + std::to_string(wr.inputs) + " and " + std::to_string(wr.outputs));
       for (const auto& n : outputs)
         if (g_.tensors[index_.at(n)].is_constant)
-          return fail(std::string(w).append(": output '").append(n).append("' has constant data; only CONST may produce a constant"));
+          return fail(w + ": output " + quote_name(n) + " has constant data; only CONST may produce a constant");
       graph::operation out;
       out.code = *op;
       auto attr = read_attribute(*o, *op, w, inputs);
@@ -351,6 +473,7 @@ class graph_reader {
       out.inputs = std::move(inputs);
       out.outputs = std::move(outputs);
       g_.operators.push_back(std::move(out));
+      op_index_.push_back(i);
     }
     return {};
   }
@@ -481,8 +604,22 @@ class graph_reader {
     return g_.tensors.back().name;
   }
 
+  /// One CLAMP bound (`min_val` or `max_val`) of input `t`: its first `clamp_width` bytes, read
+  /// like a constant's data (`payload_of`: tosa-tools' test generator pads the bounds to 8
+  /// bytes; the reference model reads the first value of any longer vector).
+  result<double> clamp_bound(const flatbuffers::Vector<std::uint8_t>* v, std::string_view field,
+                             const graph::tensor& t, const std::string& w) {
+    const std::string what = w + ": " + std::string(field) + " of input " + quote_name(t.name) + " " + describe(t);
+    const std::size_t need = clamp_width(t.type);
+    if (need == 0) return fail(what + ": CLAMP bounds are INT8, INT16, INT32, FP16, BF16 or FP32 values");
+    if (v == nullptr) return fail(what + " is missing");
+    auto b = payload_of(*v, need, what);
+    if (!b) return b.error();
+    return *clamp_value(t.type, *b);
+  }
+
   result<graph::attribute> read_attribute(const fb11::TosaOperator& o, tosa::op op, const std::string& w,
-                                          const std::vector<std::string>& inputs) const {
+                                          const std::vector<std::string>& inputs) {
     const auto kind = wiring_of(op).attr;
     auto ints = [](const flatbuffers::Vector<std::int32_t>* v, auto& dst) {
       if (v == nullptr || v->size() != dst.size()) return false;
@@ -530,14 +667,10 @@ class graph_reader {
         const auto* a = o.attribute_as_ClampAttribute();
         if (a == nullptr) return fail(w + ": missing ClampAttribute");
         const auto& t = g_.tensors[index_.at(inputs[0])];
-        auto bytes = [](const flatbuffers::Vector<std::uint8_t>* v) {
-          return v ? std::span<const std::uint8_t>(v->data(), v->size()) : std::span<const std::uint8_t>();
-        };
-        const auto lo = clamp_value(t.type, bytes(a->min_val()));
-        const auto hi = clamp_value(t.type, bytes(a->max_val()));
-        if (!lo || !hi)
-          return fail(w + ": min_val/max_val are not one " + std::string(dtype::name(t.type)) +
-                      " value each (input '" + t.name + "')");
+        const auto lo = clamp_bound(a->min_val(), "min_val", t, w);
+        if (!lo) return lo.error();
+        const auto hi = clamp_bound(a->max_val(), "max_val", t, w);
+        if (!hi) return hi.error();
         const auto nm = static_cast<std::uint32_t>(a->nan_mode());
         if (nm < 1 || nm > 2) return fail(w + ": nan_mode " + std::to_string(nm) + " is not a NanPropagationMode");
         return graph::attribute{graph::clamp_attr{*lo, *hi, static_cast<graph::nan_mode>(nm)}};
@@ -566,7 +699,9 @@ class graph_reader {
 /// Reads a `.tosa` flatbuffer from memory (untrusted input; see the file comment for every
 /// check). `bytes` need not be aligned. Errors: not a flatbuffer / too short / wrong
 /// identifier / verifier failure (truncated, corrupt), unsupported version, unknown op or
-/// DType, missing tensor, bad payload size, bad attribute, unsupported features.
+/// DType, missing tensor, payload or CLAMP bound shorter than needed, bad attribute,
+/// unsupported features, a data flow that is not SSA or not in topological order. Accepted
+/// oddities are listed in the result's `warnings`.
 [[nodiscard]] inline result<tosa_file> read(std::span<const std::uint8_t> bytes) {
   return detail::graph_reader(bytes).run();
 }

@@ -2,8 +2,9 @@
 /// TOSA flatbuffer writer: a TOSA graph (`graph::graph` whose operators are all `tosa::op`)
 /// → the bytes of a `.tosa` file in FBS-1.0 or FBS-1.1 (`serialize/format.hpp`).
 ///
-/// Layout written (`../shared/reference/tosa.md` §4): file identifier "TOSA"; `Version`
-/// {1,0,0,false} or {1,1,0,true} with every field present; one region "main" holding one block
+/// Layout written (tosa-tools' `tosa.fbs`): file identifier "TOSA"; `Version`
+/// {1,0,0,false} or {1,1,0,true} with every field present; `software_version`
+/// `writer_software_version` (2026.8.0, `format.hpp`); one region "main" holding one block
 /// "main"; the block's tensors in graph order (constants carry their payload in `data`, padded
 /// with zeros to a multiple of 8 bytes and 8-byte aligned, as the reference C++ serializer
 /// does), except SHAPE tensors, which go to the block's `shapes` as TosaShape {name, rank =
@@ -342,7 +343,9 @@ class graph_writer {
     fbb.ForceDefaults(true);  // write every Version field (its defaults are -1 / true)
     const auto version = fb::CreateVersion(fbb, h.major, h.minor, h.patch, h.draft);
     fbb.ForceDefaults(false);
-    fb::FinishTosaGraphBuffer(fbb, fb::CreateTosaGraph(fbb, version, regions));
+    const auto sv = writer_software_version;
+    const auto software = fb::CreateSoftwareVersion(fbb, sv.major, sv.minor, sv.micro, fbb.CreateString(""));
+    fb::FinishTosaGraphBuffer(fbb, fb::CreateTosaGraph(fbb, version, regions, software));
     return alloc.take(fbb.GetBufferPointer(), fbb.GetSize());
   }
 };

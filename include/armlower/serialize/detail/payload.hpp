@@ -5,8 +5,10 @@
 ///    bits [6i, 6i+6) of a little-endian bit stream (4 elements in 3 bytes, final byte
 ///    zero-filled). Established with `tosa_serializer.TosaSerializer.convertDataToUint8Vec`
 ///    (tests/serialize/tosa_oracle.py) and by running packed files in the reference model.
-///  - the 8-byte padding of `TosaTensor.data` (TENSOR_BUFFER_FORCE_ALIGNMENT, tosa.md §4.6);
-///  - CLAMP bounds as raw little-endian bytes of the tensor dtype (tosa.md §4.4).
+///  - the 8-byte padding of `TosaTensor.data` (tosa-tools serialization_lib's
+///    `ForceAlignTensorData`; the schema's `force_align: 8`);
+///  - CLAMP bounds as raw little-endian bytes of the input dtype (tosa-tools `tosa.fbs`:
+///    `ClampAttribute { min_val: [ubyte]; max_val: [ubyte]; ... }`).
 #pragma once
 
 #include <armlower/dtype/dtype.hpp>
@@ -63,6 +65,20 @@ namespace armlower::serialize::detail {
 /// `n` rounded up to a multiple of 8.
 [[nodiscard]] constexpr std::size_t pad8(std::size_t n) noexcept { return (n + 7) & ~std::size_t{7}; }
 
+/// Bytes of one CLAMP bound of dtype `t` (1 INT8, 2 INT16/FP16/BF16, 4 INT32/FP32), 0 when
+/// `t` has no CLAMP encoding here.
+[[nodiscard]] constexpr std::size_t clamp_width(dtype::id t) noexcept {
+  switch (t) {
+    case dtype::id::i8: return 1;
+    case dtype::id::i16:
+    case dtype::id::fp16:
+    case dtype::id::bf16: return 2;
+    case dtype::id::i32:
+    case dtype::id::fp32: return 4;
+    default: return 0;
+  }
+}
+
 /// Raw little-endian bytes of one CLAMP bound `v` in dtype `t` (INT8/INT16/INT32 exact
 /// integers, FP16/BF16 rounded to nearest even, FP32 rounded from double). nullopt when `t`
 /// has no CLAMP encoding here or an integer bound is not an integer of `t`.
@@ -97,29 +113,18 @@ namespace armlower::serialize::detail {
 }
 
 /// Decodes one CLAMP bound of dtype `t` from its raw bytes (inverse of `clamp_bytes`);
-/// nullopt when the byte count does not match `t` or `t` is not a CLAMP dtype.
+/// nullopt when the byte count is not `clamp_width(t)` or `t` is not a CLAMP dtype.
 [[nodiscard]] inline std::optional<double> clamp_value(dtype::id t, std::span<const std::uint8_t> b) {
+  if (clamp_width(t) == 0 || b.size() != clamp_width(t)) return std::nullopt;
   std::uint64_t u = 0;
-  for (std::size_t i = 0; i < b.size() && i < 8; ++i) u |= static_cast<std::uint64_t>(b[i]) << (8 * i);
+  for (std::size_t i = 0; i < b.size(); ++i) u |= static_cast<std::uint64_t>(b[i]) << (8 * i);
   switch (t) {
-    case dtype::id::i8:
-      if (b.size() != 1) return std::nullopt;
-      return static_cast<double>(static_cast<std::int8_t>(u));
-    case dtype::id::i16:
-      if (b.size() != 2) return std::nullopt;
-      return static_cast<double>(static_cast<std::int16_t>(u));
-    case dtype::id::i32:
-      if (b.size() != 4) return std::nullopt;
-      return static_cast<double>(static_cast<std::int32_t>(u));
-    case dtype::id::fp16:
-      if (b.size() != 2) return std::nullopt;
-      return static_cast<double>(dtype::fp16_to_fp32(static_cast<std::uint16_t>(u)));
-    case dtype::id::bf16:
-      if (b.size() != 2) return std::nullopt;
-      return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(u << 16)));
-    case dtype::id::fp32:
-      if (b.size() != 4) return std::nullopt;
-      return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(u)));
+    case dtype::id::i8: return static_cast<double>(static_cast<std::int8_t>(u));
+    case dtype::id::i16: return static_cast<double>(static_cast<std::int16_t>(u));
+    case dtype::id::i32: return static_cast<double>(static_cast<std::int32_t>(u));
+    case dtype::id::fp16: return static_cast<double>(dtype::fp16_to_fp32(static_cast<std::uint16_t>(u)));
+    case dtype::id::bf16: return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(u << 16)));
+    case dtype::id::fp32: return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(u)));
     default: return std::nullopt;
   }
 }

@@ -59,4 +59,9 @@ inline constexpr std::int32_t max_shape_len = 64;
   return s;
 }
 
+/// A name from a file, quoted and printable: "'x'", "'a\x0ab'".
+[[nodiscard]] inline std::string quote_name(std::string_view name) {
+  return "'" + printable({reinterpret_cast<const std::uint8_t*>(name.data()), name.size()}) + "'";
+}
+
 }  // namespace armlower::serialize::detail
