@@ -51,7 +51,7 @@ std::string shape_json(const std::vector<std::int32_t>& s) {
   return r + "]";
 }
 
-std::vector<float> load_calibration(const std::string& path) {
+std::vector<float> load_calibration(const std::string& path, std::optional<std::vector<std::int32_t>>* shape = nullptr) {
   io::npy_array a;
   try {
     a = io::read_npy(path);
@@ -60,6 +60,7 @@ std::vector<float> load_calibration(const std::string& path) {
   }
   if (a.type != dtype::id::fp32)
     throw tool_error(path + ": calibration data must be float32, got " + std::string(dtype::name(a.type)));
+  if (shape) *shape = a.shape;
   return graph::decode_f32(a.data, graph::element_count(a.shape));
 }
 
@@ -84,7 +85,7 @@ int cmd_lower(const lower_args& a) {
     else throw tool_error("unknown rounding '" + a.rounding + "' (valid: single, double)");
   }
   req.per_channel = a.per_channel;
-  if (!a.calib.empty()) req.calibration = load_calibration(a.calib);
+  if (!a.calib.empty()) req.calibration = load_calibration(a.calib, &req.calibration_shape);
 
   tool::stopwatch sw;
   const auto m = tool::load_tflite(a.model, a.strict);

@@ -17,8 +17,10 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -131,6 +133,10 @@ struct operation {
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
   attribute attr;
+  /// Index of the operator in the source model this op was made from (the `.tflite` operator
+  /// index for an imported graph; ops a pass emits for it inherit it), or −1 when unknown.
+  /// Messages name this index, which the user can find in the model.
+  std::int64_t source_index = -1;
 
   [[nodiscard]] bool is_tosa() const noexcept { return std::holds_alternative<tosa::op>(code); }
   /// The TOSA op; precondition: `is_tosa()`.
@@ -141,41 +147,149 @@ struct operation {
   }
 };
 
+namespace detail {
+
+/// Name → position cache of `graph::tensors` (see `graph::find`). Copying a graph gives the
+/// copy an empty cache (rebuilt on its first lookup); moving keeps it (the vector's storage moves
+/// with it).
+struct tensor_name_cache {
+  std::unordered_map<std::string, std::size_t> pos;          ///< name → index (first tensor of that name)
+  std::unordered_map<std::string, std::int64_t> next_suffix;  ///< unique_name: base → first suffix not known taken
+  const tensor* data = nullptr;  ///< `tensors.data()` when the cache was built
+  std::size_t size = 0;          ///< tensors [0, size) are indexed
+  std::string last_name;         ///< name of tensors[size − 1] when it was indexed
+
+  tensor_name_cache() = default;
+  tensor_name_cache(const tensor_name_cache&) {}
+  tensor_name_cache& operator=(const tensor_name_cache&) {
+    clear();
+    return *this;
+  }
+  tensor_name_cache(tensor_name_cache&&) = default;
+  tensor_name_cache& operator=(tensor_name_cache&&) = default;
+  ~tensor_name_cache() = default;
+
+  void clear() {
+    pos.clear();
+    next_suffix.clear();
+    data = nullptr;
+    size = 0;
+    last_name.clear();
+  }
+};
+
+}  // namespace detail
+
 /// A graph: tensors (each name once), operators in topological order, graph input and output
 /// tensor names (the TOSA `main` block's inputs/outputs).
+///
+/// Name lookups (`find`, `unique_name`) use a hash index built on demand, so building and
+/// lowering a graph is linear in its size. The index follows the public vectors by itself when
+/// tensors are appended (push_back/add), erased (std::erase_if, erase) or the vector is replaced
+/// or reallocated: every hit is verified against the tensor's current name and any sign of a
+/// stale index (different storage, fewer tensors, a different tensor at the last indexed slot)
+/// rebuilds it. The one thing it cannot see is a tensor renamed in place: rename tensors with
+/// `rename_tensor` (or call `reindex()` after changing names by hand).
+/// `find` on a const graph updates the cache: do not look names up in one graph from several
+/// threads at once.
 struct graph {
   std::vector<tensor> tensors;
   std::vector<operation> operators;
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
 
-  /// The tensor called `n`, or nullptr.
+  /// The tensor called `n`, or nullptr (the first one if a malformed graph has several).
   [[nodiscard]] tensor* find(std::string_view n) noexcept {
-    for (auto& t : tensors)
-      if (t.name == n) return &t;
-    return nullptr;
+    const auto i = index_of(n);
+    return i < tensors.size() ? &tensors[i] : nullptr;
   }
   [[nodiscard]] const tensor* find(std::string_view n) const noexcept {
-    for (const auto& t : tensors)
-      if (t.name == n) return &t;
-    return nullptr;
+    const auto i = index_of(n);
+    return i < tensors.size() ? &tensors[i] : nullptr;
+  }
+  /// Position of the tensor called `n` in `tensors`, or `tensors.size()` when there is none.
+  [[nodiscard]] std::size_t index_of(std::string_view n) const noexcept {
+    try {
+      sync();
+      const std::string key(n);
+      auto it = cache_.pos.find(key);
+      if (it == cache_.pos.end()) return tensors.size();
+      if (it->second < tensors.size() && tensors[it->second].name == n) return it->second;
+      reindex();  // the tensor moved or was renamed in place: rebuild and look again
+      sync();
+      it = cache_.pos.find(key);
+      return it == cache_.pos.end() ? tensors.size() : it->second;
+    } catch (...) {  // out of memory for the index: fall back to a scan
+      for (std::size_t i = 0; i < tensors.size(); ++i)
+        if (tensors[i].name == n) return i;
+      return tensors.size();
+    }
   }
   /// Adds `t` and returns a reference to it (the caller keeps names unique; see `unique_name`).
   tensor& add(tensor t) {
     tensors.push_back(std::move(t));
     return tensors.back();
   }
-  /// `base` if no tensor has that name, else `base_1`, `base_2`, ...
+  /// `base` if no tensor has that name, else `base_1`, `base_2`, ... (the first free one).
   [[nodiscard]] std::string unique_name(std::string_view base) const {
-    std::string n(base);
-    for (int i = 1; find(n) != nullptr; ++i) n = std::string(base) + "_" + std::to_string(i);
-    return n;
+    if (find(base) == nullptr) return std::string(base);
+    auto& k = cache_.next_suffix[std::string(base)];
+    if (k < 1) k = 1;
+    for (;; ++k) {
+      std::string n = std::string(base) + "_" + std::to_string(k);
+      if (find(n) == nullptr) return n;
+    }
   }
+  /// Renames tensor `from` to `to` everywhere: the tensor, every operator operand and result,
+  /// graph inputs and outputs. Throws std::invalid_argument when `from` does not exist or `to`
+  /// is already taken by another tensor.
+  void rename_tensor(const std::string& from, const std::string& to) {
+    if (from == to) return;
+    auto* t = find(from);
+    if (t == nullptr) throw std::invalid_argument("rename_tensor: no tensor '" + from + "'");
+    if (find(to) != nullptr) throw std::invalid_argument("rename_tensor: '" + to + "' is already a tensor");
+    t->name = to;
+    for (auto& o : operators) {
+      for (auto& s : o.inputs)
+        if (s == from) s = to;
+      for (auto& s : o.outputs)
+        if (s == from) s = to;
+    }
+    for (auto& s : inputs)
+      if (s == from) s = to;
+    for (auto& s : outputs)
+      if (s == from) s = to;
+    reindex();
+  }
+  /// Drops the name index (it is rebuilt on the next lookup); needed only after renaming a
+  /// tensor in place without `rename_tensor`.
+  void reindex() const noexcept { cache_.clear(); }
   /// True when every operator is a TOSA op.
   [[nodiscard]] bool is_tosa() const noexcept {
     for (const auto& o : operators)
       if (!o.is_tosa()) return false;
     return true;
+  }
+
+ private:
+  mutable detail::tensor_name_cache cache_;
+
+  /// Brings the index up to date with `tensors` (see the struct comment).
+  void sync() const {
+    auto& c = cache_;
+    const bool erased = tensors.size() < c.size || (c.size > 0 && tensors[c.size - 1].name != c.last_name);
+    if (erased) {
+      c.clear();  // names may have become free: forget the unique_name counters too
+    } else if (c.data != tensors.data()) {
+      // reallocated (or replaced): positions are rebuilt; no name became free
+      c.pos.clear();
+      c.size = 0;
+    }
+    c.data = tensors.data();
+    if (c.size == tensors.size()) return;
+    c.pos.reserve(tensors.size());
+    for (; c.size < tensors.size(); ++c.size) c.pos.emplace(tensors[c.size].name, c.size);
+    c.last_name = tensors[c.size - 1].name;
   }
 };
 
