@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -152,10 +153,15 @@ namespace detail {
 /// Name → position cache of `graph::tensors` (see `graph::find`). Copying a graph gives the
 /// copy an empty cache (rebuilt on its first lookup); moving keeps it (the vector's storage moves
 /// with it).
+/// Hash of std::string and std::string_view alike (heterogeneous lookup without a copy).
+struct name_hash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+
 struct tensor_name_cache {
-  std::unordered_map<std::string, std::size_t> pos;          ///< name → index (first tensor of that name)
+  std::unordered_map<std::string, std::size_t, name_hash, std::equal_to<>> pos;  ///< name → index (first of that name)
   std::unordered_map<std::string, std::int64_t> next_suffix;  ///< unique_name: base → first suffix not known taken
-  const tensor* data = nullptr;  ///< `tensors.data()` when the cache was built
   std::size_t size = 0;          ///< tensors [0, size) are indexed
   std::string last_name;         ///< name of tensors[size − 1] when it was indexed
 
@@ -172,7 +178,6 @@ struct tensor_name_cache {
   void clear() {
     pos.clear();
     next_suffix.clear();
-    data = nullptr;
     size = 0;
     last_name.clear();
   }
@@ -185,11 +190,11 @@ struct tensor_name_cache {
 ///
 /// Name lookups (`find`, `unique_name`) use a hash index built on demand, so building and
 /// lowering a graph is linear in its size. The index follows the public vectors by itself when
-/// tensors are appended (push_back/add), erased (std::erase_if, erase) or the vector is replaced
-/// or reallocated: every hit is verified against the tensor's current name and any sign of a
-/// stale index (different storage, fewer tensors, a different tensor at the last indexed slot)
-/// rebuilds it. The one thing it cannot see is a tensor renamed in place: rename tensors with
-/// `rename_tensor` (or call `reindex()` after changing names by hand).
+/// tensors are appended (push_back/add) or erased (std::erase_if, erase): every hit is verified
+/// against the tensor's current name, and any sign of a stale index (fewer tensors, another
+/// tensor at the last indexed slot) rebuilds it. What it cannot see is a tensor renamed in
+/// place or the vector reordered or replaced wholesale: rename tensors with `rename_tensor`,
+/// and call `reindex()` after other such edits.
 /// `find` on a const graph updates the cache: do not look names up in one graph from several
 /// threads at once.
 struct graph {
@@ -211,13 +216,12 @@ struct graph {
   [[nodiscard]] std::size_t index_of(std::string_view n) const noexcept {
     try {
       sync();
-      const std::string key(n);
-      auto it = cache_.pos.find(key);
+      auto it = cache_.pos.find(n);
       if (it == cache_.pos.end()) return tensors.size();
       if (it->second < tensors.size() && tensors[it->second].name == n) return it->second;
       reindex();  // the tensor moved or was renamed in place: rebuild and look again
       sync();
-      it = cache_.pos.find(key);
+      it = cache_.pos.find(n);
       return it == cache_.pos.end() ? tensors.size() : it->second;
     } catch (...) {  // out of memory for the index: fall back to a scan
       for (std::size_t i = 0; i < tensors.size(); ++i)
@@ -277,17 +281,12 @@ struct graph {
   /// Brings the index up to date with `tensors` (see the struct comment).
   void sync() const {
     auto& c = cache_;
-    const bool erased = tensors.size() < c.size || (c.size > 0 && tensors[c.size - 1].name != c.last_name);
-    if (erased) {
+    // An erasure leaves fewer tensors or another tensor in the last indexed slot; reallocation
+    // keeps every position, so it needs nothing.
+    if (tensors.size() < c.size || (c.size > 0 && tensors[c.size - 1].name != c.last_name))
       c.clear();  // names may have become free: forget the unique_name counters too
-    } else if (c.data != tensors.data()) {
-      // reallocated (or replaced): positions are rebuilt; no name became free
-      c.pos.clear();
-      c.size = 0;
-    }
-    c.data = tensors.data();
     if (c.size == tensors.size()) return;
-    c.pos.reserve(tensors.size());
+    if (c.size == 0) c.pos.reserve(tensors.size());
     for (; c.size < tensors.size(); ++c.size) c.pos.emplace(tensors[c.size].name, c.size);
     c.last_name = tensors[c.size - 1].name;
   }
