@@ -46,10 +46,10 @@ TEST_CASE("calibrate_mlp in blocks equals min/max over the whole float reference
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   std::vector<graph::mlp_layer> layers(2);
-  layers[0].in_features = 16;
+  layers[0].in_features = 2;
   layers[0].out_features = 1024;
   layers[1].in_features = 1024;
-  layers[1].out_features = 3;
+  layers[1].out_features = 1;
   for (auto& l : layers) {
     l.weight.resize(static_cast<std::size_t>(l.in_features) * static_cast<std::size_t>(l.out_features));
     for (auto& v : l.weight) v = u(rng) * 0.1f;
@@ -58,7 +58,7 @@ TEST_CASE("calibrate_mlp in blocks equals min/max over the whole float reference
   }
   layers[0].act = graph::activation::relu;
   const std::size_t rows = 2500;
-  std::vector<float> x(rows * 16);
+  std::vector<float> x(rows * 2);
   for (auto& v : x) v = u(rng) * 4.0f;
   const auto r = graph::calibrate_mlp(layers, x, rows);
   REQUIRE(r.size() == 3);

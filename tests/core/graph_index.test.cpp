@@ -41,7 +41,7 @@ TEST_CASE("find and unique_name agree with a linear scan under random appends, e
   std::vector<std::string> probes;
   for (const auto& b : bases)
     for (int k = 0; k < 12; ++k) probes.push_back(k ? b + "_" + std::to_string(k) : b);
-  for (int step = 0; step < 3000; ++step) {
+  for (int step = 0; step < 2000; ++step) {
     const auto what = rng() % 10;
     const auto& base = bases[rng() % bases.size()];
     if (what < 5) {
@@ -63,9 +63,9 @@ TEST_CASE("find and unique_name agree with a linear scan under random appends, e
       const graph::graph copy = g;  // a copy gets its own index
       for (const auto& p : probes) REQUIRE((copy.find(p) == nullptr) == (scan(g, p) == nullptr));
     }
-    for (const auto& p : probes) {
-      const auto* t = g.find(p);
-      REQUIRE(t == scan(g, p));
+    for (int k = 0; k < 8; ++k) {
+      const auto& p = probes[rng() % probes.size()];
+      REQUIRE(g.find(p) == scan(g, p));
     }
   }
 }

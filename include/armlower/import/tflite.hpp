@@ -355,13 +355,22 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
 }
 
 /// Imports the supported regions of the `.tflite` image `bytes` into a framework graph (see
-/// the file comment for what is supported). Tensor names are the TFLite names (made unique);
-/// constants carry their bytes in the TOSA wire encoding (identical to TFLite's little-endian
-/// layout for INT8/INT16/INT32/INT64/FLOAT32); quantized tensors carry `quant_params` with
-/// qmin/qmax = the dtype's range.
-/// Errors (import_error): everything inspect_tflite reports; malformed supported operators
-/// (shape mismatch, missing constant data of the wrong size); with `opt.strict`, any operator
-/// left out (the message lists them all).
+/// the file comment for what is supported). Operators are bound to tensors by TFLite index;
+/// graph tensor names are the TFLite names made unique (TFLite allows several tensors of one
+/// name): the first tensor of a name keeps it, a later one becomes `<name>_<k>` with the
+/// smallest k ≥ 1 that no tensor of the model uses. Helper tensors (`<x>/flatten`,
+/// `<y>/linear`, `<y>/preact`) get a fresh name the same way when they are created, before any
+/// operator refers to them. Every graph operator records its TFLite operator index
+/// (`operation::source_index`), which pass errors name. Constants carry their bytes in the TOSA
+/// wire encoding (identical to TFLite's little-endian layout for INT8/INT16/INT32/INT64/FLOAT32);
+/// quantized tensors carry `quant_params` with qmin/qmax = the dtype's range.
+/// Errors (import_error, one line naming the file, the operator by its TFLite index, the tensor
+/// by index and name, and the rule): everything inspect_tflite reports; malformed supported
+/// operators (shape mismatch, constant data of the wrong size); a quantization scale that is
+/// not a finite float > 0; a zero point outside its tensor's type; a kept operator that reads a
+/// tensor written by itself or a later operator (not topologically ordered: a cycle), writes a
+/// tensor another operator also writes, or writes a subgraph input; with `opt.strict`, any
+/// operator left out (the message lists them all).
 [[nodiscard]] inline import_result import_tflite(std::span<const std::uint8_t> bytes,
                                                  const std::string& what,
                                                  const import_options& opt = {}) {
