@@ -222,7 +222,7 @@ struct quantized_model {
     try {
       static_cast<void>(graph::check_calibration(calib, *req.calibration_shape, x && !x->shape.empty() ? x->shape.back() : 1));
     } catch (const std::invalid_argument& e) {
-      throw tool_error(e.what());
+      throw tool_error(std::string("--calib: ") + e.what());
     }
   } else if (calib.empty()) {
     const auto* x = fw.find(fw.inputs.at(0));
