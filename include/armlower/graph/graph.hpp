@@ -150,15 +150,15 @@ struct operation {
 
 namespace detail {
 
-/// Name → position cache of `graph::tensors` (see `graph::find`). Copying a graph gives the
-/// copy an empty cache (rebuilt on its first lookup); moving keeps it (the vector's storage moves
-/// with it).
 /// Hash of std::string and std::string_view alike (heterogeneous lookup without a copy).
 struct name_hash {
   using is_transparent = void;
   std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
 };
 
+/// Name → position cache of `graph::tensors` (see `graph::find`). Copying a graph gives the
+/// copy an empty cache (rebuilt on its first lookup); moving keeps it (the vector's storage moves
+/// with it).
 struct tensor_name_cache {
   std::unordered_map<std::string, std::size_t, name_hash, std::equal_to<>> pos;  ///< name → index (first of that name)
   std::unordered_map<std::string, std::int64_t> next_suffix;  ///< unique_name: base → first suffix not known taken
@@ -237,11 +237,16 @@ struct graph {
   /// `base` if no tensor has that name, else `base_1`, `base_2`, ... (the first free one).
   [[nodiscard]] std::string unique_name(std::string_view base) const {
     if (find(base) == nullptr) return std::string(base);
-    auto& k = cache_.next_suffix[std::string(base)];
-    if (k < 1) k = 1;
-    for (;; ++k) {
-      std::string n = std::string(base) + "_" + std::to_string(k);
-      if (find(n) == nullptr) return n;
+    const std::string b(base);
+    // Suffixes below the remembered one are taken (names only become free by erasure or
+    // rename, which reset the counters). `find` may rebuild the cache: keep k local.
+    const auto it = cache_.next_suffix.find(b);
+    for (std::int64_t k = it == cache_.next_suffix.end() ? 1 : it->second;; ++k) {
+      std::string n = b + "_" + std::to_string(k);
+      if (find(n) == nullptr) {
+        cache_.next_suffix[b] = k;
+        return n;
+      }
     }
   }
   /// Renames tensor `from` to `to` everywhere: the tensor, every operator operand and result,
