@@ -106,33 +106,35 @@ TEST_CASE("duplicate tensor names: every layer keeps its own weights and bias (C
 }
 
 TEST_CASE("duplicate tensor names in a float model: calibration and quantization use each layer's own bias") {
-  // x[1,4] -> FC(w "w" [3,4], b "b" [3]) -> h[1,3] -> FC(w "w" [2,3], b "b" [2]) -> y[1,2]; all names shared.
+  // x[1,4] -> FC(w0 [2,4], b [2]) -> h[1,2] -> FC(w1 [3,2], b [3]) -> y[1,3]: both biases are
+  // named "b" and all activations "t". Bound by name, layer 1 would get layer 0's 2-value bias
+  // and read past it (the heap overflow of issue 12).
   model_builder m;
   const auto cfc = m.code(fbs::BuiltinOperator::FULLY_CONNECTED);
-  const std::vector<float> w0{0.5f, -1, 0.25f, 2, 1, 1, -1, 0.5f, -0.5f, 0.75f, 0, 1};
-  const std::vector<float> b0{0.1f, -0.2f, 0.3f};
+  const std::vector<float> w0{0.5f, -1, 0.25f, 2, 1, 1, -1, 0.5f};
+  const std::vector<float> b0{0.1f, -0.2f};
   const std::vector<float> w1{1, -2, 0.5f, 0.25f, 1.5f, -1};
-  const std::vector<float> b1{-0.4f, 0.6f};
+  const std::vector<float> b1{-0.4f, 0.6f, 3.0f};
   const auto x = m.tensor("t", fbs::TensorType::FLOAT32, {1, 4});
-  const auto wa = m.tensor("w", fbs::TensorType::FLOAT32, {3, 4}, {}, {}, 0, f32_bytes(w0));
-  const auto ba = m.tensor("b", fbs::TensorType::FLOAT32, {3}, {}, {}, 0, f32_bytes(b0));
-  const auto h = m.tensor("t", fbs::TensorType::FLOAT32, {1, 3});
-  const auto wb = m.tensor("w", fbs::TensorType::FLOAT32, {2, 3}, {}, {}, 0, f32_bytes(w1));
-  const auto bb = m.tensor("b", fbs::TensorType::FLOAT32, {2}, {}, {}, 0, f32_bytes(b1));
-  const auto y = m.tensor("t", fbs::TensorType::FLOAT32, {1, 2});
+  const auto wa = m.tensor("w0", fbs::TensorType::FLOAT32, {2, 4}, {}, {}, 0, f32_bytes(w0));
+  const auto ba = m.tensor("b", fbs::TensorType::FLOAT32, {2}, {}, {}, 0, f32_bytes(b0));
+  const auto h = m.tensor("t", fbs::TensorType::FLOAT32, {1, 2});
+  const auto wb = m.tensor("w1", fbs::TensorType::FLOAT32, {3, 2}, {}, {}, 0, f32_bytes(w1));
+  const auto bb = m.tensor("b", fbs::TensorType::FLOAT32, {3}, {}, {}, 0, f32_bytes(b1));
+  const auto y = m.tensor("t", fbs::TensorType::FLOAT32, {1, 3});
   m.op(cfc, {x, wa, ba}, {h});
   m.op(cfc, {h, wb, bb}, {y});
   const auto r = import::import_tflite(m.finish({x}, {y}), "dupf.tflite", {.strict = true});
   check_well_formed(r.graph);
   REQUIRE(r.graph.operators.size() == 2);
-  CHECK(graph::decode_f32(r.graph.find(r.graph.operators[1].inputs[2])->data, 2) == b1);
+  CHECK(graph::decode_f32(r.graph.find(r.graph.operators[1].inputs[2])->data, 3) == b1);
 
   // Calibration rows, and the float reference of the model (oracle for the observed ranges).
   std::vector<float> calib;
   for (int i = 0; i < 64; ++i) calib.push_back(static_cast<float>((i * 37) % 23) / 11.0f - 1.0f);
   std::vector<graph::mlp_layer> layers(2);
-  layers[0] = {4, 3, w0, b0, graph::activation::none};
-  layers[1] = {3, 2, w1, b1, graph::activation::none};
+  layers[0] = {4, 2, w0, b0, graph::activation::none};
+  layers[1] = {2, 3, w1, b1, graph::activation::none};
   const auto ref = graph::run_float_mlp(layers, calib, 16);
   const auto ref_range = graph::range_of(ref);
 
