@@ -344,3 +344,17 @@ TEST_CASE("a 10,000-layer model imports and lowers (linear-time name lookups)") 
     }
   CHECK(convs == static_cast<std::size_t>(layers));
 }
+
+TEST_CASE("a FULLY_CONNECTED whose input is a constant is left out with its reason (no graph without inputs)") {
+  model_builder m;
+  const auto cfc = m.code(fbs::BuiltinOperator::FULLY_CONNECTED);
+  const auto x = m.tensor("x", fbs::TensorType::INT8, {1, 4}, {0.1f}, {0}, 0, std::vector<std::uint8_t>(4, 1));
+  const auto w = m.tensor("w", fbs::TensorType::INT8, {4, 4}, {0.1f}, {0}, 0, chain_weights(0, 4));
+  const auto y = m.tensor("y", fbs::TensorType::INT8, {1, 4}, {0.1f}, {0});
+  m.op(cfc, {x, w}, {y});
+  const auto r = import::import_tflite(m.finish({}, {y}), "c.tflite");
+  CHECK(r.graph.operators.empty());
+  REQUIRE(r.left_out.size() == 1);
+  CHECK(import::to_string(r.left_out[0]) ==
+        "#0 FULLY_CONNECTED (input is a constant tensor; constant folding is not supported)");
+}

@@ -452,6 +452,10 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
         c.reason = "shuffled weights format is not supported";
         continue;
       }
+      if (is_const(x)) {
+        c.reason = "input is a constant tensor; constant folding is not supported";
+        continue;
+      }
       if (!is_const(w)) {
         c.reason = "weights are not a constant tensor";
         continue;
