@@ -358,3 +358,29 @@ TEST_CASE("a FULLY_CONNECTED whose input is a constant is left out with its reas
   CHECK(import::to_string(r.left_out[0]) ==
         "#0 FULLY_CONNECTED (input is a constant tensor; constant folding is not supported)");
 }
+
+TEST_CASE("a float overflow during calibration names the model's operator and tensor") {
+  // op #0 CUSTOM (left out); op #1 FC x[1,2] -> h (weights 1e30); op #2 FC h -> y (weights 1e30):
+  // on calibration rows of ones, h = 2e30 is finite and y = 4e60 overflows FP32.
+  model_builder m;
+  const auto ccu = m.code(fbs::BuiltinOperator::CUSTOM, "other");
+  const auto cfc = m.code(fbs::BuiltinOperator::FULLY_CONNECTED);
+  const auto u0 = m.tensor("u0", fbs::TensorType::FLOAT32, {1, 2});
+  const auto u1 = m.tensor("u1", fbs::TensorType::FLOAT32, {1, 2});
+  m.op(ccu, {u0}, {u1});
+  const auto x = m.tensor("x", fbs::TensorType::FLOAT32, {1, 2});
+  const auto w0 = m.tensor("w0", fbs::TensorType::FLOAT32, {1, 2}, {}, {}, 0, f32_bytes({1e30f, 1e30f}));
+  const auto h = m.tensor("h", fbs::TensorType::FLOAT32, {1, 1});
+  const auto w1 = m.tensor("w1", fbs::TensorType::FLOAT32, {1, 1}, {}, {}, 0, f32_bytes({2e30f}));
+  const auto y = m.tensor("y", fbs::TensorType::FLOAT32, {1, 1});
+  m.op(cfc, {x, w0}, {h});
+  m.op(cfc, {h, w1}, {y});
+  const auto r = import::import_tflite(m.finish({u0, x}, {u1, y}), "ovf.tflite");
+  passes::options o;
+  o.calibration = std::vector<float>(8, 1.0f);
+  const auto low = passes::lower(tosa::parse("TOSA-1.0+INT").value, r.graph, o);
+  REQUIRE_FALSE(low);
+  CHECK(low.error().message() ==
+        "QuantizeFloatGraph: model op #2 linear, tensor \"y\": calibration: output is +Inf on calibration row 0, "
+        "channel 0 (the float model overflows FP32)");
+}

@@ -256,6 +256,18 @@ inline void check_mlp(std::span<const mlp_layer> layers) {
   return cur;
 }
 
+/// An error of `calibrate_mlp` inside the model: which layer (index into the layers) overflowed.
+/// `what()` is "calibration: layer <i> <rule>".
+class calibration_error : public std::invalid_argument {
+ public:
+  calibration_error(std::size_t layer_index, const std::string& rule_text)
+      : std::invalid_argument("calibration: layer " + std::to_string(layer_index) + " " + rule_text),
+        layer(layer_index),
+        rule(rule_text) {}
+  std::size_t layer;  ///< index of the layer whose output is not finite
+  std::string rule;   ///< the problem without the layer ("output is +Inf on calibration row 3, ...")
+};
+
 /// Values per working buffer of `calibrate_mlp` (2^20 floats, 4 MiB): rows are run through the
 /// layers in blocks this size, so calibration memory does not grow with the number of rows.
 inline constexpr std::size_t calibration_block_values = std::size_t{1} << 20;
@@ -265,7 +277,8 @@ inline constexpr std::size_t calibration_block_values = std::size_t{1} << 20;
 /// ranges. Rows are processed in blocks (`calibration_block_values`); the ranges are min/max, so
 /// the result is the same as over all rows at once. Throws std::invalid_argument when the
 /// layers do not chain, `x` is not rows × in_features with rows ≥ 1, an input value is NaN or
-/// ±Inf (naming row and column), or a layer's output is not finite (naming layer and row).
+/// ±Inf (naming row and column), or a layer's output is not finite (`calibration_error`, naming
+/// layer and row).
 [[nodiscard]] inline std::vector<float_range> calibrate_mlp(std::span<const mlp_layer> layers,
                                                             std::span<const float> x, std::size_t rows) {
   check_mlp(layers);
@@ -296,9 +309,9 @@ inline constexpr std::size_t calibration_block_values = std::size_t{1} << 20;
       cur = run_float_mlp(layers.subspan(i, 1), cur, nb);
       const auto out = static_cast<std::size_t>(layers[i].out_features);
       if (const auto k = where_bad(cur); k < cur.size())
-        throw std::invalid_argument("calibration: layer " + std::to_string(i) + " output is " + bad_text(cur[k]) +
-                                    " on calibration row " + std::to_string(r0 + k / out) + ", channel " +
-                                    std::to_string(k % out) + " (the float model overflows FP32)");
+        throw calibration_error(i, "output is " + bad_text(cur[k]) + " on calibration row " +
+                                       std::to_string(r0 + k / out) + ", channel " + std::to_string(k % out) +
+                                       " (the float model overflows FP32)");
       const auto ry = range_of(cur);
       r[i + 1] = r0 == 0 ? ry : merge(r[i + 1], ry);
     }

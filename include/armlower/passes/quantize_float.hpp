@@ -26,6 +26,7 @@
 
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace armlower::passes {
@@ -61,6 +62,7 @@ namespace armlower::passes {
                           "calibration data of " + std::to_string(calibration.size()) + " values does not split into rows of " +
                               std::to_string(cols)};
   std::vector<graph::mlp_layer> layers;
+  std::vector<std::pair<std::string, std::string>> layer_where;  // (op label, output tensor) per layer
   std::string cur = in_name;
   for (std::size_t i = 0; i < g.operators.size(); ++i) {
     const auto& o = g.operators[i];
@@ -95,6 +97,7 @@ namespace armlower::passes {
       if (std::holds_alternative<graph::linear_attr>(o.attr)) l.act = std::get<graph::linear_attr>(o.attr).fused;
       if (auto e = detail::check_fused_activation(l.act, pass, label, o.outputs.at(0))) return *e;
       layers.push_back(std::move(l));
+      layer_where.emplace_back(label, o.outputs.at(0));
       cur = o.outputs.at(0);
     } else if (detail::is_fw(o, graph::framework_op::relu) || detail::is_fw(o, graph::framework_op::relu6)) {
       if (layers.empty() || o.inputs.at(0) != cur || layers.back().act != graph::activation::none)
@@ -114,6 +117,9 @@ namespace armlower::passes {
   try {
     const auto ranges = graph::calibrate_mlp(layers, calibration, rows);
     q = graph::build_quantized_mlp(layers, in_shape, {activation_dtype(s), per_channel}, ranges);
+  } catch (const graph::calibration_error& e) {
+    const auto& [op, t] = layer_where.at(e.layer);
+    return lowering_error{pass, op, t, "calibration: " + e.rule};
   } catch (const std::invalid_argument& e) {
     return lowering_error{pass, "", in_name, e.what()};
   }
