@@ -79,6 +79,29 @@ TEST_CASE("malformed .npy images name the problem") {
   CHECK(err(cut).find("truncated .npy header") != std::string::npos);
 }
 
+TEST_CASE("an over-large .npy shape is refused before its element count overflows") {
+  // 2^31−1 cubed overflows int64; the 2^40 guard must run before each multiply (UBSan: no
+  // signed overflow), and the message names the limit.
+  const auto e = err(image("{'descr': '|i1', 'fortran_order': False, 'shape': (2147483647, 2147483647, 2147483647), }\n", 0));
+  CHECK(e == "x.npy: .npy array is too large (more than 2^40 elements)");
+  CHECK(err(image("{'descr': '|i1', 'fortran_order': False, 'shape': (1048576, 1048577), }\n", 0)) ==
+        "x.npy: .npy array is too large (more than 2^40 elements)");
+  // exactly 2^40 elements passes the guard (and then fails on the missing data)
+  CHECK(err(image("{'descr': '|i1', 'fortran_order': False, 'shape': (1048576, 1048576), }\n", 0))
+            .find("truncated .npy data") != std::string::npos);
+}
+
+TEST_CASE("malformed header text is shown as a short escaped excerpt on one line") {
+  std::string junk = "'<f4\n\x01\xff";
+  junk += std::string(200, 'A');
+  const auto e = err(image("{'descr': " + junk + "', 'fortran_order': False, 'shape': (2,), }\n", 8));
+  CHECK(e.find('\n') == std::string::npos);
+  CHECK(e.size() < 120);
+  CHECK(e == R"(x.npy: unsupported .npy dtype '<f4\n\x01\xff)" + std::string(34, 'A') + "'...");
+  const auto e2 = err(image("{'descr': '<f4', 'fortran_order': False, 'shape': (2,\r\n\x7f" "3), }\n", 8));
+  CHECK(e2 == R"(x.npy: malformed .npy shape dimension '\x0d\n\x7f3')");
+}
+
 TEST_CASE("check_npy_matches names dtype and shape mismatches") {
   graph::tensor t;
   t.name = "x";

@@ -6,6 +6,7 @@
 #include <armlower/import/tflite.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace armlower_test {
@@ -58,5 +59,38 @@ inline std::vector<std::uint8_t> bytes_of_i64(const std::vector<std::int64_t>& v
   return r;
 }
 
+/// Weight codes of layer `l` of `chain_model`: [width][width] int8, different per layer.
+inline std::vector<std::uint8_t> chain_weights(std::int32_t l, std::int32_t width) {
+  std::vector<std::uint8_t> w(static_cast<std::size_t>(width) * static_cast<std::size_t>(width));
+  for (std::size_t i = 0; i < w.size(); ++i)
+    w[i] = static_cast<std::uint8_t>(static_cast<std::int8_t>((static_cast<std::int32_t>(i) * 7 + l * 13) % 61 - 30));
+  return w;
+}
+
+/// A chain of `layers` int8 FULLY_CONNECTED layers [1, width] → [1, width] (per-tensor int8
+/// weights from `chain_weights`, int32 bias l − i, activation scales 0.05, weight scale 0.01).
+/// With `shared_names`, every layer's weights are named "w", every bias "b" and every
+/// activation "act" (legal in TFLite: tensors are bound by index).
+inline std::vector<std::uint8_t> chain_model(std::int32_t layers, std::int32_t width, bool shared_names = false) {
+  model_builder m;
+  const auto cfc = m.code(fbs::BuiltinOperator::FULLY_CONNECTED);
+  const auto fo = fbs::CreateFullyConnectedOptions(m.b).Union();
+  auto nm = [&](const char* base, std::int32_t l) { return shared_names ? std::string(base) : base + std::to_string(l); };
+  const auto x = m.tensor(nm("act", -1).c_str(), fbs::TensorType::INT8, {1, width}, {0.05f}, {-3});
+  auto cur = x;
+  for (std::int32_t l = 0; l < layers; ++l) {
+    const auto w = m.tensor(nm("w", l).c_str(), fbs::TensorType::INT8, {width, width}, {0.01f}, {0}, 0, chain_weights(l, width));
+    std::vector<std::uint8_t> bias;
+    for (std::int32_t i = 0; i < width; ++i) {
+      const auto v = static_cast<std::uint32_t>(l - i);
+      for (int k = 0; k < 4; ++k) bias.push_back(static_cast<std::uint8_t>(v >> (8 * k)));
+    }
+    const auto b = m.tensor(nm("b", l).c_str(), fbs::TensorType::INT32, {width}, {0.0005f}, {0}, 0, bias);
+    const auto y = m.tensor(nm("act", l).c_str(), fbs::TensorType::INT8, {1, width}, {0.05f}, {l % 5 - 2});
+    m.op(cfc, {cur, w, b}, {y}, fbs::BuiltinOptions::FullyConnectedOptions, fo);
+    cur = y;
+  }
+  return m.finish({x}, {cur});
+}
 
 }  // namespace armlower_test

@@ -448,7 +448,7 @@ TEST_CASE("messages: one line naming the file; calibration data checked") {
     (void)armlower::serialize::write_file(d / "empty.npy", img).value();
   }
   expect_failure(run("lower " + hf + " --calib " + q(d / "empty.npy") + " --spec TOSA-1.0+INT -o " + q(d / "o.tosa")),
-                 "empty.npy: calibration data must have shape [rows, 1] with rows >= 1");
+                 "empty.npy: calibration data of shape [0,1] has 0 rows");
   {
     armlower::io::npy_array a{armlower::dtype::id::fp32, {2, 3},
                               armlower::run::encode(armlower::run::from_reals(armlower::dtype::id::fp32, {2, 3}, {1, 2, 3, 4, 5, 6}))};
@@ -456,13 +456,13 @@ TEST_CASE("messages: one line naming the file; calibration data checked") {
     (void)armlower::serialize::write_file(d / "rows3.npy", img).value();
   }
   expect_failure(run("lower " + hf + " --calib " + q(d / "rows3.npy") + " --spec TOSA-1.0+INT -o " + q(d / "o.tosa")),
-                 "got [2,3]");
+                 "rows3.npy: calibration data of shape [2,3] has rows of 3 values, but the model's input has 1 features");
   armlower_test::write_f32_npy(d / "inf.npy", {0.5f, INFINITY}, {2, 1});
   expect_failure(run("lower " + hf + " --calib " + q(d / "inf.npy") + " --spec TOSA-1.0+INT -o " + q(d / "o.tosa")),
-                 "inf.npy: calibration value 1 (row 1) is +Inf");
+                 "inf.npy: calibration data: +Inf at row 1, column 0");
   armlower_test::write_f32_npy(d / "nan.npy", {NAN}, {1, 1});
   expect_failure(run("lower " + hf + " --calib " + q(d / "nan.npy") + " --spec TOSA-1.0+INT -o " + q(d / "o.tosa")),
-                 "is NaN");
+                 "nan.npy: calibration data: NaN at row 0, column 0");
   // Errors of the lowering name the model file.
   expect_failure(run("lower " + hf + " --target cortex-m0 --scheme mxfp4 -o " + q(d / "o.hpp")),
                  "hello_world_float.tflite: scheme mxfp4 has no Cortex-M lowering");

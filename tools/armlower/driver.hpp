@@ -183,14 +183,10 @@ struct model {
   return layers;
 }
 
-/// The documented default calibration when `--calib` is not given: 256 rows of
-/// `in_features` values drawn uniformly from [−1, 1] (std::mt19937 seed 0).
+/// The documented default calibration when `--calib` is not given: `graph::default_calibration`
+/// (256 rows uniform in [−1, 1], seed 0; fewer rows when in_features > 65536, bounding its memory).
 [[nodiscard]] inline std::vector<float> default_calibration(std::int32_t in_features) {
-  std::mt19937 rng(0);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> x(static_cast<std::size_t>(256 * in_features));
-  for (auto& v : x) v = u(rng);
-  return x;
+  return graph::default_calibration(in_features);
 }
 
 /// What the user asked `lower` for.
@@ -199,6 +195,7 @@ struct lower_request {
   std::optional<tosa::rounding_mode> rounding;  ///< default: see `lower_to_tosa`
   bool per_channel = false;                     ///< float models, integer schemes
   std::vector<float> calibration;               ///< float models, integer schemes (rows × in_features)
+  std::optional<std::vector<std::int32_t>> calibration_shape;  ///< shape of the given calibration array (--calib)
 };
 
 /// Default scheme: the activation dtype of a quantized model (INT8 → int8, INT16 → a16w8); for a
@@ -223,7 +220,14 @@ struct quantized_model {
   quantized_model q{fw, false, {}};
   if (passes::is_mx(s) || !passes::is_float_graph(fw)) return q;
   auto calib = req.calibration;
-  if (calib.empty()) {
+  if (req.calibration_shape) {  // given: 0 rows, a wrong row length or a NaN/Inf is an error
+    const auto* x = fw.find(fw.inputs.at(0));
+    try {
+      static_cast<void>(graph::check_calibration(calib, *req.calibration_shape, x && !x->shape.empty() ? x->shape.back() : 1));
+    } catch (const std::invalid_argument& e) {
+      throw tool_error(std::string("--calib: ") + e.what());
+    }
+  } else if (calib.empty()) {
     const auto* x = fw.find(fw.inputs.at(0));
     calib = default_calibration(x && !x->shape.empty() ? x->shape.back() : 1);
     q.calibrated_by_default = true;

@@ -94,18 +94,21 @@ std::vector<float> load_calibration(const std::string& path, std::int64_t in_fea
   }
   if (a.type != dtype::id::fp32)
     throw tool_error(path + ": calibration data must be float32, got " + std::string(dtype::name(a.type)));
-  const auto n = graph::element_count(a.shape);
-  if (a.shape.empty() || a.shape.back() != in_features || n == 0)
-    throw tool_error(path + ": calibration data must have shape [rows, " + std::to_string(in_features) +
-                     "] with rows >= 1 (the model's input rows have " + std::to_string(in_features) + " values), got " +
-                     shape_text(a.shape));
-  auto v = graph::decode_f32(a.data, n);
-  for (std::size_t i = 0; i < v.size(); ++i)
-    if (!std::isfinite(v[i]))
-      throw tool_error(path + ": calibration value " + std::to_string(i) + " (row " +
-                       std::to_string(static_cast<std::int64_t>(i) / in_features) + ") is " +
-                       (std::isnan(v[i]) ? "NaN" : v[i] > 0 ? "+Inf" : "-Inf") + "; calibration data must be finite");
+  auto v = graph::decode_f32(a.data, graph::element_count(a.shape));
+  try {  // the library's rules: rows x in_features, at least one row, every value finite
+    static_cast<void>(graph::check_calibration(v, a.shape, static_cast<std::int32_t>(in_features)));
+  } catch (const std::invalid_argument& e) {
+    throw tool_error(path + ": " + e.what());
+  }
   return v;
+}
+
+/// The progress line of the documented default calibration (`graph::default_calibration`).
+std::string default_calibration_note(const graph::graph& fw) {
+  const auto* x = fw.inputs.empty() ? nullptr : fw.find(fw.inputs[0]);
+  const std::int32_t f = x && !x->shape.empty() ? x->shape.back() : 1;
+  return "no --calib given: calibrated on " + std::to_string(graph::default_calibration_rows(f)) + " rows of " +
+         std::to_string(f) + " values uniform in [-1, 1] (seed 0)";
 }
 
 // ---------------------------------------------------------------- lower
@@ -177,7 +180,7 @@ int cmd_lower(const lower_args& a) {
         throw tool_error(in_file(a.model, e.what()));
       }
     }();
-    if (c.calibrated_by_default) progress("no --calib given: calibrated on 256 rows uniform in [-1, 1] (seed 0)");
+    if (c.calibrated_by_default) progress(default_calibration_note(m.graph));
     progress("lowered to a " + c.program.report.spec + " plan, scheme " + c.program.report.scheme, sw.ms());
     std::string ns = a.ns.empty() ? std::filesystem::path(a.out).stem().string() : a.ns;
     for (auto& ch : ns)
@@ -213,8 +216,7 @@ int cmd_lower(const lower_args& a) {
       throw tool_error(in_file(a.model, e.what()));
     }
   }();
-  if (l.calibrated_by_default)
-    progress("no --calib given: calibrated on 256 rows uniform in [-1, 1] (seed 0)");
+  if (l.calibrated_by_default) progress(default_calibration_note(m.graph));
   progress("lowered to " + l.report.spec + " with scheme " + l.report.scheme, sw.ms());
   sw = {};
   if (auto w = serialize::write_file(a.out, l.bytes); !w) throw tool_error(w.error().message);

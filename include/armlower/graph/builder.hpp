@@ -25,6 +25,7 @@
 #include <armlower/graph/quantizer.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -209,10 +210,34 @@ struct mlp_layer {
   activation act = activation::none;
 };
 
+/// Checks that `layers` form a chain: weight = in·out values, bias empty or out values, each
+/// layer's in_features = the previous out_features. Throws std::invalid_argument naming the layer.
+inline void check_mlp(std::span<const mlp_layer> layers) {
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const auto& l = layers[i];
+    const auto at = "layer " + std::to_string(i) + ": ";
+    if (l.in_features < 1 || l.out_features < 1)
+      throw std::invalid_argument(at + "in_features and out_features must be >= 1");
+    if (l.weight.size() != static_cast<std::size_t>(l.in_features) * static_cast<std::size_t>(l.out_features))
+      throw std::invalid_argument(at + "weight has " + std::to_string(l.weight.size()) + " values, expected " +
+                                  std::to_string(l.out_features) + "x" + std::to_string(l.in_features));
+    if (!l.bias.empty() && l.bias.size() != static_cast<std::size_t>(l.out_features))
+      throw std::invalid_argument(at + "bias has " + std::to_string(l.bias.size()) + " values, expected " +
+                                  std::to_string(l.out_features));
+    if (i > 0 && l.in_features != layers[i - 1].out_features)
+      throw std::invalid_argument(at + "in_features " + std::to_string(l.in_features) +
+                                  " does not match the previous layer's out_features " +
+                                  std::to_string(layers[i - 1].out_features));
+  }
+}
+
 /// Float reference of an MLP on `rows` input rows of in_features each (row-major), computed in
 /// double and rounded to float per layer. Returns [rows][out_features of the last layer].
+/// Throws std::invalid_argument when the layers do not chain (`check_mlp`) or `x` is not
+/// rows × in_features.
 [[nodiscard]] inline std::vector<float> run_float_mlp(std::span<const mlp_layer> layers, std::span<const float> x,
                                                       std::size_t rows) {
+  check_mlp(layers);
   std::vector<float> cur(x.begin(), x.end());
   for (const auto& l : layers) {
     const auto in = static_cast<std::size_t>(l.in_features), out = static_cast<std::size_t>(l.out_features);
@@ -231,15 +256,65 @@ struct mlp_layer {
   return cur;
 }
 
+/// An error of `calibrate_mlp` inside the model: which layer (index into the layers) overflowed.
+/// `what()` is "calibration: layer <i> <rule>".
+class calibration_error : public std::invalid_argument {
+ public:
+  calibration_error(std::size_t layer_index, const std::string& rule_text)
+      : std::invalid_argument("calibration: layer " + std::to_string(layer_index) + " " + rule_text),
+        layer(layer_index),
+        rule(rule_text) {}
+  std::size_t layer;  ///< index of the layer whose output is not finite
+  std::string rule;   ///< the problem without the layer ("output is +Inf on calibration row 3, ...")
+};
+
+/// Values per working buffer of `calibrate_mlp` (2^20 floats, 4 MiB): rows are run through the
+/// layers in blocks this size, so calibration memory does not grow with the number of rows.
+inline constexpr std::size_t calibration_block_values = std::size_t{1} << 20;
+
 /// Calibration: the range of the input and of every layer's output (after its activation) over
-/// the calibration rows `x`. Returns layers.size() + 1 ranges.
+/// the calibration rows `x` (rows × in_features of the first layer). Returns layers.size() + 1
+/// ranges. Rows are processed in blocks (`calibration_block_values`); the ranges are min/max, so
+/// the result is the same as over all rows at once. Throws std::invalid_argument when the
+/// layers do not chain, `x` is not rows × in_features with rows ≥ 1, an input value is NaN or
+/// ±Inf (naming row and column), or a layer's output is not finite (`calibration_error`, naming
+/// layer and row).
 [[nodiscard]] inline std::vector<float_range> calibrate_mlp(std::span<const mlp_layer> layers,
                                                             std::span<const float> x, std::size_t rows) {
-  std::vector<float_range> r{range_of(x)};
-  std::vector<float> cur(x.begin(), x.end());
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    cur = run_float_mlp(layers.subspan(i, 1), cur, rows);
-    r.push_back(range_of(cur));
+  check_mlp(layers);
+  const std::size_t in0 = layers.empty() ? (rows ? x.size() / rows : 0) : static_cast<std::size_t>(layers[0].in_features);
+  if (rows == 0 || in0 == 0 || x.size() != rows * in0)
+    throw std::invalid_argument("calibration: " + std::to_string(x.size()) + " values are not " + std::to_string(rows) +
+                                " rows (>= 1) of " + std::to_string(in0));
+  std::size_t width = in0;
+  for (const auto& l : layers) width = std::max(width, static_cast<std::size_t>(l.out_features));
+  const std::size_t block = std::max<std::size_t>(1, calibration_block_values / width);
+  std::vector<float_range> r(layers.size() + 1);
+  auto where_bad = [](std::span<const float> v) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (!std::isfinite(v[i])) return i;
+    return v.size();
+  };
+  auto bad_text = [](float v) { return std::string(std::isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf"); };
+  for (std::size_t r0 = 0; r0 < rows; r0 += block) {
+    const std::size_t nb = std::min(block, rows - r0);
+    const auto xs = x.subspan(r0 * in0, nb * in0);
+    if (const auto i = where_bad(xs); i < xs.size())
+      throw std::invalid_argument("calibration data: " + bad_text(xs[i]) + " at row " + std::to_string(r0 + i / in0) +
+                                  ", column " + std::to_string(i % in0) + " (calibration values must be finite)");
+    const auto rx = range_of(xs);
+    r[0] = r0 == 0 ? rx : merge(r[0], rx);
+    std::vector<float> cur(xs.begin(), xs.end());
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      cur = run_float_mlp(layers.subspan(i, 1), cur, nb);
+      const auto out = static_cast<std::size_t>(layers[i].out_features);
+      if (const auto k = where_bad(cur); k < cur.size())
+        throw calibration_error(i, "output is " + bad_text(cur[k]) + " on calibration row " +
+                                       std::to_string(r0 + k / out) + ", channel " + std::to_string(k % out) +
+                                       " (the float model overflows FP32)");
+      const auto ry = range_of(cur);
+      r[i + 1] = r0 == 0 ? ry : merge(r[i + 1], ry);
+    }
   }
   return r;
 }

@@ -136,10 +136,18 @@ namespace armlower::graph {
 }
 
 /// Makes a constant tensor of integers.
+/// Throws std::invalid_argument naming the tensor when a value does not fit `t`
+/// ("tensor 'fc_input_zp': value 1000 at index 0 does not fit INT8").
 [[nodiscard]] inline tensor make_int_constant(std::string name, dtype::id t,
                                               std::vector<std::int32_t> shape,
                                               std::span<const std::int64_t> values) {
-  tensor r{std::move(name), t, std::move(shape), true, encode_ints(t, values), std::nullopt};
+  std::vector<std::uint8_t> bytes;
+  try {
+    bytes = encode_ints(t, values);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("tensor '" + name + "': " + e.what());
+  }
+  tensor r{std::move(name), t, std::move(shape), true, std::move(bytes), std::nullopt};
   return r;
 }
 

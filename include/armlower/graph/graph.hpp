@@ -16,9 +16,12 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -131,6 +134,10 @@ struct operation {
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
   attribute attr;
+  /// Index of the operator in the source model this op was made from (the `.tflite` operator
+  /// index for an imported graph; ops a pass emits for it inherit it), or −1 when unknown.
+  /// Messages name this index, which the user can find in the model.
+  std::int64_t source_index = -1;
 
   [[nodiscard]] bool is_tosa() const noexcept { return std::holds_alternative<tosa::op>(code); }
   /// The TOSA op; precondition: `is_tosa()`.
@@ -141,41 +148,152 @@ struct operation {
   }
 };
 
+namespace detail {
+
+/// Hash of std::string and std::string_view alike (heterogeneous lookup without a copy).
+struct name_hash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+
+/// Name → position cache of `graph::tensors` (see `graph::find`). Copying a graph gives the
+/// copy an empty cache (rebuilt on its first lookup); moving keeps it (the vector's storage moves
+/// with it).
+struct tensor_name_cache {
+  std::unordered_map<std::string, std::size_t, name_hash, std::equal_to<>> pos;  ///< name → index (first of that name)
+  std::unordered_map<std::string, std::int64_t> next_suffix;  ///< unique_name: base → first suffix not known taken
+  std::size_t size = 0;          ///< tensors [0, size) are indexed
+  std::string last_name;         ///< name of tensors[size − 1] when it was indexed
+
+  tensor_name_cache() = default;
+  tensor_name_cache(const tensor_name_cache&) {}
+  tensor_name_cache& operator=(const tensor_name_cache&) {
+    clear();
+    return *this;
+  }
+  tensor_name_cache(tensor_name_cache&&) = default;
+  tensor_name_cache& operator=(tensor_name_cache&&) = default;
+  ~tensor_name_cache() = default;
+
+  void clear() {
+    pos.clear();
+    next_suffix.clear();
+    size = 0;
+    last_name.clear();
+  }
+};
+
+}  // namespace detail
+
 /// A graph: tensors (each name once), operators in topological order, graph input and output
 /// tensor names (the TOSA `main` block's inputs/outputs).
+///
+/// Name lookups (`find`, `unique_name`) use a hash index built on demand, so building and
+/// lowering a graph is linear in its size. The index follows the public vectors by itself when
+/// tensors are appended (push_back/add) or erased (std::erase_if, erase): every hit is verified
+/// against the tensor's current name, and any sign of a stale index (fewer tensors, another
+/// tensor at the last indexed slot) rebuilds it. What it cannot see is a tensor renamed in
+/// place or the vector reordered or replaced wholesale: rename tensors with `rename_tensor`,
+/// and call `reindex()` after other such edits.
+/// `find` on a const graph updates the cache: do not look names up in one graph from several
+/// threads at once.
 struct graph {
   std::vector<tensor> tensors;
   std::vector<operation> operators;
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
 
-  /// The tensor called `n`, or nullptr.
+  /// The tensor called `n`, or nullptr (the first one if a malformed graph has several).
   [[nodiscard]] tensor* find(std::string_view n) noexcept {
-    for (auto& t : tensors)
-      if (t.name == n) return &t;
-    return nullptr;
+    const auto i = index_of(n);
+    return i < tensors.size() ? &tensors[i] : nullptr;
   }
   [[nodiscard]] const tensor* find(std::string_view n) const noexcept {
-    for (const auto& t : tensors)
-      if (t.name == n) return &t;
-    return nullptr;
+    const auto i = index_of(n);
+    return i < tensors.size() ? &tensors[i] : nullptr;
+  }
+  /// Position of the tensor called `n` in `tensors`, or `tensors.size()` when there is none.
+  [[nodiscard]] std::size_t index_of(std::string_view n) const noexcept {
+    try {
+      sync();
+      auto it = cache_.pos.find(n);
+      if (it == cache_.pos.end()) return tensors.size();
+      if (it->second < tensors.size() && tensors[it->second].name == n) return it->second;
+      reindex();  // the tensor moved or was renamed in place: rebuild and look again
+      sync();
+      it = cache_.pos.find(n);
+      return it == cache_.pos.end() ? tensors.size() : it->second;
+    } catch (...) {  // out of memory for the index: fall back to a scan
+      for (std::size_t i = 0; i < tensors.size(); ++i)
+        if (tensors[i].name == n) return i;
+      return tensors.size();
+    }
   }
   /// Adds `t` and returns a reference to it (the caller keeps names unique; see `unique_name`).
   tensor& add(tensor t) {
     tensors.push_back(std::move(t));
     return tensors.back();
   }
-  /// `base` if no tensor has that name, else `base_1`, `base_2`, ...
+  /// `base` if no tensor has that name, else `base_1`, `base_2`, ... (the first free one).
   [[nodiscard]] std::string unique_name(std::string_view base) const {
-    std::string n(base);
-    for (int i = 1; find(n) != nullptr; ++i) n = std::string(base) + "_" + std::to_string(i);
-    return n;
+    if (find(base) == nullptr) return std::string(base);
+    const std::string b(base);
+    // Suffixes below the remembered one are taken (names only become free by erasure or
+    // rename, which reset the counters). `find` may rebuild the cache: keep k local.
+    const auto it = cache_.next_suffix.find(b);
+    for (std::int64_t k = it == cache_.next_suffix.end() ? 1 : it->second;; ++k) {
+      std::string n = b + "_" + std::to_string(k);
+      if (find(n) == nullptr) {
+        cache_.next_suffix[b] = k;
+        return n;
+      }
+    }
   }
+  /// Renames tensor `from` to `to` everywhere: the tensor, every operator operand and result,
+  /// graph inputs and outputs. Throws std::invalid_argument when `from` does not exist or `to`
+  /// is already taken by another tensor.
+  void rename_tensor(const std::string& from, const std::string& to) {
+    if (from == to) return;
+    auto* t = find(from);
+    if (t == nullptr) throw std::invalid_argument("rename_tensor: no tensor '" + from + "'");
+    if (find(to) != nullptr) throw std::invalid_argument("rename_tensor: '" + to + "' is already a tensor");
+    t->name = to;
+    for (auto& o : operators) {
+      for (auto& s : o.inputs)
+        if (s == from) s = to;
+      for (auto& s : o.outputs)
+        if (s == from) s = to;
+    }
+    for (auto& s : inputs)
+      if (s == from) s = to;
+    for (auto& s : outputs)
+      if (s == from) s = to;
+    reindex();
+  }
+  /// Drops the name index (it is rebuilt on the next lookup); needed only after renaming a
+  /// tensor in place without `rename_tensor`.
+  void reindex() const noexcept { cache_.clear(); }
   /// True when every operator is a TOSA op.
   [[nodiscard]] bool is_tosa() const noexcept {
     for (const auto& o : operators)
       if (!o.is_tosa()) return false;
     return true;
+  }
+
+ private:
+  mutable detail::tensor_name_cache cache_;
+
+  /// Brings the index up to date with `tensors` (see the struct comment).
+  void sync() const {
+    auto& c = cache_;
+    // An erasure leaves fewer tensors or another tensor in the last indexed slot; reallocation
+    // keeps every position, so it needs nothing.
+    if (tensors.size() < c.size || (c.size > 0 && tensors[c.size - 1].name != c.last_name))
+      c.clear();  // names may have become free: forget the unique_name counters too
+    if (c.size == tensors.size()) return;
+    if (c.size == 0) c.pos.reserve(tensors.size());
+    for (; c.size < tensors.size(); ++c.size) c.pos.emplace(tensors[c.size].name, c.size);
+    c.last_name = tensors[c.size - 1].name;
   }
 };
 

@@ -11,8 +11,10 @@
 /// zp = qmin − round(min/scale) clamped to [qmin, qmax]; symmetric scale = max|x| / ((qmax−qmin)/2));
 /// quantization is `clamp(round_half_even(x · (1/scale)) + zp, qmin, qmax)` in float32 as
 /// `quantized_decomposed.quantize_per_tensor` does.
-/// Hosted only. Errors (empty ranges, NaN, wrong sizes) throw std::invalid_argument naming the
-/// argument.
+/// Also the default calibration (`default_calibration`, bounded in memory) and the checks of
+/// user calibration data (`check_calibration`).
+/// Hosted only. Errors (empty ranges, NaN or Inf, wrong sizes, a scale that is not a finite
+/// float > 0) throw std::invalid_argument naming the argument.
 #pragma once
 
 #include <armlower/dtype/dtype.hpp>
@@ -22,6 +24,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -35,12 +38,17 @@ struct float_range {
   float max = 0.0f;
 };
 
-/// The smallest and largest value of `x` (an empty span gives {0, 0}). Throws on NaN.
+/// The smallest and largest value of `x` (an empty span gives {0, 0}). Throws
+/// std::invalid_argument on a NaN or an infinity, saying which and at which index.
 [[nodiscard]] inline float_range range_of(std::span<const float> x) {
   float_range r{};
   bool first = true;
-  for (float v : x) {
-    if (std::isnan(v)) throw std::invalid_argument("range_of: NaN in calibration data");
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const float v = x[i];
+    if (!std::isfinite(v))
+      throw std::invalid_argument(std::string("range_of: ") + (std::isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf") +
+                                  " in calibration data at index " + std::to_string(i) +
+                                  " (calibration values must be finite)");
     if (first) { r.min = r.max = v; first = false; }
     r.min = std::min(r.min, v);
     r.max = std::max(r.max, v);
@@ -48,11 +56,88 @@ struct float_range {
   return r;
 }
 
+/// Merges two ranges (the range of the union of the data).
+[[nodiscard]] constexpr float_range merge(float_range a, float_range b) noexcept {
+  return {std::min(a.min, b.min), std::max(a.max, b.max)};
+}
+
+/// Values (rows × in_features) the default calibration may use at most: 2^24 floats (64 MiB),
+/// so a huge input layer cannot make it take gigabytes.
+inline constexpr std::int64_t default_calibration_max_values = std::int64_t{1} << 24;
+
+/// Rows of the default calibration for `in_features` inputs: 256, fewer when 256 rows would
+/// exceed `default_calibration_max_values` (at least 1). Throws when in_features < 1.
+[[nodiscard]] inline std::int64_t default_calibration_rows(std::int32_t in_features) {
+  if (in_features < 1)
+    throw std::invalid_argument("default calibration: in_features " + std::to_string(in_features) + " must be >= 1");
+  return std::clamp<std::int64_t>(default_calibration_max_values / in_features, 1, 256);
+}
+
+/// The documented default calibration when no calibration data is given: `default_calibration_rows`
+/// rows of `in_features` values drawn uniformly from [−1, 1] (std::mt19937 seed 0,
+/// std::uniform_real_distribution<float>), row-major. Throws when in_features < 1.
+[[nodiscard]] inline std::vector<float> default_calibration(std::int32_t in_features) {
+  const auto rows = default_calibration_rows(in_features);
+  std::mt19937 rng(0);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> x(static_cast<std::size_t>(rows) * static_cast<std::size_t>(in_features));
+  for (auto& v : x) v = u(rng);
+  return x;
+}
+
+/// Checks calibration data given as an array of `shape` (e.g. a `.npy`) for a graph input with
+/// `in_features` values per row: rank ≥ 1, last dim = in_features, at least one row; and every
+/// value finite. Returns the number of rows. Throws std::invalid_argument naming the rule
+/// ("calibration data has 0 rows", "rows of 6 values, but the model's input has 8 features",
+/// "+Inf at row 3, column 5").
+[[nodiscard]] inline std::int64_t check_calibration(std::span<const float> values, std::span<const std::int32_t> shape,
+                                                    std::int32_t in_features) {
+  auto shape_text = [&] {
+    std::string t = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) t += (i ? "," : "") + std::to_string(shape[i]);
+    return t + "]";
+  };
+  if (shape.empty())
+    throw std::invalid_argument("calibration data must be an array of rows [rows, " + std::to_string(in_features) +
+                                "], got a scalar");
+  std::int64_t n = 1;
+  for (auto d : shape) {
+    if (d < 0) throw std::invalid_argument("calibration data has a negative dimension in shape " + shape_text());
+    if (d > 0 && n > (std::int64_t{1} << 62) / d)
+      throw std::invalid_argument("calibration data of shape " + shape_text() + " is too large");
+    n *= d;
+  }
+  if (shape.back() != in_features)
+    throw std::invalid_argument("calibration data of shape " + shape_text() + " has rows of " +
+                                std::to_string(shape.back()) + " values, but the model's input has " +
+                                std::to_string(in_features) + " features");
+  if (n == 0 || in_features < 1)
+    throw std::invalid_argument("calibration data of shape " + shape_text() + " has 0 rows (need at least 1)");
+  if (static_cast<std::int64_t>(values.size()) != n)
+    throw std::invalid_argument("calibration data has " + std::to_string(values.size()) + " values, shape " +
+                                shape_text() + " needs " + std::to_string(n));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i]))
+      throw std::invalid_argument(std::string("calibration data: ") +
+                                  (std::isnan(values[i]) ? "NaN" : values[i] > 0 ? "+Inf" : "-Inf") + " at row " +
+                                  std::to_string(i / static_cast<std::size_t>(in_features)) + ", column " +
+                                  std::to_string(i % static_cast<std::size_t>(in_features)) +
+                                  " (calibration values must be finite)");
+  return n / in_features;
+}
+
 namespace detail {
 inline void check_range(const float_range& r, const char* what) {
   if (!std::isfinite(r.min) || !std::isfinite(r.max) || r.min > r.max)
     throw std::invalid_argument(std::string(what) + ": calibration range [" + std::to_string(r.min) +
                                 ", " + std::to_string(r.max) + "] is not a finite interval");
+}
+/// A computed scale must be a finite float > 0 (a range near ±FLT_MAX overflows it).
+inline void check_scale(float scale, const float_range& r, const char* what) {
+  if (!std::isfinite(scale) || !(scale > 0.0f))
+    throw std::invalid_argument(std::string(what) + ": calibration range [" + std::to_string(r.min) + ", " +
+                                std::to_string(r.max) + "] gives scale " + std::to_string(scale) +
+                                ", not a finite float > 0");
 }
 /// PyTorch observers' default eps (torch.finfo(torch.float32).eps).
 inline constexpr float observer_eps_default = std::numeric_limits<float>::epsilon();
@@ -72,6 +157,7 @@ inline constexpr float observer_eps_default = std::numeric_limits<float>::epsilo
   const auto qmin = t.int_min, qmax = t.int_max;
   float scale = (hi - lo) / static_cast<float>(qmax - qmin);
   scale = std::max(scale, eps);
+  detail::check_scale(scale, r, "affine_activation_qparams");
   auto zp = static_cast<std::int64_t>(qmin - static_cast<std::int64_t>(std::nearbyint(lo / scale)));
   zp = std::clamp<std::int64_t>(zp, qmin, qmax);
   return quant_params{{scale}, {static_cast<std::int32_t>(zp)}, 0, false, qmin, qmax};
@@ -89,6 +175,7 @@ inline constexpr float observer_eps_default = std::numeric_limits<float>::epsilo
   const float amax = std::max(-std::min(r.min, 0.0f), std::max(r.max, 0.0f));
   float scale = amax / (static_cast<float>(t.int_max - t.int_min) / 2.0f);
   scale = std::max(scale, eps);
+  detail::check_scale(scale, r, "symmetric_activation_qparams");
   return quant_params{{scale}, {0}, 0, false, t.int_min, t.int_max};
 }
 
@@ -141,6 +228,9 @@ inline constexpr float observer_eps_default = std::numeric_limits<float>::epsilo
 /// qparams. Returns the integer codes.
 [[nodiscard]] inline std::vector<std::int64_t> quantize(std::span<const float> x, const quant_params& q) {
   if (q.scale.empty()) throw std::invalid_argument("quantize: qparams without a scale");
+  for (float sc : q.scale)
+    if (!std::isfinite(sc) || !(sc > 0.0f))
+      throw std::invalid_argument("quantize: scale " + std::to_string(sc) + " is not a finite float > 0");
   std::vector<std::int64_t> out(x.size());
   const std::size_t channels = q.per_channel ? q.scale.size() : 1;
   if (x.size() % channels != 0)
@@ -178,7 +268,11 @@ inline constexpr float observer_eps_default = std::numeric_limits<float>::epsilo
   q.qmin = std::numeric_limits<std::int32_t>::min();
   q.qmax = std::numeric_limits<std::int32_t>::max();
   for (float sw : weight.scale) {
-    q.scale.push_back(input.scale[0] * sw);
+    const float sb = input.scale[0] * sw;
+    if (!std::isfinite(sb) || !(sb > 0.0f))
+      throw std::invalid_argument("bias_qparams: bias scale s_in*s_w = " + std::to_string(input.scale[0]) + "*" +
+                                  std::to_string(sw) + " is not a finite float > 0");
+    q.scale.push_back(sb);
     q.zero_point.push_back(0);
   }
   return q;

@@ -32,7 +32,9 @@
 #include <armlower/import/detail/tflite_subset_generated.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -42,6 +44,9 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace armlower::import {
@@ -213,6 +218,14 @@ inline std::span<const std::uint8_t> buffer_bytes(const fbs::Model* m, std::uint
   return {buf->data()->data(), buf->data()->size()};
 }
 
+/// The values of a `[long]` vector. Read with memcpy: the flatbuffers 2.0.8 Verifier checks only
+/// the 4-byte alignment of a vector's length field, so 8-byte elements may sit at 4 mod 8.
+inline std::vector<std::int64_t> int64s(const flatbuffers::Vector<std::int64_t>* v) {
+  std::vector<std::int64_t> r(v ? v->size() : 0);
+  if (!r.empty()) std::memcpy(r.data(), v->Data(), r.size() * sizeof(std::int64_t));  // little-endian hosts only
+  return r;
+}
+
 template <class T>
 std::vector<std::int32_t> ints(const flatbuffers::Vector<T>* v) {
   std::vector<std::int32_t> r;
@@ -248,6 +261,15 @@ inline std::string options_text(const fbs::Operator* op) {
       return "beta=" + std::to_string(op->builtin_options_as_SoftmaxOptions()->beta());
     default: return "";
   }
+}
+
+/// A float for messages: "inf", "-inf", "nan" or the shortest round-trip decimal.
+inline std::string float_text(float v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.9g", static_cast<double>(v));
+  return b;
 }
 
 inline std::string shape_text(const std::vector<std::int32_t>& s) {
@@ -294,7 +316,7 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
       x.is_variable = t->is_variable();
       if (const auto* q = t->quantization()) {
         if (q->scale()) x.scale.assign(q->scale()->begin(), q->scale()->end());
-        if (q->zero_point()) x.zero_point.assign(q->zero_point()->begin(), q->zero_point()->end());
+        if (q->zero_point()) x.zero_point = detail::int64s(q->zero_point());
         x.quantized_dimension = q->quantized_dimension();
       }
       r.tensors.push_back(std::move(x));
@@ -334,13 +356,22 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
 }
 
 /// Imports the supported regions of the `.tflite` image `bytes` into a framework graph (see
-/// the file comment for what is supported). Tensor names are the TFLite names (made unique);
-/// constants carry their bytes in the TOSA wire encoding (identical to TFLite's little-endian
-/// layout for INT8/INT16/INT32/INT64/FLOAT32); quantized tensors carry `quant_params` with
-/// qmin/qmax = the dtype's range.
-/// Errors (import_error): everything inspect_tflite reports; malformed supported operators
-/// (shape mismatch, missing constant data of the wrong size); with `opt.strict`, any operator
-/// left out (the message lists them all).
+/// the file comment for what is supported). Operators are bound to tensors by TFLite index;
+/// graph tensor names are the TFLite names made unique (TFLite allows several tensors of one
+/// name): the first tensor of a name keeps it, a later one becomes `<name>_<k>` with the
+/// smallest k ≥ 1 that no tensor of the model uses. Helper tensors (`<x>/flatten`,
+/// `<y>/linear`, `<y>/preact`) get a fresh name the same way when they are created, before any
+/// operator refers to them. Every graph operator records its TFLite operator index
+/// (`operation::source_index`), which pass errors name. Constants carry their bytes in the TOSA
+/// wire encoding (identical to TFLite's little-endian layout for INT8/INT16/INT32/INT64/FLOAT32);
+/// quantized tensors carry `quant_params` with qmin/qmax = the dtype's range.
+/// Errors (import_error, one line naming the file, the operator by its TFLite index, the tensor
+/// by index and name, and the rule): everything inspect_tflite reports; malformed supported
+/// operators (shape mismatch, constant data of the wrong size); a quantization scale that is
+/// not a finite float > 0; a zero point outside its tensor's type; a kept operator that reads a
+/// tensor written by itself or a later operator (not topologically ordered: a cycle), writes a
+/// tensor another operator also writes, or writes a subgraph input; with `opt.strict`, any
+/// operator left out (the message lists them all).
 [[nodiscard]] inline import_result import_tflite(std::span<const std::uint8_t> bytes,
                                                  const std::string& what,
                                                  const import_options& opt = {}) {
@@ -353,12 +384,36 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
   // Candidate framework ops per TFLite op (empty + reason when unsupported).
   struct candidate {
     std::vector<graph::operation> ops;
-    std::vector<graph::tensor> new_tensors;  // helper tensors (flattened input, linear output)
+    std::vector<std::pair<graph::tensor, std::int32_t>> new_tensors;  // helper tensors (flattened input,
+                                                                      // linear output) + the TFLite
+                                                                      // tensor whose qparams they carry
     std::vector<std::int32_t> uses;          // TFLite tensors used (inputs + outputs)
     std::string reason;                      // non-empty = left out
   };
   std::vector<candidate> cand(info.operators.size());
   auto tname = [&](std::int32_t i) { return T[static_cast<std::size_t>(i)].name; };
+  // Graph names, bound to TFLite tensors by index: TFLite allows several tensors of one name.
+  // The first tensor of a name keeps it; a later one gets `<name>_<k>` (smallest k ≥ 1 not used
+  // by any tensor of the model). Helper tensors get fresh names the same way when they are made.
+  std::unordered_set<std::string> taken;
+  taken.reserve(T.size() * 2);
+  std::unordered_map<std::string, std::size_t> next_k;
+  std::vector<std::size_t> dup;
+  std::vector<std::string> gnames(T.size());
+  for (std::size_t i = 0; i < T.size(); ++i) {
+    if (taken.insert(T[i].name).second) gnames[i] = T[i].name;
+    else dup.push_back(i);
+  }
+  auto fresh = [&](const std::string& base) {
+    if (taken.insert(base).second) return base;
+    auto& k = next_k[base];
+    for (;;) {
+      std::string n = base + "_" + std::to_string(++k);
+      if (taken.insert(n).second) return n;
+    }
+  };
+  for (auto i : dup) gnames[i] = fresh(T[i].name);
+  auto gname = [&](std::int32_t i) -> const std::string& { return gnames[static_cast<std::size_t>(i)]; };
   auto where = [&](const tflite_operator& o) {
     return what + ": operator #" + std::to_string(o.index) + " " + o.name;
   };
@@ -396,6 +451,10 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
       }
       if (fo && fo->weights_format() != fbs::FullyConnectedOptionsWeightsFormat::DEFAULT) {
         c.reason = "shuffled weights format is not supported";
+        continue;
+      }
+      if (is_const(x)) {
+        c.reason = "input is a constant tensor; constant folding is not supported";
         continue;
       }
       if (!is_const(w)) {
@@ -452,13 +511,13 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
           }
         }
       }
-      std::string xin = tname(x);
+      std::string xin = gname(x);
       if (!keep && xs.size() != 2) {
         graph::tensor flat;
-        flat.name = xin + "/flatten";
+        flat.name = fresh(xin + "/flatten");
         flat.type = *tx;
         flat.shape = {static_cast<std::int32_t>(xn / cin), cin};
-        c.new_tensors.push_back(flat);
+        c.new_tensors.emplace_back(flat, x);
         graph::operation r;
         r.code = graph::framework_op::reshape;
         r.inputs = {xin};
@@ -472,14 +531,14 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
       if (graph::element_count(ys) != graph::element_count(lin_shape))
         throw import_error(where(o) + ": output of shape " + detail::shape_text(ys) + " (expected " +
                            detail::shape_text(lin_shape) + ")");
-      std::string yout = tname(y);
+      std::string yout = gname(y);
       const bool reshape_out = lin_shape != ys;
       if (reshape_out) {
         graph::tensor l;
-        l.name = yout + "/linear";
+        l.name = fresh(yout + "/linear");
         l.type = *tyy;
         l.shape = lin_shape;
-        c.new_tensors.push_back(l);  // quant copied from y below
+        c.new_tensors.emplace_back(l, y);  // quant copied from y below
         yout = l.name;
       }
       // Float: the fused activation becomes an explicit relu/relu6 framework op (what a float
@@ -488,16 +547,16 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
       const bool explicit_act = f32 && la.fused != graph::activation::none;
       if (explicit_act) {
         graph::tensor pre;
-        pre.name = tname(y) + "/preact";
+        pre.name = fresh(gname(y) + "/preact");
         pre.type = *tyy;
         pre.shape = lin_shape;
-        c.new_tensors.push_back(pre);
+        c.new_tensors.emplace_back(pre, y);
         lin_out = pre.name;
       }
       graph::operation lin;
       lin.code = graph::framework_op::linear;
-      lin.inputs = {xin, tname(w)};
-      if (b >= 0) lin.inputs.push_back(tname(b));
+      lin.inputs = {xin, gname(w)};
+      if (b >= 0) lin.inputs.push_back(gname(b));
       lin.outputs = {lin_out};
       lin.attr = explicit_act ? graph::linear_attr{} : la;
       c.ops.push_back(std::move(lin));
@@ -512,7 +571,7 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
         graph::operation r;
         r.code = graph::framework_op::reshape;
         r.inputs = {yout};
-        r.outputs = {tname(y)};
+        r.outputs = {gname(y)};
         c.ops.push_back(std::move(r));
       }
       c.uses = {x, w, y};
@@ -532,8 +591,8 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
       }
       graph::operation r;
       r.code = graph::framework_op::reshape;
-      r.inputs = {tname(x)};
-      r.outputs = {tname(y)};
+      r.inputs = {gname(x)};
+      r.outputs = {gname(y)};
       c.ops.push_back(std::move(r));
       c.uses = {x, y};
     } else if (code == fbs::BuiltinOperator::QUANTIZE || code == fbs::BuiltinOperator::DEQUANTIZE) {
@@ -554,8 +613,8 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
       }
       graph::operation r;
       r.code = q ? graph::framework_op::quantize : graph::framework_op::dequantize;
-      r.inputs = {tname(x)};
-      r.outputs = {tname(y)};
+      r.inputs = {gname(x)};
+      r.outputs = {gname(y)};
       c.ops.push_back(std::move(r));
       c.uses = {x, y};
     } else {
@@ -603,15 +662,70 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
     throw import_error(msg);
   }
 
+  // Kept operators must be in topological order and write each tensor once (TFLite's own
+  // invariants; a file breaking them would make a cyclic or non-SSA graph).
+  {
+    std::vector<std::int64_t> writer(T.size(), -1);
+    for (std::size_t i = 0; i < n; ++i)
+      for (auto t : info.operators[i].outputs) {
+        auto& w = writer[static_cast<std::size_t>(t)];
+        if (w >= 0 && (kept[i] || kept[static_cast<std::size_t>(w)]))
+          throw import_error(where(info.operators[i]) + ": tensor #" + std::to_string(t) + " '" + tname(t) +
+                             "' is also written by operator #" + std::to_string(w) +
+                             " (each tensor must be written by one operator)");
+        if (w < 0) w = static_cast<std::int64_t>(i);
+      }
+    for (auto t : info.inputs)
+      if (const auto w = writer[static_cast<std::size_t>(t)]; w >= 0 && kept[static_cast<std::size_t>(w)])
+        throw import_error(where(info.operators[static_cast<std::size_t>(w)]) + ": writes tensor #" + std::to_string(t) +
+                           " '" + tname(t) + "', a subgraph input");
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!kept[i]) continue;
+      for (auto t : info.operators[i].inputs)
+        if (t >= 0 && writer[static_cast<std::size_t>(t)] >= static_cast<std::int64_t>(i))
+          throw import_error(where(info.operators[i]) + ": reads tensor #" + std::to_string(t) + " '" + tname(t) +
+                             "', written by operator #" + std::to_string(writer[static_cast<std::size_t>(t)]) +
+                             (writer[static_cast<std::size_t>(t)] == static_cast<std::int64_t>(i)
+                                  ? " itself"
+                                  : " later (operators must be in topological order: a cycle?)"));
+    }
+  }
+
   // Tensors used by kept ops.
   auto& g = r.graph;
-  std::map<std::int32_t, bool> added;
-  auto add_tflite_tensor = [&](std::int32_t i) {
-    if (added[i]) return;
-    added[i] = true;
+  std::vector<bool> added(T.size(), false);
+  // qparams of TFLite tensor `t` for dtype `type`, checked (op: the kept operator using it).
+  auto quant_of = [&](const tflite_tensor& t, dtype::id type, std::size_t op) -> std::optional<graph::quant_params> {
+    if (t.scale.empty()) return std::nullopt;
+    const auto where_t = where(info.operators[op]) + ": tensor #" + std::to_string(t.index) + " '" + t.name + "'";
+    for (std::size_t k = 0; k < t.scale.size(); ++k)
+      if (!std::isfinite(t.scale[k]) || !(t.scale[k] > 0.0f))
+        throw import_error(where_t + " has quantization scale " + detail::float_text(t.scale[k]) +
+                           (t.scale.size() > 1 ? " (channel " + std::to_string(k) + ")" : std::string()) +
+                           "; a scale must be finite and > 0");
+    graph::quant_params q;
+    q.scale = t.scale;
+    const auto& tr = dtype::traits(type);
+    for (auto z : t.zero_point) {
+      // TFLite keeps a zero point in the tensor's own integer range (INT32/INT64 bias: 0).
+      if (z < std::max<std::int64_t>(tr.int_min, INT32_MIN) || z > std::min<std::int64_t>(tr.int_max, INT32_MAX))
+        throw import_error(where_t + " has zero point " + std::to_string(z) + ", outside the range of its type " +
+                           t.type_name);
+      q.zero_point.push_back(static_cast<std::int32_t>(z));
+    }
+    if (q.zero_point.empty()) q.zero_point.push_back(0);
+    q.per_channel = t.scale.size() > 1;
+    q.axis = t.quantized_dimension;
+    q.qmin = dtype::traits(type).int_min;
+    q.qmax = dtype::traits(type).int_max;
+    return q;
+  };
+  auto add_tflite_tensor = [&](std::int32_t i, std::size_t op) {
+    if (added[static_cast<std::size_t>(i)]) return;
+    added[static_cast<std::size_t>(i)] = true;
     const auto& t = T[static_cast<std::size_t>(i)];
     graph::tensor gt;
-    gt.name = t.name;
+    gt.name = gname(i);
     gt.type = *t.type;
     gt.shape = t.shape;
     for (auto d : gt.shape)
@@ -625,60 +739,49 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
                            detail::shape_text(t.shape) + " of " + t.type_name + " needs " + std::to_string(need));
       gt.data.assign(bb.begin(), bb.end());
     }
-    if (!t.scale.empty()) {
-      graph::quant_params q;
-      q.scale = t.scale;
-      for (auto z : t.zero_point) {
-        if (z < INT32_MIN || z > INT32_MAX) throw import_error(what + ": tensor '" + t.name + "' zero point out of range");
-        q.zero_point.push_back(static_cast<std::int32_t>(z));
-      }
-      if (q.zero_point.empty()) q.zero_point.push_back(0);
-      q.per_channel = t.scale.size() > 1;
-      q.axis = t.quantized_dimension;
-      q.qmin = dtype::traits(gt.type).int_min;
-      q.qmax = dtype::traits(gt.type).int_max;
-      gt.quant = std::move(q);
-    }
+    gt.quant = quant_of(t, gt.type, op);
     g.add(std::move(gt));
   };
   for (std::size_t i = 0; i < n; ++i) {
     if (!kept[i]) continue;
-    for (auto t : cand[i].uses) add_tflite_tensor(t);
-    for (auto nt : cand[i].new_tensors) {
-      // helper tensors inherit the quantization of the tensor they stand for
-      const std::string base = nt.name.substr(0, nt.name.rfind('/'));
-      if (const auto* src = g.find(base)) nt.quant = src->quant;
-      nt.name = g.unique_name(nt.name);
+    for (auto t : cand[i].uses) add_tflite_tensor(t, i);
+    for (auto& [nt, src] : cand[i].new_tensors) {
+      // helper tensors carry the quantization of the tensor they stand for (names are fresh)
+      nt.quant = quant_of(T[static_cast<std::size_t>(src)], nt.type, i);
       g.add(std::move(nt));
     }
-    for (auto& op : cand[i].ops) g.operators.push_back(op);
+    for (auto& op : cand[i].ops) {
+      op.source_index = static_cast<std::int64_t>(i);
+      g.operators.push_back(std::move(op));
+    }
   }
   // Graph inputs / outputs.
-  std::map<std::string, int> produced, consumed_by_kept;
+  std::unordered_map<std::string, int> produced, consumed_by_kept;
   for (const auto& op : g.operators) {
     for (const auto& s : op.outputs) produced[s]++;
     for (const auto& s : op.inputs) consumed_by_kept[s]++;
   }
-  std::map<std::string, bool> consumed_by_left_out;
+  std::unordered_set<std::string> consumed_by_left_out;
   for (std::size_t i = 0; i < n; ++i)
     if (!kept[i])
       for (auto t : info.operators[i].inputs)
-        if (t >= 0) consumed_by_left_out[tname(t)] = true;
-  auto push_unique = [](std::vector<std::string>& v, const std::string& s) {
-    if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+        if (t >= 0) consumed_by_left_out.insert(gname(t));
+  std::unordered_set<std::string> in_set, out_set;
+  auto push_unique = [](std::vector<std::string>& v, std::unordered_set<std::string>& set, const std::string& s) {
+    if (set.insert(s).second) v.push_back(s);
   };
   for (auto i : info.inputs)
-    if (consumed_by_kept.count(tname(i)) && !produced.count(tname(i))) push_unique(g.inputs, tname(i));
+    if (consumed_by_kept.count(gname(i)) && !produced.count(gname(i))) push_unique(g.inputs, in_set, gname(i));
   for (const auto& op : g.operators)
     for (const auto& s : op.inputs) {
       const auto* t = g.find(s);
-      if (t && !t->is_constant && !produced.count(s)) push_unique(g.inputs, s);
+      if (t && !t->is_constant && !produced.count(s)) push_unique(g.inputs, in_set, s);
     }
   for (auto i : info.outputs)
-    if (produced.count(tname(i))) push_unique(g.outputs, tname(i));
+    if (produced.count(gname(i))) push_unique(g.outputs, out_set, gname(i));
   for (const auto& op : g.operators)
     for (const auto& s : op.outputs)
-      if (consumed_by_left_out[s] || !consumed_by_kept.count(s)) push_unique(g.outputs, s);
+      if (consumed_by_left_out.count(s) || !consumed_by_kept.count(s)) push_unique(g.outputs, out_set, s);
   return r;
 }
 

@@ -53,6 +53,28 @@ inline std::string_view trim(std::string_view s) {
   return s;
 }
 
+/// A short, one-line, printable excerpt of header text for messages: at most 40 characters,
+/// quoted, with non-printable bytes, quotes and backslashes escaped (\n, \xNN), "..." when cut.
+inline std::string excerpt(std::string_view t) {
+  constexpr std::size_t max_chars = 40;
+  std::string r = "'";
+  for (std::size_t i = 0; i < t.size() && i < max_chars; ++i) {
+    const auto c = static_cast<unsigned char>(t[i]);
+    if (c == '\n') r += "\\n";
+    else if (c == '\\' || c == '\'') r += std::string("\\") + static_cast<char>(c);
+    else if (c >= 0x20 && c < 0x7F) r += static_cast<char>(c);
+    else {
+      static constexpr char hex[] = "0123456789abcdef";
+      r += "\\x";
+      r += hex[c >> 4];
+      r += hex[c & 0xF];
+    }
+  }
+  r += "'";
+  if (t.size() > max_chars) r += "...";
+  return r;
+}
+
 /// Value text of `key` in the header dict ("'<f4'", "False", "(2, 3)").
 inline std::string_view dict_value(std::string_view header, std::string_view key,
                                    const std::string& what) {
@@ -69,7 +91,7 @@ inline std::string_view dict_value(std::string_view header, std::string_view key
   auto rest = header.substr(pos + klen);
   rest = trim(rest);
   if (rest.empty() || rest.front() != ':')
-    throw io_error(what + ": malformed .npy header near '" + std::string(key) + "'");
+    throw io_error(what + ": malformed .npy header near " + excerpt(key));
   rest = trim(rest.substr(1));
   std::size_t end = 0;
   if (!rest.empty() && rest.front() == '(') {
@@ -127,9 +149,9 @@ inline std::string shape_str(const std::vector<std::int32_t>& s) {
   // descr
   auto descr = detail::dict_value(header, "descr", what);
   if (descr.size() < 2 || (descr.front() != '\'' && descr.front() != '"'))
-    throw io_error(what + ": malformed .npy descr " + std::string(descr));
+    throw io_error(what + ": malformed .npy descr " + detail::excerpt(descr));
   descr = descr.substr(1, descr.size() - 2);
-  if (descr.size() != 3) throw io_error(what + ": unsupported .npy dtype '" + std::string(descr) + "'");
+  if (descr.size() != 3) throw io_error(what + ": unsupported .npy dtype " + detail::excerpt(descr));
   const char order = descr[0];
   const auto code = descr.substr(1);
   std::size_t elem = 0;
@@ -142,20 +164,20 @@ inline std::string shape_str(const std::vector<std::int32_t>& s) {
     }
   }
   if (!found)
-    throw io_error(what + ": unsupported .npy dtype '" + std::string(descr) +
-                   "' (supported: bool, int8, int16, int32, int64, float16, float32)");
+    throw io_error(what + ": unsupported .npy dtype " + detail::excerpt(descr) +
+                   " (supported: bool, int8, int16, int32, int64, float16, float32)");
   if (order == '>' && elem > 1)
-    throw io_error(what + ": big-endian .npy data ('" + std::string(descr) + "') is not supported");
+    throw io_error(what + ": big-endian .npy data (" + detail::excerpt(descr) + ") is not supported");
   if (order != '<' && order != '|' && order != '=' && !(order == '>' && elem == 1))
-    throw io_error(what + ": malformed .npy descr '" + std::string(descr) + "'");
+    throw io_error(what + ": malformed .npy descr " + detail::excerpt(descr));
   // fortran_order
   const auto fo = detail::dict_value(header, "fortran_order", what);
   if (fo == "True") throw io_error(what + ": Fortran-order .npy arrays are not supported");
-  if (fo != "False") throw io_error(what + ": malformed .npy fortran_order '" + std::string(fo) + "'");
+  if (fo != "False") throw io_error(what + ": malformed .npy fortran_order " + detail::excerpt(fo));
   // shape
   auto sh = detail::dict_value(header, "shape", what);
   if (sh.size() < 2 || sh.front() != '(' || sh.back() != ')')
-    throw io_error(what + ": malformed .npy shape " + std::string(sh));
+    throw io_error(what + ": malformed .npy shape " + detail::excerpt(sh));
   sh = sh.substr(1, sh.size() - 2);
   std::int64_t n = 1;
   while (!detail::trim(sh).empty()) {
@@ -163,12 +185,13 @@ inline std::string shape_str(const std::vector<std::int32_t>& s) {
     const auto comma = sh.find(',');
     const auto tok = detail::trim(sh.substr(0, comma));
     if (tok.empty() || tok.size() > 10 || tok.find_first_not_of("0123456789") != std::string_view::npos)
-      throw io_error(what + ": malformed .npy shape dimension '" + std::string(tok) + "'");
+      throw io_error(what + ": malformed .npy shape dimension " + detail::excerpt(tok));
     const long long d = std::stoll(std::string(tok));
     if (d > 0x7FFFFFFF) throw io_error(what + ": .npy dimension " + std::string(tok) + " is too large");
     a.shape.push_back(static_cast<std::int32_t>(d));
+    // The element count stays ≤ 2^40: checked before the multiply, so it cannot overflow.
+    if (d > 0 && n > (std::int64_t{1} << 40) / d) throw io_error(what + ": .npy array is too large (more than 2^40 elements)");
     n *= d;
-    if (n > (std::int64_t{1} << 40)) throw io_error(what + ": .npy array is too large");
     if (comma == std::string_view::npos) break;
     sh = sh.substr(comma + 1);
   }

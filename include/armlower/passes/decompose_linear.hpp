@@ -93,6 +93,18 @@ struct linear_operands {
   if (auto e = need_q(r.x, "input")) return *e;
   if (auto e = need_q(r.y, "output")) return *e;
   if (auto e = need_q(r.w, "weight")) return *e;
+  for (const auto* t : {r.x, r.y, r.w}) {
+    for (float sc : t->quant->scale)
+      if (!std::isfinite(sc) || !(sc > 0.0f))
+        return lowering_error{pass, label, t->name,
+                              "quantization scale " + std::to_string(sc) + " is not finite and > 0"};
+    const auto& tr = dtype::traits(t->type);
+    if (tr.fam == dtype::family::integer)
+      for (auto z : t->quant->zero_point)
+        if (z < tr.int_min || z > tr.int_max)
+          return lowering_error{pass, label, t->name,
+                                "zero point " + std::to_string(z) + " does not fit " + std::string(tr.name)};
+  }
   if (r.x->type != act)
     return lowering_error{pass, label, r.x->name,
                           "input is " + std::string(dtype::name(r.x->type)) + " but scheme " + sname + " needs " +
@@ -183,7 +195,7 @@ struct linear_operands {
       out.push_back(std::move(ops[i]));
       continue;
     }
-    const auto label = "op #" + std::to_string(i) + " linear";
+    const auto label = detail::op_label(ops[i], i);
     auto chk = detail::check_quantized_linear(g, ops[i], label, s, pass);
     if (!chk) {
       g.operators = std::move(ops);
@@ -230,6 +242,7 @@ struct linear_operands {
     out.push_back({tosa::op::reshape, {x.name, s4}, {x4}, std::monostate{}});
     out.push_back({tosa::op::conv2d, {x4, w_name, bias, in_zp, w_zp}, {acc}, ca});
     out.push_back({tosa::op::reshape, {y4, ys}, {y_name}, std::monostate{}});
+    for (std::size_t k = out.size() - 3; k < out.size(); ++k) out[k].source_index = o.source_index;
     sites.push_back({acc, y4, x.quant->scale[0], w_quant.scale, act, label});
     ++n;
   }
@@ -296,9 +309,12 @@ struct linear_operands {
     ra.scale32 = scale32;
     ra.rounding = rounding;
     ra.per_channel = pc;
+    const auto src = out.back().source_index;  // the CONV2D's
+    const auto first_new = out.size();
     out.push_back({tosa::op::rescale, {st.acc, mname, sname, izp, ozp}, {st.output}, ra});
     const auto c = detail::append_fused_activation(g, out, st.act, st.output, pass, st.linear);
     if (!c) return c.error();
+    for (std::size_t k = first_new; k < out.size(); ++k) out[k].source_index = src;
     clamps += *c;
     ++n;
   }

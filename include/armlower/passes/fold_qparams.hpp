@@ -22,6 +22,9 @@
 #include <armlower/passes/result.hpp>
 
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace armlower::passes {
@@ -44,13 +47,22 @@ namespace detail {
   constexpr const char* pass = "FoldAndAnnotateQParams";
   using graph::framework_op;
   std::int64_t folded_in = 0, folded_out = 0;
+  // Producers and readers of every tensor name, computed once (the pass is linear in the graph).
+  // Only names that no edit below changes are looked up: the inputs of an op are rewired before
+  // its own outputs are, and an op's outputs are read only by later ops.
+  const auto prod = detail::producers(g);
+  const auto readers = detail::readers(g);
+  auto producer_of = [&](const std::string& n) {
+    const auto it = prod.find(n);
+    return it == prod.end() ? detail::npos : it->second;
+  };
   for (std::size_t i = 0; i < g.operators.size(); ++i) {
     auto& o = g.operators[i];
     if (o.is_tosa() || detail::is_fw(o, framework_op::quantize) || detail::is_fw(o, framework_op::dequantize))
       continue;
     // Inputs produced by DEQUANTIZE -> the quantized source.
     for (auto& in : o.inputs) {
-      const auto p = detail::producer(g, in);
+      const auto p = producer_of(in);
       if (p != detail::npos && detail::is_fw(g.operators[p], framework_op::dequantize)) {
         in = g.operators[p].inputs.at(0);
         ++folded_in;
@@ -58,7 +70,9 @@ namespace detail {
     }
     // Outputs consumed by QUANTIZE -> the QUANTIZE's output.
     for (auto& out : o.outputs) {
-      const auto us = detail::users(g, out);
+      const auto rit = readers.find(out);
+      if (rit == readers.end()) continue;
+      const auto& us = rit->second;
       std::vector<std::size_t> qs;
       for (auto u : us)
         if (detail::is_fw(g.operators[u], framework_op::quantize)) qs.push_back(u);
@@ -74,9 +88,10 @@ namespace detail {
         const auto* to = g.find(other);
         if (tq == nullptr || to == nullptr || !detail::same_qparams(*tq, *to))
           return lowering_error{pass, detail::op_label(g, i), out, "output qparams do not match between its QUANTIZE users"};
-        for (auto& op2 : g.operators)
-          for (auto& n : op2.inputs)
-            if (n == other) n = target;
+        if (const auto r2 = readers.find(other); r2 != readers.end())
+          for (auto u2 : r2->second)
+            for (auto& n : g.operators[u2].inputs)
+              if (n == other) n = target;
         for (auto& n : g.outputs)
           if (n == other) n = target;
       }
@@ -86,21 +101,42 @@ namespace detail {
       ++folded_out;
     }
   }
-  // Erase QUANTIZE ops made dead and DEQUANTIZE ops without users.
-  bool changed = true;
-  while (changed) {
-    changed = false;
+  // Erase QUANTIZE ops made dead and DEQUANTIZE ops without users (and, in turn, DEQUANTIZEs
+  // that only those fed), in one sweep over use counts.
+  {
+    std::unordered_map<std::string, std::size_t> uses;
+    for (const auto& o : g.operators) {
+      std::unordered_set<std::string_view> seen;
+      for (const auto& in : o.inputs)
+        if (seen.insert(in).second) ++uses[in];
+    }
+    const std::unordered_set<std::string> outs(g.outputs.begin(), g.outputs.end());
+    const auto cur_prod = detail::producers(g);
+    std::vector<bool> dead(g.operators.size(), false);
+    std::vector<std::size_t> work;
+    auto dq_dead = [&](std::size_t i) {
+      const auto& o = g.operators[i];
+      return detail::is_fw(o, framework_op::dequantize) && !o.outputs.empty() && uses[o.outputs[0]] == 0 &&
+             !outs.contains(o.outputs[0]);
+    };
     for (std::size_t i = 0; i < g.operators.size(); ++i) {
       const auto& o = g.operators[i];
-      const bool q_dead = detail::is_fw(o, framework_op::quantize) && o.outputs.empty();
-      const bool dq_dead = detail::is_fw(o, framework_op::dequantize) && !o.outputs.empty() &&
-                           detail::users(g, o.outputs[0]).empty() && !detail::is_graph_output(g, o.outputs[0]);
-      if (q_dead || dq_dead) {
-        g.operators.erase(g.operators.begin() + static_cast<std::ptrdiff_t>(i));
-        changed = true;
-        break;
+      if ((detail::is_fw(o, framework_op::quantize) && o.outputs.empty()) || dq_dead(i)) work.push_back(i);
+    }
+    while (!work.empty()) {
+      const auto i = work.back();
+      work.pop_back();
+      if (dead[i]) continue;
+      dead[i] = true;
+      std::unordered_set<std::string_view> seen;
+      for (const auto& in : g.operators[i].inputs) {
+        if (!seen.insert(in).second || --uses[in] != 0) continue;
+        if (const auto p = cur_prod.find(in); p != cur_prod.end() && !dead[p->second] && dq_dead(p->second))
+          work.push_back(p->second);
       }
     }
+    std::size_t k = 0;
+    std::erase_if(g.operators, [&](const graph::operation&) { return dead[k++]; });
   }
   detail::remove_unused_tensors(g);
   rep.passes.push_back({pass,
@@ -115,13 +151,16 @@ namespace detail {
   const detail::stopwatch sw;
   using graph::framework_op;
   std::int64_t fused = 0;
+  const auto readers = detail::readers(g);  // a linear's output is read only by later ops
+  std::vector<bool> dead(g.operators.size(), false);
   for (std::size_t i = 0; i < g.operators.size(); ++i) {
     auto& o = g.operators[i];
-    if (!detail::is_fw(o, framework_op::linear) || o.outputs.size() != 1) continue;
+    if (dead[i] || !detail::is_fw(o, framework_op::linear) || o.outputs.size() != 1) continue;
     const auto* y = g.find(o.outputs[0]);
     if (y == nullptr || y->quant || detail::is_graph_output(g, y->name)) continue;
-    const auto us = detail::users(g, y->name);
-    if (us.size() != 1) continue;
+    const auto rit = readers.find(y->name);
+    if (rit == readers.end() || rit->second.size() != 1) continue;
+    const auto& us = rit->second;
     const auto& a = g.operators[us[0]];
     const bool relu = detail::is_fw(a, framework_op::relu), relu6 = detail::is_fw(a, framework_op::relu6);
     if (!relu && !relu6) continue;
@@ -133,9 +172,11 @@ namespace detail {
     attr.fused = relu ? graph::activation::relu : graph::activation::relu6;
     o.attr = attr;
     o.outputs[0] = z->name;
-    g.operators.erase(g.operators.begin() + static_cast<std::ptrdiff_t>(us[0]));
+    dead[us[0]] = true;
     ++fused;
   }
+  std::size_t k = 0;
+  std::erase_if(g.operators, [&](const graph::operation&) { return dead[k++]; });
   detail::remove_unused_tensors(g);
   rep.passes.push_back({"FuseQuantizedActivation", std::to_string(fused) + " ReLU/ReLU6 fused into their linear",
                         fused, sw.ms()});

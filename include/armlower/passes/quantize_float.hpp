@@ -6,8 +6,11 @@
 /// observed, and the graph is rebuilt with `graph::build_quantized_mlp` (int8: affine int8
 /// activations; a16w8: symmetric int16; weights symmetric −127..127 per tensor or per channel;
 /// bias int32 with scale s_in·s_w). Graph input and output keep their names.
-/// Errors: not a chain of linears, non-constant or non-FP32 weights, no calibration rows, or
-/// calibration data that does not split into rows of the input's last dim.
+/// Errors (naming the model's operator and the tensor): not a chain of linears, non-constant or
+/// non-FP32 weights, weights or bias whose shape does not chain, no calibration rows,
+/// calibration data that does not split into rows of the input's last dim, a NaN or ±Inf in it
+/// (row and column), a float overflow in a layer on the calibration rows, a scale that is not a
+/// finite float > 0. The report's note says how many rows × features were used.
 /// Hosted only.
 #pragma once
 
@@ -23,6 +26,7 @@
 
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace armlower::passes {
@@ -53,11 +57,12 @@ namespace armlower::passes {
     return lowering_error{pass, "", in_name,
                           "the graph is float; scheme " + std::string(name(s)) +
                               " needs calibration rows (options::calibration) or a quantized graph"};
-  if (calibration.size() % cols != 0)
+  if (cols == 0 || calibration.size() % cols != 0)
     return lowering_error{pass, "", in_name,
                           "calibration data of " + std::to_string(calibration.size()) + " values does not split into rows of " +
                               std::to_string(cols)};
   std::vector<graph::mlp_layer> layers;
+  std::vector<std::pair<std::string, std::string>> layer_where;  // (op label, output tensor) per layer
   std::string cur = in_name;
   for (std::size_t i = 0; i < g.operators.size(); ++i) {
     const auto& o = g.operators[i];
@@ -70,16 +75,29 @@ namespace armlower::passes {
       graph::mlp_layer l;
       l.out_features = w->shape[0];
       l.in_features = w->shape[1];
+      const auto expect_in = layers.empty() ? static_cast<std::int32_t>(cols) : layers.back().out_features;
+      if (l.in_features != expect_in || l.out_features < 1)
+        return lowering_error{pass, label, o.inputs[1],
+                              "weights of shape [" + std::to_string(l.out_features) + ", " +
+                                  std::to_string(l.in_features) + "] do not take the " + std::to_string(expect_in) +
+                                  " features of the layer input"};
+      if (w->data.size() != static_cast<std::size_t>(graph::element_count(w->shape)) * 4)
+        return lowering_error{pass, label, w->name, "constant payload size does not match its shape"};
       l.weight = graph::decode_f32(w->data, graph::element_count(w->shape));
       if (o.inputs.size() == 3) {
         const auto* b = g.find(o.inputs[2]);
         if (b == nullptr || !b->is_constant || b->type != dtype::id::fp32)
           return lowering_error{pass, label, o.inputs[2], "bias must be a constant FP32 vector"};
+        if (graph::element_count(b->shape) != l.out_features || b->data.size() != static_cast<std::size_t>(l.out_features) * 4)
+          return lowering_error{pass, label, b->name,
+                                "bias of shape " + std::to_string(graph::element_count(b->shape)) + " values for " +
+                                    std::to_string(l.out_features) + " output channels"};
         l.bias = graph::decode_f32(b->data, graph::element_count(b->shape));
       }
       if (std::holds_alternative<graph::linear_attr>(o.attr)) l.act = std::get<graph::linear_attr>(o.attr).fused;
       if (auto e = detail::check_fused_activation(l.act, pass, label, o.outputs.at(0))) return *e;
       layers.push_back(std::move(l));
+      layer_where.emplace_back(label, o.outputs.at(0));
       cur = o.outputs.at(0);
     } else if (detail::is_fw(o, graph::framework_op::relu) || detail::is_fw(o, graph::framework_op::relu6)) {
       if (layers.empty() || o.inputs.at(0) != cur || layers.back().act != graph::activation::none)
@@ -99,25 +117,14 @@ namespace armlower::passes {
   try {
     const auto ranges = graph::calibrate_mlp(layers, calibration, rows);
     q = graph::build_quantized_mlp(layers, in_shape, {activation_dtype(s), per_channel}, ranges);
+  } catch (const graph::calibration_error& e) {
+    const auto& [op, t] = layer_where.at(e.layer);
+    return lowering_error{pass, op, t, "calibration: " + e.rule};
   } catch (const std::invalid_argument& e) {
     return lowering_error{pass, "", in_name, e.what()};
   }
   // Keep the caller's graph input/output names.
-  auto rename = [&](const std::string& from, const std::string& to) {
-    if (from == to) return;
-    for (auto& t : q.tensors)
-      if (t.name == from) t.name = to;
-    for (auto& o : q.operators) {
-      for (auto& n : o.inputs)
-        if (n == from) n = to;
-      for (auto& n : o.outputs)
-        if (n == from) n = to;
-    }
-    for (auto& n : q.inputs)
-      if (n == from) n = to;
-    for (auto& n : q.outputs)
-      if (n == from) n = to;
-  };
+  auto rename = [&](const std::string& from, const std::string& to) { q.rename_tensor(from, to); };
   const auto qin = q.inputs[0], qout = q.outputs[0];
   if (q.find(out_name) == nullptr || out_name == qout) rename(qout, out_name);
   if (q.find(in_name) == nullptr || in_name == qin) rename(qin, in_name);
@@ -125,7 +132,7 @@ namespace armlower::passes {
   rep.passes.push_back({pass,
                         std::to_string(layers.size()) + " linear quantized (" + std::string(name(s)) + ", weights " +
                             (per_channel ? "per channel" : "per tensor") + ") from " + std::to_string(rows) +
-                            " calibration rows",
+                            " calibration rows x " + std::to_string(cols) + " features",
                         static_cast<std::int64_t>(layers.size()), sw.ms()});
   return done{};
 }

@@ -36,6 +36,7 @@
 
 #include <cstring>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace armlower::passes {
@@ -54,13 +55,17 @@ namespace armlower::passes {
   std::int64_t n = 0, padded = 0, clamps = 0;
   auto ops = std::move(g.operators);
   g.operators.clear();
+  // Last operator reading each tensor (to release fp32 weights nobody reads later).
+  std::unordered_map<std::string, std::size_t> last_reader;
+  for (std::size_t k = 0; k < ops.size(); ++k)
+    for (const auto& in : ops[k].inputs) last_reader[in] = k;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (!detail::is_fw(ops[i], graph::framework_op::linear)) {
       out.push_back(std::move(ops[i]));
       continue;
     }
     const auto& o = ops[i];
-    const auto label = "op #" + std::to_string(i) + " linear";
+    const auto label = detail::op_label(ops[i], i);
     auto fail = [&](const std::string& t, const std::string& rule) {
       g.operators = std::move(ops);
       return lowering_error{pass, label, t, rule};
@@ -111,9 +116,7 @@ namespace armlower::passes {
                     wt->data.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(ci) * 4,
                     static_cast<std::size_t>(ci) * 4);
       // Release the fp32 weights if nobody else reads them (keeps peak memory near one copy).
-      bool shared = false;
-      for (std::size_t k = i + 1; k < ops.size() && !shared; ++k)
-        for (const auto& in : ops[k].inputs) shared = shared || in == w_name;
+      const bool shared = last_reader.at(w_name) > i;
       if (!shared) std::vector<std::uint8_t>().swap(wt->data);
     }
     graph::tensor wq{g.unique_name(base + "_weight_mx"), elem, {1, co, cp}, true, {}, std::nullopt};
@@ -125,6 +128,7 @@ namespace armlower::passes {
     if (st != mx::status::ok)
       return fail(w_name, std::string("MX quantization failed: ") + mx::to_string(st));
     const auto wq_name = wq.name, ws_name = ws.name;
+    const auto first_new = out.size();
     g.add(std::move(wq));
     g.add(std::move(ws));
 
@@ -188,6 +192,7 @@ namespace armlower::passes {
     }
     clamps += *c;
     ++n;
+    for (std::size_t k = first_new; k < out.size(); ++k) out[k].source_index = ops[i].source_index;
   }
   g.operators = std::move(out);
   detail::remove_unused_tensors(g);

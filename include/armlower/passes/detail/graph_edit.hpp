@@ -39,14 +39,39 @@ inline constexpr std::size_t npos = static_cast<std::size_t>(-1);
   return r;
 }
 
+/// Producer of every tensor name: name → index of the (first) operator writing it.
+[[nodiscard]] inline std::unordered_map<std::string, std::size_t> producers(const graph::graph& g) {
+  std::unordered_map<std::string, std::size_t> m;
+  m.reserve(g.operators.size());
+  for (std::size_t i = 0; i < g.operators.size(); ++i)
+    for (const auto& o : g.operators[i].outputs) m.emplace(o, i);
+  return m;
+}
+
+/// Readers of every tensor name: name → indices of the operators reading it (each once, in order).
+[[nodiscard]] inline std::unordered_map<std::string, std::vector<std::size_t>> readers(const graph::graph& g) {
+  std::unordered_map<std::string, std::vector<std::size_t>> m;
+  m.reserve(g.operators.size() * 2);
+  for (std::size_t i = 0; i < g.operators.size(); ++i)
+    for (const auto& in : g.operators[i].inputs) {
+      auto& v = m[in];
+      if (v.empty() || v.back() != i) v.push_back(i);
+    }
+  return m;
+}
+
 [[nodiscard]] inline bool is_graph_output(const graph::graph& g, const std::string& n) {
   return std::find(g.outputs.begin(), g.outputs.end(), n) != g.outputs.end();
 }
 
-/// "op #i NAME".
-[[nodiscard]] inline std::string op_label(const graph::graph& g, std::size_t i) {
-  return "op #" + std::to_string(i) + " " + std::string(g.operators[i].op_name());
+/// Label of operator `o` at position `i` in messages: "model op #7 linear" when the op comes
+/// from operator 7 of the source model (`operation::source_index`), else "op #i NAME".
+[[nodiscard]] inline std::string op_label(const graph::operation& o, std::size_t i) {
+  if (o.source_index >= 0) return "model op #" + std::to_string(o.source_index) + " " + std::string(o.op_name());
+  return "op #" + std::to_string(i) + " " + std::string(o.op_name());
 }
+/// `op_label` of `g.operators[i]`.
+[[nodiscard]] inline std::string op_label(const graph::graph& g, std::size_t i) { return op_label(g.operators[i], i); }
 
 /// Adds a non-constant tensor with a unique name derived from `base`; returns the name.
 inline std::string add_tensor(graph::graph& g, const std::string& base, dtype::id t, std::vector<std::int32_t> shape,
