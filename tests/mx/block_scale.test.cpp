@@ -3,13 +3,17 @@
 //    (data/tosa_cast_to_block_scaled.txt): every scale code and every data code, all six element types,
 //    blocks at/around every scale-bump threshold, zero/NaN/Inf/subnormal/huge blocks;
 //  - torchao to_mx FLOOR and RCEIL (data/torchao_to_mx.txt from torchao 0.18 itself; documented deviations);
-//  - CAST_FROM_BLOCK_SCALED against the same reference-model data values;
+//  - CAST_FROM_BLOCK_SCALED against the same reference-model data values, and every code point
+//    (incl. the negative-zero codes, whose sign the output keeps) against ml_dtypes' decode × scale;
 //  - bad input (rank 0, last dim % 32, scale/data shape mismatch, buffer sizes).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <map>
+#include <span>
+#include <string>
 #include <vector>
 
 #include <armlower/kernels/mx/cast_from_block_scaled.hpp>
@@ -129,6 +133,78 @@ TEST_CASE("CAST_FROM_BLOCK_SCALED reproduces the reference model's values") {
         CHECK(mx::bf16_to_fp32(out16[r * 32 + i]) == mx::bf16_to_fp32(mx::fp32_to_bf16(v)));
       }
     }
+  }
+}
+
+// TOSA 1.1 CAST_FROM_BLOCK_SCALED pseudocode: out = round_to_nearest_float<out_t>((fp32)x * (fp32)scale).
+// The scale is positive (or NaN), so a negative-zero element code gives -0.0 (as the reference model
+// returns it), never +0.0. Checked bit-for-bit for every code point of every float element type,
+// with the element values and the E8M0 values taken from ml_dtypes 0.5.3 (data/elements.txt), not
+// from armlower's tables; MXINT8 (not in ml_dtypes) is int8 × 2^-6 by the spec's definition.
+TEST_CASE("CAST_FROM_BLOCK_SCALED keeps the sign of zero: every code × scale, bit-exact against ml_dtypes") {
+  std::map<std::string, std::vector<std::uint32_t>> decode;  // ml_dtypes fp32 bits per code
+  {
+    const auto g = mx_test::read_golden("elements.txt");
+    REQUIRE(g.header.find("ml_dtypes") != std::string::npos);
+    std::vector<std::uint32_t>* cur = nullptr;
+    for (const auto& l : g.lines) {
+      if (l[0] == "format") cur = &decode[l[1]];
+      else if (l[0] == "decode") cur->push_back(mx_test::hex32(l[2]));
+    }
+  }
+  REQUIRE(decode.at("fp8ue8m0").size() == 256);
+  const std::uint8_t scales[] = {0x00, 0x01, 0x60, 0x7F, 0x80, 0x9A, 0xFD, 0xFE, 0xFF};
+  for (const char* name : {"fp8e4m3", "fp8e5m2", "fp6e2m3", "fp6e3m2", "fp4e2m1", "mxint8"}) {
+    CAPTURE(name);
+    const id t = mx_test::type_of(name);
+    const std::size_t ncodes = mx::decode_table(t).size();
+    std::vector<float> value(ncodes);  // the oracle's element values
+    for (std::size_t c = 0; c < ncodes; ++c)
+      value[c] = t == id::mxint8 ? static_cast<float>(static_cast<std::int8_t>(c)) / 64.0f
+                                 : std::bit_cast<float>(decode.at(name).at(c));
+    // Rows of 32: every code point in order, once per scale.
+    const std::size_t per_scale = (ncodes + 31) / 32 * 32;
+    const std::size_t n = per_scale * std::size(scales);
+    std::vector<std::uint8_t> codes(n), sc(n / 32), packed(mx::storage_bytes(t, n));
+    for (std::size_t i = 0; i < n; ++i) codes[i] = static_cast<std::uint8_t>(i % per_scale % ncodes);
+    for (std::size_t b = 0; b < sc.size(); ++b) sc[b] = scales[b * 32 / per_scale];
+    mx::packed_codes_mut pv(t, packed, n);
+    for (std::size_t i = 0; i < n; ++i) pv.set(i, codes[i]);
+    const std::int32_t dshape[2] = {static_cast<std::int32_t>(n / 32), 32};
+    const std::int32_t sshape[2] = {static_cast<std::int32_t>(n / 32), 1};
+    std::vector<float> out(n);
+    std::vector<std::uint16_t> out16(n);
+    REQUIRE(kmx::cast_from_block_scaled(t, packed, dshape, sc, sshape, out) == mx::status::ok);
+    REQUIRE(kmx::cast_from_block_scaled(t, packed, dshape, sc, sshape, std::span<std::uint16_t>(out16)) ==
+            mx::status::ok);
+    std::vector<float> deq(n);  // the library-level dequantize (the fp32 kernel's body) agrees too
+    REQUIRE(mx::dequantize(packed, sc, 32, t, deq) == mx::status::ok);
+    int negative_zeros = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      CAPTURE(i);
+      const float s = std::bit_cast<float>(decode.at("fp8ue8m0").at(sc[i / 32]));
+      // fp32 × fp32 is exact in double (24 + 24 bits), so one rounding to float = the fp32 product.
+      const float want = static_cast<float>(static_cast<double>(value[codes[i]]) * static_cast<double>(s));
+      const std::uint32_t got = std::bit_cast<std::uint32_t>(out[i]);
+      if (std::isnan(want)) {
+        CHECK(std::isnan(out[i]));
+        CHECK(std::isnan(deq[i]));
+        CHECK((out16[i] & 0x7FFFu) > 0x7F80u);
+        continue;
+      }
+      CHECK(got == std::bit_cast<std::uint32_t>(want));
+      CHECK(std::bit_cast<std::uint32_t>(deq[i]) == std::bit_cast<std::uint32_t>(want));
+      CHECK(out16[i] == mx::fp32_to_bf16(want));  // RNE of the same fp32 product
+      if (want == 0.0f && std::signbit(want)) {
+        ++negative_zeros;
+        CHECK(got == 0x80000000u);
+        CHECK(out16[i] == 0x8000u);
+      }
+    }
+    // every float format has one negative-zero code, seen per_scale / ncodes times per finite scale
+    // (FP4's 16 codes fill a row of 32 twice); MXINT8 has none
+    const int reps = static_cast<int>(per_scale / ncodes);
+    CHECK(negative_zeros == (t == id::mxint8 ? 0 : reps * (static_cast<int>(std::size(scales)) - 1)));
   }
 }
 

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -213,6 +214,53 @@ TEST_CASE("MUL: INT32 with shift rounds (a*b + 2^(s-1)) >> s; INT8/INT16 give IN
   }
 }
 
+TEST_CASE("MUL INT64 (1.1, EXT-INT64): low 64 bits of the product (apply_mul_s), broadcast; shift must be 0") {
+  std::mt19937_64 rng(11);
+  builder b;
+  b.input("a", id::i64, {2, 1, 3, 4});
+  b.input("b", id::i64, {1, 3, 3, 1});
+  b.ints("s", id::i8, {1}, {0});
+  b.declare("y", id::i64, {2, 3, 3, 4});
+  b.op(tosa::op::mul, {"a", "b", "s"}, {"y"});
+  b.output("y");
+  // Full-range operands (most products wrap) plus the extremes.
+  std::vector<std::int64_t> xa(24), xb(9);
+  for (auto& v : xa) v = static_cast<std::int64_t>(rng());
+  for (auto& v : xb) v = static_cast<std::int64_t>(rng() >> (rng() % 64));
+  xa[0] = std::numeric_limits<std::int64_t>::min();
+  xa[1] = std::numeric_limits<std::int64_t>::max();
+  xa[2] = 3;
+  xb[0] = -1;
+  const auto va = run::from_ints(id::i64, {2, 1, 3, 4}, xa);
+  const auto vb = run::from_ints(id::i64, {1, 3, 3, 1}, xb);
+  const auto r = run1(b, {va, vb});
+  REQUIRE(r);
+  const auto& y = r.outputs[0];
+  CHECK(y.type == id::i64);
+  REQUIRE(y.shape == std::vector<std::int32_t>{2, 3, 3, 4});
+  std::size_t k = 0;
+  for (std::int32_t n = 0; n < 2; ++n)
+    for (std::int32_t h = 0; h < 3; ++h)
+      for (std::int32_t w = 0; w < 3; ++w)
+        for (std::int32_t c = 0; c < 4; ++c, ++k) {
+          const __int128 p = static_cast<__int128>(va.ints[static_cast<std::size_t>(at4(va, {n, h, w, c}))]) *
+                             vb.ints[static_cast<std::size_t>(at4(vb, {n, h, w, c}))];
+          // low 64 bits of the exact 128-bit product, read as two's complement
+          const auto low = static_cast<std::int64_t>(static_cast<std::uint64_t>(static_cast<unsigned __int128>(p)));
+          CAPTURE(k);
+          CHECK(y.ints[k] == low);
+        }
+  CHECK(y.ints[0] == std::numeric_limits<std::int64_t>::min());  // INT64_MIN × -1 wraps to itself
+  CHECK(y.ints[1] == -std::numeric_limits<std::int64_t>::max());
+
+  builder b2 = b;  // REQUIRE(in_t == i32_t || shift == 0): unpredictable, refused
+  b2.g.find("s")->data = graph::encode_ints(id::i8, std::vector<std::int64_t>{2});
+  const auto r2 = run1(b2, {va, vb});
+  REQUIRE_FALSE(r2);
+  CHECK(r2.failure->kind == run::error_kind::require);
+  CHECK(r2.failure->tensor == "s");
+}
+
 TEST_CASE("CLAMP: integer and float rows, NaN modes, bound errors") {
   builder b;
   b.input("x", id::i8, {5});
@@ -289,6 +337,30 @@ TEST_CASE("CAST rows: int narrowing/widening, bool, float→int RNE saturating, 
   r = cast(id::fp16, id::fp32, run::from_reals(id::fp16, {1}, {0.099975586f}));
   REQUIRE(r);
   CHECK(r.outputs[0].reals[0] == 0.099975586f);
+  // 1.1 rows BOOL ↔ FP32 (PRO-FP): out = (in != 0) resp. in ? 1 : 0 (CAST pseudocode).
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  r = cast(id::fp32, id::boolean,
+           run::from_reals(id::fp32, {8}, {0.0f, -0.0f, nan, -inf, 1e-45f, -3.0f, 0.25f, inf}));
+  REQUIRE(r);
+  CHECK(r.outputs[0].type == id::boolean);
+  CHECK(r.outputs[0].ints == std::vector<std::int64_t>{0, 0, 1, 1, 1, 1, 1, 1});  // NaN != 0; -0 == 0
+  r = cast(id::boolean, id::fp32, run::from_ints(id::boolean, {3}, {1, 0, 1}));
+  REQUIRE(r);
+  CHECK(r.outputs[0].type == id::fp32);
+  REQUIRE(r.outputs[0].reals.size() == 3);
+  CHECK(std::bit_cast<std::uint32_t>(r.outputs[0].reals[0]) == 0x3F800000u);  // 1.0
+  CHECK(std::bit_cast<std::uint32_t>(r.outputs[0].reals[1]) == 0x00000000u);  // +0.0, not -0.0
+  CHECK(std::bit_cast<std::uint32_t>(r.outputs[0].reals[2]) == 0x3F800000u);
+  for (id f : {id::fp16, id::bf16}) {  // no BOOL ↔ FP16/BF16 rows in the spec
+    CAPTURE(armlower::dtype::name(f));
+    r = cast(id::boolean, f, run::from_ints(id::boolean, {1}, {1}));
+    REQUIRE_FALSE(r);
+    CHECK(r.failure->kind == run::error_kind::unsupported);
+    r = cast(f, id::boolean, run::from_reals(f, {1}, {1.0f}));
+    REQUIRE_FALSE(r);
+    CHECK(r.failure->kind == run::error_kind::unsupported);
+  }
   r = cast(id::i8, id::i8, run::zeros(id::i8, {1}));
   REQUIRE_FALSE(r);
   CHECK(r.failure->kind == run::error_kind::unsupported);

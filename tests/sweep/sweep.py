@@ -52,23 +52,11 @@ except ImportError as e:  # pragma: no cover - depends on the machine
     sys.exit(77)
 
 # ------------------------------------------------------------------ known failures
-# Cases that fail on main today and are being fixed by other parts of issue 12 (FP8/FP16/BF16
-# CONV2D and MATMUL in the interpreter, padded attribute constants in the reader, the 1.1
-# block-scaled types). Key: a regex over the case id ("OP:T1xT2xT3@VERSION/VARIANT"), value:
-# the outcome expected today. Empty this list as the fixes are merged: an entry whose case now
-# passes makes the test fail, so stale entries are noticed.
+# Cases that fail today and are being fixed. Key: a regex over the case id
+# ("OP:T1xT2xT3@VERSION/VARIANT"), value: the outcome expected today. An entry whose case now
+# passes makes the test fail, so stale entries are noticed. Empty: every row the op table lists
+# and the reference model runs either matches or is refused by name.
 KNOWN_FAILING = {
-    # FP8 CONV2D / MATMUL (FP8 operands, FP16 or FP32 output): armlower segfaults (issue 12 §1 "Crash").
-    r"CONV2D:(FP8E4M3xFP8E4M3|FP8E5M2xFP8E5M2)xFP(16|32)@1\.[01]/const": "CRASH",
-    r"MATMUL:(FP8E4M3xFP8E4M3|FP8E5M2xFP8E5M2)xFP(16|32)@1\.[01]/const": "CRASH",
-    # CAST_FROM_BLOCK_SCALED of a negative-zero FP4/FP6 code: the reference model returns -0.0,
-    # armlower +0.0 (sign of zero lost; 1.1 block-scaled types, issue 12 §1). Exact ids: which
-    # rows draw a -0 code depends on the seeded data.
-    r"CAST_FROM_BLOCK_SCALED:FP4E2M1xFP32@1\.1/const": "MISMATCH",
-    r"CAST_FROM_BLOCK_SCALED:FP6E2M3xFP32@1\.1/const": "MISMATCH",
-    r"CAST_FROM_BLOCK_SCALED:FP4E2M1xBF16@1\.1/const": "MISMATCH",
-    r"CAST_FROM_BLOCK_SCALED:FP6E2M3xBF16@1\.1/const": "MISMATCH",
-    r"CAST_FROM_BLOCK_SCALED:FP6E3M2xBF16@1\.1/const": "MISMATCH",
 }
 
 # ------------------------------------------------------------------ dtype facts
@@ -412,7 +400,8 @@ def b_add(g, row, variant, gen):
 
 def b_mul(g, row, variant, gen):
     ti, to = row["types"]
-    kw = {"INT32": dict(lo=-2 ** 15, hi=2 ** 15), "INT64": dict(lo=-2 ** 31, hi=2 ** 31)}.get(ti, {})
+    # INT64: full range, so most products wrap (apply_mul_s<i64_t> keeps the low 64 bits)
+    kw = {"INT32": dict(lo=-2 ** 15, hi=2 ** 15)}.get(ti, {})
     a = g.tensor(ti, gen.data(ti, [2, 3, 4], **kw), variant == "input" and ti in NPY_OK)
     b = g.tensor(ti, gen.data(ti, [1, 3, 4], **kw), variant == "input" and ti in NPY_OK)
     if variant == "input" and not g.inputs:
@@ -443,6 +432,10 @@ def cast_input(gen, ti, to, shape):
         if to in ("FP16",) and ti == "INT32":
             return gen.ints(ti, shape, -60000, 60000)
         return gen.ints(ti, shape)
+    if to == "BOOL" and ti in REAL_KIND:  # out = (in != 0): include +-0, NaN and +-Inf
+        x = gen.floats(ti, shape, 4.0).reshape(-1)
+        x[:6] = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-40 if ti == "FP32" else 1e-7]
+        return x.reshape(shape)
     if to in INT_KIND and to != "BOOL":
         hi = {"INT8": 120, "INT16": 30000, "INT32": 2 ** 30, "INT64": 2 ** 30}[to]
         if ti in FLOAT_NP and ti not in ("FP32",):
@@ -466,7 +459,9 @@ def b_cast(g, row, variant, gen):
 
 def b_cast_to_bs(g, row, variant, gen):
     ti, to = row["types"]
-    x = g.tensor(ti, gen.floats(ti, [2, 64], 3.0), variant == "input" and ti in NPY_OK)
+    xa = gen.floats(ti, [2, 64], 3.0)
+    xa.reshape(-1)[5::23] = -0.0  # -0.0 gives the negative-zero code (or 0 for MXINT8)
+    x = g.tensor(ti, xa, variant == "input" and ti in NPY_OK)
     if variant == "input" and not g.inputs:
         return NOT_NPY.format(ti)
     yd = g.output(to, [2, 64])
@@ -478,7 +473,10 @@ def b_cast_from_bs(g, row, variant, gen):
     ti, to = row["types"]
     if variant == "input":
         return NOT_NPY.format(ti + "/FP8UE8M0")
-    d = g.const(ti, gen.floats(ti, [2, 64]))
+    da = gen.floats(ti, [2, 64])
+    if ti != "MXINT8":  # negative-zero codes in every block: out = (fp32)x * scale keeps the sign
+        da.reshape(-1)[3::17] = -0.0
+    d = g.const(ti, da)
     s = g.const("FP8UE8M0", gen.floats("FP8UE8M0", [2, 2]))
     y = g.output(to, [2, 64])
     g.op("CAST_FROM_BLOCK_SCALED", [d, s], [y], attr("CastFromBlockScaledAttribute", ts.BlockSize.BLOCK_SIZE_32))
@@ -577,17 +575,16 @@ def run_reference(g, log_path):
     return "TOSA_VALID", res
 
 
-_NUM = re.compile(r"(?<![\w\"])(-?)(inf|nan)(?![\w\"])", re.IGNORECASE)
-
-
 def parse_json(text):
-    """armlower's --json output; bare inf/nan (and null / "inf" strings) are accepted as floats."""
-    fixed = _NUM.sub(lambda m: ("-Infinity" if m.group(1) else "Infinity") if m.group(2).lower() == "inf"
-                     else "NaN", text)
-    doc = json.loads(fixed)
+    """armlower's --json output, parsed strictly (RFC 8259: json.loads refuses NaN/Infinity
+    literals); non-finite reals are the strings "inf", "-inf", "nan" (docs/tool.md)."""
+    def strict(tok):
+        raise ValueError(f"non-RFC-8259 literal {tok}")
+    doc = json.loads(text, parse_constant=strict)
+    special = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
     res = []
     for o in doc["outputs"]:
-        vals = [float("nan") if v is None else float(v) if isinstance(v, str) else v for v in o["values"]]
+        vals = [special[v] if isinstance(v, str) else v for v in o["values"]]
         res.append((o["dtype"], o["shape"], vals))
     return res
 

@@ -1,6 +1,6 @@
 /// @file armlower/run/detail/elementwise.hpp
 /// ADD, MUL (with its shift operand), CLAMP and CAST of the TOSA 1.0 specification
-/// (`../shared/reference/tosa.md` §3.5): equal-rank broadcasting, integer REQUIREs on
+/// (ADD/MUL/CLAMP/CAST pseudocode; 1.1 adds the INT64 and BOOL ↔ FP32 rows): equal-rank broadcasting, integer REQUIREs on
 /// overflow, floating-point results rounded to nearest-even in the result dtype.
 #pragma once
 
@@ -122,11 +122,14 @@ namespace armlower::run::detail {
   return c.set(0, std::move(r));
 }
 
-/// MUL [input1, input2, shift] (SPEC-1.0 MUL): shift is INT8 [1] (CTC), REQUIRE 0 ≤ shift ≤
-/// 63, REQUIRE shift == 0 unless in_t is INT32 ("scaling only allowed for i32"; the reference
-/// model ignores such a shift, which the spec leaves unpredictable). i8×i8 and i16×i16 give INT32; INT32 with
-/// shift > 0 rounds `(a·b + 2^(shift−1)) >> shift` and REQUIREs the result to fit INT32; with
-/// shift 0 the result is the low 32 bits of the product. Floats: rounded product.
+/// MUL [input1, input2, shift] (TOSA 1.0 / 1.1 MUL pseudocode): shift is INT8 [1] (CTC),
+/// REQUIRE 0 ≤ shift ≤ 63, REQUIRE shift == 0 unless in_t is INT32 ("scaling only allowed for
+/// i32"; the reference model ignores such a shift, which the spec leaves unpredictable, so it is
+/// refused here). i8×i8 and i16×i16 give INT32; INT32 with shift > 0 rounds
+/// `(a·b + 2^(shift−1)) >> shift` and REQUIREs the result to fit INT32; with shift 0 the result
+/// is the low 32 bits of the product (`apply_mul_s`). The 1.1 INT64 row (EXT-INT64) gives INT64:
+/// the low 64 bits of the product, as `apply_mul_s<i64_t>` and the reference model wrap it.
+/// Floats: rounded product.
 [[nodiscard]] inline status eval_mul(const op_context& c) {
   if (auto e = c.expect_type(2, dtype::id::i8, "shift")) return e;
   if (auto e = c.expect_single(2, "shift")) return e;
@@ -162,6 +165,17 @@ namespace armlower::run::detail {
     }
     return c.set(0, std::move(r));
   }
+  if (t == dtype::id::i64) {
+    value r{dtype::id::i64, shape, {}, {}, {}};
+    r.ints.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      // Two's-complement wrap: multiply as uint64 (defined modulo 2^64), then reinterpret.
+      const auto p = static_cast<std::uint64_t>(a.ints[static_cast<std::size_t>(ia[k])]) *
+                     static_cast<std::uint64_t>(b.ints[static_cast<std::size_t>(ib[k])]);
+      r.ints[k] = static_cast<std::int64_t>(p);
+    }
+    return c.set(0, std::move(r));
+  }
   if (is_real(t)) {
     value r{t, shape, {}, {}, {}};
     r.reals.resize(n);
@@ -171,7 +185,7 @@ namespace armlower::run::detail {
     return c.set(0, std::move(r));
   }
   return c.fail(error_kind::unsupported, c.in_name(0),
-                "MUL of " + std::string(dtype::name(t)) + " (rows: INT8, INT16, INT32, FP16, BF16, FP32)");
+                "MUL of " + std::string(dtype::name(t)) + " (rows: INT8, INT16, INT32, INT64, FP16, BF16, FP32)");
 }
 
 /// CLAMP [input] with `clamp_attr` (SPEC-1.0 CLAMP; rows i8, i16, fp16, bf16, fp32):
@@ -225,14 +239,16 @@ namespace armlower::run::detail {
 }
 
 /// True when the interpreter runs CAST from `from` to `to`: the SPEC-1.0 rows among BOOL,
-/// INT8/16/32, FP16, BF16, FP32, FP8E4M3, FP8E5M2 and the 1.1 INT32 ↔ INT64 rows.
+/// INT8/16/32, FP16, BF16, FP32, FP8E4M3, FP8E5M2 and the 1.1 rows INT32 ↔ INT64 (EXT-INT64)
+/// and BOOL ↔ FP32 (PRO-FP).
 [[nodiscard]] constexpr bool cast_supported(dtype::id from, dtype::id to) noexcept {
   using dtype::id;
   auto small_int = [](id t) { return t == id::i8 || t == id::i16 || t == id::i32; };
   if (from == to) return false;
   if (is_fp8(from)) return is_real(to);
   if (is_fp8(to)) return is_real(from);
-  if (from == id::boolean) return small_int(to);
+  if (from == id::boolean) return small_int(to) || to == id::fp32;
+  if (to == id::boolean && from == id::fp32) return true;
   if (small_int(from))
     return to == id::boolean || small_int(to) || is_real(to) || (from == id::i32 && to == id::i64);
   if (from == id::i64) return to == id::i32;
@@ -240,8 +256,9 @@ namespace armlower::run::detail {
   return false;
 }
 
-/// CAST [input] (SPEC-1.0 CAST): int→int narrowing keeps the low bits (two's complement),
-/// widening sign-extends; int→BOOL is `x != 0`, BOOL→int is 0/1; int→float and float→float
+/// CAST [input] (TOSA CAST pseudocode): int→int narrowing keeps the low bits (two's complement),
+/// widening sign-extends; int→BOOL and FP32→BOOL are `x != 0` (so ±0 → false, NaN → true, as
+/// the reference model), BOOL→int and BOOL→FP32 are 0/1; int→float and float→float
 /// round to nearest-even (overflow to ±Inf); float→int rounds to nearest-even and saturates
 /// (REQUIRE: input not NaN); to FP8 is the OCP non-saturating RNE conversion (E4M3 overflow →
 /// NaN, E5M2 → ±Inf; `mx::encode` with `overflow::propagate`), from FP8 is exact then rounded.
@@ -264,6 +281,9 @@ namespace armlower::run::detail {
   } else if (is_fp8(from)) {
     r.reals.resize(n);
     for (std::size_t k = 0; k < n; ++k) r.reals[k] = round_to(to, armlower::mx::decode(from, x.codes[k]));
+  } else if (to == dtype::id::boolean && is_real(from)) {  // out = (in != 0)
+    r.ints.resize(n);
+    for (std::size_t k = 0; k < n; ++k) r.ints[k] = x.reals[k] != 0.0f ? 1 : 0;
   } else if (storage_of(from) == storage::integer && storage_of(to) == storage::integer) {
     r.ints.resize(n);
     const unsigned bits = to_info.bits;
