@@ -442,7 +442,9 @@ class graph_reader {
         if (!inputs.empty() || outputs.size() != 1)
           return fail(w + " has " + std::to_string(inputs.size()) + " inputs and " + std::to_string(outputs.size()) +
                       " outputs, expected 0 and 1");
-        const auto& t = g_.tensors[index_.at(outputs[0])];
+        auto& t = g_.tensors[index_.at(outputs[0])];
+        // A constant of zero bytes (the shape [] of a rank-0 RESHAPE) has an empty data vector.
+        if (!t.is_constant && graph::payload_bytes(t.type, graph::element_count(t.shape)) == 0) t.is_constant = true;
         if (!t.is_constant) return fail(w + ": output " + quote_name(t.name) + " has no constant data");
         if ((code == const_shape_op) != (t.type == dtype::id::shape))
           return fail(w + ": output " + quote_name(t.name) + " has dtype " + std::string(dtype::name(t.type)) +
