@@ -9,6 +9,7 @@
 
 #include <armlower/io/file.hpp>
 #include <armlower/passes/report.hpp>
+#include <armlower/serialize/reader.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -483,4 +484,27 @@ TEST_CASE("messages: one line naming the file; calibration data checked") {
   expect_failure(o, "odd.npy");
   CHECK(o.err.find('\x01') == std::string::npos);
   CHECK(temporaries(d).empty());
+}
+
+TEST_CASE("run and check name operators by their index in the file; --max-tensor-bytes") {
+  const auto d = tmp_dir() / "file_index";
+  fs::create_directories(d);
+  REQUIRE(run("lower " + models + "hello_world_int8.tflite --spec TOSA-1.0+INT -o " + q(d / "hw.tosa")).rc == 0);
+  // Oracle: the reader's own map from graph operators to the file's operator list (CONSTs counted).
+  const auto f = armlower::serialize::read_file(d / "hw.tosa").value();
+  REQUIRE(f.graph.operators.size() > 1);
+  REQUIRE(f.graph.operators[0].op_name() == "RESHAPE");
+  const auto first_in_file = f.operator_index.at(0);
+  REQUIRE(first_in_file > 0);  // the file's CONST operators come first
+  armlower::io::npy_array x{armlower::dtype::id::i8, {1, 1}, {0x80}};
+  (void)armlower::serialize::write_file(d / "x.npy", armlower::io::format_npy(x)).value();
+  // 8 bytes hold the [1,1] input; RESHAPE's shape operand (SHAPE [4], 32 bytes) does not fit.
+  const auto o = run("run " + q(d / "hw.tosa") + " -i " + q(d / "x.npy") + " --max-tensor-bytes 8");
+  expect_failure(o, "op " + std::to_string(first_in_file) + " RESHAPE");
+  CHECK(o.err.find("limit of 8 bytes") != std::string::npos);
+  CHECK(run("run " + q(d / "hw.tosa") + " -i " + q(d / "x.npy")).rc == 0);
+  // check: the same numbering (the int8 graph is not legal without PRO-INT).
+  const auto c = run("check " + q(d / "hw.tosa") + " --spec TOSA-1.0+FP");
+  CHECK(c.rc == 1);
+  CHECK(c.out.find("op #" + std::to_string(f.operator_index.at(1)) + " CONV2D") != std::string::npos);
 }

@@ -374,10 +374,20 @@ struct lowered_cortex_m {
   return y;
 }
 
-/// Runs a TOSA graph on `.npy` inputs (one per graph input, in order). Errors: count, dtype or
-/// shape mismatch (naming the input), any interpreter error.
+/// The operator number a user sees for `graph.operators[i]`: its index in the file when the
+/// reader gave one (`serialize::tosa_file::operator_index`, CONST counted), else `i`.
+[[nodiscard]] inline std::size_t file_op_index(std::span<const std::size_t> file_index, std::size_t i) {
+  return i < file_index.size() ? file_index[i] : i;
+}
+
+/// Runs a TOSA graph on `.npy` inputs (one per graph input, in order), with the interpreter
+/// options `opt` (per-tensor size limit). Errors name operators by `file_index` (see
+/// `file_op_index`). Errors: count, dtype or shape mismatch (naming the input), any interpreter
+/// error.
 [[nodiscard]] inline std::vector<run::value> run_graph(const graph::graph& g, const std::vector<io::npy_array>& in,
-                                                      const std::vector<std::string>& names) {
+                                                      const std::vector<std::string>& names,
+                                                      std::span<const std::size_t> file_index = {},
+                                                      const run::options& opt = {}) {
   if (in.size() != g.inputs.size())
     throw tool_error("the graph has " + std::to_string(g.inputs.size()) + " input(s), " + std::to_string(in.size()) +
                      " --input given");
@@ -394,8 +404,12 @@ struct lowered_cortex_m {
       throw tool_error(names[i] + ": graph input '" + g.inputs[i] + "': " + e.what());
     }
   }
-  auto r = run::run(g, vals);
-  if (!r) throw tool_error("run: " + r.failure->message());
+  auto r = run::run(g, vals, opt);
+  if (!r) {
+    auto e = *r.failure;
+    if (e.op_index != run::no_op) e.op_index = file_op_index(file_index, e.op_index);
+    throw tool_error("run: " + e.message());
+  }
   return std::move(r.outputs);
 }
 
@@ -414,8 +428,9 @@ struct finding {
 
 /// Every tensor dtype and every operator of the TOSA graph `g` that `t` does not allow, with the
 /// rule (the passes' Validate, applied per operator so that all findings are listed, not only
-/// the first).
-[[nodiscard]] inline std::vector<finding> check_graph(const graph::graph& g, const tosa::target& t) {
+/// the first). Operators are numbered by `file_index` (see `file_op_index`).
+[[nodiscard]] inline std::vector<finding> check_graph(const graph::graph& g, const tosa::target& t,
+                                                      std::span<const std::size_t> file_index = {}) {
   std::vector<finding> out;
   for (const auto& tn : g.tensors) {
     const auto c = tosa::check_tensor(t, tn.type);
@@ -435,7 +450,7 @@ struct finding {
     const auto s = passes::validate(one, t, rep);
     if (!s && (tensor_ok || !s.error().op.empty())) {
       auto e = s.error();
-      out.push_back({"op #" + std::to_string(i) + " " + std::string(op.op_name()),
+      out.push_back({"op #" + std::to_string(file_op_index(file_index, i)) + " " + std::string(op.op_name()),
                      e.tensor.empty() ? e.rule : "tensor '" + e.tensor + "': " + e.rule});
     }
   }

@@ -257,7 +257,7 @@ json values_json(const run::value& v) {
 }
 
 int cmd_run(const std::string& file, const std::vector<std::string>& inputs, const std::vector<std::string>& outs,
-            bool json_out) {
+            bool json_out, const run::options& ropt) {
   tool::stopwatch sw;
   // Output names are checked before any work: none may be an input, none may repeat.
   std::vector<std::string> all_inputs = inputs;
@@ -283,7 +283,7 @@ int cmd_run(const std::string& file, const std::vector<std::string>& inputs, con
   sw = {};
   const auto y = [&] {
     try {
-      return tool::run_graph(f.graph, in, inputs);
+      return tool::run_graph(f.graph, in, inputs, f.operator_index, ropt);
     } catch (const tool_error& e) {  // .npy errors name the .npy; the others get the .tosa's name
       const std::string m = e.what();
       for (const auto& p : inputs)
@@ -340,7 +340,7 @@ int cmd_run(const std::string& file, const std::vector<std::string>& inputs, con
 int cmd_check(const std::string& file, const std::string& spec, bool json_out) {
   const auto t = tool::parse_spec(spec);
   const auto f = tool::load_tosa(file);
-  const auto found = tool::check_graph(f.graph, t);
+  const auto found = tool::check_graph(f.graph, t, f.operator_index);
   if (json_out) {
     json j;
     j["file"] = file;
@@ -553,6 +553,10 @@ int main(int argc, char** argv) {
   run->add_option("-i,--input", run_inputs, "one .npy per graph input, in order (dtype and shape must match)");
   run->add_option("-o,--output", run_outputs, "one .npy per graph output (prints the outputs when absent)");
   run->add_flag("--json", run_json, "print the outputs as JSON");
+  run::options run_opt;
+  run->add_option("--max-tensor-bytes", run_opt.max_tensor_bytes,
+                  "refuse any tensor whose values take more bytes than this in the interpreter (default 2^31)")
+      ->check(CLI::PositiveNumber);
 
   std::string check_file, check_spec;
   bool check_json = false;
@@ -590,7 +594,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*lower) return cmd_lower(la);
-    if (*run) return cmd_run(run_file, run_inputs, run_outputs, run_json);
+    if (*run) return cmd_run(run_file, run_inputs, run_outputs, run_json, run_opt);
     if (*check) return cmd_check(check_file, check_spec, check_json);
     if (*inspect) return cmd_inspect(inspect_file, inspect_json);
     if (*demo) return armlower::tool::run_demo(demo_opt, progress);
