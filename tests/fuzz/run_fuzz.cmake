@@ -3,7 +3,9 @@
 #     given (no -max_len truncation): any failure fails the test;
 #  2. builds the seed corpus WORK/seeds: the files EMITTER writes (`EMITTER [EMITTER_ARG] <dir>`,
 #     *.json dropped), the files of SEED_DIR and the regression inputs;
-#  3. fuzzes for SECONDS over WORK/corpus (kept between runs) and the seeds.
+#  3. fuzzes for SECONDS over WORK/corpus (kept between runs) and the seeds, with libFuzzer's
+#     random seed SEED (default 1: a CI run on a fresh build is reproducible; pass
+#     -D ARMLOWER_FUZZ_SEED=0 to CMake for a time-based seed, or run the fuzzer by hand).
 # -D FUZZER=<exe> -D WORK=<dir> -D SECONDS=<n> -D MAX_LEN=<bytes> -D REGRESSIONS=<dir>
 # [-D EMITTER=<exe> [-D EMITTER_ARG=<arg>]] [-D SEED_DIR=<dir>] [-D DICT=<file>]
 # [-D REPLAY_ONLY=ON]  (step 1 only)
@@ -54,7 +56,10 @@ set(dict_arg)
 if(DICT)
   set(dict_arg -dict=${DICT})
 endif()
-execute_process(COMMAND ${FUZZER} -max_total_time=${SECONDS} -max_len=${MAX_LEN} -rss_limit_mb=2048 -timeout=10
+if(NOT DEFINED SEED)
+  set(SEED 1)
+endif()
+execute_process(COMMAND ${FUZZER} -seed=${SEED} -max_total_time=${SECONDS} -max_len=${MAX_LEN} -rss_limit_mb=2048 -timeout=10
                         -print_final_stats=1 ${dict_arg} -artifact_prefix=${WORK}/ ${WORK}/corpus ${WORK}/seeds
                 RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

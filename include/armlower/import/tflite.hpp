@@ -54,7 +54,27 @@ namespace armlower::import {
 /// Error of the importer; `what()` is one line that names the source and the problem.
 class import_error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  /// `what` with every control byte (a line break inside a tensor name from the file, say)
+  /// written as `\xNN`, so the message stays one line whatever the file's names hold.
+  explicit import_error(const std::string& what) : std::runtime_error(one_line(what)) {}
+
+  /// `s` with each byte below 0x20 and 0x7F written as `\xNN`.
+  [[nodiscard]] static std::string one_line(const std::string& s) {
+    std::string r;
+    r.reserve(s.size());
+    for (const char c : s) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u >= 0x20 && u != 0x7F) {
+        r += c;
+        continue;
+      }
+      constexpr char hex[] = "0123456789ABCDEF";
+      r += "\\x";
+      r += hex[u >> 4];
+      r += hex[u & 15];
+    }
+    return r;
+  }
 };
 
 /// One tensor of a `.tflite` subgraph as stored (no interpretation beyond decoding).
@@ -118,7 +138,7 @@ struct import_result {
 
 /// "#4 DEPTHWISE_CONV_2D (no lowering for this operator)".
 [[nodiscard]] inline std::string to_string(const left_out_op& o) {
-  return "#" + std::to_string(o.index) + " " + o.name + " (" + o.reason + ")";
+  return import_error::one_line("#" + std::to_string(o.index) + " " + o.name + " (" + o.reason + ")");
 }
 
 namespace detail {
