@@ -131,6 +131,7 @@ TEST_CASE("duplicate tensor names in a float model: calibration and quantization
 
   // Calibration rows, and the float reference of the model (oracle for the observed ranges).
   std::vector<float> calib;
+  calib.reserve(64);
   for (int i = 0; i < 64; ++i) calib.push_back(static_cast<float>((i * 37) % 23) / 11.0f - 1.0f);
   std::vector<graph::mlp_layer> layers(2);
   layers[0] = {4, 2, w0, b0, graph::activation::none};

@@ -296,7 +296,7 @@ TEST_CASE("a graph of 100,000 ADDs runs (tensors indexed once per run: linear ti
   graph::graph g;
   g.tensors.reserve(ops + 2);
   g.tensors.push_back(tensor("t0", id::i32, {2}));
-  g.inputs.push_back("t0");
+  g.inputs.emplace_back("t0");
   g.tensors.push_back(run::to_constant(run::from_ints(id::i32, {2}, {1, -2}), "step"));
   g.operators.reserve(ops);
   for (int i = 1; i <= ops; ++i) {

@@ -44,6 +44,7 @@ std::vector<std::uint8_t> build(const file_spec& s) {
     ts.push_back(fb::CreateTosaTensorDirect(b, t.name.c_str(), &shape, t.type, t.data.empty() ? nullptr : &t.data));
   auto names = [&](const std::vector<std::string>& v) {
     std::vector<flatbuffers::Offset<flatbuffers::String>> o;
+    o.reserve(v.size());
     for (const auto& n : v) o.push_back(b.CreateString(n));
     return o;
   };

@@ -14,12 +14,12 @@
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -188,7 +188,7 @@ TEST_CASE("the lowering report gives the graph I/O quantization; it quantizes in
   const auto& tout = tfl["tensors"][out_idx]["quantization"];
   for (const std::string& target : {"--spec TOSA-1.0+INT -o " + q(d / "hw.tosa"), "--target cortex-m55 -o " + q(d / "hw.hpp")}) {
     INFO(target);
-    const auto j = json_of("lower --json " + hw + " " + target);
+    const auto j = json_of(std::string("lower --json ").append(hw).append(" ").append(target));
     const auto& io = j["report"]["io"];
     REQUIRE(io.size() == 2);
     CHECK(io[0]["role"] == "input");
@@ -205,6 +205,7 @@ TEST_CASE("the lowering report gives the graph I/O quantization; it quantizes in
   // sin(x) (hello_world_float, ../shared/data/README.md) to within 0.1 on [0, 2pi].
   const auto calib = d / "calib.npy";
   std::vector<float> cv;
+  cv.reserve(64);
   for (int i = 0; i < 64; ++i) cv.push_back(static_cast<float>(i) * 6.2831853f / 63.0f);
   {
     armlower::io::npy_array a{armlower::dtype::id::fp32, {64, 1},
@@ -216,8 +217,14 @@ TEST_CASE("the lowering report gives the graph I/O quantization; it quantizes in
     const std::string spec = spec_c;
     INFO(spec);
     const auto tosa = d / "hf.tosa";
-    const auto j = json_of("lower --json " + models + "hello_world_float.tflite --calib " + q(calib) + " --spec " + spec +
-                           " -o " + q(tosa));
+    const auto j = json_of(std::string("lower --json ")
+                               .append(models)
+                               .append("hello_world_float.tflite --calib ")
+                               .append(q(calib))
+                               .append(" --spec ")
+                               .append(spec)
+                               .append(" -o ")
+                               .append(q(tosa)));
     const auto& io = j["report"]["io"];
     REQUIRE(io.size() == 2);
     const bool i16 = spec.find("a16w8") != std::string::npos;
@@ -226,8 +233,14 @@ TEST_CASE("the lowering report gives the graph I/O quantization; it quantizes in
     const double si = io[0]["scale"], so = io[1]["scale"];
     const int zi = io[0]["zero_point"], zo = io[1]["zero_point"];
     // The text report prints the same values.
-    const auto txt = run("lower " + models + "hello_world_float.tflite --calib " + q(calib) + " --spec " + spec + " -o " +
-                         q(d / "hf2.tosa"));
+    const auto txt = run(std::string("lower ")
+                             .append(models)
+                             .append("hello_world_float.tflite --calib ")
+                             .append(q(calib))
+                             .append(" --spec ")
+                             .append(spec)
+                             .append(" -o ")
+                             .append(q(d / "hf2.tosa")));
     CHECK(txt.out.find("graph input '" + io[0]["name"].get<std::string>() + "' " + io[0]["dtype"].get<std::string>() +
                        " [1,1]: scale ") != std::string::npos);
     for (const double x : {0.5, 1.5, 3.0, 4.5, 6.0}) {

@@ -49,7 +49,7 @@ std::string shape_text(const std::vector<std::int32_t>& s) {
 /// Errors when output `out` is one of the input files `inputs` (which it would destroy).
 void refuse_input_as_output(const std::string& out, const std::vector<std::string>& inputs) {
   for (const auto& in : inputs)
-    if (io::same_file(out, in)) throw tool_error(out + ": the output file is the input file " + in);
+    if (io::same_file(out, in)) throw tool_error(std::string(out).append(": the output file is the input file ").append(in));
 }
 
 /// `s` as one printable line: line breaks become "; ", other control bytes "\xNN".

@@ -508,7 +508,7 @@ class graph_reader {
         if (first.empty() && comp(n)) first = n;
     for (const auto& n : out)
       if (g_.tensors[index_.at(n)].is_constant)
-        return fail(w + ": output '" + n + "' has constant data; only CONST may produce a constant");
+        return fail(std::string(w).append(": output ").append(quote_name(n)).append(" has constant data; only CONST may produce a constant"));
     const graph::attribute bs32{graph::block_scaled_attr{32}};
     using tosa::op;
     if (code == tosa::serialized(op::cast)) {
