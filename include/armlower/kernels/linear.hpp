@@ -93,10 +93,10 @@ enum class linear_path : std::uint8_t {
 /// Smallest s8 weight matrix (rows·cols bytes) for which `automatic` picks the AVX-512 VNNI path for a
 /// batch-1 layer on a CPU that has it. Dispatch by measurement, not by ISA rank (issue 14): on AMD
 /// EPYC Zen 4 (benchmarks/RESULTS.md, "AVX-512 VNNI (AMD EPYC Zen 4)", `BM_s8_armlower_*`, median of
-/// 5 interleaved repetitions, two runs) the row-major AVX2 path is faster than VNNI on every measured
-/// layer up to 2048×2048 (VNNI 0.42–0.89× AVX2 at batch 1, 0.39–0.87× at batch 8) and on 4000×4
-/// (0.78–0.94×); on 4096×4096 (16 MiB) VNNI is ahead at batch 1 (1.18–1.39×) and level at batch 8
-/// (0.94–1.09×, so AVX2 is kept there). Batches 2–7 are not measured and keep AVX2.
+/// 5 interleaved repetitions, two full runs and a re-run) the row-major AVX2 path is faster than VNNI
+/// on every measured layer up to 2048×2048 (VNNI 0.42–0.89× AVX2 at batch 1, 0.39–0.87× at batch 8)
+/// and on 4000×4 (0.78–0.94×); on 4096×4096 (16 MiB) VNNI is ahead at batch 1 (1.18–1.39×) and level
+/// at batch 8 (0.94–1.09×, so AVX2 is kept there). Batches 2–7 are not measured and keep AVX2.
 inline constexpr std::int64_t linear_vnni_min_weight_bytes = std::int64_t{16} << 20;
 
 /// The path `automatic` resolves to in this build on this CPU. `for_s16`: for the a16w8 kernel (no

@@ -63,7 +63,7 @@ enum class matmul_path : std::uint8_t { reference, integer, avx2, avx512, mve, b
 /// `bm_mx/*_avx2` vs `bm_mx/*_avx512` (B [4096, K], K 1024 and 4096, batch 1 and 8, median of 5).
 ///  - FP6E2M3, FP6E3M2, MXINT8: AVX-512 faster at every measured shape (e.g. FP6E3M2 K 1024 batch 1:
 ///    48.0 vs 27.1 GFLOP/s, MXINT8 62.6 vs 33.7).
-///  - FP4E2M1: AVX2 faster for GEMV (batch 1: AVX-512 0.83–0.87×), AVX-512 faster at batch 8 (1.20–1.28×);
+///  - FP4E2M1: AVX2 faster for GEMV (batch 1: AVX-512 0.83–0.87×), AVX-512 faster at batch 8 (1.20–1.34×);
 ///    batches 2–7 are not measured, so they keep AVX2.
 ///  - FP8E4M3, FP8E5M2: no consistent gain (0.76–1.14×, within this host's noise): AVX2.
 /// Both x86 paths give the same guarantees (`bit_exact`), so this choice never changes a bit-exact result.
