@@ -137,16 +137,21 @@ void bm_fp32_avx2(benchmark::State& st) {
 }
 
 // The targets' ratio measured in pairs: every iteration times the tuned fp32 GEMV and the MX GEMV
-// (AVX2 path, weights with `finite_codes`) back to back, in alternating order, and the counters are
-// the medians (and 10th/90th percentiles) of the per-pair ratios t_fp32 / t_mx. A shared host's load
-// shifts both halves of a pair alike, so the ratio is steadier than two separately timed rows.
-void bm_pair_ratio(benchmark::State& st, id t) {
+// (kernel path `path`, weights with `finite_codes`) back to back, in alternating order, and the
+// counters are the medians (and 10th/90th percentiles) of the per-pair ratios t_fp32 / t_mx. A shared
+// host's load shifts both halves of a pair alike, so the ratio is steadier than two separately timed
+// rows. Registered for every path compiled into this binary (and `best`, what users get).
+void bm_pair_ratio(benchmark::State& st, id t, kmx::matmul_path path) {
   const int k = int(st.range(0)), batch = int(st.range(1));
   const auto wf = random_floats(std::size_t(N) * k, 1), xf = random_floats(std::size_t(batch) * k, 2);
   const auto w = quantize(t, wf, N, k), a = quantize(t, xf, batch, k);
   auto wv = w.view();
   wv.finite_codes = mx::finite_codes(t, w.data);
   std::vector<float> out(std::size_t(batch) * N);
+  if (kmx::matmul_t_block_scaled(t, a.view(), wv, out, path) != mx::status::ok) {
+    st.SkipWithError("path not available");
+    return;
+  }
   std::vector<double> ratio, t32, tmx;
   auto timed = [](auto&& f) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -155,7 +160,7 @@ void bm_pair_ratio(benchmark::State& st, id t) {
   };
   for (auto _ : st) {
     auto run32 = [&] { fp32_avx2(wf.data(), xf.data(), out.data(), batch, k); };
-    auto runmx = [&] { benchmark::DoNotOptimize(kmx::matmul_t_block_scaled(t, a.view(), wv, out, kmx::matmul_path::avx2)); };
+    auto runmx = [&] { benchmark::DoNotOptimize(kmx::matmul_t_block_scaled(t, a.view(), wv, out, path)); };
     double a32, amx;
     if (ratio.size() % 2 == 0) {
       a32 = timed(run32);
@@ -233,18 +238,48 @@ MX_BENCH(fp6e3m2, avx2);
 MX_BENCH(fp4e2m1, reference);
 MX_BENCH(fp4e2m1, integer);
 MX_BENCH(fp4e2m1, avx2);
+MX_BENCH(fp8e5m2, avx2);
+MX_BENCH(mxint8, avx2);
 #if defined(ARMLOWER_MX_AVX512)  // only on AVX-512 hosts (-march=native there); not timed so far
 MX_BENCH(fp8e4m3, avx512);
 MX_BENCH(fp6e2m3, avx512);
 MX_BENCH(fp6e3m2, avx512);
 MX_BENCH(fp4e2m1, avx512);
+MX_BENCH(fp8e5m2, avx512);
+MX_BENCH(mxint8, avx512);
 #endif
+// What users get: `matmul_path::best` (the run-time interpreter uses it whenever it is bit-exact).
+MX_BENCH(fp8e4m3, best);
+MX_BENCH(fp6e2m3, best);
+MX_BENCH(fp6e3m2, best);
+MX_BENCH(fp4e2m1, best);
+MX_BENCH(fp8e5m2, best);
+MX_BENCH(mxint8, best);
 BENCHMARK(bm_fp32_pseudocode)->Apply(shapes);
 #if defined(__AVX2__) && defined(__FMA__)
 BENCHMARK(bm_fp32_avx2)->Apply(shapes);
-BENCHMARK_CAPTURE(bm_pair_ratio, fp8e4m3, id::fp8e4m3)->Args({4096, 1})->Args({1024, 1})->UseManualTime()->MinTime(3.0)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(bm_pair_ratio, fp6e2m3, id::fp6e2m3)->Args({4096, 1})->Args({1024, 1})->UseManualTime()->MinTime(3.0)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(bm_pair_ratio, fp4e2m1, id::fp4e2m1)->Args({4096, 1})->Args({1024, 1})->UseManualTime()->MinTime(3.0)->Unit(benchmark::kMillisecond);
+#define MX_PAIR(T, P)                                                                                   \
+  BENCHMARK_CAPTURE(bm_pair_ratio, T##_##P, id::T, kmx::matmul_path::P)                                \
+      ->Args({4096, 1})                                                                                 \
+      ->Args({1024, 1})                                                                                 \
+      ->UseManualTime()                                                                                 \
+      ->MinTime(3.0)                                                                                    \
+      ->Unit(benchmark::kMillisecond)
+#define MX_PAIR_PATHS(T) \
+  MX_PAIR(T, reference); \
+  MX_PAIR(T, integer);   \
+  MX_PAIR(T, avx2);      \
+  MX_PAIR(T, best)
+MX_PAIR_PATHS(fp8e4m3);
+MX_PAIR_PATHS(fp6e2m3);
+MX_PAIR_PATHS(fp6e3m2);
+MX_PAIR_PATHS(fp4e2m1);
+#if defined(ARMLOWER_MX_AVX512)
+MX_PAIR(fp8e4m3, avx512);
+MX_PAIR(fp6e2m3, avx512);
+MX_PAIR(fp6e3m2, avx512);
+MX_PAIR(fp4e2m1, avx512);
+#endif
 #endif
 #if defined(ARMLOWER_BENCH_HAVE_DNNL)
 BENCHMARK(bm_fp32_onednn)->Apply(shapes);

@@ -7,17 +7,19 @@
 /// - Arm firmware: compile time. `__ARM_FEATURE_MVE` → `detail::linear_s*_mve`
 ///   (`kernels/arch/mve/linear.hpp`), else `__ARM_FEATURE_DSP` → `detail::linear_s*_dsp`
 ///   (`kernels/arch/dsp/linear.hpp`), else generic.
-/// - x86-64 host: run time by cpuid (`__builtin_cpu_supports`): AVX-512 VNNI (s8) if the CPU has
-///   avx512f+avx512bw+avx512vnni, else AVX2, else generic. The x86 paths are compiled with function
-///   target attributes, so no `-mavx2` is needed. Define `ARMLOWER_KERNELS_GENERIC_ONLY` to force the
-///   generic path everywhere.
+/// - x86-64 host: run time by cpuid (`__builtin_cpu_supports`) and, on AVX-512 hosts, by measurement
+///   (`best_path`): AVX2 if the CPU has it, else generic; the s8 AVX-512 VNNI path only for batch-1
+///   layers whose weights are at least `linear_vnni_min_weight_bytes`, the one shape class where it
+///   measured faster than AVX2 (benchmarks/RESULTS.md, "AVX-512 VNNI (AMD EPYC Zen 4)"). The x86 paths are compiled with
+///   function target attributes, so no `-mavx2` is needed. Define `ARMLOWER_KERNELS_GENERIC_ONLY` to
+///   force the generic path everywhere.
 /// - `linear_path` lets tests and benchmarks request one path explicitly.
 /// - Host only: `pack_weights_s8` + `linear_s8_prepacked` read weights pre-packed once (ahead of time,
 ///   caller-owned memory) as a single stream; same results, fastest s8 host path for batch-1 GEMV.
 /// The AVX-512 VNNI path compiles everywhere but is only selected when cpuid reports avx512f/bw/vnni.
-/// This project's CI machines (AVX2 only) run it through SIMDe's portable AVX-512
-/// (`test_kernels_linear_avx512_simde`: the CMSIS-NN vectors and the path-equality properties); it has
-/// not run on AVX-512 hardware or been timed.
+/// AVX2-only CI machines run it through SIMDe's portable AVX-512 (`test_kernels_linear_avx512_simde`:
+/// the CMSIS-NN vectors and the path-equality properties); on an AVX-512 host `test_kernels_linear`
+/// runs it natively. Every path gives the same integers, so the choice never changes a result.
 ///
 /// Firmware-clean: noexcept, no heap, no exceptions, no static initialisation, no scratch needed.
 #pragma once
@@ -88,20 +90,40 @@ enum class linear_path : std::uint8_t {
   }
 }
 
-/// The path `automatic` resolves to for s8 (`for_s16`: for the a16w8 kernel, which has no VNNI path).
-[[nodiscard]] inline linear_path best_path(bool for_s16 = false) noexcept {
+/// Smallest s8 weight matrix (rows·cols bytes) for which `automatic` picks the AVX-512 VNNI path for a
+/// batch-1 layer on a CPU that has it. Dispatch by measurement, not by ISA rank (issue 14): on AMD
+/// EPYC Zen 4 (benchmarks/RESULTS.md, "AVX-512 VNNI (AMD EPYC Zen 4)", `BM_s8_armlower_*`, median of
+/// 5 interleaved repetitions, two full runs and a re-run) the row-major AVX2 path is faster than VNNI
+/// on every measured layer up to 2048×2048 (VNNI 0.42–0.89× AVX2 at batch 1, 0.39–0.87× at batch 8)
+/// and on 4000×4 (0.78–0.94×); on 4096×4096 (16 MiB) VNNI is ahead at batch 1 (1.18–1.39×) and level
+/// at batch 8 (0.94–1.09×, so AVX2 is kept there). Batches 2–7 are not measured and keep AVX2.
+inline constexpr std::int64_t linear_vnni_min_weight_bytes = std::int64_t{16} << 20;
+
+/// The path `automatic` resolves to in this build on this CPU. `for_s16`: for the a16w8 kernel (no
+/// VNNI path); `weight_bytes`: rows·cols of the s8 layer (0 = a small layer) and `batches` its batch,
+/// see `linear_vnni_min_weight_bytes`.
+[[nodiscard]] inline linear_path best_path(bool for_s16 = false, std::int64_t weight_bytes = 0,
+                                           std::int32_t batches = 1) noexcept {
 #if defined(ARMLOWER_KERNELS_HAVE_MVE)
   (void)for_s16;
+  (void)weight_bytes;
+  (void)batches;
   return linear_path::arm_mve;
 #elif defined(ARMLOWER_KERNELS_HAVE_DSP)
   (void)for_s16;
+  (void)weight_bytes;
+  (void)batches;
   return linear_path::arm_dsp;
 #elif defined(ARMLOWER_KERNELS_HAVE_X86)
-  if (!for_s16 && detail::x86_has_avx512_vnni()) return linear_path::x86_avx512_vnni;
+  if (!for_s16 && batches == 1 && weight_bytes >= linear_vnni_min_weight_bytes && detail::x86_has_avx512_vnni()) {
+    return linear_path::x86_avx512_vnni;
+  }
   if (detail::x86_has_avx2()) return linear_path::x86_avx2;
   return linear_path::generic;
 #else
   (void)for_s16;
+  (void)weight_bytes;
+  (void)batches;
   return linear_path::generic;
 #endif
 }
@@ -164,11 +186,11 @@ namespace detail {
   return status::ok;
 }
 
-/// Fused s8 linear: validates `a`, then runs `path` (default: the best available).
+/// Fused s8 linear: validates `a`, then runs `path` (default: `best_path` for this layer's shape).
 /// @return the `validate` error, `unsupported_path` if `path` is not available, else `ok`.
 [[nodiscard]] inline status linear_s8(const linear_s8_args& a, linear_path path = linear_path::automatic) noexcept {
   if (const status s = validate(a); s != status::ok) return s;
-  if (path == linear_path::automatic) path = best_path(false);
+  if (path == linear_path::automatic) path = best_path(false, std::int64_t{a.rows} * a.cols, a.batches);
   switch (path) {
     case linear_path::generic: detail::linear_s8_generic(a); return status::ok;
 #if defined(ARMLOWER_KERNELS_HAVE_X86)

@@ -17,9 +17,9 @@
 ///  - `mve` (Cortex-M55 with MVE): FP4E2M1/FP6E2M3/FP6E3M2/MXINT8 bit-identical (integer `VMLADAVA`),
 ///    FP8 table-gather decode + 4-lane fp32 FMA block sums, within the dot-product bound (arch/arm_mve.hpp).
 ///    `unsupported_path` without MVE.
-///  - `best`: the first compiled-in path of avx512, avx2, mve, integer (reference for FP8E5M2 without
-///    SIMD). AVX-512 comes first because it handles two blocks per instruction; it has not been timed
-///    (no AVX-512 machine here).
+///  - `best`: `best_path(t, H)` — on x86 the AVX-512 path where it measured faster than AVX2 for this
+///    element type and A row count (`avx512_measured_faster`), else AVX2; then mve, then integer
+///    (reference for FP8E5M2 without SIMD). Dispatch by measurement, not by ISA rank (issue 14).
 /// Caveat common to all "bit-identical" claims: the block product `block_acc · (scale_A·scale_B)` is
 /// exact unless it is an fp32 subnormal or overflows; there the compiler may fuse it with the
 /// accumulation (FMA contraction) in one path and not another.
@@ -58,9 +58,29 @@ struct block_scaled_view {
 /// Implementation selector for `matmul_t_block_scaled` (see the file comment).
 enum class matmul_path : std::uint8_t { reference, integer, avx2, avx512, mve, best };
 
-/// The path `best` resolves to for element type `t` in this build.
-[[nodiscard]] constexpr matmul_path best_path(dtype::id t) noexcept {
-  if (arch::avx512::available) return matmul_path::avx512;
+/// True where the AVX-512 path measured faster than the AVX2 one for element type `t` with `a_rows`
+/// rows of A (H; 1 = GEMV), on AMD EPYC Zen 4: benchmarks/RESULTS.md, "AVX-512 VNNI (AMD EPYC Zen 4)",
+/// `bm_mx/*_avx2` vs `bm_mx/*_avx512` (B [4096, K], K 1024 and 4096, batch 1 and 8, median of 5).
+///  - FP6E2M3, FP6E3M2, MXINT8: AVX-512 faster at every measured shape (e.g. FP6E3M2 K 1024 batch 1:
+///    48.0 vs 27.1 GFLOP/s, MXINT8 62.6 vs 33.7).
+///  - FP4E2M1: AVX2 faster for GEMV (batch 1: AVX-512 0.83–0.87×), AVX-512 faster at batch 8 (1.20–1.34×);
+///    batches 2–7 are not measured, so they keep AVX2.
+///  - FP8E4M3, FP8E5M2: no consistent gain (0.76–1.14×, within this host's noise): AVX2.
+/// Both x86 paths give the same guarantees (`bit_exact`), so this choice never changes a bit-exact result.
+[[nodiscard]] constexpr bool avx512_measured_faster(dtype::id t, std::size_t a_rows) noexcept {
+  switch (t) {
+    case dtype::id::fp6e2m3:
+    case dtype::id::fp6e3m2:
+    case dtype::id::mxint8: return true;
+    case dtype::id::fp4e2m1: return a_rows >= 8;
+    default: return false;
+  }
+}
+
+/// The path `best` resolves to for element type `t` and `a_rows` rows of A (H) in this build.
+[[nodiscard]] constexpr matmul_path best_path(dtype::id t, std::size_t a_rows = 1) noexcept {
+  if (arch::avx512::available && (!arch::avx2::available || avx512_measured_faster(t, a_rows)))
+    return matmul_path::avx512;
   if (arch::avx2::available) return matmul_path::avx2;
   if (arch::mve::available) return matmul_path::mve;
   return t == dtype::id::fp8e5m2 ? matmul_path::reference : matmul_path::integer;
@@ -148,7 +168,7 @@ constexpr status run_rows(matmul_path path, const arch::rows_args& r) noexcept {
       a.scale.size() != na / armlower::mx::block_size || b.scale.size() != nbn / armlower::mx::block_size ||
       output.size() != n * h * w)
     return status::buffer_size;
-  if (path == matmul_path::best) path = best_path(t);
+  if (path == matmul_path::best) path = best_path(t, h);
   const std::size_t row_bytes = armlower::mx::storage_bytes(t, c);
   const std::size_t row_scales = c / armlower::mx::block_size;
   for (std::size_t i = 0; i < n; ++i) {
