@@ -4,7 +4,7 @@
 /// fully-connected layers (pointers to constant arrays + CMSIS-NN kernel parameters) executed in
 /// order by `run_plan` with armlower's CMSIS-form kernels (`armlower/compat/cmsis_nn.hpp`).
 ///
-/// Layer semantics (CMSIS-NN v7 conventions, `../shared/reference/kernels.md` §1.1–1.5):
+/// Layer semantics (CMSIS-NN v7 conventions: `arm_fully_connected_s8`, `arm_fully_connected_per_channel_s8`, `arm_fully_connected_s16`, `arm_vector_sum_s8`):
 ///  - `fully_connected_s8`: `arm_fully_connected_s8` / `_per_channel_s8`; `input_offset = −input_zp`,
 ///    `filter_offset = −weight_zp` (added), `output_offset = +output_zp`; TFLite-style shifts;
 ///    CMSIS-NN default (double) rounding. For MVE targets the constant `kernel_sum`

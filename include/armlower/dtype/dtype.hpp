@@ -4,7 +4,7 @@
 ///
 /// Source of the facts: TOSA 1.0 specification "Supported Number Formats" and the TOSA 1.1
 /// draft additions; serialized `DType` enum values of the FBS-1.0 and FBS-1.1 schemas
-/// (`../shared/reference/tosa.md` §1.1–1.2). Firmware-clean: standard headers only.
+/// (`tosa.fbs` of the TOSA serialization library, tosa-tools). Firmware-clean: standard headers only.
 #pragma once
 
 #include <array>

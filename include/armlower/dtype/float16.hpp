@@ -2,7 +2,7 @@
 /// The 16-bit float formats FP16 (IEEE binary16) and BF16 (the top half of an IEEE binary32),
 /// carried as their raw `std::uint16_t` bits, converted to and from fp32.
 ///
-/// Semantics: TOSA `round_to_nearest_float<out_t>` (`../shared/reference/tosa.md` §1.1, §3.5 CAST):
+/// Semantics: TOSA `round_to_nearest_float<out_t>` (TOSA 1.0 specification, "Number formats" and the CAST pseudocode):
 /// round to nearest, ties to even; overflow gives ±Inf; subnormals are produced and decoded (no
 /// flush to zero); NaN stays a quiet NaN with its sign. Decoding is exact. Firmware-clean and
 /// constexpr (integer arithmetic on the bit patterns only). The one implementation used by the

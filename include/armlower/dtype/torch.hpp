@@ -1,6 +1,6 @@
 /// @file armlower/dtype/torch.hpp
 /// torch dtype names → TOSA dtypes, exactly as ExecuTorch's Arm backend maps them
-/// (`backends/arm/tosa/mapping.py` `map_dtype`, `../shared/reference/executorch-arm.md` §2.1):
+/// (ExecuTorch `backends/arm/tosa/mapping.py` `map_dtype`):
 /// float32/float → FP32, float16/half → FP16, bfloat16 → BF16, float8_e4m3fn → FP8E4M3,
 /// float8_e5m2 → FP8E5M2, float8_e8m0fnu → FP8UE8M0, float4_e2m1fn_x2 → FP4E2M1, int8 → INT8,
 /// uint8 → INT8 (TOSA is signless), int16/short → INT16, int32/int → INT32, bool → BOOL.

@@ -6,7 +6,8 @@
 ///    output channel (axis 0), bias int32 with scale s_in·s_w[c], zero point 0;
 ///  - a16w8 (`get_symmetric_a16w8_quantization_config`): activations int16 per-tensor *symmetric*
 ///    (zero point 0, observer eps 2^−12), weights as above, bias int32 (ExecuTorch #15370).
-/// Sources: `../shared/reference/executorch-arm.md` §4.1, §5.6; the observer arithmetic is
+/// Sources: ExecuTorch's Arm quantizer (`backends/arm/quantizer/quantization_config.py`, the
+/// a16w8 and int8 configs); the observer arithmetic is
 /// PyTorch's `MinMaxObserver._calculate_qparams` (min clamped to ≤ 0, max to ≥ 0; affine
 /// zp = qmin − round(min/scale) clamped to [qmin, qmax]; symmetric scale = max|x| / ((qmax−qmin)/2));
 /// quantization is `clamp(round_half_even(x · (1/scale)) + zp, qmin, qmax)` in float32 as
