@@ -183,19 +183,13 @@ struct model {
   return layers;
 }
 
-/// The documented default calibration when `--calib` is not given: `graph::default_calibration`
-/// (256 rows uniform in [−1, 1], seed 0; fewer rows when in_features > 65536, bounding its memory).
-[[nodiscard]] inline std::vector<float> default_calibration(std::int32_t in_features) {
-  return graph::default_calibration(in_features);
-}
-
 /// What the user asked `lower` for.
 struct lower_request {
   std::optional<passes::scheme> sch;             ///< default: see `choose_scheme`
   std::optional<tosa::rounding_mode> rounding;  ///< default: see `lower_to_tosa`
   bool per_channel = false;                     ///< float models, integer schemes
-  std::vector<float> calibration;               ///< float models, integer schemes (rows × in_features)
-  std::optional<std::vector<std::int32_t>> calibration_shape;  ///< shape of the given calibration array (--calib)
+  std::vector<float> calibration;               ///< float models, integer schemes (rows × in_features),
+                                                ///< checked by `graph::check_calibration` when read
 };
 
 /// Default scheme: the activation dtype of a quantized model (INT8 → int8, INT16 → a16w8); for a
@@ -210,7 +204,7 @@ struct lower_request {
 
 /// A float model quantized for an integer scheme (the pipeline's QuantizeFloatGraph pass run
 /// ahead, so the caller keeps the qparams of the graph input and output). Returns `fw` itself
-/// when it is already quantized. Calibration: `req.calibration`, or `default_calibration`.
+/// when it is already quantized. Calibration: `req.calibration`, or `graph::default_calibration`.
 struct quantized_model {
   graph::graph graph;
   bool calibrated_by_default = false;
@@ -220,16 +214,9 @@ struct quantized_model {
   quantized_model q{fw, false, {}};
   if (passes::is_mx(s) || !passes::is_float_graph(fw)) return q;
   auto calib = req.calibration;
-  if (req.calibration_shape) {  // given: 0 rows, a wrong row length or a NaN/Inf is an error
+  if (calib.empty()) {
     const auto* x = fw.find(fw.inputs.at(0));
-    try {
-      static_cast<void>(graph::check_calibration(calib, *req.calibration_shape, x && !x->shape.empty() ? x->shape.back() : 1));
-    } catch (const std::invalid_argument& e) {
-      throw tool_error(std::string("--calib: ") + e.what());
-    }
-  } else if (calib.empty()) {
-    const auto* x = fw.find(fw.inputs.at(0));
-    calib = default_calibration(x && !x->shape.empty() ? x->shape.back() : 1);
+    calib = graph::default_calibration(x && !x->shape.empty() ? x->shape.back() : 1);
     q.calibrated_by_default = true;
   }
   if (auto st = passes::quantize_float_graph(q.graph, s, req.per_channel, calib, q.report); !st)

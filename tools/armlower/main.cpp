@@ -4,6 +4,7 @@
 #include "demo.hpp"
 #include "json.hpp"
 
+#include <armlower/io/text.hpp>
 #include <armlower/version.hpp>
 
 #include <CLI/CLI.hpp>
@@ -61,9 +62,7 @@ std::string one_line(std::string_view s) {
       while (i + 1 < s.size() && (s[i + 1] == '\n' || s[i + 1] == '\r')) ++i;
       if (i + 1 < s.size()) r += "; ";
     } else if (c < 0x20 || c == 0x7F) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\x%02X", c);
-      r += b;
+      io::append_escaped_byte(r, c);
     } else {
       r += static_cast<char>(c);
     }

@@ -29,6 +29,7 @@
 #include <armlower/graph/constant.hpp>
 #include <armlower/graph/graph.hpp>
 #include <armlower/io/file.hpp>
+#include <armlower/io/text.hpp>
 #include <armlower/import/detail/tflite_subset_generated.h>
 
 #include <algorithm>
@@ -64,14 +65,8 @@ class import_error : public std::runtime_error {
     r.reserve(s.size());
     for (const char c : s) {
       const auto u = static_cast<unsigned char>(c);
-      if (u >= 0x20 && u != 0x7F) {
-        r += c;
-        continue;
-      }
-      constexpr char hex[] = "0123456789ABCDEF";
-      r += "\\x";
-      r += hex[u >> 4];
-      r += hex[u & 15];
+      if (u >= 0x20 && u != 0x7F) r += c;
+      else io::append_escaped_byte(r, u);
     }
     return r;
   }

@@ -15,6 +15,7 @@
 #include <armlower/dtype/dtype.hpp>
 #include <armlower/graph/graph.hpp>
 #include <armlower/io/file.hpp>
+#include <armlower/io/text.hpp>
 
 #include <cstdint>
 #include <cstring>
@@ -63,12 +64,7 @@ inline std::string excerpt(std::string_view t) {
     if (c == '\n') r += "\\n";
     else if (c == '\\' || c == '\'') r += std::string("\\") + static_cast<char>(c);
     else if (c >= 0x20 && c < 0x7F) r += static_cast<char>(c);
-    else {
-      static constexpr char hex[] = "0123456789abcdef";
-      r += "\\x";
-      r += hex[c >> 4];
-      r += hex[c & 0xF];
-    }
+    else io::append_escaped_byte(r, c);
   }
   r += "'";
   if (t.size() > max_chars) r += "...";

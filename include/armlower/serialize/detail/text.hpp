@@ -3,6 +3,7 @@
 #pragma once
 
 #include <armlower/graph/graph.hpp>
+#include <armlower/io/text.hpp>
 
 #include <cstdint>
 #include <span>
@@ -45,16 +46,10 @@ inline constexpr std::int32_t max_shape_len = 64;
 
 /// Printable form of possibly non-printable bytes ("TOSA", "\x00\x01ab").
 [[nodiscard]] inline std::string printable(std::span<const std::uint8_t> b) {
-  static constexpr char hex[] = "0123456789abcdef";
   std::string s;
   for (auto c : b) {
-    if (c >= 0x20 && c < 0x7F) {
-      s += static_cast<char>(c);
-    } else {
-      s += "\\x";
-      s += hex[c >> 4];
-      s += hex[c & 15];
-    }
+    if (c >= 0x20 && c < 0x7F) s += static_cast<char>(c);
+    else io::append_escaped_byte(s, c);
   }
   return s;
 }
