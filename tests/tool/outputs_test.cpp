@@ -217,14 +217,12 @@ TEST_CASE("the lowering report gives the graph I/O quantization; it quantizes in
     const std::string spec = spec_c;
     INFO(spec);
     const auto tosa = d / "hf.tosa";
-    const auto j = json_of(std::string("lower --json ")
-                               .append(models)
-                               .append("hello_world_float.tflite --calib ")
-                               .append(q(calib))
-                               .append(" --spec ")
-                               .append(spec)
-                               .append(" -o ")
-                               .append(q(tosa)));
+    // `lower` of the float model with the calibration file, `spec` and output `out`.
+    const auto lower_args = [&](const fs::path& out) {
+      return std::string(models).append("hello_world_float.tflite --calib ").append(q(calib)).append(" --spec ")
+          .append(spec).append(" -o ").append(q(out));
+    };
+    const auto j = json_of("lower --json " + lower_args(tosa));
     const auto& io = j["report"]["io"];
     REQUIRE(io.size() == 2);
     const bool i16 = spec.find("a16w8") != std::string::npos;
@@ -233,14 +231,7 @@ TEST_CASE("the lowering report gives the graph I/O quantization; it quantizes in
     const double si = io[0]["scale"], so = io[1]["scale"];
     const int zi = io[0]["zero_point"], zo = io[1]["zero_point"];
     // The text report prints the same values.
-    const auto txt = run(std::string("lower ")
-                             .append(models)
-                             .append("hello_world_float.tflite --calib ")
-                             .append(q(calib))
-                             .append(" --spec ")
-                             .append(spec)
-                             .append(" -o ")
-                             .append(q(d / "hf2.tosa")));
+    const auto txt = run("lower " + lower_args(d / "hf2.tosa"));
     CHECK(txt.out.find("graph input '" + io[0]["name"].get<std::string>() + "' " + io[0]["dtype"].get<std::string>() +
                        " [1,1]: scale ") != std::string::npos);
     for (const double x : {0.5, 1.5, 3.0, 4.5, 6.0}) {
