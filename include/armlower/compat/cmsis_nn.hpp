@@ -2,7 +2,7 @@
 /// CMSIS-NN v7-compatible fully-connected entry points (`armlower::cmsis`), with the argument
 /// semantics and structs of `arm_fully_connected_s8`, `arm_fully_connected_per_channel_s8`,
 /// `arm_fully_connected_wrapper_s8`, `arm_fully_connected_s16`, `arm_vector_sum_s8(_s64)` and the
-/// buffer-size functions (`../shared/reference/kernels.md` §1.1–1.3, §1.5). They run armlower's own
+/// buffer-size functions (CMSIS-NN v7 `arm_nn_types.h`, `Source/FullyConnectedFunctions/`, `arm_vector_sum_s8`, `arm_nn_vec_mat_mult_t_s16`). They run armlower's own
 /// kernels (`kernels/linear.hpp`), bit-exact with CMSIS-NN / TFLite on every ISA.
 ///
 /// ## kernel_sum (ctx->buf) or bias — the rule (unlike CMSIS-NN, one answer on every ISA)
@@ -50,7 +50,7 @@ struct activation {
 
 /// `cmsis_nn_fc_params`. `input_offset = −input_zp`, `filter_offset = −filter_zp` (both added to the
 /// operands); `output_offset = +output_zp` (added after requantization — CMSIS-NN's struct comment
-/// saying "negative" is wrong, kernels.md §1.1).
+/// saying "negative" is wrong, CMSIS-NN v7 `Include/arm_nn_types.h`).
 struct fc_params {
   std::int32_t input_offset = 0;
   std::int32_t filter_offset = 0;
@@ -245,7 +245,7 @@ namespace detail {
 
 /// `arm_fully_connected_s16`: int16 input, int8 weights, int64 bias (nullable), int16 output; exact
 /// int64 accumulation for any depth and the 64-bit requantization without CMSIS-NN's int32 truncation
-/// (kernels.md §1.5–1.6, §7 item 5). `ctx` is ignored (may be null).
+/// (CMSIS-NN v7 `arm_nn_vec_mat_mult_t_s16`, `arm_nn_requantize_s64`; int64 partial sums beyond 511 columns). `ctx` is ignored (may be null).
 /// @return `null_pointer`, `shape_mismatch`, `zero_point_out_of_range` (any offset ≠ 0: int16 is
 ///   symmetric in CMSIS-NN/TFLM), and every error of `kernels::validate(linear_s16_args)`; else `ok`.
 [[nodiscard]] inline status fully_connected_s16(const context* /*ctx*/, const fc_params* fc_params,

@@ -1,6 +1,6 @@
 /// @file armlower/graph/constant.hpp
 /// Encoding and decoding of constant tensor payloads in the TOSA wire encoding
-/// (`../shared/reference/tosa.md` §4.6): little-endian two's complement integers (INT48 as 6
+/// (serialization_lib `tosa_serialization_handler.cpp` `Convert*toU8`): little-endian two's complement integers (INT48 as 6
 /// bytes, SHAPE/INT64 as 8), BOOL as one 0/1 byte, INT4 and FP4E2M1 two per byte (even index in
 /// bits [3:0]), FP8/FP8UE8M0/MXINT8 one raw code per byte, FP16/BF16 two raw bytes, FP32 four.
 /// FP6 is held here one code per byte (the in-memory form); on the wire the serializer packs it

@@ -7,7 +7,7 @@
 ///    `framework_op::linear`, `quantize`, `dequantize`, `relu`, `relu6`, `reshape`;
 ///  - a *TOSA* graph (what the passes produce, the serializer writes, the reader returns and
 ///    the interpreter runs): only `tosa::op` operators, with TOSA operand order
-///    (`../shared/reference/tosa.md` §4.5) and attributes as in the FBS schemas (§4.4).
+///    (TOSA 1.0 `tosa.xml` argument order, as written by serialization_lib `tosa_serializer.py`) and attributes as in serialization_lib `schema/tosa.fbs`.
 /// Hosted only (uses std::string / std::vector).
 #pragma once
 
@@ -41,7 +41,7 @@ struct quant_params {
 };
 
 /// A tensor. Shapes are row-major, dims ≥ 1, rank 0..6 (TOSA `shape:[int32]`).
-/// `data` holds a constant's payload in the TOSA wire encoding (tosa.md §4.6: little-endian;
+/// `data` holds a constant's payload in the TOSA wire encoding (serialization_lib `tosa_serialization_handler.cpp` `Convert*toU8`: little-endian;
 /// INT4/FP4 two per byte, low nibble = even index; INT48 6 bytes; SHAPE 8 bytes; FP6 one code
 /// per byte here, bit-packed by the serializer), *without* the 8-byte alignment padding. Use `armlower/graph/constant.hpp` to fill it.
 struct tensor {

@@ -10,8 +10,8 @@
 ///    the reason. Nothing is dropped silently.
 ///
 /// Supported TFLite operators (semantics: TFLite reference kernels,
-/// `tensorflow/lite/kernels/internal/reference/integer_ops/fully_connected.h`; facts in
-/// `../shared/reference/kernels.md` §2 and `oracles.md` §1a):
+/// `tensorflow/lite/kernels/internal/reference/integer_ops/fully_connected.h`; test
+/// models: the TFLite Micro hello_world example):
 ///  - FULLY_CONNECTED: int8×int8 (+int32 bias) per-tensor or per-channel weights (axis 0,
 ///    zero point 0), int16×int8 (+int64 or int32 bias), float32; fused NONE / RELU / RELU6;
 ///    keep_num_dims; weights must be constant [Cout, Cin] in the DEFAULT format; an input of

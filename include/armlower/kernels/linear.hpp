@@ -52,7 +52,7 @@ namespace armlower::kernels {
 enum class linear_path : std::uint8_t {
   automatic,        ///< the best available path (see file comment)
   generic,          ///< portable C++ reference (`kernels/arch/generic/linear.hpp`)
-  x86_avx2,         ///< AVX2: sign-extend to int16 + `vpmaddwd` (kernels.md §5.2)
+  x86_avx2,         ///< AVX2: sign-extend to int16 + `vpmaddwd` (Intel Intrinsics Guide `_mm256_madd_epi16`)
   x86_avx512_vnni,  ///< AVX-512 VNNI `vpdpbusd` with the unsigned-offset trick (s8 only; s16 uses AVX2)
   arm_dsp,          ///< Arm DSP extension (SMLAD family), firmware only
   arm_mve,          ///< Arm M-profile Vector Extension (Helium), firmware only
@@ -293,7 +293,7 @@ inline constexpr std::int32_t packed_group_rows = 8;
   return linear_s8(a);
 }
 
-/// CMSIS-NN `arm_vector_sum_s8` (kernels.md §1.3): for each row r,
+/// CMSIS-NN v7 `arm_vector_sum_s8`: for each row r,
 /// `kernel_sum[r] = (bias ? bias[r] : 0) + input_offset · (Σ_c w[r][c] + cols · filter_offset)`
 /// (the input-offset term only when input_offset ≠ 0, as in CMSIS-NN). Computed in int64 and wrapped
 /// to int32 like CMSIS-NN's int32 arithmetic (it cannot overflow for cols ≤ 2^15 and |bias| < 2^30).

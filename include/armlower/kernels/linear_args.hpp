@@ -23,7 +23,7 @@
 ///   contiguous (`input + b·cols`, `output + b·rows`). Input and output never alias.
 ///
 /// ## Semantics (s8; source: CMSIS-NN `arm_fully_connected_s8` / `arm_nn_vec_mat_mult_t_s8`,
-/// `../shared/reference/kernels.md` §1.1, §1.3)
+/// CMSIS-NN v7 `Include/arm_nn_types.h`; CMSIS-NN v7 `arm_vector_sum_s8`)
 /// For every batch b in [0, batches) and row (output channel) r in [0, rows):
 /// ```
 /// row_const[r] = kernel_sum ? kernel_sum[r]
@@ -67,7 +67,7 @@ struct linear_s8_args {
 };
 
 /// Arguments of the fused a16w8 linear kernel s16 × s8 → s16 (CMSIS-NN `arm_fully_connected_s16`,
-/// TFLite int16 fully connected with int64 bias; kernels.md §1.5, §2.2). Symmetric: no offsets
+/// TFLite int16 fully connected with int64 bias; CMSIS-NN v7 `arm_nn_vec_mat_mult_t_s16`, TFLite `QuantizeMultiplier`). Symmetric: no offsets
 /// (CMSIS-NN and TFLM require zero points of 0 for int16; ExecuTorch's a16w8 uses symmetric weights).
 ///
 /// ```
@@ -77,7 +77,7 @@ struct linear_s8_args {
 /// With TOSA's 16-bit form (multiplier16, shift16 of a RESCALE INT48→INT16 with scale32 = false) pass
 /// `multiplier = multiplier16 << 16` and `shift = 15 − shift16` (REDUCE_MULTIPLIER then returns
 /// multiplier16 exactly). Bound for implementers: |x·w| ≤ 2^22, so int32 partial sums of ≤ 511
-/// columns never overflow (CMSIS-NN's 512-column int32 phase can; kernels.md §1.5).
+/// columns never overflow (CMSIS-NN's 512-column int32 phase can; CMSIS-NN v7 `arm_nn_vec_mat_mult_t_s16`).
 struct linear_s16_args {
   const std::int16_t* input = nullptr;       ///< [batches][cols], required
   const std::int8_t* weights = nullptr;      ///< [rows][cols], required

@@ -4,7 +4,7 @@
 /// SINGLE_ROUND / DOUBLE_ROUND.
 ///
 /// Source: TOSA 1.0 `pseudocode/operators/RESCALE.tosac` and `scale_helpers.tosac`
-/// (`../shared/reference/tosa.md` §3.4). Every ERROR_IF and REQUIRE of the pseudocode is reported as
+/// (TOSA 1.0 RESCALE, chapters/type_conversion.adoc). Every ERROR_IF and REQUIRE of the pseudocode is reported as
 /// a status (never UB). Firmware-clean: no heap, no exceptions; noexcept.
 #pragma once
 
@@ -171,7 +171,7 @@ template <class In>
 }
 
 /// TOSA RESCALE: `out[i] = clip(apply_scale(in[i] − input_zp, multiplier[c], shift[c]) + output_zp)`,
-/// `c = per_channel ? i % channels : 0` (tosa.md §3.4).
+/// `c = per_channel ? i % channels : 0` (TOSA 1.0 RESCALE, chapters/type_conversion.adoc).
 /// @return the `validate` errors; per element, the REQUIRE failures of `apply_scale_32` /
 ///   `apply_scale_16` (`value_out_of_range`: value outside ±2^(shift−1), INT48 input out of range, result
 ///   or result + output_zp not an int32). On an error the output is partially written.

@@ -4,7 +4,7 @@
 ///
 /// Code 0x00 = 2^-127 is an **fp32 subnormal** (bits 0x00400000): `decode_e8m0` never relies on
 /// flush-to-zero, and callers must not build with FTZ/DAZ (-ffast-math) when scales can be 0x00.
-/// Source: OCP MX v1.0 §5.4; kernels.md §4.1. Firmware-clean, constexpr.
+/// Source: OCP MX v1.0 §5.4 (E8M0 scale). Firmware-clean, constexpr.
 #pragma once
 
 #include <bit>

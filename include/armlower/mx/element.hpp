@@ -4,7 +4,7 @@
 /// and `decode` (code → fp32, exact). All functions are constexpr and firmware-clean; decoding
 /// uses 256/64/16-entry constexpr tables (`decode_table`).
 ///
-/// Semantics (OCP MX v1.0 §5.3, OCP OFP8 §4, TOSA `round_to_nearest_float`; kernels.md §4.3–4.4):
+/// Semantics (OCP MX v1.0 §5.3, OCP OFP8 §4, TOSA `round_to_nearest_float`):
 ///  - finite values round to nearest, ties to even, with subnormals (never flush to zero);
 ///  - overflow (the RNE result exceeds the largest finite value) is `overflow::saturate` → ±max
 ///    (the OCP MX conversion rule, used by every block-scaled cast) or `overflow::propagate`

@@ -3,7 +3,7 @@
 /// MXINT8) keyed by `dtype::id`. The bit-layout facts and the largest finite value are not repeated
 /// here: they are read from the one dtype table (`dtype::traits`).
 ///
-/// Source: OCP Microscaling Formats (MX) v1.0 §5 and OCP OFP8; `../shared/reference/kernels.md` §4.1.
+/// Source: OCP Microscaling Formats (MX) v1.0 §5 and OCP OFP8 (element and scale formats).
 /// Firmware-clean.
 #pragma once
 
@@ -35,7 +35,7 @@ struct element_format {
   bool has_nan;              ///< E4M3 (S.1111.111) and E5M2 (S.11111.{01,10,11})
   std::uint8_t nan_mag;      ///< magnitude code produced for NaN: E4M3 0x7F, E5M2 0x7E (quiet); 0 when no NaN
   std::int8_t int_shift;     ///< k such that every element value × 2^k is an integer: FP4 1, E2M3 3,
-                             ///< E3M2 4, E4M3 9, E5M2 16, MXINT8 6 (kernels.md §4.5)
+                             ///< E3M2 4, E4M3 9, E5M2 16, MXINT8 6 (exact integer block dot products)
 };
 
 namespace detail {

@@ -4,7 +4,7 @@
 /// passes call to MX-quantize a weight matrix [Cout, Cin] ahead of time (ExecuTorch `to_mx`, block
 /// 32), and what the CAST_TO_BLOCK_SCALED / CAST_FROM_BLOCK_SCALED kernels run.
 ///
-/// Per block (OCP MX v1.0 §6.3; TOSA CAST_TO_BLOCK_SCALED, tosa.md §3.6):
+/// Per block (OCP MX v1.0 §6.3; TOSA 1.1-draft CAST_TO_BLOCK_SCALED):
 ///   scale = block_scale(max |x_i|, t, mode)                      (see mx/scale.hpp)
 ///   code_i = encode(t, x_i · 2^-(scale-127), overflow::saturate)  (RNE, saturating; mx/element.hpp)
 /// The multiplication by the exact power of two 2^-(scale-127) equals TOSA's fp32 division x / scale

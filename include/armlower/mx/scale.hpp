@@ -3,7 +3,7 @@
 /// the block's largest magnitude `amax` under a rule selectable per call (`scale_mode`).
 ///
 /// Write amax = m · 2^e with m in [1, 2) and let emax be the element's OCP emax_elem
-/// (`element_format::emax`). The unbiased scale exponent X is (kernels.md §4.2, tosa.md §3.6):
+/// (`element_format::emax`). The unbiased scale exponent X is (OCP MX v1.0 §6.3, TOSA 1.1-draft CAST_TO_BLOCK_SCALED):
 ///  - `tosa`  TOSA 1.1 `calc_block_scale` as tosa-tools 2026.8.0's reference model implements it:
 ///            out_max = max_normal + ulp(max_normal)/2; FP8E4M3: ceil(log2(amax/out_max)), others
 ///            floor(log2(amax/out_max)) + 1. Equivalently e - emax + 1 exactly when m ≥ out_max/2^emax
@@ -13,7 +13,7 @@
 ///  - `ceil`  torchao CEIL: e - emax + (m > 1).
 ///  - `even`  torchao EVEN: amax rounded to mbits mantissa bits (RNE-style add) then FLOOR, i.e.
 ///            e - emax + (m ≥ 2 - 2^-(mbits+1)).
-///  - `rceil` torchao RCEIL (ExecuTorch's weight mode, executorch-arm.md §3.3; Blackwell
+///  - `rceil` torchao RCEIL (ExecuTorch's weight mode, torchao `mx_formats/mx_tensor.py` `to_mx`; Blackwell
 ///            cvt.rp.ue8m0): the fp32 quotient amax/max_normal rounded *up* to a power of two
 ///            (fp32 subnormal quotients round up only when above 2^-127). A result of 2^128 gives NaN
 ///            (torchao clamps to [-127, 128] and 128 is 0xFF).

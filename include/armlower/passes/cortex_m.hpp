@@ -1,7 +1,7 @@
 /// @file armlower/passes/cortex_m.hpp
 /// Cortex-M lowering (S3): a quantized framework graph → a Cortex-M plan of CMSIS-NN fully
 /// connected layers (ExecuTorch `QuantizedLinearFusionPass` #15526 with the #19676 fix,
-/// `../shared/reference/executorch-arm.md` §5; CMSIS-NN conventions `reference/kernels.md` §1).
+/// ExecuTorch `backends/cortex_m/passes/`; CMSIS-NN v7 fully-connected conventions).
 ///
 /// Pipeline: FoldAndAnnotateQParams → FuseQuantizedActivation → QuantizedLinearFusion.
 /// Per linear (the graph must be a chain: input → linear → ... → linear → output):

@@ -2,7 +2,7 @@
 /// Integer lowering of quantized linear layers (int8 and a16w8), after FoldAndAnnotateQParams:
 ///
 /// DecomposeLinear (ExecuTorch `DecomposeLinearPass` + `RewriteConvPass`,
-/// `../shared/reference/executorch-arm.md` §4.2–4.4): `linear(x[..., Ci], W[Co, Ci], b)` becomes
+/// `backends/arm/_passes/decompose_linear_pass.py`, `backends/arm/operators/op_conv2d.py`): `linear(x[..., Ci], W[Co, Ci], b)` becomes
 ///
 ///     RESHAPE(x, [B,1,1,Ci]) → CONV2D 1×1 (weights OHWI [Co,1,1,Ci], bias, input_zp, weight_zp)
 ///       → ... → RESHAPE(·, [..., Co])               B = product of the leading dims (1 for rank 1)
@@ -10,7 +10,7 @@
 /// with a zero bias when there is none. int8: CONV2D i8×i8 → i32 (acc_type INT32, bias INT32);
 /// a16w8: CONV2D i16×i8 → i48 (acc_type INT48, bias re-encoded as INT48 — ExecuTorch main, #19278);
 /// the a16w8 bias may be INT32 or INT64 (TFLite's int16×int8 FULLY_CONNECTED convention,
-/// `../shared/reference/kernels.md` §1.5) — an INT64 value outside the INT48 range is an error.
+/// CMSIS-NN v7 `arm_nn_vec_mat_mult_t_s16`) — an INT64 value outside the INT48 range is an error.
 ///
 /// InsertRescale (ExecuTorch `op_conv2d` post-rescale, §4.4–4.5): after each such CONV2D a RESCALE
 /// to the output dtype with scale s_in·s_w[c]/s_out (double arithmetic, per channel when the weights
@@ -149,8 +149,8 @@ struct linear_operands {
   }
   if (r.b != nullptr) {
     if (!r.b->is_constant) return lowering_error{pass, label, r.b->name, "bias must be a constant"};
-    // int8: INT32 bias. a16w8: INT32, or INT64 (TFLite/CMSIS-NN int16x8 convention, kernels.md
-    // §1.5) whose values fit the INT48 bias/accumulator of the TOSA CONV2D.
+    // int8: INT32 bias. a16w8: INT32, or INT64 (TFLite/CMSIS-NN int16x8 convention,
+    // CMSIS-NN v7 `arm_nn_vec_mat_mult_t_s16`) whose values fit the INT48 bias/accumulator of the TOSA CONV2D.
     const bool i64_ok = s == scheme::a16w8 && r.b->type == dtype::id::i64;
     if (r.b->type != dtype::id::i32 && !i64_ok)
       return lowering_error{pass, label, r.b->name,

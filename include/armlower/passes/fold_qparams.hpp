@@ -1,6 +1,6 @@
 /// @file armlower/passes/fold_qparams.hpp
 /// FoldAndAnnotateQParams and FuseQuantizedActivation — the first passes of every quantized
-/// lowering (ExecuTorch `FoldAndAnnotateQParamsPass`, `../shared/reference/executorch-arm.md` §5.2).
+/// lowering (ExecuTorch `FoldAndAnnotateQParamsPass`, `backends/arm/_passes/fold_qdq_with_annotated_qparams_pass.py`).
 ///
 /// FoldAndAnnotateQParams: for every framework operator that is not itself a QUANTIZE or
 /// DEQUANTIZE, each input produced by a DEQUANTIZE is rewired to the DEQUANTIZE's (quantized)

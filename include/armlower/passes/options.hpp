@@ -15,7 +15,7 @@
 
 namespace armlower::passes {
 
-/// How a linear layer is lowered (ExecuTorch equivalents in `../shared/reference/executorch-arm.md`):
+/// How a linear layer is lowered (ExecuTorch equivalents in `backends/arm/`):
 ///  - int8: int8 activations and weights, CONV2D i8×i8→i32 + RESCALE (TOSA-1.0+INT);
 ///  - a16w8: int16 activations, int8 weights, CONV2D i16×i8→i48 + RESCALE INT48→INT16 (needs EXT-INT16);
 ///  - mxfp*: weights MX-quantized ahead of time, CAST_TO_BLOCK_SCALED + MATMUL_T_BLOCK_SCALED

@@ -6,7 +6,7 @@
 ///     auto r = armlower::lower(target, g, opts);                 // target chosen at run time
 ///     if (!r) std::cerr << r.error().message();  else use r->graph, r->report
 ///
-/// Pipelines (ExecuTorch `arm_pass_manager` order, `../shared/reference/executorch-arm.md` §3.7):
+/// Pipelines (ExecuTorch `backends/arm/_passes/arm_pass_manager.py` order):
 ///  - int8 / a16w8: [QuantizeFloatGraph, for a float graph with `options::calibration`] →
 ///    FoldAndAnnotateQParams → FuseQuantizedActivation → DecomposeLinear →
 ///    InsertRescale → LowerActivationsAndReshapes → Validate;

@@ -1,7 +1,7 @@
 /// @file armlower/passes/quantize_float.hpp
 /// QuantizeFloatGraph: post-training quantization of a *float* framework graph for an integer
 /// scheme, as ExecuTorch's quantizer + calibration would do it before export
-/// (`../shared/reference/executorch-arm.md` §4.1, §5.6): the graph (a chain of float linears
+/// (ExecuTorch `backends/arm/quantizer/arm_quantizer.py`, `backends/cortex_m/quantizer/quantization_configs.py`): the graph (a chain of float linears
 /// with optional ReLU/ReLU6) is run in float on the calibration rows, every activation's range is
 /// observed, and the graph is rebuilt with `graph::build_quantized_mlp` (int8: affine int8
 /// activations; a16w8: symmetric int16; weights symmetric −127..127 per tensor or per channel;

@@ -1,6 +1,6 @@
 /// @file armlower/passes/rewrite_mxfp_linear.hpp
 /// RewriteMXFPLinear: lowers a float `linear` to the TOSA 1.1 block-scaled ops (ExecuTorch
-/// `RewriteMXFPLinearPass` + `to_mxfp`, `../shared/reference/executorch-arm.md` §3.1, §3.6):
+/// `RewriteMXFPLinearPass` + `to_mxfp`, ExecuTorch `backends/arm/_passes/rewrite_mxfp_linear.py`, `backends/arm/ao_ext/`):
 ///
 ///     x[..., Cin] ─RESHAPE [1,B,Cin]─► CAST_TO_BLOCK_SCALED ─► (x_data [1,B,Cin], x_scale [1,B,Cin/32])
 ///     MATMUL_T_BLOCK_SCALED(x_data, x_scale, W_data [1,Cout,Cin], W_scale [1,Cout,Cin/32]) ─► [1,B,Cout] fp32

@@ -3,13 +3,13 @@
 ///
 /// - **TOSA / ExecuTorch** (`tosa_multiplier`): `y = (x · multiplier + round) >> shift`, shift is a
 ///   *right* shift in 2..62; 32-bit multipliers for `scale32 = true`, 16-bit for `scale32 = false`.
-///   Recipe of ExecuTorch `compute_multiplier_and_shift` (`../shared/reference/executorch-arm.md` §4.5):
+///   Recipe of ExecuTorch `compute_multiplier_and_shift` ):
 ///   frexp, round half to even, 2^offset fix-up, shift clamped to ≤ 62, error unless 2 ≤ shift ≤ 62.
 /// - **TFLite / CMSIS-NN** (`quantized_multiplier`): `QuantizeMultiplier` (`tensorflow/lite/kernels/
-///   internal/quantization_util.cc`, `../shared/reference/kernels.md` §2.2): frexp, round half away from
+///   internal/quantization_util.cc`): frexp, round half away from
 ///   zero, 2^31 fix-up, flush of tiny scales; shift is TFLite-style (positive = left).
 ///
-/// Conversions between them (kernels.md §3 "Mapping"): TFLite (q, s) → TOSA scale32 (q, 31 − s);
+/// Conversions between them (TOSA `apply_scale_32` vs TFLite `MultiplyByQuantizedMultiplier`): TFLite (q, s) → TOSA scale32 (q, 31 − s);
 /// a16w8 with int64 accumulators → TOSA scale16 (REDUCE_MULTIPLIER(q), 15 − s).
 ///
 /// Everything is `constexpr` and `noexcept`, uses integer arithmetic on the IEEE-754 bits of the
@@ -85,7 +85,7 @@ struct frexp_result {
 /// (`scale32 = false`, INT16 multipliers; required for INT48 inputs).
 enum class multiplier_width : std::uint8_t { bits16 = 16, bits32 = 32 };
 
-/// ExecuTorch / TOSA scale → (multiplier, shift) (`compute_multiplier_and_shift`, executorch-arm.md §4.5):
+/// ExecuTorch / TOSA scale → (multiplier, shift) (ExecuTorch `compute_multiplier_and_shift`):
 /// `m, e = frexp(scale)`; `mult = round_half_even(m · 2^offset)` (offset 31 or 15); if `mult == 2^offset`
 /// then `mult /= 2, e += 1`; `shift = offset − e`; if `shift > 62` then `mult >>= min(31, shift − 62)`,
 /// `shift = 62`. A zero scale gives (0, offset).
@@ -121,7 +121,7 @@ enum class multiplier_width : std::uint8_t { bits16 = 16, bits32 = 32 };
 /// under `TFLITE_SINGLE_ROUNDING` (shift > 30 → (2^31 − 1, 30)).
 enum class tflite_rounding_build : std::uint8_t { double_rounding, single_rounding };
 
-/// TFLite / CMSIS-NN `QuantizeMultiplier(double, int32*, int*)` (kernels.md §2.2): zero → (0, 0);
+/// TFLite / CMSIS-NN `QuantizeMultiplier(double, int32*, int*)` (TFLite `kernels/internal/quantization_util.cc`): zero → (0, 0);
 /// `q = round_half_away(frexp_fraction · 2^31)`; if `q == 2^31` then `q /= 2, shift += 1`; if
 /// `shift < −31` the multiplier is flushed to (0, 0); with `single_rounding`, `shift > 30` becomes
 /// (2^31 − 1, 30).
@@ -158,7 +158,7 @@ enum class tflite_rounding_build : std::uint8_t { double_rounding, single_roundi
 }
 
 /// Per-tensor effective scale as TFLite computes it (`GetQuantizedConvolutionMultipler`,
-/// kernels.md §2.2 and §7 item 3): the product `input_scale · filter_scale` is rounded to **float32**
+/// TFLite `kernels/kernel_util.cc`): the product `input_scale · filter_scale` is rounded to **float32**
 /// first, then widened and divided in double. Use this to be bit-exact with TFLite per-tensor models.
 [[nodiscard]] constexpr double per_tensor_real_multiplier(float input_scale, float filter_scale,
                                                           float output_scale) noexcept {
@@ -174,14 +174,14 @@ enum class tflite_rounding_build : std::uint8_t { double_rounding, single_roundi
          static_cast<double>(output_scale);
 }
 
-/// CMSIS-NN / TFLite `REDUCE_MULTIPLIER` (kernels.md §1.5): the 16-bit multiplier used with int64
+/// CMSIS-NN / TFLite `REDUCE_MULTIPLIER` (CMSIS-NN v7 `arm_nn_vec_mat_mult_t_s16`): the 16-bit multiplier used with int64
 /// accumulators, `q < 0x7FFF0000 ? (q + 2^15) >> 16 : 0x7FFF`. Input q ≥ 0.
 [[nodiscard]] constexpr std::int32_t reduce_multiplier(std::int32_t q) noexcept {
   return q < 0x7FFF0000 ? static_cast<std::int32_t>((static_cast<std::int64_t>(q) + (1 << 15)) >> 16)
                         : 0x7FFF;
 }
 
-/// TFLite (q, s) → TOSA `scale32 = true` (q, 31 − s) (kernels.md §3 "Mapping"). The two then give
+/// TFLite (q, s) → TOSA `scale32 = true` (q, 31 − s) (TOSA `apply_scale_32` vs TFLite `MultiplyByQuantizedMultiplier`). The two then give
 /// bit-identical results (TOSA SINGLE_ROUND = TFLite single rounding, DOUBLE_ROUND = default).
 /// @return `status::multiplier_out_of_range` if q < 0; `status::shift_out_of_range` unless
 ///         −31 ≤ s ≤ 29 (TOSA shift 2..62).

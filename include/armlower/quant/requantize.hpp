@@ -3,9 +3,9 @@
 /// (default double rounding and `CMSIS_NN_USE_SINGLE_ROUNDING`), and the 64-bit a16w8 requantization
 /// computed fully in 64 bits (without CMSIS-NN's early int32 truncation).
 ///
-/// Sources of the semantics: TOSA `pseudocode/library/scale_helpers.tosac` (`../shared/reference/
-/// tosa.md` §3.4), CMSIS-NN `Include/arm_nnsupportfunctions.h` and TFLite `common.cc`
-/// (`../shared/reference/kernels.md` §1.6, §2.2, §3). The equivalences of kernels.md §3 hold:
+/// Sources of the semantics: TOSA `pseudocode/library/scale_helpers.tosac` (`apply_scale_32`,
+/// `apply_scale_16`; TOSA 1.0 RESCALE), CMSIS-NN `Include/arm_nnsupportfunctions.h` and TFLite `common.cc`
+/// (`arm_nn_requantize`, `MultiplyByQuantizedMultiplier`, `QuantizeMultiplier`). These equivalences hold:
 /// `apply_scale_32(x, q, 31 − s, false) == requantize_single_round(x, q, s)` and
 /// `apply_scale_32(x, q, 31 − s, true) == requantize(x, q, s)` wherever both are defined;
 /// `apply_scale_16(x, reduce_multiplier(q), 15 − s) == requantize_s64(x, reduce_multiplier(q), s)`.
@@ -161,7 +161,7 @@ namespace detail {
 /// `(val · reduced_multiplier + 2^(14−shift)) >> (15 − shift)` as a full-width result (no int32
 /// truncation). Equals TFLite's int64 `MultiplyByQuantizedMultiplier` (both rounding builds) whenever
 /// that fits int32, CMSIS-NN `arm_nn_requantize_s64` while |result| < 2^30 (CMSIS-NN truncates to int32
-/// before its last rounding step; kernels.md §1.6), and TOSA `apply_scale_16(val, m, 15 − shift)`.
+/// before its last rounding step; CMSIS-NN v7 `arm_nn_requantize`, `Include/arm_nnsupportfunctions.h`), and TOSA `apply_scale_16(val, m, 15 − shift)`.
 /// Domain −47 ≤ shift ≤ 14, 0 ≤ reduced_multiplier ≤ 32767; any int64 `val` (saturates to int64).
 [[nodiscard]] constexpr std::int64_t requantize_s64(std::int64_t val, std::int32_t reduced_multiplier,
                                                     std::int32_t shift) noexcept {

@@ -1,7 +1,7 @@
 /// @file armlower/run/error.hpp
 /// `run::error`: why the TOSA interpreter refused or stopped a graph — which operator (index
 /// and TOSA name), which tensor, and which rule. The kinds mirror the TOSA graph-compliance
-/// outcomes (`../shared/reference/tosa.md` §6: ERROR_IF → TOSA_ERROR, REQUIRE →
+/// outcomes (TOSA 1.0 "TOSA Graph Compliance", chapters/introduction.adoc: ERROR_IF → TOSA_ERROR, REQUIRE →
 /// TOSA_UNPREDICTABLE) plus the interpreter's own limits. Hosted only.
 #pragma once
 

@@ -67,7 +67,7 @@ struct result {
 
 namespace detail {
 
-/// Operand and result counts of each op (TOSA operand order, tosa.md §4.5).
+/// Operand and result counts of each op (TOSA 1.0 `tosa.xml` argument order).
 struct arity {
   std::size_t inputs;
   std::size_t outputs;

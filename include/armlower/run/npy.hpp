@@ -1,6 +1,6 @@
 /// @file armlower/run/npy.hpp
 /// `run::value` ↔ NumPy arrays (`armlower/io/npy.hpp`), with the conventions of the TOSA
-/// reference model's Python API (`../shared/reference/tosa.md` §5): BOOL as `|b1`, INT8/16/32
+/// reference model's Python API (tosa-tools `tosa_reference_model`): BOOL as `|b1`, INT8/16/32
 /// as `i1/i2/i4`, INT48, INT64 and SHAPE as `<i8` (int64), FP16 as `<f2`, FP32 as `<f4`.
 /// BF16, FP8, FP6, FP4, FP8UE8M0 and MXINT8 have no `.npy` form here. Hosted only.
 #pragma once

@@ -7,7 +7,7 @@
 ///  - code: FP8E4M3, FP8E5M2, FP6E2M3, FP6E3M2, FP4E2M1, FP8UE8M0, MXINT8 as one raw code
 ///    per element (`std::uint8_t`, FP6 < 64, FP4 < 16), unpacked.
 /// Conversions to and from the TOSA constant wire encoding (`armlower/graph/constant.hpp`,
-/// `../shared/reference/tosa.md` §4.6). Hosted only.
+/// serialization_lib `tosa_serialization_handler.cpp` `Convert*toU8`). Hosted only.
 #pragma once
 
 #include <armlower/dtype/dtype.hpp>
@@ -184,7 +184,7 @@ inline value checked(value v, const char* who) {
   return detail::checked(value{t, std::move(shape), {}, {}, std::move(v)}, "run::from_codes");
 }
 
-/// Decodes a payload in the TOSA constant wire encoding (tosa.md §4.6; FP16/BF16 as 2 LE
+/// Decodes a payload in the TOSA constant wire encoding (serialization_lib `tosa_serialization_handler.cpp` `Convert*toU8`; FP16/BF16 as 2 LE
 /// bytes of their bits) into a value of dtype `t` and `shape`. Extra trailing bytes (the
 /// serializer's 8-byte padding) are ignored. Throws std::invalid_argument when the payload is
 /// too short, the shape invalid, or a decoded value invalid for `t` (an INT4 −8, an FP6 code ≥ 64).

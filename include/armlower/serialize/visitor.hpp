@@ -2,7 +2,7 @@
 /// The serializer's per-op visitors and their legality gate.
 ///
 /// - `op_visitor<Op>`: one template specialization per TOSA op armlower emits; it encodes the
-///   op's attribute table (`../shared/reference/tosa.md` §4.4) and the `TosaOperator` with
+///   op's attribute table (serialization_lib `schema/tosa.fbs` attribute tables) and the `TosaOperator` with
 ///   its operands in TOSA order (§4.5).
 /// - `op_writer<Spec, Op, Dtypes...>`: the visitor of one type-support row of the one op
 ///   table (`tosa/op_table.hpp`, slot order documented there) for a compile-time target

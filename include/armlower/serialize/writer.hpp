@@ -12,7 +12,7 @@
 /// SHAPE constant, then one CONST per other constant (both in tensor order), then the graph's
 /// other operators in order (explicit `const_` operators in the
 /// graph are checked and folded into that prefix); each operator with its attribute table
-/// (`attribute_type` = op value) and operands in TOSA order (tosa.md §4.5); block inputs and
+/// (`attribute_type` = op value) and operands in TOSA order (TOSA 1.0 `tosa.xml` argument order, as written by serialization_lib `tosa_serializer.py`); block inputs and
 /// outputs = graph inputs and outputs.
 ///
 /// Constant payloads are taken as `graph::tensor::data` holds them (the wire encoding of

@@ -3,9 +3,9 @@
 /// inexactround and dynamic), one constexpr table saying which profile(s) and which version
 /// allow each, and the bit-set type `ext_set`.
 ///
-/// Semantics: TOSA 1.0 / 1.1-draft `tosa.xml` extension list (`../shared/reference/tosa.md`
-/// §2.2: each extension requires one of its listed profiles) and ExecuTorch's
-/// `valid_extensions` per version and profile (`reference/executorch-arm.md` §1.2). The table
+/// Semantics: TOSA 1.0 / 1.1-draft `tosa.xml` extension list (`<extensions>`:
+/// each extension requires one of its listed profiles) and ExecuTorch's
+/// `valid_extensions` per version and profile (ExecuTorch `backends/arm/tosa/specification.py`). The table
 /// reproduces ExecuTorch's lists exactly; doubleround/inexactround (PRO-INT) and dynamic
 /// (PRO-INT or PRO-FP), all since 1.0, are armlower additions taken from the TOSA spec.
 #pragma once

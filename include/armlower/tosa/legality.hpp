@@ -8,8 +8,8 @@
 /// Semantics: a row is legal on a target when the target's version includes the row's
 /// version, the target has one of the row's profiles (if any) and supports the row's
 /// extensions (any-of / all-of) — MLIR's `checkProfileOrExtension` design
-/// (`../shared/reference/tosa.md` §7). Tensor gating follows ExecuTorch `TosaArg.__validate`
-/// (`reference/executorch-arm.md` §2.3) plus FP8UE8M0 and MXINT8 only with mxfp.
+/// (MLIR `TosaComplianceData.h.inc`, generated from the spec XML). Tensor gating follows ExecuTorch `TosaArg.__validate`
+/// (`backends/arm/tosa/mapping.py`) plus FP8UE8M0 and MXINT8 only with mxfp.
 #pragma once
 
 #include <array>
@@ -266,7 +266,7 @@ struct tensor_check_result {
 
 /// Tensor dtype gating: may a tensor of dtype `d` appear in a graph for `t`? The rules of
 /// `tensor_requirement`, plus ExecuTorch's partitioner rule that BOOL is not supported on the
-/// U55 subset (`reference/executorch-arm.md` §2.4).
+/// U55 subset (ExecuTorch `backends/arm/operator_support/tosa_supported_operators.py`).
 [[nodiscard]] constexpr tensor_check_result check_tensor(const target& t, dtype::id d) noexcept {
   tensor_check_result r;
   if (d == dtype::id::boolean && t.u55) {

@@ -2,7 +2,7 @@
 /// TOSA levels (none and 8K) and their limits.
 ///
 /// Semantics: TOSA 1.0 `tosa.xml` `<levels>`; MAX_SHAPE_LEN added by 1.1
-/// (`../shared/reference/tosa.md` §2.3; same numbers as MLIR `TOSA_LEVEL_EIGHTK`).
+/// (TOSA 1.0 `tosa.xml` `<levels>`; same numbers as MLIR `TOSA_LEVEL_EIGHTK`).
 #pragma once
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 /// The TOSA operators armlower lowers to, with their serialized `Op` numbers.
 ///
 /// Source: `Op` enum of the FBS-1.0 schema and the FBS-1.1 (tosa-tools 2026.05) appendix;
-/// the `Attribute` union index equals the op number (`../shared/reference/tosa.md` §4.3).
+/// the `Attribute` union index equals the op number (serialization_lib `schema/tosa.fbs` `enum Op` / `union Attribute`).
 #pragma once
 
 #include <array>

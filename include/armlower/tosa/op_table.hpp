@@ -21,7 +21,7 @@
 /// | MATMUL_T_BLOCK_SCALED   | (A_data, B_data) 2               | scales fp8ue8m0, output always fp32       |
 ///
 /// Source: TOSA 1.0 `tosa.xml` type-support tables and the 1.1-draft (EXT-MXFP) additions as
-/// transcribed in `../shared/reference/tosa.md` §3.1–3.6 (requirement spelling as in MLIR's
+/// transcribed from the operator argument tables (requirement spelling as in MLIR's
 /// generated compliance tables, §7). Deviations, each deliberate:
 ///  - CONV2D fp16 allows acc_type fp16 or fp32: two rows with the same slot dtypes, the fp32 one
 ///    first (armlower's preferred accumulator). `find_row` and the legality queries see the
@@ -132,7 +132,7 @@ constexpr type_support_row mt(dtype::id t) noexcept {
 
 // clang-format off
 inline constexpr std::array table{
-    // CONST (t)                                                              tosa.md §3.5
+    // CONST (t)                                                              TOSA 1.0 data_nodes.adoc
     r1(op::const_, boolean, int_or_fp), r1(op::const_, i8, int_or_fp),
     r1(op::const_, i16, int_or_fp), r1(op::const_, i32, int_or_fp),
     r1(op::const_, i4, x(ext::int4)), r1(op::const_, i48, x(ext::int16)),
@@ -142,7 +142,7 @@ inline constexpr std::array table{
     r1(op::const_, fp8ue8m0, x(ext::mxfp), v::v1_1), r1(op::const_, fp6e2m3, x(ext::mxfp), v::v1_1),
     r1(op::const_, fp6e3m2, x(ext::mxfp), v::v1_1), r1(op::const_, fp4e2m1, x(ext::mxfp), v::v1_1),
     r1(op::const_, mxint8, x(ext::mxfp), v::v1_1),
-    // RESHAPE (t)                                                            tosa.md §3.5
+    // RESHAPE (t)                                                            TOSA 1.0 data_layout.adoc
     r1(op::reshape, boolean, int_or_fp), r1(op::reshape, i8, pro_int), r1(op::reshape, i16, pro_int),
     r1(op::reshape, i32, pro_int), r1(op::reshape, fp8e4m3, x(ext::fp8e4m3)),
     r1(op::reshape, fp8e5m2, x(ext::fp8e5m2)), r1(op::reshape, fp16, pro_fp),
@@ -151,7 +151,7 @@ inline constexpr std::array table{
     r1(op::reshape, fp8ue8m0, x(ext::mxfp), v::v1_1), r1(op::reshape, fp6e2m3, x(ext::mxfp), v::v1_1),
     r1(op::reshape, fp6e3m2, x(ext::mxfp), v::v1_1), r1(op::reshape, fp4e2m1, x(ext::mxfp), v::v1_1),
     r1(op::reshape, mxint8, x(ext::mxfp), v::v1_1),
-    // TRANSPOSE (t): same rows as RESHAPE                                    tosa.md §3.5
+    // TRANSPOSE (t): same rows as RESHAPE                                    TOSA 1.0 data_layout.adoc
     r1(op::transpose, boolean, int_or_fp), r1(op::transpose, i8, pro_int),
     r1(op::transpose, i16, pro_int), r1(op::transpose, i32, pro_int),
     r1(op::transpose, fp8e4m3, x(ext::fp8e4m3)), r1(op::transpose, fp8e5m2, x(ext::fp8e5m2)),
@@ -160,7 +160,7 @@ inline constexpr std::array table{
     r1(op::transpose, fp8ue8m0, x(ext::mxfp), v::v1_1), r1(op::transpose, fp6e2m3, x(ext::mxfp), v::v1_1),
     r1(op::transpose, fp6e3m2, x(ext::mxfp), v::v1_1), r1(op::transpose, fp4e2m1, x(ext::mxfp), v::v1_1),
     r1(op::transpose, mxint8, x(ext::mxfp), v::v1_1),
-    // CONV2D (input, weight, output) + acc                                   tosa.md §3.2
+    // CONV2D (input, weight, output) + acc                                   TOSA 1.0 CONV2D, chapters/tensor_ops.adoc
     r3(op::conv2d, i8, i8, i32, i32, pro_int),
     r3(op::conv2d, i8, i4, i32, i32, x(ext::int4)),
     r3(op::conv2d, i16, i8, i48, i48, x(ext::int16)),
@@ -172,7 +172,7 @@ inline constexpr std::array table{
     r3(op::conv2d, fp16, fp16, fp16, fp16, pro_fp),
     r3(op::conv2d, bf16, bf16, bf16, fp32, x(ext::bf16)),
     r3(op::conv2d, fp32, fp32, fp32, fp32, pro_fp),
-    // MATMUL (A, B, output)                                                  tosa.md §3.1
+    // MATMUL (A, B, output)                                                  TOSA 1.0 MATMUL, chapters/tensor_ops.adoc
     r3(op::matmul, i8, i8, i32, i32, pro_int),
     r3(op::matmul, i16, i16, i48, i48, x(ext::int16)),
     r3(op::matmul, fp8e4m3, fp8e4m3, fp32, fp32, x(ext::fp8e4m3), v::v1_1),
@@ -187,23 +187,23 @@ inline constexpr std::array table{
     r3(op::matmul, fp16, fp16, fp16, fp16, pro_fp),
     r3(op::matmul, bf16, bf16, fp32, fp32, x(ext::bf16)),
     r3(op::matmul, fp32, fp32, fp32, fp32, pro_fp),
-    // RESCALE (input, output)                                                tosa.md §3.4
+    // RESCALE (input, output)                                                TOSA 1.0 RESCALE, chapters/type_conversion.adoc
     r2(op::rescale, i8, i8, pro_int), r2(op::rescale, i8, i16, pro_int), r2(op::rescale, i8, i32, pro_int),
     r2(op::rescale, i16, i8, pro_int), r2(op::rescale, i16, i16, pro_int), r2(op::rescale, i16, i32, pro_int),
     r2(op::rescale, i32, i8, pro_int), r2(op::rescale, i32, i16, pro_int), r2(op::rescale, i32, i32, pro_int),
     r2(op::rescale, i48, i8, x(ext::int16)), r2(op::rescale, i48, i16, x(ext::int16)),
     r2(op::rescale, i48, i32, x(ext::int16)),
-    // ADD (t)                                                                tosa.md §3.5
+    // ADD (t)                                                                TOSA 1.0 ewise_binary.adoc
     r1(op::add, i32, int_or_fp), r1(op::add, fp16, pro_fp), r1(op::add, fp32, pro_fp),
     r1(op::add, bf16, x(ext::bf16)), r1(op::add, i64, x(ext::int64), v::v1_1),
-    // MUL (input, output)                                                    tosa.md §3.5
+    // MUL (input, output)                                                    TOSA 1.0 ewise_binary.adoc
     r2(op::mul, i8, i32, pro_int), r2(op::mul, i16, i32, pro_int), r2(op::mul, i32, i32, int_or_fp),
     r2(op::mul, fp16, fp16, pro_fp), r2(op::mul, fp32, fp32, pro_fp), r2(op::mul, bf16, bf16, x(ext::bf16)),
     r2(op::mul, i64, i64, x(ext::int64), v::v1_1),
-    // CLAMP (t)                                                              tosa.md §3.5
+    // CLAMP (t)                                                              TOSA 1.0 activation_funcs.adoc
     r1(op::clamp, i8, pro_int), r1(op::clamp, i16, x(ext::int16)), r1(op::clamp, fp16, pro_fp),
     r1(op::clamp, fp32, pro_fp), r1(op::clamp, bf16, x(ext::bf16)),
-    // CAST (input, output)                                                   tosa.md §3.5
+    // CAST (input, output)                                                   TOSA 1.0 type_conversion.adoc
     r2(op::cast, boolean, i8, pro_int), r2(op::cast, boolean, i16, pro_int), r2(op::cast, boolean, i32, pro_int),
     r2(op::cast, i8, boolean, pro_int), r2(op::cast, i16, boolean, pro_int), r2(op::cast, i32, boolean, pro_int),
     r2(op::cast, i8, i16, pro_int), r2(op::cast, i8, i32, pro_int), r2(op::cast, i16, i8, pro_int),
@@ -226,7 +226,7 @@ inline constexpr std::array table{
     r2(op::cast, fp8e5m2, bf16, x_and(ext::bf16, ext::fp8e5m2)),
     r2(op::cast, i32, i64, x(ext::int64), v::v1_1), r2(op::cast, i64, i32, x(ext::int64), v::v1_1),
     r2(op::cast, boolean, fp32, pro_fp, v::v1_1), r2(op::cast, fp32, boolean, pro_fp, v::v1_1),
-    // CAST_TO_BLOCK_SCALED (input, output_data)                              tosa.md §3.6
+    // CAST_TO_BLOCK_SCALED (input, output_data)                              TOSA 1.1-draft EXT-MXFP
     r2(op::cast_to_block_scaled, fp32, fp4e2m1, x(ext::mxfp), v::v1_1),
     r2(op::cast_to_block_scaled, fp32, fp6e2m3, x(ext::mxfp), v::v1_1),
     r2(op::cast_to_block_scaled, fp32, fp6e3m2, x(ext::mxfp), v::v1_1),
@@ -239,7 +239,7 @@ inline constexpr std::array table{
     r2(op::cast_to_block_scaled, bf16, fp8e4m3, x_and(ext::mxfp, ext::bf16), v::v1_1),
     r2(op::cast_to_block_scaled, bf16, fp8e5m2, x_and(ext::mxfp, ext::bf16), v::v1_1),
     r2(op::cast_to_block_scaled, bf16, mxint8, x_and(ext::mxfp, ext::bf16), v::v1_1),
-    // CAST_FROM_BLOCK_SCALED (input_data, output)                            tosa.md §3.6
+    // CAST_FROM_BLOCK_SCALED (input_data, output)                            TOSA 1.1-draft EXT-MXFP
     r2(op::cast_from_block_scaled, fp4e2m1, fp32, x(ext::mxfp), v::v1_1),
     r2(op::cast_from_block_scaled, fp6e2m3, fp32, x(ext::mxfp), v::v1_1),
     r2(op::cast_from_block_scaled, fp6e3m2, fp32, x(ext::mxfp), v::v1_1),
@@ -252,7 +252,7 @@ inline constexpr std::array table{
     r2(op::cast_from_block_scaled, fp8e4m3, bf16, x_and(ext::mxfp, ext::bf16), v::v1_1),
     r2(op::cast_from_block_scaled, fp8e5m2, bf16, x_and(ext::mxfp, ext::bf16), v::v1_1),
     r2(op::cast_from_block_scaled, mxint8, bf16, x_and(ext::mxfp, ext::bf16), v::v1_1),
-    // MATMUL_T_BLOCK_SCALED (A_data, B_data), output fp32                    tosa.md §3.6
+    // MATMUL_T_BLOCK_SCALED (A_data, B_data), output fp32                    TOSA 1.1-draft EXT-MXFP
     mt(fp4e2m1), mt(fp6e2m3), mt(fp6e3m2), mt(fp8e4m3), mt(fp8e5m2), mt(mxint8),
 };
 // clang-format on

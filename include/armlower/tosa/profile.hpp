@@ -1,9 +1,9 @@
 /// @file armlower/tosa/profile.hpp
 /// TOSA profiles PRO-INT and PRO-FP and a small set type over them.
 ///
-/// Semantics: TOSA 1.0 `tosa.xml` `<profiles>` (`../shared/reference/tosa.md` §2.1): PRO-INT
+/// Semantics: TOSA 1.0 `tosa.xml` `<profiles>`: PRO-INT
 /// "integer operations, primarily 8- and 32-bit values", PRO-FP "FP16 and FP32 operations".
-/// Spec-string spellings "INT" / "FP" are ExecuTorch's (`reference/executorch-arm.md` §1.1).
+/// Spec-string spellings "INT" / "FP" are ExecuTorch's (ExecuTorch `backends/arm/tosa/specification.py`).
 #pragma once
 
 #include <cstdint>

@@ -4,8 +4,8 @@
 /// "TOSA-1.1+FP+mxfp", "TOSA-1.0+FP+cf+bf16+8k", "TOSA-1.1.0+INT+shape+int64+u55"), and the
 /// compile-time type `tosa::spec<"...">`.
 ///
-/// Semantics: ExecuTorch `backends/arm/tosa/specification.py` (`../shared/reference/
-/// executorch-arm.md` §1.1–1.3), reproduced with its quirks:
+/// Semantics: ExecuTorch `backends/arm/tosa/specification.py` (ExecuTorch
+/// main, 2026), reproduced with its quirks:
 ///  - grammar `^(TOSA)-([\d.]+)\+(.+)$` (ASCII digits), tokens split on '+', case-sensitive;
 ///  - the version is a PEP 440 release ("1", "1.0", "1.0.0", "1.00"); (major, minor) must be
 ///    (1, 0) or (1, 1); it prints normalised per component ("1.00" → "1.0", "1.0.0" stays);

@@ -3,9 +3,9 @@
 /// the dtype table's `dtype::since`) and the version *as written* in a spec string
 /// (`spec_version`, which keeps "1.0" and "1.0.0" apart so printing round-trips).
 ///
-/// Semantics: TOSA 1.0 (final) and the 1.1 draft (`../shared/reference/tosa.md` §0). Rows added
+/// Semantics: TOSA 1.0 (final, tag v1.0.2) and the 1.1 draft (github.com/arm/tosa-specification). Rows added
 /// by 1.1 are legal only on a 1.1 target; 1.0 rows stay legal on 1.1 (MLIR's
-/// `isBackwardsCompatibleWith`, reference/tosa.md §7).
+/// `isBackwardsCompatibleWith`, `TosaProfileCompliance.cpp`).
 #pragma once
 
 #include <array>

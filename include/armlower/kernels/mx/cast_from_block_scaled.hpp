@@ -1,5 +1,5 @@
 /// @file armlower/kernels/mx/cast_from_block_scaled.hpp
-/// TOSA 1.1-draft CAST_FROM_BLOCK_SCALED (tosa.md §3.6): element data + E8M0 scales → fp32 or bf16,
+/// TOSA 1.1-draft CAST_FROM_BLOCK_SCALED (EXT-MXFP, as in tosa-tools 2026.05): element data + E8M0 scales → fp32 or bf16,
 /// out = round_to_nearest_float<out_t>((fp32)x · (fp32)scale). Firmware-clean, status codes.
 #pragma once
 

@@ -1,5 +1,5 @@
 /// @file armlower/kernels/mx/cast_to_block_scaled.hpp
-/// TOSA 1.1-draft CAST_TO_BLOCK_SCALED (tosa.md §3.6): fp32 or bf16 tensor → element data + E8M0
+/// TOSA 1.1-draft CAST_TO_BLOCK_SCALED (EXT-MXFP, as in tosa-tools 2026.05): fp32 or bf16 tensor → element data + E8M0
 /// scales, blocks of 32 along the last dimension. Firmware-clean (no heap, no exceptions), status codes.
 #pragma once
 

@@ -1,5 +1,5 @@
 /// @file armlower/kernels/mx/matmul_t_block_scaled.hpp
-/// TOSA 1.1-draft MATMUL_T_BLOCK_SCALED (tosa.md §3.6): A [N,H,C] with scales [N,H,C/32], B [D,W,C]
+/// TOSA 1.1-draft MATMUL_T_BLOCK_SCALED (EXT-MXFP, as in tosa-tools 2026.05): A [N,H,C] with scales [N,H,C/32], B [D,W,C]
 /// with scales [D,W,C/32] (D ∈ {1, N}; D == 1 broadcasts B), both of the same MX element type,
 /// output [N,H,W] fp32 = Σ_blocks (Σ_i A·B in fp32) · (scale_A · scale_B). "T": B is stored with C
 /// innermost, so a linear layer's weight [Cout, Cin] is B directly.
@@ -88,7 +88,7 @@ enum class matmul_path : std::uint8_t { reference, integer, avx2, avx512, mve, b
 
 /// True when `path` gives results bit-identical to `matmul_path::reference` for element type `t`
 /// (modulo the subnormal-product caveat in the file comment); false when they agree only within the
-/// TOSA dot-product bound (tosa.md §6).
+/// TOSA dot-product bound (TOSA 1.0 dot-product accuracy rule, pseudocode/library/tosa_reference_check_dotproduct.tosac).
 [[nodiscard]] constexpr bool bit_exact(dtype::id t, matmul_path path) noexcept {
   if (path == matmul_path::best) path = best_path(t);
   if (path == matmul_path::reference) return true;

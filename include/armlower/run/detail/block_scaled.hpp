@@ -1,5 +1,5 @@
 /// @file armlower/run/detail/block_scaled.hpp
-/// The TOSA 1.1-draft block-scaled ops of the interpreter (`../shared/reference/tosa.md` §3.6):
+/// The TOSA 1.1-draft block-scaled ops of the interpreter (TOSA 1.1-draft EXT-MXFP ops as in tosa-tools 2026.05):
 /// CAST_TO_BLOCK_SCALED, CAST_FROM_BLOCK_SCALED, MATMUL_T_BLOCK_SCALED. Operand checks (the
 /// ERROR_IFs, naming the tensor) here; the arithmetic is armlower's MX kernels
 /// (`armlower/kernels/mx/`).

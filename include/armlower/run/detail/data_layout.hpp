@@ -1,6 +1,6 @@
 /// @file armlower/run/detail/data_layout.hpp
 /// CONST, RESHAPE and TRANSPOSE (TOSA 1.0 "Data layout" / "Data nodes" chapters;
-/// `../shared/reference/tosa.md` §3.5, §4.5). Work on every storage (integers, reals, codes).
+/// TOSA 1.0 chapters/data_layout.adoc; `tosa.xml` argument order). Work on every storage (integers, reals, codes).
 #pragma once
 
 #include <armlower/run/detail/context.hpp>

@@ -3,7 +3,7 @@
 /// `float` (FP16 = IEEE binary16, BF16 = top half of binary32); their bit encodings are in
 /// `armlower/dtype/float16.hpp`.
 /// Semantics: TOSA `round_to_nearest_float<out_t>` (RNE; overflow to ±Inf for formats with
-/// Inf; subnormals kept), `../shared/reference/tosa.md` §1.1. Hosted helper of the interpreter.
+/// Inf; subnormals kept), TOSA 1.0 "Supported Number Formats", chapters/introduction.adoc. Hosted helper of the interpreter.
 #pragma once
 
 #include <armlower/dtype/dtype.hpp>

@@ -83,7 +83,7 @@ template <class T>
 }
 
 /// ERROR_IF(zp != 0) unless the zero point's dtype is INT8 (TOSA 1.0 CONV2D / MATMUL, with the
-/// corrected MATMUL rule of later spec revisions; tosa.md §3.1).
+/// corrected MATMUL rule of later spec revisions; TOSA 1.0 MATMUL, chapters/tensor_ops.adoc).
 [[nodiscard]] inline status check_zero_point_is_zero(const op_context& c, std::size_t i, std::string_view what) {
   const auto& v = c.in(i);
   if (v.type == dtype::id::i8) return std::nullopt;

@@ -31,7 +31,7 @@ namespace armlower::serialize::detail {
 /// Largest element count accepted for one tensor (2^40; keeps every size computation exact).
 inline constexpr std::int64_t max_elements = std::int64_t{1} << 40;
 
-/// Largest SHAPE value length accepted (MAX_SHAPE_LEN of level none, tosa.md §2.3).
+/// Largest SHAPE value length accepted (MAX_SHAPE_LEN of level none, TOSA 1.0 `tosa.xml` `<levels>`).
 inline constexpr std::int32_t max_shape_len = 64;
 
 /// Element count of `shape`, or -1 when a dimension is < 1 or the count exceeds max_elements.

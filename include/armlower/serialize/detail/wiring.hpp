@@ -1,6 +1,6 @@
 /// @file armlower/serialize/detail/wiring.hpp
-/// Operand counts and attribute kinds of the ops armlower serializes (`../shared/reference/tosa.md`
-/// §3 and §4.5: CONV2D [input, weight, bias, input_zp, weight_zp]; RESCALE [input, multiplier,
+/// Operand counts and attribute kinds of the ops armlower serializes (TOSA 1.0
+/// `tosa.xml` operator arguments, as written by serialization_lib `tosa_serializer.py`: CONV2D [input, weight, bias, input_zp, weight_zp]; RESCALE [input, multiplier,
 /// shift, input_zp, output_zp]; MATMUL [A, B, A_zp, B_zp]; MUL [a, b, shift]; RESHAPE
 /// [x, shape]; CAST_TO_BLOCK_SCALED [x] → [data, scale]; CAST_FROM_BLOCK_SCALED [data, scale];
 /// MATMUL_T_BLOCK_SCALED [A, A_scale, B, B_scale]).

@@ -4,8 +4,8 @@
 ///
 /// Contract: exactly `kernels/linear_args.hpp` — called only with arguments that passed `validate`,
 /// writes the same bytes as `detail::linear_s8_generic` / `linear_s16_generic` for every valid
-/// argument set. Semantics: CMSIS-NN `arm_nn_vec_mat_mult_t_s8` / `_s16` DSP branches (kernels.md §1.4,
-/// §1.5) with armlower's exact accumulators and the generic path's scalar requantization.
+/// argument set. Semantics: CMSIS-NN `arm_nn_vec_mat_mult_t_s8` / `_s16` DSP branches (CMSIS-NN v7)
+/// with armlower's exact accumulators and the generic path's scalar requantization.
 ///
 /// - s8: 4 rows × 8 columns per step in assembly (filter_offset 0; otherwise, and for the last rows % 4,
 ///   2 rows × 4 columns in C++). One unaligned 32-bit input load is split into the int16 pairs

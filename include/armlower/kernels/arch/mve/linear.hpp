@@ -5,7 +5,7 @@
 /// Contract: exactly `kernels/linear_args.hpp` — called only with arguments that passed `validate`,
 /// writes the same bytes as `detail::linear_s8_generic` / `linear_s16_generic` for every valid
 /// argument set (kernel_sum or bias, per-tensor or per-channel, any cols/rows/batches, both roundings).
-/// Semantics: CMSIS-NN `arm_nn_vec_mat_mult_t_s8` / `arm_nn_vec_mat_mult_t_s16` (kernels.md §1.4–1.6)
+/// Semantics: CMSIS-NN `arm_nn_vec_mat_mult_t_s8` / `arm_nn_vec_mat_mult_t_s16` (CMSIS-NN v7, with `arm_nn_requantize`)
 /// with armlower's exact accumulators.
 ///
 /// Structure (per batch, per tile of 4 output rows): one assembly loop computes the four int32 (s8) or

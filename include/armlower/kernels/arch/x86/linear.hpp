@@ -3,7 +3,7 @@
 /// AVX-512 VNNI. Compiled with per-function `target` attributes, so the including translation unit
 /// needs no `-mavx2`; `kernels/linear.hpp` calls them only after a cpuid check.
 ///
-/// Arithmetic (`../shared/reference/kernels.md` §5.2):
+/// Arithmetic (Intel Intrinsics Guide `_mm256_madd_epi16`):
 /// - AVX2 s8: x and w sign-extended to int16 (`vpmovsxbw`), the input offset folded into x once per
 ///   column block (`x' = x + input_offset`, |x'| ≤ 383), `vpmaddwd` into int32 lanes, 4 rows × 32
 ///   columns per step. `acc = bias + Σ x'·w + filter_offset·Σ x'` (bias form) or

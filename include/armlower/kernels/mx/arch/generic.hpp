@@ -1,15 +1,15 @@
 /// @file armlower/kernels/mx/arch/generic.hpp
 /// Portable MATMUL_T_BLOCK_SCALED row kernels (firmware-clean, no intrinsics):
-///  - `reference_rows`: the TOSA 1.1 pseudocode (tosa.md §3.6) literally: per block an fp32 sum of
+///  - `reference_rows`: the TOSA 1.1-draft MATMUL_T_BLOCK_SCALED pseudocode literally: per block an fp32 sum of
 ///    fp32 products in element order, then `acc += block_acc * (scale_A * scale_B)` in block order;
-///  - `integer_rows`: exact integer block dot products (kernels.md §4.5/§6): elements scaled by 2^k to
+///  - `integer_rows`: exact integer block dot products (OCP MX v1.0 §6.2 block dot product, computed exactly): elements scaled by 2^k to
 ///    integers (FP4 k=1, E2M3 3, E3M2 4, MXINT8 6 → int32 sums; E4M3 k=9 → int64 sums), the block sum
 ///    converted to fp32 and multiplied by 2^-2k, then the same block-order accumulation as the pseudocode.
 ///    FP8E5M2 has no exact integer form (products reach 2^63) and is not handled here.
 /// Exactness: for FP4E2M1, FP6E2M3, FP6E3M2 and MXINT8 every fp32 partial sum of the pseudocode is
 /// exact (|sum|·2^2k < 2^24), so `integer_rows` is bit-identical to `reference_rows`. For FP8E4M3 the
 /// integer sum is exact and rounded once, the pseudocode rounds up to 31 times: results agree only
-/// within the TOSA dot-product bound (tosa.md §6).
+/// within the TOSA dot-product bound (TOSA 1.0 dot-product accuracy rule, pseudocode/library/tosa_reference_check_dotproduct.tosac).
 #pragma once
 
 #include <array>

@@ -1,6 +1,6 @@
 /// @file armlower/kernels/mx/arch/x86_avx2.hpp
 /// x86 AVX2 MATMUL_T_BLOCK_SCALED row kernels (host only; compiled when `__AVX2__` is defined, e.g.
-/// with -march=native or -mavx2 -mfma). Two strategies (kernels.md §6):
+/// with -march=native or -mavx2 -mfma). Two strategies (element lookup by byte shuffle as ggml `kvalues_mxfp4`):
 ///  - `int8_rows<T>` for FP4E2M1 (×2 → int8 via one `vpshufb` per block), FP6E2M3 (×8 → int8 via two
 ///    `vpshufb` + blend), FP6E3M2 (×16 → int16 via byte lookups) and MXINT8 (raw int8, widened to
 ///    int16): exact int32 block sums
@@ -14,7 +14,7 @@
 ///    (A row, B row); batch 1: 3 B rows per A load, batch > 1: each B block decoded once for up to 4 A
 ///    rows; next B rows prefetched into L2. Blocks holding NaN/Inf B codes take
 ///    the scalar pseudocode. The summation order differs from the pseudocode, so results are **only
-///    within the TOSA dot-product bound** (tosa.md §6), not bit-identical.
+///    within the TOSA dot-product bound** (TOSA 1.0 dot-product accuracy rule, pseudocode/library/tosa_reference_check_dotproduct.tosac), not bit-identical.
 #pragma once
 
 #if defined(__AVX2__) && defined(__FMA__)

@@ -15,7 +15,7 @@
 ///    `block_acc · (scale_A · scale_B)` and the fp32 accumulation run lane-wise, in block order.
 ///  - `fp8_rows<T>` (FP8E4M3, FP8E5M2): the AVX2 kernel's decode (`fp8_split` at 512 bits: two blocks
 ///    per decode) and FMA block sums; block pairs scaled by one FMA with a two-valued factor vector.
-///    **Within the TOSA dot-product bound** (tosa.md §6), not bit-identical.
+///    **Within the TOSA dot-product bound** (TOSA 1.0 dot-product accuracy rule, pseudocode/library/tosa_reference_check_dotproduct.tosac), not bit-identical.
 /// Speed: not measured — the development machine has no AVX-512 (see benchmarks/RESULTS.md).
 #pragma once
 

@@ -1,5 +1,5 @@
 /// @file armlower/kernels/mx/detail/shape.hpp
-/// Shape validation shared by the block-scaled kernels (TOSA 1.1 ERROR_IF rules, tosa.md §3.6).
+/// Shape validation shared by the block-scaled kernels (TOSA 1.1-draft EXT-MXFP ERROR_IF rules).
 #pragma once
 
 #include <cstddef>
