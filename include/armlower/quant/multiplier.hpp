@@ -20,7 +20,7 @@
 #include <bit>
 #include <cstdint>
 
-#include <armlower/kernels/status.hpp>
+#include <armlower/core/status.hpp>
 
 namespace armlower::quant {
 

@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <limits>
 
-#include <armlower/kernels/status.hpp>
+#include <armlower/core/status.hpp>
 
 namespace armlower::quant {
 
