@@ -58,7 +58,7 @@ TEST_CASE("hello_world_int8 as a Cortex-M plan (MVE kernel_sum, DSP and scalar b
   for (const char* target : {"cortex-m55", "cortex-m4", "cortex-m0"}) {
     const auto c = tool::lower_to_cortex_m(m.graph, tool::parse_cortex_m(target), {});
     REQUIRE(c.program.layers.size() == 3);
-    const bool mve = c.program.target == cortex_m::isa::mve;
+    const bool mve = c.program.isa == cortex_m::isa::mve;
     CHECK(mve == (std::string(target) == "cortex-m55"));
     for (const auto& l : c.program.layers) {
       CHECK(l.kernel_sum.empty() == !mve);

@@ -324,7 +324,7 @@ struct lowered_cortex_m {
 [[nodiscard]] inline std::vector<std::int64_t> run_cortex_m(const passes::cortex_m_program& p,
                                                             std::span<const std::int64_t> x) {
   const auto table = p.layer_table();
-  const cortex_m::plan pl{table.data(), table.size(), p.target};
+  const cortex_m::plan pl{table.data(), table.size(), p.isa};
   const auto batches = p.batches();
   const bool s16 = p.activation == dtype::id::i16;
   const std::size_t eb = s16 ? 2 : 1;

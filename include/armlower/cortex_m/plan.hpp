@@ -66,7 +66,7 @@ struct layer {
 struct plan {
   const layer* layers = nullptr;
   std::size_t layer_count = 0;
-  isa target = isa::mve;
+  cortex_m::isa isa = cortex_m::isa::mve;  ///< instruction set the plan was lowered for
 };
 
 /// Bytes per activation element of a layer kind (1 for s8, 2 for s16).
@@ -120,8 +120,8 @@ struct plan {
     if (l.cols < 1 || l.rows < 1) return status::empty_dimension;
     if (i > 0 && (l.cols != p.layers[i - 1].rows || l.kind != p.layers[i - 1].kind)) return status::shape_mismatch;
     if (l.kind == layer_kind::fully_connected_s8) {
-      if (p.target == isa::mve && l.bias != nullptr) return status::invalid_attribute;
-      if (p.target != isa::mve && l.kernel_sum != nullptr) return status::invalid_attribute;
+      if (p.isa == isa::mve && l.bias != nullptr) return status::invalid_attribute;
+      if (p.isa != isa::mve && l.kernel_sum != nullptr) return status::invalid_attribute;
     } else if (l.kind != layer_kind::fully_connected_s16) {
       return status::unsupported_type;
     }

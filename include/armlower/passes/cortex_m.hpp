@@ -42,7 +42,7 @@ namespace armlower::passes {
 
 /// Options of the Cortex-M lowering.
 struct cortex_m_options {
-  cortex_m::isa target = cortex_m::isa::mve;  ///< which CMSIS-NN convention to emit
+  cortex_m::isa isa = cortex_m::isa::mve;  ///< which CMSIS-NN convention to emit
 };
 
 /// One layer with owned constants (see `cortex_m::layer` for the meaning of each field).
@@ -62,7 +62,7 @@ struct cortex_m_layer_data {
 
 /// A lowered Cortex-M program: owned layer constants, graph I/O description, report.
 struct cortex_m_program {
-  cortex_m::isa target = cortex_m::isa::mve;
+  cortex_m::isa isa = cortex_m::isa::mve;
   std::vector<cortex_m_layer_data> layers;
   std::string input_name, output_name;
   dtype::id activation = dtype::id::i8;        ///< i8 or i16
@@ -116,7 +116,7 @@ namespace detail {
   if (act != dtype::id::i8 && act != dtype::id::i16)
     return lowering_error{pass, "", cur, "graph input must be INT8 or INT16, got " + std::string(dtype::name(act))};
   const auto sch = act == dtype::id::i8 ? scheme::int8 : scheme::a16w8;
-  prog.target = opt.target;
+  prog.isa = opt.isa;
   prog.activation = act;
   prog.input_name = cur;
   prog.input_shape = in->shape;
@@ -181,7 +181,7 @@ namespace detail {
       l.filter_offset = wq.zero_point.empty() ? 0 : -wq.zero_point[0];
       l.output_offset = y.quant->zero_point[0];
       std::vector<std::int32_t> b32(bias.begin(), bias.end());
-      if (opt.target == cortex_m::isa::mve) {
+      if (opt.isa == cortex_m::isa::mve) {
         l.kernel_sum.resize(static_cast<std::size_t>(l.rows));
         const auto s = cmsis::vector_sum_s8(l.kernel_sum.data(), l.cols, l.rows, l.weights.data(), l.input_offset,
                                             l.filter_offset, b32.empty() ? nullptr : b32.data());
@@ -203,13 +203,13 @@ namespace detail {
   prog.output_name = cur;
   prog.output_shape = out->shape;
   prog.output_quant = *out->quant;
-  const char* isa_name = opt.target == cortex_m::isa::mve ? "MVE" : opt.target == cortex_m::isa::dsp ? "DSP" : "scalar";
+  const char* isa_name = opt.isa == cortex_m::isa::mve ? "MVE" : opt.isa == cortex_m::isa::dsp ? "DSP" : "scalar";
   rep.passes.push_back({pass,
                         std::to_string(prog.layers.size()) + " linear -> " +
                             (sch == scheme::int8 ? "fully_connected_s8" : "fully_connected_s16") + " (" + isa_name +
                             ": " +
                             (sch == scheme::a16w8 ? std::string("int64 bias")
-                                                  : opt.target == cortex_m::isa::mve
+                                                  : opt.isa == cortex_m::isa::mve
                                                         ? std::to_string(kernel_sums) + " kernel_sum arrays, no bias"
                                                         : std::string("int32 bias, no kernel_sum")) +
                             ")",
@@ -223,7 +223,7 @@ namespace detail {
 [[nodiscard]] inline result<cortex_m_program> lower_cortex_m(graph::graph g, const cortex_m_options& opt = {}) {
   cortex_m_program prog;
   auto& rep = prog.report;
-  rep.spec = opt.target == cortex_m::isa::mve ? "cortex-m (MVE)" : opt.target == cortex_m::isa::dsp ? "cortex-m (DSP)" : "cortex-m (scalar)";
+  rep.spec = opt.isa == cortex_m::isa::mve ? "cortex-m (MVE)" : opt.isa == cortex_m::isa::dsp ? "cortex-m (DSP)" : "cortex-m (scalar)";
   if (auto s = fold_and_annotate_qparams(g, rep); !s) return s.error();
   if (auto s = fuse_quantized_activation(g, rep); !s) return s.error();
   if (auto s = detail::quantized_linear_fusion(g, opt, prog, rep); !s) return s.error();
