@@ -67,7 +67,7 @@ TEST_CASE("run_plan reproduces the CMSIS-NN s16 (a16w8) vector set") {
     const std::string set_name = v.name;
     CAPTURE(set_name);
     cortex_m::layer l;
-    l.kind = cortex_m::layer_kind::fully_connected_s16;
+    l.kind = cortex_m::layer_kind::linear_s16;
     l.cols = v.cols;
     l.rows = v.rows;
     l.weights = v.weights;
@@ -166,7 +166,7 @@ TEST_CASE("Cortex-M lowering: MVE kernel_sum = bias + input_offset * sum(w); fus
   auto g16 = graph::build_quantized_mlp(layers, {2, 6}, {dtype::id::i16, true}, ranges);
   auto p16 = passes::lower_cortex_m(g16, {cortex_m::isa::dsp});
   REQUIRE_MESSAGE(p16.has_value(), (p16 ? std::string() : p16.error().message()));
-  CHECK(p16->layers[0].kind == cortex_m::layer_kind::fully_connected_s16);
+  CHECK(p16->layers[0].kind == cortex_m::layer_kind::linear_s16);
   CHECK(p16->layers[0].bias_s64.size() == 4);
   CHECK(p16->layers[0].per_channel);
   CHECK(p16->layers[0].activation_min == 0);

@@ -153,7 +153,7 @@ TEST_CASE("int16x8 FC with INT64 bias: TOSA-1.0+INT+int16 (INT48 CONV2D bias) ==
     for (auto isa : {cortex_m::isa::mve, cortex_m::isa::dsp}) {
       const auto cm = tool::lower_to_cortex_m(m.graph, isa, {});
       REQUIRE(cm.program.layers.size() == 1);
-      CHECK(cm.program.layers[0].kind == cortex_m::layer_kind::fully_connected_s16);
+      CHECK(cm.program.layers[0].kind == cortex_m::layer_kind::linear_s16);
       CHECK(cm.program.layers[0].bias_s64 == bias_values);
       CHECK(tool::run_cortex_m(cm.program, x) == want);
     }
@@ -163,7 +163,7 @@ TEST_CASE("int16x8 FC with INT64 bias: TOSA-1.0+INT+int16 (INT48 CONV2D bias) ==
     const auto run = run_tool("lower " + path.string() + " --target cortex-m55 -o " + hpp.string());
     REQUIRE_MESSAGE(run.rc == 0, run.err);
     const auto text = slurp(hpp);
-    CHECK(text.find("fully_connected_s16") != std::string::npos);
+    CHECK(text.find("layer_kind::linear_s16") != std::string::npos);
     CHECK(text.find("2200000000LL") != std::string::npos);
     CHECK(text.find("-2300000000LL") != std::string::npos);
   }

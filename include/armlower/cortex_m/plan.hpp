@@ -5,12 +5,12 @@
 /// order by `run_plan` with armlower's CMSIS-form kernels (`armlower/compat/cmsis_nn.hpp`).
 ///
 /// Layer semantics (CMSIS-NN v7 conventions: `arm_fully_connected_s8`, `arm_fully_connected_per_channel_s8`, `arm_fully_connected_s16`, `arm_vector_sum_s8`):
-///  - `fully_connected_s8`: `arm_fully_connected_s8` / `_per_channel_s8`; `input_offset = −input_zp`,
+///  - `linear_s8`: `arm_fully_connected_s8` / `_per_channel_s8`; `input_offset = −input_zp`,
 ///    `filter_offset = −weight_zp` (added), `output_offset = +output_zp`; TFLite-style shifts;
 ///    CMSIS-NN default (double) rounding. For MVE targets the constant `kernel_sum`
 ///    (= bias + input_offset·(Σw + cols·filter_offset), `arm_vector_sum_s8`) replaces the bias
 ///    (`bias` null); for DSP/scalar targets `bias` is given and `kernel_sum` is null.
-///  - `fully_connected_s16`: `arm_fully_connected_s16` semantics (a16w8: s16 input, s8 weights,
+///  - `linear_s16`: `arm_fully_connected_s16` semantics (a16w8: s16 input, s8 weights,
 ///    int64 bias, no offsets, 64-bit requantization with REDUCE_MULTIPLIER), per tensor or per
 ///    channel (per channel runs `kernels::linear_s16`, which CMSIS-NN lacks).
 /// Activations flow layer to layer through caller-owned scratch (two ping-pong buffers).
@@ -37,15 +37,16 @@ enum class isa : std::uint8_t {
   scalar,  ///< Cortex-M0/M0+/M3 (pure C): int32 bias
 };
 
-/// Kind of a layer (the CMSIS-NN function it corresponds to).
+/// Kind of a layer, named after armlower's kernel (`kernels::linear_s8` / `kernels::linear_s16`);
+/// the CMSIS-NN function each corresponds to is `cmsis::fully_connected_s8` / `_s16`.
 enum class layer_kind : std::uint8_t {
-  fully_connected_s8,   ///< s8 × s8 → s8 (per tensor or per channel)
-  fully_connected_s16,  ///< s16 × s8 → s16 with int64 bias (a16w8)
+  linear_s8,   ///< s8 × s8 → s8 (per tensor or per channel)
+  linear_s16,  ///< s16 × s8 → s16 with int64 bias (the a16w8 scheme)
 };
 
 /// One fully-connected layer: y[b][r] for r < rows from x[b][c] for c < cols.
 struct layer {
-  layer_kind kind = layer_kind::fully_connected_s8;
+  layer_kind kind = layer_kind::linear_s8;
   std::int32_t cols = 0;                     ///< in_features (accumulation depth)
   std::int32_t rows = 0;                     ///< out_features
   const std::int8_t* weights = nullptr;      ///< [rows][cols] row-major
@@ -71,7 +72,7 @@ struct plan {
 
 /// Bytes per activation element of a layer kind (1 for s8, 2 for s16).
 [[nodiscard]] constexpr std::size_t element_bytes(layer_kind k) noexcept {
-  return k == layer_kind::fully_connected_s16 ? 2 : 1;
+  return k == layer_kind::linear_s16 ? 2 : 1;
 }
 
 /// Scratch bytes `run_plan` needs for `batches` input rows: two buffers, each holding the largest
@@ -119,10 +120,10 @@ struct plan {
     }
     if (l.cols < 1 || l.rows < 1) return status::empty_dimension;
     if (i > 0 && (l.cols != p.layers[i - 1].rows || l.kind != p.layers[i - 1].kind)) return status::shape_mismatch;
-    if (l.kind == layer_kind::fully_connected_s8) {
+    if (l.kind == layer_kind::linear_s8) {
       if (p.isa == isa::mve && l.bias != nullptr) return status::invalid_attribute;
       if (p.isa != isa::mve && l.kernel_sum != nullptr) return status::invalid_attribute;
-    } else if (l.kind != layer_kind::fully_connected_s16) {
+    } else if (l.kind != layer_kind::linear_s16) {
       return status::unsupported_type;
     }
   }
@@ -135,7 +136,7 @@ namespace detail {
   const cmsis::dims filter_dims{l.cols, 1, 1, l.rows};
   const cmsis::dims bias_dims{1, 1, 1, l.rows};
   const cmsis::dims output_dims{batches, 1, 1, l.rows};
-  if (l.kind == layer_kind::fully_connected_s16) {
+  if (l.kind == layer_kind::linear_s16) {
     if (l.per_channel) {
       // CMSIS-NN has no per-channel s16 fully connected; armlower's kernel has the same semantics.
       kernels::linear_s16_args a;

@@ -48,7 +48,7 @@ struct cortex_m_options {
 /// One layer with owned constants (see `cortex_m::layer` for the meaning of each field).
 struct cortex_m_layer_data {
   std::string name;  ///< the framework linear's output tensor
-  cortex_m::layer_kind kind = cortex_m::layer_kind::fully_connected_s8;
+  cortex_m::layer_kind kind = cortex_m::layer_kind::linear_s8;
   std::int32_t cols = 0, rows = 0;
   std::vector<std::int8_t> weights;
   std::vector<std::int32_t> bias;        ///< s8 DSP/scalar (empty = none)
@@ -138,7 +138,7 @@ namespace detail {
     const auto& y = *chk->y;
     cortex_m_layer_data l;
     l.name = y.name;
-    l.kind = sch == scheme::int8 ? cortex_m::layer_kind::fully_connected_s8 : cortex_m::layer_kind::fully_connected_s16;
+    l.kind = sch == scheme::int8 ? cortex_m::layer_kind::linear_s8 : cortex_m::layer_kind::linear_s16;
     l.cols = chk->ci;
     l.rows = chk->co;
     // INT8's wire encoding is the int8 bytes themselves.
@@ -206,7 +206,7 @@ namespace detail {
   const char* isa_name = opt.isa == cortex_m::isa::mve ? "MVE" : opt.isa == cortex_m::isa::dsp ? "DSP" : "scalar";
   rep.passes.push_back({pass,
                         std::to_string(prog.layers.size()) + " linear -> " +
-                            (sch == scheme::int8 ? "fully_connected_s8" : "fully_connected_s16") + " (" + isa_name +
+                            (sch == scheme::int8 ? "linear_s8" : "linear_s16") + " (" + isa_name +
                             ": " +
                             (sch == scheme::a16w8 ? std::string("int64 bias")
                                                   : opt.isa == cortex_m::isa::mve

@@ -78,7 +78,7 @@ void emit_array(std::string& s, std::string_view type, const std::string& name, 
     };
     const auto array_or_null = [&p](bool empty, const char* suffix) { return empty ? std::string("nullptr") : p + suffix; };
     field("    {.kind = armlower::cortex_m::layer_kind::",
-          l.kind == cortex_m::layer_kind::fully_connected_s8 ? "fully_connected_s8" : "fully_connected_s16");
+          l.kind == cortex_m::layer_kind::linear_s8 ? "linear_s8" : "linear_s16");
     field(", .cols = ", std::to_string(l.cols));
     field(", .rows = ", std::to_string(l.rows));
     field(", .weights = ", p + "weights");
