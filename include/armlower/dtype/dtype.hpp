@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include <armlower/core/version.hpp>
+
 namespace armlower::dtype {
 
 /// Every TOSA 1.0 and 1.1-draft element type. The enumerator order is armlower's own
@@ -44,8 +46,9 @@ inline constexpr std::size_t count = 18;
 /// Broad family of a dtype, used by the lattice and by printing.
 enum class family : std::uint8_t { boolean, integer, floating, block_scale, shape };
 
-/// TOSA specification version in which a dtype (or op row) first appears.
-enum class since : std::uint8_t { v1_0, v1_1 };
+/// TOSA specification version in which a dtype (or op row) first appears: the core
+/// `armlower::tosa_version` (core/version.hpp), also named `tosa::version`.
+using since = armlower::tosa_version;
 
 /// Facts about one dtype.
 struct info {

@@ -1,6 +1,6 @@
 /// @file armlower/tosa/version.hpp
-/// TOSA specification versions: the two versions armlower knows (`tosa::version`, shared with
-/// the dtype table's `dtype::since`) and the version *as written* in a spec string
+/// TOSA specification versions: the two versions armlower knows (`tosa::version`, the core
+/// `armlower::tosa_version` of core/version.hpp, also the dtype table's `dtype::since`) and the version *as written* in a spec string
 /// (`spec_version`, which keeps "1.0" and "1.0.0" apart so printing round-trips).
 ///
 /// Semantics: TOSA 1.0 (final, tag v1.0.2) and the 1.1 draft (github.com/arm/tosa-specification). Rows added
@@ -12,13 +12,14 @@
 #include <cstdint>
 #include <string_view>
 
-#include <armlower/dtype/dtype.hpp>
+#include <armlower/core/version.hpp>
 
 namespace armlower::tosa {
 
 /// A TOSA specification version known to armlower: `version::v1_0` (final) or `version::v1_1`
-/// (draft). The same enum types the "since" column of the dtype table and of the op table.
-using version = dtype::since;
+/// (draft): the core `armlower::tosa_version`. The same enum types the "since" column of the
+/// dtype table and of the op table.
+using version = armlower::tosa_version;
 
 /// "1.0" / "1.1".
 [[nodiscard]] constexpr std::string_view name(version v) noexcept {
