@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <armlower/dtype.hpp>
+#include <armlower/serialize/format.hpp>
 
 #include <string>
 #include <tuple>
@@ -168,8 +169,8 @@ TEST_CASE("serialized DType values and integer ranges match reference/tosa.md §
     CAPTURE(r.name);
     id d{};
     REQUIRE(from_name(r.name, d));
-    CHECK(traits(d).fbs10 == r.fbs10);
-    CHECK(traits(d).fbs11 == r.fbs11);
+    CHECK(armlower::serialize::wire_dtype(d, armlower::serialize::format::tosa_1_0) == r.fbs10);
+    CHECK(armlower::serialize::wire_dtype(d, armlower::serialize::format::tosa_1_1) == r.fbs11);
     CHECK(traits(d).int_min == r.lo);
     CHECK(traits(d).int_max == r.hi);
   }

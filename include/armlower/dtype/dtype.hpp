@@ -62,8 +62,6 @@ struct info {
   std::int64_t int_min;      ///< smallest integer value (integers, BOOL, SHAPE); 0 for floats
   std::int64_t int_max;      ///< largest integer value (integers, BOOL, SHAPE); 0 for floats
   double float_max;          ///< largest finite value (floats, MXINT8, E8M0); 0 for integers
-  std::uint32_t fbs10;       ///< serialized DType in FBS-1.0, 0 (UNKNOWN) when absent
-  std::uint32_t fbs11;       ///< serialized DType in FBS-1.1 (tosa-tools 2026.05)
   since added;               ///< first TOSA version with the dtype
   // Number-format facts (used by the lattice, `dtype/lattice.hpp`). Floats: value of a normal
   // code = (-1)^s · 2^(e - exponent_bias) · (1 + m / 2^mantissa_bits); subnormal (e == 0):
@@ -85,48 +83,45 @@ inline constexpr std::int64_t i64_max = 9223372036854775807LL;
 /// The one dtype trait table, indexed by `id`. INT4's range is the symmetric −7..7 of the
 /// spec (−8 is rejected on serialization). MXINT8's float_max is 1 + 63/64.
 inline constexpr std::array<info, count> table{{
-    {"BOOL", "bool", 1, 8, 1, false, family::boolean, 0, 1, 0.0, 1, 1, since::v1_0,
+    {"BOOL", "bool", 1, 8, 1, false, family::boolean, 0, 1, 0.0, since::v1_0,
      0, 0, 0, false, false, 0},
-    {"INT4", "i4", 4, 4, 1, true, family::integer, -7, 7, 0.0, 2, 2, since::v1_0,
+    {"INT4", "i4", 4, 4, 1, true, family::integer, -7, 7, 0.0, since::v1_0,
      0, 0, 0, false, false, 0},
-    {"INT8", "i8", 8, 8, 1, true, family::integer, -128, 127, 0.0, 3, 3, since::v1_0,
+    {"INT8", "i8", 8, 8, 1, true, family::integer, -128, 127, 0.0, since::v1_0,
      0, 0, 0, false, false, 0},
-    {"INT16", "i16", 16, 16, 2, true, family::integer, -32768, 32767, 0.0, 4, 4, since::v1_0,
+    {"INT16", "i16", 16, 16, 2, true, family::integer, -32768, 32767, 0.0, since::v1_0,
      0, 0, 0, false, false, 0},
-    {"INT32", "i32", 32, 32, 4, true, family::integer, -2147483647LL - 1, 2147483647LL, 0.0, 5, 5,
+    {"INT32", "i32", 32, 32, 4, true, family::integer, -2147483647LL - 1, 2147483647LL, 0.0,
      since::v1_0,
      0, 0, 0, false, false, 0},
-    {"INT48", "i48", 48, 48, 8, true, family::integer, -(1LL << 47), (1LL << 47) - 1, 0.0, 6, 6,
+    {"INT48", "i48", 48, 48, 8, true, family::integer, -(1LL << 47), (1LL << 47) - 1, 0.0,
      since::v1_0,
      0, 0, 0, false, false, 0},
-    {"INT64", "i64", 64, 64, 8, true, family::integer, detail::i64_min, detail::i64_max, 0.0, 0,
-     17, since::v1_1,
+    {"INT64", "i64", 64, 64, 8, true, family::integer, detail::i64_min, detail::i64_max, 0.0, since::v1_1,
      0, 0, 0, false, false, 0},
-    {"FP16", "fp16", 16, 16, 2, true, family::floating, 0, 0, 65504.0, 8, 8, since::v1_0,
+    {"FP16", "fp16", 16, 16, 2, true, family::floating, 0, 0, 65504.0, since::v1_0,
      5, 10, 15, true, true, 0},
-    {"BF16", "bf16", 16, 16, 2, true, family::floating, 0, 0, 3.3895313892515355e38, 9, 9,
+    {"BF16", "bf16", 16, 16, 2, true, family::floating, 0, 0, 3.3895313892515355e38,
      since::v1_0,
      8, 7, 127, true, true, 0},
-    {"FP32", "fp32", 32, 32, 4, true, family::floating, 0, 0, 3.4028234663852886e38, 7, 7,
+    {"FP32", "fp32", 32, 32, 4, true, family::floating, 0, 0, 3.4028234663852886e38,
      since::v1_0,
      8, 23, 127, true, true, 0},
-    {"FP8E4M3", "fp8e4m3", 8, 8, 1, true, family::floating, 0, 0, 448.0, 11, 11, since::v1_0,
+    {"FP8E4M3", "fp8e4m3", 8, 8, 1, true, family::floating, 0, 0, 448.0, since::v1_0,
      4, 3, 7, false, true, 0},
-    {"FP8E5M2", "fp8e5m2", 8, 8, 1, true, family::floating, 0, 0, 57344.0, 12, 12, since::v1_0,
+    {"FP8E5M2", "fp8e5m2", 8, 8, 1, true, family::floating, 0, 0, 57344.0, since::v1_0,
      5, 2, 15, true, true, 0},
-    {"FP6E2M3", "fp6e2m3", 6, 8, 1, true, family::floating, 0, 0, 7.5, 0, 13, since::v1_1,
+    {"FP6E2M3", "fp6e2m3", 6, 8, 1, true, family::floating, 0, 0, 7.5, since::v1_1,
      2, 3, 1, false, false, 0},
-    {"FP6E3M2", "fp6e3m2", 6, 8, 1, true, family::floating, 0, 0, 28.0, 0, 14, since::v1_1,
+    {"FP6E3M2", "fp6e3m2", 6, 8, 1, true, family::floating, 0, 0, 28.0, since::v1_1,
      3, 2, 3, false, false, 0},
-    {"FP4E2M1", "fp4e2m1", 4, 4, 1, true, family::floating, 0, 0, 6.0, 0, 15, since::v1_1,
+    {"FP4E2M1", "fp4e2m1", 4, 4, 1, true, family::floating, 0, 0, 6.0, since::v1_1,
      2, 1, 1, false, false, 0},
-    {"FP8UE8M0", "fp8ue8m0", 8, 8, 1, false, family::block_scale, 0, 0, 1.7014118346046923e38, 0,
-     16, since::v1_1,
+    {"FP8UE8M0", "fp8ue8m0", 8, 8, 1, false, family::block_scale, 0, 0, 1.7014118346046923e38, since::v1_1,
      8, 0, 127, false, true, 0},
-    {"MXINT8", "mxint8", 8, 8, 1, true, family::floating, 0, 0, 1.984375, 0, 18, since::v1_1,
+    {"MXINT8", "mxint8", 8, 8, 1, true, family::floating, 0, 0, 1.984375, since::v1_1,
      0, 0, 0, false, false, 6},
-    {"SHAPE", "shape", 64, 64, 8, true, family::shape, detail::i64_min, detail::i64_max, 0.0, 10,
-     10, since::v1_0,
+    {"SHAPE", "shape", 64, 64, 8, true, family::shape, detail::i64_min, detail::i64_max, 0.0, since::v1_0,
      0, 0, 0, false, false, 0},
 }};
 

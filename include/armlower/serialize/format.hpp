@@ -7,7 +7,7 @@
 ///   (adds FP6/FP4/FP8UE8M0/INT64/MXINT8 and the `*_BLOCK_SCALED` ops);
 ///   `Version{1, 1, 0, draft = true}`.
 /// FBS-1.1 is a pure append to FBS-1.0 (compare tosa-tools' `tosa.fbs` of each release), so one
-/// generated API reads both; the 1.1 specifics are the rows of `fbs11` in the dtype table and
+/// generated API reads both; the 1.1 specifics are the `fbs11` column of `detail::wire_table` and
 /// the op table's `added` column (`first_format(op)` below). Everything 1.1-specific in the serializer goes through this header.
 #pragma once
 
@@ -16,6 +16,8 @@
 #include <armlower/tosa/op_table.hpp>
 #include <armlower/tosa/version.hpp>
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -75,11 +77,40 @@ inline constexpr software_version writer_software_version{2026, 8, 0};
   return std::nullopt;
 }
 
+namespace detail {
+/// The serialized `DType` of one dtype in each format; 0 (UNKNOWN) when the format lacks it.
+struct wire_numbers {
+  std::uint32_t fbs10;  ///< FBS-1.0 (serialization_lib `schema/tosa.fbs`, TOSA 1.0)
+  std::uint32_t fbs11;  ///< FBS-1.1 (tosa-tools 2026.05 `tosa.fbs`), a pure append of FBS-1.0
+};
+/// `enum DType` of both schemas, indexed by `dtype::id` (the dtype module knows no file format).
+inline constexpr std::array<wire_numbers, dtype::count> wire_table{{
+    {1, 1},      // BOOL
+    {2, 2},      // INT4
+    {3, 3},      // INT8
+    {4, 4},      // INT16
+    {5, 5},      // INT32
+    {6, 6},      // INT48
+    {0, 17},     // INT64
+    {8, 8},      // FP16
+    {9, 9},      // BF16
+    {7, 7},      // FP32
+    {11, 11},    // FP8E4M3
+    {12, 12},    // FP8E5M2
+    {0, 13},     // FP6E2M3
+    {0, 14},     // FP6E3M2
+    {0, 15},     // FP4E2M1
+    {0, 16},     // FP8UE8M0
+    {0, 18},     // MXINT8
+    {10, 10},     // SHAPE
+}};
+}  // namespace detail
+
 /// Serialized `DType` of `d` in format `f`; 0 (UNKNOWN) when `f` has no such dtype
-/// (e.g. FP4E2M1 in 1.0). Taken from the one dtype table (`dtype::info::fbs10/fbs11`).
+/// (e.g. FP4E2M1 in 1.0). Taken from the one wire table (`detail::wire_table`).
 [[nodiscard]] constexpr std::uint32_t wire_dtype(dtype::id d, format f) noexcept {
-  const auto& t = dtype::traits(d);
-  return f == format::tosa_1_0 ? t.fbs10 : t.fbs11;
+  const auto& w = detail::wire_table[static_cast<std::size_t>(d)];
+  return f == format::tosa_1_0 ? w.fbs10 : w.fbs11;
 }
 
 /// The dtype whose serialized value in `f` is `v`, or nullopt (UNKNOWN, out of range).

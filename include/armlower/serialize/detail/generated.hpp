@@ -4,7 +4,7 @@
 /// reads and writes both formats: FBS-1.1 is a pure append of FBS-1.0, and the writer emits
 /// nothing 1.1-specific into a 1.0 file. (`tosa_1_0_generated.h` is generated too; the tests
 /// use its verifier on every 1.0 file and check the enums agree.) Proves at compile time that
-/// the schema agrees with armlower's own tables (`tosa::op` values, the dtype table's
+/// the schema agrees with armlower's own tables (`tosa::op` values, the wire table's
 /// `fbs10`/`fbs11` columns, the `Attribute` union index == op value rule).
 #pragma once
 
@@ -23,7 +23,7 @@ namespace fb11 = armlower::serialize::fbs11;
 /// Every dtype's serialized value agrees with the schema enums of both formats.
 consteval bool dtype_numbers_agree() {
   for (std::size_t i = 0; i < dtype::count; ++i) {
-    const auto& t = dtype::table[i];
+    const auto& t = wire_table[i];
     if (t.fbs10 != 0 && t.fbs10 != t.fbs11) return false;  // 1.1 appends only
     if (t.fbs10 > static_cast<std::uint32_t>(fb11::DType::FP8E5M2)) return false;  // last FBS-1.0 DType
     if (t.fbs11 == 0 || t.fbs11 > static_cast<std::uint32_t>(fb11::DType::MAX)) return false;
