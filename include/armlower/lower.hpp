@@ -113,6 +113,8 @@ struct quantized_model {
   if (passes::is_mx(s) || !passes::is_float_graph(model)) return q;
   auto calib = opt.calibration;
   if (calib.empty()) {
+    if (input_features(model) < 1)
+      return armlower::error(errc::invalid_graph, location{}, "the graph input has no features to calibrate");
     calib = graph::default_calibration(input_features(model));
     q.calibrated_by_default = true;
   }

@@ -699,8 +699,10 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
     }
   }
   if (opt.strict && !r.left_out.empty()) {
+    std::string names;  // the first diagnostic names them all, one further diagnostic per operator
+    for (const auto& o : r.left_out) names += (names.empty() ? "" : ", ") + ("#" + std::to_string(o.index) + " " + o.name);
     auto e = detail::failure(errc::unsupported, what,
-                             std::to_string(r.left_out.size()) + " operator(s) cannot be lowered (--strict)");
+                             std::to_string(r.left_out.size()) + " operator(s) cannot be lowered: " + names);
     for (const auto& o : r.left_out)
       e.add(detail::failure(errc::unsupported, what, o.reason, static_cast<std::int64_t>(o.index), o.name));
     return e;
