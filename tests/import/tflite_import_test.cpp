@@ -155,7 +155,7 @@ TEST_CASE("micro_speech: FULLY_CONNECTED 4000->4 imported, the rest listed by in
   CHECK(d[3].line() == "micro_speech_quantized.tflite: tflite importer: model op #3 SOFTMAX: no lowering for this operator");
 }
 
-TEST_CASE("damaged files give one clear import_error") {
+TEST_CASE("damaged files give one clear error value (errc::malformed)") {
   const auto good = load("hello_world_int8.tflite");
   CHECK(error_of({}).find("not a flatbuffer") != std::string::npos);
   const std::string text = "this is a text file, not a model\n";
