@@ -13,3 +13,4 @@
 #include <armlower/graph.hpp>
 #include <armlower/passes.hpp>
 #include <armlower/run.hpp>
+#include <armlower/lower.hpp>

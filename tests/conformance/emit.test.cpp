@@ -40,7 +40,7 @@ void write_bytes(const std::filesystem::path& p, const std::vector<std::uint8_t>
 
 void write_npy(const std::filesystem::path& p, dtype::id t, std::vector<std::int32_t> shape, std::vector<std::uint8_t> data) {
   io::npy_array a{t, std::move(shape), std::move(data)};
-  write_bytes(p, io::format_npy(a));
+  write_bytes(p, io::format_npy(a).value());
 }
 
 // ExecuTorch's compare_rel_frobenius_and_cosine_similarity (executorch-arm.md §6.1).

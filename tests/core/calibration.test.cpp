@@ -77,17 +77,23 @@ TEST_CASE("calibrate_mlp in blocks equals min/max over the whole float reference
 TEST_CASE("calibration data is refused with the rule: 0 rows, row length, NaN / Inf with row and column") {
   const std::vector<float> six(6, 0.5f);
   const std::vector<std::int32_t> s23{2, 3}, s03{0, 3}, s32{3, 2};
-  CHECK(graph::check_calibration(six, s23, 3) == 2);
-  CHECK(what_of([&] { static_cast<void>(graph::check_calibration({}, s03, 3)); }) ==
+  CHECK(graph::check_calibration(six, s23, 3).value() == 2);
+  // check_calibration returns the rule as an error value (errc::invalid_argument), never throws.
+  auto rule_of = [](const expected<std::int64_t>& r) {
+    CHECK_FALSE(r.has_value());
+    CHECK(r.error().code() == errc::invalid_argument);
+    return r.error().message();
+  };
+  CHECK(rule_of(graph::check_calibration({}, s03, 3)) ==
         "calibration data of shape [0,3] has 0 rows (need at least 1)");
-  CHECK(what_of([&] { static_cast<void>(graph::check_calibration(six, s32, 3)); }) ==
+  CHECK(rule_of(graph::check_calibration(six, s32, 3)) ==
         "calibration data of shape [3,2] has rows of 2 values, but the model's input has 3 features");
   auto bad = six;
   bad[4] = std::numeric_limits<float>::infinity();
-  CHECK(what_of([&] { static_cast<void>(graph::check_calibration(bad, s23, 3)); }) ==
+  CHECK(rule_of(graph::check_calibration(bad, s23, 3)) ==
         "calibration data: +Inf at row 1, column 1 (calibration values must be finite)");
   bad[4] = std::numeric_limits<float>::quiet_NaN();
-  CHECK(what_of([&] { static_cast<void>(graph::check_calibration(bad, s23, 3)); }) ==
+  CHECK(rule_of(graph::check_calibration(bad, s23, 3)) ==
         "calibration data: NaN at row 1, column 1 (calibration values must be finite)");
   // The same rules inside calibrate_mlp (library users that skip check_calibration).
   std::vector<graph::mlp_layer> one(1);

@@ -44,7 +44,7 @@ void emit_npy(const std::filesystem::path& dir) {
       const auto n = static_cast<std::size_t>(graph::element_count(a.shape)) * io::npy_element_bytes(t);
       for (std::size_t i = 0; i < n; ++i)
         a.data.push_back(t == dtype::id::boolean ? static_cast<std::uint8_t>(i & 1) : static_cast<std::uint8_t>(i * 37 + 1));
-      const auto b = io::format_npy(a);
+      const auto b = io::format_npy(a).value();
       save(dir / (std::string(dtype::name(t)) + "_" + std::to_string(s) + ".npy"), b);
       if (++k == 10) {  // the same array with format 2.0 and 3.0 headers (4-byte header length)
         for (std::uint8_t major : {2, 3}) {

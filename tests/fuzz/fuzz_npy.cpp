@@ -1,8 +1,8 @@
 // libFuzzer target over armlower's .npy reader (untrusted .npy bytes), built with clang and
 // -fsanitize=fuzzer,address,undefined. Properties checked on every input:
 //  - parse_npy() never crashes, reads out of bounds, hits undefined behaviour or leaks
-//    (sanitizers), and throws nothing but io::io_error (any other exception escapes and libFuzzer
-//    reports it as a crash), with a non-empty one-line message;
+//    (sanitizers), and throws nothing (an exception escapes and libFuzzer reports it as a crash):
+//    a bad image is an error value with a non-empty one-line message naming the file;
 //  - an array it returns has exactly element_count(shape) × element bytes of data, and
 //    format_npy → parse_npy gives the same array back (dtype, shape, data).
 #include <armlower/io/npy.hpp>
@@ -25,14 +25,15 @@ using namespace armlower;
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  io::npy_array a;
-  try {
-    a = io::parse_npy(std::span<const std::uint8_t>(data, size), "fuzz.npy");
-  } catch (const io::io_error& e) {
-    const std::string m = e.what();
-    if (m.empty() || m.find('\n') != std::string::npos) fail("io_error message is empty or not one line: '" + m + "'");
+  const auto parsed = io::parse_npy(std::span<const std::uint8_t>(data, size), "fuzz.npy");
+  if (!parsed) {
+    const std::string m = parsed.error().line();
+    if (parsed.error().message().empty() || m.find('\n') != std::string::npos)
+      fail("error message is empty or not one line: '" + m + "'");
+    if (parsed.error().where().file != "fuzz.npy") fail("error does not name the file: '" + m + "'");
     return 0;
   }
+  const auto& a = *parsed;
   std::int64_t n = 1;
   for (auto d : a.shape) {
     if (d < 0) fail("negative dimension " + std::to_string(d));
@@ -40,8 +41,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (a.data.size() != static_cast<std::size_t>(n) * io::npy_element_bytes(a.type))
     fail("data has " + std::to_string(a.data.size()) + " bytes for " + std::to_string(n) + " elements");
-  const auto bytes = io::format_npy(a);  // throws io_error only for invalid arrays: a crash here is a bug
-  const auto b = io::parse_npy(bytes, "formatted.npy");
+  const auto bytes = io::format_npy(a);  // an error only for invalid arrays: a bug here
+  if (!bytes) fail("format_npy refuses a parsed array: " + bytes.error().line());
+  const auto back = io::parse_npy(*bytes, "formatted.npy");
+  if (!back) fail("parse_npy refuses what format_npy wrote: " + back.error().line());
+  const auto& b = *back;
   if (b.type != a.type || b.shape != a.shape || b.data != a.data) fail("format_npy -> parse_npy is not the identity");
   return 0;
 }

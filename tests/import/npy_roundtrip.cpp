@@ -10,15 +10,18 @@ int main(int argc, char** argv) {
     std::cerr << "usage: npy_roundtrip in.npy out.npy\n";
     return 2;
   }
-  try {
-    const auto a = armlower::io::read_npy(argv[1]);
-    const auto bytes = armlower::io::format_npy(a);
-    std::ofstream(argv[2], std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                   static_cast<std::streamsize>(bytes.size()));
-    std::cout << armlower::dtype::name(a.type) << " rank " << a.shape.size() << "\n";
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
+  const auto a = armlower::io::read_npy(argv[1]);
+  if (!a) {
+    std::cerr << "error: " << a.error().line() << "\n";
     return 1;
   }
+  const auto bytes = armlower::io::format_npy(*a);
+  if (!bytes) {
+    std::cerr << "error: " << bytes.error().line() << "\n";
+    return 1;
+  }
+  std::ofstream(argv[2], std::ios::binary).write(reinterpret_cast<const char*>(bytes->data()),
+                                                 static_cast<std::streamsize>(bytes->size()));
+  std::cout << armlower::dtype::name(a->type) << " rank " << a->shape.size() << "\n";
   return 0;
 }

@@ -15,7 +15,7 @@ namespace {
 
 const std::string data = ARMLOWER_SHARED_DATA "/tflite/";
 
-std::vector<std::uint8_t> load(const std::string& name) { return armlower::io::read_bytes(data + name); }
+std::vector<std::uint8_t> load(const std::string& name) { return armlower::io::read_bytes(data + name).value(); }
 
 const armlower::graph::operation* find_op(const armlower::graph::graph& g, armlower::graph::framework_op k,
                                           std::size_t nth = 0) {
@@ -24,13 +24,15 @@ const armlower::graph::operation* find_op(const armlower::graph::graph& g, armlo
   return nullptr;
 }
 
+/// The first diagnostic of importing `b` as "model.tflite" as one line (empty when it imports);
+/// every error is one line naming the file and the importer.
 std::string error_of(const std::vector<std::uint8_t>& b, armlower::import::import_options opt = {}) {
-  try {
-    (void)armlower::import::import_tflite(b, "model.tflite", opt);
-  } catch (const armlower::import::import_error& e) {
-    return e.what();
-  }
-  return {};
+  const auto r = armlower::import::import_tflite(b, "model.tflite", opt);
+  if (r) return {};
+  CHECK(r.error().where().file == "model.tflite");
+  CHECK(r.error().where().stage == "tflite importer");
+  CHECK(r.error().line().find('\n') == std::string::npos);
+  return r.error().line();
 }
 
 }  // namespace
@@ -39,7 +41,7 @@ using namespace armlower;
 
 TEST_CASE("hello_world_int8: three int8 FULLY_CONNECTED, ReLU fused on the first two") {
   const auto bytes = load("hello_world_int8.tflite");
-  const auto info = import::inspect_tflite(bytes, "hello_world_int8.tflite");
+  const auto info = import::inspect_tflite(bytes, "hello_world_int8.tflite").value();
   REQUIRE(info.operators.size() == 3);
   for (const auto& o : info.operators) CHECK(o.name == "FULLY_CONNECTED");
   CHECK(info.operators[0].options == "fused=RELU");
@@ -52,7 +54,7 @@ TEST_CASE("hello_world_int8: three int8 FULLY_CONNECTED, ReLU fused on the first
   CHECK(in.scale[0] == doctest::Approx(0.0244801).epsilon(1e-5));
   CHECK(in.zero_point == std::vector<std::int64_t>{-128});
 
-  const auto r = import::import_tflite(bytes, "hello_world_int8.tflite");
+  const auto r = import::import_tflite(bytes, "hello_world_int8.tflite").value();
   CHECK(r.left_out.empty());
   CHECK(r.imported == std::vector<std::size_t>{0, 1, 2});
   const auto& g = r.graph;
@@ -88,7 +90,7 @@ TEST_CASE("hello_world_int8: three int8 FULLY_CONNECTED, ReLU fused on the first
 }
 
 TEST_CASE("hello_world_float: float32 FULLY_CONNECTED chain without quantization") {
-  const auto r = import::import_tflite(load("hello_world_float.tflite"), "hello_world_float.tflite");
+  const auto r = import::import_tflite(load("hello_world_float.tflite"), "hello_world_float.tflite").value();
   CHECK(r.left_out.empty());
   REQUIRE(r.graph.operators.size() == 5);  // linear, relu, linear, relu, linear
   CHECK(find_op(r.graph, graph::framework_op::linear, 2) != nullptr);
@@ -107,7 +109,7 @@ TEST_CASE("hello_world_float: float32 FULLY_CONNECTED chain without quantization
 
 TEST_CASE("micro_speech: FULLY_CONNECTED 4000->4 imported, the rest listed by index and name") {
   const auto bytes = load("micro_speech_quantized.tflite");
-  const auto r = import::import_tflite(bytes, "micro_speech_quantized.tflite");
+  const auto r = import::import_tflite(bytes, "micro_speech_quantized.tflite").value();
   CHECK(r.imported == std::vector<std::size_t>{2});
   REQUIRE(r.left_out.size() == 3);
   CHECK(r.left_out[0].index == 0);
@@ -137,9 +139,23 @@ TEST_CASE("micro_speech: FULLY_CONNECTED 4000->4 imported, the rest listed by in
   CHECK(msg.find("3 operator(s) cannot be lowered") != std::string::npos);
   CHECK(msg.find("#1 DEPTHWISE_CONV_2D") != std::string::npos);
   CHECK(msg.find("#3 SOFTMAX") != std::string::npos);
+  // One diagnostic per left-out operator after the summary, each with the model's op index.
+  const auto strict = import::import_tflite(bytes, "micro_speech_quantized.tflite", {.strict = true});
+  REQUIRE_FALSE(strict);
+  const auto d = strict.error().diagnostics();
+  REQUIRE(d.size() == 4);
+  CHECK(strict.error().code() == errc::unsupported);
+  CHECK(d[1].where.op_index == 0);
+  CHECK(d[1].where.op == "RESHAPE");
+  CHECK(d[2].where.op_index == 1);
+  CHECK(d[2].where.op == "DEPTHWISE_CONV_2D");
+  CHECK(d[2].message == "no lowering for this operator");
+  CHECK(d[3].where.op_index == 3);
+  CHECK(d[3].where.op == "SOFTMAX");
+  CHECK(d[3].line() == "micro_speech_quantized.tflite: tflite importer: model op #3 SOFTMAX: no lowering for this operator");
 }
 
-TEST_CASE("damaged files give one clear import_error") {
+TEST_CASE("damaged files give one clear error value (errc::malformed)") {
   const auto good = load("hello_world_int8.tflite");
   CHECK(error_of({}).find("not a flatbuffer") != std::string::npos);
   const std::string text = "this is a text file, not a model\n";
@@ -148,6 +164,7 @@ TEST_CASE("damaged files give one clear import_error") {
   auto wrong_id = good;
   std::copy_n("TOSA", 4, wrong_id.begin() + 4);
   CHECK(error_of(wrong_id).find("wrong file identifier 'TOSA'") != std::string::npos);
+  CHECK(import::import_tflite(wrong_id, "m").error().code() == errc::malformed);
 
   for (std::size_t n : {8u, 16u, 100u, 1000u, 2000u, 2700u}) {
     const std::vector<std::uint8_t> cut(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n));
@@ -155,7 +172,10 @@ TEST_CASE("damaged files give one clear import_error") {
     INFO("prefix ", n, ": ", m);
     CHECK(m.find("truncated") != std::string::npos);
   }
-  CHECK_THROWS_AS((void)armlower::import::import_tflite_file(data + "no_such_model.tflite"), armlower::io::io_error);
+  const auto missing = armlower::import::import_tflite_file(data + "no_such_model.tflite");
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().code() == errc::io);
+  CHECK(missing.error().where().file == data + "no_such_model.tflite");
 }
 
 TEST_CASE("every prefix and random byte corruption is rejected or imported, never a crash") {
@@ -169,11 +189,11 @@ TEST_CASE("every prefix and random byte corruption is rejected or imported, neve
     for (int trial = 0; trial < 400; ++trial) {
       auto bad = good;
       for (int k = 0; k < 4; ++k) bad[rng() % bad.size()] = static_cast<std::uint8_t>(rng());
-      try {
-        (void)import::import_tflite(bad, name);
-      } catch (const import::import_error&) {
+      try {  // an error value or a graph; any exception is a defect
+        const auto r = import::import_tflite(bad, name);
+        if (!r) CHECK(r.error().line().find('\n') == std::string::npos);
       } catch (const std::exception& e) {
-        FAIL("unexpected exception type: " << e.what());
+        FAIL("unexpected exception: " << e.what());
       }
     }
   }

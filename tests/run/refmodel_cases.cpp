@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     }
     (void)armlower::serialize::write_file(dir / (c.name + ".tosa"), *bytes).value();
     for (std::size_t i = 0; i < c.inputs.size(); ++i) {
-      const auto img = armlower::io::format_npy(armlower::run::to_npy(c.inputs[i]));
+      const auto img = armlower::io::format_npy(armlower::run::to_npy(c.inputs[i])).value();
       (void)armlower::serialize::write_file(dir / (c.name + ".in" + std::to_string(i) + ".npy"), img).value();
     }
     const auto r = armlower::run::run(c.g, c.inputs);
@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
       continue;
     }
     for (std::size_t i = 0; i < r.outputs.size(); ++i) {
-      const auto img = armlower::io::format_npy(armlower::run::to_npy(r.outputs[i]));
+      const auto img = armlower::io::format_npy(armlower::run::to_npy(r.outputs[i])).value();
       (void)armlower::serialize::write_file(dir / (c.name + ".out" + std::to_string(i) + ".npy"), img).value();
     }
     list << c.name << " " << c.mode << " " << c.inputs.size() << " " << r.outputs.size() << "\n";

@@ -123,7 +123,7 @@ TEST_CASE("int16x8 FC with INT64 bias: TOSA-1.0+INT+int16 (INT48 CONV2D bias) ==
     else CHECK(want[3] < -20000);
 
     // Passes API straight from the importer.
-    const auto imp = import::import_tflite(bytes, "a16w8_int64_bias.tflite", {.strict = true});
+    const auto imp = import::import_tflite(bytes, "a16w8_int64_bias.tflite", {.strict = true}).value();
     REQUIRE(imp.graph.find("b") != nullptr);
     CHECK(imp.graph.find("b")->type == dtype::id::i64);
     passes::options o;
@@ -143,19 +143,19 @@ TEST_CASE("int16x8 FC with INT64 bias: TOSA-1.0+INT+int16 (INT48 CONV2D bias) ==
 
     // The tool's path: the .tflite file → serialized .tosa → read back → interpreter.
     const auto path = write_model(relu ? "fc_relu.tflite" : "fc.tflite", bytes);
-    const auto m = tool::load_tflite(path, true);
-    const auto l = tool::lower_to_tosa(m.graph, tool::parse_spec("TOSA-1.0+INT+int16"), {});
+    const auto m = tool::load_tflite(path, true).value();
+    const auto l = tool::lower_to_tosa(m.graph, tool::parse_spec("TOSA-1.0+INT+int16").value(), {}).value();
     auto back = serialize::read(l.bytes);
     REQUIRE_MESSAGE(back.has_value(), back.error().message);
     CHECK(run_tosa(back->graph, x) == want);
 
     // Cortex-M plan (s16 path, int64 bias), MVE and DSP conventions, run on the host.
     for (auto isa : {cortex_m::isa::mve, cortex_m::isa::dsp}) {
-      const auto cm = tool::lower_to_cortex_m(m.graph, isa, {});
+      const auto cm = tool::lower_to_cortex_m(m.graph, isa, {}).value();
       REQUIRE(cm.program.layers.size() == 1);
       CHECK(cm.program.layers[0].kind == cortex_m::layer_kind::linear_s16);
       CHECK(cm.program.layers[0].bias_s64 == bias_values);
-      CHECK(tool::run_cortex_m(cm.program, x) == want);
+      CHECK(tool::run_cortex_m(cm.program, x).value() == want);
     }
 
     // `armlower lower --target cortex-m55` writes the plan header with the int64 bias.
@@ -173,7 +173,7 @@ TEST_CASE("int16x8 FC with an INT64 bias value outside INT48: error naming the b
   auto bias = bias_values;
   bias[1] = std::int64_t{1} << 47;  // INT48 max + 1
   const auto bytes = fc_model(fbs::ActivationFunctionType::NONE, bias);
-  const auto imp = import::import_tflite(bytes, "a16w8_big_bias.tflite", {.strict = true});
+  const auto imp = import::import_tflite(bytes, "a16w8_big_bias.tflite", {.strict = true}).value();
   passes::options o;
   o.sch = passes::scheme::a16w8;
   const auto t = passes::lower(tosa::parse("TOSA-1.0+INT+int16").value, imp.graph, o);

@@ -56,7 +56,7 @@ inline void write_f32_npy(const std::filesystem::path& p, const std::vector<floa
                           std::vector<std::int32_t> shape = {}) {
   if (shape.empty()) shape = {static_cast<std::int32_t>(v.size())};
   al::io::npy_array a{al::dtype::id::fp32, shape, al::run::encode(al::run::from_reals(al::dtype::id::fp32, shape, v))};
-  const auto img = al::io::format_npy(a);
+  const auto img = al::io::format_npy(a).value();
   (void)al::serialize::write_file(p, img).value();
 }
 

@@ -210,7 +210,7 @@ TEST_CASE("the lowering report gives the graph I/O quantization; it quantizes in
   {
     armlower::io::npy_array a{armlower::dtype::id::fp32, {64, 1},
                               armlower::run::encode(armlower::run::from_reals(armlower::dtype::id::fp32, {64, 1}, cv))};
-    const auto img = armlower::io::format_npy(a);
+    const auto img = armlower::io::format_npy(a).value();
     (void)armlower::serialize::write_file(calib, img).value();
   }
   for (const char* spec_c : {"TOSA-1.0+INT --scheme int8", "TOSA-1.0+INT+int16 --scheme a16w8"}) {
@@ -238,7 +238,7 @@ TEST_CASE("the lowering report gives the graph I/O quantization; it quantizes in
       const double qx = std::clamp(std::nearbyint(x / si) + zi, i16 ? -32768.0 : -128.0, i16 ? 32767.0 : 127.0);
       armlower::io::npy_array a{i16 ? armlower::dtype::id::i16 : armlower::dtype::id::i8, {1, 1}, {}};
       a.data = armlower::run::encode(armlower::run::from_ints(a.type, {1, 1}, {static_cast<std::int64_t>(qx)}));
-      const auto img = armlower::io::format_npy(a);
+      const auto img = armlower::io::format_npy(a).value();
       (void)armlower::serialize::write_file(d / "xq.npy", img).value();
       const auto r = json_of("run --json " + q(tosa) + " -i " + q(d / "xq.npy"));
       const double y = (r["outputs"][0]["values"][0].get<double>() - zo) * so;
@@ -357,7 +357,7 @@ TEST_CASE("signals: pending temporaries are removed; a killed write leaves no te
   {
     io::detail::staged s;
     s.target = d / "t.bin";
-    s.create_named(0644);
+    REQUIRE(s.create_named(0644).has_value());
     REQUIRE(fs::exists(s.named));
     const auto named = s.named;
     io::remove_pending_temporaries();
@@ -365,7 +365,7 @@ TEST_CASE("signals: pending temporaries are removed; a killed write leaves no te
   }
   // After a write, nothing is registered and nothing is left.
   const std::vector<std::uint8_t> bytes(1000, 7);
-  io::write_file(d / "w.bin", bytes);
+  REQUIRE(io::write_file(d / "w.bin", bytes).has_value());
   io::remove_pending_temporaries();
   CHECK(fs::file_size(d / "w.bin") == 1000);
   CHECK(temporaries(d).empty());
@@ -449,7 +449,7 @@ TEST_CASE("messages: one line naming the file; calibration data checked") {
   // Calibration: zero rows, wrong row length, +Inf, NaN.
   {
     armlower::io::npy_array a{armlower::dtype::id::fp32, {0, 1}, {}};
-    const auto img = armlower::io::format_npy(a);
+    const auto img = armlower::io::format_npy(a).value();
     (void)armlower::serialize::write_file(d / "empty.npy", img).value();
   }
   expect_failure(run("lower " + hf + " --calib " + q(d / "empty.npy") + " --spec TOSA-1.0+INT -o " + q(d / "o.tosa")),
@@ -457,7 +457,7 @@ TEST_CASE("messages: one line naming the file; calibration data checked") {
   {
     armlower::io::npy_array a{armlower::dtype::id::fp32, {2, 3},
                               armlower::run::encode(armlower::run::from_reals(armlower::dtype::id::fp32, {2, 3}, {1, 2, 3, 4, 5, 6}))};
-    const auto img = armlower::io::format_npy(a);
+    const auto img = armlower::io::format_npy(a).value();
     (void)armlower::serialize::write_file(d / "rows3.npy", img).value();
   }
   expect_failure(run("lower " + hf + " --calib " + q(d / "rows3.npy") + " --spec TOSA-1.0+INT -o " + q(d / "o.tosa")),
@@ -501,7 +501,7 @@ TEST_CASE("run and check name operators by their index in the file; --max-tensor
   const auto first_in_file = f.operator_index.at(0);
   REQUIRE(first_in_file > 0);  // the file's CONST operators come first
   armlower::io::npy_array x{armlower::dtype::id::i8, {1, 1}, {0x80}};
-  (void)armlower::serialize::write_file(d / "x.npy", armlower::io::format_npy(x)).value();
+  (void)armlower::serialize::write_file(d / "x.npy", armlower::io::format_npy(x).value()).value();
   // 8 bytes hold the [1,1] input; RESHAPE's shape operand (SHAPE [4], 32 bytes) does not fit.
   const auto o = run("run " + q(d / "hw.tosa") + " -i " + q(d / "x.npy") + " --max-tensor-bytes 8");
   expect_failure(o, "op " + std::to_string(first_in_file) + " RESHAPE");

@@ -16,8 +16,8 @@ const std::string models = ARMLOWER_SHARED_DATA "/tflite/";
 
 /// Lowers, serializes, reads back (so the file is what runs) and returns the TOSA graph.
 tool::lowered lower_file(const std::string& model, const std::string& spec, const tool::lower_request& req = {}) {
-  const auto m = tool::load_tflite(models + model, false);
-  return tool::lower_to_tosa(m.graph, tool::parse_spec(spec), req);
+  const auto m = tool::load_tflite(models + model, false).value();
+  return tool::lower_to_tosa(m.graph, tool::parse_spec(spec).value(), req).value();
 }
 
 graph::graph read_back(const tool::lowered& l) {
@@ -54,9 +54,9 @@ TEST_CASE("hello_world_int8 on TOSA-1.0+INT (SINGLE_ROUND) and +doubleround (DOU
 TEST_CASE("hello_world_int8 as a Cortex-M plan (MVE kernel_sum, DSP and scalar bias) gives TFLite's outputs") {
   const std::int64_t in[] = {-128, -108, -87, -67, 0};
   const std::int64_t golden[] = {4, 60, 104, 123, 4};
-  const auto m = tool::load_tflite(models + "hello_world_int8.tflite", false);
+  const auto m = tool::load_tflite(models + "hello_world_int8.tflite", false).value();
   for (const char* target : {"cortex-m55", "cortex-m4", "cortex-m0"}) {
-    const auto c = tool::lower_to_cortex_m(m.graph, tool::parse_cortex_m(target), {});
+    const auto c = tool::lower_to_cortex_m(m.graph, tool::parse_cortex_m(target).value(), {}).value();
     REQUIRE(c.program.layers.size() == 3);
     const bool mve = c.program.isa == cortex_m::isa::mve;
     CHECK(mve == (std::string(target) == "cortex-m55"));
@@ -67,7 +67,7 @@ TEST_CASE("hello_world_int8 as a Cortex-M plan (MVE kernel_sum, DSP and scalar b
     for (int i = 0; i < 5; ++i) {
       INFO(std::string(target), " input ", in[i]);
       const std::int64_t x[] = {in[i]};
-      const auto y = tool::run_cortex_m(c.program, x);
+      const auto y = tool::run_cortex_m(c.program, x).value();
       REQUIRE(y.size() == 1);
       CHECK(y[0] == golden[i]);
     }
@@ -78,8 +78,8 @@ TEST_CASE("hello_world_int8 as a Cortex-M plan (MVE kernel_sum, DSP and scalar b
 
 TEST_CASE("hello_world_float per scheme: max |error| vs sin(x) on 1000 points in [0, 2pi]") {
   // Float model itself (imported weights, double math) as the baseline error.
-  const auto m = tool::load_tflite(models + "hello_world_float.tflite", false);
-  const auto layers = tool::float_chain(m.graph);
+  const auto m = tool::load_tflite(models + "hello_world_float.tflite", false).value();
+  const auto layers = tool::float_chain(m.graph).value();
   std::vector<float> xs(1000), calib(256);
   for (int i = 0; i < 1000; ++i) xs[static_cast<std::size_t>(i)] = static_cast<float>(2 * std::numbers::pi * i / 999.0);
   for (int i = 0; i < 256; ++i) calib[static_cast<std::size_t>(i)] = static_cast<float>(2 * std::numbers::pi * (i + 0.5) / 256.0);
@@ -105,9 +105,9 @@ TEST_CASE("hello_world_float per scheme: max |error| vs sin(x) on 1000 points in
   };
   for (const auto& c : cases) {
     tool::lower_request req;
-    req.sch = c.s;
+    req.scheme = c.s;
     req.calibration = calib;
-    const auto l = tool::lower_to_tosa(m.graph, tool::parse_spec(c.spec), req);
+    const auto l = tool::lower_to_tosa(m.graph, tool::parse_spec(c.spec).value(), req).value();
     const auto g = read_back(l);
     const auto* in = g.find(g.inputs.at(0));
     REQUIRE(in);
@@ -129,12 +129,12 @@ TEST_CASE("hello_world_float per scheme: max |error| vs sin(x) on 1000 points in
 }
 
 TEST_CASE("micro_speech: FULLY_CONNECTED 4000->4 lowered, the other operators reported") {
-  const auto m = tool::load_tflite(models + "micro_speech_quantized.tflite", false);
+  const auto m = tool::load_tflite(models + "micro_speech_quantized.tflite", false).value();
   REQUIRE(m.left_out.size() == 3);
   CHECK(m.left_out[0].name == "RESHAPE");
   CHECK(m.left_out[1].name == "DEPTHWISE_CONV_2D");
   CHECK(m.left_out[2].name == "SOFTMAX");
-  const auto l = tool::lower_to_tosa(m.graph, tool::parse_spec("TOSA-1.0+INT"), {});
+  const auto l = tool::lower_to_tosa(m.graph, tool::parse_spec("TOSA-1.0+INT").value(), {}).value();
   CHECK(l.report.ops.at("CONV2D") == 1);
   CHECK(l.report.ops.at("RESCALE") == 1);
   const auto g = read_back(l);

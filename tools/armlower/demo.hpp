@@ -80,19 +80,20 @@ struct demo_config {
 };
 
 /// Runs the int8/a16w8 Cortex-M plan of the demo MLP on the host (the kernel reference).
-[[nodiscard]] inline std::vector<std::int64_t> demo_kernel_reference(const graph::graph& fw, passes::scheme s,
-                                                                     const std::vector<float>& calib,
-                                                                     const std::vector<float>& x) {
+[[nodiscard]] inline expected<std::vector<std::int64_t>> demo_kernel_reference(const graph::graph& fw, passes::scheme s,
+                                                                               const std::vector<float>& calib,
+                                                                               const std::vector<float>& x) {
   lower_request req;
-  req.sch = s;
+  req.scheme = s;
   req.calibration = calib;
   const auto c = lower_to_cortex_m(fw, cortex_m::isa::mve, req);
-  return run_cortex_m(c.program, graph::quantize(x, c.program.input_quant));
+  if (!c) return c.error();
+  return run_cortex_m(c->program, graph::quantize(x, c->program.input_quant));
 }
 
 /// Lowers, serializes, reads back and runs one configuration; compares with the float reference
 /// and, for integer schemes, with the kernel reference (the Cortex-M plan run on the host).
-[[nodiscard]] inline demo_row demo_one(const std::vector<graph::mlp_layer>& layers, const demo_config& c,
+[[nodiscard]] inline expected<demo_row> demo_one(const std::vector<graph::mlp_layer>& layers, const demo_config& c,
                                        const std::vector<float>& calib, const std::vector<float>& x, int rows,
                                        const std::vector<float>& ref) {
   stopwatch sw;
@@ -101,21 +102,29 @@ struct demo_config {
   r.spec = c.spec;
   const auto fw = graph::build_float_mlp(layers, {rows, layers.front().in_features});
   lower_request req;
-  req.sch = c.s;
+  req.scheme = c.s;
   req.calibration = calib;
   std::vector<std::int64_t> yq;
   std::vector<float> y;
   if (c.cortex_m) {
-    const auto l = lower_to_cortex_m(fw, cortex_m::isa::mve, req);
+    const auto lc = lower_to_cortex_m(fw, cortex_m::isa::mve, req);
+    if (!lc) return lc.error();
+    const auto& l = *lc;
     r.ops = l.program.layers.size();
     r.bytes = static_cast<std::size_t>(l.program.report.total_constant_bytes);
-    yq = run_cortex_m(l.program, graph::quantize(x, l.program.input_quant));
+    auto yr = run_cortex_m(l.program, graph::quantize(x, l.program.input_quant));
+    if (!yr) return yr.error();
+    yq = std::move(*yr);
     y = graph::dequantize(yq, l.program.output_quant);
   } else {
-    const auto l = lower_to_tosa(fw, parse_spec(c.spec), req);
+    const auto t = parse_spec(c.spec);
+    if (!t) return t.error();
+    const auto lt = lower_to_tosa(fw, *t, req);
+    if (!lt) return lt.error();
+    const auto& l = *lt;
     r.bytes = l.bytes.size();
     auto back = serialize::read(l.bytes);
-    if (!back) throw tool_error("demo: reading back the " + r.scheme + " .tosa failed: " + back.error().message);
+    if (!back) return failure("demo: reading back the " + r.scheme + " .tosa failed: " + back.error().message, errc::malformed);
     const auto& g = back->graph;
     r.ops = g.operators.size();
     const auto* in = g.find(g.inputs.at(0));
@@ -123,7 +132,7 @@ struct demo_config {
     if (passes::is_mx(c.s)) v = run::from_reals(in->type, in->shape, x);
     else v = run::from_ints(in->type, in->shape, graph::quantize(x, *l.input_quant));
     const auto out = run::run(g, std::span<const run::value>(&v, 1));
-    if (!out) throw tool_error("demo: running " + r.scheme + " failed: " + out.failure->message());
+    if (!out) return failure("demo: running " + r.scheme + " failed: " + out.failure->message(), errc::invalid_graph);
     yq = out.outputs.at(0).ints;
     y = real_values(out.outputs.at(0), l.output_quant);
   }
@@ -137,15 +146,22 @@ struct demo_config {
     // TOSA int8 graph with DOUBLE_ROUND run by the interpreter.
     std::vector<std::int64_t> k;
     if (c.cortex_m) {
-      lower_request rq = req;
-      const auto l = lower_to_tosa(fw, parse_spec("TOSA-1.0+INT+doubleround"), rq);
+      const auto t = parse_spec("TOSA-1.0+INT+doubleround");
+      if (!t) return t.error();
+      const auto lt = lower_to_tosa(fw, *t, req);
+      if (!lt) return lt.error();
+      const auto& l = *lt;
       const auto* in = l.tosa.find(l.tosa.inputs.at(0));
       const auto v = run::from_ints(in->type, in->shape, graph::quantize(x, *l.input_quant));
       const auto out = run::run(l.tosa, std::span<const run::value>(&v, 1));
-      if (!out) throw tool_error("demo: running the TOSA reference for the plan failed: " + out.failure->message());
+      if (!out)
+        return failure("demo: running the TOSA reference for the plan failed: " + out.failure->message(),
+                       errc::invalid_graph);
       k = out.outputs.at(0).ints;
     } else {
-      k = demo_kernel_reference(fw, c.s, calib, x);
+      auto kr = demo_kernel_reference(fw, c.s, calib, x);
+      if (!kr) return kr.error();
+      k = std::move(*kr);
     }
     std::size_t diff = 0;
     for (std::size_t i = 0; i < k.size() && i < yq.size(); ++i) diff += k[i] != yq[i];
@@ -160,15 +176,19 @@ struct demo_config {
 /// demo_mlp_plan) and `<dir>/demo_mlp_io.hpp` (namespace demo_mlp_io: `rows`, the quantized
 /// `input` rows and the `expected` outputs of the same plan run on the host), for the firmware
 /// example. Errors: lowering or file errors.
-inline void emit_demo_firmware(const demo_options& o, const std::vector<graph::mlp_layer>& layers,
-                               const std::vector<float>& calib, const std::vector<float>& x) {
+[[nodiscard]] inline expected<void> emit_demo_firmware(const demo_options& o, const std::vector<graph::mlp_layer>& layers,
+                                                       const std::vector<float>& calib, const std::vector<float>& x) {
   const auto fw = graph::build_float_mlp(layers, {o.rows, layers.front().in_features});
   lower_request req;
-  req.sch = passes::scheme::int8;
+  req.scheme = passes::scheme::int8;
   req.calibration = calib;
-  const auto l = lower_to_cortex_m(fw, cortex_m::isa::mve, req);
+  const auto lc = lower_to_cortex_m(fw, cortex_m::isa::mve, req);
+  if (!lc) return lc.error();
+  const auto& l = *lc;
   const auto xq = graph::quantize(x, l.program.input_quant);
-  const auto y = run_cortex_m(l.program, xq);
+  const auto yr = run_cortex_m(l.program, xq);
+  if (!yr) return yr.error();
+  const auto& y = *yr;
   const std::string plan = passes::emit_plan_header(l.program, "demo_mlp_plan");
   std::string io = "// Generated by `armlower demo --emit-firmware` (seed " + std::to_string(o.seed) +
                    "): quantized inputs of the demo MLP and the outputs of its Cortex-M55 plan run on the host.\n"
@@ -186,19 +206,21 @@ inline void emit_demo_firmware(const demo_options& o, const std::vector<graph::m
   std::error_code ec;
   std::filesystem::create_directories(d, ec);
   for (const auto& [name, text] : {std::pair{std::string("demo_mlp_plan.hpp"), plan}, std::pair{std::string("demo_mlp_io.hpp"), io}})
-    if (auto w = serialize::write_file(d / name, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size())); !w)
-      throw tool_error(w.error().message);
+    if (auto w = io::write_file(d / name, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size())); !w)
+      return w;
+  return {};
 }
 
 /// Runs the demo and prints the table (or JSON) on stdout; progress via `progress`.
-inline int run_demo(const demo_options& o, const std::function<void(const std::string&, double)>& progress) {
-  if (o.rows < 1 || o.rows > 4096) throw tool_error("demo: --rows must be in 1..4096");
+[[nodiscard]] inline expected<int> run_demo(const demo_options& o,
+                                           const std::function<void(const std::string&, double)>& progress) {
+  if (o.rows < 1 || o.rows > 4096) return failure("demo: --rows must be in 1..4096");
   const auto layers = demo_mlp(o.seed);
   const auto calib = demo_inputs(o.seed + 1, 256, 256);
   const auto x = demo_inputs(o.seed + 2, static_cast<std::size_t>(o.rows), 256);
   const auto ref = graph::run_float_mlp(layers, x, static_cast<std::size_t>(o.rows));
   if (!o.emit_firmware.empty()) {
-    emit_demo_firmware(o, layers, calib, x);
+    if (auto e = emit_demo_firmware(o, layers, calib, x); !e) return e.error();
     progress("wrote demo_mlp_plan.hpp and demo_mlp_io.hpp to " + o.emit_firmware, -1);
     return 0;
   }
@@ -216,7 +238,9 @@ inline int run_demo(const demo_options& o, const std::function<void(const std::s
   std::vector<demo_row> rows;
   bool mismatch = false;
   for (const auto& c : cfg) {
-    rows.push_back(demo_one(layers, c, calib, x, o.rows, ref));
+    auto row = demo_one(layers, c, calib, x, o.rows, ref);
+    if (!row) return row.error();
+    rows.push_back(std::move(*row));
     progress(rows.back().scheme + " on " + c.spec + " lowered and run", rows.back().ms);
     mismatch = mismatch || (c.must_match && rows.back().bit_exact != "yes");
   }

@@ -1,8 +1,9 @@
 /// @file tools/armlower/driver.hpp
 /// The work behind the `armlower` host tool, as functions the CLI (main.cpp), the tests and
-/// the examples share: load a model (`.tflite` or `.tosa`), parse spec/scheme strings, quantize
-/// float models for an integer scheme, lower to TOSA, serialize, run, check legality.
-/// Every user-facing failure is a `tool_error` whose `what()` is one line naming the problem.
+/// the examples share: load a model (`.tflite` or `.tosa`), parse spec/scheme strings, lower with
+/// the library's `armlower::lower` (which decides scheme, rounding, calibration and float
+/// quantization), serialize, run, check legality.
+/// Every user-facing failure is an `armlower::error` value (`expected<T>`); nothing throws.
 #pragma once
 
 #include <armlower/graph/builder.hpp>
@@ -10,6 +11,7 @@
 #include <armlower/import/tflite.hpp>
 #include <armlower/io/file.hpp>
 #include <armlower/io/npy.hpp>
+#include <armlower/lower.hpp>
 #include <armlower/cortex_m/plan.hpp>
 #include <armlower/passes/cortex_m.hpp>
 #include <armlower/passes/cortex_m_emit.hpp>
@@ -29,17 +31,17 @@
 #include <optional>
 #include <random>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace armlower::tool {
 
-/// A failure to report to the user: one line, no trailing newline.
-class tool_error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+/// A failure of the tool itself (a bad argument, a file of the wrong kind): `errc::invalid_argument`
+/// unless told, the message one line naming the problem.
+[[nodiscard]] inline armlower::error failure(std::string message, errc code = errc::invalid_argument,
+                                             std::string file = {}) {
+  return armlower::error(code, location{std::move(file), {}, -1, -1, {}, {}}, std::move(message));
+}
 
 /// Wall-clock stopwatch in milliseconds.
 struct stopwatch {
@@ -52,36 +54,35 @@ struct stopwatch {
 /// Kind of a model file, decided by its flatbuffer file identifier (bytes 4..7).
 enum class file_kind { tflite, tosa };
 
-/// The kind of `bytes` (read from `what`). Errors: neither "TFL3" nor "TOSA".
-[[nodiscard]] inline file_kind sniff(std::span<const std::uint8_t> bytes, const std::string& what) {
+/// The kind of `bytes` (read from `what`). Errors: neither "TFL3" nor "TOSA" (the importer's
+/// precise message: too small / not a flatbuffer / identifier).
+[[nodiscard]] inline expected<file_kind> sniff(std::span<const std::uint8_t> bytes, const std::string& what) {
   if (bytes.size() >= 8) {
     const std::string_view id(reinterpret_cast<const char*>(bytes.data() + 4), 4);
     if (id == "TFL3") return file_kind::tflite;
     if (id == "TOSA") return file_kind::tosa;
   }
-  // Let the importer produce the precise message (too small / not a flatbuffer / identifier).
-  try {
-    (void)import::inspect_tflite(bytes, what);
-  } catch (const import::import_error& e) {
-    throw tool_error(std::string(e.what()) + "; expected a .tflite (TFL3) or .tosa (TOSA) flatbuffer");
-  }
-  throw tool_error(what + ": not a .tflite or .tosa flatbuffer");
+  auto e = import::inspect_tflite(bytes, what);
+  if (e) return failure(what + ": not a .tflite or .tosa flatbuffer", errc::malformed);
+  diagnostic d = e.error().diagnostics().front();
+  d.message += "; expected a .tflite (TFL3) or .tosa (TOSA) flatbuffer";
+  return armlower::error(std::move(d));
 }
 
 /// Parses a TOSA spec string. Errors: "bad spec string '<s>': <reason>".
-[[nodiscard]] inline tosa::target parse_spec(const std::string& s) {
+[[nodiscard]] inline expected<tosa::target> parse_spec(const std::string& s) {
   const auto r = tosa::parse(s);
-  if (!r.ok()) throw tool_error("bad spec string '" + s + "': " + std::string(r.message()));
+  if (!r.ok()) return failure("bad spec string '" + s + "': " + std::string(r.message()));
   return r.value;
 }
 
 /// Parses a scheme name (int8, a16w8, mxfp8_e4m3, mxfp8_e5m2, mxfp6_e2m3, mxfp6_e3m2, mxfp4).
-[[nodiscard]] inline passes::scheme parse_scheme(const std::string& s) {
+[[nodiscard]] inline expected<passes::scheme> parse_scheme(const std::string& s) {
   passes::scheme out{};
   if (!passes::parse_scheme(s, out)) {
     std::string all;
     for (auto x : passes::all_schemes) all += (all.empty() ? "" : ", ") + std::string(passes::name(x));
-    throw tool_error("unknown scheme '" + s + "' (valid: " + all + ")");
+    return failure("unknown scheme '" + s + "' (valid: " + all + ")");
   }
   return out;
 }
@@ -94,67 +95,62 @@ struct model {
   std::vector<import::left_out_op> left_out;
 };
 
-/// Loads a `.tflite` model file. Errors: io / import errors (one line), no linear layer found.
-[[nodiscard]] inline model load_tflite(const std::filesystem::path& p, bool strict) {
+/// Loads a `.tflite` model file. Errors: io / import errors, a .tosa file, no linear layer found
+/// (one diagnostic per left-out operator after the first).
+[[nodiscard]] inline expected<model> load_tflite(const std::filesystem::path& p, bool strict) {
   model m;
   m.source = p.string();
-  try {
-    const auto bytes = io::read_bytes(p);
-    if (sniff(bytes, m.source) != file_kind::tflite)
-      throw tool_error(m.source + ": is a .tosa file; `armlower lower` takes a .tflite model");
-    auto r = import::import_tflite(bytes, m.source, {.strict = strict});
-    m.graph = std::move(r.graph);
-    m.imported = std::move(r.imported);
-    m.left_out = std::move(r.left_out);
-  } catch (const io::io_error& e) {
-    throw tool_error(e.what());
-  } catch (const import::import_error& e) {
-    throw tool_error(e.what());
-  }
+  const auto bytes = io::read_bytes(p);
+  if (!bytes) return bytes.error();
+  const auto kind = sniff(*bytes, m.source);
+  if (!kind) return kind.error();
+  if (*kind != file_kind::tflite)
+    return failure(m.source + ": is a .tosa file; `armlower lower` takes a .tflite model");
+  auto r = import::import_tflite(*bytes, m.source, {.strict = strict});
+  if (!r) return std::move(r).error();
+  m.graph = std::move(r->graph);
+  m.imported = std::move(r->imported);
+  m.left_out = std::move(r->left_out);
   if (m.graph.operators.empty()) {
-    std::string msg = m.source + ": nothing to lower: no FULLY_CONNECTED with supported operands";
-    for (const auto& o : m.left_out) msg += "; " + import::to_string(o);
-    throw tool_error(msg);
+    std::string names;
+    for (const auto& o : m.left_out) names += "; " + import::to_string(o);
+    auto e = failure("nothing to lower: no FULLY_CONNECTED with supported operands" + names, errc::unsupported, m.source);
+    for (const auto& o : m.left_out)
+      e.add(diagnostic{errc::unsupported,
+                       location{m.source, "tflite importer", static_cast<std::int64_t>(o.index), -1, o.name, {}},
+                       o.reason});
+    return e;
   }
   return m;
 }
 
 /// Reads a `.tosa` file. Errors: io errors, every reader error (one line, prefixed with the path).
 /// Reader warnings (`tosa_file::warnings`) go to stderr as "<path>: warning: <text>".
-[[nodiscard]] inline serialize::tosa_file load_tosa(const std::filesystem::path& p) {
-  std::vector<std::uint8_t> bytes;
-  try {
-    bytes = io::read_bytes(p);
-  } catch (const io::io_error& e) {
-    throw tool_error(e.what());
-  }
-  if (bytes.size() >= 8 && std::string_view(reinterpret_cast<const char*>(bytes.data() + 4), 4) == "TFL3")
-    throw tool_error(p.string() + ": is a .tflite model, not a .tosa file (lower it first with `armlower lower`)");
-  auto r = serialize::read(bytes);
-  if (!r) throw tool_error(p.string() + ": " + r.error().message);
+[[nodiscard]] inline expected<serialize::tosa_file> load_tosa(const std::filesystem::path& p) {
+  const auto bytes = io::read_bytes(p);
+  if (!bytes) return bytes.error();
+  if (bytes->size() >= 8 && std::string_view(reinterpret_cast<const char*>(bytes->data() + 4), 4) == "TFL3")
+    return failure(p.string() + ": is a .tflite model, not a .tosa file (lower it first with `armlower lower`)");
+  auto r = serialize::read(*bytes);
+  if (!r) return failure(r.error().message, errc::malformed, p.string());
   for (const auto& w : r->warnings) std::fprintf(stderr, "%s: warning: %s\n", p.string().c_str(), w.c_str());
   return std::move(*r);
 }
 
-/// True when the framework graph is quantized (its linear inputs carry qparams).
-[[nodiscard]] inline bool is_quantized(const graph::graph& g) {
-  for (const auto& o : g.operators)
-    if (!o.is_tosa() && std::get<graph::framework_op>(o.code) == graph::framework_op::linear)
-      if (const auto* x = g.find(o.inputs[0]); x && x->quant) return true;
-  return false;
-}
+/// True when the framework graph is quantized (`armlower::is_quantized`).
+[[nodiscard]] inline bool is_quantized(const graph::graph& g) { return armlower::is_quantized(g); }
 
 /// The float linear chain of a float framework graph as MLP layers (reshapes to [N, Cin] are
 /// allowed before the first layer; a relu/relu6 after a linear becomes its activation). Errors: the graph is not a single chain of float linears.
-[[nodiscard]] inline std::vector<graph::mlp_layer> float_chain(const graph::graph& g) {
+[[nodiscard]] inline expected<std::vector<graph::mlp_layer>> float_chain(const graph::graph& g) {
   std::vector<graph::mlp_layer> layers;
   std::string cur = g.inputs.size() == 1 ? g.inputs[0] : "";
-  if (cur.empty()) throw tool_error("float model quantization needs exactly one graph input");
+  if (cur.empty()) return failure("float model quantization needs exactly one graph input");
   for (const auto& o : g.operators) {
     const auto k = std::get<graph::framework_op>(o.code);
     if (o.inputs.empty() || o.inputs[0] != cur)
-      throw tool_error("float model quantization supports a chain of linear layers; operator " +
-                       std::string(o.op_name()) + " does not continue the chain");
+      return failure("float model quantization supports a chain of linear layers; operator " +
+                     std::string(o.op_name()) + " does not continue the chain");
     if (k == graph::framework_op::reshape && layers.empty()) {
       cur = o.outputs[0];
       continue;
@@ -166,7 +162,7 @@ struct model {
       continue;
     }
     if (k != graph::framework_op::linear)
-      throw tool_error("float model quantization supports a chain of linear layers, found " + std::string(o.op_name()));
+      return failure("float model quantization supports a chain of linear layers, found " + std::string(o.op_name()));
     const auto* w = g.find(o.inputs[1]);
     graph::mlp_layer l;
     l.out_features = w->shape[0];
@@ -183,46 +179,9 @@ struct model {
   return layers;
 }
 
-/// What the user asked `lower` for.
-struct lower_request {
-  std::optional<passes::scheme> sch;             ///< default: see `choose_scheme`
-  std::optional<tosa::rounding_mode> rounding;  ///< default: see `lower_to_tosa`
-  bool per_channel = false;                     ///< float models, integer schemes
-  std::vector<float> calibration;               ///< float models, integer schemes (rows × in_features),
-                                                ///< checked by `graph::check_calibration` when read
-};
-
-/// Default scheme: the activation dtype of a quantized model (INT8 → int8, INT16 → a16w8); for a
-/// float model int8 when the target has INT (or is a Cortex-M target), else mxfp8_e4m3.
-[[nodiscard]] inline passes::scheme choose_scheme(const graph::graph& fw, bool has_int) {
-  if (is_quantized(fw)) {
-    const auto* x = fw.find(fw.inputs.at(0));
-    return (x && x->type == dtype::id::i16) ? passes::scheme::a16w8 : passes::scheme::int8;
-  }
-  return has_int ? passes::scheme::int8 : passes::scheme::mxfp8_e4m3;
-}
-
-/// A float model quantized for an integer scheme (the pipeline's QuantizeFloatGraph pass run
-/// ahead, so the caller keeps the qparams of the graph input and output). Returns `fw` itself
-/// when it is already quantized. Calibration: `req.calibration`, or `graph::default_calibration`.
-struct quantized_model {
-  graph::graph graph;
-  bool calibrated_by_default = false;
-  passes::report report;
-};
-[[nodiscard]] inline quantized_model quantize_for(const graph::graph& fw, passes::scheme s, const lower_request& req) {
-  quantized_model q{fw, false, {}};
-  if (passes::is_mx(s) || !passes::is_float_graph(fw)) return q;
-  auto calib = req.calibration;
-  if (calib.empty()) {
-    const auto* x = fw.find(fw.inputs.at(0));
-    calib = graph::default_calibration(x && !x->shape.empty() ? x->shape.back() : 1);
-    q.calibrated_by_default = true;
-  }
-  if (auto st = passes::quantize_float_graph(q.graph, s, req.per_channel, calib, q.report); !st)
-    throw tool_error(st.error().message());
-  return q;
-}
+/// What the user asked `lower` for: the library's options (`armlower::lower_options`); what is
+/// left empty is decided by `armlower::lower`.
+using lower_request = armlower::lower_options;
 
 /// A lowered model: the TOSA graph, its report, the serialized bytes and the quantization of
 /// the graph input/output (when quantized), so callers can quantize inputs and dequantize outputs.
@@ -236,60 +195,34 @@ struct lowered {
   bool calibrated_by_default = false;
 };
 
-/// Lowers a framework graph to a serialized TOSA graph for `t`.
-/// Scheme default: `choose_scheme`. Rounding default: DOUBLE_ROUND for int8 when `t` has
-/// `doubleround` (TFLite's and CMSIS-NN's default requantization, so the TOSA graph is bit-exact
-/// with the Cortex-M plan), else SINGLE_ROUND (ExecuTorch's choice).
-/// Float models with an integer scheme are quantized first (`quantize_for`).
-/// Errors (tool_error): illegal scheme for `t`, any quantization, lowering or serialization error.
-[[nodiscard]] inline lowered lower_to_tosa(const graph::graph& fw, const tosa::target& t, const lower_request& req) {
+/// Lowers a framework graph with `armlower::lower` for `t` (the library decides scheme, rounding
+/// and calibration) and serializes the TOSA graph (FBS-1.0 for TOSA 1.0, FBS-1.1 draft for 1.1).
+/// Errors: any of `armlower::lower`, serialization.
+[[nodiscard]] inline expected<lowered> lower_to_tosa(const graph::graph& fw, const tosa::target& t,
+                                                     const lower_request& req) {
+  auto r = armlower::lower(fw, t, req);
+  if (!r) return std::move(r).error();
   lowered out;
-  passes::options opt;
-  opt.sch = req.sch ? *req.sch : choose_scheme(fw, t.support_integer());
-  if (const auto c = passes::check_scheme(t, opt.sch); !c.ok())
-    throw tool_error("scheme " + std::string(passes::name(opt.sch)) + " is not legal for " +
-                     std::string(t.text().view()) + ": " + std::string(c.reason()));
-  if (req.rounding) opt.rounding = *req.rounding;
-  else if (opt.sch == passes::scheme::int8 && t.supports(tosa::ext::doubleround))
-    opt.rounding = tosa::rounding_mode::double_round;
-  opt.per_channel = req.per_channel;
-  if (passes::is_mx(opt.sch) && is_quantized(fw))
-    throw tool_error("scheme " + std::string(passes::name(opt.sch)) +
-                     " lowers float models; this model is already quantized (use int8 or a16w8)");
-  auto q = quantize_for(fw, opt.sch, req);
-  out.calibrated_by_default = q.calibrated_by_default;
-  const auto& g = q.graph;
-  if (!g.inputs.empty())
-    if (const auto* x = g.find(g.inputs[0])) out.input_quant = x->quant;
-  if (!g.outputs.empty())
-    if (const auto* y = g.find(g.outputs[0])) out.output_quant = y->quant;
-  std::vector<std::pair<std::string, graph::quant_params>> io_quant;  // graph I/O keep their names
-  for (const auto* list : {&g.inputs, &g.outputs})
-    for (const auto& n : *list)
-      if (const auto* x = g.find(n); x && x->quant) io_quant.emplace_back(n, *x->quant);
-  auto r = passes::lower(t, std::move(q.graph), opt);
-  if (!r) throw tool_error(r.error().message());
   out.tosa = std::move(r->graph);
   out.report = std::move(r->report);
-  out.report.summarize(out.tosa);  // graph I/O dtype and shape as lowered
-  for (const auto& [n, qp] : io_quant) out.report.set_quant(n, qp);
-  if (!q.report.passes.empty())
-    out.report.passes.insert(out.report.passes.begin(), q.report.passes.begin(), q.report.passes.end());
-  out.format = serialize::format_of(t.tosa_version());  // FBS-1.0 for TOSA 1.0, FBS-1.1 draft for 1.1
+  out.input_quant = r->input_quant;
+  out.output_quant = r->output_quant;
+  out.calibrated_by_default = r->calibrated_by_default;
+  out.format = serialize::format_of(t.tosa_version());
   auto b = serialize::write(out.tosa, out.format);
-  if (!b) throw tool_error("serialize: " + b.error().message);
+  if (!b) return failure("serialize: " + b.error().message, errc::invalid_graph);
   out.bytes = std::move(*b);
   return out;
 }
 
 /// Parses a Cortex-M target name: cortex-m55 / m85 (MVE), cortex-m4 / m7 / m33 (DSP),
 /// cortex-m0 / m0plus / m3 (scalar).
-[[nodiscard]] inline cortex_m::isa parse_cortex_m(const std::string& s) {
+[[nodiscard]] inline expected<cortex_m::isa> parse_cortex_m(const std::string& s) {
   if (s == "cortex-m55" || s == "cortex-m85") return cortex_m::isa::mve;
   if (s == "cortex-m4" || s == "cortex-m7" || s == "cortex-m33") return cortex_m::isa::dsp;
   if (s == "cortex-m0" || s == "cortex-m0plus" || s == "cortex-m3") return cortex_m::isa::scalar;
-  throw tool_error("unknown target '" + s + "' (valid: cortex-m55, cortex-m85, cortex-m4, cortex-m7, cortex-m33, "
-                   "cortex-m0, cortex-m0plus, cortex-m3)");
+  return failure("unknown target '" + s + "' (valid: cortex-m55, cortex-m85, cortex-m4, cortex-m7, cortex-m33, "
+                 "cortex-m0, cortex-m0plus, cortex-m3)");
 }
 
 /// A Cortex-M lowering: the program (owned constants, qparams of input/output, report).
@@ -298,31 +231,19 @@ struct lowered_cortex_m {
   bool calibrated_by_default = false;
 };
 
-/// Lowers a framework graph to a Cortex-M plan for `target` (int8 or a16w8; float models are
-/// quantized first with `quantize_for`). Errors: MX schemes, any quantization/lowering error.
-[[nodiscard]] inline lowered_cortex_m lower_to_cortex_m(const graph::graph& fw, cortex_m::isa target,
-                                                        const lower_request& req) {
-  const auto s = req.sch ? *req.sch : choose_scheme(fw, true);
-  if (passes::is_mx(s))
-    throw tool_error("scheme " + std::string(passes::name(s)) + " has no Cortex-M lowering (use int8 or a16w8)");
-  auto q = quantize_for(fw, s, req);
-  auto r = passes::lower_cortex_m(std::move(q.graph), {target});
-  if (!r) throw tool_error(r.error().message());
-  lowered_cortex_m out{std::move(*r), q.calibrated_by_default};
-  auto& p = out.program;
-  p.report.io = {{"input", p.input_name, std::string(dtype::name(p.activation)), p.input_shape, {}, {}},
-                 {"output", p.output_name, std::string(dtype::name(p.activation)), p.output_shape, {}, {}}};
-  p.report.set_quant(p.input_name, p.input_quant);
-  p.report.set_quant(p.output_name, p.output_quant);
-  if (!q.report.passes.empty())
-    out.program.report.passes.insert(out.program.report.passes.begin(), q.report.passes.begin(), q.report.passes.end());
-  return out;
+/// Lowers a framework graph to a Cortex-M plan for `target` with `armlower::lower` (int8 or a16w8;
+/// float models are quantized first). Errors: those of `armlower::lower`.
+[[nodiscard]] inline expected<lowered_cortex_m> lower_to_cortex_m(const graph::graph& fw, cortex_m::isa target,
+                                                                  const lower_request& req) {
+  auto r = armlower::lower(fw, target, req);
+  if (!r) return std::move(r).error();
+  return lowered_cortex_m{std::move(r->program), r->calibrated_by_default};
 }
 
 /// Runs a Cortex-M program on the host (armlower's CMSIS-form kernels) on quantized input
 /// values (int8/int16 as int64). Errors: the kernel status, as text.
-[[nodiscard]] inline std::vector<std::int64_t> run_cortex_m(const passes::cortex_m_program& p,
-                                                            std::span<const std::int64_t> x) {
+[[nodiscard]] inline expected<std::vector<std::int64_t>> run_cortex_m(const passes::cortex_m_program& p,
+                                                                      std::span<const std::int64_t> x) {
   const auto table = p.layer_table();
   const cortex_m::plan pl{table.data(), table.size(), p.isa};
   const auto batches = p.batches();
@@ -343,7 +264,7 @@ struct lowered_cortex_m {
   const auto st = cortex_m::run_plan(pl, batches, {in, x.size() * eb},
                                      {reinterpret_cast<std::byte*>(out_buf.data()), out_buf.size() * 8},
                                      {reinterpret_cast<std::byte*>(scratch.data()), scratch.size() * 8});
-  if (st != kernels::status::ok) throw tool_error(std::string("cortex-m plan: ") + kernels::to_string(st));
+  if (st != kernels::status::ok) return failure(std::string("cortex-m plan: ") + kernels::to_string(st), errc::kernel);
   const auto n = cortex_m::output_bytes(pl, batches) / eb;
   std::vector<std::int64_t> y(n);
   const auto* o = reinterpret_cast<const std::byte*>(out_buf.data());
@@ -371,39 +292,34 @@ struct lowered_cortex_m {
 /// options `opt` (per-tensor size limit). Errors name operators by `file_index` (see
 /// `file_op_index`). Errors: count, dtype or shape mismatch (naming the input), any interpreter
 /// error.
-[[nodiscard]] inline std::vector<run::value> run_graph(const graph::graph& g, const std::vector<io::npy_array>& in,
-                                                      const std::vector<std::string>& names,
-                                                      std::span<const std::size_t> file_index = {},
-                                                      const run::options& opt = {}) {
+[[nodiscard]] inline expected<std::vector<run::value>> run_graph(const graph::graph& g,
+                                                                const std::vector<io::npy_array>& in,
+                                                                const std::vector<std::string>& names,
+                                                                std::span<const std::size_t> file_index = {},
+                                                                const run::options& opt = {}) {
   if (in.size() != g.inputs.size())
-    throw tool_error("the graph has " + std::to_string(g.inputs.size()) + " input(s), " + std::to_string(in.size()) +
-                     " --input given");
+    return failure("the graph has " + std::to_string(g.inputs.size()) + " input(s), " + std::to_string(in.size()) +
+                   " --input given");
   std::vector<run::value> vals;
   for (std::size_t i = 0; i < in.size(); ++i) {
     const auto* t = g.find(g.inputs[i]);
-    if (!t) throw tool_error("graph input '" + g.inputs[i] + "' is not a tensor of the graph");
-    try {
-      io::check_npy_matches(in[i], *t, names[i]);
-      vals.push_back(run::decode(t->type, t->shape, in[i].data));
-    } catch (const io::io_error& e) {
-      throw tool_error(e.what());
-    } catch (const std::invalid_argument& e) {
-      throw tool_error(names[i] + ": graph input '" + g.inputs[i] + "': " + e.what());
-    }
+    if (!t) return failure("graph input '" + g.inputs[i] + "' is not a tensor of the graph", errc::invalid_graph);
+    if (auto c = io::check_npy_matches(in[i], *t, names[i]); !c) return std::move(c).error();
+    vals.push_back(run::decode(t->type, t->shape, in[i].data));  // dtype and size checked above
   }
   auto r = run::run(g, vals, opt);
   if (!r) {
     auto e = *r.failure;
     if (e.op_index != run::no_op) e.op_index = file_op_index(file_index, e.op_index);
-    throw tool_error("run: " + e.message());
+    return failure(e.message(), errc::invalid_graph);  // the caller names the file (error::in_file)
   }
   return std::move(r.outputs);
 }
 
 /// A run::value as a `.npy` array. Errors: dtypes .npy cannot hold (INT48, FP8, ...).
-[[nodiscard]] inline io::npy_array to_npy(const run::value& v) {
+[[nodiscard]] inline expected<io::npy_array> to_npy(const run::value& v) {
   if (io::npy_element_bytes(v.type) == 0)
-    throw tool_error("output dtype " + std::string(dtype::name(v.type)) + " cannot be written as .npy");
+    return failure("output dtype " + std::string(dtype::name(v.type)) + " cannot be written as .npy", errc::unsupported);
   return io::npy_array{v.type, v.shape, run::encode(v)};
 }
 

@@ -19,7 +19,7 @@
 namespace {
 
 using namespace armlower;
-using tool::tool_error;
+using tool::failure;
 using tool::json;
 using tool::print_json;
 using tool::real;
@@ -48,9 +48,10 @@ std::string shape_text(const std::vector<std::int32_t>& s) {
 }
 
 /// Errors when output `out` is one of the input files `inputs` (which it would destroy).
-void refuse_input_as_output(const std::string& out, const std::vector<std::string>& inputs) {
+expected<void> refuse_input_as_output(const std::string& out, const std::vector<std::string>& inputs) {
   for (const auto& in : inputs)
-    if (io::same_file(out, in)) throw tool_error(std::string(out).append(": the output file is the input file ").append(in));
+    if (io::same_file(out, in)) return failure("the output file is the input file " + in, errc::invalid_argument, out);
+  return {};
 }
 
 /// `s` as one printable line: line breaks become "; ", other control bytes "\xNN".
@@ -77,35 +78,24 @@ extern "C" void on_fatal_signal(int sig) {
   std::raise(sig);
 }
 
-/// `msg` prefixed with "<file>: " unless it already starts with it (every error names its file).
-std::string in_file(const std::string& file, const std::string& msg) {
-  return msg.rfind(file + ":", 0) == 0 ? msg : file + ": " + msg;
-}
-
 /// The calibration rows of `path` for a model whose input rows have `in_features` values.
-/// Errors: not float32; not rows × in_features with at least one row; a non-finite value.
-std::vector<float> load_calibration(const std::string& path, std::int64_t in_features) {
-  io::npy_array a;
-  try {
-    a = io::read_npy(path);
-  } catch (const io::io_error& e) {
-    throw tool_error(e.what());
-  }
-  if (a.type != dtype::id::fp32)
-    throw tool_error(path + ": calibration data must be float32, got " + std::string(dtype::name(a.type)));
-  auto v = graph::decode_f32(a.data, graph::element_count(a.shape));
-  try {  // the library's rules: rows x in_features, at least one row, every value finite
-    static_cast<void>(graph::check_calibration(v, a.shape, static_cast<std::int32_t>(in_features)));
-  } catch (const std::invalid_argument& e) {
-    throw tool_error(path + ": " + e.what());
-  }
+/// Errors: not float32; not rows × in_features with at least one row; a non-finite value
+/// (`graph::check_calibration`, the library's rules).
+expected<std::vector<float>> load_calibration(const std::string& path, std::int64_t in_features) {
+  const auto a = io::read_npy(path);
+  if (!a) return a.error();
+  if (a->type != dtype::id::fp32)
+    return failure("calibration data must be float32, got " + std::string(dtype::name(a->type)), errc::invalid_argument,
+                   path);
+  auto v = graph::decode_f32(a->data, graph::element_count(a->shape));
+  if (auto c = graph::check_calibration(v, a->shape, static_cast<std::int32_t>(in_features)); !c)
+    return std::move(c).error().in_file(path);
   return v;
 }
 
 /// The progress line of the documented default calibration (`graph::default_calibration`).
 std::string default_calibration_note(const graph::graph& fw) {
-  const auto* x = fw.inputs.empty() ? nullptr : fw.find(fw.inputs[0]);
-  const std::int32_t f = x && !x->shape.empty() ? x->shape.back() : 1;
+  const std::int32_t f = armlower::input_features(fw);
   return "no --calib given: calibrated on " + std::to_string(graph::default_calibration_rows(f)) + " rows of " +
          std::to_string(f) + " values uniform in [-1, 1] (seed 0)";
 }
@@ -122,32 +112,48 @@ struct lower_args {
   bool strict = false, per_channel = false, json = false;
 };
 
-int cmd_lower(const lower_args& a) {
+expected<int> cmd_lower(const lower_args& a) {
   tool::stopwatch total;
-  if (a.spec.empty() == a.target.empty()) throw tool_error("lower: give exactly one of --spec or --target");
+  if (a.spec.empty() == a.target.empty()) return failure("lower: give exactly one of --spec or --target");
   std::optional<tosa::target> t;
   std::optional<cortex_m::isa> isa;
-  if (!a.spec.empty()) t = tool::parse_spec(a.spec);  // bad spec/target fails before any file work
-  if (!a.target.empty()) isa = tool::parse_cortex_m(a.target);
+  if (!a.spec.empty()) {  // bad spec/target fails before any file work
+    auto r = tool::parse_spec(a.spec);
+    if (!r) return std::move(r).error();
+    t = *r;
+  }
+  if (!a.target.empty()) {
+    auto r = tool::parse_cortex_m(a.target);
+    if (!r) return std::move(r).error();
+    isa = *r;
+  }
   tool::lower_request req;
-  if (!a.scheme.empty()) req.sch = tool::parse_scheme(a.scheme);
+  if (!a.scheme.empty()) {
+    auto r = tool::parse_scheme(a.scheme);
+    if (!r) return std::move(r).error();
+    req.scheme = *r;
+  }
   if (!a.rounding.empty()) {
     if (a.rounding == "single") req.rounding = tosa::rounding_mode::single_round;
     else if (a.rounding == "double") req.rounding = tosa::rounding_mode::double_round;
-    else throw tool_error("unknown rounding '" + a.rounding + "' (valid: single, double)");
+    else return failure("unknown rounding '" + a.rounding + "' (valid: single, double)");
     if (isa && a.rounding == "single")
-      throw tool_error("--rounding single does not apply to --target: Cortex-M plans requantize as CMSIS-NN and "
-                       "TFLite Micro do (equal to TOSA DOUBLE_ROUND)");
+      return failure("--rounding single does not apply to --target: Cortex-M plans requantize as CMSIS-NN and "
+                     "TFLite Micro do (equal to TOSA DOUBLE_ROUND)");
   }
-  if (t && !a.ns.empty()) throw tool_error("--namespace applies to --target (a C++ plan header), not to --spec");
-  refuse_input_as_output(a.out, a.calib.empty() ? std::vector{a.model} : std::vector{a.model, a.calib});
+  if (t && !a.ns.empty()) return failure("--namespace applies to --target (a C++ plan header), not to --spec");
+  if (auto r = refuse_input_as_output(a.out, a.calib.empty() ? std::vector{a.model} : std::vector{a.model, a.calib}); !r)
+    return std::move(r).error();
   req.per_channel = a.per_channel;
 
   tool::stopwatch sw;
-  const auto m = tool::load_tflite(a.model, a.strict);
+  auto loaded = tool::load_tflite(a.model, a.strict);
+  if (!loaded) return std::move(loaded).error();
+  const auto& m = *loaded;
   if (!a.calib.empty()) {
-    const auto* x = m.graph.inputs.empty() ? nullptr : m.graph.find(m.graph.inputs[0]);
-    req.calibration = load_calibration(a.calib, x && !x->shape.empty() ? x->shape.back() : 1);
+    auto c = load_calibration(a.calib, armlower::input_features(m.graph));
+    if (!c) return std::move(c).error();
+    req.calibration = std::move(*c);
   }
   progress("imported " + a.model + ": " + std::to_string(m.imported.size()) + " operator(s) lowered, " +
                std::to_string(m.left_out.size()) + " left out",
@@ -156,7 +162,7 @@ int cmd_lower(const lower_args& a) {
   // Flags that cannot apply to this model: one warning each (also in the report's warnings).
   std::vector<std::string> notes;
   const bool quantized = tool::is_quantized(m.graph);
-  const auto eff = req.sch ? *req.sch : tool::choose_scheme(m.graph, t ? t->support_integer() : true);
+  const auto eff = req.scheme ? *req.scheme : armlower::default_scheme(m.graph, t ? t->support_integer() : true);
   const bool mx = passes::is_mx(eff);
   const std::string eff_name(passes::name(eff));
   if (a.per_channel && quantized)
@@ -172,13 +178,9 @@ int cmd_lower(const lower_args& a) {
   for (const auto& n : notes) warn(n);
   sw = {};
   if (isa) {
-    const auto c = [&] {
-      try {
-        return tool::lower_to_cortex_m(m.graph, *isa, req);
-      } catch (const tool_error& e) {
-        throw tool_error(in_file(a.model, e.what()));
-      }
-    }();
+    auto lc = tool::lower_to_cortex_m(m.graph, *isa, req);
+    if (!lc) return std::move(lc).error().in_file(a.model);
+    const auto& c = *lc;
     if (c.calibrated_by_default) progress(default_calibration_note(m.graph));
     progress("lowered to a " + c.program.report.spec + " plan, scheme " + c.program.report.scheme, sw.ms());
     std::string ns = a.ns.empty() ? std::filesystem::path(a.out).stem().string() : a.ns;
@@ -187,8 +189,8 @@ int cmd_lower(const lower_args& a) {
     if (ns.empty() || std::isdigit(static_cast<unsigned char>(ns[0]))) ns = "plan_" + ns;
     const auto text = passes::emit_plan_header(c.program, ns);
     sw = {};
-    if (auto w = serialize::write_file(a.out, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size())); !w)
-      throw tool_error(w.error().message);
+    if (auto w = io::write_file(a.out, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size())); !w)
+      return std::move(w).error();
     progress("wrote " + a.out + " (namespace " + ns + ", " + std::to_string(text.size()) + " bytes)", sw.ms());
     auto rep = c.program.report;
     rep.warnings.insert(rep.warnings.end(), notes.begin(), notes.end());
@@ -208,17 +210,13 @@ int cmd_lower(const lower_args& a) {
     progress("done", total.ms());
     return 0;
   }
-  const auto l = [&] {
-    try {
-      return tool::lower_to_tosa(m.graph, *t, req);
-    } catch (const tool_error& e) {
-      throw tool_error(in_file(a.model, e.what()));
-    }
-  }();
+  auto lt = tool::lower_to_tosa(m.graph, *t, req);
+  if (!lt) return std::move(lt).error().in_file(a.model);
+  const auto& l = *lt;
   if (l.calibrated_by_default) progress(default_calibration_note(m.graph));
   progress("lowered to " + l.report.spec + " with scheme " + l.report.scheme, sw.ms());
   sw = {};
-  if (auto w = serialize::write_file(a.out, l.bytes); !w) throw tool_error(w.error().message);
+  if (auto w = io::write_file(a.out, l.bytes); !w) return std::move(w).error();
   progress("wrote " + a.out + " (" + std::to_string(l.bytes.size()) + " bytes)", sw.ms());
   auto rep = l.report;
   rep.warnings.insert(rep.warnings.end(), notes.begin(), notes.end());
@@ -255,59 +253,51 @@ json values_json(const run::value& v) {
   return a;
 }
 
-int cmd_run(const std::string& file, const std::vector<std::string>& inputs, const std::vector<std::string>& outs,
-            bool json_out, const run::options& ropt) {
+expected<int> cmd_run(const std::string& file, const std::vector<std::string>& inputs,
+                      const std::vector<std::string>& outs, bool json_out, const run::options& ropt) {
   tool::stopwatch sw;
   // Output names are checked before any work: none may be an input, none may repeat.
   std::vector<std::string> all_inputs = inputs;
   all_inputs.push_back(file);
   for (std::size_t i = 0; i < outs.size(); ++i) {
-    refuse_input_as_output(outs[i], all_inputs);
+    if (auto r = refuse_input_as_output(outs[i], all_inputs); !r) return std::move(r).error();
     for (std::size_t k = 0; k < i; ++k)
-      if (io::same_file(outs[i], outs[k])) throw tool_error(outs[i] + ": the same output file is given twice (-o)");
+      if (io::same_file(outs[i], outs[k])) return failure("the same output file is given twice (-o)", errc::invalid_argument, outs[i]);
   }
-  const auto f = tool::load_tosa(file);
+  auto loaded = tool::load_tosa(file);
+  if (!loaded) return std::move(loaded).error();
+  const auto& f = *loaded;
   std::vector<io::npy_array> in;
   for (const auto& p : inputs) {
-    try {
-      in.push_back(io::read_npy(p));
-    } catch (const io::io_error& e) {
-      throw tool_error(e.what());
-    }
+    auto a = io::read_npy(p);
+    if (!a) return std::move(a).error();
+    in.push_back(std::move(*a));
   }
   if (!outs.empty() && outs.size() != f.graph.outputs.size())
-    throw tool_error(file + ": the graph has " + std::to_string(f.graph.outputs.size()) + " output(s), " +
-                     std::to_string(outs.size()) + " -o given");
+    return failure("the graph has " + std::to_string(f.graph.outputs.size()) + " output(s), " +
+                       std::to_string(outs.size()) + " -o given",
+                   errc::invalid_argument, file);
   progress("read " + file, sw.ms());
   sw = {};
-  const auto y = [&] {
-    try {
-      return tool::run_graph(f.graph, in, inputs, f.operator_index, ropt);
-    } catch (const tool_error& e) {  // .npy errors name the .npy; the others get the .tosa's name
-      const std::string m = e.what();
-      for (const auto& p : inputs)
-        if (m.rfind(p + ":", 0) == 0) throw;
-      throw tool_error(in_file(file, m.rfind("run: ", 0) == 0 ? m.substr(5) : m));
-    }
-  }();
+  // .npy errors name the .npy (their own file); the others get the .tosa's name.
+  auto ran = tool::run_graph(f.graph, in, inputs, f.operator_index, ropt);
+  if (!ran) return std::move(ran).error().in_file(file);
+  const auto& y = *ran;
   progress("ran " + std::to_string(f.graph.operators.size()) + " operator(s)", sw.ms());
   // Convert every output, then write them all or none (io::write_files).
   if (!outs.empty()) {
     std::vector<std::vector<std::uint8_t>> images;
     for (std::size_t i = 0; i < y.size(); ++i) {
-      try {
-        images.push_back(io::format_npy(tool::to_npy(y[i])));
-      } catch (const tool_error& e) {
-        throw tool_error(outs[i] + ": graph output '" + f.graph.outputs[i] + "' of " + file + ": " + e.what());
-      }
+      auto a = tool::to_npy(y[i]);
+      auto img = a ? io::format_npy(*a) : expected<std::vector<std::uint8_t>>(a.error());
+      if (!img)
+        return failure("graph output '" + f.graph.outputs[i] + "' of " + file + ": " + img.error().message(),
+                       img.error().code(), outs[i]);
+      images.push_back(std::move(*img));
     }
     std::vector<io::output_file> files;
     for (std::size_t i = 0; i < images.size(); ++i) files.push_back({outs[i], images[i]});
-    try {
-      io::write_files(files);
-    } catch (const io::io_error& e) {
-      throw tool_error(e.what());
-    }
+    if (auto w = io::write_files(files); !w) return std::move(w).error();
     for (const auto& o : outs) progress("wrote " + o);
   }
   if (json_out) {
@@ -336,9 +326,13 @@ int cmd_run(const std::string& file, const std::vector<std::string>& inputs, con
 }
 
 // ---------------------------------------------------------------- check
-int cmd_check(const std::string& file, const std::string& spec, bool json_out) {
-  const auto t = tool::parse_spec(spec);
-  const auto f = tool::load_tosa(file);
+expected<int> cmd_check(const std::string& file, const std::string& spec, bool json_out) {
+  const auto pt = tool::parse_spec(spec);
+  if (!pt) return pt.error();
+  const auto& t = *pt;
+  auto loaded = tool::load_tosa(file);
+  if (!loaded) return std::move(loaded).error();
+  const auto& f = *loaded;
   const auto found = tool::check_graph(f.graph, t, f.operator_index);
   if (json_out) {
     json j;
@@ -359,15 +353,13 @@ int cmd_check(const std::string& file, const std::string& spec, bool json_out) {
 }
 
 // ---------------------------------------------------------------- inspect
-int inspect_tflite(const std::string& file, const std::vector<std::uint8_t>& bytes, bool json_out) {
-  import::tflite_model m;
-  import::import_result r;
-  try {
-    m = import::inspect_tflite(bytes, file);
-    r = import::import_tflite(bytes, file);
-  } catch (const import::import_error& e) {
-    throw tool_error(e.what());
-  }
+expected<int> inspect_tflite(const std::string& file, const std::vector<std::uint8_t>& bytes, bool json_out) {
+  auto mi = import::inspect_tflite(bytes, file);
+  if (!mi) return std::move(mi).error();
+  auto ri = import::import_tflite(bytes, file);
+  if (!ri) return std::move(ri).error();
+  const auto& m = *mi;
+  const auto& r = *ri;
   if (json_out) {
     json j;
     j["file"] = file;
@@ -425,8 +417,10 @@ int inspect_tflite(const std::string& file, const std::vector<std::uint8_t>& byt
   return 0;
 }
 
-int inspect_tosa(const std::string& file, bool json_out) {
-  const auto f = tool::load_tosa(file);
+expected<int> inspect_tosa(const std::string& file, bool json_out) {
+  auto loaded = tool::load_tosa(file);
+  if (!loaded) return std::move(loaded).error();
+  const auto& f = *loaded;
   const auto& g = f.graph;
   // Composite block-scaled tensors (TOSA 1.1 spec head) are named by their type and scales.
   auto block_scaled = [&](const std::string& n) -> const serialize::block_scaled_tensor* {
@@ -506,15 +500,21 @@ int inspect_tosa(const std::string& file, bool json_out) {
   return 0;
 }
 
-int cmd_inspect(const std::string& file, bool json_out) {
-  std::vector<std::uint8_t> bytes;
-  try {
-    bytes = io::read_bytes(file);
-  } catch (const io::io_error& e) {
-    throw tool_error(e.what());
-  }
-  return tool::sniff(bytes, file) == tool::file_kind::tflite ? inspect_tflite(file, bytes, json_out)
-                                                             : inspect_tosa(file, json_out);
+expected<int> cmd_inspect(const std::string& file, bool json_out) {
+  const auto bytes = io::read_bytes(file);
+  if (!bytes) return bytes.error();
+  const auto kind = tool::sniff(*bytes, file);
+  if (!kind) return kind.error();
+  return *kind == tool::file_kind::tflite ? inspect_tflite(file, *bytes, json_out) : inspect_tosa(file, json_out);
+}
+
+/// Prints `e` on stderr: every further diagnostic as "armlower: note: <line>", then the first as
+/// the one "armlower: error: <line>" (last, so a script reading the last line gets the cause).
+int report_error(const armlower::error& e) {
+  const auto all = e.diagnostics();
+  for (std::size_t i = 1; i < all.size(); ++i) std::cerr << "armlower: note: " << one_line(all[i].line()) << "\n";
+  std::cerr << "armlower: error: " << one_line(e.line()) << "\n";
+  return 1;
 }
 
 }  // namespace
@@ -591,15 +591,16 @@ int main(int argc, char** argv) {
     sigemptyset(&sa.sa_mask);
     sigaction(sig, &sa, nullptr);
   }
-  try {
-    if (*lower) return cmd_lower(la);
-    if (*run) return cmd_run(run_file, run_inputs, run_outputs, run_json, run_opt);
-    if (*check) return cmd_check(check_file, check_spec, check_json);
-    if (*inspect) return cmd_inspect(inspect_file, inspect_json);
-    if (*demo) return armlower::tool::run_demo(demo_opt, progress);
+  try {  // the last-resort handler: every failure the tool knows of is an error value
+    expected<int> rc = 0;
+    if (*lower) rc = cmd_lower(la);
+    else if (*run) rc = cmd_run(run_file, run_inputs, run_outputs, run_json, run_opt);
+    else if (*check) rc = cmd_check(check_file, check_spec, check_json);
+    else if (*inspect) rc = cmd_inspect(inspect_file, inspect_json);
+    else if (*demo) rc = armlower::tool::run_demo(demo_opt, progress);
+    return rc ? *rc : report_error(rc.error());
   } catch (const std::exception& e) {
     std::cerr << "armlower: error: " << one_line(e.what()) << "\n";
     return 1;
   }
-  return 0;
 }

@@ -18,6 +18,8 @@
 /// float > 0) throw std::invalid_argument naming the argument.
 #pragma once
 
+#include <armlower/core/error.hpp>
+
 #include <armlower/dtype/dtype.hpp>
 #include <armlower/graph/graph.hpp>
 
@@ -88,10 +90,10 @@ inline constexpr std::int64_t default_calibration_max_values = std::int64_t{1} <
 
 /// Checks calibration data given as an array of `shape` (e.g. a `.npy`) for a graph input with
 /// `in_features` values per row: rank ≥ 1, last dim = in_features, at least one row; and every
-/// value finite. Returns the number of rows. Throws std::invalid_argument naming the rule
+/// value finite. Returns the number of rows. Errors (`errc::invalid_argument`, the rule as message)
 /// ("calibration data has 0 rows", "rows of 6 values, but the model's input has 8 features",
 /// "+Inf at row 3, column 5").
-[[nodiscard]] inline std::int64_t check_calibration(std::span<const float> values, std::span<const std::int32_t> shape,
+[[nodiscard]] inline expected<std::int64_t> check_calibration(std::span<const float> values, std::span<const std::int32_t> shape,
                                                     std::int32_t in_features) {
   auto shape_text = [&] {
     std::string t = "[";
@@ -99,27 +101,27 @@ inline constexpr std::int64_t default_calibration_max_values = std::int64_t{1} <
     return t + "]";
   };
   if (shape.empty())
-    throw std::invalid_argument("calibration data must be an array of rows [rows, " + std::to_string(in_features) +
+    return armlower::error(errc::invalid_argument, location{}, "calibration data must be an array of rows [rows, " + std::to_string(in_features) +
                                 "], got a scalar");
   std::int64_t n = 1;
   for (auto d : shape) {
-    if (d < 0) throw std::invalid_argument("calibration data has a negative dimension in shape " + shape_text());
+    if (d < 0) return armlower::error(errc::invalid_argument, location{}, "calibration data has a negative dimension in shape " + shape_text());
     if (d > 0 && n > (std::int64_t{1} << 62) / d)
-      throw std::invalid_argument("calibration data of shape " + shape_text() + " is too large");
+      return armlower::error(errc::invalid_argument, location{}, "calibration data of shape " + shape_text() + " is too large");
     n *= d;
   }
   if (shape.back() != in_features)
-    throw std::invalid_argument("calibration data of shape " + shape_text() + " has rows of " +
+    return armlower::error(errc::invalid_argument, location{}, "calibration data of shape " + shape_text() + " has rows of " +
                                 std::to_string(shape.back()) + " values, but the model's input has " +
                                 std::to_string(in_features) + " features");
   if (n == 0 || in_features < 1)
-    throw std::invalid_argument("calibration data of shape " + shape_text() + " has 0 rows (need at least 1)");
+    return armlower::error(errc::invalid_argument, location{}, "calibration data of shape " + shape_text() + " has 0 rows (need at least 1)");
   if (static_cast<std::int64_t>(values.size()) != n)
-    throw std::invalid_argument("calibration data has " + std::to_string(values.size()) + " values, shape " +
+    return armlower::error(errc::invalid_argument, location{}, "calibration data has " + std::to_string(values.size()) + " values, shape " +
                                 shape_text() + " needs " + std::to_string(n));
   for (std::size_t i = 0; i < values.size(); ++i)
     if (!std::isfinite(values[i]))
-      throw std::invalid_argument(std::string("calibration data: ") +
+      return armlower::error(errc::invalid_argument, location{}, std::string("calibration data: ") +
                                   (std::isnan(values[i]) ? "NaN" : values[i] > 0 ? "+Inf" : "-Inf") + " at row " +
                                   std::to_string(i / static_cast<std::size_t>(in_features)) + ", column " +
                                   std::to_string(i % static_cast<std::size_t>(in_features)) +

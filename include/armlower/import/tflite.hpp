@@ -25,6 +25,7 @@
 /// Hosted only; needs flatbuffers (target armlower::serialize or flatbuffers::flatbuffers).
 #pragma once
 
+#include <armlower/core/error.hpp>
 #include <armlower/dtype/dtype.hpp>
 #include <armlower/graph/constant.hpp>
 #include <armlower/graph/graph.hpp>
@@ -42,7 +43,6 @@
 #include <numeric>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -52,25 +52,29 @@
 
 namespace armlower::import {
 
-/// Error of the importer; `what()` is one line that names the source and the problem.
-class import_error : public std::runtime_error {
- public:
-  /// `what` with every control byte (a line break inside a tensor name from the file, say)
-  /// written as `\xNN`, so the message stays one line whatever the file's names hold.
-  explicit import_error(const std::string& what) : std::runtime_error(one_line(what)) {}
-
-  /// `s` with each byte below 0x20 and 0x7F written as `\xNN`.
-  [[nodiscard]] static std::string one_line(const std::string& s) {
-    std::string r;
-    r.reserve(s.size());
-    for (const char c : s) {
-      const auto u = static_cast<unsigned char>(c);
-      if (u >= 0x20 && u != 0x7F) r += c;
-      else io::append_escaped_byte(r, u);
-    }
-    return r;
+namespace detail {
+/// `s` with each byte below 0x20 and 0x7F written as `\xNN` (a line break inside a tensor name
+/// from the file, say), so a message stays one line whatever the file's names hold.
+[[nodiscard]] inline std::string one_line(const std::string& s) {
+  std::string r;
+  r.reserve(s.size());
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7F) r += c;
+    else io::append_escaped_byte(r, u);
   }
-};
+  return r;
+}
+
+/// An importer error: stage "tflite importer", `file` = `what`, the `.tflite` operator index and
+/// name and the tensor name when known; every text made one line (`one_line`).
+[[nodiscard]] inline error failure(errc code, const std::string& what, const std::string& message,
+                                   std::int64_t op_index = -1, const std::string& op = {},
+                                   const std::string& tensor = {}) {
+  return error(code, location{one_line(what), "tflite importer", op_index, -1, one_line(op), one_line(tensor)},
+               one_line(message));
+}
+}  // namespace detail
 
 /// One tensor of a `.tflite` subgraph as stored (no interpretation beyond decoding).
 struct tflite_tensor {
@@ -118,8 +122,8 @@ struct left_out_op {
 
 /// Importer options.
 struct import_options {
-  /// Refuse the model (import_error listing every left-out operator) unless every operator
-  /// is imported.
+  /// Refuse the model (an error with one diagnostic per left-out operator) unless every
+  /// operator is imported.
   bool strict = false;
 };
 
@@ -133,7 +137,7 @@ struct import_result {
 
 /// "#4 DEPTHWISE_CONV_2D (no lowering for this operator)".
 [[nodiscard]] inline std::string to_string(const left_out_op& o) {
-  return import_error::one_line("#" + std::to_string(o.index) + " " + o.name + " (" + o.reason + ")");
+  return detail::one_line("#" + std::to_string(o.index) + " " + o.name + " (" + o.reason + ")");
 }
 
 namespace detail {
@@ -181,56 +185,59 @@ inline const char* act_name(fbs::ActivationFunctionType a) {
 }
 
 /// Checks identifier, bounds and runs the flatbuffers Verifier; returns the verified root.
-inline const fbs::Model* open(std::span<const std::uint8_t> b, const std::string& what) {
+/// Errors: `errc::malformed`.
+inline expected<const fbs::Model*> open(std::span<const std::uint8_t> b, const std::string& what) {
   if (b.size() < 8)
-    throw import_error(what + ": not a flatbuffer (" + std::to_string(b.size()) +
-                       " bytes is too small)");
+    return failure(errc::malformed, what, "not a flatbuffer (" + std::to_string(b.size()) + " bytes is too small)");
   std::uint32_t root = 0;
   std::memcpy(&root, b.data(), 4);  // little-endian hosts only (x86-64, AArch64)
   if (root < 8 || root >= b.size() || root % 4 != 0) {
     const char* id = reinterpret_cast<const char*>(b.data() + 4);
     if (std::string_view(id, 4) == fbs::ModelIdentifier())
-      throw import_error(what + ": truncated or corrupt .tflite (root table offset " +
-                         std::to_string(root) + " is outside the " + std::to_string(b.size()) +
-                         "-byte file)");
-    throw import_error(what + ": not a flatbuffer (root table offset " + std::to_string(root) +
-                       " is outside the " + std::to_string(b.size()) + "-byte file)");
+      return failure(errc::malformed, what,
+                     "truncated or corrupt .tflite (root table offset " + std::to_string(root) + " is outside the " +
+                         std::to_string(b.size()) + "-byte file)");
+    return failure(errc::malformed, what,
+                   "not a flatbuffer (root table offset " + std::to_string(root) + " is outside the " +
+                       std::to_string(b.size()) + "-byte file)");
   }
   const std::string_view id(reinterpret_cast<const char*>(b.data() + 4), 4);
   if (id != fbs::ModelIdentifier()) {
     std::string shown;
     for (char c : id) shown += (c >= 0x20 && c < 0x7F) ? std::string(1, c) : "?";
-    throw import_error(what + ": wrong file identifier '" + shown +
-                       "' (a .tflite model has 'TFL3'" +
+    return failure(errc::malformed, what,
+                   "wrong file identifier '" + shown + "' (a .tflite model has 'TFL3'" +
                        (id == "TOSA" ? "; this is a .tosa file)" : ")"));
   }
   flatbuffers::Verifier v(b.data(), b.size(), 64, 10'000'000);
   if (!fbs::VerifyModelBuffer(v))
-    throw import_error(what + ": truncated or corrupt .tflite (flatbuffer verification failed)");
+    return failure(errc::malformed, what, "truncated or corrupt .tflite (flatbuffer verification failed)");
   const auto* m = fbs::GetModel(b.data());
   if (!m->subgraphs() || m->subgraphs()->size() == 0)
-    throw import_error(what + ": the model has no subgraph");
+    return failure(errc::malformed, what, "the model has no subgraph");
   return m;
 }
 
 /// Constant bytes of buffer `idx` (empty span when none). Handles external (offset/size) data.
-inline std::span<const std::uint8_t> buffer_bytes(const fbs::Model* m, std::uint32_t idx,
+/// Errors: `errc::malformed`.
+inline expected<std::span<const std::uint8_t>> buffer_bytes(const fbs::Model* m, std::uint32_t idx,
                                                   std::span<const std::uint8_t> file,
                                                   const std::string& what) {
   if (!m->buffers() || idx >= m->buffers()->size()) {
-    if (idx == 0) return {};
-    throw import_error(what + ": tensor refers to buffer " + std::to_string(idx) + " but the model has " +
+    if (idx == 0) return std::span<const std::uint8_t>{};
+    return failure(errc::malformed, what,
+                   "tensor refers to buffer " + std::to_string(idx) + " but the model has " +
                        std::to_string(m->buffers() ? m->buffers()->size() : 0) + " buffers");
   }
   const auto* buf = m->buffers()->Get(idx);
-  if (!buf) return {};
+  if (!buf) return std::span<const std::uint8_t>{};
   if (buf->offset() > 1) {
     if (buf->offset() + buf->size() > file.size() || buf->offset() + buf->size() < buf->offset())
-      throw import_error(what + ": buffer " + std::to_string(idx) + " lies outside the file (truncated?)");
+      return failure(errc::malformed, what, "buffer " + std::to_string(idx) + " lies outside the file (truncated?)");
     return file.subspan(static_cast<std::size_t>(buf->offset()), static_cast<std::size_t>(buf->size()));
   }
-  if (!buf->data()) return {};
-  return {buf->data()->data(), buf->data()->size()};
+  if (!buf->data()) return std::span<const std::uint8_t>{};
+  return std::span<const std::uint8_t>{buf->data()->data(), buf->data()->size()};
 }
 
 /// The values of a `[long]` vector. Read with memcpy: the flatbuffers 2.0.8 Verifier checks only
@@ -296,13 +303,16 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
 }  // namespace detail
 
 /// Verifies and lists the first subgraph of the `.tflite` image `bytes`; `what` names the
-/// source in messages. Errors (import_error): too small / not a flatbuffer, wrong file
-/// identifier (not "TFL3"), truncated or corrupt (Verifier failure), no subgraph, buffer
-/// index out of range.
-[[nodiscard]] inline tflite_model inspect_tflite(std::span<const std::uint8_t> bytes,
-                                                 const std::string& what) {
+/// source in messages (`where().file`). Errors (`errc::malformed`, stage "tflite importer"): too
+/// small / not a flatbuffer, wrong file identifier (not "TFL3"), truncated or corrupt (Verifier
+/// failure), no subgraph, buffer index out of range, a tensor with an invalid shape (naming the
+/// tensor), an operator with an opcode or tensor index out of range (naming the operator).
+[[nodiscard]] inline expected<tflite_model> inspect_tflite(std::span<const std::uint8_t> bytes,
+                                                           const std::string& what) {
   namespace fbs = detail::fbs;
-  const auto* m = detail::open(bytes, what);
+  const auto opened = detail::open(bytes, what);
+  if (!opened) return opened.error();
+  const auto* m = *opened;
   const auto* sg = m->subgraphs()->Get(0);
   tflite_model r;
   r.version = m->version();
@@ -322,12 +332,15 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
       std::int64_t elems = 1;
       for (auto d : x.shape) {
         if (d < 0 || (d > 0 && elems > (std::int64_t{1} << 40) / d))
-          throw import_error(what + ": tensor #" + std::to_string(i) + " '" + x.name + "' has an invalid shape " +
-                             detail::shape_text(x.shape));
+          return detail::failure(errc::malformed, what,
+                                 "tensor #" + std::to_string(i) + " has an invalid shape " + detail::shape_text(x.shape),
+                                 -1, {}, x.name);
         elems *= d;
       }
       x.buffer = t->buffer();
-      x.const_bytes = detail::buffer_bytes(m, t->buffer(), bytes, what).size();
+      const auto cb = detail::buffer_bytes(m, t->buffer(), bytes, what);
+      if (!cb) return cb.error();
+      x.const_bytes = cb->size();
       x.is_variable = t->is_variable();
       if (const auto* q = t->quantization()) {
         if (q->scale()) x.scale.assign(q->scale()->begin(), q->scale()->end());
@@ -338,13 +351,19 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
     }
   }
   const auto nt = static_cast<std::int32_t>(r.tensors.size());
-  auto check_idx = [&](std::int32_t i, bool optional, const std::string& where) {
-    if ((optional && i == -1) || (i >= 0 && i < nt)) return;
-    throw import_error(what + ": " + where + " refers to tensor " + std::to_string(i) + " but the subgraph has " +
-                       std::to_string(nt) + " tensors");
+  // nullopt, or the error of a tensor index out of range (`op` < 0: a subgraph input/output).
+  auto check_idx = [&](std::int32_t i, bool optional, const std::string& where, std::int64_t op = -1,
+                       const std::string& op_name = {}) -> std::optional<error> {
+    if ((optional && i == -1) || (i >= 0 && i < nt)) return std::nullopt;
+    return detail::failure(errc::malformed, what,
+                           where + "refers to tensor " + std::to_string(i) + " but the subgraph has " + std::to_string(nt) +
+                               " tensors",
+                           op, op_name);
   };
-  for (auto i : r.inputs) check_idx(i, false, "subgraph input");
-  for (auto i : r.outputs) check_idx(i, false, "subgraph output");
+  for (auto i : r.inputs)
+    if (auto e = check_idx(i, false, "subgraph input ")) return *e;
+  for (auto i : r.outputs)
+    if (auto e = check_idx(i, false, "subgraph output ")) return *e;
   if (sg->operators()) {
     for (std::size_t i = 0; i < sg->operators()->size(); ++i) {
       const auto* op = sg->operators()->Get(static_cast<flatbuffers::uoffset_t>(i));
@@ -352,8 +371,9 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
       if (m->operator_codes() && op->opcode_index() < m->operator_codes()->size())
         oc = m->operator_codes()->Get(op->opcode_index());
       if (!oc)
-        throw import_error(what + ": operator #" + std::to_string(i) + " has opcode index " +
-                           std::to_string(op->opcode_index()) + " outside the operator-code table");
+        return detail::failure(errc::malformed, what,
+                               "opcode index " + std::to_string(op->opcode_index()) + " is outside the operator-code table",
+                               static_cast<std::int64_t>(i));
       tflite_operator o;
       o.index = i;
       o.builtin_code = detail::builtin_code(oc);
@@ -361,8 +381,10 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
       o.version = oc->version();
       o.inputs = detail::ints(op->inputs());
       o.outputs = detail::ints(op->outputs());
-      for (auto t : o.inputs) check_idx(t, true, "operator #" + std::to_string(i) + " " + o.name);
-      for (auto t : o.outputs) check_idx(t, false, "operator #" + std::to_string(i) + " " + o.name);
+      for (auto t : o.inputs)
+        if (auto e = check_idx(t, true, "", static_cast<std::int64_t>(i), o.name)) return *e;
+      for (auto t : o.outputs)
+        if (auto e = check_idx(t, false, "", static_cast<std::int64_t>(i), o.name)) return *e;
       o.options = detail::options_text(op);
       r.operators.push_back(std::move(o));
     }
@@ -380,18 +402,21 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
 /// (`operation::source_index`), which pass errors name. Constants carry their bytes in the TOSA
 /// wire encoding (identical to TFLite's little-endian layout for INT8/INT16/INT32/INT64/FLOAT32);
 /// quantized tensors carry `quant_params` with qmin/qmax = the dtype's range.
-/// Errors (import_error, one line naming the file, the operator by its TFLite index, the tensor
-/// by index and name, and the rule): everything inspect_tflite reports; malformed supported
-/// operators (shape mismatch, constant data of the wrong size); a quantization scale that is
-/// not a finite float > 0; a zero point outside its tensor's type; a kept operator that reads a
-/// tensor written by itself or a later operator (not topologically ordered: a cycle), writes a
-/// tensor another operator also writes, or writes a subgraph input; with `opt.strict`, any
-/// operator left out (the message lists them all).
-[[nodiscard]] inline import_result import_tflite(std::span<const std::uint8_t> bytes,
-                                                 const std::string& what,
-                                                 const import_options& opt = {}) {
+/// Errors (stage "tflite importer", `where()` = the file, the operator by its TFLite index and
+/// name, the tensor by name; the message is the rule, one line): everything inspect_tflite
+/// reports; `errc::malformed` — malformed supported operators (shape mismatch, constant data of
+/// the wrong size), a quantization scale that is not a finite float > 0, a zero point outside its
+/// tensor's type, a kept operator that reads a tensor written by itself or a later operator (not
+/// topologically ordered: a cycle), writes a tensor another operator also writes, or writes a
+/// subgraph input; `errc::unsupported` — with `opt.strict`, any operator left out: the first
+/// diagnostic counts them, then one diagnostic per left-out operator (index, name, reason).
+[[nodiscard]] inline expected<import_result> import_tflite(std::span<const std::uint8_t> bytes,
+                                                           const std::string& what,
+                                                           const import_options& opt = {}) {
   namespace fbs = detail::fbs;
-  const tflite_model info = inspect_tflite(bytes, what);
+  auto inspected = inspect_tflite(bytes, what);
+  if (!inspected) return std::move(inspected).error();
+  const tflite_model info = std::move(*inspected);
   const auto* m = fbs::GetModel(bytes.data());
   const auto* sg = m->subgraphs()->Get(0);
   const auto& T = info.tensors;
@@ -429,8 +454,9 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
   };
   for (auto i : dup) gnames[i] = fresh(T[i].name);
   auto gname = [&](std::int32_t i) -> const std::string& { return gnames[static_cast<std::size_t>(i)]; };
-  auto where = [&](const tflite_operator& o) {
-    return what + ": operator #" + std::to_string(o.index) + " " + o.name;
+  // A malformed-model error at operator `o` (and tensor `tensor`, when given).
+  auto op_fail = [&](const tflite_operator& o, const std::string& message, const std::string& tensor = {}) {
+    return detail::failure(errc::malformed, what, message, static_cast<std::int64_t>(o.index), o.name, tensor);
   };
   auto is_const = [&](std::int32_t i) { return T[static_cast<std::size_t>(i)].const_bytes > 0; };
   auto ty = [&](std::int32_t i) { return T[static_cast<std::size_t>(i)].type; };
@@ -481,19 +507,20 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
         continue;
       }
       const auto& ws = T[static_cast<std::size_t>(w)].shape;
-      if (ws.size() != 2) throw import_error(where(o) + ": weights of shape " + detail::shape_text(ws) + " (expected [Cout, Cin])");
+      if (ws.size() != 2)
+        return op_fail(o, "weights of shape " + detail::shape_text(ws) + " (expected [Cout, Cin])", tname(w));
       const auto cout = ws[0], cin = ws[1];
       const auto& xs = T[static_cast<std::size_t>(x)].shape;
       const auto xn = graph::element_count(xs);
       if (cin <= 0 || xn % cin != 0 || xs.empty())
-        throw import_error(where(o) + ": input of shape " + detail::shape_text(xs) + " cannot be multiplied by weights " +
-                           detail::shape_text(ws));
+        return op_fail(o, "input of shape " + detail::shape_text(xs) + " cannot be multiplied by weights " +
+                              detail::shape_text(ws), tname(x));
       if (keep && xs.back() != cin)
-        throw import_error(where(o) + ": keep_num_dims with input " + detail::shape_text(xs) + " and weights " +
-                           detail::shape_text(ws));
+        return op_fail(o, "keep_num_dims with input " + detail::shape_text(xs) + " and weights " + detail::shape_text(ws),
+                       tname(x));
       if (b >= 0 && graph::element_count(T[static_cast<std::size_t>(b)].shape) != cout)
-        throw import_error(where(o) + ": bias of shape " + detail::shape_text(T[static_cast<std::size_t>(b)].shape) +
-                           " for " + std::to_string(cout) + " output channels");
+        return op_fail(o, "bias of shape " + detail::shape_text(T[static_cast<std::size_t>(b)].shape) + " for " +
+                              std::to_string(cout) + " output channels", tname(b));
       // dtype combinations
       const auto tx = ty(x), tw = ty(w), tyy = ty(y);
       const auto tb = b >= 0 ? ty(b) : std::optional<dtype::id>{};
@@ -544,8 +571,8 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
       lin_shape.back() = cout;
       const auto& ys = T[static_cast<std::size_t>(y)].shape;
       if (graph::element_count(ys) != graph::element_count(lin_shape))
-        throw import_error(where(o) + ": output of shape " + detail::shape_text(ys) + " (expected " +
-                           detail::shape_text(lin_shape) + ")");
+        return op_fail(o, "output of shape " + detail::shape_text(ys) + " (expected " + detail::shape_text(lin_shape) + ")",
+                       tname(y));
       std::string yout = gname(y);
       const bool reshape_out = lin_shape != ys;
       if (reshape_out) {
@@ -598,8 +625,8 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
       }
       const auto x = o.inputs[0], y = o.outputs[0];
       if (graph::element_count(T[static_cast<std::size_t>(x)].shape) != graph::element_count(T[static_cast<std::size_t>(y)].shape))
-        throw import_error(where(o) + ": reshape of " + detail::shape_text(T[static_cast<std::size_t>(x)].shape) + " to " +
-                           detail::shape_text(T[static_cast<std::size_t>(y)].shape));
+        return op_fail(o, "reshape of " + detail::shape_text(T[static_cast<std::size_t>(x)].shape) + " to " +
+                              detail::shape_text(T[static_cast<std::size_t>(y)].shape), tname(y));
       if (!ty(x) || ty(x) != ty(y)) {
         c.reason = "tensor type " + tyname(x) + " is not supported";
         continue;
@@ -672,9 +699,13 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
     }
   }
   if (opt.strict && !r.left_out.empty()) {
-    std::string msg = what + ": " + std::to_string(r.left_out.size()) + " operator(s) cannot be lowered: ";
-    for (std::size_t i = 0; i < r.left_out.size(); ++i) msg += (i ? "; " : "") + to_string(r.left_out[i]);
-    throw import_error(msg);
+    std::string names;  // the first diagnostic names them all, one further diagnostic per operator
+    for (const auto& o : r.left_out) names += (names.empty() ? "" : ", ") + ("#" + std::to_string(o.index) + " " + o.name);
+    auto e = detail::failure(errc::unsupported, what,
+                             std::to_string(r.left_out.size()) + " operator(s) cannot be lowered: " + names);
+    for (const auto& o : r.left_out)
+      e.add(detail::failure(errc::unsupported, what, o.reason, static_cast<std::int64_t>(o.index), o.name));
+    return e;
   }
 
   // Kept operators must be in topological order and write each tensor once (TFLite's own
@@ -685,24 +716,27 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
       for (auto t : info.operators[i].outputs) {
         auto& w = writer[static_cast<std::size_t>(t)];
         if (w >= 0 && (kept[i] || kept[static_cast<std::size_t>(w)]))
-          throw import_error(where(info.operators[i]) + ": tensor #" + std::to_string(t) + " '" + tname(t) +
-                             "' is also written by operator #" + std::to_string(w) +
-                             " (each tensor must be written by one operator)");
+          return op_fail(info.operators[i],
+                         "tensor #" + std::to_string(t) + " is also written by operator #" + std::to_string(w) +
+                             " (each tensor must be written by one operator)",
+                         tname(t));
         if (w < 0) w = static_cast<std::int64_t>(i);
       }
     for (auto t : info.inputs)
       if (const auto w = writer[static_cast<std::size_t>(t)]; w >= 0 && kept[static_cast<std::size_t>(w)])
-        throw import_error(where(info.operators[static_cast<std::size_t>(w)]) + ": writes tensor #" + std::to_string(t) +
-                           " '" + tname(t) + "', a subgraph input");
+        return op_fail(info.operators[static_cast<std::size_t>(w)],
+                       "writes tensor #" + std::to_string(t) + ", a subgraph input", tname(t));
     for (std::size_t i = 0; i < n; ++i) {
       if (!kept[i]) continue;
       for (auto t : info.operators[i].inputs)
         if (t >= 0 && writer[static_cast<std::size_t>(t)] >= static_cast<std::int64_t>(i))
-          throw import_error(where(info.operators[i]) + ": reads tensor #" + std::to_string(t) + " '" + tname(t) +
-                             "', written by operator #" + std::to_string(writer[static_cast<std::size_t>(t)]) +
+          return op_fail(info.operators[i],
+                         "reads tensor #" + std::to_string(t) + ", written by operator #" +
+                             std::to_string(writer[static_cast<std::size_t>(t)]) +
                              (writer[static_cast<std::size_t>(t)] == static_cast<std::int64_t>(i)
                                   ? " itself"
-                                  : " later (operators must be in topological order: a cycle?)"));
+                                  : " later (operators must be in topological order: a cycle?)"),
+                         tname(t));
     }
   }
 
@@ -710,22 +744,26 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
   auto& g = r.graph;
   std::vector<bool> added(T.size(), false);
   // qparams of TFLite tensor `t` for dtype `type`, checked (op: the kept operator using it).
-  auto quant_of = [&](const tflite_tensor& t, dtype::id type, std::size_t op) -> std::optional<graph::quant_params> {
-    if (t.scale.empty()) return std::nullopt;
-    const auto where_t = where(info.operators[op]) + ": tensor #" + std::to_string(t.index) + " '" + t.name + "'";
+  // Errors: a scale that is not finite and > 0, a zero point outside the type (named by `op`).
+  auto quant_of = [&](const tflite_tensor& t, dtype::id type,
+                      std::size_t op) -> expected<std::optional<graph::quant_params>> {
+    if (t.scale.empty()) return std::optional<graph::quant_params>{};
+    const auto& o = info.operators[op];
+    const auto tn = " (tensor #" + std::to_string(t.index) + ")";
     for (std::size_t k = 0; k < t.scale.size(); ++k)
       if (!std::isfinite(t.scale[k]) || !(t.scale[k] > 0.0f))
-        throw import_error(where_t + " has quantization scale " + detail::float_text(t.scale[k]) +
-                           (t.scale.size() > 1 ? " (channel " + std::to_string(k) + ")" : std::string()) +
-                           "; a scale must be finite and > 0");
+        return op_fail(o, "quantization scale " + detail::float_text(t.scale[k]) +
+                              (t.scale.size() > 1 ? " (channel " + std::to_string(k) + ")" : std::string()) + tn +
+                              "; a scale must be finite and > 0",
+                       t.name);
     graph::quant_params q;
     q.scale = t.scale;
     const auto& tr = dtype::traits(type);
     for (auto z : t.zero_point) {
       // TFLite keeps a zero point in the tensor's own integer range (INT32/INT64 bias: 0).
       if (z < std::max<std::int64_t>(tr.int_min, INT32_MIN) || z > std::min<std::int64_t>(tr.int_max, INT32_MAX))
-        throw import_error(where_t + " has zero point " + std::to_string(z) + ", outside the range of its type " +
-                           t.type_name);
+        return op_fail(o, "zero point " + std::to_string(z) + tn + " is outside the range of its type " + t.type_name,
+                       t.name);
       q.zero_point.push_back(static_cast<std::int32_t>(z));
     }
     if (q.zero_point.empty()) q.zero_point.push_back(0);
@@ -733,10 +771,10 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
     q.axis = t.quantized_dimension;
     q.qmin = dtype::traits(type).int_min;
     q.qmax = dtype::traits(type).int_max;
-    return q;
+    return std::optional<graph::quant_params>{std::move(q)};
   };
-  auto add_tflite_tensor = [&](std::int32_t i, std::size_t op) {
-    if (added[static_cast<std::size_t>(i)]) return;
+  auto add_tflite_tensor = [&](std::int32_t i, std::size_t op) -> expected<void> {
+    if (added[static_cast<std::size_t>(i)]) return {};
     added[static_cast<std::size_t>(i)] = true;
     const auto& t = T[static_cast<std::size_t>(i)];
     graph::tensor gt;
@@ -744,25 +782,34 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
     gt.type = *t.type;
     gt.shape = t.shape;
     for (auto d : gt.shape)
-      if (d <= 0) throw import_error(what + ": tensor '" + t.name + "' has shape " + detail::shape_text(t.shape));
+      if (d <= 0) return op_fail(info.operators[op], "tensor shape " + detail::shape_text(t.shape), t.name);
     if (t.const_bytes > 0) {
       gt.is_constant = true;
       const auto bb = detail::buffer_bytes(m, t.buffer, bytes, what);
+      if (!bb) return bb.error();
       const auto need = graph::payload_bytes(gt.type, graph::element_count(gt.shape));
-      if (bb.size() != need)
-        throw import_error(what + ": constant '" + t.name + "' has " + std::to_string(bb.size()) + " bytes, shape " +
-                           detail::shape_text(t.shape) + " of " + t.type_name + " needs " + std::to_string(need));
-      gt.data.assign(bb.begin(), bb.end());
+      if (bb->size() != need)
+        return op_fail(info.operators[op], "constant of " + std::to_string(bb->size()) + " bytes; shape " +
+                                               detail::shape_text(t.shape) + " of " + t.type_name + " needs " +
+                                               std::to_string(need),
+                       t.name);
+      gt.data.assign(bb->begin(), bb->end());
     }
-    gt.quant = quant_of(t, gt.type, op);
+    auto q = quant_of(t, gt.type, op);
+    if (!q) return std::move(q).error();
+    gt.quant = std::move(*q);
     g.add(std::move(gt));
+    return {};
   };
   for (std::size_t i = 0; i < n; ++i) {
     if (!kept[i]) continue;
-    for (auto t : cand[i].uses) add_tflite_tensor(t, i);
+    for (auto t : cand[i].uses)
+      if (auto a = add_tflite_tensor(t, i); !a) return std::move(a).error();
     for (auto& [nt, src] : cand[i].new_tensors) {
       // helper tensors carry the quantization of the tensor they stand for (names are fresh)
-      nt.quant = quant_of(T[static_cast<std::size_t>(src)], nt.type, i);
+      auto q = quant_of(T[static_cast<std::size_t>(src)], nt.type, i);
+      if (!q) return std::move(q).error();
+      nt.quant = std::move(*q);
       g.add(std::move(nt));
     }
     for (auto& op : cand[i].ops) {
@@ -801,10 +848,11 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
 }
 
 /// Reads and imports the `.tflite` file `p` (errors of io::read_bytes and import_tflite).
-[[nodiscard]] inline import_result import_tflite_file(const std::filesystem::path& p,
-                                                      const import_options& opt = {}) {
+[[nodiscard]] inline expected<import_result> import_tflite_file(const std::filesystem::path& p,
+                                                                const import_options& opt = {}) {
   const auto bytes = io::read_bytes(p);
-  return import_tflite(bytes, p.string(), opt);
+  if (!bytes) return bytes.error();
+  return import_tflite(*bytes, p.string(), opt);
 }
 
 }  // namespace armlower::import

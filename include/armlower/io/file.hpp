@@ -28,6 +28,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <armlower/core/error.hpp>
+
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -38,36 +40,34 @@
 #include <fstream>
 #include <random>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <vector>
 
 namespace armlower::io {
 
-/// Error of a file operation; `what()` is one line naming the file and the problem.
-class io_error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+/// An `errc::io` error about the file `p` (its `where().file`); `message` is the problem.
+[[nodiscard]] inline error io_failure(const std::filesystem::path& p, std::string message) {
+  return error(errc::io, location{p.string(), {}, -1, -1, {}, {}}, std::move(message));
+}
 
 /// Reads the whole file `p` into memory.
-/// Errors (io_error): the file does not exist, is a directory, or cannot be read.
-[[nodiscard]] inline std::vector<std::uint8_t> read_bytes(const std::filesystem::path& p) {
+/// Errors (`errc::io`, `where().file` = `p`): the file does not exist, is a directory, or cannot
+/// be read.
+[[nodiscard]] inline expected<std::vector<std::uint8_t>> read_bytes(const std::filesystem::path& p) {
   std::error_code ec;
   const auto st = std::filesystem::status(p, ec);
-  if (ec || !std::filesystem::exists(st)) throw io_error(p.string() + ": no such file");
-  if (std::filesystem::is_directory(st)) throw io_error(p.string() + ": is a directory, not a file");
+  if (ec || !std::filesystem::exists(st)) return io_failure(p, "no such file");
+  if (std::filesystem::is_directory(st)) return io_failure(p, "is a directory, not a file");
   std::ifstream in(p, std::ios::binary);
-  if (!in) throw io_error(p.string() + ": cannot open for reading");
+  if (!in) return io_failure(p, "cannot open for reading");
   std::vector<std::uint8_t> bytes;
   in.seekg(0, std::ios::end);
   const auto size = in.tellg();
-  if (size < 0) throw io_error(p.string() + ": cannot determine the file size");
+  if (size < 0) return io_failure(p, "cannot determine the file size");
   in.seekg(0, std::ios::beg);
   bytes.resize(static_cast<std::size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
-    throw io_error(p.string() + ": read error");
+  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size)) return io_failure(p, "read error");
   return bytes;
 }
 
@@ -106,17 +106,18 @@ inline void unregister_temp(int slot) {
 }
 
 /// `p` with every symbolic link followed (relative link targets resolved against the link's
-/// directory); a dangling link yields the path it names. Errors: more than 40 levels.
-inline std::filesystem::path follow_links(std::filesystem::path p) {
+/// directory); a dangling link yields the path it names. Errors: an unreadable link, more than
+/// 40 levels.
+inline expected<std::filesystem::path> follow_links(std::filesystem::path p) {
   namespace fs = std::filesystem;
   for (int depth = 0; depth < 40; ++depth) {
     std::error_code ec;
     if (!fs::is_symlink(fs::symlink_status(p, ec)) || ec) return p;
     const auto t = fs::read_symlink(p, ec);
-    if (ec) throw io_error(p.string() + ": cannot read the symbolic link: " + ec.message());
+    if (ec) return io_failure(p, "cannot read the symbolic link: " + ec.message());
     p = t.is_absolute() ? t : p.parent_path() / t;
   }
-  throw io_error(p.string() + ": too many levels of symbolic links");
+  return io_failure(p, "too many levels of symbolic links");
 }
 
 /// Writes all of `b` to `fd`. Returns 0 or the errno.
@@ -164,8 +165,11 @@ struct staged {
     unregister_temp(slot), slot = -1;
   }
 
-  /// A new named temporary beside the target (O_CREAT|O_EXCL), registered. Errors: io_error.
-  void create_named(mode_t mode) {
+  /// An `errc::io` error about this output (`where().file` = the path as the caller gave it).
+  [[nodiscard]] error fail(std::string message) const { return io_failure(shown, std::move(message)); }
+
+  /// A new named temporary beside the target (O_CREAT|O_EXCL), registered.
+  [[nodiscard]] expected<void> create_named(mode_t mode) {
     namespace fs = std::filesystem;
     const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
     std::random_device rd;
@@ -175,39 +179,39 @@ struct staged {
       const int f = ::open(t.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
       if (f >= 0) {
         fd = f, named = t;
-        return;
+        return {};
       }
       const int e = errno;
       unregister_temp(slot), slot = -1;
-      if (e != EEXIST)
-        throw io_error("cannot create a temporary file in '" + dir.string() + "': " + std::strerror(e));
+      if (e != EEXIST) return fail("cannot create a temporary file in '" + dir.string() + "': " + std::strerror(e));
     }
-    throw io_error("cannot create a temporary file in '" + dir.string() + "': name collisions");
+    return fail("cannot create a temporary file in '" + dir.string() + "': name collisions");
   }
 
-  /// Opens the temporary (O_TMPFILE when possible) and writes the bytes. Errors: io_error.
-  void stage() {
+  /// Opens the temporary (O_TMPFILE when possible) and writes the bytes.
+  [[nodiscard]] expected<void> stage() {
     namespace fs = std::filesystem;
     const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
     const mode_t mode = keep_mode ? (old.st_mode & 07777) : 0666;
 #if defined(__linux__) && defined(O_TMPFILE)
     fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
     if (fd < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
-      throw io_error("cannot create a temporary file in '" + dir.string() + "': " + std::strerror(errno));
+      return fail("cannot create a temporary file in '" + dir.string() + "': " + std::strerror(errno));
 #endif
-    if (fd < 0) create_named(mode);
+    if (fd < 0)
+      if (auto c = create_named(mode); !c) return c;
     if (keep_mode) {
       (void)::fchown(fd, old.st_uid, old.st_gid);  // only the owner or root may; the mode is what matters
       if (::fchmod(fd, old.st_mode & 07777) != 0)
-        throw io_error("cannot set the mode of a temporary file in '" + dir.string() + "': " + std::strerror(errno));
+        return fail("cannot set the mode of a temporary file in '" + dir.string() + "': " + std::strerror(errno));
     }
-    if (const int e = write_all(fd, bytes))
-      throw io_error("cannot write '" + shown.string() + "': " + std::strerror(e));
+    if (const int e = write_all(fd, bytes)) return fail("cannot write '" + shown.string() + "': " + std::strerror(e));
+    return {};
   }
 
-  /// Gives an unnamed temporary its (registered) name beside the target. Errors: io_error.
-  void name_it() {
-    if (!named.empty()) return;
+  /// Gives an unnamed temporary its (registered) name beside the target.
+  [[nodiscard]] expected<void> name_it() {
+    if (!named.empty()) return {};
     namespace fs = std::filesystem;
     const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
     std::random_device rd;
@@ -221,23 +225,22 @@ struct staged {
 #endif
       if (r == 0) {
         named = t;
-        return;
+        return {};
       }
       const int e = errno;
       unregister_temp(slot), slot = -1;
       if (e == EEXIST) continue;
       // No /proc and no CAP_DAC_READ_SEARCH: write the data again to a named temporary.
       ::close(fd), fd = -1;
-      create_named(keep_mode ? (old.st_mode & 07777) : 0666);
+      if (auto c = create_named(keep_mode ? (old.st_mode & 07777) : 0666); !c) return c;
       if (keep_mode) {
         (void)::fchown(fd, old.st_uid, old.st_gid);
         (void)::fchmod(fd, old.st_mode & 07777);
       }
-      if (const int w = write_all(fd, bytes))
-        throw io_error("cannot write '" + shown.string() + "': " + std::strerror(w));
-      return;
+      if (const int w = write_all(fd, bytes)) return fail("cannot write '" + shown.string() + "': " + std::strerror(w));
+      return {};
     }
-    throw io_error("cannot name a temporary file in '" + dir.string() + "': name collisions");
+    return fail("cannot name a temporary file in '" + dir.string() + "': name collisions");
   }
 };
 
@@ -260,74 +263,75 @@ inline void remove_pending_temporaries() noexcept {
     const bool eq = fs::equivalent(a, b, ec);
     if (!ec) return eq;
   }
-  try {
-    const auto norm = [](const fs::path& p) {
-      std::error_code ec;
-      auto f = detail::follow_links(p);
-      auto abs = fs::absolute(f, ec);
-      return fs::weakly_canonical(ec ? f : abs, ec).lexically_normal();
-    };
-    return norm(a) == norm(b);
-  } catch (const io_error&) {
-    return false;
-  }
+  const auto norm = [](const fs::path& f) {
+    std::error_code ec;
+    auto abs = fs::absolute(f, ec);
+    return fs::weakly_canonical(ec ? f : abs, ec).lexically_normal();
+  };
+  const auto fa = detail::follow_links(a), fb = detail::follow_links(b);
+  return fa && fb && norm(*fa) == norm(*fb);
 }
 
 /// Writes every file of `files` with the semantics in this header's comment: all or nothing,
 /// symbolic links followed, modes kept, special files written through, directories refused.
-/// Errors (io_error, one line naming the path): a path given twice, a directory, a missing
-/// directory ("cannot create a temporary file in '<dir>': No such file or directory"), a write
-/// error (disk full, permissions), a failed rename.
-inline void write_files(std::span<const output_file> files) {
+/// Errors (`errc::io`, `where().file` = the path as given, one-line message): a path given
+/// twice, a directory, a missing directory ("cannot create a temporary file in '<dir>': No such
+/// file or directory"), a write error (disk full, permissions), a failed rename.
+[[nodiscard]] inline expected<void> write_files(std::span<const output_file> files) {
   namespace fs = std::filesystem;
   for (std::size_t i = 0; i < files.size(); ++i)
     for (std::size_t k = 0; k < i; ++k)
       if (same_file(files[i].path, files[k].path))
-        throw io_error(files[i].path.string() + ": the same output file is given twice");
+        return io_failure(files[i].path, "the same output file is given twice");
   std::vector<detail::staged> st(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) {
     auto& s = st[i];
     s.shown = files[i].path;
     s.bytes = files[i].bytes;
-    s.target = detail::follow_links(files[i].path);
+    auto target = detail::follow_links(files[i].path);
+    if (!target) return std::move(target).error();
+    s.target = std::move(*target);
     if (::stat(s.target.c_str(), &s.old) == 0) {
-      if (S_ISDIR(s.old.st_mode)) throw io_error(s.shown.string() + ": is a directory, not a file");
+      if (S_ISDIR(s.old.st_mode)) return s.fail("is a directory, not a file");
       s.special = !S_ISREG(s.old.st_mode);
       s.keep_mode = !s.special;
     }
   }
   // Stage: every regular target's temporary is written before any special file is touched.
   for (auto& s : st)
-    if (!s.special) s.stage();
+    if (!s.special)
+      if (auto r = s.stage(); !r) return r;
   for (auto& s : st)
-    if (!s.special) s.name_it();
+    if (!s.special)
+      if (auto r = s.name_it(); !r) return r;
   for (auto& s : st) {
     if (!s.special) continue;
     const int f = ::open(s.target.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
-    if (f < 0) throw io_error("cannot open '" + s.shown.string() + "' for writing: " + std::strerror(errno));
+    if (f < 0) return s.fail("cannot open '" + s.shown.string() + "' for writing: " + std::strerror(errno));
     const int e = detail::write_all(f, s.bytes);
     ::close(f);
-    if (e) throw io_error("cannot write '" + s.shown.string() + "': " + std::strerror(e));
+    if (e) return s.fail("cannot write '" + s.shown.string() + "': " + std::strerror(e));
   }
   // Commit.
   for (auto& s : st) {
     if (s.special) continue;
     if (::close(s.fd) != 0) {
       s.fd = -1;
-      throw io_error("cannot write '" + s.shown.string() + "': " + std::strerror(errno));
+      return s.fail("cannot write '" + s.shown.string() + "': " + std::strerror(errno));
     }
     s.fd = -1;
     if (::rename(s.named.c_str(), s.target.c_str()) != 0)
-      throw io_error("cannot rename '" + s.named.string() + "' to '" + s.target.string() + "': " + std::strerror(errno));
+      return s.fail("cannot rename '" + s.named.string() + "' to '" + s.target.string() + "': " + std::strerror(errno));
     s.named.clear();
     detail::unregister_temp(s.slot), s.slot = -1;
   }
+  return {};
 }
 
 /// `write_files` for one file.
-inline void write_file(const std::filesystem::path& path, std::span<const std::uint8_t> bytes) {
+[[nodiscard]] inline expected<void> write_file(const std::filesystem::path& path, std::span<const std::uint8_t> bytes) {
   const output_file f{path, bytes};
-  write_files(std::span<const output_file>(&f, 1));
+  return write_files(std::span<const output_file>(&f, 1));
 }
 
 }  // namespace armlower::io

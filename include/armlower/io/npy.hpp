@@ -12,6 +12,7 @@
 /// feed a graph tensor or the interpreter without conversion.
 #pragma once
 
+#include <armlower/core/error.hpp>
 #include <armlower/dtype/dtype.hpp>
 #include <armlower/graph/graph.hpp>
 #include <armlower/io/file.hpp>
@@ -36,6 +37,11 @@ struct npy_array {
 };
 
 namespace detail {
+
+/// An error of the `.npy` reader about `what` (the file name), stage "npy reader".
+inline error npy_failure(errc code, const std::string& what, std::string message) {
+  return error(code, location{what, "npy reader", -1, -1, {}, {}}, std::move(message));
+}
 
 struct npy_descr {
   std::string_view descr;
@@ -71,9 +77,9 @@ inline std::string excerpt(std::string_view t) {
   return r;
 }
 
-/// Value text of `key` in the header dict ("'<f4'", "False", "(2, 3)").
-inline std::string_view dict_value(std::string_view header, std::string_view key,
-                                   const std::string& what) {
+/// Value text of `key` in the header dict ("'<f4'", "False", "(2, 3)"). Errors: `errc::malformed`.
+inline expected<std::string_view> dict_value(std::string_view header, std::string_view key,
+                                             const std::string& what) {
   const std::string k1 = "'" + std::string(key) + "'";
   const std::string k2 = "\"" + std::string(key) + "\"";
   auto pos = header.find(k1);
@@ -83,20 +89,20 @@ inline std::string_view dict_value(std::string_view header, std::string_view key
     klen = k2.size();
   }
   if (pos == std::string_view::npos)
-    throw io_error(what + ": .npy header has no '" + std::string(key) + "' entry");
+    return npy_failure(errc::malformed, what, ".npy header has no '" + std::string(key) + "' entry");
   auto rest = header.substr(pos + klen);
   rest = trim(rest);
   if (rest.empty() || rest.front() != ':')
-    throw io_error(what + ": malformed .npy header near " + excerpt(key));
+    return npy_failure(errc::malformed, what, "malformed .npy header near " + excerpt(key));
   rest = trim(rest.substr(1));
   std::size_t end = 0;
   if (!rest.empty() && rest.front() == '(') {
     end = rest.find(')');
-    if (end == std::string_view::npos) throw io_error(what + ": malformed .npy shape tuple");
+    if (end == std::string_view::npos) return npy_failure(errc::malformed, what, "malformed .npy shape tuple");
     return rest.substr(0, end + 1);
   }
   end = rest.find_first_of(",}");
-  if (end == std::string_view::npos) throw io_error(what + ": malformed .npy header");
+  if (end == std::string_view::npos) return npy_failure(errc::malformed, what, "malformed .npy header");
   return trim(rest.substr(0, end));
 }
 
@@ -116,13 +122,15 @@ inline std::string shape_str(const std::vector<std::int32_t>& s) {
 }
 
 /// Parses a `.npy` image. `what` names the source in error messages (e.g. the file name).
-/// Errors (io_error, one line): not a .npy (bad magic), unsupported version, truncated header
-/// or data, malformed header, big-endian or unsupported descr, fortran_order True, negative
-/// or over-large dims, extra bytes after the data.
-[[nodiscard]] inline npy_array parse_npy(std::span<const std::uint8_t> b, const std::string& what) {
+/// Errors (stage "npy reader", `where().file` = `what`, one-line message): `errc::malformed` —
+/// not a .npy (bad magic), truncated header or data, malformed header, descr or dims, extra bytes
+/// after the data; `errc::unsupported` — format version, big-endian or unsupported descr,
+/// fortran_order True; `errc::limit` — a dimension ≥ 2^31 or more than 2^40 elements.
+[[nodiscard]] inline expected<npy_array> parse_npy(std::span<const std::uint8_t> b, const std::string& what) {
+  using detail::npy_failure;
   static constexpr std::uint8_t magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
   if (b.size() < 10 || std::memcmp(b.data(), magic, 6) != 0)
-    throw io_error(what + ": not a .npy file (missing the \\x93NUMPY magic)");
+    return npy_failure(errc::malformed, what, "not a .npy file (missing the \\x93NUMPY magic)");
   const unsigned major = b[6];
   std::size_t hlen = 0;
   std::size_t hstart = 0;
@@ -130,24 +138,26 @@ inline std::string shape_str(const std::vector<std::int32_t>& s) {
     hlen = static_cast<std::size_t>(b[8]) | (static_cast<std::size_t>(b[9]) << 8);
     hstart = 10;
   } else if (major == 2 || major == 3) {
-    if (b.size() < 12) throw io_error(what + ": truncated .npy header");
+    if (b.size() < 12) return npy_failure(errc::malformed, what, "truncated .npy header");
     hlen = static_cast<std::size_t>(b[8]) | (static_cast<std::size_t>(b[9]) << 8) |
            (static_cast<std::size_t>(b[10]) << 16) | (static_cast<std::size_t>(b[11]) << 24);
     hstart = 12;
   } else {
-    throw io_error(what + ": unsupported .npy format version " + std::to_string(major) + "." +
-                   std::to_string(b[7]));
+    return npy_failure(errc::unsupported, what,
+                       "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(b[7]));
   }
-  if (b.size() < hstart + hlen) throw io_error(what + ": truncated .npy header");
+  if (b.size() < hstart + hlen) return npy_failure(errc::malformed, what, "truncated .npy header");
   const std::string_view header(reinterpret_cast<const char*>(b.data() + hstart), hlen);
 
   npy_array a;
   // descr
-  auto descr = detail::dict_value(header, "descr", what);
+  const auto descr_v = detail::dict_value(header, "descr", what);
+  if (!descr_v) return descr_v.error();
+  auto descr = *descr_v;
   if (descr.size() < 2 || (descr.front() != '\'' && descr.front() != '"'))
-    throw io_error(what + ": malformed .npy descr " + detail::excerpt(descr));
+    return npy_failure(errc::malformed, what, "malformed .npy descr " + detail::excerpt(descr));
   descr = descr.substr(1, descr.size() - 2);
-  if (descr.size() != 3) throw io_error(what + ": unsupported .npy dtype " + detail::excerpt(descr));
+  if (descr.size() != 3) return npy_failure(errc::unsupported, what, "unsupported .npy dtype " + detail::excerpt(descr));
   const char order = descr[0];
   const auto code = descr.substr(1);
   std::size_t elem = 0;
@@ -160,20 +170,25 @@ inline std::string shape_str(const std::vector<std::int32_t>& s) {
     }
   }
   if (!found)
-    throw io_error(what + ": unsupported .npy dtype " + detail::excerpt(descr) +
-                   " (supported: bool, int8, int16, int32, int64, float16, float32)");
+    return npy_failure(errc::unsupported, what,
+                       "unsupported .npy dtype " + detail::excerpt(descr) +
+                           " (supported: bool, int8, int16, int32, int64, float16, float32)");
   if (order == '>' && elem > 1)
-    throw io_error(what + ": big-endian .npy data (" + detail::excerpt(descr) + ") is not supported");
+    return npy_failure(errc::unsupported, what, "big-endian .npy data (" + detail::excerpt(descr) + ") is not supported");
   if (order != '<' && order != '|' && order != '=' && !(order == '>' && elem == 1))
-    throw io_error(what + ": malformed .npy descr " + detail::excerpt(descr));
+    return npy_failure(errc::malformed, what, "malformed .npy descr " + detail::excerpt(descr));
   // fortran_order
-  const auto fo = detail::dict_value(header, "fortran_order", what);
-  if (fo == "True") throw io_error(what + ": Fortran-order .npy arrays are not supported");
-  if (fo != "False") throw io_error(what + ": malformed .npy fortran_order " + detail::excerpt(fo));
+  const auto fo_v = detail::dict_value(header, "fortran_order", what);
+  if (!fo_v) return fo_v.error();
+  const auto fo = *fo_v;
+  if (fo == "True") return npy_failure(errc::unsupported, what, "Fortran-order .npy arrays are not supported");
+  if (fo != "False") return npy_failure(errc::malformed, what, "malformed .npy fortran_order " + detail::excerpt(fo));
   // shape
-  auto sh = detail::dict_value(header, "shape", what);
+  const auto sh_v = detail::dict_value(header, "shape", what);
+  if (!sh_v) return sh_v.error();
+  auto sh = *sh_v;
   if (sh.size() < 2 || sh.front() != '(' || sh.back() != ')')
-    throw io_error(what + ": malformed .npy shape " + detail::excerpt(sh));
+    return npy_failure(errc::malformed, what, "malformed .npy shape " + detail::excerpt(sh));
   sh = sh.substr(1, sh.size() - 2);
   std::int64_t n = 1;
   while (!detail::trim(sh).empty()) {
@@ -181,12 +196,13 @@ inline std::string shape_str(const std::vector<std::int32_t>& s) {
     const auto comma = sh.find(',');
     const auto tok = detail::trim(sh.substr(0, comma));
     if (tok.empty() || tok.size() > 10 || tok.find_first_not_of("0123456789") != std::string_view::npos)
-      throw io_error(what + ": malformed .npy shape dimension " + detail::excerpt(tok));
+      return npy_failure(errc::malformed, what, "malformed .npy shape dimension " + detail::excerpt(tok));
     const long long d = std::stoll(std::string(tok));
-    if (d > 0x7FFFFFFF) throw io_error(what + ": .npy dimension " + std::string(tok) + " is too large");
+    if (d > 0x7FFFFFFF) return npy_failure(errc::limit, what, ".npy dimension " + std::string(tok) + " is too large");
     a.shape.push_back(static_cast<std::int32_t>(d));
     // The element count stays ≤ 2^40: checked before the multiply, so it cannot overflow.
-    if (d > 0 && n > (std::int64_t{1} << 40) / d) throw io_error(what + ": .npy array is too large (more than 2^40 elements)");
+    if (d > 0 && n > (std::int64_t{1} << 40) / d)
+      return npy_failure(errc::limit, what, ".npy array is too large (more than 2^40 elements)");
     n *= d;
     if (comma == std::string_view::npos) break;
     sh = sh.substr(comma + 1);
@@ -194,23 +210,26 @@ inline std::string shape_str(const std::vector<std::int32_t>& s) {
   const auto need = static_cast<std::size_t>(n) * elem;
   const auto have = b.size() - hstart - hlen;
   if (have < need)
-    throw io_error(what + ": truncated .npy data (" + std::to_string(have) + " bytes, shape " +
-                   detail::shape_str(a.shape) + " needs " + std::to_string(need) + ")");
+    return npy_failure(errc::malformed, what,
+                       "truncated .npy data (" + std::to_string(have) + " bytes, shape " + detail::shape_str(a.shape) +
+                           " needs " + std::to_string(need) + ")");
   if (have > need)
-    throw io_error(what + ": " + std::to_string(have - need) + " unexpected bytes after the .npy data");
+    return npy_failure(errc::malformed, what, std::to_string(have - need) + " unexpected bytes after the .npy data");
   a.data.assign(b.begin() + static_cast<std::ptrdiff_t>(hstart + hlen), b.end());
   return a;
 }
 
-/// Reads the `.npy` file `p` (errors as in read_bytes and parse_npy, prefixed with the path).
-[[nodiscard]] inline npy_array read_npy(const std::filesystem::path& p) {
+/// Reads the `.npy` file `p` (errors of read_bytes and parse_npy, `where().file` = the path).
+[[nodiscard]] inline expected<npy_array> read_npy(const std::filesystem::path& p) {
   const auto bytes = read_bytes(p);
-  return parse_npy(bytes, p.string());
+  if (!bytes) return bytes.error();
+  return parse_npy(*bytes, p.string());
 }
 
 /// Serializes `a` as a version 1.0 `.npy` image (version 2.0 if the header needs it).
-/// Errors (io_error): dtype not representable in .npy, data size not matching the shape.
-[[nodiscard]] inline std::vector<std::uint8_t> format_npy(const npy_array& a) {
+/// Errors (`errc::invalid_argument`, stage "npy writer"): dtype not representable in .npy, data
+/// size not matching the shape.
+[[nodiscard]] inline expected<std::vector<std::uint8_t>> format_npy(const npy_array& a) {
   std::string_view code;
   std::size_t elem = 0;
   for (const auto& d : detail::npy_types)
@@ -219,11 +238,13 @@ inline std::string shape_str(const std::vector<std::int32_t>& s) {
       elem = d.bytes;
     }
   if (elem == 0)
-    throw io_error("cannot write " + std::string(dtype::name(a.type)) + " data as .npy");
+    return error(errc::invalid_argument, location{{}, "npy writer", -1, -1, {}, {}},
+                 "cannot write " + std::string(dtype::name(a.type)) + " data as .npy");
   if (static_cast<std::size_t>(graph::element_count(a.shape)) * elem != a.data.size())
-    throw io_error("npy array data has " + std::to_string(a.data.size()) + " bytes, shape " +
-                   detail::shape_str(a.shape) + " of " + std::string(dtype::name(a.type)) +
-                   " needs " + std::to_string(graph::element_count(a.shape) * static_cast<std::int64_t>(elem)));
+    return error(errc::invalid_argument, location{{}, "npy writer", -1, -1, {}, {}},
+                 "npy array data has " + std::to_string(a.data.size()) + " bytes, shape " + detail::shape_str(a.shape) +
+                     " of " + std::string(dtype::name(a.type)) + " needs " +
+                     std::to_string(graph::element_count(a.shape) * static_cast<std::int64_t>(elem)));
   std::string h = "{'descr': '";
   h += (elem == 1 ? '|' : '<');
   h += code;
@@ -254,12 +275,14 @@ inline std::string shape_str(const std::vector<std::int32_t>& s) {
 
 /// Checks that `a` can feed the graph tensor `t`: the same dtype, and the same shape once
 /// dimensions of size 1 are dropped (so a (16,) array feeds a [1,16] input). `what` names the
-/// array in messages. Errors (io_error): "<what>: dtype FP32 does not match input 'x' of dtype
-/// INT8", "<what>: shape [4,4] does not match input 'x' of shape [1,16]".
-inline void check_npy_matches(const npy_array& a, const graph::tensor& t, const std::string& what) {
+/// array in messages (`where().file`). Errors (`errc::invalid_argument`, `where().tensor` = the
+/// input): "<what>: tensor 'x': dtype FP32 does not match input 'x' of dtype INT8",
+/// "<what>: tensor 'x': shape [4,4] does not match input 'x' of shape [1,16]".
+[[nodiscard]] inline expected<void> check_npy_matches(const npy_array& a, const graph::tensor& t, const std::string& what) {
   if (a.type != t.type)
-    throw io_error(what + ": dtype " + std::string(dtype::name(a.type)) + " does not match input '" +
-                   t.name + "' of dtype " + std::string(dtype::name(t.type)));
+    return error(errc::invalid_argument, location{what, {}, -1, -1, {}, t.name},
+                 "dtype " + std::string(dtype::name(a.type)) + " does not match input '" + t.name + "' of dtype " +
+                     std::string(dtype::name(t.type)));
   auto squeeze = [](const std::vector<std::int32_t>& s) {
     std::vector<std::int32_t> r;
     for (auto d : s)
@@ -267,8 +290,10 @@ inline void check_npy_matches(const npy_array& a, const graph::tensor& t, const 
     return r;
   };
   if (squeeze(a.shape) != squeeze(t.shape))
-    throw io_error(what + ": shape " + detail::shape_str(a.shape) + " does not match input '" + t.name +
-                   "' of shape " + detail::shape_str(t.shape));
+    return error(errc::invalid_argument, location{what, {}, -1, -1, {}, t.name},
+                 "shape " + detail::shape_str(a.shape) + " does not match input '" + t.name + "' of shape " +
+                     detail::shape_str(t.shape));
+  return {};
 }
 
 }  // namespace armlower::io

@@ -408,11 +408,7 @@ template <tosa::TargetSpec Spec>
 /// (`/dev/null`, a FIFO) is written through; a directory is refused. On failure no temporary is
 /// left and the error names the path and the OS reason.
 [[nodiscard]] inline result<void> write_file(const std::filesystem::path& path, std::span<const std::uint8_t> bytes) {
-  try {
-    io::write_file(path, bytes);
-  } catch (const io::io_error& e) {
-    return error{e.what()};
-  }
+  if (auto w = io::write_file(path, bytes); !w) return error{w.error().message()};
   return {};
 }
 
