@@ -30,6 +30,7 @@
 #include <armlower/graph/graph.hpp>
 #include <armlower/io/file.hpp>
 #include <armlower/io/text.hpp>
+#include <armlower/import/result.hpp>
 #include <armlower/import/detail/tflite_subset_generated.h>
 
 #include <algorithm>
@@ -51,26 +52,6 @@
 #include <vector>
 
 namespace armlower::import {
-
-/// Error of the importer; `what()` is one line that names the source and the problem.
-class import_error : public std::runtime_error {
- public:
-  /// `what` with every control byte (a line break inside a tensor name from the file, say)
-  /// written as `\xNN`, so the message stays one line whatever the file's names hold.
-  explicit import_error(const std::string& what) : std::runtime_error(one_line(what)) {}
-
-  /// `s` with each byte below 0x20 and 0x7F written as `\xNN`.
-  [[nodiscard]] static std::string one_line(const std::string& s) {
-    std::string r;
-    r.reserve(s.size());
-    for (const char c : s) {
-      const auto u = static_cast<unsigned char>(c);
-      if (u >= 0x20 && u != 0x7F) r += c;
-      else io::append_escaped_byte(r, u);
-    }
-    return r;
-  }
-};
 
 /// One tensor of a `.tflite` subgraph as stored (no interpretation beyond decoding).
 struct tflite_tensor {
@@ -108,33 +89,6 @@ struct tflite_model {
   std::vector<std::int32_t> inputs;
   std::vector<std::int32_t> outputs;
 };
-
-/// An operator the importer did not put into the framework graph, and why.
-struct left_out_op {
-  std::size_t index = 0;  ///< operator index in the subgraph
-  std::string name;       ///< e.g. "DEPTHWISE_CONV_2D"
-  std::string reason;     ///< e.g. "no lowering for this operator"
-};
-
-/// Importer options.
-struct import_options {
-  /// Refuse the model (import_error listing every left-out operator) unless every operator
-  /// is imported.
-  bool strict = false;
-};
-
-/// Result of an import: the framework graph of the kept operators, the TFLite indices of the
-/// kept operators, and every operator left out.
-struct import_result {
-  graph::graph graph;
-  std::vector<std::size_t> imported;
-  std::vector<left_out_op> left_out;
-};
-
-/// "#4 DEPTHWISE_CONV_2D (no lowering for this operator)".
-[[nodiscard]] inline std::string to_string(const left_out_op& o) {
-  return import_error::one_line("#" + std::to_string(o.index) + " " + o.name + " (" + o.reason + ")");
-}
 
 namespace detail {
 

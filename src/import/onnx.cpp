@@ -1,0 +1,1306 @@
+// The `.onnx` importer of armlower (declared and documented in armlower/import/onnx.hpp).
+// Semantics of the ONNX operators: https://onnx.ai/onnx/operators/ (Gemm, MatMul, Add, Relu,
+// Clip, Reshape, Flatten, Identity, QuantizeLinear, DequantizeLinear); model format: ONNX IR
+// spec (docs/IR.md), onnx.proto, IR version 10; QDQ layout: onnxruntime quantization docs
+// (https://onnxruntime.ai/docs/performance/model-optimizations/quantization.html).
+#include <armlower/import/onnx.hpp>
+
+#include <armlower/dtype/dtype.hpp>
+#include <armlower/graph/constant.hpp>
+#include <armlower/io/file.hpp>
+
+#include "onnx_subset.pb.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace armlower::import {
+
+namespace {
+
+namespace pb = ::armlower::onnx_pb;
+namespace fs = std::filesystem;
+
+constexpr std::int64_t max_elements = std::int64_t{1} << 31;
+
+std::string shape_text(const std::vector<std::int64_t>& s) {
+  std::string r = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) r += (i ? "," : "") + std::to_string(s[i]);
+  return r + "]";
+}
+std::string shape_text32(const std::vector<std::int32_t>& s) {
+  return shape_text(std::vector<std::int64_t>(s.begin(), s.end()));
+}
+std::string float_text(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.9g", v);
+  return b;
+}
+
+/// ONNX element type name (ONNX IR spec, "Tensor Element Types").
+std::string elem_name(std::int32_t t) {
+  switch (t) {
+    case 1: return "FLOAT";
+    case 2: return "UINT8";
+    case 3: return "INT8";
+    case 4: return "UINT16";
+    case 5: return "INT16";
+    case 6: return "INT32";
+    case 7: return "INT64";
+    case 8: return "STRING";
+    case 9: return "BOOL";
+    case 10: return "FLOAT16";
+    case 11: return "DOUBLE";
+    case 12: return "UINT32";
+    case 13: return "UINT64";
+    case 16: return "BFLOAT16";
+    case 17: return "FLOAT8E4M3FN";
+    case 19: return "FLOAT8E5M2";
+    case 21: return "UINT4";
+    case 22: return "INT4";
+    case 0: return "UNDEFINED";
+    default: return "TYPE_" + std::to_string(t);
+  }
+}
+/// Bytes per element of the fixed-size types armlower reads (0 = not readable).
+std::size_t elem_size(std::int32_t t) {
+  switch (t) {
+    case 1: case 6: case 12: return 4;
+    case 2: case 3: case 9: return 1;
+    case 4: case 5: case 10: case 16: return 2;
+    case 7: case 11: case 13: return 8;
+    default: return 0;
+  }
+}
+
+/// A constant tensor, decoded to little-endian bytes of its element type.
+struct const_tensor {
+  std::int32_t elem = 0;
+  std::vector<std::int64_t> dims;
+  std::vector<std::uint8_t> bytes;
+  [[nodiscard]] std::int64_t count() const {
+    std::int64_t n = 1;
+    for (auto d : dims) n *= d;
+    return n;
+  }
+  /// Values as doubles (FLOAT, DOUBLE, integer types).
+  [[nodiscard]] std::vector<double> reals() const {
+    const auto n = static_cast<std::size_t>(count());
+    std::vector<double> r(n);
+    for (std::size_t i = 0; i < n; ++i) r[i] = real(i);
+    return r;
+  }
+  [[nodiscard]] double real(std::size_t i) const {
+    const auto* p = bytes.data();
+    switch (elem) {
+      case 1: { float f; std::memcpy(&f, p + 4 * i, 4); return f; }
+      case 11: { double f; std::memcpy(&f, p + 8 * i, 8); return f; }
+      default: return static_cast<double>(integer(i));
+    }
+  }
+  [[nodiscard]] std::int64_t integer(std::size_t i) const {
+    const auto* p = bytes.data();
+    switch (elem) {
+      case 2: return p[i];
+      case 3: return static_cast<std::int8_t>(p[i]);
+      case 9: return p[i] != 0;
+      case 4: { std::uint16_t v; std::memcpy(&v, p + 2 * i, 2); return v; }
+      case 5: { std::int16_t v; std::memcpy(&v, p + 2 * i, 2); return v; }
+      case 6: { std::int32_t v; std::memcpy(&v, p + 4 * i, 4); return v; }
+      case 12: { std::uint32_t v; std::memcpy(&v, p + 4 * i, 4); return v; }
+      case 7: { std::int64_t v; std::memcpy(&v, p + 8 * i, 8); return v; }
+      case 13: { std::uint64_t v; std::memcpy(&v, p + 8 * i, 8); return static_cast<std::int64_t>(v); }
+      default: return 0;
+    }
+  }
+};
+
+/// Checked element count of `dims` (each ≥ 0, total ≤ 2^31). Throws naming `who`.
+std::int64_t checked_count(const std::vector<std::int64_t>& dims, const std::string& who) {
+  std::int64_t n = 1;
+  for (auto d : dims) {
+    if (d < 0 || (d > 0 && n > max_elements / d))
+      throw import_error(who + " has an invalid shape " + shape_text(dims) +
+                         " (dims must be >= 0 and the tensor at most 2^31 elements)");
+    n *= d;
+  }
+  return n;
+}
+
+/// Everything about the parsed model the importer needs.
+struct model_ctx {
+  std::string what;
+  fs::path dir;
+  pb::ModelProto m;
+  std::unordered_map<std::string, const pb::TensorProto*> inits;
+};
+
+/// The value of key `k` of a TensorProto's external_data, or nullptr.
+const std::string* ext_key(const pb::TensorProto& t, const char* k) {
+  for (const auto& e : t.external_data())
+    if (e.key() == k) return &e.value();
+  return nullptr;
+}
+
+/// Parses a non-negative decimal (external-data offset/length). Throws naming `who`.
+std::uint64_t parse_u64(const std::string& s, const std::string& who) {
+  if (s.empty() || s.size() > 19 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    throw import_error(who + ": '" + s + "' is not a non-negative integer");
+  return std::stoull(s);
+}
+
+/// The external-data file of `t`, checked: `location` relative, inside `dir` after resolving
+/// "..", symlinks included. Throws naming the initializer.
+fs::path external_path(const model_ctx& c, const pb::TensorProto& t, const std::string& who) {
+  const auto* loc = ext_key(t, "location");
+  if (loc == nullptr || loc->empty()) throw import_error(who + ": external data without a 'location'");
+  if (loc->find('\0') != std::string::npos) throw import_error(who + ": external data location contains a NUL byte");
+  const fs::path rel(*loc);
+  if (rel.is_absolute() || rel.has_root_name() || rel.has_root_directory())
+    throw import_error(who + ": external data location '" + *loc +
+                       "' is an absolute path (it must be relative to the model's folder)");
+  std::error_code ec;
+  const auto base = fs::weakly_canonical(c.dir.empty() ? fs::path(".") : c.dir, ec);
+  if (ec) throw import_error(who + ": cannot resolve the model's folder " + c.dir.string());
+  const auto full = fs::weakly_canonical(base / rel, ec);
+  if (ec) throw import_error(who + ": cannot resolve external data location '" + *loc + "'");
+  const auto r = full.lexically_relative(base);
+  if (r.empty() || *r.begin() == "..")
+    throw import_error(who + ": external data location '" + *loc + "' escapes the model's folder " + base.string());
+  if (!fs::is_regular_file(full, ec))
+    throw import_error(who + ": external data file '" + *loc + "' does not exist (looked for " + full.string() + ")");
+  return full;
+}
+
+/// Decodes initializer/attribute tensor `t` (all storage forms). Throws naming `who` on a type
+/// armlower cannot read, data shorter or longer than the shape, bad external data.
+const_tensor decode(const model_ctx& c, const pb::TensorProto& t, const std::string& who) {
+  const_tensor r;
+  r.elem = t.data_type();
+  r.dims.assign(t.dims().begin(), t.dims().end());
+  const auto n = checked_count(r.dims, who);
+  const auto es = elem_size(r.elem);
+  if (es == 0) throw import_error(who + " has element type " + elem_name(r.elem) + ", which armlower does not read");
+  const auto need = static_cast<std::uint64_t>(n) * es;
+  auto short_msg = [&](std::uint64_t have, const char* unit) {
+    return who + " has " + std::to_string(have) + " " + unit + ", its shape " + shape_text(r.dims) + " of " +
+           elem_name(r.elem) + " needs " + std::to_string(unit[0] == 'b' ? need : static_cast<std::uint64_t>(n));
+  };
+  if (t.data_location() == pb::TensorProto::EXTERNAL) {
+    const auto p = external_path(c, t, who);
+    std::uint64_t off = 0, len = need;
+    if (const auto* o = ext_key(t, "offset")) off = parse_u64(*o, who + " external data offset");
+    if (const auto* l = ext_key(t, "length")) len = parse_u64(*l, who + " external data length");
+    if (len != need) throw import_error(short_msg(len, "bytes (external data length)"));
+    std::error_code ec;
+    const auto fsz = fs::file_size(p, ec);
+    if (ec) throw import_error(who + ": cannot read external data file " + p.string());
+    if (off > fsz || fsz - off < need)
+      throw import_error(who + ": external data file " + p.string() + " has " + std::to_string(fsz) +
+                         " bytes, the tensor needs " + std::to_string(need) + " from offset " + std::to_string(off) +
+                         " (short data)");
+    std::ifstream f(p, std::ios::binary);
+    r.bytes.resize(static_cast<std::size_t>(need));
+    f.seekg(static_cast<std::streamoff>(off));
+    if (need && !f.read(reinterpret_cast<char*>(r.bytes.data()), static_cast<std::streamsize>(need)))
+      throw import_error(who + ": reading external data file " + p.string() + " failed");
+    return r;
+  }
+  if (t.has_raw_data()) {
+    if (t.raw_data().size() != need) throw import_error(short_msg(t.raw_data().size(), "bytes of raw_data"));
+    r.bytes.assign(t.raw_data().begin(), t.raw_data().end());
+    return r;
+  }
+  r.bytes.resize(static_cast<std::size_t>(need));
+  auto put = [&](std::size_t i, std::uint64_t v) {
+    for (std::size_t b = 0; b < es; ++b) r.bytes[i * es + b] = static_cast<std::uint8_t>(v >> (8 * b));
+  };
+  auto check_n = [&](std::size_t have) {
+    if (have != static_cast<std::size_t>(n)) throw import_error(short_msg(have, "values"));
+  };
+  switch (r.elem) {
+    case 1:
+      check_n(static_cast<std::size_t>(t.float_data_size()));
+      if (n) std::memcpy(r.bytes.data(), t.float_data().data(), need);
+      break;
+    case 11:
+      check_n(static_cast<std::size_t>(t.double_data_size()));
+      if (n) std::memcpy(r.bytes.data(), t.double_data().data(), need);
+      break;
+    case 7:
+      check_n(static_cast<std::size_t>(t.int64_data_size()));
+      for (int i = 0; i < t.int64_data_size(); ++i) put(static_cast<std::size_t>(i), static_cast<std::uint64_t>(t.int64_data(i)));
+      break;
+    case 12: case 13:
+      check_n(static_cast<std::size_t>(t.uint64_data_size()));
+      for (int i = 0; i < t.uint64_data_size(); ++i) put(static_cast<std::size_t>(i), t.uint64_data(i));
+      break;
+    default:  // INT8, UINT8, INT16, UINT16, INT32, BOOL, FLOAT16, BFLOAT16 live in int32_data
+      check_n(static_cast<std::size_t>(t.int32_data_size()));
+      for (int i = 0; i < t.int32_data_size(); ++i)
+        put(static_cast<std::size_t>(i), static_cast<std::uint64_t>(static_cast<std::int64_t>(t.int32_data(i))));
+      break;
+  }
+  return r;
+}
+
+/// Parses and checks the header of a model (ir_version, opsets, graph, initializer names).
+void open_model(model_ctx& c, std::span<const std::uint8_t> bytes) {
+  if (bytes.empty()) throw import_error(c.what + ": empty file (not an ONNX model)");
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw import_error(c.what + ": " + std::to_string(bytes.size()) + " bytes is more than protobuf reads in one message (2 GiB)");
+  if (!c.m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    throw import_error(c.what + ": not an ONNX model (protobuf parse failed: truncated or corrupt)");
+  if (!c.m.has_graph()) throw import_error(c.what + ": not an ONNX model (no graph)");
+  if (!c.m.has_ir_version()) throw import_error(c.what + ": not an ONNX model (no ir_version)");
+  const auto ir = c.m.ir_version();
+  if (ir < onnx_min_ir_version || ir > onnx_max_ir_version)
+    throw import_error(c.what + ": ir_version " + std::to_string(ir) + " is not supported (armlower reads " +
+                       std::to_string(onnx_min_ir_version) + ".." + std::to_string(onnx_max_ir_version) + ")");
+  std::optional<std::int64_t> opset;
+  for (const auto& o : c.m.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  if (!opset) throw import_error(c.what + ": the model imports no default operator set (domain \"\" / ai.onnx)");
+  if (*opset < onnx_min_opset || *opset > onnx_max_opset)
+    throw import_error(c.what + ": opset " + std::to_string(*opset) + " of the default domain is not supported (armlower reads " +
+                       std::to_string(onnx_min_opset) + ".." + std::to_string(onnx_max_opset) + ")");
+  for (const auto& t : c.m.graph().initializer()) {
+    if (t.name().empty()) throw import_error(c.what + ": an initializer has no name");
+    if (!c.inits.emplace(t.name(), &t).second)
+      throw import_error(c.what + ": initializer '" + t.name() + "' is given twice");
+  }
+}
+
+std::string attr_text(const pb::AttributeProto& a) {
+  std::string s = a.name() + "=";
+  switch (a.type()) {
+    case pb::AttributeProto::FLOAT: return s + float_text(a.f());
+    case pb::AttributeProto::INT: return s + std::to_string(a.i());
+    case pb::AttributeProto::STRING: return s + "'" + a.s().substr(0, 64) + "'";
+    case pb::AttributeProto::INTS: {
+      std::vector<std::int64_t> v(a.ints().begin(), a.ints().end());
+      return s + shape_text(v);
+    }
+    case pb::AttributeProto::FLOATS: return s + std::to_string(a.floats_size()) + " floats";
+    case pb::AttributeProto::TENSOR: return s + "tensor" + shape_text({a.t().dims().begin(), a.t().dims().end()});
+    default: return s + "(" + pb::AttributeProto::AttributeType_Name(a.type()) + ")";
+  }
+}
+
+onnx_value value_of(const pb::ValueInfoProto& v) {
+  onnx_value r;
+  r.name = v.name();
+  if (v.type().has_tensor_type()) {
+    const auto& tt = v.type().tensor_type();
+    r.type_name = elem_name(tt.elem_type());
+    r.has_shape = tt.has_shape();
+    for (const auto& d : tt.shape().dim()) {
+      r.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+      r.dim_params.push_back(d.has_dim_param() ? d.dim_param() : "");
+    }
+  }
+  return r;
+}
+
+onnx_node node_of(const pb::NodeProto& n, std::size_t i) {
+  onnx_node r;
+  r.index = i;
+  r.name = n.name();
+  r.op_type = n.op_type();
+  r.domain = n.domain();
+  r.inputs.assign(n.input().begin(), n.input().end());
+  r.outputs.assign(n.output().begin(), n.output().end());
+  for (const auto& a : n.attribute()) r.attributes += (r.attributes.empty() ? "" : " ") + attr_text(a);
+  return r;
+}
+
+// ------------------------------------------------------------------------------- the importer
+/// Type, shape and quantization of a value as the framework graph will hold it.
+struct val {
+  dtype::id type = dtype::id::fp32;
+  std::vector<std::int32_t> shape;
+  std::optional<graph::quant_params> quant;
+  std::int32_t onnx_elem = 1;  ///< ONNX element type as stored
+};
+
+/// A constant operand after following Identity and DequantizeLinear of an initializer.
+struct const_operand {
+  const_tensor t;                            ///< the stored values (codes when quantized)
+  bool quantized = false;                    ///< behind a DequantizeLinear
+  std::vector<float> scale;                  ///< one, or one per `axis` slice
+  std::vector<std::int64_t> zero_point;      ///< as stored (unflipped), same length as scale
+  std::int64_t axis = 0;                     ///< normalized axis of per-axis quantization
+};
+
+struct candidate {
+  std::string reason;
+  std::vector<graph::operation> ops;
+  std::vector<graph::tensor> defs;          ///< tensors this node's ops define (outputs, constants)
+  std::vector<std::string> uses;            ///< non-constant values it reads or writes (region links)
+  bool has_linear = false;
+  bool folded_into_producer = false;        ///< an Add folded into the linear before it
+};
+
+class importer {
+ public:
+  importer(model_ctx& c, const import_options& opt) : c_(c), g_(c.m.graph()), opt_(opt) {}
+
+  import_result run();
+
+ private:
+  model_ctx& c_;
+  const pb::GraphProto& g_;
+  import_options opt_;
+  std::vector<onnx_node> nodes_;
+  std::unordered_map<std::string, std::size_t> producer_;           // value → node index
+  std::unordered_map<std::string, std::vector<std::size_t>> readers_;
+  std::unordered_map<std::string, val> vals_;                       // known values
+  std::unordered_map<std::string, std::string> unknown_why_;        // value → why its shape is unknown
+  std::unordered_set<std::string> graph_outputs_;
+  std::unordered_set<std::string> names_;                           // every name in use
+  std::vector<candidate> cand_;
+  std::vector<bool> is_const_node_;
+
+  std::string where(std::size_t i) const { return c_.what + ": node #" + std::to_string(i) + " " + onnx_node_label(nodes_[i]); }
+  std::string fresh(const std::string& base) {
+    std::string n = base;
+    for (int k = 1; names_.count(n); ++k) n = base + "_" + std::to_string(k);
+    names_.insert(n);
+    return n;
+  }
+  const pb::NodeProto& pnode(std::size_t i) const { return g_.node(static_cast<int>(i)); }
+  const pb::AttributeProto* attr(std::size_t i, const char* name) const {
+    for (const auto& a : pnode(i).attribute())
+      if (a.name() == name) return &a;
+    return nullptr;
+  }
+  std::int64_t attr_i(std::size_t i, const char* name, std::int64_t dflt) const {
+    const auto* a = attr(i, name);
+    return a ? a->i() : dflt;
+  }
+  float attr_f(std::size_t i, const char* name, float dflt) const {
+    const auto* a = attr(i, name);
+    return a ? a->f() : dflt;
+  }
+  std::string in(std::size_t i, std::size_t k) const {
+    const auto& n = nodes_[i];
+    return k < n.inputs.size() ? n.inputs[k] : std::string();
+  }
+
+  void check_order();
+  void graph_input_vals();
+  bool is_constant_value(const std::string& v) const;
+  std::optional<const_operand> constant(const std::string& v, std::string& why);
+  void q_params(std::size_t i, const std::string& scale, const std::string& zp, std::int64_t rank, std::int64_t axis,
+                const_operand& out, bool constant_input);
+  void translate(std::size_t i);
+  void add_linear(std::size_t i, candidate& cd, const std::string& x, const_operand w, bool w_is_kn,
+                  std::optional<const_operand> bias, float alpha, float beta, const std::string& y);
+  void add_identity_linear(std::size_t i, candidate& cd, const std::string& x, const const_operand& b, const std::string& y);
+  std::optional<graph::quant_params> act_quant(std::size_t i, const const_operand& q, dtype::id& type);
+};
+
+bool importer::is_constant_value(const std::string& v) const {
+  if (c_.inits.count(v)) return true;
+  const auto it = producer_.find(v);
+  return it != producer_.end() && is_const_node_[it->second];
+}
+
+/// Nodes must be topologically sorted and write each value once (ONNX IR spec, "Graphs"); a
+/// node reading a value written later (or by itself) is a cycle.
+void importer::check_order() {
+  std::unordered_set<std::string> graph_in;
+  for (const auto& v : g_.input()) graph_in.insert(v.name());
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    for (const auto& o : nodes_[i].outputs) {
+      if (o.empty()) continue;
+      if (graph_in.count(o) || c_.inits.count(o))
+        throw import_error(where(i) + ": writes '" + o + "', which is a graph input or initializer");
+      const auto [it, ok] = producer_.emplace(o, i);
+      if (!ok)
+        throw import_error(where(i) + ": writes '" + o + "', also written by node #" + std::to_string(it->second) +
+                           " (each value must be written once)");
+    }
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    for (const auto& v : nodes_[i].inputs) {
+      if (v.empty()) continue;
+      readers_[v].push_back(i);
+      if (c_.inits.count(v) || graph_in.count(v)) continue;
+      const auto it = producer_.find(v);
+      if (it == producer_.end())
+        throw import_error(where(i) + ": reads '" + v + "', which no node, graph input or initializer provides");
+      if (it->second >= i)
+        throw import_error(where(i) + ": reads '" + v + "', written by node #" + std::to_string(it->second) +
+                           (it->second == i ? " itself" : " later") +
+                           " (nodes must be in topological order: a cycle?)");
+    }
+  for (const auto& o : g_.output()) {
+    graph_outputs_.insert(o.name());
+    if (!producer_.count(o.name()) && !graph_in.count(o.name()) && !c_.inits.count(o.name()))
+      throw import_error(c_.what + ": graph output '" + o.name() + "' is not written by any node");
+  }
+}
+
+/// Graph inputs: FLOAT / INT8 / INT16 / UINT8 / UINT16 tensors of a known shape; a symbolic or
+/// unknown leading dimension becomes 1 (the batch), any other symbolic dimension makes the value
+/// unknown (with the reason kept for the nodes that read it).
+void importer::graph_input_vals() {
+  auto note = [&](const pb::ValueInfoProto& v, bool is_input) {
+    const auto ov = value_of(v);
+    if (!v.type().has_tensor_type() || !ov.has_shape) {
+      unknown_why_[v.name()] = "value '" + v.name() + "' has no tensor shape";
+      return;
+    }
+    val x;
+    x.onnx_elem = v.type().tensor_type().elem_type();
+    switch (x.onnx_elem) {
+      case 1: x.type = dtype::id::fp32; break;
+      case 2: case 3: x.type = dtype::id::i8; break;
+      case 4: case 5: x.type = dtype::id::i16; break;
+      case 6: x.type = dtype::id::i32; break;
+      default:
+        unknown_why_[v.name()] = "value '" + v.name() + "' has element type " + ov.type_name;
+        return;
+    }
+    for (std::size_t d = 0; d < ov.shape.size(); ++d) {
+      auto s = ov.shape[d];
+      if (s < 0 && d == 0 && is_input) s = 1;  // symbolic batch
+      if (s <= 0 || s > std::numeric_limits<std::int32_t>::max()) {
+        unknown_why_[v.name()] = "value '" + v.name() + "' has shape " + shape_text(ov.shape) +
+                                 (s < 0 ? " (only a graph input's leading batch dimension may be symbolic)" : "");
+        return;
+      }
+      x.shape.push_back(static_cast<std::int32_t>(s));
+    }
+    if (x.shape.size() > 6) {
+      unknown_why_[v.name()] = "value '" + v.name() + "' has rank " + std::to_string(x.shape.size()) + " (TOSA allows 0..6)";
+      return;
+    }
+    vals_[v.name()] = std::move(x);
+  };
+  for (const auto& v : g_.input())
+    if (!c_.inits.count(v.name())) note(v, true);
+  // value_info / outputs: used only for values no supported node computes (after an unsupported one)
+  for (const auto& v : g_.value_info())
+    if (!vals_.count(v.name())) note(v, false);
+}
+
+/// Scale / zero point of a Q/DQ node `i` (inputs `scale`, `zp`), for a tensor of rank `rank` with
+/// per-axis `axis`. Errors: non-constant, zero/negative/non-finite scale, length mismatch.
+void importer::q_params(std::size_t i, const std::string& scale, const std::string& zp, std::int64_t rank,
+                        std::int64_t axis, const_operand& out, bool constant_input) {
+  std::string why;
+  auto s = constant(scale, why);
+  if (!s) throw import_error(where(i) + ": scale '" + scale + "' is not a constant" + (why.empty() ? "" : " (" + why + ")"));
+  if (s->t.elem != 1)
+    throw import_error(where(i) + ": scale '" + scale + "' has type " + elem_name(s->t.elem) + " (armlower reads FLOAT scales)");
+  const auto ns = s->t.count();
+  if (s->t.dims.size() > 1 || ns < 1)
+    throw import_error(where(i) + ": scale '" + scale + "' has shape " + shape_text(s->t.dims) +
+                       " (a scalar, or 1-D per axis)");
+  std::optional<const_operand> z;
+  if (!zp.empty()) {
+    z = constant(zp, why);
+    if (!z) throw import_error(where(i) + ": zero point '" + zp + "' is not a constant");
+    if (z->t.count() != ns)
+      throw import_error(where(i) + ": zero point '" + zp + "' has " + std::to_string(z->t.count()) + " values, scale '" +
+                         scale + "' has " + std::to_string(ns));
+  }
+  out.quantized = true;
+  out.scale.clear();
+  out.zero_point.clear();
+  for (std::int64_t k = 0; k < ns; ++k) {
+    const auto v = s->t.real(static_cast<std::size_t>(k));
+    if (!std::isfinite(v) || !(v > 0))
+      throw import_error(where(i) + ": scale '" + scale + "' is " + float_text(v) +
+                         (ns > 1 ? " at index " + std::to_string(k) : std::string()) + " (a scale must be finite and > 0)");
+    out.scale.push_back(static_cast<float>(v));
+    out.zero_point.push_back(z ? z->t.integer(static_cast<std::size_t>(k)) : 0);
+  }
+  out.axis = 0;
+  if (ns > 1 || (s->t.dims.size() == 1 && constant_input && rank > 0)) {
+    if (axis < -rank || axis >= rank)
+      throw import_error(where(i) + ": axis " + std::to_string(axis) + " is outside rank " + std::to_string(rank));
+    out.axis = axis < 0 ? axis + rank : axis;
+  }
+}
+
+/// The constant behind `v`: an initializer, a Constant node's value, through Identity and through
+/// DequantizeLinear of a constant (then `quantized` with its scale/zero point). `why` says why not.
+std::optional<const_operand> importer::constant(const std::string& v, std::string& why) {
+  if (const auto it = c_.inits.find(v); it != c_.inits.end()) {
+    const_operand r;
+    r.t = decode(c_, *it->second, c_.what + ": initializer '" + v + "'");
+    return r;
+  }
+  const auto it = producer_.find(v);
+  if (it == producer_.end() || !is_const_node_[it->second]) {
+    why = "'" + v + "' is computed, not a constant";
+    return std::nullopt;
+  }
+  const auto i = it->second;
+  const auto& op = nodes_[i].op_type;
+  if (op == "Constant") {
+    const auto* a = attr(i, "value");
+    if (!a || a->type() != pb::AttributeProto::TENSOR) {
+      why = "Constant node #" + std::to_string(i) + " has no 'value' tensor";
+      return std::nullopt;
+    }
+    const_operand r;
+    r.t = decode(c_, a->t(), where(i) + ": value");
+    return r;
+  }
+  if (op == "Identity") return constant(in(i, 0), why);
+  // DequantizeLinear of a constant
+  auto codes = constant(in(i, 0), why);
+  if (!codes) return std::nullopt;
+  if (codes->quantized) {
+    why = "DequantizeLinear of a dequantized value";
+    return std::nullopt;
+  }
+  const auto elem = codes->t.elem;
+  if (elem != 2 && elem != 3 && elem != 4 && elem != 5 && elem != 6) {
+    why = "DequantizeLinear of " + elem_name(elem) + " (armlower reads INT8/UINT8/INT16/UINT16/INT32)";
+    return std::nullopt;
+  }
+  if (attr_i(i, "block_size", 0) != 0) {
+    why = "blocked DequantizeLinear (block_size != 0)";
+    return std::nullopt;
+  }
+  const auto rank = static_cast<std::int64_t>(codes->t.dims.size());
+  q_params(i, in(i, 1), in(i, 2), rank, attr_i(i, "axis", 1), *codes, true);
+  if (codes->scale.size() > 1 &&
+      static_cast<std::int64_t>(codes->scale.size()) != codes->t.dims[static_cast<std::size_t>(codes->axis)])
+    throw import_error(where(i) + ": scale '" + in(i, 1) + "' has " + std::to_string(codes->scale.size()) +
+                       " values for axis " + std::to_string(codes->axis) + " of '" + in(i, 0) + "' with shape " +
+                       shape_text(codes->t.dims));
+  codes->t.elem = elem;
+  return codes;
+}
+
+/// Maps ONNX integer types to the TOSA ones: UINT8 → INT8 and UINT16 → INT16 with the zero point
+/// shifted by −128 / −32768 (real = s·(q − z) unchanged).
+std::int64_t flip_offset(std::int32_t elem) { return elem == 2 ? 128 : elem == 4 ? 32768 : 0; }
+dtype::id int_type(std::int32_t elem) {
+  switch (elem) {
+    case 2: case 3: return dtype::id::i8;
+    case 4: case 5: return dtype::id::i16;
+    default: return dtype::id::i32;
+  }
+}
+
+graph::quant_params make_quant(const const_operand& q, dtype::id type, std::int64_t axis) {
+  graph::quant_params p;
+  p.scale = q.scale;
+  const auto off = flip_offset(q.t.elem);
+  for (auto z : q.zero_point) p.zero_point.push_back(static_cast<std::int32_t>(z - off));
+  p.per_channel = q.scale.size() > 1;
+  p.axis = static_cast<std::int32_t>(axis);
+  p.qmin = dtype::traits(type).int_min;
+  p.qmax = dtype::traits(type).int_max;
+  return p;
+}
+
+/// Activation qparams of a Q/DQ node: per-tensor only.
+std::optional<graph::quant_params> importer::act_quant(std::size_t, const const_operand& q, dtype::id& type) {
+  if (q.scale.size() != 1) return std::nullopt;
+  type = int_type(q.t.elem);
+  return make_quant(q, type, 0);
+}
+
+/// Emits linear(x, W, b) writing `y`: W [Cout, Cin] from `w` ([Cin, Cout] when `w_is_kn`),
+/// float weights scaled by alpha, bias (float ×beta, or quantized) broadcast to [Cout].
+void importer::add_linear(std::size_t i, candidate& cd, const std::string& x, const_operand w, bool w_is_kn,
+                          std::optional<const_operand> bias, float alpha, float beta, const std::string& y) {
+  const auto& xv = vals_.at(x);
+  if (w.t.dims.size() != 2) {
+    cd.reason = "weights '" + in(i, 1) + "' have shape " + shape_text(w.t.dims) + " (expected 2-D)";
+    return;
+  }
+  const auto cin = w_is_kn ? w.t.dims[0] : w.t.dims[1], cout = w_is_kn ? w.t.dims[1] : w.t.dims[0];
+  if (xv.shape.empty() || xv.shape.back() != cin) {
+    cd.reason = "input '" + x + "' of shape " + shape_text32(xv.shape) + " does not match weights " + shape_text(w.t.dims);
+    return;
+  }
+  if (xv.shape.size() > 4) {
+    cd.reason = "input '" + x + "' has rank " + std::to_string(xv.shape.size()) + " (a linear takes rank 1..4)";
+    return;
+  }
+  if (xv.quant || xv.type != dtype::id::fp32) {
+    cd.reason = "input '" + x + "' is " + std::string(dtype::name(xv.type)) + " (a MatMul/Gemm reads FLOAT; quantized models use DequantizeLinear)";
+    return;
+  }
+  const auto nw = static_cast<std::size_t>(cin * cout);
+  const auto ci = static_cast<std::int32_t>(cin), co = static_cast<std::int32_t>(cout);
+  auto src_index = [&](std::size_t o, std::size_t k) { return w_is_kn ? k * static_cast<std::size_t>(cout) + o : o * static_cast<std::size_t>(cin) + k; };
+  std::vector<std::string> ins{x};
+  const bool quantized = w.quantized;
+  if (!quantized) {
+    if (w.t.elem != 1) {
+      cd.reason = "weights '" + in(i, 1) + "' are " + elem_name(w.t.elem) + " (FLOAT, or integer codes behind a DequantizeLinear)";
+      return;
+    }
+    std::vector<float> wv(nw);
+    for (std::size_t o = 0; o < static_cast<std::size_t>(cout); ++o)
+      for (std::size_t k = 0; k < static_cast<std::size_t>(cin); ++k)
+        wv[o * static_cast<std::size_t>(cin) + k] = static_cast<float>(w.t.real(src_index(o, k)) * alpha);
+    auto t = graph::make_f32_constant(fresh(y + "/weight"), {co, ci}, wv);
+    ins.push_back(t.name);
+    cd.defs.push_back(std::move(t));
+  } else {
+    if (alpha != 1.0f) {
+      cd.reason = "alpha " + float_text(alpha) + " on quantized weights (armlower takes alpha = 1 there)";
+      return;
+    }
+    if (w.t.elem != 3 && w.t.elem != 2) {
+      cd.reason = "quantized weights '" + in(i, 1) + "' are " + elem_name(w.t.elem) + " (INT8 or UINT8)";
+      return;
+    }
+    std::int64_t axis = 0;
+    if (w.scale.size() > 1) {
+      const auto out_axis = w_is_kn ? 1 : 0;
+      if (w.axis != out_axis) {
+        cd.reason = "weights '" + in(i, 1) + "' are quantized per input channel (axis " + std::to_string(w.axis) +
+                    "); armlower takes per-output-channel weights";
+        return;
+      }
+    }
+    const auto off = flip_offset(w.t.elem);
+    std::vector<std::int64_t> codes(nw);
+    for (std::size_t o = 0; o < static_cast<std::size_t>(cout); ++o)
+      for (std::size_t k = 0; k < static_cast<std::size_t>(cin); ++k)
+        codes[o * static_cast<std::size_t>(cin) + k] = w.t.integer(src_index(o, k)) - off;
+    auto t = graph::make_int_constant(fresh(y + "/weight_q"), dtype::id::i8, {co, ci}, codes);
+    t.quant = make_quant(w, dtype::id::i8, axis);
+    graph::tensor d{fresh(t.name + "_dq"), dtype::id::fp32, {co, ci}, false, {}, std::nullopt};
+    cd.ops.push_back(graph::operation{graph::framework_op::dequantize, {t.name}, {d.name}, std::monostate{}});
+    ins.push_back(d.name);
+    cd.defs.push_back(std::move(t));
+    cd.defs.push_back(std::move(d));
+  }
+  if (bias) {
+    const auto nb = bias->t.count();
+    bool along_last = nb == cout;
+    for (std::size_t d = 0; d + 1 < bias->t.dims.size(); ++d) along_last = along_last && bias->t.dims[d] == 1;
+    if (!(along_last || nb == 1)) {
+      cd.reason = "bias of shape " + shape_text(bias->t.dims) + " does not broadcast along the " + std::to_string(cout) + " outputs only";
+      return;
+    }
+    auto at = [&](std::size_t o) { return nb == 1 ? 0 : o; };
+    if (!bias->quantized) {
+      if (bias->t.elem != 1) {
+        cd.reason = "bias is " + elem_name(bias->t.elem) + " (FLOAT, or INT32 behind a DequantizeLinear)";
+        return;
+      }
+      if (quantized) {
+        cd.reason = "float bias on quantized weights (a QDQ Gemm has an INT32 bias behind a DequantizeLinear)";
+        return;
+      }
+      std::vector<float> bv(static_cast<std::size_t>(cout));
+      for (std::size_t o = 0; o < bv.size(); ++o) bv[o] = static_cast<float>(bias->t.real(at(o)) * beta);
+      auto t = graph::make_f32_constant(fresh(y + "/bias"), {co}, bv);
+      ins.push_back(t.name);
+      cd.defs.push_back(std::move(t));
+    } else {
+      if (beta != 1.0f) {
+        cd.reason = "beta " + float_text(beta) + " on a quantized bias (armlower takes beta = 1 there)";
+        return;
+      }
+      if (bias->t.elem != 6 || !quantized) {
+        cd.reason = "quantized bias is " + elem_name(bias->t.elem) + (quantized ? "" : " on float weights") +
+                    " (an INT32 bias behind a DequantizeLinear, with quantized weights)";
+        return;
+      }
+      std::vector<std::int64_t> codes(static_cast<std::size_t>(cout));
+      for (std::size_t o = 0; o < codes.size(); ++o) codes[o] = bias->t.integer(at(o));
+      auto t = graph::make_int_constant(fresh(y + "/bias_q"), dtype::id::i32, {co}, codes);
+      auto q = *bias;
+      if (q.scale.size() == 1 && w.scale.size() > 1) {  // broadcast a per-tensor bias scale
+        q.scale.assign(static_cast<std::size_t>(cout), q.scale[0]);
+        q.zero_point.assign(static_cast<std::size_t>(cout), q.zero_point[0]);
+      }
+      t.quant = make_quant(q, dtype::id::i32, 0);
+      graph::tensor d{fresh(t.name + "_dq"), dtype::id::fp32, {co}, false, {}, std::nullopt};
+      cd.ops.push_back(graph::operation{graph::framework_op::dequantize, {t.name}, {d.name}, std::monostate{}});
+      ins.push_back(d.name);
+      cd.defs.push_back(std::move(t));
+      cd.defs.push_back(std::move(d));
+    }
+  }
+  auto ys = xv.shape;
+  ys.back() = co;
+  val yv;
+  yv.shape = ys;
+  vals_[y] = yv;
+  cd.defs.push_back(graph::tensor{y, dtype::id::fp32, ys, false, {}, std::nullopt});
+  cd.ops.push_back(graph::operation{graph::framework_op::linear, std::move(ins), {y}, graph::linear_attr{}});
+  cd.uses = {x, y};
+  cd.has_linear = true;
+}
+
+/// Add(x, constant b) that is not folded: linear(x, I, b). Float b: float identity. Quantized b
+/// (QDQ model): int8 identity codes 64 with scale 2^-6 (so s_w·64 = 1 exactly) and the bias as
+/// int32 codes round(b_real / (s_x·2^-6)), s_x the scale of the DequantizeLinear writing x.
+void importer::add_identity_linear(std::size_t i, candidate& cd, const std::string& x, const const_operand& b,
+                                   const std::string& y) {
+  const auto& xv = vals_.at(x);
+  const auto n = xv.shape.back();
+  const auto nn = static_cast<std::size_t>(n);
+  if (static_cast<std::int64_t>(nn) * static_cast<std::int64_t>(nn) > (std::int64_t{1} << 26)) {
+    cd.reason = "Add over " + std::to_string(n) + " channels is too wide for an identity linear";
+    return;
+  }
+  const_operand w;
+  w.t.elem = 1;
+  w.t.dims = {n, n};
+  if (!b.quantized) {
+    std::vector<float> eye(nn * nn, 0.0f);
+    for (std::size_t k = 0; k < nn; ++k) eye[k * nn + k] = 1.0f;
+    w.t.bytes = graph::encode_f32(eye);
+    add_linear(i, cd, x, w, false, b, 1.0f, 1.0f, y);
+    return;
+  }
+  // x must come from a per-tensor DequantizeLinear (its input carries the qparams)
+  const auto p = producer_.find(x);
+  const val* xq = nullptr;
+  if (p != producer_.end() && nodes_[p->second].op_type == "DequantizeLinear")
+    if (const auto it = vals_.find(in(p->second, 0)); it != vals_.end() && it->second.quant) xq = &it->second;
+  if (xq == nullptr) {
+    cd.reason = "quantized constant added to '" + x + "', which is not written by a per-tensor DequantizeLinear";
+    return;
+  }
+  const float sx = xq->quant->scale[0];
+  constexpr float sw = 1.0f / 64.0f;
+  w.quantized = true;
+  w.t.elem = 3;
+  w.t.bytes.assign(nn * nn, 0);
+  for (std::size_t k = 0; k < nn; ++k) w.t.bytes[k * nn + k] = 64;
+  w.scale = {sw};
+  w.zero_point = {0};
+  const_operand bq;
+  bq.quantized = true;
+  bq.t.elem = 6;
+  bq.t.dims = {n};
+  bq.scale = {sx * sw};
+  bq.zero_point = {0};
+  std::vector<std::int64_t> codes(nn);
+  const auto nb = b.t.count();
+  for (std::size_t k = 0; k < nn; ++k) {
+    const auto j = nb == 1 ? 0 : k;
+    const auto off = b.zero_point.size() > 1 ? j : 0;
+    const double s = b.scale.size() > 1 ? b.scale[j] : b.scale[0];
+    const double real = s * static_cast<double>(b.t.integer(j) - b.zero_point[off]);
+    const double c = std::nearbyint(real / (static_cast<double>(sx) * sw));
+    if (!(std::abs(c) <= 2147483647.0)) {
+      cd.reason = "bias value " + float_text(real) + " is not representable in int32 at the input scale";
+      return;
+    }
+    codes[k] = static_cast<std::int64_t>(c);
+  }
+  std::vector<std::uint8_t> bytes;
+  for (auto v : codes)
+    for (int k = 0; k < 4; ++k) bytes.push_back(static_cast<std::uint8_t>(static_cast<std::uint32_t>(v) >> (8 * k)));
+  bq.t.bytes = std::move(bytes);
+  add_linear(i, cd, x, w, false, bq, 1.0f, 1.0f, y);
+}
+
+void importer::translate(std::size_t i) {
+  auto& cd = cand_[i];
+  const auto& n = nodes_[i];
+  const auto& op = n.op_type;
+  if (!(n.domain.empty() || n.domain == "ai.onnx")) {
+    cd.reason = "operator domain '" + n.domain + "' is not supported";
+    return;
+  }
+  const std::string y = n.outputs.empty() ? std::string() : n.outputs[0];
+  static const std::unordered_set<std::string> known{"Gemm", "MatMul", "Add", "Relu", "Clip", "Reshape", "Flatten",
+                                                      "Identity", "QuantizeLinear", "DequantizeLinear"};
+  if (!known.count(op)) {
+    cd.reason = "no lowering for this operator";
+    return;
+  }
+  if (y.empty() || n.outputs.size() != 1) {
+    cd.reason = "expected exactly one output";
+    return;
+  }
+  // the non-constant data input must be known
+  auto need = [&](const std::string& x) -> const val* {
+    const auto it = vals_.find(x);
+    if (it != vals_.end()) return &it->second;
+    const auto w = unknown_why_.find(x);
+    cd.reason = w != unknown_why_.end() ? w->second : "shape of '" + x + "' is unknown (it comes from a node armlower does not lower)";
+    return nullptr;
+  };
+  std::string why;
+  if (op == "Gemm" || op == "MatMul") {
+    const auto* xv = need(in(i, 0));
+    if (!xv) return;
+    auto w = constant(in(i, 1), why);
+    if (!w) {
+      cd.reason = "second operand is not a constant (" + why + ")";
+      return;
+    }
+    if (op == "MatMul") {
+      add_linear(i, cd, in(i, 0), std::move(*w), true, std::nullopt, 1.0f, 1.0f, y);
+      return;
+    }
+    if (attr_i(i, "transA", 0) != 0) {
+      cd.reason = "transA = 1 is not supported";
+      return;
+    }
+    if (xv->shape.size() != 2) {
+      cd.reason = "A has rank " + std::to_string(xv->shape.size()) + " (Gemm takes 2-D A)";
+      return;
+    }
+    std::optional<const_operand> b;
+    if (!in(i, 2).empty()) {
+      b = constant(in(i, 2), why);
+      if (!b) {
+        cd.reason = "C is not a constant (" + why + ")";
+        return;
+      }
+    }
+    add_linear(i, cd, in(i, 0), std::move(*w), attr_i(i, "transB", 0) == 0, std::move(b), attr_f(i, "alpha", 1.0f),
+               attr_f(i, "beta", 1.0f), y);
+    return;
+  }
+  if (op == "Add") {
+    const bool c0 = is_constant_value(in(i, 0)), c1 = is_constant_value(in(i, 1));
+    if (c0 == c1) {
+      cd.reason = c0 ? "both operands are constant" : "adds two computed values (armlower lowers Add of a constant bias)";
+      return;
+    }
+    const auto x = c0 ? in(i, 1) : in(i, 0);
+    const auto* xv = need(x);
+    if (!xv) return;
+    auto b = constant(c0 ? in(i, 0) : in(i, 1), why);
+    if (!b) {
+      cd.reason = why;
+      return;
+    }
+    if (xv->shape.empty() || xv->type != dtype::id::fp32) {
+      cd.reason = "input '" + x + "' is not a FLOAT tensor of rank >= 1";
+      return;
+    }
+    const auto nb = b->t.count(), nch = static_cast<std::int64_t>(xv->shape.back());
+    bool along_last = nb == nch;
+    for (std::size_t d = 0; d + 1 < b->t.dims.size(); ++d) along_last = along_last && b->t.dims[d] == 1;
+    if (!(along_last || nb == 1) || b->t.dims.size() > xv->shape.size()) {
+      cd.reason = "constant of shape " + shape_text(b->t.dims) + " does not broadcast along the last dimension of " +
+                  shape_text32(xv->shape) + " only";
+      return;
+    }
+    // Float model: fold into the linear that writes x when it has no bias and no other reader.
+    const auto p = producer_.find(x);
+    if (!b->quantized && b->t.elem == 1 && p != producer_.end() && cand_[p->second].has_linear &&
+        cand_[p->second].reason.empty() && readers_[x].size() == 1 && !graph_outputs_.count(x)) {
+      auto& pc = cand_[p->second];
+      auto& lin = pc.ops.back();
+      const auto* w = std::find_if(pc.defs.begin(), pc.defs.end(), [&](const graph::tensor& t) { return t.name == lin.inputs[1]; }).base();
+      if (lin.inputs.size() == 2 && w->type == dtype::id::fp32 && w->is_constant) {
+        std::vector<float> bv(static_cast<std::size_t>(nch));
+        for (std::size_t o = 0; o < bv.size(); ++o) bv[o] = static_cast<float>(b->t.real(nb == 1 ? 0 : o));
+        auto t = graph::make_f32_constant(fresh(y + "/bias"), {static_cast<std::int32_t>(nch)}, bv);
+        lin.inputs.push_back(t.name);
+        lin.outputs = {y};
+        for (auto& d : pc.defs)
+          if (d.name == x) d.name = y;
+        pc.defs.push_back(std::move(t));
+        pc.uses.push_back(y);
+        vals_[y] = vals_[x];
+        vals_.erase(x);
+        cd.folded_into_producer = true;
+        cd.uses = {y};
+        cd.has_linear = true;
+        return;
+      }
+    }
+    add_identity_linear(i, cd, x, *b, y);
+    return;
+  }
+  const auto x = in(i, 0);
+  const auto* xv = need(x);
+  if (!xv) return;
+  auto out = *xv;
+  auto pass = [&](graph::framework_op k, std::vector<std::int32_t> shape) {
+    out.shape = std::move(shape);
+    vals_[y] = out;
+    cd.defs.push_back(graph::tensor{y, out.type, out.shape, false, {}, out.quant});
+    cd.ops.push_back(graph::operation{k, {x}, {y}, std::monostate{}});
+    cd.uses = {x, y};
+  };
+  if (op == "Relu" || op == "Clip") {
+    if (xv->type != dtype::id::fp32) {
+      cd.reason = "input '" + x + "' is not FLOAT";
+      return;
+    }
+    auto k = graph::framework_op::relu;
+    if (op == "Clip") {
+      double lo = -INFINITY, hi = INFINITY;
+      for (std::size_t a = 1; a <= 2; ++a) {
+        if (in(i, a).empty()) continue;
+        auto cv = constant(in(i, a), why);
+        if (!cv || cv->t.count() != 1 || cv->t.elem != 1) {
+          cd.reason = std::string(a == 1 ? "min" : "max") + " is not a constant FLOAT scalar";
+          return;
+        }
+        (a == 1 ? lo : hi) = cv->t.real(0) * (cv->quantized ? 1.0 : 1.0);
+      }
+      if (lo == 0.0 && hi == 6.0) k = graph::framework_op::relu6;
+      else if (!(lo == 0.0 && std::isinf(hi) && hi > 0)) {
+        cd.reason = "Clip to [" + float_text(lo) + ", " + float_text(hi) + "] (armlower lowers [0, inf) and [0, 6])";
+        return;
+      }
+    }
+    pass(k, xv->shape);
+    return;
+  }
+  if (op == "Identity") {
+    pass(graph::framework_op::reshape, xv->shape);
+    return;
+  }
+  if (op == "Flatten" || op == "Reshape") {
+    const auto rank = static_cast<std::int64_t>(xv->shape.size());
+    std::vector<std::int64_t> ns;
+    const auto total = graph::element_count(xv->shape);
+    if (op == "Flatten") {
+      auto axis = attr_i(i, "axis", 1);
+      if (axis < -rank || axis > rank) {
+        cd.reason = "axis " + std::to_string(axis) + " is outside rank " + std::to_string(rank);
+        return;
+      }
+      if (axis < 0) axis += rank;
+      std::int64_t a = 1;
+      for (std::int64_t d = 0; d < axis; ++d) a *= xv->shape[static_cast<std::size_t>(d)];
+      ns = {a, total / a};
+    } else {
+      auto s = constant(in(i, 1), why);
+      if (!s || s->t.elem != 7 || s->t.dims.size() != 1) {
+        cd.reason = "shape is not a constant 1-D INT64 tensor";
+        return;
+      }
+      const bool allowzero = attr_i(i, "allowzero", 0) != 0;
+      std::int64_t known = 1;
+      int infer = -1;
+      for (std::size_t d = 0; d < static_cast<std::size_t>(s->t.count()); ++d) {
+        auto v = s->t.integer(d);
+        if (v == 0 && !allowzero) {
+          if (d >= xv->shape.size()) {
+            cd.reason = "shape entry 0 at " + std::to_string(d) + " copies a dimension the input does not have";
+            return;
+          }
+          v = xv->shape[d];
+        }
+        if (v == -1) {
+          if (infer >= 0) {
+            cd.reason = "shape has two -1 entries";
+            return;
+          }
+          infer = static_cast<int>(d);
+        } else if (v <= 0 || v > std::numeric_limits<std::int32_t>::max()) {
+          cd.reason = "shape entry " + std::to_string(v) + " is not supported";
+          return;
+        } else {
+          known *= v;
+          if (known > max_elements) break;
+        }
+        ns.push_back(v);
+      }
+      if (infer >= 0) {
+        if (known == 0 || total % known != 0) {
+          cd.reason = "cannot infer the -1 entry of the shape";
+          return;
+        }
+        ns[static_cast<std::size_t>(infer)] = total / known;
+      }
+    }
+    std::vector<std::int32_t> s32;
+    std::int64_t prod = 1;
+    for (auto v : ns) {
+      if (v <= 0 || v > std::numeric_limits<std::int32_t>::max()) {
+        cd.reason = "output shape " + shape_text(ns) + " is not supported";
+        return;
+      }
+      prod *= v;
+      s32.push_back(static_cast<std::int32_t>(v));
+    }
+    if (prod != total) throw import_error(where(i) + ": reshape of " + shape_text32(xv->shape) + " to " + shape_text(ns));
+    if (s32.size() > 6) {
+      cd.reason = "output rank " + std::to_string(s32.size()) + " (TOSA allows up to 6)";
+      return;
+    }
+    pass(graph::framework_op::reshape, std::move(s32));
+    return;
+  }
+  // QuantizeLinear / DequantizeLinear of a computed value
+  const bool q = op == "QuantizeLinear";
+  if (attr_i(i, "block_size", 0) != 0) {
+    cd.reason = "blocked quantization (block_size != 0)";
+    return;
+  }
+  const_operand qp;
+  qp.t.elem = 0;
+  q_params(i, in(i, 1), in(i, 2), static_cast<std::int64_t>(xv->shape.size()), attr_i(i, "axis", 1), qp, false);
+  std::int32_t elem = 2;  // absent zero point: UINT8
+  if (!in(i, 2).empty()) elem = constant(in(i, 2), why)->t.elem;
+  if (q && attr_i(i, "output_dtype", 0) != 0) elem = static_cast<std::int32_t>(attr_i(i, "output_dtype", 0));
+  if (!q) elem = xv->onnx_elem;
+  if (elem != 2 && elem != 3 && elem != 4 && elem != 5) {
+    cd.reason = "quantized type " + elem_name(elem) + " (armlower takes INT8, UINT8, INT16, UINT16)";
+    return;
+  }
+  qp.t.elem = elem;
+  if (qp.scale.size() > 1 &&
+      static_cast<std::int64_t>(qp.scale.size()) != xv->shape[static_cast<std::size_t>(qp.axis)])
+    throw import_error(where(i) + ": scale '" + in(i, 1) + "' has " + std::to_string(qp.scale.size()) +
+                       " values for axis " + std::to_string(qp.axis) + " of '" + x + "' with shape " +
+                       shape_text32(xv->shape));
+  if (qp.scale.size() != 1) {
+    cd.reason = "per-axis quantization of a computed value (armlower takes per-tensor activations)";
+    return;
+  }
+  dtype::id type{};
+  const auto qparams = act_quant(i, qp, type);
+  if (q) {
+    if (xv->type != dtype::id::fp32 || xv->quant) {
+      cd.reason = "input '" + x + "' is not FLOAT";
+      return;
+    }
+    out.type = type;
+    out.quant = qparams;
+    out.onnx_elem = elem;
+    pass(graph::framework_op::quantize, xv->shape);
+    return;
+  }
+  // DequantizeLinear: x is a quantized value (from a QuantizeLinear, or a graph input)
+  if (xv->type != type) {
+    cd.reason = "input '" + x + "' is " + std::string(dtype::name(xv->type)) + ", the zero point says " + elem_name(elem);
+    return;
+  }
+  if (xv->quant && (xv->quant->scale != qparams->scale || xv->quant->zero_point != qparams->zero_point)) {
+    cd.reason = "scale/zero point differ from the QuantizeLinear that wrote '" + x + "'";
+    return;
+  }
+  if (!xv->quant) {  // a quantized graph input: its qparams come from this DequantizeLinear
+    vals_[x].quant = qparams;
+    cd.defs.push_back(graph::tensor{x, type, xv->shape, false, {}, qparams});
+  }
+  out.type = dtype::id::fp32;
+  out.quant.reset();
+  out.onnx_elem = 1;
+  pass(graph::framework_op::dequantize, vals_.at(x).shape);
+}
+
+import_result importer::run() {
+  for (int k = 0; k < g_.node_size(); ++k) nodes_.push_back(node_of(g_.node(k), static_cast<std::size_t>(k)));
+  check_order();
+  for (const auto& nd : nodes_)
+    for (const auto& s : nd.outputs) names_.insert(s);
+  for (const auto& [s, t] : c_.inits) names_.insert(s);
+  for (const auto& v : g_.input()) names_.insert(v.name());
+  // constant-producing nodes: Constant, and Identity/DequantizeLinear of a constant
+  is_const_node_.assign(nodes_.size(), false);
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const auto& n = nodes_[i];
+    if (!(n.domain.empty() || n.domain == "ai.onnx")) continue;
+    if (n.op_type == "Constant") is_const_node_[i] = true;
+    else if ((n.op_type == "Identity" || n.op_type == "DequantizeLinear") && !n.inputs.empty() &&
+             is_constant_value(n.inputs[0]))
+      is_const_node_[i] = true;
+  }
+  // every initializer must decode (sizes, external data) — a corrupt model is refused as a whole
+  for (const auto& [name, t] : c_.inits) static_cast<void>(decode(c_, *t, c_.what + ": initializer '" + name + "'"));
+  graph_input_vals();
+  cand_.resize(nodes_.size());
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    if (!is_const_node_[i]) translate(i);
+
+  // Regions: union-find over supported nodes linked by computed values.
+  const auto n = nodes_.size();
+  std::vector<std::size_t> parent(n);
+  std::iota(parent.begin(), parent.end(), std::size_t{0});
+  auto find = [&](std::size_t a) {
+    while (parent[a] != a) a = parent[a] = parent[parent[a]];
+    return a;
+  };
+  std::unordered_map<std::string, std::size_t> first;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (is_const_node_[i] || !cand_[i].reason.empty()) continue;
+    for (const auto& t : cand_[i].uses) {
+      const auto [it, ok] = first.emplace(t, i);
+      if (!ok) parent[find(i)] = find(it->second);
+    }
+  }
+  std::vector<bool> has_lin(n, false), kept(n, false);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!is_const_node_[i] && cand_[i].reason.empty() && cand_[i].has_linear) has_lin[find(i)] = true;
+  for (std::size_t i = 0; i < n; ++i)
+    kept[i] = !is_const_node_[i] && cand_[i].reason.empty() && has_lin[find(i)];
+  // constant producers are kept when a kept node (or kept constant producer) reads them
+  for (std::size_t i = n; i-- > 0;) {
+    if (!is_const_node_[i]) continue;
+    for (const auto& o : nodes_[i].outputs)
+      for (auto r : readers_[o])
+        if (kept[r]) kept[i] = true;
+  }
+  import_result r;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto label = onnx_node_label(nodes_[i]);
+    if (kept[i]) r.imported.push_back(i);
+    else if (is_const_node_[i]) r.left_out.push_back({i, label, "constant not read by any lowered node"});
+    else if (!cand_[i].reason.empty()) r.left_out.push_back({i, label, cand_[i].reason});
+    else r.left_out.push_back({i, label, "not connected to a MatMul/Gemm/Add that armlower lowers"});
+  }
+  if (opt_.strict && !r.left_out.empty()) {
+    std::string msg = c_.what + ": " + std::to_string(r.left_out.size()) + " node(s) cannot be lowered: ";
+    for (std::size_t i = 0; i < r.left_out.size(); ++i) msg += (i ? "; " : "") + to_string(r.left_out[i]);
+    throw import_error(msg);
+  }
+  // Assemble the graph.
+  auto& g = r.graph;
+  std::unordered_set<std::string> defined;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!kept[i] || is_const_node_[i]) continue;
+    for (auto& d : cand_[i].defs)
+      if (defined.insert(d.name).second) g.add(std::move(d));
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!kept[i] || is_const_node_[i]) continue;
+    for (auto& op : cand_[i].ops) {
+      for (const auto& s : op.inputs)
+        if (defined.insert(s).second) {  // a region input
+          const auto& v = vals_.at(s);
+          g.add(graph::tensor{s, v.type, v.shape, false, {}, v.quant});
+        }
+      op.source_index = static_cast<std::int64_t>(i);
+      g.operators.push_back(std::move(op));
+    }
+  }
+  std::unordered_map<std::string, int> produced, consumed;
+  for (const auto& op : g.operators) {
+    for (const auto& s : op.outputs) produced[s]++;
+    for (const auto& s : op.inputs) consumed[s]++;
+  }
+  std::unordered_set<std::string> read_by_left_out;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!kept[i])
+      for (const auto& s : nodes_[i].inputs) read_by_left_out.insert(s);
+  std::unordered_set<std::string> in_set, out_set;
+  auto push = [](std::vector<std::string>& v, std::unordered_set<std::string>& set, const std::string& s) {
+    if (set.insert(s).second) v.push_back(s);
+  };
+  for (const auto& v : g_.input())
+    if (consumed.count(v.name()) && !produced.count(v.name())) push(g.inputs, in_set, v.name());
+  for (const auto& op : g.operators)
+    for (const auto& s : op.inputs)
+      if (const auto* t = g.find(s); t && !t->is_constant && !produced.count(s)) push(g.inputs, in_set, s);
+  for (const auto& v : g_.output())
+    if (produced.count(v.name())) push(g.outputs, out_set, v.name());
+  for (const auto& op : g.operators)
+    for (const auto& s : op.outputs)
+      if (read_by_left_out.count(s) || !consumed.count(s)) push(g.outputs, out_set, s);
+  // Boundary Q/DQ: a QuantizeLinear reading a graph input, a DequantizeLinear writing a graph
+  // output → the quantized tensor is the graph input/output (as builder::quantized_input/output).
+  auto is_k = [](const graph::operation& o, graph::framework_op k) { return !o.is_tosa() && std::get<graph::framework_op>(o.code) == k; };
+  for (auto& s : g.inputs) {
+    if (consumed[s] != 1) continue;
+    const auto it = std::find_if(g.operators.begin(), g.operators.end(), [&](const graph::operation& o) {
+      return is_k(o, graph::framework_op::quantize) && o.inputs[0] == s;
+    });
+    if (it == g.operators.end() || std::count(g.outputs.begin(), g.outputs.end(), s)) continue;
+    const auto q = it->outputs[0];
+    if (in_set.count(q)) continue;
+    g.operators.erase(it);
+    std::erase_if(g.tensors, [&](const graph::tensor& t) { return t.name == s; });
+    in_set.insert(q);
+    s = q;
+  }
+  for (auto& s : g.outputs) {
+    if (consumed.count(s)) continue;
+    const auto it = std::find_if(g.operators.begin(), g.operators.end(), [&](const graph::operation& o) {
+      return is_k(o, graph::framework_op::dequantize) && o.outputs[0] == s;
+    });
+    if (it == g.operators.end()) continue;
+    const auto q = it->inputs[0];
+    if (out_set.count(q) || consumed[q] != 1 || std::count(g.inputs.begin(), g.inputs.end(), q)) continue;
+    g.operators.erase(it);
+    std::erase_if(g.tensors, [&](const graph::tensor& t) { return t.name == s; });
+    out_set.insert(q);
+    s = q;
+  }
+  g.reindex();
+  return r;
+}
+
+}  // namespace
+
+std::string onnx_node_label(const onnx_node& n) {
+  return (n.domain.empty() ? "" : n.domain + ".") + n.op_type + " '" + n.name + "'";
+}
+
+onnx_model inspect_onnx(std::span<const std::uint8_t> bytes, const std::string& what, const fs::path& model_dir) {
+  model_ctx c{what, model_dir, {}, {}};
+  open_model(c, bytes);
+  onnx_model r;
+  r.ir_version = c.m.ir_version();
+  r.producer = c.m.producer_name() + (c.m.producer_version().empty() ? "" : " " + c.m.producer_version());
+  for (const auto& o : c.m.opset_import()) r.opsets.emplace_back(o.domain(), o.version());
+  const auto& g = c.m.graph();
+  r.graph_name = g.name();
+  for (int k = 0; k < g.node_size(); ++k) r.nodes.push_back(node_of(g.node(k), static_cast<std::size_t>(k)));
+  for (const auto& t : g.initializer()) {
+    onnx_value v;
+    v.name = t.name();
+    v.type_name = elem_name(t.data_type());
+    v.shape.assign(t.dims().begin(), t.dims().end());
+    v.dim_params.assign(v.shape.size(), "");
+    v.has_shape = true;
+    v.external = t.data_location() == pb::TensorProto::EXTERNAL;
+    v.bytes = decode(c, t, what + ": initializer '" + t.name() + "'").bytes.size();
+    r.initializers.push_back(std::move(v));
+  }
+  for (const auto& v : g.input())
+    if (!c.inits.count(v.name())) r.inputs.push_back(value_of(v));
+  for (const auto& v : g.output()) r.outputs.push_back(value_of(v));
+  return r;
+}
+
+import_result import_onnx(std::span<const std::uint8_t> bytes, const std::string& what, const fs::path& model_dir,
+                          const import_options& opt) {
+  model_ctx c{what, model_dir, {}, {}};
+  open_model(c, bytes);
+  importer im(c, opt);
+  try {
+    return im.run();
+  } catch (const std::invalid_argument& e) {  // graph constant helpers (a value that does not fit)
+    throw import_error(what + ": " + e.what());
+  } catch (const std::out_of_range& e) {
+    throw import_error(what + ": inconsistent model (" + std::string(e.what()) + ")");
+  }
+}
+
+import_result import_onnx_file(const fs::path& p, const import_options& opt) {
+  const auto bytes = io::read_bytes(p);
+  return import_onnx(bytes, p.string(), p.parent_path(), opt);
+}
+
+bool looks_like_onnx(std::span<const std::uint8_t> bytes) noexcept {
+  if (bytes.size() >= 8) {
+    const std::string_view id(reinterpret_cast<const char*>(bytes.data() + 4), 4);
+    if (id == "TFL3" || id == "TOSA") return false;
+  }
+  // first key: ir_version (field 1, varint: 0x08) as every ONNX writer puts it first; also
+  // producer_name (0x12), graph (0x3A), opset_import (0x42)
+  return !bytes.empty() && (bytes[0] == 0x08 || bytes[0] == 0x12 || bytes[0] == 0x3A || bytes[0] == 0x42);
+}
+
+}  // namespace armlower::import

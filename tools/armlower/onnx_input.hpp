@@ -1,0 +1,71 @@
+// armlower tool: `.onnx` models for `lower` and `inspect` (armlower/import/onnx.hpp, the optional
+// armlower::onnx component). Built without it (ARMLOWER_HAVE_ONNX undefined), an .onnx model is
+// refused with one line saying so.
+#pragma once
+
+#include "driver.hpp"
+
+#ifdef ARMLOWER_HAVE_ONNX
+#include <armlower/import/onnx.hpp>
+#endif
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <string>
+
+namespace armlower::tool {
+
+/// True when `p` names an ONNX model: extension ".onnx" (any case), or content that is neither a
+/// .tflite nor a .tosa flatbuffer and starts like an ONNX ModelProto.
+[[nodiscard]] inline bool is_onnx_model(const std::filesystem::path& p) {
+  auto ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".onnx") return true;
+#ifdef ARMLOWER_HAVE_ONNX
+  try {
+    const auto bytes = io::read_bytes(p);
+    return import::looks_like_onnx(bytes) && !(bytes.size() >= 8 && (std::string_view(reinterpret_cast<const char*>(bytes.data() + 4), 4) == "TFL3"));
+  } catch (const io::io_error&) {
+    return false;  // the loader reports the read error
+  }
+#else
+  return false;
+#endif
+}
+
+/// Loads an `.onnx` model (external data next to it). Errors: io / import errors (one line),
+/// nothing to lower, or a tool built without the ONNX component.
+[[nodiscard]] inline model load_onnx(const std::filesystem::path& p, bool strict) {
+#ifdef ARMLOWER_HAVE_ONNX
+  model m;
+  m.source = p.string();
+  try {
+    auto r = import::import_onnx_file(p, {.strict = strict});
+    m.graph = std::move(r.graph);
+    m.imported = std::move(r.imported);
+    m.left_out = std::move(r.left_out);
+  } catch (const io::io_error& e) {
+    throw tool_error(e.what());
+  } catch (const import::import_error& e) {
+    throw tool_error(e.what());
+  }
+  if (m.graph.operators.empty()) {
+    std::string msg = m.source + ": nothing to lower: no Gemm/MatMul/Add with supported operands";
+    for (const auto& o : m.left_out) msg += "; " + import::to_string(o);
+    throw tool_error(msg);
+  }
+  return m;
+#else
+  static_cast<void>(strict);
+  throw tool_error(p.string() + ": this armlower was built without ONNX support (the armlower::onnx component needs "
+                                "libprotobuf-dev and protobuf-compiler)");
+#endif
+}
+
+/// `load_onnx` for ONNX models, `load_tflite` otherwise.
+[[nodiscard]] inline model load_model(const std::filesystem::path& p, bool strict) {
+  return is_onnx_model(p) ? load_onnx(p, strict) : load_tflite(p, strict);
+}
+
+}  // namespace armlower::tool
