@@ -657,10 +657,11 @@ void importer::add_linear(std::size_t i, candidate& cd, const std::string& x, co
     ins.push_back(t.name);
     cd.defs.push_back(std::move(t));
   } else {
-    if (alpha != 1.0f) {
-      cd.reason = "alpha " + float_text(alpha) + " on quantized weights (armlower takes alpha = 1 there)";
+    if (!(alpha > 0.0f) || !std::isfinite(alpha)) {
+      cd.reason = "alpha " + float_text(alpha) + " on quantized weights (armlower folds alpha > 0 into the weight scales)";
       return;
     }
+    for (auto& sc : w.scale) sc *= alpha;  // real W = alpha·s·(q − z): exact when alpha is a power of two
     if (w.t.elem != 3 && w.t.elem != 2) {
       cd.reason = "quantized weights '" + in(i, 1) + "' are " + elem_name(w.t.elem) + " (INT8 or UINT8)";
       return;
@@ -722,12 +723,33 @@ void importer::add_linear(std::size_t i, candidate& cd, const std::string& x, co
       }
       std::vector<std::int64_t> codes(static_cast<std::size_t>(cout));
       for (std::size_t o = 0; o < codes.size(); ++o) codes[o] = bias->t.integer(at(o));
-      auto t = graph::make_int_constant(fresh(y + "/bias_q"), dtype::id::i32, {co}, codes);
       auto q = *bias;
       if (q.scale.size() == 1 && w.scale.size() > 1) {  // broadcast a per-tensor bias scale
         q.scale.assign(static_cast<std::size_t>(cout), q.scale[0]);
         q.zero_point.assign(static_cast<std::size_t>(cout), q.zero_point[0]);
       }
+      if (alpha != 1.0f) {
+        // The linear adds the bias codes at scale s_x·s_w·alpha: re-encode b_real there (exact
+        // when alpha is a power of two and the stored bias scale is s_x·s_w, as onnxruntime writes).
+        const auto p = producer_.find(x);
+        const val* xq = nullptr;
+        if (p != producer_.end() && nodes_[p->second].op_type == "DequantizeLinear")
+          if (const auto it = vals_.find(in(p->second, 0)); it != vals_.end() && it->second.quant) xq = &it->second;
+        if (xq == nullptr) {
+          cd.reason = "alpha != 1 with a quantized bias needs the input to come from a per-tensor DequantizeLinear";
+          return;
+        }
+        for (std::size_t o = 0; o < codes.size(); ++o) {
+          const auto qi = q.scale.size() > 1 ? o : 0;
+          const double real = static_cast<double>(q.scale[qi]) * static_cast<double>(codes[o] - q.zero_point[qi]);
+          const float ns = xq->quant->scale[0] * w.scale[w.scale.size() > 1 ? o : 0];
+          codes[o] = static_cast<std::int64_t>(std::nearbyint(real / ns));
+        }
+        q.scale.resize(static_cast<std::size_t>(cout));
+        q.zero_point.assign(static_cast<std::size_t>(cout), 0);
+        for (std::size_t o = 0; o < codes.size(); ++o) q.scale[o] = xq->quant->scale[0] * w.scale[w.scale.size() > 1 ? o : 0];
+      }
+      auto t = graph::make_int_constant(fresh(y + "/bias_q"), dtype::id::i32, {co}, codes);
       t.quant = make_quant(q, dtype::id::i32, 0);
       graph::tensor d{fresh(t.name + "_dq"), dtype::id::fp32, {co}, false, {}, std::nullopt};
       cd.ops.push_back(graph::operation{graph::framework_op::dequantize, {t.name}, {d.name}, std::monostate{}});
@@ -1208,34 +1230,81 @@ import_result importer::run() {
   for (const auto& op : g.operators)
     for (const auto& s : op.outputs)
       if (read_by_left_out.count(s) || !consumed.count(s)) push(g.outputs, out_set, s);
-  // Boundary Q/DQ: a QuantizeLinear reading a graph input, a DequantizeLinear writing a graph
-  // output → the quantized tensor is the graph input/output (as builder::quantized_input/output).
+  // Boundary Q/DQ: a graph input read (through reshapes only) by one quantize, or a graph output
+  // written (through reshapes only) by a dequantize, becomes the quantized tensor: the tensors
+  // of the chain take the quantized type and qparams and the quantize/dequantize becomes a
+  // reshape of the same shape (as builder::quantized_input/output; the graph takes and returns
+  // integers and the report gives their scale and zero point).
   auto is_k = [](const graph::operation& o, graph::framework_op k) { return !o.is_tosa() && std::get<graph::framework_op>(o.code) == k; };
-  for (auto& s : g.inputs) {
-    if (consumed[s] != 1) continue;
-    const auto it = std::find_if(g.operators.begin(), g.operators.end(), [&](const graph::operation& o) {
-      return is_k(o, graph::framework_op::quantize) && o.inputs[0] == s;
-    });
-    if (it == g.operators.end() || std::count(g.outputs.begin(), g.outputs.end(), s)) continue;
-    const auto q = it->outputs[0];
-    if (in_set.count(q)) continue;
-    g.operators.erase(it);
-    std::erase_if(g.tensors, [&](const graph::tensor& t) { return t.name == s; });
-    in_set.insert(q);
-    s = q;
+  auto single_reader = [&](const std::string& t) -> graph::operation* {
+    graph::operation* found = nullptr;
+    for (auto& o : g.operators)
+      for (const auto& s2 : o.inputs)
+        if (s2 == t) {
+          if (found) return nullptr;
+          found = &o;
+        }
+    return found;
+  };
+  auto writer = [&](const std::string& t) -> graph::operation* {
+    for (auto& o : g.operators)
+      if (!o.outputs.empty() && o.outputs[0] == t) return &o;
+    return nullptr;
+  };
+  auto retype = [&](const std::vector<std::string>& chain, const graph::tensor& q) {
+    for (const auto& nm : chain)
+      if (auto* t = g.find(nm)) {
+        t->type = q.type;
+        t->quant = q.quant;
+      }
+  };
+  for (const auto& s0 : g.inputs) {
+    std::vector<std::string> chain{s0};
+    auto* o = single_reader(s0);
+    while (o && is_k(*o, graph::framework_op::reshape) && !out_set.count(o->outputs[0])) {
+      chain.push_back(o->outputs[0]);
+      o = single_reader(o->outputs[0]);
+    }
+    if (!o || !is_k(*o, graph::framework_op::quantize) || out_set.count(s0)) continue;
+    const auto* t0 = g.find(s0);
+    const auto* q = g.find(o->outputs[0]);
+    if (!t0 || !q || t0->type != dtype::id::fp32 || !q->quant) continue;
+    o->code = graph::framework_op::reshape;
+    retype(chain, *q);
   }
-  for (auto& s : g.outputs) {
-    if (consumed.count(s)) continue;
-    const auto it = std::find_if(g.operators.begin(), g.operators.end(), [&](const graph::operation& o) {
-      return is_k(o, graph::framework_op::dequantize) && o.outputs[0] == s;
-    });
-    if (it == g.operators.end()) continue;
-    const auto q = it->inputs[0];
-    if (out_set.count(q) || consumed[q] != 1 || std::count(g.inputs.begin(), g.inputs.end(), q)) continue;
-    g.operators.erase(it);
-    std::erase_if(g.tensors, [&](const graph::tensor& t) { return t.name == s; });
-    out_set.insert(q);
-    s = q;
+  for (const auto& s0 : g.outputs) {
+    if (consumed.count(s0)) continue;
+    std::vector<std::string> chain{s0};
+    auto* o = writer(s0);
+    while (o && is_k(*o, graph::framework_op::reshape) && consumed[o->inputs[0]] == 1) {
+      chain.push_back(o->inputs[0]);
+      o = writer(o->inputs[0]);
+    }
+    if (!o || !is_k(*o, graph::framework_op::dequantize) || consumed[o->inputs[0]] != 1) continue;
+    const auto* q = g.find(o->inputs[0]);
+    if (!q || !q->quant || q->is_constant) continue;
+    o->code = graph::framework_op::reshape;
+    retype(chain, *q);
+  }
+  // a reshape to the same shape (what a boundary quantize/dequantize or an Identity became) is
+  // dropped when its input is not a graph input/output of its own
+  for (std::size_t k = 0; k < g.operators.size();) {
+    auto& o = g.operators[k];
+    const auto* a = g.find(o.inputs[0]);
+    const auto* b = g.find(o.outputs[0]);
+    if (is_k(o, graph::framework_op::reshape) && a && b && a->shape == b->shape && !out_set.count(o.inputs[0]) &&
+        !in_set.count(o.outputs[0]) && consumed[o.inputs[0]] == 1 && std::count(g.outputs.begin(), g.outputs.end(), o.inputs[0]) == 0 &&
+        std::count(g.inputs.begin(), g.inputs.end(), o.inputs[0]) == 0) {
+      const auto from = o.inputs[0], to = o.outputs[0];
+      // the producer of `from` now writes `to` directly
+      if (auto* w = writer(from)) {
+        w->outputs[0] = to;
+        g.operators.erase(g.operators.begin() + static_cast<std::ptrdiff_t>(k));
+        std::erase_if(g.tensors, [&](const graph::tensor& t) { return t.name == from; });
+        continue;
+      }
+    }
+    ++k;
   }
   g.reindex();
   return r;

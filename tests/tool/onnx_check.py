@@ -1,0 +1,264 @@
+"""`armlower lower model.onnx` checked against onnxruntime and the TOSA reference model.
+
+Models: tests/tool/onnx_models.py (onnx.helper float MLPs and onnxruntime quantize_static QDQ
+copies; onnx 1.20.1, onnxruntime 1.32.0, scripts/requirements-onnx.txt).
+  float models x scheme (int8 on TOSA-1.0+INT, a16w8 on TOSA-1.0+INT+int16):
+      SQNR and max |error| of armlower's output vs onnxruntime's float output, bounded by a numpy
+      emulation of the scheme (per-tensor affine int8 / symmetric int16 activations from the same
+      calibration rows, symmetric int8 weights): SQNR >= emulated - 6 dB, max error <= 2 x
+      emulated + 2 output quanta.
+  QDQ models (int8 per tensor, per channel, uint8 activations, int16 activations): armlower keeps
+      the model's own scales. onnxruntime (default graph optimizations) fuses int8/uint8 QDQ
+      MatMul/Gemm/Add into QLinearMatMul / QGemm / QLinearAdd (integer, own rounding) and runs
+      the int16 ones dequantized in float; the test prints which. armlower's TOSA (integer
+      RESCALE) and onnxruntime's arithmetic round differently, and a quantum of difference in a
+      layer output moves the next layer's output by at most sum|W|·s_in/s_out quanta, so the
+      bound is per model the propagated sum over layers (printed); measured counts printed.
+  Every .tosa: the TOSA reference model's output equals `armlower run`'s bit for bit.
+Usage: onnx_check.py ARMLOWER_TOOL WORK_DIR. Exit 77 = skipped (onnx/onnxruntime/oracles missing)."""
+import json
+import os
+import subprocess
+import sys
+
+try:
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+    import tosa_reference_model as trm
+except ImportError as e:
+    print(f"skipping: {e}")
+    sys.exit(77)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import onnx_models  # noqa: E402
+
+tool, work = sys.argv[1:3]
+os.makedirs(work, exist_ok=True)
+fails = 0
+ROWS = 8
+
+
+def check(cond, msg):
+    global fails
+    print(("ok   " if cond else "FAIL ") + msg, flush=True)
+    fails += 0 if cond else 1
+
+
+def lower(model, spec, out, *extra):
+    r = subprocess.run([tool, "-q", "lower", model, "--spec", spec, "-o", out, "--json", *extra],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        check(False, f"armlower lower {os.path.basename(model)} {spec} {' '.join(extra)}: {r.stderr.strip()}")
+        return None
+    return json.loads(r.stdout)
+
+
+def io_of(rep, role):
+    return [x for x in rep["report"]["io"] if x["role"] == role][0]
+
+
+NP = {"INT8": np.int8, "INT16": np.int16, "FP32": np.float32}
+
+
+def run_both(tosa, xq):
+    """(armlower run output, reference model output) for input array xq."""
+    p = os.path.join(work, "in.npy")
+    np.save(p, xq)
+    r = subprocess.run([tool, "-q", "run", tosa, "--input", p, "--json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        check(False, f"armlower run {tosa}: {r.stderr.strip()}")
+        return None, None
+    o = json.loads(r.stdout)["outputs"][0]
+    a = np.array(o["values"], dtype=np.float64).reshape(o["shape"])
+    with open(tosa, "rb") as f:
+        outs, status = trm.run(f.read(), [xq])
+    if str(status).split(".")[-1] != "TOSA_VALID":
+        check(False, f"reference model status {status} on {tosa}")
+        return a, None
+    return a, np.asarray(outs[0], dtype=np.float64)
+
+
+def armlower_outputs(tosa, rep, x):
+    """Dequantized armlower outputs for the float rows x (one row per run: batch 1), and whether
+    the reference model agreed bit for bit on every row."""
+    i, o = io_of(rep, "input"), io_of(rep, "output")
+    ys, exact = [], True
+    for r in range(x.shape[0]):
+        xr = x[r:r + 1].reshape(i["shape"])
+        if i["scale"] is not None:
+            info = np.iinfo(NP[i["dtype"]])
+            xr = np.clip(np.round(xr / i["scale"]) + i["zero_point"], info.min, info.max).astype(NP[i["dtype"]])
+        a, ref = run_both(tosa, xr)
+        if a is None:
+            return None, False, o
+        exact = exact and ref is not None and np.array_equal(a, ref)
+        if o["scale"] is not None:
+            a = (a - o["zero_point"]) * o["scale"]
+        ys.append(a.reshape(-1))
+    return np.stack(ys), exact, o
+
+
+def sqnr(ref, y):
+    e = np.sum((ref - y) ** 2)
+    return float("inf") if e == 0 else 10 * np.log10(np.sum(ref ** 2) / e)
+
+
+def ort_run(path, x, opt=True):
+    so = ort.SessionOptions()
+    if not opt:
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    n = s.get_inputs()[0].name
+    return np.concatenate([s.run(None, {n: x[r:r + 1]})[0].reshape(1, -1) for r in range(x.shape[0])]).astype(np.float64)
+
+
+def ort_fused_ops(path):
+    so = ort.SessionOptions()
+    opt = os.path.join(work, "ort_opt.onnx")
+    so.optimized_model_filepath = opt
+    ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    return sorted({n.op_type for n in onnx.load(opt).graph.node} - {"QuantizeLinear", "DequantizeLinear"})
+
+
+# ---- numpy emulation of the schemes on the float models ----------------------------------------
+def float_layers(m):
+    """The model as [("reshape", shape) | ("linear", W[out,in], b) | ("relu",) | ("relu6",)]."""
+    init = {t.name: onnx.numpy_helper.to_array(t) for t in m.graph.initializer}
+    out = []
+    for n in m.graph.node:
+        a = {x.name: onnx.helper.get_attribute_value(x) for x in n.attribute}
+        if n.op_type in ("Flatten", "Reshape", "Identity"):
+            out.append(("reshape",))
+        elif n.op_type == "Gemm":
+            w = init[n.input[1]] * a.get("alpha", 1.0)
+            w = w if a.get("transB", 0) else w.T
+            out.append(("linear", w, init[n.input[2]] * a.get("beta", 1.0)))
+        elif n.op_type == "MatMul":
+            out.append(("linear", init[n.input[1]].T, np.zeros(init[n.input[1]].shape[1], np.float32)))
+        elif n.op_type == "Add":
+            c = init[n.input[0]] if n.input[0] in init else init[n.input[1]]
+            out[-1] = ("linear", out[-1][1], out[-1][2] + c)
+        elif n.op_type == "Relu":
+            out.append(("relu",))
+        elif n.op_type == "Clip":
+            out.append(("relu6",))
+    return out
+
+
+def emulate(layers, x, xcal, scheme, per_channel=False):
+    """Fake-quantized forward pass: activations quantized at the input and after every
+    linear+activation (ranges from xcal), weights symmetric int8 [-127, 127]."""
+    def qparams(v):
+        lo, hi = min(float(v.min()), 0.0), max(float(v.max()), 0.0)
+        if scheme == "int8":
+            s = (hi - lo) / 255 or 1.0
+            return s, int(np.clip(round(-128 - lo / s), -128, 127)), -128, 127
+        s = max(abs(lo), abs(hi)) / 32767 or 1.0
+        return s, 0, -32768, 32767
+
+    def fq(v, p):
+        s, z, lo, hi = p
+        return (np.clip(np.round(v / s) + z, lo, hi) - z) * s
+
+    def fwd(v, params=None, collect=None):
+        v = v.reshape(v.shape[0], -1)
+        k = 0
+        v = fq(v, params[k]) if params else v
+        if collect is not None:
+            collect.append(qparams(v))
+        for j, L in enumerate(layers):
+            if L[0] == "linear":
+                w = L[1]
+                sw = (np.abs(w).max(axis=1, keepdims=True) if per_channel else np.abs(w).max()) / 127
+                wq = np.clip(np.round(w / sw), -127, 127) * sw
+                v = v @ (wq if params else w).T + L[2]
+            elif L[0] == "relu":
+                v = np.maximum(v, 0)
+            elif L[0] == "relu6":
+                v = np.clip(v, 0, 6)
+            last = j + 1 == len(layers) or layers[j + 1][0] == "linear"
+            if L[0] != "reshape" and last:
+                k += 1
+                if collect is not None:
+                    collect.append(qparams(v))
+                if params:
+                    v = fq(v, params[k])
+        return v
+
+    ps = []
+    fwd(xcal, None, ps)
+    return fwd(x, ps), ps[-1][0]
+
+
+# ---- the checks ---------------------------------------------------------------------------------
+paths = onnx_models.write_all(os.path.join(work, "models"))
+rng = np.random.default_rng(11)
+print(f"onnx {onnx.__version__}, onnxruntime {ort.__version__}")
+
+SCHEMES = {"int8": "TOSA-1.0+INT", "a16w8": "TOSA-1.0+INT+int16"}
+for name in onnx_models.FLOAT_MODELS:
+    m = onnx.load(paths[name])
+    x = rng.uniform(-1, 1, onnx_models.input_shape(m, ROWS)).astype(np.float32)
+    xcal = onnx_models.calibration(m)
+    calib = os.path.join(work, f"{name}_calib.npy")
+    np.save(calib, xcal.reshape(xcal.shape[0], -1))
+    y_ort = ort_run(paths[name], x)
+    layers = float_layers(m)
+    for scheme, spec in SCHEMES.items():
+        for pc in (False, True):
+            tag = f"{name} {scheme}{' per-channel' if pc else ''}"
+            t = os.path.join(work, f"{name}_{scheme}{'_pc' if pc else ''}.tosa")
+            rep = lower(paths[name], spec, t, "--scheme", scheme, "--calib", calib, *(["--per-channel"] if pc else []))
+            if rep is None:
+                continue
+            y, exact, o = armlower_outputs(t, rep, x)
+            if y is None:
+                continue
+            y_emu, s_out = emulate(layers, x, xcal, scheme, pc)
+            q_emu, q_arm = sqnr(y_ort, y_emu), sqnr(y_ort, y)
+            e_emu, e_arm = np.abs(y_emu - y_ort).max(), np.abs(y - y_ort).max()
+            check(exact, f"{tag}: reference model == armlower run on {ROWS} rows (bit-exact)")
+            check(q_arm >= q_emu - 6 and e_arm <= 2 * e_emu + 2 * o["scale"],
+                  f"{tag}: vs onnxruntime SQNR {q_arm:.1f} dB (emulation {q_emu:.1f}), max|err| {e_arm:.4g} "
+                  f"(emulation {e_emu:.4g}, bound {2 * e_emu + 2 * o['scale']:.4g})")
+
+for name in onnx_models.FLOAT_MODELS:
+    for cfg in onnx_models.QUANT_CONFIGS:
+        qn = f"{name}_{cfg}"
+        m = onnx.load(paths[qn])
+        x = rng.uniform(-1, 1, onnx_models.input_shape(m, ROWS)).astype(np.float32)
+        spec = "TOSA-1.0+INT+int16" if cfg == "a16w8" else "TOSA-1.0+INT"
+        t = os.path.join(work, qn + ".tosa")
+        rep = lower(paths[qn], spec, t)
+        if rep is None:
+            continue
+        y, exact, o = armlower_outputs(t, rep, x)
+        if y is None:
+            continue
+        check(exact, f"{qn}: reference model == armlower run on {ROWS} rows (bit-exact)")
+        y_ort = ort_run(paths[qn], x)
+        y_ort_f = ort_run(paths[qn], x, opt=False)
+        s = np.asarray(o["scale"], np.float64)
+        d = np.round(np.abs(y - y_ort) / s).astype(int)
+        d_f = np.round(np.abs(y - y_ort_f) / s).astype(int)
+        # bound: 1 quantum per requantized layer output, propagated through the later layers'
+        # gain max_o sum_i |W[o,i]| * s_in / s_out (computed from the QDQ model's own scales)
+        init = {tt.name: onnx.numpy_helper.to_array(tt) for tt in m.graph.initializer}
+        bound = 1.0
+        for n in m.graph.node:
+            if n.op_type in ("MatMul", "Gemm") and n.input[1].endswith("_DequantizeLinear_Output"):
+                base = n.input[1][: -len("_DequantizeLinear_Output")]
+                wq = init[base + "_quantized"].astype(np.float64) * init[base + "_scale"].reshape(
+                    (1, -1) if init[base + "_scale"].size > 1 and n.op_type == "MatMul" else (-1, 1) if init[base + "_scale"].size > 1 else ())
+                wsum = np.abs(wq).sum(axis=0 if n.op_type == "MatMul" or not any(a.name == "transB" and a.i for a in n.attribute) else 1).max()
+                bound = bound * wsum * 2 + 1  # s_in/s_out ~ O(1) for calibrated layers; x2 margin
+        bound = int(np.ceil(bound))
+        ops = ort_fused_ops(paths[qn])
+        check(d.max() <= bound,
+              f"{qn}: vs onnxruntime (runs {','.join(ops)}): {int((d == 0).sum())}/{d.size} outputs equal, "
+              f"max {d.max()} quanta (bound {bound}); vs unfused float QDQ: {int((d_f == 0).sum())}/{d.size} equal, "
+              f"max {d_f.max()}")
+
+print(f"{fails} failure(s)")
+sys.exit(1 if fails else 0)
