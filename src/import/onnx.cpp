@@ -401,7 +401,7 @@ class importer {
   bool is_constant_value(const std::string& v) const;
   std::optional<const_operand> constant(const std::string& v, std::string& why);
   void q_params(std::size_t i, const std::string& scale, const std::string& zp, std::int64_t rank, std::int64_t axis,
-                const_operand& out, bool constant_input);
+                const_operand& out);
   void translate(std::size_t i);
   void add_linear(std::size_t i, candidate& cd, const std::string& x, const_operand w, bool w_is_kn,
                   std::optional<const_operand> bias, float alpha, float beta, const std::string& y);
@@ -497,7 +497,7 @@ void importer::graph_input_vals() {
 /// Scale / zero point of a Q/DQ node `i` (inputs `scale`, `zp`), for a tensor of rank `rank` with
 /// per-axis `axis`. Errors: non-constant, zero/negative/non-finite scale, length mismatch.
 void importer::q_params(std::size_t i, const std::string& scale, const std::string& zp, std::int64_t rank,
-                        std::int64_t axis, const_operand& out, bool constant_input) {
+                        std::int64_t axis, const_operand& out) {
   std::string why;
   auto s = constant(scale, why);
   if (!s) throw import_error(where(i) + ": scale '" + scale + "' is not a constant" + (why.empty() ? "" : " (" + why + ")"));
@@ -527,7 +527,7 @@ void importer::q_params(std::size_t i, const std::string& scale, const std::stri
     out.zero_point.push_back(z ? z->t.integer(static_cast<std::size_t>(k)) : 0);
   }
   out.axis = 0;
-  if (ns > 1 || (s->t.dims.size() == 1 && constant_input && rank > 0)) {
+  if (ns > 1) {
     if (axis < -rank || axis >= rank)
       throw import_error(where(i) + ": axis " + std::to_string(axis) + " is outside rank " + std::to_string(rank));
     out.axis = axis < 0 ? axis + rank : axis;
@@ -577,7 +577,7 @@ std::optional<const_operand> importer::constant(const std::string& v, std::strin
     return std::nullopt;
   }
   const auto rank = static_cast<std::int64_t>(codes->t.dims.size());
-  q_params(i, in(i, 1), in(i, 2), rank, attr_i(i, "axis", 1), *codes, true);
+  q_params(i, in(i, 1), in(i, 2), rank, attr_i(i, "axis", 1), *codes);
   if (codes->scale.size() > 1 &&
       static_cast<std::int64_t>(codes->scale.size()) != codes->t.dims[static_cast<std::size_t>(codes->axis)])
     throw import_error(where(i) + ": scale '" + in(i, 1) + "' has " + std::to_string(codes->scale.size()) +
@@ -1071,7 +1071,7 @@ void importer::translate(std::size_t i) {
   }
   const_operand qp;
   qp.t.elem = 0;
-  q_params(i, in(i, 1), in(i, 2), static_cast<std::int64_t>(xv->shape.size()), attr_i(i, "axis", 1), qp, false);
+  q_params(i, in(i, 1), in(i, 2), static_cast<std::int64_t>(xv->shape.size()), attr_i(i, "axis", 1), qp);
   std::int32_t elem = 2;  // absent zero point: UINT8
   if (!in(i, 2).empty()) elem = constant(in(i, 2), why)->t.elem;
   if (q && attr_i(i, "output_dtype", 0) != 0) elem = static_cast<std::int32_t>(attr_i(i, "output_dtype", 0));
@@ -1305,6 +1305,25 @@ import_result importer::run() {
       }
     }
     ++k;
+  }
+  // A float graph input read only by a reshape (Flatten/Reshape in front of the first MatMul):
+  // the reshaped tensor becomes the graph input (same row-major data), since post-training
+  // quantization of a float graph starts at a linear's input.
+  const bool float_graph = std::none_of(g.operators.begin(), g.operators.end(), [&](const graph::operation& o) {
+    return is_k(o, graph::framework_op::quantize) || is_k(o, graph::framework_op::dequantize);
+  });
+  for (auto& s0 : g.inputs) {
+    if (!float_graph) break;
+    for (;;) {
+      auto* o = single_reader(s0);
+      if (!o || !is_k(*o, graph::framework_op::reshape) || std::count(g.outputs.begin(), g.outputs.end(), s0)) break;
+      const auto next = o->outputs[0];
+      if (std::count(g.inputs.begin(), g.inputs.end(), next) || std::count(g.outputs.begin(), g.outputs.end(), next)) break;
+      const auto old_in = s0;
+      g.operators.erase(g.operators.begin() + (o - g.operators.data()));
+      std::erase_if(g.tensors, [&](const graph::tensor& t) { return t.name == old_in; });
+      s0 = next;
+    }
   }
   g.reindex();
   return r;

@@ -191,6 +191,31 @@ def emulate(layers, x, xcal, scheme, per_channel=False):
     return fwd(x, ps), ps[-1][0]
 
 
+def qdq_weights(m):
+    """The real (dequantized) weights [out, in] of every MatMul/Gemm of a QDQ model."""
+    init = {t.name: onnx.numpy_helper.to_array(t) for t in m.graph.initializer}
+    real = {}
+    for n in m.graph.node:
+        if n.op_type == "DequantizeLinear" and n.input[0] in init:
+            q = init[n.input[0]].astype(np.float64)
+            s = init[n.input[1]].astype(np.float64)
+            z = init[n.input[2]].astype(np.float64) if len(n.input) > 2 and n.input[2] else np.zeros_like(s)
+            ax = next((a.i for a in n.attribute if a.name == "axis"), 1)
+            if s.size > 1:
+                shp = [1] * q.ndim
+                shp[ax] = -1
+                s, z = s.reshape(shp), z.reshape(shp)
+            real[n.output[0]] = (q - z) * s
+    out = []
+    for n in m.graph.node:
+        if n.op_type in ("MatMul", "Gemm") and n.input[1] in real:
+            w = real[n.input[1]]
+            tb = any(a.name == "transB" and a.i for a in n.attribute)
+            alpha = next((a.f for a in n.attribute if a.name == "alpha"), 1.0)
+            out.append(alpha * (w if tb else w.T))
+    return out
+
+
 # ---- the checks ---------------------------------------------------------------------------------
 paths = onnx_models.write_all(os.path.join(work, "models"))
 rng = np.random.default_rng(11)
@@ -202,7 +227,7 @@ for name in onnx_models.FLOAT_MODELS:
     x = rng.uniform(-1, 1, onnx_models.input_shape(m, ROWS)).astype(np.float32)
     xcal = onnx_models.calibration(m)
     calib = os.path.join(work, f"{name}_calib.npy")
-    np.save(calib, xcal.reshape(xcal.shape[0], -1))
+    np.save(calib, xcal.reshape(xcal.shape[0], -1))  # a leading Flatten/Reshape is absorbed: rows of 16
     y_ort = ort_run(paths[name], x)
     layers = float_layers(m)
     for scheme, spec in SCHEMES.items():
@@ -230,35 +255,39 @@ for name in onnx_models.FLOAT_MODELS:
         x = rng.uniform(-1, 1, onnx_models.input_shape(m, ROWS)).astype(np.float32)
         spec = "TOSA-1.0+INT+int16" if cfg == "a16w8" else "TOSA-1.0+INT"
         t = os.path.join(work, qn + ".tosa")
-        rep = lower(paths[qn], spec, t)
+        rep = lower(paths[qn], spec, t)  # the scheme comes from the model (int8 / a16w8)
         if rep is None:
             continue
         y, exact, o = armlower_outputs(t, rep, x)
         if y is None:
             continue
         check(exact, f"{qn}: reference model == armlower run on {ROWS} rows (bit-exact)")
-        y_ort = ort_run(paths[qn], x)
+        # (1) the QDQ model as written: onnxruntime with graph optimizations off runs every
+        # DequantizeLinear -> float op -> QuantizeLinear (round half to even) in float. armlower's
+        # integer RESCALE rounds s_in*s_w/s_out*acc once; the float path rounds the product of the
+        # rounded float32 values: the two differ by at most one quantum per requantization, and a
+        # quantum of difference in one layer's output moves the next layer's by at most
+        # max_o sum_i |W[o,i]| s_in/s_out quanta. Bound: quanta accumulated along the chain.
         y_ort_f = ort_run(paths[qn], x, opt=False)
         s = np.asarray(o["scale"], np.float64)
-        d = np.round(np.abs(y - y_ort) / s).astype(int)
         d_f = np.round(np.abs(y - y_ort_f) / s).astype(int)
-        # bound: 1 quantum per requantized layer output, propagated through the later layers'
-        # gain max_o sum_i |W[o,i]| * s_in / s_out (computed from the QDQ model's own scales)
-        init = {tt.name: onnx.numpy_helper.to_array(tt) for tt in m.graph.initializer}
+        nq = sum(1 for n in m.graph.node if n.op_type == "QuantizeLinear")
+        check(d_f.max() <= nq - 1,
+              f"{qn}: vs onnxruntime unoptimized (float QDQ): {int((d_f == 0).sum())}/{d_f.size} outputs equal, "
+              f"max {d_f.max()} quanta (bound {nq - 1}: one per requantization after the input's)")
+        # (2) onnxruntime as deployed (default optimizations): int8/uint8 QDQ fused into QGemm /
+        # QLinearMatMul / QLinearAdd, int16 MatMul rewritten to MatMulNBits (its own arithmetic);
+        # printed for the record, bounded by the gain-propagated bound.
+        y_ort = ort_run(paths[qn], x)
+        d = np.round(np.abs(y - y_ort) / s).astype(int)
         bound = 1.0
-        for n in m.graph.node:
-            if n.op_type in ("MatMul", "Gemm") and n.input[1].endswith("_DequantizeLinear_Output"):
-                base = n.input[1][: -len("_DequantizeLinear_Output")]
-                wq = init[base + "_quantized"].astype(np.float64) * init[base + "_scale"].reshape(
-                    (1, -1) if init[base + "_scale"].size > 1 and n.op_type == "MatMul" else (-1, 1) if init[base + "_scale"].size > 1 else ())
-                wsum = np.abs(wq).sum(axis=0 if n.op_type == "MatMul" or not any(a.name == "transB" and a.i for a in n.attribute) else 1).max()
-                bound = bound * wsum * 2 + 1  # s_in/s_out ~ O(1) for calibrated layers; x2 margin
+        for w in qdq_weights(m):
+            bound = bound * np.abs(w).sum(axis=1).max() * 2 + 1
         bound = int(np.ceil(bound))
         ops = ort_fused_ops(paths[qn])
         check(d.max() <= bound,
-              f"{qn}: vs onnxruntime (runs {','.join(ops)}): {int((d == 0).sum())}/{d.size} outputs equal, "
-              f"max {d.max()} quanta (bound {bound}); vs unfused float QDQ: {int((d_f == 0).sum())}/{d.size} equal, "
-              f"max {d_f.max()}")
+              f"{qn}: vs onnxruntime optimized (runs {','.join(ops)}): {int((d == 0).sum())}/{d.size} outputs equal, "
+              f"max {d.max()} quanta (gain-propagated bound {bound})")
 
 print(f"{fails} failure(s)")
 sys.exit(1 if fails else 0)

@@ -50,6 +50,18 @@ namespace armlower::tool {
   } catch (const import::import_error& e) {
     throw tool_error(e.what());
   }
+  // A QDQ model: annotate the model's own qparams on the tensors now (the pipeline's first pass,
+  // FoldAndAnnotateQParams, then finds nothing left to fold), so the tool sees a quantized model
+  // the way it sees a quantized .tflite (default scheme from the activation dtype, --calib and
+  // --per-channel reported as not applying).
+  const bool qdq = std::any_of(m.graph.operators.begin(), m.graph.operators.end(), [](const graph::operation& o) {
+    return !o.is_tosa() && (std::get<graph::framework_op>(o.code) == graph::framework_op::quantize ||
+                            std::get<graph::framework_op>(o.code) == graph::framework_op::dequantize);
+  });
+  if (qdq) {
+    passes::report rep;
+    if (auto s = passes::fold_and_annotate_qparams(m.graph, rep); !s) throw tool_error(m.source + ": " + s.error().message());
+  }
   if (m.graph.operators.empty()) {
     std::string msg = m.source + ": nothing to lower: no Gemm/MatMul/Add with supported operands";
     for (const auto& o : m.left_out) msg += "; " + import::to_string(o);
