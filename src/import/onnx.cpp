@@ -454,7 +454,7 @@ void importer::check_order() {
 /// unknown leading dimension becomes 1 (the batch), any other symbolic dimension makes the value
 /// unknown (with the reason kept for the nodes that read it).
 void importer::graph_input_vals() {
-  auto note = [&](const pb::ValueInfoProto& v, bool is_input) {
+  auto note = [&](const pb::ValueInfoProto& v) {
     const auto ov = value_of(v);
     if (!v.type().has_tensor_type() || !ov.has_shape) {
       unknown_why_[v.name()] = "value '" + v.name() + "' has no tensor shape";
@@ -473,10 +473,10 @@ void importer::graph_input_vals() {
     }
     for (std::size_t d = 0; d < ov.shape.size(); ++d) {
       auto s = ov.shape[d];
-      if (s < 0 && d == 0 && is_input) s = 1;  // symbolic batch
+      if (s < 0 && d == 0) s = 1;  // symbolic batch (graph inputs, and value_info written with it)
       if (s <= 0 || s > std::numeric_limits<std::int32_t>::max()) {
         unknown_why_[v.name()] = "value '" + v.name() + "' has shape " + shape_text(ov.shape) +
-                                 (s < 0 ? " (only a graph input's leading batch dimension may be symbolic)" : "");
+                                 (s < 0 ? " (only the leading batch dimension may be symbolic; it is imported as 1)" : "");
         return;
       }
       x.shape.push_back(static_cast<std::int32_t>(s));
@@ -488,10 +488,10 @@ void importer::graph_input_vals() {
     vals_[v.name()] = std::move(x);
   };
   for (const auto& v : g_.input())
-    if (!c_.inits.count(v.name())) note(v, true);
+    if (!c_.inits.count(v.name())) note(v);
   // value_info / outputs: used only for values no supported node computes (after an unsupported one)
   for (const auto& v : g_.value_info())
-    if (!vals_.count(v.name())) note(v, false);
+    if (!vals_.count(v.name())) note(v);
 }
 
 /// Scale / zero point of a Q/DQ node `i` (inputs `scale`, `zp`), for a tensor of rank `rank` with
@@ -945,6 +945,11 @@ void importer::translate(std::size_t i) {
         cd.has_linear = true;
         return;
       }
+    }
+    if (!b->quantized) {
+      cd.reason = "Add of a constant that is not the bias of a MatMul/Gemm with no bias of its own (float model: "
+                  "nothing to fold it into)";
+      return;
     }
     add_identity_linear(i, cd, x, *b, y);
     return;

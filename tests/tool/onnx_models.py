@@ -128,6 +128,82 @@ def quantize(float_path, out_path, cfg):
                       extra_options=dict(c["extra"]))
 
 
+# numpy emulation of armlower's integer schemes on a float model (the bound of the float-model checks)
+def float_layers(m):
+    """The model as [("reshape", shape) | ("linear", W[out,in], b) | ("relu",) | ("relu6",)]."""
+    init = {t.name: onnx.numpy_helper.to_array(t) for t in m.graph.initializer}
+    out = []
+    for n in m.graph.node:
+        a = {x.name: onnx.helper.get_attribute_value(x) for x in n.attribute}
+        if n.op_type in ("Flatten", "Reshape", "Identity"):
+            out.append(("reshape",))
+        elif n.op_type == "Gemm":
+            w = init[n.input[1]] * a.get("alpha", 1.0)
+            w = w if a.get("transB", 0) else w.T
+            out.append(("linear", w, init[n.input[2]] * a.get("beta", 1.0)))
+        elif n.op_type == "MatMul":
+            out.append(("linear", init[n.input[1]].T, np.zeros(init[n.input[1]].shape[1], np.float32)))
+        elif n.op_type == "Add":
+            c = init[n.input[0]] if n.input[0] in init else init[n.input[1]]
+            out[-1] = ("linear", out[-1][1], out[-1][2] + c)
+        elif n.op_type == "Relu":
+            out.append(("relu",))
+        elif n.op_type == "Clip":
+            out.append(("relu6",))
+    return out
+
+
+def emulate(layers, x, xcal, scheme, per_channel=False):
+    """Fake-quantized forward pass: activations quantized at the input and after every
+    linear+activation (ranges from xcal), weights symmetric int8 [-127, 127]."""
+    def qparams(v):
+        lo, hi = min(float(v.min()), 0.0), max(float(v.max()), 0.0)
+        if scheme == "int8":
+            s = (hi - lo) / 255 or 1.0
+            return s, int(np.clip(round(-128 - lo / s), -128, 127)), -128, 127
+        s = max(abs(lo), abs(hi)) / 32767 or 1.0
+        return s, 0, -32768, 32767
+
+    def fq(v, p):
+        s, z, lo, hi = p
+        return (np.clip(np.round(v / s) + z, lo, hi) - z) * s
+
+    def fwd(v, params=None, collect=None):
+        v = v.reshape(-1, next(L[1].shape[1] for L in layers if L[0] == 'linear'))  # rows of in_features
+        k = 0
+        v = fq(v, params[k]) if params else v
+        if collect is not None:
+            collect.append(qparams(v))
+        for j, L in enumerate(layers):
+            if L[0] == "linear":
+                w = L[1]
+                sw = (np.abs(w).max(axis=1, keepdims=True) if per_channel else np.abs(w).max()) / 127
+                wq = np.clip(np.round(w / sw), -127, 127) * sw
+                v = v @ (wq if params else w).T + L[2]
+            elif L[0] == "relu":
+                v = np.maximum(v, 0)
+            elif L[0] == "relu6":
+                v = np.clip(v, 0, 6)
+            last = j + 1 == len(layers) or layers[j + 1][0] == "linear"
+            if L[0] != "reshape" and last:
+                k += 1
+                if collect is not None:
+                    collect.append(qparams(v))
+                if params:
+                    v = fq(v, params[k])
+        return v
+
+    ps = []
+    fwd(xcal, None, ps)
+    return fwd(x, ps), ps[-1][0]
+
+
+def sqnr(ref, y):
+    e = np.sum((ref - y) ** 2)
+    return float("inf") if e == 0 else 10 * np.log10(np.sum(ref ** 2) / e)
+
+
+
 def write_all(out):
     os.makedirs(out, exist_ok=True)
     paths = {}
