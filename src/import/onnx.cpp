@@ -927,8 +927,8 @@ void importer::translate(std::size_t i) {
         cand_[p->second].reason.empty() && readers_[x].size() == 1 && !graph_outputs_.count(x)) {
       auto& pc = cand_[p->second];
       auto& lin = pc.ops.back();
-      const auto* w = std::find_if(pc.defs.begin(), pc.defs.end(), [&](const graph::tensor& t) { return t.name == lin.inputs[1]; }).base();
-      if (lin.inputs.size() == 2 && w->type == dtype::id::fp32 && w->is_constant) {
+      const auto w = std::find_if(pc.defs.begin(), pc.defs.end(), [&](const graph::tensor& t) { return t.name == lin.inputs[1]; });
+      if (lin.inputs.size() == 2 && w != pc.defs.end() && w->type == dtype::id::fp32 && w->is_constant) {
         std::vector<float> bv(static_cast<std::size_t>(nch));
         for (std::size_t o = 0; o < bv.size(); ++o) bv[o] = static_cast<float>(b->t.real(nb == 1 ? 0 : o));
         auto t = graph::make_f32_constant(fresh(y + "/bias"), {static_cast<std::int32_t>(nch)}, bv);
@@ -1311,14 +1311,10 @@ import_result importer::run() {
     }
     ++k;
   }
-  // A float graph input read only by a reshape (Flatten/Reshape in front of the first MatMul):
-  // the reshaped tensor becomes the graph input (same row-major data), since post-training
-  // quantization of a float graph starts at a linear's input.
-  const bool float_graph = std::none_of(g.operators.begin(), g.operators.end(), [&](const graph::operation& o) {
-    return is_k(o, graph::framework_op::quantize) || is_k(o, graph::framework_op::dequantize);
-  });
+  // A graph input read only by a reshape (Flatten/Reshape in front of the first MatMul): the
+  // reshaped tensor becomes the graph input (same row-major data), since post-training
+  // quantization of a float graph and Cortex-M plans start at a linear's input.
   for (auto& s0 : g.inputs) {
-    if (!float_graph) break;
     for (;;) {
       auto* o = single_reader(s0);
       if (!o || !is_k(*o, graph::framework_op::reshape) || std::count(g.outputs.begin(), g.outputs.end(), s0)) break;

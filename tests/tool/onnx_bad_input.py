@@ -131,6 +131,13 @@ for t in m.graph.initializer:
         t.CopyFrom(numpy_helper.from_array(v[:-1].copy(), t.name))
 refused(save(m, "scale_length.onnx"), ["w1_scale", "values for axis"])
 
+# int16 activations without ActivationSymmetric (zero point != 0): refused naming the tensor
+onnx_models.QUANT_CONFIGS["a16_asym"] = dict(activation_type="QInt16", weight_type="QInt8", per_channel=False, extra={})
+onnx_models.quantize(base, os.path.join(qdir, "a16_asym.onnx"), "a16_asym")
+refused(os.path.join(qdir, "a16_asym.onnx"), ["x_QuantizeLinear_Output", "INT16 activations must be symmetric"],
+        args=["lower", os.path.join(qdir, "a16_asym.onnx"), "--spec", "TOSA-1.0+INT+int16", "-o",
+              os.path.join(work, "out.tosa")])
+
 # a cycle: fc1 reads relu1's output
 m = mlp()
 m.graph.node[0].input[0] = "a1"
