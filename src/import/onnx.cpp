@@ -1235,6 +1235,58 @@ import_result importer::run() {
   for (const auto& op : g.operators)
     for (const auto& s : op.outputs)
       if (read_by_left_out.count(s) || !consumed.count(s)) push(g.outputs, out_set, s);
+  // onnxruntime keeps a Relu/Clip it cannot remove (int16 symmetric activations) between a
+  // QuantizeLinear/DequantizeLinear pair and a QuantizeLinear of the same qparams:
+  //   y ─Q(s,z)─► q1 ─DQ─► f1 ─relu─► f2 ─Q(s,z)─► q2
+  // Quantization commutes with ReLU/ReLU6 on the same grid (max(Q(x), Q(0)) = Q(max(x, 0))), so
+  // the first pair is dropped: y ─relu─► f2 ─Q─► q2, which FuseQuantizedActivation fuses into the
+  // linear before it (a fused clamp for TOSA and Cortex-M plans alike). Exact.
+  {
+    auto is_op = [](const graph::operation& o, graph::framework_op k) {
+      return !o.is_tosa() && std::get<graph::framework_op>(o.code) == k;
+    };
+    auto readers_of = [&](const std::string& t) {
+      std::vector<std::size_t> rs;
+      for (std::size_t k = 0; k < g.operators.size(); ++k)
+        for (const auto& s2 : g.operators[k].inputs)
+          if (s2 == t) rs.push_back(k);
+      return rs;
+    };
+    auto is_output = [&](const std::string& t) { return std::count(g.outputs.begin(), g.outputs.end(), t) > 0; };
+    for (std::size_t k = 0; k < g.operators.size(); ++k) {
+      const auto& a = g.operators[k];
+      if (!(is_op(a, graph::framework_op::relu) || is_op(a, graph::framework_op::relu6))) continue;
+      const auto f1 = a.inputs[0], f2 = a.outputs[0];
+      const auto rf2 = readers_of(f2);
+      if (rf2.size() != 1 || !is_op(g.operators[rf2[0]], graph::framework_op::quantize) || is_output(f2)) continue;
+      // producer of f1: a dequantize of q1, itself written by a quantize of y
+      std::size_t dq = g.operators.size(), q = g.operators.size();
+      for (std::size_t j = 0; j < g.operators.size(); ++j)
+        if (g.operators[j].outputs[0] == f1) dq = j;
+      if (dq == g.operators.size() || !is_op(g.operators[dq], graph::framework_op::dequantize)) continue;
+      const auto q1 = g.operators[dq].inputs[0];
+      for (std::size_t j = 0; j < g.operators.size(); ++j)
+        if (g.operators[j].outputs[0] == q1) q = j;
+      if (q == g.operators.size() || !is_op(g.operators[q], graph::framework_op::quantize)) continue;
+      if (readers_of(q1).size() != 1 || readers_of(f1).size() != 1 || is_output(q1) || is_output(f1)) continue;
+      const auto* t1 = g.find(q1);
+      const auto* t2 = g.find(g.operators[rf2[0]].outputs[0]);
+      if (!t1 || !t2 || t1->type != t2->type || !t1->quant || !t2->quant || t1->quant->scale != t2->quant->scale ||
+          t1->quant->zero_point != t2->quant->zero_point)
+        continue;
+      const auto y = g.operators[q].inputs[0];
+      g.operators[k].inputs[0] = y;
+      for (const auto j : {std::max(q, dq), std::min(q, dq)}) g.operators.erase(g.operators.begin() + static_cast<std::ptrdiff_t>(j));
+      std::erase_if(g.tensors, [&](const graph::tensor& t) { return t.name == q1 || t.name == f1; });
+      k = 0;  // indices moved; start over (the graph is small)
+    }
+    produced.clear();
+    consumed.clear();
+    for (const auto& op : g.operators) {
+      for (const auto& s2 : op.outputs) produced[s2]++;
+      for (const auto& s2 : op.inputs) consumed[s2]++;
+    }
+  }
   // Boundary Q/DQ: a graph input read (through reshapes only) by one quantize, or a graph output
   // written (through reshapes only) by a dequantize, becomes the quantized tensor: the tensors
   // of the chain take the quantized type and qparams and the quantize/dequantize becomes a

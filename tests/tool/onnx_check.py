@@ -199,11 +199,11 @@ def main():
                 continue
             check(exact, f"{qn}: reference model == armlower run on {ROWS} rows (bit-exact)")
             # Cortex-M plans of the same model (their numerics: the plan tests; here: it maps)
-        for target in ("cortex-m55", "cortex-m4", "cortex-m0"):
-            r = subprocess.run([tool, "-q", "lower", paths[qn], "--target", target, "-o",
-                                os.path.join(work, f"{qn}_{target}.hpp")], capture_output=True, text=True)
-            check(r.returncode == 0, f"{qn}: --target {target} writes a plan {r.stderr.strip()}")
-        # (1) the QDQ model as written: onnxruntime with graph optimizations off runs every
+            for target in ("cortex-m55", "cortex-m4", "cortex-m0"):
+                r = subprocess.run([tool, "-q", "lower", paths[qn], "--target", target, "-o",
+                                    os.path.join(work, f"{qn}_{target}.hpp")], capture_output=True, text=True)
+                check(r.returncode == 0, f"{qn}: --target {target} writes a plan {r.stderr.strip()}")
+            # (1) the QDQ model as written: onnxruntime with graph optimizations off runs every
             # DequantizeLinear -> float op -> QuantizeLinear (round half to even) in float. armlower's
             # integer RESCALE rounds s_in*s_w/s_out*acc once; the float path rounds the product of the
             # rounded float32 values: the two differ by at most one quantum per requantization, and a
