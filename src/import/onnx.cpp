@@ -11,6 +11,8 @@
 
 #include "onnx_subset.pb.h"
 
+#include <google/protobuf/stubs/logging.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -258,6 +260,13 @@ void open_model(model_ctx& c, std::span<const std::uint8_t> bytes) {
   if (bytes.empty()) throw import_error(c.what + ": empty file (not an ONNX model)");
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw import_error(c.what + ": " + std::to_string(bytes.size()) + " bytes is more than protobuf reads in one message (2 GiB)");
+  // protobuf logs some findings (a string field that is not UTF-8, say) to stderr itself; the
+  // importer reports in one line of its own, so its log goes nowhere (set once, before parsing).
+  static const bool quiet = [] {
+    google::protobuf::SetLogHandler(nullptr);
+    return true;
+  }();
+  static_cast<void>(quiet);
   if (!c.m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     throw import_error(c.what + ": not an ONNX model (protobuf parse failed: truncated or corrupt)");
   if (!c.m.has_graph()) throw import_error(c.what + ": not an ONNX model (no graph)");

@@ -158,6 +158,14 @@ check(j.get("left_out") == [{"index": 3, "op": "Softmax 'softmax'", "reason": "n
 outs = [x["name"] for x in j.get("report", {}).get("io", []) if x["role"] == "output"]
 check(outs == ["y"], f"the lowered region ends at the Softmax's input 'y': {outs}")
 refused(p, ["1 node(s) cannot be lowered", "#3 Softmax 'softmax' (no lowering for this operator)"], "--strict")
+# a node name that is not UTF-8 (protobuf would log about it on stderr itself): no stray lines
+raw = open(p, "rb").read().replace(b"softmax", b"soft\xffax")
+p8 = os.path.join(work, "not_utf8.onnx")
+open(p8, "wb").write(raw)
+r = subprocess.run([tool, "-q", "lower", p8, "--spec", "TOSA-1.0+INT", "-o", os.path.join(work, "u8.tosa")],
+                   capture_output=True)
+check(r.returncode == 0 and r.stderr == b"" and b"Softmax 'soft\xffax'" in r.stdout,
+      f"a non-UTF-8 node name: lowered, listed as stored, nothing on stderr: {r.stderr[:200]!r}")
 r = subprocess.run([tool, "-q", "inspect", p], capture_output=True, text=True)
 check(r.returncode == 0 and "#3 Softmax 'softmax'" in r.stdout and "[left out]" in r.stdout and "ONNX model" in r.stdout,
       "inspect lists the nodes with [lowered]/[left out]")
