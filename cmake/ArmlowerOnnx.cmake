@@ -1,6 +1,7 @@
 # armlower::onnx — the optional ONNX importer (armlower/import/onnx.hpp): a small compiled library
 # holding the C++ protobuf code generated from armlower's own schema subset
-# (include/armlower/import/onnx_subset.proto) and the importer (src/import/onnx.cpp). Everything
+# (include/armlower/import/onnx_subset.proto) and the importer (src/import/onnx_model.cpp: parsing
+# and initializers; src/import/onnx.cpp: the graph). Everything
 # else in armlower stays header-only. Needs Debian libprotobuf-dev + protobuf-compiler (protoc must
 # match the runtime library; Debian 12: 3.21.12). Option ARMLOWER_ONNX (default ON when Protobuf
 # is found); without Protobuf the target is simply not defined.
@@ -27,6 +28,7 @@ add_custom_command(
 
 add_library(armlower_onnx STATIC
   ${PROJECT_SOURCE_DIR}/src/import/onnx.cpp
+  ${PROJECT_SOURCE_DIR}/src/import/onnx_model.cpp
   ${armlower_onnx_gen_dir}/onnx_subset.pb.cc)
 add_library(armlower::onnx ALIAS armlower_onnx)
 target_compile_features(armlower_onnx PUBLIC cxx_std_20)
