@@ -3,6 +3,7 @@
 #include "driver.hpp"
 #include "demo.hpp"
 #include "json.hpp"
+#include "onnx_input.hpp"
 
 #include <armlower/io/text.hpp>
 #include <armlower/version.hpp>
@@ -147,7 +148,7 @@ expected<int> cmd_lower(const lower_args& a) {
   req.per_channel = a.per_channel;
 
   tool::stopwatch sw;
-  auto loaded = tool::load_tflite(a.model, a.strict);
+  auto loaded = tool::load_model(a.model, a.strict);  // .tflite or .onnx (onnx_input.hpp)
   if (!loaded) return std::move(loaded).error();
   const auto& m = *loaded;
   if (!a.calib.empty()) {
@@ -500,9 +501,84 @@ expected<int> inspect_tosa(const std::string& file, bool json_out) {
   return 0;
 }
 
+#ifdef ARMLOWER_HAVE_ONNX
+expected<int> inspect_onnx(const std::string& file, const std::vector<std::uint8_t>& bytes, bool json_out) {
+  const auto dir = std::filesystem::path(file).parent_path();
+  auto mi = import::inspect_onnx(bytes, file, dir);
+  if (!mi) return std::move(mi).error();
+  auto ri = import::import_onnx(bytes, file, dir);
+  if (!ri) return std::move(ri).error();
+  const auto& m = *mi;
+  const auto& r = *ri;
+  auto kept = [&](std::size_t i) { return std::find(r.imported.begin(), r.imported.end(), i) != r.imported.end(); };
+  auto values_json = [](const std::vector<import::onnx_value>& vs) {
+    json a = json::array();
+    for (const auto& v : vs)
+      a.push_back({{"name", v.name}, {"dtype", v.type_name}, {"shape", v.shape}, {"dim_params", v.dim_params},
+                   {"constant_bytes", v.bytes}, {"external", v.external}});
+    return a;
+  };
+  if (json_out) {
+    json j;
+    j["file"] = file;
+    j["format"] = "onnx";
+    j["ir_version"] = m.ir_version;
+    j["producer"] = m.producer;
+    j["opsets"] = json::array();
+    for (const auto& [d, v] : m.opsets) j["opsets"].push_back({{"domain", d}, {"version", v}});
+    j["operators"] = json::array();
+    for (const auto& n : m.nodes)
+      j["operators"].push_back({{"index", n.index}, {"op", n.op_type}, {"name", n.name}, {"domain", n.domain},
+                                {"options", n.attributes}, {"inputs", n.inputs}, {"outputs", n.outputs},
+                                {"lowered", kept(n.index)}});
+    j["initializers"] = values_json(m.initializers);
+    j["inputs"] = values_json(m.inputs);
+    j["outputs"] = values_json(m.outputs);
+    j["left_out"] = left_out_json(r.left_out);
+    print_json(j);
+    return 0;
+  }
+  std::cout << file << ": ONNX model, ir_version " << m.ir_version << ", producer '" << m.producer << "', opsets";
+  for (const auto& [d, v] : m.opsets) std::cout << " " << (d.empty() ? "ai.onnx" : d) << ":" << v;
+  std::cout << "; " << m.nodes.size() << " nodes, " << m.initializers.size() << " initializers\n";
+  auto dims = [](const import::onnx_value& v) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < v.shape.size(); ++i)
+      s += (i ? "," : "") + (v.shape[i] < 0 ? (v.dim_params[i].empty() ? std::string("?") : v.dim_params[i]) : std::to_string(v.shape[i]));
+    return s + "]";
+  };
+  std::cout << "nodes:\n";
+  for (const auto& n : m.nodes) {
+    std::cout << "  #" << n.index << " " << import::onnx_node_label(n) << " (";
+    for (std::size_t k = 0; k < n.inputs.size(); ++k) std::cout << (k ? ", " : "") << n.inputs[k];
+    std::cout << ") -> (";
+    for (std::size_t k = 0; k < n.outputs.size(); ++k) std::cout << (k ? ", " : "") << n.outputs[k];
+    std::cout << ")" << (n.attributes.empty() ? "" : " " + n.attributes) << (kept(n.index) ? "  [lowered]" : "  [left out]")
+              << "\n";
+  }
+  std::cout << "initializers:\n";
+  for (const auto& v : m.initializers)
+    std::cout << "  " << v.name << " " << v.type_name << " " << dims(v) << " " << v.bytes << " B"
+              << (v.external ? " (external)" : "") << "\n";
+  for (const auto* list : {&m.inputs, &m.outputs}) {
+    std::cout << (list == &m.inputs ? "graph inputs:\n" : "graph outputs:\n");
+    for (const auto& v : *list) std::cout << "  " << v.name << " " << v.type_name << " " << dims(v) << "\n";
+  }
+  for (const auto& o : r.left_out) std::cout << "left out: " << import::to_string(o) << "\n";
+  return 0;
+}
+#endif
+
 expected<int> cmd_inspect(const std::string& file, bool json_out) {
   const auto bytes = io::read_bytes(file);
   if (!bytes) return bytes.error();
+  if (tool::is_onnx_model(file)) {
+#ifdef ARMLOWER_HAVE_ONNX
+    return inspect_onnx(file, *bytes, json_out);
+#else
+    return tool::load_onnx(file, false).error();  // built without ONNX support
+#endif
+  }
   const auto kind = tool::sniff(*bytes, file);
   if (!kind) return kind.error();
   return *kind == tool::file_kind::tflite ? inspect_tflite(file, *bytes, json_out) : inspect_tosa(file, json_out);
@@ -530,8 +606,8 @@ int main(int argc, char** argv) {
   app.fallthrough();
 
   lower_args la;
-  auto* lower = app.add_subcommand("lower", "import a .tflite model, lower it and write a .tosa file (or a Cortex-M plan)");
-  lower->add_option("model", la.model, "the .tflite model")->required();
+  auto* lower = app.add_subcommand("lower", "import a .tflite or .onnx model, lower it and write a .tosa file (or a Cortex-M plan)");
+  lower->add_option("model", la.model, "the .tflite or .onnx model")->required();
   lower->add_option("--spec", la.spec, "TOSA target, e.g. TOSA-1.0+INT, TOSA-1.0+INT+int16, TOSA-1.1+FP+mxfp");
   lower->add_option("--target", la.target, "Cortex-M target: cortex-m55 | cortex-m4 | cortex-m0 (writes a C++ plan header)");
   lower->add_option("--scheme", la.scheme,
@@ -566,8 +642,8 @@ int main(int argc, char** argv) {
 
   std::string inspect_file;
   bool inspect_json = false;
-  auto* inspect = app.add_subcommand("inspect", "show ops, tensors, dtypes, shapes and constant bytes of a .tosa or .tflite");
-  inspect->add_option("file", inspect_file, "the .tosa or .tflite file")->required();
+  auto* inspect = app.add_subcommand("inspect", "show ops, tensors, dtypes, shapes and constant bytes of a .tosa, .tflite or .onnx");
+  inspect->add_option("file", inspect_file, "the .tosa, .tflite or .onnx file")->required();
   inspect->add_flag("--json", inspect_json, "print as JSON");
 
   armlower::tool::demo_options demo_opt;

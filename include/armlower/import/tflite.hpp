@@ -29,6 +29,7 @@
 #include <armlower/dtype/dtype.hpp>
 #include <armlower/graph/constant.hpp>
 #include <armlower/graph/graph.hpp>
+#include <armlower/import/result.hpp>
 #include <armlower/io/file.hpp>
 #include <armlower/io/text.hpp>
 #include <armlower/import/detail/tflite_subset_generated.h>
@@ -52,29 +53,6 @@
 
 namespace armlower::import {
 
-namespace detail {
-/// `s` with each byte below 0x20 and 0x7F written as `\xNN` (a line break inside a tensor name
-/// from the file, say), so a message stays one line whatever the file's names hold.
-[[nodiscard]] inline std::string one_line(const std::string& s) {
-  std::string r;
-  r.reserve(s.size());
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u != 0x7F) r += c;
-    else io::append_escaped_byte(r, u);
-  }
-  return r;
-}
-
-/// An importer error: stage "tflite importer", `file` = `what`, the `.tflite` operator index and
-/// name and the tensor name when known; every text made one line (`one_line`).
-[[nodiscard]] inline error failure(errc code, const std::string& what, const std::string& message,
-                                   std::int64_t op_index = -1, const std::string& op = {},
-                                   const std::string& tensor = {}) {
-  return error(code, location{one_line(what), "tflite importer", op_index, -1, one_line(op), one_line(tensor)},
-               one_line(message));
-}
-}  // namespace detail
 
 /// One tensor of a `.tflite` subgraph as stored (no interpretation beyond decoding).
 struct tflite_tensor {
@@ -112,33 +90,6 @@ struct tflite_model {
   std::vector<std::int32_t> inputs;
   std::vector<std::int32_t> outputs;
 };
-
-/// An operator the importer did not put into the framework graph, and why.
-struct left_out_op {
-  std::size_t index = 0;  ///< operator index in the subgraph
-  std::string name;       ///< e.g. "DEPTHWISE_CONV_2D"
-  std::string reason;     ///< e.g. "no lowering for this operator"
-};
-
-/// Importer options.
-struct import_options {
-  /// Refuse the model (an error with one diagnostic per left-out operator) unless every
-  /// operator is imported.
-  bool strict = false;
-};
-
-/// Result of an import: the framework graph of the kept operators, the TFLite indices of the
-/// kept operators, and every operator left out.
-struct import_result {
-  graph::graph graph;
-  std::vector<std::size_t> imported;
-  std::vector<left_out_op> left_out;
-};
-
-/// "#4 DEPTHWISE_CONV_2D (no lowering for this operator)".
-[[nodiscard]] inline std::string to_string(const left_out_op& o) {
-  return detail::one_line("#" + std::to_string(o.index) + " " + o.name + " (" + o.reason + ")");
-}
 
 namespace detail {
 
