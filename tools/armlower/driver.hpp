@@ -220,7 +220,7 @@ struct quantized_model {
     q.calibrated_by_default = true;
   }
   if (auto st = passes::quantize_float_graph(q.graph, s, req.per_channel, calib, q.report); !st)
-    throw tool_error(st.error().message());
+    throw tool_error(st.error().line());
   return q;
 }
 
@@ -246,9 +246,6 @@ struct lowered {
   lowered out;
   passes::options opt;
   opt.sch = req.sch ? *req.sch : choose_scheme(fw, t.support_integer());
-  if (const auto c = passes::check_scheme(t, opt.sch); !c.ok())
-    throw tool_error("scheme " + std::string(passes::name(opt.sch)) + " is not legal for " +
-                     std::string(t.text().view()) + ": " + std::string(c.reason()));
   if (req.rounding) opt.rounding = *req.rounding;
   else if (opt.sch == passes::scheme::int8 && t.supports(tosa::ext::doubleround))
     opt.rounding = tosa::rounding_mode::double_round;
@@ -268,7 +265,10 @@ struct lowered {
     for (const auto& n : *list)
       if (const auto* x = g.find(n); x && x->quant) io_quant.emplace_back(n, *x->quant);
   auto r = passes::lower(t, std::move(q.graph), opt);
-  if (!r) throw tool_error(r.error().message());
+  if (!r && r.error().code() == armlower::errc::not_legal && r.error().where().stage != "Validate")  // an emission
+    throw tool_error("scheme " + std::string(passes::name(opt.sch)) + " is not legal for " +
+                     std::string(t.text().view()) + ": " + r.error().message());
+  if (!r) throw tool_error(r.error().line());
   out.tosa = std::move(r->graph);
   out.report = std::move(r->report);
   out.report.summarize(out.tosa);  // graph I/O dtype and shape as lowered
@@ -307,7 +307,7 @@ struct lowered_cortex_m {
     throw tool_error("scheme " + std::string(passes::name(s)) + " has no Cortex-M lowering (use int8 or a16w8)");
   auto q = quantize_for(fw, s, req);
   auto r = passes::lower_cortex_m(std::move(q.graph), {target});
-  if (!r) throw tool_error(r.error().message());
+  if (!r) throw tool_error(r.error().line());
   lowered_cortex_m out{std::move(*r), q.calibrated_by_default};
   auto& p = out.program;
   p.report.io = {{"input", p.input_name, std::string(dtype::name(p.activation)), p.input_shape, {}, {}},
@@ -435,10 +435,10 @@ struct finding {
     one.operators.push_back(op);
     passes::report rep;
     const auto s = passes::validate(one, t, rep);
-    if (!s && (tensor_ok || !s.error().op.empty())) {
-      auto e = s.error();
+    if (!s && (tensor_ok || !s.error().where().op.empty())) {
+      const auto& e = s.error();
       out.push_back({"op #" + std::to_string(file_op_index(file_index, i)) + " " + std::string(op.op_name()),
-                     e.tensor.empty() ? e.rule : "tensor '" + e.tensor + "': " + e.rule});
+                     e.where().tensor.empty() ? e.message() : "tensor '" + e.where().tensor + "': " + e.message()});
     }
   }
   return out;
