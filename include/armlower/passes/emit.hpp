@@ -70,32 +70,16 @@ enum class on_illegal : std::uint8_t {
   report,  ///< compiles into an error value (`tosa::legal` is false)
 };
 
-/// Where a pass's emissions go and against which target they are checked. `Target` is a
-/// compile-time `tosa::spec<"...">` or the run-time `tosa::target`.
-template <class Target, on_illegal Policy = on_illegal::reject>
-class lowering_context {
+/// The target-independent state of a `lowering_context`: the target, where emitted ops go,
+/// the operator being lowered, and the findings so far.
+class emission_state {
  public:
-  /// True for a compile-time target.
-  static constexpr bool compile_time = tosa::TargetSpec<Target>;
-  /// What an illegal emission does (compile-time targets only).
-  static constexpr on_illegal policy = Policy;
-  using target_type = Target;
-
-  /// Context of a compile-time target.
-  lowering_context() noexcept
-    requires compile_time
-      : t_(&Target::value) {}
-  /// Context of a run-time target (`t` must outlive the context).
-  explicit lowering_context(const tosa::target& t) noexcept
-    requires(!compile_time)
-      : t_(&t) {}
-
   /// The target (`Target::value` for a compile-time one).
   [[nodiscard]] const tosa::target& target() const noexcept { return *t_; }
 
-  /// Directs the following emissions to `out`, on behalf of pass `stage` lowering the operator
-  /// with model index `source_index` (−1 when none) at graph position `graph_op`; the emitted
-  /// ops get `source_index`.
+  /// Directs the following emissions to `out`, on behalf of pass `stage` (a string with static
+  /// storage) lowering the operator with model index `source_index` (−1 when none) at graph
+  /// position `graph_op`; the emitted ops get `source_index`.
   void at(std::vector<graph::operation>& out, std::string_view stage, std::int64_t source_index,
           std::int64_t graph_op) noexcept {
     out_ = &out;
@@ -105,6 +89,8 @@ class lowering_context {
   }
   /// The sink set by `at` (precondition: `at` was called).
   [[nodiscard]] std::vector<graph::operation>& sink() noexcept { return *out_; }
+  /// Source index stamped on emitted ops.
+  [[nodiscard]] std::int64_t source_index() const noexcept { return source_; }
 
   /// Records a finding at the current operator (op name `op`, tensor `tensor`).
   void fail(errc code, std::string_view op, std::string tensor, std::string message) {
@@ -129,8 +115,9 @@ class lowering_context {
     err_.reset();
     return e;
   }
-  /// Source index stamped on emitted ops.
-  [[nodiscard]] std::int64_t source_index() const noexcept { return source_; }
+
+ protected:
+  explicit emission_state(const tosa::target& t) noexcept : t_(&t) {}
 
  private:
   const tosa::target* t_;
@@ -139,6 +126,27 @@ class lowering_context {
   std::int64_t source_ = -1;
   std::int64_t graph_op_ = -1;
   std::optional<armlower::error> err_;
+};
+
+/// Where a pass's emissions go and against which target they are checked. `Target` is a
+/// compile-time `tosa::spec<"...">` or the run-time `tosa::target`.
+template <class Target, on_illegal Policy = on_illegal::reject>
+class lowering_context : public emission_state {
+ public:
+  /// True for a compile-time target.
+  static constexpr bool compile_time = tosa::TargetSpec<Target>;
+  /// What an illegal emission does (compile-time targets only).
+  static constexpr on_illegal policy = Policy;
+  using target_type = Target;
+
+  /// Context of a compile-time target.
+  lowering_context() noexcept
+    requires compile_time
+      : emission_state(Target::value) {}
+  /// Context of a run-time target (`t` must outlive the context).
+  explicit lowering_context(const tosa::target& t) noexcept
+    requires(!compile_time)
+      : emission_state(t) {}
 };
 
 namespace detail {
@@ -177,16 +185,43 @@ constexpr bool legal_row(std::index_sequence<I...>) noexcept {
   return tosa::legal<Target, O, Row[I]...>;
 }
 
-/// Run-time attribute rules of an emission (RESCALE rounding needs its extension).
-template <tosa::op O, class Ctx>
-void check_attribute(Ctx& ctx, const graph::attribute& a, const std::string& result) {
-  if constexpr (O == tosa::op::rescale) {
-    const auto* ra = std::get_if<graph::rescale_attr>(&a);
-    if (ra == nullptr) return;
+/// A handle as the non-template core sees it.
+struct handle_view {
+  const std::string* name;
+  dtype::id type;
+};
+template <dtype::id D>
+handle_view view(const value<D>& v) noexcept {
+  return {&v.name, D};
+}
+inline handle_view view(const dyn_value& v) noexcept { return {&v.name, v.type}; }
+
+/// The non-template half of `emit`: builds the operation from `hs` (operands then results),
+/// checks its row with `tosa::check` when `run_time_check`, checks the run-time attribute rules
+/// (RESCALE rounding needs its extension), records findings and appends the op.
+inline void emit_core(emission_state& ctx, tosa::op o, std::span<const handle_view> hs, graph::attribute attr,
+                      bool run_time_check) {
+  const auto& d = tosa::describe(o);
+  graph::operation op;
+  op.code = o;
+  op.source_index = ctx.source_index();
+  op.inputs.reserve(d.n_in);
+  for (std::size_t i = 0; i < hs.size(); ++i) (i < d.n_in ? op.inputs : op.outputs).push_back(*hs[i].name);
+  const std::string first_result = d.n_out > 0 ? op.outputs.front() : std::string();
+  if (run_time_check) {
+    std::array<dtype::id, tosa::max_slots> row{};
+    for (std::size_t i = 0; i < d.n_in; ++i)
+      if (d.in_[i].slot >= 0) row[static_cast<std::size_t>(d.in_[i].slot)] = hs[i].type;
+    for (std::size_t i = 0; i < d.n_out; ++i)
+      if (d.out_[i].slot >= 0) row[static_cast<std::size_t>(d.out_[i].slot)] = hs[d.n_in + i].type;
+    const auto c = tosa::check(ctx.target(), o, std::span<const dtype::id>(row.data(), d.n_slots));
+    if (!c.ok()) ctx.fail(errc::not_legal, d.name, first_result, std::string(c.reason()));
+  }
+  if (const auto* ra = std::get_if<graph::rescale_attr>(&attr); ra && o == tosa::op::rescale) {
     const auto& t = ctx.target();
     auto need = [&](tosa::ext e, const char* mode, const char* ext_name) {
       if (!t.supports(e))
-        ctx.fail(errc::not_legal, "RESCALE", result,
+        ctx.fail(errc::not_legal, "RESCALE", first_result,
                  std::string("RESCALE rounding ") + mode + " requires " + ext_name + "; " +
                      std::string(t.text().view()) + " does not enable it");
     };
@@ -194,6 +229,34 @@ void check_attribute(Ctx& ctx, const graph::attribute& a, const std::string& res
     if (ra->rounding == tosa::rounding_mode::inexact_round)
       need(tosa::ext::inexactround, "INEXACT_ROUND", "EXT-INEXACTROUND");
   }
+  op.attr = std::move(attr);
+  ctx.sink().push_back(std::move(op));
+}
+
+/// `emit` with the handles at positions `I...` of `args`.
+template <tosa::op O, class Ctx, std::size_t... I, class... A>
+void emit_impl(Ctx& ctx, std::index_sequence<I...>, const A&... args) {
+  constexpr std::size_t n = sizeof...(I);
+  using args_t = std::tuple<A...>;
+  const auto all = std::tie(args...);
+  const std::array<handle_view, n> hs{view(std::get<I>(all))...};
+  graph::attribute attr{};
+  if constexpr (sizeof...(A) > n) attr = graph::attribute(std::get<n>(all));
+  constexpr bool static_row = (is_static_value<std::tuple_element_t<I, args_t>> && ...);
+  bool run_time_check = true;
+  if constexpr (static_row && Ctx::compile_time) {
+    using T = typename Ctx::target_type;
+    constexpr auto row = row_of<O>(std::array<dtype::id, n>{static_dtype<std::tuple_element_t<I, args_t>>()...});
+    constexpr auto slots = std::make_index_sequence<row.size()>{};
+    if constexpr (Ctx::policy == on_illegal::reject) {
+      static_assert(require_row<T, O, row>(slots));
+    } else if constexpr (!legal_row<T, O, row>(slots)) {
+      ctx.fail(errc::not_legal, tosa::describe(O).name, *hs[tosa::describe(O).n_in].name,
+               std::string(tosa::check(T::value, O, std::span<const dtype::id>(row.data(), row.size())).reason()));
+    }
+    run_time_check = false;
+  }
+  emit_core(ctx, O, hs, std::move(attr), run_time_check);
 }
 
 }  // namespace detail
@@ -204,57 +267,11 @@ void check_attribute(Ctx& ctx, const graph::attribute& a, const std::string& res
 /// against the context's target as described in the file comment; an illegal emission is
 /// recorded in `ctx` (the op is still appended, so the pass can go on and report every finding).
 template <tosa::op O, class Ctx, class... A>
-void emit(Ctx& ctx, A&&... args) {
-  constexpr std::size_t n_in = tosa::describe(O).n_in;
-  constexpr std::size_t n_out = tosa::describe(O).n_out;
-  constexpr std::size_t n_slots = tosa::describe(O).n_slots;
-  constexpr std::size_t n = n_in + n_out;
-  const std::string_view op_name = tosa::describe(O).name;
+void emit(Ctx& ctx, const A&... args) {
+  constexpr std::size_t n = std::size_t{tosa::describe(O).n_in} + tosa::describe(O).n_out;
   static_assert(sizeof...(A) == n || sizeof...(A) == n + 1,
                 "emit<O>: pass the operands and results of O in TOSA order, then the attribute");
-  constexpr bool has_attr = sizeof...(A) == n + 1;
-  auto tup = std::forward_as_tuple(std::forward<A>(args)...);
-  using tuple_t = std::tuple<std::remove_cvref_t<A>...>;
-  graph::operation op;
-  op.code = O;
-  op.source_index = ctx.source_index();
-  std::array<dtype::id, n> ds{};
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (
-        [&] {
-          using H = std::tuple_element_t<I, tuple_t>;
-          static_assert(detail::is_handle<H>, "emit<O>: operands and results are value<D> or dyn_value handles");
-          const auto& h = std::get<I>(tup);
-          ds[I] = h.type;
-          (I < n_in ? op.inputs : op.outputs).push_back(h.name);
-        }(),
-        ...);
-  }(std::make_index_sequence<n>{});
-  if constexpr (has_attr) op.attr = graph::attribute(std::get<n>(tup));
-  const std::string first_result = n_out > 0 ? op.outputs.front() : std::string();
-
-  constexpr bool static_row = []<std::size_t... I>(std::index_sequence<I...>) {
-    return (detail::is_static_value<std::tuple_element_t<I, tuple_t>> && ...);
-  }(std::make_index_sequence<n>{});
-  constexpr auto slots = std::make_index_sequence<n_slots>{};
-  if constexpr (static_row && Ctx::compile_time) {
-    using T = typename Ctx::target_type;
-    constexpr auto row = detail::row_of<O>([]<std::size_t... I>(std::index_sequence<I...>) {
-      return std::array<dtype::id, n>{detail::static_dtype<std::tuple_element_t<I, tuple_t>>()...};
-    }(std::make_index_sequence<n>{}));
-    if constexpr (Ctx::policy == on_illegal::reject) {
-      static_assert(detail::require_row<T, O, row>(slots));
-    } else if constexpr (!detail::legal_row<T, O, row>(slots)) {
-      ctx.fail(errc::not_legal, op_name, first_result,
-               std::string(tosa::check(T::value, O, std::span<const dtype::id>(row.data(), row.size())).reason()));
-    }
-  } else {
-    const auto row = detail::row_of<O>(ds);
-    const auto c = tosa::check(ctx.target(), O, std::span<const dtype::id>(row.data(), row.size()));
-    if (!c.ok()) ctx.fail(errc::not_legal, op_name, first_result, std::string(c.reason()));
-  }
-  detail::check_attribute<O>(ctx, op.attr, first_result);
-  ctx.sink().push_back(std::move(op));
+  detail::emit_impl<O>(ctx, std::make_index_sequence<n>{}, args...);
 }
 
 }  // namespace armlower::passes
