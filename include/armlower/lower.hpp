@@ -36,6 +36,7 @@
 #include <armlower/passes/report.hpp>
 #include <armlower/tosa/spec.hpp>
 
+#include <concepts>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -87,14 +88,6 @@ struct lower_options {
   return x && !x->shape.empty() ? x->shape.back() : 1;
 }
 
-namespace detail {
-/// A pass error as an `armlower::error` (identity once the passes return `armlower::error`).
-inline armlower::error lowering_failure(const armlower::error& e) { return e; }
-template <class E>
-armlower::error lowering_failure(const E& e) {
-  return armlower::error(errc::invalid_graph, location{}, e.message());
-}
-}  // namespace detail
 
 /// A model ready for the pipeline of scheme `s`: a float model quantized for an integer scheme
 /// (QuantizeFloatGraph with `opt.calibration`, or `graph::default_calibration` when empty), else
@@ -119,7 +112,7 @@ struct quantized_model {
     q.calibrated_by_default = true;
   }
   if (auto st = passes::quantize_float_graph(q.graph, s, opt.per_channel, calib, q.report); !st)
-    return detail::lowering_failure(st.error());
+    return st.error();
   return q;
 }
 
@@ -140,15 +133,12 @@ struct tosa_lowering {
 /// Errors: the scheme is not legal for `t` (`errc::not_legal`, the op table's reason); an MX
 /// scheme for an already quantized model (`errc::invalid_argument`); any quantization or pass
 /// error (the pipeline's code and location).
-[[nodiscard]] inline expected<tosa_lowering> lower(const graph::graph& model, const tosa::target& t,
+template <std::same_as<graph::graph> Graph = graph::graph>  // template: instantiated where called
+[[nodiscard]] expected<tosa_lowering> lower(const Graph& model, const tosa::target& t,
                                                    const lower_options& opt = {}) {
   tosa_lowering out;
   out.scheme = opt.scheme ? *opt.scheme : default_scheme(model, t.support_integer());
   const std::string sname(passes::name(out.scheme));
-  if (const auto c = passes::check_scheme(t, out.scheme); !c.ok())
-    return armlower::error(errc::not_legal, location{},
-                           "scheme " + sname + " is not legal for " + std::string(t.text().view()) + ": " +
-                               std::string(c.reason()));
   if (passes::is_mx(out.scheme) && is_quantized(model))
     return armlower::error(errc::invalid_argument, location{},
                            "scheme " + sname + " lowers float models; this model is already quantized (use int8 or a16w8)");
@@ -169,7 +159,11 @@ struct tosa_lowering {
     for (const auto& n : *list)
       if (const auto* x = g.find(n); x && x->quant) io_quant.emplace_back(n, *x->quant);
   auto r = passes::lower(t, std::move(q->graph), po);
-  if (!r) return detail::lowering_failure(r.error());
+  if (!r && r.error().code() == errc::not_legal && r.error().where().stage != "Validate")  // an emission
+    return armlower::error(errc::not_legal, r.error().where(),
+                           "scheme " + sname + " is not legal for " + std::string(t.text().view()) + ": " +
+                               r.error().message());
+  if (!r) return std::move(r).error();
   out.graph = std::move(r->graph);
   out.report = std::move(r->report);
   out.report.summarize(out.graph);  // graph I/O dtype and shape as lowered
@@ -192,7 +186,8 @@ struct cortex_m_lowering {
 /// and TFLite Micro do (equal to TOSA DOUBLE_ROUND): `opt.rounding` must be empty or DOUBLE_ROUND.
 /// Errors: an MX scheme (`errc::unsupported`), SINGLE_ROUND (`errc::invalid_argument`), any
 /// quantization or Cortex-M pass error.
-[[nodiscard]] inline expected<cortex_m_lowering> lower(const graph::graph& model, cortex_m::isa isa,
+template <std::same_as<graph::graph> Graph = graph::graph>  // template: instantiated where called
+[[nodiscard]] expected<cortex_m_lowering> lower(const Graph& model, cortex_m::isa isa,
                                                        const lower_options& opt = {}) {
   cortex_m_lowering out;
   out.scheme = opt.scheme ? *opt.scheme : default_scheme(model, true);
@@ -207,7 +202,7 @@ struct cortex_m_lowering {
   if (!q) return std::move(q).error();
   out.calibrated_by_default = q->calibrated_by_default;
   auto r = passes::lower_cortex_m(std::move(q->graph), {isa});
-  if (!r) return detail::lowering_failure(r.error());
+  if (!r) return std::move(r).error();
   out.program = std::move(*r);
   auto& p = out.program;
   p.report.io = {{"input", p.input_name, std::string(dtype::name(p.activation)), p.input_shape, {}, {}},

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <armlower/passes/result.hpp>
+#include <armlower/passes/emit.hpp>
 #include <armlower/passes/options.hpp>
 #include <armlower/passes/report.hpp>
 #include <armlower/passes/fold_qparams.hpp>

@@ -107,7 +107,7 @@ TEST_CASE("Cortex-M lowering of CMSIS-NN vector sets rebuilt as quantized framew
     b.output(b.quantized_linear(x, w, wq, v.rows, bias, bq, dtype::id::i8, yq));
     for (auto target : {cortex_m::isa::mve, cortex_m::isa::dsp}) {
       auto prog = passes::lower_cortex_m(b.get(), {target});
-      REQUIRE_MESSAGE(prog.has_value(), (prog ? std::string() : prog.error().message()));
+      REQUIRE_MESSAGE(prog.has_value(), (prog ? std::string() : prog.error().line()));
       REQUIRE(prog->layers.size() == 1);
       const auto& l = prog->layers[0];
       CHECK(l.input_offset == v.input_offset);
@@ -143,7 +143,7 @@ TEST_CASE("Cortex-M lowering: MVE kernel_sum = bias + input_offset * sum(w); fus
   std::vector<graph::float_range> ranges{{-1, 2}, {0, 3}, {-2, 2}};
   auto g = graph::build_quantized_mlp(layers, {2, 6}, {dtype::id::i8, false}, ranges);
   auto prog = passes::lower_cortex_m(g, {cortex_m::isa::mve});
-  REQUIRE_MESSAGE(prog.has_value(), (prog ? std::string() : prog.error().message()));
+  REQUIRE_MESSAGE(prog.has_value(), (prog ? std::string() : prog.error().line()));
   REQUIRE(prog->layers.size() == 2);
   const auto& l0 = prog->layers[0];
   for (std::int32_t r = 0; r < l0.rows; ++r) {
@@ -165,7 +165,7 @@ TEST_CASE("Cortex-M lowering: MVE kernel_sum = bias + input_offset * sum(w); fus
 
   auto g16 = graph::build_quantized_mlp(layers, {2, 6}, {dtype::id::i16, true}, ranges);
   auto p16 = passes::lower_cortex_m(g16, {cortex_m::isa::dsp});
-  REQUIRE_MESSAGE(p16.has_value(), (p16 ? std::string() : p16.error().message()));
+  REQUIRE_MESSAGE(p16.has_value(), (p16 ? std::string() : p16.error().line()));
   CHECK(p16->layers[0].kind == cortex_m::layer_kind::linear_s16);
   CHECK(p16->layers[0].bias_s64.size() == 4);
   CHECK(p16->layers[0].per_channel);
@@ -185,7 +185,7 @@ TEST_CASE("Cortex-M lowering errors name the op, the tensor and the rule") {
   b.output(b.linear(x, w, 2, {}));
   auto r = passes::lower_cortex_m(b.get());
   REQUIRE_FALSE(r.has_value());
-  CHECK(r.error().message().find("quantized") != std::string::npos);
+  CHECK(r.error().line().find("quantized") != std::string::npos);
 }
 
 TEST_CASE("a fused activation no lowering can express is an error on every path (never dropped)") {
@@ -207,21 +207,21 @@ TEST_CASE("a fused activation no lowering can express is an error on every path 
   const auto q = poison(graph::build_quantized_mlp(layers, {2, 6}, {dtype::id::i8, false}, ranges));
   const auto cm = passes::lower_cortex_m(q, {cortex_m::isa::dsp});
   REQUIRE_FALSE(cm.has_value());
-  CHECK(cm.error().pass == "QuantizedLinearFusion");
-  CHECK(cm.error().rule.find("fused activation #7") != std::string::npos);
+  CHECK(cm.error().where().stage == "QuantizedLinearFusion");
+  CHECK(cm.error().message().find("fused activation #7") != std::string::npos);
 
   passes::options o;
   o.sch = passes::scheme::int8;
   const auto t = passes::lower(tosa::parse("TOSA-1.0+INT").value, q, o);
   REQUIRE_FALSE(t.has_value());
-  CHECK(t.error().pass == "InsertRescale");
-  CHECK(t.error().rule.find("fused activation #7") != std::string::npos);
+  CHECK(t.error().where().stage == "InsertRescale");
+  CHECK(t.error().message().find("fused activation #7") != std::string::npos);
 
   const auto f = poison(graph::build_float_mlp(layers, {2, 6}));
   const std::vector<float> calib(12, 0.5f);
   o.calibration = calib;
   const auto tf = passes::lower(tosa::parse("TOSA-1.0+INT").value, f, o);
   REQUIRE_FALSE(tf.has_value());
-  CHECK(tf.error().pass == "QuantizeFloatGraph");
-  CHECK(tf.error().rule.find("fused activation #7") != std::string::npos);
+  CHECK(tf.error().where().stage == "QuantizeFloatGraph");
+  CHECK(tf.error().message().find("fused activation #7") != std::string::npos);
 }

@@ -37,14 +37,14 @@ int main(int argc, char** argv) {
   const auto g = graph::build_quantized_mlp(layers, {rows, 40}, {dtype::id::i8, true}, ranges);
   auto prog = passes::lower_cortex_m(g, {cortex_m::isa::mve});
   if (!prog) {
-    std::fprintf(stderr, "%s\n", prog.error().message().c_str());
+    std::fprintf(stderr, "%s\n", prog.error().line().c_str());
     return 1;
   }
   passes::options o;
   o.rounding = tosa::rounding_mode::double_round;
   auto t = passes::lower(tosa::parse("TOSA-1.0+INT+doubleround").value, g, o);
   if (!t) {
-    std::fprintf(stderr, "%s\n", t.error().message().c_str());
+    std::fprintf(stderr, "%s\n", t.error().line().c_str());
     return 1;
   }
   const auto xq = graph::quantize(x, *g.find(g.inputs[0])->quant);

@@ -351,10 +351,10 @@ struct finding {
     one.operators.push_back(op);
     passes::report rep;
     const auto s = passes::validate(one, t, rep);
-    if (!s && (tensor_ok || !s.error().op.empty())) {
-      auto e = s.error();
+    if (!s && (tensor_ok || !s.error().where().op.empty())) {
+      const auto& e = s.error();
       out.push_back({"op #" + std::to_string(file_op_index(file_index, i)) + " " + std::string(op.op_name()),
-                     e.tensor.empty() ? e.rule : "tensor '" + e.tensor + "': " + e.rule});
+                     e.where().tensor.empty() ? e.message() : "tensor '" + e.where().tensor + "': " + e.message()});
     }
   }
   return out;

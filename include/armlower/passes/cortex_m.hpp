@@ -108,13 +108,13 @@ namespace detail {
   const stopwatch sw;
   constexpr const char* pass = "QuantizedLinearFusion";
   if (g.inputs.size() != 1 || g.outputs.size() != 1)
-    return lowering_error{pass, "", "", "a Cortex-M plan needs exactly one graph input and one graph output"};
+    return lowering_error{pass, "", "", "a Cortex-M plan needs exactly one graph input and one graph output", errc::unsupported};
   std::string cur = g.inputs[0];
   const auto* in = g.find(cur);
-  if (in == nullptr || !in->quant) return lowering_error{pass, "", cur, "graph input must be a quantized tensor"};
+  if (in == nullptr || !in->quant) return lowering_error{pass, "", cur, "graph input must be a quantized tensor", errc::unsupported};
   const auto act = in->type;
   if (act != dtype::id::i8 && act != dtype::id::i16)
-    return lowering_error{pass, "", cur, "graph input must be INT8 or INT16, got " + std::string(dtype::name(act))};
+    return lowering_error{pass, "", cur, "graph input must be INT8 or INT16, got " + std::string(dtype::name(act)), errc::unsupported};
   const auto sch = act == dtype::id::i8 ? scheme::int8 : scheme::a16w8;
   prog.isa = opt.isa;
   prog.activation = act;
@@ -128,9 +128,9 @@ namespace detail {
     if (!is_fw(o, graph::framework_op::linear))
       return lowering_error{pass, label, o.outputs.empty() ? "" : o.outputs[0],
                             "only chains of quantized linear layers (with fused ReLU) map to a Cortex-M plan; " +
-                                std::string(o.op_name()) + " is not supported"};
+                                std::string(o.op_name()) + " is not supported", errc::unsupported};
     if (o.inputs.at(0) != cur)
-      return lowering_error{pass, label, o.inputs[0], "the graph is not a chain (input is not the previous layer's output)"};
+      return lowering_error{pass, label, o.inputs[0], "the graph is not a chain (input is not the previous layer's output)", errc::unsupported};
     auto chk = check_quantized_linear(g, o, label, sch, pass);
     if (!chk) return chk.error();
     const auto& x = *chk->x;
@@ -144,7 +144,7 @@ namespace detail {
     // INT8's wire encoding is the int8 bytes themselves.
     l.weights.resize(static_cast<std::size_t>(l.cols) * static_cast<std::size_t>(l.rows));
     if (w.data.size() != l.weights.size())
-      return lowering_error{pass, label, w.name, "constant payload size does not match its shape"};
+      return lowering_error{pass, label, w.name, "constant payload size does not match its shape", errc::invalid_graph};
     std::memcpy(l.weights.data(), w.data.data(), l.weights.size());
     std::vector<std::int64_t> bias;
     if (chk->b != nullptr) bias = graph::decode_ints(chk->b->type, chk->b->data, l.rows);  // INT32, or INT64 (a16w8)
@@ -158,11 +158,11 @@ namespace detail {
       if (const auto s = quant::tosa_scale_to_multiplier(scale, width, m); s != armlower::status::ok)
         return lowering_error{pass, label, y.name,
                               "requantization scale " + std::to_string(scale) + " cannot be encoded (" +
-                                  kernels::to_string(s) + ")"};
+                                  kernels::to_string(s) + ")", errc::unsupported};
       if (sch == scheme::int8) {
         quant::quantized_multiplier q{};
         if (const auto s = quant::tflite_from_tosa(m, q); s != armlower::status::ok)
-          return lowering_error{pass, label, y.name, std::string("multiplier not expressible for CMSIS-NN: ") + kernels::to_string(s)};
+          return lowering_error{pass, label, y.name, std::string("multiplier not expressible for CMSIS-NN: ") + kernels::to_string(s), errc::unsupported};
         l.multiplier.push_back(q.multiplier);
         l.shift.push_back(q.shift);
       } else {
@@ -186,7 +186,7 @@ namespace detail {
         const auto s = cmsis::vector_sum_s8(l.kernel_sum.data(), l.cols, l.rows, l.weights.data(), l.input_offset,
                                             l.filter_offset, b32.empty() ? nullptr : b32.data());
         if (s != armlower::status::ok)
-          return lowering_error{pass, label, w.name, std::string("kernel_sum: ") + kernels::to_string(s)};
+          return lowering_error{pass, label, w.name, std::string("kernel_sum: ") + kernels::to_string(s), errc::unsupported};
         ++kernel_sums;
       } else {
         l.bias = std::move(b32);
@@ -197,8 +197,8 @@ namespace detail {
     cur = y.name;
     prog.layers.push_back(std::move(l));
   }
-  if (prog.layers.empty()) return lowering_error{pass, "", "", "the graph has no linear layer"};
-  if (cur != g.outputs[0]) return lowering_error{pass, "", g.outputs[0], "graph output is not the last layer's output"};
+  if (prog.layers.empty()) return lowering_error{pass, "", "", "the graph has no linear layer", errc::unsupported};
+  if (cur != g.outputs[0]) return lowering_error{pass, "", g.outputs[0], "graph output is not the last layer's output", errc::unsupported};
   const auto* out = g.find(cur);
   prog.output_name = cur;
   prog.output_shape = out->shape;

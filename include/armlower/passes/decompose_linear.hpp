@@ -33,11 +33,13 @@
 #include <armlower/kernels/status.hpp>
 #include <armlower/passes/detail/activation.hpp>
 #include <armlower/passes/detail/graph_edit.hpp>
+#include <armlower/passes/emit.hpp>
 #include <armlower/passes/fold_qparams.hpp>
 #include <armlower/passes/options.hpp>
 #include <armlower/passes/report.hpp>
 #include <armlower/passes/result.hpp>
 #include <armlower/quant/multiplier.hpp>
+#include <armlower/tosa/legality.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -87,7 +89,7 @@ struct linear_operands {
     if (!t->quant || t->quant->scale.empty())
       return lowering_error{pass, label, t->name,
                             std::string(role) + " has no quantization parameters; scheme " + sname +
-                                " needs a quantized graph (DEQUANTIZE/QUANTIZE around the linear) or calibration data"};
+                                " needs a quantized graph (DEQUANTIZE/QUANTIZE around the linear) or calibration data", errc::unsupported};
     return std::nullopt;
   };
   if (auto e = need_q(r.x, "input")) return *e;
@@ -108,21 +110,21 @@ struct linear_operands {
   if (r.x->type != act)
     return lowering_error{pass, label, r.x->name,
                           "input is " + std::string(dtype::name(r.x->type)) + " but scheme " + sname + " needs " +
-                              std::string(dtype::name(act)) + " activations"};
+                              std::string(dtype::name(act)) + " activations", errc::unsupported};
   if (r.y->type != act)
     return lowering_error{pass, label, r.y->name,
                           "output is " + std::string(dtype::name(r.y->type)) + " but scheme " + sname + " needs " +
-                              std::string(dtype::name(act)) + " activations"};
+                              std::string(dtype::name(act)) + " activations", errc::unsupported};
   if (r.x->quant->per_channel || r.x->quant->scale.size() != 1)
-    return lowering_error{pass, label, r.x->name, "input must be quantized per tensor"};
+    return lowering_error{pass, label, r.x->name, "input must be quantized per tensor", errc::unsupported};
   if (r.y->quant->per_channel || r.y->quant->scale.size() != 1)
-    return lowering_error{pass, label, r.y->name, "output must be quantized per tensor"};
+    return lowering_error{pass, label, r.y->name, "output must be quantized per tensor", errc::unsupported};
   if (!r.w->is_constant)
     return lowering_error{pass, label, r.w->name,
-                          "weights must be a constant (non-constant weights cannot be lowered; fold them first)"};
+                          "weights must be a constant (non-constant weights cannot be lowered; fold them first)", errc::unsupported};
   if (r.w->type != dtype::id::i8)
-    return lowering_error{pass, label, r.w->name, "weights must be INT8, got " + std::string(dtype::name(r.w->type))};
-  if (r.x->shape.empty()) return lowering_error{pass, label, r.x->name, "input must have rank >= 1"};
+    return lowering_error{pass, label, r.w->name, "weights must be INT8, got " + std::string(dtype::name(r.w->type)), errc::unsupported};
+  if (r.x->shape.empty()) return lowering_error{pass, label, r.x->name, "input must have rank >= 1", errc::unsupported};
   r.ci = r.x->shape.back();
   const auto& ws = r.w->shape;
   const bool w2 = ws.size() == 2, w4 = ws.size() == 4 && ws[1] == 1 && ws[2] == 1;
@@ -135,27 +137,27 @@ struct linear_operands {
   if (r.y->shape != ys) return lowering_error{pass, label, r.y->name, "output shape must be the input shape with the last dim = out_features"};
   const auto& wq = *r.w->quant;
   if (wq.per_channel && (wq.axis != 0 || static_cast<std::int32_t>(wq.scale.size()) != r.co))
-    return lowering_error{pass, label, r.w->name, "per-channel weight qparams need one scale per output channel (axis 0)"};
+    return lowering_error{pass, label, r.w->name, "per-channel weight qparams need one scale per output channel (axis 0)", errc::unsupported};
   if (!wq.per_channel && wq.scale.size() != 1)
-    return lowering_error{pass, label, r.w->name, "per-tensor weight qparams need exactly one scale"};
+    return lowering_error{pass, label, r.w->name, "per-tensor weight qparams need exactly one scale", errc::unsupported};
   for (auto z : wq.zero_point)
     if (z != (wq.zero_point.empty() ? 0 : wq.zero_point[0]))
-      return lowering_error{pass, label, r.w->name, "weight zero points must be equal (CONV2D has one weight_zp)"};
+      return lowering_error{pass, label, r.w->name, "weight zero points must be equal (CONV2D has one weight_zp)", errc::unsupported};
   if (s == scheme::a16w8) {
     if (r.x->quant->zero_point.at(0) != 0)
-      return lowering_error{pass, label, r.x->name, "INT16 activations must be symmetric (zero point 0: TOSA ERROR_IF)"};
+      return lowering_error{pass, label, r.x->name, "INT16 activations must be symmetric (zero point 0: TOSA ERROR_IF)", errc::unsupported};
     if (r.y->quant->zero_point.at(0) != 0)
-      return lowering_error{pass, label, r.y->name, "INT16 activations must be symmetric (zero point 0: TOSA ERROR_IF)"};
+      return lowering_error{pass, label, r.y->name, "INT16 activations must be symmetric (zero point 0: TOSA ERROR_IF)", errc::unsupported};
   }
   if (r.b != nullptr) {
-    if (!r.b->is_constant) return lowering_error{pass, label, r.b->name, "bias must be a constant"};
+    if (!r.b->is_constant) return lowering_error{pass, label, r.b->name, "bias must be a constant", errc::unsupported};
     // int8: INT32 bias. a16w8: INT32, or INT64 (TFLite/CMSIS-NN int16x8 convention,
     // CMSIS-NN v7 `arm_nn_vec_mat_mult_t_s16`) whose values fit the INT48 bias/accumulator of the TOSA CONV2D.
     const bool i64_ok = s == scheme::a16w8 && r.b->type == dtype::id::i64;
     if (r.b->type != dtype::id::i32 && !i64_ok)
       return lowering_error{pass, label, r.b->name,
                             std::string("bias must be INT32") + (s == scheme::a16w8 ? " or INT64" : "") +
-                                " (scale s_in*s_w), got " + std::string(dtype::name(r.b->type))};
+                                " (scale s_in*s_w), got " + std::string(dtype::name(r.b->type)), errc::unsupported};
     if (r.b->shape != std::vector<std::int32_t>{r.co})
       return lowering_error{pass, label, r.b->name, "bias shape must be [" + std::to_string(r.co) + "]"};
     if (r.b->data.size() < graph::payload_bytes(r.b->type, r.co))
@@ -177,13 +179,20 @@ struct linear_operands {
 
 }  // namespace detail
 
-/// DecomposeLinear for integer schemes (see file comment). Fills `sites` for InsertRescale.
-[[nodiscard]] inline pass_status decompose_linear(graph::graph& g, scheme s, std::vector<rescale_site>& sites,
-                                                  report& rep) {
+/// DecomposeLinear for integer scheme `S` (see file comment), emitting through `ctx`
+/// (`passes/emit.hpp`): the activation dtype is `activation_dtype(S)`, the accumulator the op
+/// table's for (activation, INT8) CONV2D. Fills `sites` for InsertRescale. Every linear is
+/// checked; the error lists each one that cannot be lowered and each illegal emission.
+template <scheme S, class Ctx>
+[[nodiscard]] pass_status decompose_linear(Ctx& ctx, graph::graph& g, std::vector<rescale_site>& sites, report& rep) {
+  static_assert(!is_mx(S), "decompose_linear: integer schemes only");
+  constexpr dtype::id A = activation_dtype(S);
+  constexpr dtype::id I8 = dtype::id::i8;
+  constexpr dtype::id Acc = *tosa::accumulator_dtype(tosa::op::conv2d, A, I8);
+  constexpr dtype::id Shp = dtype::id::shape;
   const detail::stopwatch sw;
   constexpr const char* pass = "DecomposeLinear";
-  const bool a16 = s == scheme::a16w8;
-  const auto acc_t = a16 ? dtype::id::i48 : dtype::id::i32;
+  constexpr bool a16 = Acc == dtype::id::i48;
   std::vector<graph::operation> out;
   out.reserve(g.operators.size() * 4);
   std::int64_t n = 0;
@@ -196,10 +205,11 @@ struct linear_operands {
       continue;
     }
     const auto label = detail::op_label(ops[i], i);
-    auto chk = detail::check_quantized_linear(g, ops[i], label, s, pass);
-    if (!chk) {
-      g.operators = std::move(ops);
-      return chk.error();
+    auto chk = detail::check_quantized_linear(g, ops[i], label, S, pass);
+    if (!chk) {  // report it, keep the linear, go on with the others
+      ctx.add(chk.error());
+      out.push_back(std::move(ops[i]));
+      continue;
     }
     const auto& o = ops[i];
     const auto act = std::holds_alternative<graph::linear_attr>(o.attr) ? std::get<graph::linear_attr>(o.attr).fused
@@ -207,7 +217,6 @@ struct linear_operands {
     // Copy what we need before adding tensors (pointers into g.tensors are invalidated by adds).
     const auto x = *chk->x;
     const auto y_name = chk->y->name;
-    const auto y_type = chk->y->type;
     const auto y_quant = *chk->y->quant;
     const auto w_name = chk->w->name;
     const auto w_quant = *chk->w->quant;
@@ -226,27 +235,29 @@ struct linear_operands {
       std::vector<std::int64_t> bv(static_cast<std::size_t>(co), 0);
       if (!b_name.empty()) bv = graph::decode_ints(g.find(b_name)->type, g.find(b_name)->data, co);
       else ++zero_bias;
-      bias = detail::add_int_const(g, base + "_bias", acc_t, {co}, bv);
+      bias = detail::add_int_const(g, base + "_bias", Acc, {co}, bv);
     }
     const auto s4 = detail::add_shape_const(g, base + "_in_shape", {B, 1, 1, ci});
-    const auto x4 = detail::add_tensor(g, x.name + "_nhwc", x.type, {B, 1, 1, ci}, x.quant);
-    const auto in_zp = detail::add_scalar_const(g, base + "_input_zp", x.type, x.quant->zero_point.at(0));
-    const auto w_zp = detail::add_scalar_const(g, base + "_weight_zp", dtype::id::i8,
+    const auto x4 = detail::add_tensor(g, x.name + "_nhwc", A, {B, 1, 1, ci}, x.quant);
+    const auto in_zp = detail::add_scalar_const(g, base + "_input_zp", A, x.quant->zero_point.at(0));
+    const auto w_zp = detail::add_scalar_const(g, base + "_weight_zp", I8,
                                                w_quant.zero_point.empty() ? 0 : w_quant.zero_point[0]);
-    const auto acc = detail::add_tensor(g, base + "_acc", acc_t, {B, 1, 1, co});
-    const auto y4 = detail::add_tensor(g, base + "_nhwc", y_type, {B, 1, 1, co}, y_quant);
+    const auto acc = detail::add_tensor(g, base + "_acc", Acc, {B, 1, 1, co});
+    const auto y4 = detail::add_tensor(g, base + "_nhwc", A, {B, 1, 1, co}, y_quant);
     const auto ys = detail::add_shape_const(g, base + "_out_shape", g.find(y_name)->shape);
 
     graph::conv2d_attr ca;
-    ca.acc_type = acc_t;
-    out.push_back({tosa::op::reshape, {x.name, s4}, {x4}, std::monostate{}});
-    out.push_back({tosa::op::conv2d, {x4, w_name, bias, in_zp, w_zp}, {acc}, ca});
-    out.push_back({tosa::op::reshape, {y4, ys}, {y_name}, std::monostate{}});
-    for (std::size_t k = out.size() - 3; k < out.size(); ++k) out[k].source_index = o.source_index;
+    ca.acc_type = Acc;
+    ctx.at(out, pass, o.source_index, static_cast<std::int64_t>(i));
+    emit<tosa::op::reshape>(ctx, value<A>{x.name}, value<Shp>{s4}, value<A>{x4});
+    emit<tosa::op::conv2d>(ctx, value<A>{x4}, value<I8>{w_name}, value<Acc>{bias}, value<A>{in_zp}, value<I8>{w_zp},
+                           value<Acc>{acc}, ca);
+    emit<tosa::op::reshape>(ctx, value<A>{y4}, value<Shp>{ys}, value<A>{y_name});
     sites.push_back({acc, y4, x.quant->scale[0], w_quant.scale, act, label});
     ++n;
   }
   g.operators = std::move(out);
+  if (!ctx.ok()) return ctx.take_error();
   detail::remove_unused_tensors(g);
   rep.passes.push_back({pass,
                         std::to_string(n) + " linear -> RESHAPE + CONV2D 1x1 (" +
@@ -256,10 +267,17 @@ struct linear_operands {
   return done{};
 }
 
-/// InsertRescale (see file comment): a RESCALE (+ CLAMP for a fused activation) after every
-/// CONV2D listed in `sites`.
-[[nodiscard]] inline pass_status insert_rescale(graph::graph& g, const std::vector<rescale_site>& sites,
-                                                tosa::rounding_mode rounding, report& rep) {
+/// InsertRescale (see file comment) for integer scheme `S`: a RESCALE (accumulator →
+/// activation dtype; + CLAMP for a fused activation) after every CONV2D listed in `sites`,
+/// emitted through `ctx` (the rounding mode's extension is checked at the RESCALE emission).
+template <scheme S, class Ctx>
+[[nodiscard]] pass_status insert_rescale(Ctx& ctx, graph::graph& g, const std::vector<rescale_site>& sites,
+                                         tosa::rounding_mode rounding, report& rep) {
+  constexpr dtype::id A = activation_dtype(S);
+  constexpr dtype::id Acc = *tosa::accumulator_dtype(tosa::op::conv2d, A, dtype::id::i8);
+  // 32-bit multipliers (scale32) for INT32 input, 16-bit for INT48 (TOSA RESCALE ERROR_IF).
+  constexpr bool scale32 = Acc != dtype::id::i48;
+  constexpr dtype::id Mul = scale32 ? dtype::id::i32 : dtype::id::i16;
   const detail::stopwatch sw;
   constexpr const char* pass = "InsertRescale";
   std::vector<graph::operation> out;
@@ -272,17 +290,15 @@ struct linear_operands {
     out.push_back(std::move(op));
     if (!is_site) continue;
     const auto& st = sites[next++];
-    const auto acc_t = g.find(st.acc)->type;
     const auto* yt = g.find(st.output);
-    const auto y_type = yt->type;
     const auto y_zp = yt->quant->zero_point.at(0);
     const float y_scale = yt->quant->scale.at(0);
-    const bool scale32 = acc_t != dtype::id::i48;
     const auto width = scale32 ? quant::multiplier_width::bits32 : quant::multiplier_width::bits16;
     if (!scale32 && rounding == tosa::rounding_mode::double_round)
       return lowering_error{pass, st.linear, st.acc,
                             "DOUBLE_ROUND needs 32-bit multipliers (scale32); a RESCALE from INT48 uses 16-bit "
-                            "multipliers (TOSA ERROR_IF !scale32 && DOUBLE_ROUND)"};
+                            "multipliers (TOSA ERROR_IF !scale32 && DOUBLE_ROUND)",
+                            errc::invalid_argument};
     std::vector<std::int64_t> mult, shift;
     for (float sw_c : st.weight_scale) {
       const double scale =
@@ -292,35 +308,37 @@ struct linear_operands {
       if (s != armlower::status::ok)
         return lowering_error{pass, st.linear, st.output,
                               "requantization scale s_in*s_w/s_out = " + std::to_string(scale) +
-                                  " cannot be encoded as a TOSA multiplier/shift (" + kernels::to_string(s) + ")"};
+                                  " cannot be encoded as a TOSA multiplier/shift (" + kernels::to_string(s) + ")",
+                              errc::unsupported};
       mult.push_back(m.multiplier);
       shift.push_back(m.shift);
     }
     const bool pc = mult.size() > 1;
     per_channel += pc;
     const auto& base = st.output;
-    const auto mname = detail::add_int_const(g, base + "_multiplier", scale32 ? dtype::id::i32 : dtype::id::i16,
+    const auto mname = detail::add_int_const(g, base + "_multiplier", Mul,
                                              {static_cast<std::int32_t>(mult.size())}, mult);
     const auto sname = detail::add_int_const(g, base + "_shift", dtype::id::i8,
                                              {static_cast<std::int32_t>(shift.size())}, shift);
-    const auto izp = detail::add_scalar_const(g, base + "_rescale_input_zp", acc_t, 0);
-    const auto ozp = detail::add_scalar_const(g, base + "_rescale_output_zp", y_type, y_zp);
+    const auto izp = detail::add_scalar_const(g, base + "_rescale_input_zp", Acc, 0);
+    const auto ozp = detail::add_scalar_const(g, base + "_rescale_output_zp", A, y_zp);
     graph::rescale_attr ra;
     ra.scale32 = scale32;
     ra.rounding = rounding;
     ra.per_channel = pc;
     const auto src = out.back().source_index;  // the CONV2D's
-    const auto first_new = out.size();
-    out.push_back({tosa::op::rescale, {st.acc, mname, sname, izp, ozp}, {st.output}, ra});
-    const auto c = detail::append_fused_activation(g, out, st.act, st.output, pass, st.linear);
+    ctx.at(out, pass, src, static_cast<std::int64_t>(out.size()));
+    emit<tosa::op::rescale>(ctx, value<Acc>{st.acc}, value<Mul>{mname}, value<dtype::id::i8>{sname}, value<Acc>{izp},
+                            value<A>{ozp}, value<A>{st.output}, ra);
+    const auto c = detail::append_fused_activation<A>(ctx, g, st.act, st.output, pass, st.linear);
     if (!c) return c.error();
-    for (std::size_t k = first_new; k < out.size(); ++k) out[k].source_index = src;
     clamps += *c;
     ++n;
   }
   if (next != sites.size())
     return lowering_error{pass, "", sites[next].acc, "internal: CONV2D of a decomposed linear not found"};
   g.operators = std::move(out);
+  if (!ctx.ok()) return ctx.take_error();
   rep.passes.push_back({pass,
                         std::to_string(n) + " RESCALE (" + std::to_string(per_channel) + " per-channel, " +
                             (rounding == tosa::rounding_mode::double_round ? "DOUBLE_ROUND" : "SINGLE_ROUND") + "), " +
@@ -330,51 +348,71 @@ struct linear_operands {
 }
 
 /// LowerQuantizedActivations (see file comment): stand-alone quantized ReLU/ReLU6 → CLAMP,
-/// framework reshape → RESHAPE. Any framework op left afterwards is an error.
-[[nodiscard]] inline pass_status lower_remaining_framework_ops(graph::graph& g, bool quantized, report& rep) {
+/// framework reshape → RESHAPE, emitted through `ctx` (their dtype is the tensor's, known at run
+/// time: `dyn_value`). Any framework op left afterwards is an error (`errc::unsupported`); every
+/// such op is reported.
+template <class Ctx>
+[[nodiscard]] pass_status lower_remaining_framework_ops(Ctx& ctx, graph::graph& g, bool quantized, report& rep) {
   const detail::stopwatch sw;
   constexpr const char* pass = "LowerActivationsAndReshapes";
   std::int64_t n = 0;
-  for (std::size_t i = 0; i < g.operators.size(); ++i) {
-    auto& o = g.operators[i];
-    if (o.is_tosa()) continue;
+  std::vector<graph::operation> out;
+  out.reserve(g.operators.size());
+  auto ops = std::move(g.operators);
+  g.operators.clear();
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    auto& o = ops[i];
+    if (o.is_tosa()) {
+      out.push_back(std::move(o));
+      continue;
+    }
     const auto k = std::get<graph::framework_op>(o.code);
-    const auto label = detail::op_label(g, i);
+    const auto label = detail::op_label(o, i);
+    ctx.at(out, pass, o.source_index, static_cast<std::int64_t>(i));
+    auto keep = [&](const std::string& tensor, std::string rule, errc code) {
+      ctx.add(lowering_error{pass, label, tensor, std::move(rule), code});
+      out.push_back(std::move(o));
+    };
+    const auto* x = o.inputs.empty() ? nullptr : g.find(o.inputs[0]);
+    const auto* y = o.outputs.size() == 1 ? g.find(o.outputs[0]) : nullptr;
+    const bool known = k == graph::framework_op::reshape || k == graph::framework_op::relu ||
+                       k == graph::framework_op::relu6;
+    if (known && (x == nullptr || y == nullptr)) {
+      keep(x == nullptr ? (o.inputs.empty() ? "" : o.inputs[0]) : (o.outputs.empty() ? "" : o.outputs[0]),
+           "tensor does not exist", errc::invalid_graph);
+      continue;
+    }
     if (k == graph::framework_op::reshape) {
-      const auto* y = g.find(o.outputs.at(0));
-      if (y == nullptr) return lowering_error{pass, label, o.outputs[0], "tensor does not exist"};
-      const auto sc = detail::add_shape_const(g, y->name + "_shape", g.find(o.outputs[0])->shape);
-      auto& o2 = g.operators[i];
-      o2.code = tosa::op::reshape;
-      o2.inputs = {o2.inputs.at(0), sc};
-      o2.attr = std::monostate{};
+      const auto xv = dyn_value{x->name, x->type}, yv = dyn_value{y->name, y->type};
+      const auto sc = detail::add_shape_const(g, y->name + "_shape", y->shape);
+      emit<tosa::op::reshape>(ctx, xv, value<dtype::id::shape>{sc}, yv);
       ++n;
       continue;
     }
     if (k == graph::framework_op::relu || k == graph::framework_op::relu6) {
-      const auto* x = g.find(o.inputs.at(0));
-      const auto* y = g.find(o.outputs.at(0));
-      if (x == nullptr || y == nullptr) return lowering_error{pass, label, o.inputs[0], "tensor does not exist"};
       const auto a = k == graph::framework_op::relu ? graph::activation::relu : graph::activation::relu6;
       graph::clamp_attr c;
       if (quantized) {
-        if (!x->quant || !y->quant || !detail::same_qparams(*x, *y))
-          return lowering_error{pass, label, y->name,
-                                "a stand-alone quantized ReLU needs identical input and output qparams"};
+        if (!x->quant || !y->quant || !detail::same_qparams(*x, *y)) {
+          keep(y->name, "a stand-alone quantized ReLU needs identical input and output qparams", errc::unsupported);
+          continue;
+        }
         c = detail::activation_bounds(a, *y);
       } else {
         c = detail::float_activation_bounds(a);
       }
-      o.code = tosa::op::clamp;
-      o.attr = c;
+      emit<tosa::op::clamp>(ctx, dyn_value{x->name, x->type}, dyn_value{y->name, y->type}, c);
       ++n;
       continue;
     }
-    return lowering_error{pass, label, o.inputs.empty() ? "" : o.inputs[0],
-                          std::string(o.op_name()) +
-                              " cannot be lowered here (a QUANTIZE/DEQUANTIZE at the graph boundary needs float "
-                              "support; give the graph quantized inputs/outputs)"};
+    keep(o.inputs.empty() ? "" : o.inputs[0],
+         std::string(o.op_name()) +
+             " cannot be lowered here (a QUANTIZE/DEQUANTIZE at the graph boundary needs float "
+             "support; give the graph quantized inputs/outputs)",
+         errc::unsupported);
   }
+  g.operators = std::move(out);
+  if (!ctx.ok()) return ctx.take_error();
   rep.passes.push_back({pass, std::to_string(n) + " ReLU/reshape lowered to CLAMP/RESHAPE", n, sw.ms()});
   return done{};
 }

@@ -80,14 +80,14 @@ namespace detail {
       if (qs.size() != us.size() || detail::is_graph_output(g, out))
         return lowering_error{pass, detail::op_label(g, i), out,
                               "output is read both by QUANTIZE and by a float consumer; a quantized graph must "
-                              "quantize every use of it"};
+                              "quantize every use of it", errc::unsupported};
       const auto target = g.operators[qs[0]].outputs.at(0);
       const auto* tq = g.find(target);
       for (std::size_t k = 1; k < qs.size(); ++k) {
         const auto other = g.operators[qs[k]].outputs.at(0);
         const auto* to = g.find(other);
         if (tq == nullptr || to == nullptr || !detail::same_qparams(*tq, *to))
-          return lowering_error{pass, detail::op_label(g, i), out, "output qparams do not match between its QUANTIZE users"};
+          return lowering_error{pass, detail::op_label(g, i), out, "output qparams do not match between its QUANTIZE users", errc::unsupported};
         if (const auto r2 = readers.find(other); r2 != readers.end())
           for (auto u2 : r2->second)
             for (auto& n : g.operators[u2].inputs)

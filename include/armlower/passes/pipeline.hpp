@@ -4,7 +4,7 @@
 ///     auto r = armlower::lower<armlower::tosa::spec<"TOSA-1.0+INT+int16">, armlower::passes::scheme::a16w8>(g);
 ///     auto r = armlower::lower<Target>(g, opts);                 // scheme chosen at run time
 ///     auto r = armlower::lower(target, g, opts);                 // target chosen at run time
-///     if (!r) std::cerr << r.error().message();  else use r->graph, r->report
+///     if (!r) std::cerr << r.error().text();  else use r->graph, r->report
 ///
 /// Pipelines (ExecuTorch `backends/arm/_passes/arm_pass_manager.py` order):
 ///  - int8 / a16w8: [QuantizeFloatGraph, for a float graph with `options::calibration`] →
@@ -12,19 +12,27 @@
 ///    InsertRescale → LowerActivationsAndReshapes → Validate;
 ///  - MXFP: RewriteMXFPLinear → LowerActivationsAndReshapes → Validate.
 ///
-/// Compile-time targets: the pass templates (`int_linear_lowering<Target, S>`,
-/// `mxfp_linear_lowering<Target, Elem>`) `static_assert` (via `tosa::require`) that every op/dtype
-/// combination they emit is legal for `Target`, so `lower<spec<"TOSA-1.0+INT">, scheme::a16w8>`
-/// does not compile and the diagnostic carries the reason ("CONV2D i16xi8->i48 requires
-/// EXT-INT16; ..."). With a run-time scheme or target the same table gives an error value
-/// (`check_scheme`), e.g. "scheme a16w8: CONV2D i16×i8→i48 requires EXT-INT16; TOSA-1.0+INT does
-/// not enable it".
+/// Legality is a consequence of what the passes emit: every operation a pass creates goes
+/// through `emit<op>(ctx, ...)` (`passes/emit.hpp`), whose dtypes are compile-time constants
+/// (the passes are templates on the scheme). So:
+///  - `lower<Target, S>` (compile-time target and scheme): an illegal emission does not compile,
+///    and the diagnostic carries the op table's reason — `lower<spec<"TOSA-1.0+INT">,
+///    scheme::a16w8>` fails with "CONV2D i16xi8->i48 requires EXT-INT16; TOSA-1.0+INT does not
+///    enable it";
+///  - `lower<Target>(g, opt)` (compile-time target, run-time scheme): the scheme is dispatched
+///    once over `all_schemes`; each pipeline is compiled with the `on_illegal::report` policy, so
+///    an illegal one returns the same reason as an error value (`errc::not_legal`);
+///  - `lower(target, g, opt)` (run-time target): `tosa::check` at each emission, error value.
+/// Errors name the pass, the model op, the emitted op and the tensor (`armlower::error`); a
+/// pass reports every finding. The RESCALE rounding mode's extension (EXT-DOUBLEROUND,
+/// EXT-INEXACTROUND) is checked at the RESCALE emission.
 /// Hosted only.
 #pragma once
 
 #include <armlower/dtype/dtype.hpp>
 #include <armlower/graph/graph.hpp>
 #include <armlower/passes/decompose_linear.hpp>
+#include <armlower/passes/emit.hpp>
 #include <armlower/passes/fold_qparams.hpp>
 #include <armlower/passes/options.hpp>
 #include <armlower/passes/quantize_float.hpp>
@@ -37,6 +45,7 @@
 
 #include <boost/mp11/algorithm.hpp>
 
+#include <concepts>
 #include <optional>
 #include <string>
 #include <utility>
@@ -49,61 +58,7 @@ struct lowering {
   passes::report report;
 };
 
-/// The op/dtype combinations a scheme emits, as (op, dtypes) in op-table slot order.
 namespace detail {
-struct emitted_op {
-  tosa::op o;
-  std::array<dtype::id, 3> types;
-  std::uint8_t n;
-};
-[[nodiscard]] constexpr std::array<emitted_op, 5> emitted_ops(scheme s) noexcept {
-  // The op that defines the scheme comes first, so an illegal scheme reports the telling rule.
-  using dtype::id;
-  using tosa::op;
-  if (s == scheme::int8)
-    return {{{op::conv2d, {id::i8, id::i8, id::i32}, 3}, {op::rescale, {id::i32, id::i8}, 2}, {op::reshape, {id::i8}, 1},
-             {op::clamp, {id::i8}, 1}, {op::reshape, {id::i8}, 1}}};
-  if (s == scheme::a16w8)
-    return {{{op::conv2d, {id::i16, id::i8, id::i48}, 3}, {op::rescale, {id::i48, id::i16}, 2},
-             {op::reshape, {id::i16}, 1}, {op::clamp, {id::i16}, 1}, {op::reshape, {id::i16}, 1}}};
-  const auto e = mx_element(s);
-  return {{{op::cast_to_block_scaled, {id::fp32, e}, 2}, {op::matmul_t_block_scaled, {e, e}, 2},
-           {op::reshape, {id::fp32}, 1}, {op::add, {id::fp32}, 1}, {op::clamp, {id::fp32}, 1}}};
-}
-}  // namespace detail
-
-/// Is scheme `s` lowerable for target `t`? Returns the first illegal op with the op table's
-/// reason, e.g. "scheme a16w8: CONV2D i16×i8→i48 requires EXT-INT16; TOSA-1.0+INT does not
-/// enable it" (the reason comes from `tosa::check`).
-[[nodiscard]] constexpr tosa::check_result check_scheme(const tosa::target& t, scheme s) noexcept {
-  tosa::check_result last{};
-  for (const auto& e : detail::emitted_ops(s)) {
-    last = tosa::check(t, e.o, std::span<const dtype::id>(e.types.data(), e.n));
-    if (!last.ok()) return last;
-  }
-  return last;
-}
-
-/// True when every op a scheme emits is legal on the compile-time target.
-template <tosa::TargetSpec Target, scheme S>
-inline constexpr bool scheme_legal = check_scheme(Target::value, S).ok();
-
-namespace detail {
-
-[[nodiscard]] inline std::optional<lowering_error> scheme_error(const tosa::target& t, const options& opt) {
-  const auto c = check_scheme(t, opt.sch);
-  if (!c.ok())
-    return lowering_error{"Pipeline", "", "", "scheme " + std::string(name(opt.sch)) + ": " + std::string(c.reason())};
-  if (opt.rounding == tosa::rounding_mode::double_round && !t.supports(tosa::ext::doubleround))
-    return lowering_error{"Pipeline", "", "",
-                          "rounding DOUBLE_ROUND requires EXT-DOUBLEROUND; " + std::string(t.text().view()) +
-                              " does not enable it"};
-  if (opt.rounding == tosa::rounding_mode::inexact_round && !t.supports(tosa::ext::inexactround))
-    return lowering_error{"Pipeline", "", "",
-                          "rounding INEXACT_ROUND requires EXT-INEXACTROUND; " + std::string(t.text().view()) +
-                              " does not enable it"};
-  return std::nullopt;
-}
 
 [[nodiscard]] inline bool has_qdq(const graph::graph& g) {
   for (const auto& o : g.operators)
@@ -111,116 +66,116 @@ namespace detail {
   return false;
 }
 
-/// The integer pipeline, without the target check (done by the callers).
-[[nodiscard]] inline result<lowering> run_int(const tosa::target& t, graph::graph g, const options& opt) {
+/// The integer pipeline of scheme `S`, emitting through `ctx`.
+template <scheme S, class Ctx>
+[[nodiscard]] result<lowering> run_int(Ctx& ctx, graph::graph g, const options& opt) {
+  const tosa::target& t = ctx.target();
   lowering out;
   out.report.spec = std::string(t.text().view());
-  out.report.scheme = std::string(name(opt.sch));
+  out.report.scheme = std::string(name(S));
   auto& rep = out.report;
   if (is_float_graph(g))
-    if (auto s = quantize_float_graph(g, opt.sch, opt.per_channel, opt.calibration, rep); !s) return s.error();
+    if (auto s = quantize_float_graph(g, S, opt.per_channel, opt.calibration, rep); !s) return s.error();
   if (auto s = fold_and_annotate_qparams(g, rep); !s) return s.error();
   if (auto s = fuse_quantized_activation(g, rep); !s) return s.error();
   std::vector<rescale_site> sites;
-  if (auto s = decompose_linear(g, opt.sch, sites, rep); !s) return s.error();
-  if (auto s = insert_rescale(g, sites, opt.rounding, rep); !s) return s.error();
-  if (auto s = lower_remaining_framework_ops(g, true, rep); !s) return s.error();
+  if (auto s = decompose_linear<S>(ctx, g, sites, rep); !s) return s.error();
+  if (auto s = insert_rescale<S>(ctx, g, sites, opt.rounding, rep); !s) return s.error();
+  if (auto s = lower_remaining_framework_ops(ctx, g, true, rep); !s) return s.error();
   if (auto s = validate(g, t, rep); !s) return s.error();
   rep.summarize(g);
   out.graph = std::move(g);
   return out;
 }
 
-/// The MXFP pipeline, without the target check.
-[[nodiscard]] inline result<lowering> run_mxfp(const tosa::target& t, graph::graph g, const options& opt) {
+/// The MXFP pipeline of scheme `S`, emitting through `ctx`.
+template <scheme S, class Ctx>
+[[nodiscard]] result<lowering> run_mxfp(Ctx& ctx, graph::graph g, const options& opt) {
+  const tosa::target& t = ctx.target();
   lowering out;
   out.report.spec = std::string(t.text().view());
-  out.report.scheme = std::string(name(opt.sch));
+  out.report.scheme = std::string(name(S));
   auto& rep = out.report;
   if (has_qdq(g))
-    return lowering_error{"RewriteMXFPLinear", "", "",
-                          "MXFP lowering takes a float graph; this graph has QUANTIZE/DEQUANTIZE operators "
-                          "(use scheme int8 or a16w8 for quantized graphs)"};
-  if (auto s = rewrite_mxfp_linear(g, mx_element(opt.sch), opt.mx_scale, rep); !s) return s.error();
-  if (auto s = lower_remaining_framework_ops(g, false, rep); !s) return s.error();
+    return armlower::error(errc::invalid_argument, pass_location("RewriteMXFPLinear"),
+                           "MXFP lowering takes a float graph; this graph has QUANTIZE/DEQUANTIZE operators "
+                           "(use scheme int8 or a16w8 for quantized graphs)");
+  if (auto s = rewrite_mxfp_linear<mx_element(S)>(ctx, g, opt.mx_scale, rep); !s) return s.error();
+  if (auto s = lower_remaining_framework_ops(ctx, g, false, rep); !s) return s.error();
   if (auto s = validate(g, t, rep); !s) return s.error();
   rep.summarize(g);
   out.graph = std::move(g);
   return out;
+}
+
+/// The pipeline of scheme `S` (integer or MXFP).
+template <scheme S, class Ctx>
+[[nodiscard]] result<lowering> run(Ctx& ctx, graph::graph g, const options& opt) {
+  if constexpr (is_mx(S)) return run_mxfp<S>(ctx, std::move(g), opt);
+  else return run_int<S>(ctx, std::move(g), opt);
+}
+
+/// Calls `f(std::integral_constant<scheme, S>{})` for the run-time scheme `s` (one dispatch).
+template <class F>
+[[nodiscard]] result<lowering> with_scheme(scheme s, F&& f) {
+  constexpr std::size_t n = std::size(all_schemes);
+  const auto k = static_cast<std::size_t>(s);
+  if (k >= n)
+    return armlower::error(errc::invalid_argument, pass_location("Pipeline"),
+                           "unknown scheme #" + std::to_string(k));
+  return boost::mp11::mp_with_index<n>(k, [&](auto I) -> result<lowering> {
+    return f(std::integral_constant<scheme, all_schemes[I]>{});
+  });
 }
 
 }  // namespace detail
 
-/// Integer linear lowering (int8 or a16w8) instantiated for a compile-time target: does not
+/// Linear lowering (integer or MXFP) of scheme `S` for the compile-time target `Target`: does not
 /// compile unless every op/dtype it emits is legal for `Target` (the error names the rule).
 template <tosa::TargetSpec Target, scheme S>
-struct int_linear_lowering {
-  static_assert(S == scheme::int8 || S == scheme::a16w8, "int_linear_lowering: scheme must be int8 or a16w8");
-  static_assert(tosa::require<Target, tosa::op::conv2d, activation_dtype(S), dtype::id::i8,
-                              S == scheme::a16w8 ? dtype::id::i48 : dtype::id::i32>);
-  static_assert(tosa::require<Target, tosa::op::rescale, S == scheme::a16w8 ? dtype::id::i48 : dtype::id::i32,
-                              activation_dtype(S)>);
-  static_assert(tosa::require<Target, tosa::op::reshape, activation_dtype(S)>);
-  static_assert(tosa::require<Target, tosa::op::clamp, activation_dtype(S)>);
-  static constexpr const char* name = "IntLinearLowering";
-  /// Runs the integer pipeline; `opt.sch` is forced to `S`.
+struct linear_lowering {
+  static constexpr const char* name = is_mx(S) ? "MXFPLinearLowering" : "IntLinearLowering";
+  /// Runs the pipeline; `opt.sch` is forced to `S`.
   [[nodiscard]] static result<lowering> run(graph::graph g, options opt) {
     opt.sch = S;
-    const tosa::target& t = Target::value;  // non-dependent call: clang-tidy sees the move of g
-    if (auto e = detail::scheme_error(t, opt)) return *e;
-    return detail::run_int(t, std::move(g), opt);
+    lowering_context<Target, on_illegal::reject> ctx;
+    return detail::run<S>(ctx, std::move(g), opt);
   }
 };
-
-/// MXFP linear lowering for element dtype `Elem`, instantiated for a compile-time target: does
-/// not compile unless CAST_TO_BLOCK_SCALED fp32→Elem and MATMUL_T_BLOCK_SCALED Elem×Elem are
-/// legal for `Target` (TOSA 1.1 + FP + mxfp).
-template <tosa::TargetSpec Target, scheme S>
-struct mxfp_linear_lowering {
-  static_assert(is_mx(S), "mxfp_linear_lowering: scheme must be an MXFP scheme");
-  static_assert(tosa::require<Target, tosa::op::cast_to_block_scaled, dtype::id::fp32, mx_element(S)>);
-  static_assert(tosa::require<Target, tosa::op::matmul_t_block_scaled, mx_element(S), mx_element(S)>);
-  static_assert(tosa::require<Target, tosa::op::add, dtype::id::fp32>);
-  static constexpr const char* name = "MXFPLinearLowering";
-  /// Runs the MXFP pipeline; `opt.sch` is forced to `S`.
-  [[nodiscard]] static result<lowering> run(graph::graph g, options opt) {
-    opt.sch = S;
-    const tosa::target& t = Target::value;  // non-dependent call: clang-tidy sees the move of g
-    if (auto e = detail::scheme_error(t, opt)) return *e;
-    return detail::run_mxfp(t, std::move(g), opt);
-  }
-};
-
 /// The pipeline of scheme `S` for `Target`.
 template <tosa::TargetSpec Target, scheme S>
-using pipeline_for = std::conditional_t<is_mx(S), mxfp_linear_lowering<Target, S>, int_linear_lowering<Target, S>>;
+using pipeline_for = linear_lowering<Target, S>;
 
-/// Lowers `g` for a run-time target with the scheme in `opt` (error value when illegal).
-[[nodiscard]] inline result<lowering> lower(const tosa::target& t, graph::graph g, const options& opt = {}) {
-  if (!t.valid()) return lowering_error{"Pipeline", "", "", "invalid target " + std::string(t.text().view())};
-  if (auto e = detail::scheme_error(t, opt)) return *e;
-  return is_mx(opt.sch) ? detail::run_mxfp(t, std::move(g), opt) : detail::run_int(t, std::move(g), opt);
+/// Lowers `g` for a run-time target with the scheme in `opt`: each emission is checked with
+/// `tosa::check`; illegal ones give an error value (`errc::not_legal`, every finding).
+/// (A template only so that its seven scheme pipelines are instantiated in the translation units
+/// that call it, not in every one that includes this header; `Graph` is always `graph::graph`.)
+template <std::same_as<graph::graph> Graph = graph::graph>
+[[nodiscard]] result<lowering> lower(const tosa::target& t, Graph g, const options& opt = {}) {
+  if (!t.valid())
+    return armlower::error(errc::invalid_argument, pass_location("Pipeline"),
+                           "invalid target " + std::string(t.text().view()));
+  return detail::with_scheme(opt.sch, [&](auto S) {
+    lowering_context<tosa::target> ctx(t);
+    return detail::run<decltype(S)::value>(ctx, std::move(g), opt);
+  });
 }
 
-/// Lowers `g` with scheme `S` for the compile-time target `Target`: an illegal combination does
-/// not compile.
+/// Lowers `g` with scheme `S` for the compile-time target `Target`: an illegal emission does not
+/// compile.
 template <tosa::TargetSpec Target, scheme S>
 [[nodiscard]] result<lowering> lower(graph::graph g, options opt = {}) {
   return pipeline_for<Target, S>::run(std::move(g), std::move(opt));
 }
 
-/// Lowers `g` for the compile-time target `Target` with the run-time scheme `opt.sch`: only the
-/// pipelines legal for `Target` are instantiated; any other scheme gives an error value.
+/// Lowers `g` for the compile-time target `Target` with the run-time scheme `opt.sch`: every
+/// pipeline compiles (policy `on_illegal::report`); an illegal emission gives an error value
+/// whose reason is the compile-time one.
 template <tosa::TargetSpec Target>
 [[nodiscard]] result<lowering> lower(graph::graph g, options opt = {}) {
-  constexpr std::size_t n = std::size(all_schemes);
-  return boost::mp11::mp_with_index<n>(static_cast<std::size_t>(opt.sch), [&](auto I) -> result<lowering> {
-    constexpr scheme S = all_schemes[I];
-    if constexpr (scheme_legal<Target, S>) {
-      return pipeline_for<Target, S>::run(std::move(g), opt);
-    } else {
-      return *detail::scheme_error(Target::value, opt);
-    }
+  return detail::with_scheme(opt.sch, [&](auto S) {
+    lowering_context<Target, on_illegal::report> ctx;
+    return detail::run<decltype(S)::value>(ctx, std::move(g), opt);
   });
 }
 

@@ -45,22 +45,22 @@ namespace armlower::passes {
                                                       std::span<const float> calibration, report& rep) {
   const detail::stopwatch sw;
   constexpr const char* pass = "QuantizeFloatGraph";
-  if (is_mx(s)) return lowering_error{pass, "", "", "QuantizeFloatGraph is for the integer schemes"};
+  if (is_mx(s)) return lowering_error{pass, "", "", "QuantizeFloatGraph is for the integer schemes", errc::invalid_argument};
   if (g.inputs.size() != 1 || g.outputs.size() != 1)
-    return lowering_error{pass, "", "", "post-training quantization needs one graph input and one graph output"};
+    return lowering_error{pass, "", "", "post-training quantization needs one graph input and one graph output", errc::unsupported};
   const auto* in = g.find(g.inputs[0]);
-  if (in == nullptr || in->shape.empty()) return lowering_error{pass, "", g.inputs[0], "graph input does not exist"};
+  if (in == nullptr || in->shape.empty()) return lowering_error{pass, "", g.inputs[0], "graph input does not exist", errc::invalid_graph};
   const auto in_name = in->name;
   const auto in_shape = in->shape;
   const auto cols = static_cast<std::size_t>(in_shape.back());
   if (calibration.empty())
     return lowering_error{pass, "", in_name,
                           "the graph is float; scheme " + std::string(name(s)) +
-                              " needs calibration rows (options::calibration) or a quantized graph"};
+                              " needs calibration rows (options::calibration) or a quantized graph", errc::invalid_argument};
   if (cols == 0 || calibration.size() % cols != 0)
     return lowering_error{pass, "", in_name,
                           "calibration data of " + std::to_string(calibration.size()) + " values does not split into rows of " +
-                              std::to_string(cols)};
+                              std::to_string(cols), errc::invalid_argument};
   std::vector<graph::mlp_layer> layers;
   std::vector<std::pair<std::string, std::string>> layer_where;  // (op label, output tensor) per layer
   std::string cur = in_name;
@@ -68,10 +68,10 @@ namespace armlower::passes {
     const auto& o = g.operators[i];
     const auto label = detail::op_label(g, i);
     if (detail::is_fw(o, graph::framework_op::linear)) {
-      if (o.inputs.at(0) != cur) return lowering_error{pass, label, o.inputs[0], "the graph is not a chain of linears"};
+      if (o.inputs.at(0) != cur) return lowering_error{pass, label, o.inputs[0], "the graph is not a chain of linears", errc::unsupported};
       const auto* w = g.find(o.inputs.at(1));
       if (w == nullptr || !w->is_constant || w->type != dtype::id::fp32 || w->shape.size() != 2)
-        return lowering_error{pass, label, o.inputs[1], "weights must be a constant FP32 [out, in] matrix"};
+        return lowering_error{pass, label, o.inputs[1], "weights must be a constant FP32 [out, in] matrix", errc::unsupported};
       graph::mlp_layer l;
       l.out_features = w->shape[0];
       l.in_features = w->shape[1];
@@ -80,18 +80,18 @@ namespace armlower::passes {
         return lowering_error{pass, label, o.inputs[1],
                               "weights of shape [" + std::to_string(l.out_features) + ", " +
                                   std::to_string(l.in_features) + "] do not take the " + std::to_string(expect_in) +
-                                  " features of the layer input"};
+                                  " features of the layer input", errc::unsupported};
       if (w->data.size() != static_cast<std::size_t>(graph::element_count(w->shape)) * 4)
-        return lowering_error{pass, label, w->name, "constant payload size does not match its shape"};
+        return lowering_error{pass, label, w->name, "constant payload size does not match its shape", errc::invalid_graph};
       l.weight = graph::decode_f32(w->data, graph::element_count(w->shape));
       if (o.inputs.size() == 3) {
         const auto* b = g.find(o.inputs[2]);
         if (b == nullptr || !b->is_constant || b->type != dtype::id::fp32)
-          return lowering_error{pass, label, o.inputs[2], "bias must be a constant FP32 vector"};
+          return lowering_error{pass, label, o.inputs[2], "bias must be a constant FP32 vector", errc::unsupported};
         if (graph::element_count(b->shape) != l.out_features || b->data.size() != static_cast<std::size_t>(l.out_features) * 4)
           return lowering_error{pass, label, b->name,
                                 "bias of shape " + std::to_string(graph::element_count(b->shape)) + " values for " +
-                                    std::to_string(l.out_features) + " output channels"};
+                                    std::to_string(l.out_features) + " output channels", errc::unsupported};
         l.bias = graph::decode_f32(b->data, graph::element_count(b->shape));
       }
       if (std::holds_alternative<graph::linear_attr>(o.attr)) l.act = std::get<graph::linear_attr>(o.attr).fused;
@@ -101,16 +101,16 @@ namespace armlower::passes {
       cur = o.outputs.at(0);
     } else if (detail::is_fw(o, graph::framework_op::relu) || detail::is_fw(o, graph::framework_op::relu6)) {
       if (layers.empty() || o.inputs.at(0) != cur || layers.back().act != graph::activation::none)
-        return lowering_error{pass, label, o.inputs.at(0), "a ReLU must directly follow a linear"};
+        return lowering_error{pass, label, o.inputs.at(0), "a ReLU must directly follow a linear", errc::unsupported};
       layers.back().act = detail::is_fw(o, graph::framework_op::relu) ? graph::activation::relu : graph::activation::relu6;
       cur = o.outputs.at(0);
     } else {
       return lowering_error{pass, label, o.outputs.empty() ? "" : o.outputs[0],
-                            std::string(o.op_name()) + " is not supported by post-training quantization"};
+                            std::string(o.op_name()) + " is not supported by post-training quantization", errc::unsupported};
     }
   }
   if (layers.empty() || cur != g.outputs[0])
-    return lowering_error{pass, "", g.outputs[0], "the graph output is not the last linear of the chain"};
+    return lowering_error{pass, "", g.outputs[0], "the graph output is not the last linear of the chain", errc::unsupported};
   const auto out_name = cur;
   const auto rows = calibration.size() / cols;
   graph::graph q;
@@ -119,9 +119,9 @@ namespace armlower::passes {
     q = graph::build_quantized_mlp(layers, in_shape, {activation_dtype(s), per_channel}, ranges);
   } catch (const graph::calibration_error& e) {
     const auto& [op, t] = layer_where.at(e.layer);
-    return lowering_error{pass, op, t, "calibration: " + e.rule};
+    return lowering_error{pass, op, t, "calibration: " + e.rule, errc::invalid_argument};
   } catch (const std::invalid_argument& e) {
-    return lowering_error{pass, "", in_name, e.what()};
+    return lowering_error{pass, "", in_name, e.what(), errc::invalid_argument};
   }
   // Keep the caller's graph input/output names.
   auto rename = [&](const std::string& from, const std::string& to) { q.rename_tensor(from, to); };

@@ -29,6 +29,7 @@
 #include <armlower/mx/quantize.hpp>
 #include <armlower/passes/detail/activation.hpp>
 #include <armlower/passes/detail/graph_edit.hpp>
+#include <armlower/passes/emit.hpp>
 #include <armlower/passes/fold_qparams.hpp>
 #include <armlower/passes/options.hpp>
 #include <armlower/passes/report.hpp>
@@ -41,14 +42,125 @@
 
 namespace armlower::passes {
 
-/// RewriteMXFPLinear (see file comment) for element dtype `elem` (an MX element type).
-[[nodiscard]] inline pass_status rewrite_mxfp_linear(graph::graph& g, dtype::id elem, mx::scale_mode mode,
-                                                     report& rep) {
+namespace detail {
+
+/// A float linear checked and with its weights MX-quantized, ready for emission.
+struct mx_linear {
+  std::string label, x_name, y_name, b_name, wq_name, ws_name;
+  std::vector<std::int32_t> y_shape;
+  std::int32_t B = 0, ci = 0, co = 0, cp = 0;
+  graph::activation act = graph::activation::none;
+};
+
+/// The element-type-independent half of RewriteMXFPLinear for the linear `o` at position `i`:
+/// checks its operands and adds its MX-quantized weights (element `elem`, scales E8M0) to `g`
+/// (not a template, so each MX scheme instantiates only the emissions).
+[[nodiscard]] inline result<mx_linear> prepare_mx_linear(graph::graph& g, const graph::operation& o, std::size_t i,
+                                                         dtype::id elem, mx::scale_mode mode,
+                                                         const std::unordered_map<std::string, std::size_t>& last_reader,
+                                                         std::vector<float>& wbuf) {
+  constexpr const char* pass = "RewriteMXFPLinear";
+  constexpr std::int32_t bs = mx::block_size;
+  const auto label = op_label(o, i);
+  auto fail = [&](const std::string& t, const std::string& rule, errc code = errc::unsupported) {
+    return lowering_error{pass, label, t, rule, code};
+  };
+  if (o.inputs.size() < 2 || o.inputs.size() > 3 || o.outputs.size() != 1)
+    return fail("", "linear takes [x, weight, bias?] and gives one output", errc::invalid_graph);
+  for (const auto& nm : o.inputs)
+    if (g.find(nm) == nullptr) return fail(nm, "tensor does not exist", errc::invalid_graph);
+  if (g.find(o.outputs[0]) == nullptr) return fail(o.outputs[0], "tensor does not exist", errc::invalid_graph);
+  const auto act = std::holds_alternative<graph::linear_attr>(o.attr) ? std::get<graph::linear_attr>(o.attr).fused
+                                                                       : graph::activation::none;
+  const auto x = *g.find(o.inputs[0]);  // copy: no payload (not a constant)
+  const auto y_name = o.outputs[0];
+  const auto y_shape = g.find(y_name)->shape;
+  const auto w_name = o.inputs[1];
+  const std::string b_name = o.inputs.size() == 3 ? o.inputs[2] : std::string();
+  if (x.type != dtype::id::fp32 || x.quant)
+    return fail(x.name, "MXFP lowering takes a float linear (fp32 input), got " + std::string(dtype::name(x.type)) +
+                            (x.quant ? " with qparams" : ""));
+  const auto* w = g.find(w_name);
+  if (!w->is_constant) return fail(w_name, "weights must be a constant (they are MX-quantized ahead of time)");
+  if (w->type != dtype::id::fp32) return fail(w_name, "weights must be FP32, got " + std::string(dtype::name(w->type)));
+  if (x.shape.empty()) return fail(x.name, "input must have rank >= 1");
+  const std::int32_t ci = x.shape.back();
+  if (w->shape.size() != 2 || w->shape[1] != ci)
+    return fail(w_name, "weight shape must be [out_features, " + std::to_string(ci) + "]");
+  const std::int32_t co = w->shape[0];
+  auto ys = x.shape;
+  ys.back() = co;
+  if (y_shape != ys) return fail(y_name, "output shape must be the input shape with the last dim = out_features");
+  if (!b_name.empty()) {
+    const auto* b = g.find(b_name);
+    if (!b->is_constant || b->type != dtype::id::fp32 || b->shape != std::vector<std::int32_t>{co})
+      return fail(b_name, "bias must be a constant FP32 [" + std::to_string(co) + "]");
+  }
+  const std::int32_t cp = (ci + bs - 1) / bs * bs;
+  const auto B = leading_product(x.shape);
+  const std::string base = y_name;
+
+  // Weights -> [1, Co, Cp] codes + [1, Co, Cp/32] E8M0 scales, zero columns for the padding.
+  wbuf.assign(static_cast<std::size_t>(co) * static_cast<std::size_t>(cp), 0.0f);
+  {
+    auto* wt = g.find(w_name);
+    if (wt->data.size() != static_cast<std::size_t>(co) * static_cast<std::size_t>(ci) * 4)
+      return fail(w_name, "constant payload size does not match its shape", errc::invalid_graph);
+    for (std::int32_t r = 0; r < co; ++r)
+      std::memcpy(wbuf.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(cp),
+                  wt->data.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(ci) * 4,
+                  static_cast<std::size_t>(ci) * 4);
+    // Release the fp32 weights if nobody else reads them (keeps peak memory near one copy).
+    const bool shared = last_reader.at(w_name) > i;
+    if (!shared) std::vector<std::uint8_t>().swap(wt->data);
+  }
+  graph::tensor wq{g.unique_name(base + "_weight_mx"), elem, {1, co, cp}, true, {}, std::nullopt};
+  wq.data.resize(mx::storage_bytes(elem, wbuf.size()));
+  graph::tensor ws{g.unique_name(base + "_weight_mx_scale"), dtype::id::fp8ue8m0, {1, co, cp / bs}, true, {},
+                   std::nullopt};
+  ws.data.resize(wbuf.size() / bs);
+  const auto st = mx::quantize(wbuf, static_cast<std::size_t>(cp), elem, mode, wq.data, ws.data);
+  if (st != mx::status::ok)
+    return fail(w_name, std::string("MX quantization failed: ") + mx::to_string(st));
+  const auto wq_name = wq.name, ws_name = ws.name;
+  g.add(std::move(wq));
+  g.add(std::move(ws));
+
+  return mx_linear{label, x.name, y_name, b_name, wq_name, ws_name, y_shape, B, ci, co, cp, act};
+}
+
+}  // namespace detail
+
+namespace detail {
+
+/// Emits CAST_TO_BLOCK_SCALED (x3 fp32 → xd `Elem`, xs E8M0) and MATMUL_T_BLOCK_SCALED
+/// (xd, xs × wq, ws → m fp32) through the context of type `Ctx` (block size 32).
+using block_scaled_emitter = void (*)(emission_state&, const std::string& x3, const std::string& xd,
+                                      const std::string& xs, const std::string& wq, const std::string& ws,
+                                      const std::string& m);
+template <dtype::id Elem, class Ctx>
+void emit_block_scaled(emission_state& state, const std::string& x3, const std::string& xd, const std::string& xs,
+                       const std::string& wq, const std::string& ws, const std::string& m) {
+  constexpr dtype::id F = dtype::id::fp32;
+  constexpr dtype::id E8 = dtype::id::fp8ue8m0;
+  auto& ctx = static_cast<Ctx&>(state);
+  emit<tosa::op::cast_to_block_scaled>(ctx, value<F>{x3}, value<Elem>{xd}, value<E8>{xs},
+                                       graph::block_scaled_attr{mx::block_size});
+  emit<tosa::op::matmul_t_block_scaled>(ctx, value<Elem>{xd}, value<E8>{xs}, value<Elem>{wq}, value<E8>{ws},
+                                        value<F>{m}, graph::block_scaled_attr{mx::block_size});
+}
+
+/// The walk of RewriteMXFPLinear over the graph, for element `elem`; the two ops whose dtypes
+/// depend on it are emitted by `emit_bs` (one instantiation per element type).
+template <class Ctx>
+[[nodiscard]] pass_status rewrite_mxfp_walk(Ctx& ctx, graph::graph& g, dtype::id elem, mx::scale_mode mode,
+                                            report& rep, block_scaled_emitter emit_bs) {
+  constexpr dtype::id F = dtype::id::fp32;
+  constexpr dtype::id E8 = dtype::id::fp8ue8m0;
+  constexpr dtype::id Shp = dtype::id::shape;
   const detail::stopwatch sw;
   constexpr const char* pass = "RewriteMXFPLinear";
   constexpr std::int32_t bs = mx::block_size;
-  if (!mx::is_element(elem))
-    return lowering_error{pass, "", "", std::string(dtype::name(elem)) + " is not an MX element type"};
   std::vector<graph::operation> out;
   out.reserve(g.operators.size() * 6);
   std::vector<float> wbuf;
@@ -64,95 +176,47 @@ namespace armlower::passes {
       out.push_back(std::move(ops[i]));
       continue;
     }
-    const auto& o = ops[i];
-    const auto label = detail::op_label(ops[i], i);
-    auto fail = [&](const std::string& t, const std::string& rule) {
-      g.operators = std::move(ops);
-      return lowering_error{pass, label, t, rule};
-    };
-    if (o.inputs.size() < 2 || o.inputs.size() > 3 || o.outputs.size() != 1)
-      return fail("", "linear takes [x, weight, bias?] and gives one output");
-    for (const auto& nm : o.inputs)
-      if (g.find(nm) == nullptr) return fail(nm, "tensor does not exist");
-    if (g.find(o.outputs[0]) == nullptr) return fail(o.outputs[0], "tensor does not exist");
-    const auto act = std::holds_alternative<graph::linear_attr>(o.attr) ? std::get<graph::linear_attr>(o.attr).fused
-                                                                         : graph::activation::none;
-    const auto x = *g.find(o.inputs[0]);  // copy: no payload (not a constant)
-    const auto y_name = o.outputs[0];
-    const auto y_shape = g.find(y_name)->shape;
-    const auto w_name = o.inputs[1];
-    const std::string b_name = o.inputs.size() == 3 ? o.inputs[2] : std::string();
-    if (x.type != dtype::id::fp32 || x.quant)
-      return fail(x.name, "MXFP lowering takes a float linear (fp32 input), got " + std::string(dtype::name(x.type)) +
-                              (x.quant ? " with qparams" : ""));
-    const auto* w = g.find(w_name);
-    if (!w->is_constant) return fail(w_name, "weights must be a constant (they are MX-quantized ahead of time)");
-    if (w->type != dtype::id::fp32) return fail(w_name, "weights must be FP32, got " + std::string(dtype::name(w->type)));
-    if (x.shape.empty()) return fail(x.name, "input must have rank >= 1");
-    const std::int32_t ci = x.shape.back();
-    if (w->shape.size() != 2 || w->shape[1] != ci)
-      return fail(w_name, "weight shape must be [out_features, " + std::to_string(ci) + "]");
-    const std::int32_t co = w->shape[0];
-    auto ys = x.shape;
-    ys.back() = co;
-    if (y_shape != ys) return fail(y_name, "output shape must be the input shape with the last dim = out_features");
-    if (!b_name.empty()) {
-      const auto* b = g.find(b_name);
-      if (!b->is_constant || b->type != dtype::id::fp32 || b->shape != std::vector<std::int32_t>{co})
-        return fail(b_name, "bias must be a constant FP32 [" + std::to_string(co) + "]");
+    auto prep = detail::prepare_mx_linear(g, ops[i], i, elem, mode, last_reader, wbuf);
+    if (!prep) {  // report it, keep the linear, go on with the others
+      ctx.add(prep.error());
+      out.push_back(std::move(ops[i]));
+      continue;
     }
-    const std::int32_t cp = (ci + bs - 1) / bs * bs;
-    const auto B = detail::leading_product(x.shape);
-    const std::string& base = y_name;  // a local copy already (the tensor may move)
-
-    // Weights -> [1, Co, Cp] codes + [1, Co, Cp/32] E8M0 scales, zero columns for the padding.
-    wbuf.assign(static_cast<std::size_t>(co) * static_cast<std::size_t>(cp), 0.0f);
-    {
-      auto* wt = g.find(w_name);
-      if (wt->data.size() != static_cast<std::size_t>(co) * static_cast<std::size_t>(ci) * 4)
-        return fail(w_name, "constant payload size does not match its shape");
-      for (std::int32_t r = 0; r < co; ++r)
-        std::memcpy(wbuf.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(cp),
-                    wt->data.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(ci) * 4,
-                    static_cast<std::size_t>(ci) * 4);
-      // Release the fp32 weights if nobody else reads them (keeps peak memory near one copy).
-      const bool shared = last_reader.at(w_name) > i;
-      if (!shared) std::vector<std::uint8_t>().swap(wt->data);
-    }
-    graph::tensor wq{g.unique_name(base + "_weight_mx"), elem, {1, co, cp}, true, {}, std::nullopt};
-    wq.data.resize(mx::storage_bytes(elem, wbuf.size()));
-    graph::tensor ws{g.unique_name(base + "_weight_mx_scale"), dtype::id::fp8ue8m0, {1, co, cp / bs}, true, {},
-                     std::nullopt};
-    ws.data.resize(wbuf.size() / bs);
-    const auto st = mx::quantize(wbuf, static_cast<std::size_t>(cp), elem, mode, wq.data, ws.data);
-    if (st != mx::status::ok)
-      return fail(w_name, std::string("MX quantization failed: ") + mx::to_string(st));
-    const auto wq_name = wq.name, ws_name = ws.name;
-    const auto first_new = out.size();
-    g.add(std::move(wq));
-    g.add(std::move(ws));
-
+    const auto& L = *prep;
+    const auto& label = L.label;
+    const auto& x_name = L.x_name;
+    const auto& y_name = L.y_name;
+    const auto& y_shape = L.y_shape;
+    const auto& b_name = L.b_name;
+    const auto& wq_name = L.wq_name;
+    const auto& ws_name = L.ws_name;
+    const auto B = L.B, ci = L.ci, co = L.co, cp = L.cp;
+    const auto act = L.act;
+    const std::string& base = y_name;
     // Activations -> [1, B, Cp] (zero-padded when Cin % 32 != 0).
-    std::string x3 = detail::add_tensor(g, base + "_in3", dtype::id::fp32, {1, B, cp});
+    ctx.at(out, pass, ops[i].source_index, static_cast<std::int64_t>(i));
+    std::string x3 = detail::add_tensor(g, base + "_in3", F, {1, B, cp});
     if (cp == ci) {
-      out.push_back({tosa::op::reshape, {x.name, detail::add_shape_const(g, base + "_in3_shape", {1, B, ci})}, {x3},
-                     std::monostate{}});
+      emit<tosa::op::reshape>(ctx, value<F>{x_name},
+                              value<Shp>{detail::add_shape_const(g, base + "_in3_shape", {1, B, ci})}, value<F>{x3});
     } else {
-      const auto xc = detail::add_tensor(g, base + "_in_col", dtype::id::fp32, {B, ci, 1, 1});
-      out.push_back({tosa::op::reshape, {x.name, detail::add_shape_const(g, base + "_in_col_shape", {B, ci, 1, 1})},
-                     {xc}, std::monostate{}});
+      const auto xc = detail::add_tensor(g, base + "_in_col", F, {B, ci, 1, 1});
+      emit<tosa::op::reshape>(ctx, value<F>{x_name},
+                              value<Shp>{detail::add_shape_const(g, base + "_in_col_shape", {B, ci, 1, 1})},
+                              value<F>{xc});
       const float one[1] = {1.0f}, zero[1] = {0.0f};
       const auto pw = detail::add_f32_const(g, base + "_pad_weight", {1, 1, 1, 1}, one);
       const auto pb = detail::add_f32_const(g, base + "_pad_bias", {1}, zero);
       const auto pz1 = detail::add_f32_const(g, base + "_pad_input_zp", {1}, zero);
       const auto pz2 = detail::add_f32_const(g, base + "_pad_weight_zp", {1}, zero);
-      const auto xp = detail::add_tensor(g, base + "_in_padded", dtype::id::fp32, {B, cp, 1, 1});
+      const auto xp = detail::add_tensor(g, base + "_in_padded", F, {B, cp, 1, 1});
       graph::conv2d_attr ca;
       ca.pad = {0, cp - ci, 0, 0};
-      ca.acc_type = dtype::id::fp32;
-      out.push_back({tosa::op::conv2d, {xc, pw, pb, pz1, pz2}, {xp}, ca});
-      out.push_back({tosa::op::reshape, {xp, detail::add_shape_const(g, base + "_in3_shape", {1, B, cp})}, {x3},
-                     std::monostate{}});
+      ca.acc_type = F;
+      emit<tosa::op::conv2d>(ctx, value<F>{xc}, value<F>{pw}, value<F>{pb}, value<F>{pz1}, value<F>{pz2},
+                             value<F>{xp}, ca);
+      emit<tosa::op::reshape>(ctx, value<F>{xp},
+                              value<Shp>{detail::add_shape_const(g, base + "_in3_shape", {1, B, cp})}, value<F>{x3});
       std::string msg = label;
       msg += " (";
       msg += y_name;
@@ -165,16 +229,15 @@ namespace armlower::passes {
       ++padded;
     }
     const auto xd = detail::add_tensor(g, base + "_in_mx", elem, {1, B, cp});
-    const auto xs = detail::add_tensor(g, base + "_in_mx_scale", dtype::id::fp8ue8m0, {1, B, cp / bs});
-    out.push_back({tosa::op::cast_to_block_scaled, {x3}, {xd, xs}, graph::block_scaled_attr{bs}});
-    const auto m = detail::add_tensor(g, base + "_matmul", dtype::id::fp32, {1, B, co});
-    out.push_back({tosa::op::matmul_t_block_scaled, {xd, xs, wq_name, ws_name}, {m}, graph::block_scaled_attr{bs}});
+    const auto xs = detail::add_tensor(g, base + "_in_mx_scale", E8, {1, B, cp / bs});
+    const auto m = detail::add_tensor(g, base + "_matmul", F, {1, B, co});
+    emit_bs(ctx, x3, xd, xs, wq_name, ws_name, m);
     const auto ysc = detail::add_shape_const(g, base + "_out_shape", y_shape);
     if (b_name.empty()) {
-      out.push_back({tosa::op::reshape, {m, ysc}, {y_name}, std::monostate{}});
+      emit<tosa::op::reshape>(ctx, value<F>{m}, value<Shp>{ysc}, value<F>{y_name});
     } else {
-      const auto y0 = detail::add_tensor(g, base + "_nobias", dtype::id::fp32, y_shape);
-      out.push_back({tosa::op::reshape, {m, ysc}, {y0}, std::monostate{}});
+      const auto y0 = detail::add_tensor(g, base + "_nobias", F, y_shape);
+      emit<tosa::op::reshape>(ctx, value<F>{m}, value<Shp>{ysc}, value<F>{y0});
       // Bias as a rank-matching constant [1, ..., 1, Co] (ADD needs equal ranks).
       std::vector<std::int32_t> bshape(y_shape.size(), 1);
       bshape.back() = co;
@@ -183,18 +246,18 @@ namespace armlower::passes {
       bt.name = bname;
       bt.shape = bshape;
       g.add(std::move(bt));
-      out.push_back({tosa::op::add, {y0, bname}, {y_name}, std::monostate{}});
+      emit<tosa::op::add>(ctx, value<F>{y0}, value<F>{bname}, value<F>{y_name});
     }
-    const auto c = detail::append_fused_activation(g, out, act, y_name, pass, label);
+    const auto c = detail::append_fused_activation<F>(ctx, g, act, y_name, pass, label);
     if (!c) {
-      g.operators = std::move(ops);
-      return c.error();
+      ctx.add(c.error());
+      continue;
     }
     clamps += *c;
     ++n;
-    for (std::size_t k = first_new; k < out.size(); ++k) out[k].source_index = ops[i].source_index;
   }
   g.operators = std::move(out);
+  if (!ctx.ok()) return ctx.take_error();
   detail::remove_unused_tensors(g);
   rep.passes.push_back({pass,
                         std::to_string(n) + " linear -> RESHAPE + CAST_TO_BLOCK_SCALED + MATMUL_T_BLOCK_SCALED (" +
@@ -203,6 +266,19 @@ namespace armlower::passes {
                             " CLAMP for fused activations",
                         4 * n + clamps, sw.ms()});
   return done{};
+}
+
+
+}  // namespace detail
+
+/// RewriteMXFPLinear (see file comment) for MX element dtype `Elem`, emitting through `ctx`
+/// (`passes/emit.hpp`: every op — the zero-padding FP32 CONV2D included — is checked against the
+/// context's target). Every linear is checked; the error lists each one that cannot be lowered and
+/// each illegal emission.
+template <dtype::id Elem, class Ctx>
+[[nodiscard]] pass_status rewrite_mxfp_linear(Ctx& ctx, graph::graph& g, mx::scale_mode mode, report& rep) {
+  static_assert(mx::is_element(Elem), "rewrite_mxfp_linear: Elem must be an MX element type");
+  return detail::rewrite_mxfp_walk(ctx, g, Elem, mode, rep, &detail::emit_block_scaled<Elem, Ctx>);
 }
 
 }  // namespace armlower::passes

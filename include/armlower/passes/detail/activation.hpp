@@ -7,6 +7,7 @@
 #include <armlower/dtype/dtype.hpp>
 #include <armlower/graph/graph.hpp>
 #include <armlower/passes/detail/graph_edit.hpp>
+#include <armlower/passes/emit.hpp>
 #include <armlower/passes/result.hpp>
 
 #include <algorithm>
@@ -51,20 +52,24 @@ inline graph::clamp_attr float_activation_bounds(graph::activation a) {
     return std::nullopt;
   return lowering_error{pass, op, tensor,
                         "fused activation #" + std::to_string(static_cast<int>(a)) +
-                            " cannot be lowered (only NONE, RELU and RELU6 are supported)"};
+                            " cannot be lowered (only NONE, RELU and RELU6 are supported)",
+                        errc::unsupported};
 }
 
-/// Honours the fused activation `a` of a linear whose lowering has just appended, as `out.back()`,
-/// the op producing the linear's result `y`: that op is redirected to a new pre-activation tensor
-/// (`y` + "_prelu", same dtype, shape and qparams) and CLAMP(pre-activation) → `y` is appended,
-/// with quantized bounds when `y` has qparams, float bounds otherwise. Nothing happens for
-/// `activation::none`. Returns the number of CLAMPs added (0 or 1), or an error naming the pass,
-/// the linear and `y` when `a` is not an activation this lowering knows (never dropped silently).
-[[nodiscard]] inline result<std::int64_t> append_fused_activation(graph::graph& g, std::vector<graph::operation>& out,
-                                                                  graph::activation a, const std::string& y,
-                                                                  const char* pass, const std::string& linear) {
-  if (auto e = check_fused_activation(a, pass, linear, y)) return *e;
+/// Honours the fused activation `a` of a linear whose lowering has just emitted, as the last op
+/// of `ctx.sink()`, the op producing the linear's result `y` (dtype `D`): that op is redirected to
+/// a new pre-activation tensor (`y` + "_prelu", same dtype, shape and qparams) and
+/// CLAMP(pre-activation) → `y` is emitted, with quantized bounds when `y` has qparams, float
+/// bounds otherwise. Nothing happens for `activation::none`. Returns the number of CLAMPs added
+/// (0 or 1), or an error (`errc::unsupported`) naming the pass, the linear and `y` when `a` is not
+/// an activation this lowering knows (never dropped silently).
+template <dtype::id D, class Ctx>
+[[nodiscard]] result<std::int64_t> append_fused_activation(Ctx& ctx, graph::graph& g, graph::activation a,
+                                                           const std::string& y, const char* pass,
+                                                           const std::string& linear) {
+  if (auto e = check_fused_activation(a, pass, linear, y)) return armlower::error(std::move(*e));
   if (a == graph::activation::none) return std::int64_t{0};
+  auto& out = ctx.sink();
   if (out.empty() || out.back().outputs.size() != 1 || out.back().outputs[0] != y)
     return lowering_error{pass, linear, y, "internal: the fused activation's input is not the last op's result"};
   const auto* yt = g.find(y);
@@ -72,7 +77,7 @@ inline graph::clamp_attr float_activation_bounds(graph::activation a) {
   const auto bounds = yt->quant ? activation_bounds(a, *yt) : float_activation_bounds(a);
   const auto pre = add_tensor(g, y + "_prelu", yt->type, yt->shape, yt->quant);
   out.back().outputs[0] = pre;
-  out.push_back({tosa::op::clamp, {pre}, {y}, bounds});
+  emit<tosa::op::clamp>(ctx, value<D>{pre}, value<D>{y}, bounds);
   return std::int64_t{1};
 }
 
