@@ -42,10 +42,12 @@ def refused(path, must_contain, *extra, args=None):
         os.remove(out)
     r = subprocess.run([tool, "-q", *(args or ["lower", path, "--spec", "TOSA-1.0+INT", "-o", out]), *extra],
                        capture_output=True, text=True)
+    # One "armlower: error: " line, last; further findings come first as "armlower: note: " lines.
     lines = r.stderr.strip().splitlines()
-    ok = (r.returncode == 1 and len(lines) == 1 and lines[0].startswith("armlower: error: ")
-          and all(s in lines[0] for s in must_contain) and not os.path.exists(out))
-    check(ok, f"{os.path.basename(path)}: {lines[0] if lines else '(no message)'} (rc {r.returncode})")
+    ok = (r.returncode == 1 and len(lines) >= 1 and lines[-1].startswith("armlower: error: ")
+          and all(l.startswith("armlower: note: ") for l in lines[:-1])
+          and all(s in lines[-1] for s in must_contain) and not os.path.exists(out))
+    check(ok, f"{os.path.basename(path)}: {lines[-1] if lines else '(no message)'} (rc {r.returncode})")
 
 
 def save(m, name, **kw):
