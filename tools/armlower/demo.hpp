@@ -123,9 +123,9 @@ struct demo_config {
     if (passes::is_mx(c.s)) v = run::from_reals(in->type, in->shape, x);
     else v = run::from_ints(in->type, in->shape, graph::quantize(x, *l.input_quant));
     const auto out = run::run(g, std::span<const run::value>(&v, 1));
-    if (!out) throw tool_error("demo: running " + r.scheme + " failed: " + out.failure->message());
-    yq = out.outputs.at(0).ints;
-    y = real_values(out.outputs.at(0), l.output_quant);
+    if (!out) throw tool_error("demo: running " + r.scheme + " failed: " + out.error().line());
+    yq = out->outputs.at(0).ints;
+    y = real_values(out->outputs.at(0), l.output_quant);
   }
   const auto st = compare(y, ref);
   r.max_abs = st.max_abs;
@@ -142,8 +142,8 @@ struct demo_config {
       const auto* in = l.tosa.find(l.tosa.inputs.at(0));
       const auto v = run::from_ints(in->type, in->shape, graph::quantize(x, *l.input_quant));
       const auto out = run::run(l.tosa, std::span<const run::value>(&v, 1));
-      if (!out) throw tool_error("demo: running the TOSA reference for the plan failed: " + out.failure->message());
-      k = out.outputs.at(0).ints;
+      if (!out) throw tool_error("demo: running the TOSA reference for the plan failed: " + out.error().line());
+      k = out->outputs.at(0).ints;
     } else {
       k = demo_kernel_reference(fw, c.s, calib, x);
     }

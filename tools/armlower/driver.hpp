@@ -393,11 +393,12 @@ struct lowered_cortex_m {
   }
   auto r = run::run(g, vals, opt);
   if (!r) {
-    auto e = *r.failure;
-    if (e.op_index != run::no_op) e.op_index = file_op_index(file_index, e.op_index);
-    throw tool_error("run: " + e.message());
+    auto d = r.error().diagnostics().front();
+    if (d.where.op_index >= 0)
+      d.where.op_index = static_cast<std::int64_t>(file_op_index(file_index, static_cast<std::size_t>(d.where.op_index)));
+    throw tool_error("run: " + d.line());
   }
-  return std::move(r.outputs);
+  return std::move(r->outputs);
 }
 
 /// A run::value as a `.npy` array. Errors: dtypes .npy cannot hold (INT48, FP8, ...).
