@@ -10,17 +10,61 @@
 #include <armlower/kernels/conv2d.hpp>
 #include <armlower/kernels/matmul.hpp>
 #include <armlower/kernels/rescale.hpp>
+#include <armlower/kernels/storage.hpp>
 #include <armlower/mx/element.hpp>
 #include <armlower/run/detail/context.hpp>
 #include <armlower/tosa/op_table.hpp>
 
 #include <array>
 #include <cstdint>
+#include <cstddef>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace armlower::run::detail {
+
+/// A compile-time type-support row of op `O`: `value` is its position in `tosa::rows_of(O)`.
+template <std::size_t I>
+using row_constant = std::integral_constant<std::size_t, I>;
+
+/// The type-support row of op `O` at position `I` of `tosa::rows_of(O)`, as a constant.
+template <tosa::op O, std::size_t I>
+inline constexpr tosa::type_support_row row_of = tosa::rows_of(O)[I];
+
+namespace rows {
+template <tosa::op O, class F, std::size_t I>
+status call(F& f) {
+  return f(row_constant<I>{});
+}
+template <tosa::op O, class F, std::size_t... I>
+status visit(std::size_t k, F& f, std::index_sequence<I...>) {
+  constexpr status (*table[])(F&) = {&call<O, F, I>...};
+  return table[k](f);
+}
+}  // namespace rows
+
+/// Calls `f(row_constant<k>{})` for the run-time position `k` of a row in `tosa::rows_of(O)`:
+/// the kernel instantiation is picked from the op table's row (its dtypes mapped to storage by
+/// `kernels::storage_t`), one function per row, no list of storage combinations. Precondition:
+/// `k < tosa::rows_of(O).size()`.
+template <tosa::op O, class F>
+[[nodiscard]] status visit_row(std::size_t k, F&& f) {
+  return rows::visit<O>(k, f, std::make_index_sequence<tosa::rows_of(O).size()>{});
+}
+
+/// Position in `tosa::rows_of(o)` of the row with slot dtypes `sig` and accumulator `acc`, or the
+/// row count when there is none.
+[[nodiscard]] constexpr std::size_t row_position(tosa::op o, std::span<const dtype::id> sig, dtype::id acc) noexcept {
+  const auto rs = tosa::rows_of(o);
+  for (std::size_t k = 0; k < rs.size(); ++k) {
+    bool same = rs[k].acc == acc && rs[k].arity == sig.size();
+    for (std::size_t i = 0; same && i < sig.size(); ++i) same = rs[k].types[i] == sig[i];
+    if (same) return k;
+  }
+  return rs.size();
+}
 
 /// The elements of an integer- or real-stored value in the C++ storage type `T`.
 template <class T>
@@ -88,17 +132,36 @@ template <class T>
 // --------------------------------------------------------------------------------------------
 // CONV2D
 
-template <class In, class W, class Out>
-[[nodiscard]] status conv2d_call(const op_context& c, const kernels::conv2d_shape& s, dtype::id out_t,
+/// The elements of operand `v` in the kernel storage type `T` (float rows: decoded exactly).
+template <class T>
+[[nodiscard]] std::vector<T> kernel_elements(const value& v) {
+  if constexpr (std::is_floating_point_v<T>) return reals_of(v);
+  else return elements_as<T>(v);
+}
+
+/// The [1] zero point operand `v` as `T`: 0 for float rows (checked to be zero before).
+template <class T>
+[[nodiscard]] T kernel_zero_point(const value& v) {
+  if constexpr (std::is_floating_point_v<T>) return T{0};
+  else return scalar_as<T>(v);
+}
+
+/// Runs `kernels::conv2d` for the op-table row `R` (input, weight, output, accumulator).
+template <const tosa::type_support_row& R>
+[[nodiscard]] status conv2d_call(const op_context& c, const kernels::conv2d_shape& s,
                                  std::vector<std::int32_t> out_shape) {
-  const auto in = elements_as<In>(c.in(0));
-  const auto w = elements_as<W>(c.in(1));
-  const auto b = elements_as<Out>(c.in(2));
-  std::vector<Out> out(static_cast<std::size_t>(graph::element_count(out_shape)));
-  const auto st = kernels::conv2d<In, W, Out>(s, in.data(), w.data(), b.data(), scalar_as<In>(c.in(3)),
-                                              scalar_as<W>(c.in(4)), out.data());
+  using In = kernels::storage_t<R.types[0]>;
+  using W = kernels::storage_t<R.types[1]>;
+  using Acc = kernels::storage_t<R.acc>;
+  const auto in = kernel_elements<In>(c.in(0));
+  const auto w = kernel_elements<W>(c.in(1));
+  const auto b = kernel_elements<Acc>(c.in(2));
+  std::vector<Acc> out(static_cast<std::size_t>(graph::element_count(out_shape)));
+  const kernels::float_rounding fr{real_format_of(R.acc), real_format_of(R.types[2])};
+  const auto st = kernels::conv2d<In, W, Acc>(s, in.data(), w.data(), b.data(), kernel_zero_point<In>(c.in(3)),
+                                              kernel_zero_point<W>(c.in(4)), out.data(), fr);
   if (st != kernels::status::ok) return c.kernel_fail(st, c.out_name(0), "CONV2D accumulator or bias");
-  return c.set(0, value_from(out_t, std::move(out_shape), out));
+  return c.set(0, value_from(R.types[2], std::move(out_shape), out));
 }
 
 /// CONV2D [input, weight, bias, input_zp, weight_zp] with `conv2d_attr` (SPEC-1.0 CONV2D).
@@ -165,31 +228,31 @@ template <class In, class W, class Out>
                   "output shape must be [" + std::to_string(s.n) + "," + std::to_string(oh) + "," + std::to_string(ow) + "," +
                       std::to_string(s.oc) + "], is declared " + to_string(decl));
   std::vector<std::int32_t> out_shape = decl;  // == [N, OH, OW, OC], every dim an int32
-  if (x.type == id::i8) return conv2d_call<std::int8_t, std::int8_t, std::int32_t>(c, s, out_t, std::move(out_shape));
-  if (x.type == id::i16) return conv2d_call<std::int16_t, std::int8_t, std::int64_t>(c, s, out_t, std::move(out_shape));
-  // A float row.
-  const auto in = reals_of(x);
-  const auto wt = reals_of(w);
-  const auto b = reals_of(bias);
-  std::vector<float> out(static_cast<std::size_t>(graph::element_count(out_shape)));
-  const kernels::float_rounding fr{real_format_of(a->acc_type), real_format_of(out_t)};
-  const auto st = kernels::conv2d<float, float, float>(s, in.data(), wt.data(), b.data(), 0.0f, 0.0f, out.data(), fr);
-  if (st != kernels::status::ok) return c.kernel_fail(st, c.out_name(0), "CONV2D");
-  return c.set(0, value_from(out_t, std::move(out_shape), out));
+  // The kernel instantiation of the row (input, weight, output, acc_type) of the op table.
+  const std::size_t k = row_position(tosa::op::conv2d, sig, a->acc_type);
+  return visit_row<tosa::op::conv2d>(k, [&](auto row) {
+    return conv2d_call<row_of<tosa::op::conv2d, decltype(row)::value>>(c, s, std::move(out_shape));
+  });
 }
 
 // --------------------------------------------------------------------------------------------
 // MATMUL
 
-template <class In, class Out>
-[[nodiscard]] status matmul_call(const op_context& c, const kernels::matmul_shape& s, dtype::id out_t,
+/// Runs `kernels::matmul` for the op-table row `R` (A, B, output = accumulator).
+template <const tosa::type_support_row& R>
+[[nodiscard]] status matmul_call(const op_context& c, const kernels::matmul_shape& s,
                                  std::vector<std::int32_t> out_shape) {
-  const auto a = elements_as<In>(c.in(0));
-  const auto b = elements_as<In>(c.in(1));
-  std::vector<Out> out(static_cast<std::size_t>(graph::element_count(out_shape)));
-  const auto st = kernels::matmul<In, Out>(s, a.data(), b.data(), scalar_as<In>(c.in(2)), scalar_as<In>(c.in(3)), out.data());
+  using In = kernels::storage_t<R.types[0]>;
+  static_assert(std::is_same_v<In, kernels::storage_t<R.types[1]>>, "MATMUL rows store A and B alike");
+  using Acc = kernels::storage_t<R.acc>;
+  const auto a = kernel_elements<In>(c.in(0));
+  const auto b = kernel_elements<In>(c.in(1));
+  std::vector<Acc> out(static_cast<std::size_t>(graph::element_count(out_shape)));
+  const kernels::float_rounding fr{real_format_of(R.acc), real_format_of(R.types[2])};
+  const auto st = kernels::matmul<In, Acc>(s, a.data(), b.data(), kernel_zero_point<In>(c.in(2)),
+                                          kernel_zero_point<In>(c.in(3)), out.data(), fr);
   if (st != kernels::status::ok) return c.kernel_fail(st, c.out_name(0), "MATMUL accumulator");
-  return c.set(0, value_from(out_t, std::move(out_shape), out));
+  return c.set(0, value_from(R.types[2], std::move(out_shape), out));
 }
 
 /// MATMUL [A, B, A_zp, B_zp] (SPEC-1.0 MATMUL): A [N,H,C], B [N,C,W] → [N,H,W]. Rows: every
@@ -220,15 +283,12 @@ template <class In, class Out>
   kernels::matmul_shape s{a.shape[0], a.shape[1], a.shape[2], b.shape[2]};
   std::vector<std::int32_t> out_shape{s.n, s.h, s.w};
   if (auto e = c.expect_out_shape(0, out_shape)) return e;
-  if (a.type == id::i8) return matmul_call<std::int8_t, std::int32_t>(c, s, out_t, std::move(out_shape));
-  if (a.type == id::i16) return matmul_call<std::int16_t, std::int64_t>(c, s, out_t, std::move(out_shape));
-  const auto av = reals_of(a);
-  const auto bv = reals_of(b);
-  std::vector<float> out(static_cast<std::size_t>(graph::element_count(out_shape)));
-  const kernels::float_rounding fr{real_format_of(out_t), real_format_of(out_t)};
-  const auto st = kernels::matmul<float, float>(s, av.data(), bv.data(), 0.0f, 0.0f, out.data(), fr);
-  if (st != kernels::status::ok) return c.kernel_fail(st, c.out_name(0), "MATMUL");
-  return c.set(0, value_from(out_t, std::move(out_shape), out));
+  // The kernel instantiation of the row (A, B, output; acc = output) of the op table.
+  // (MATMUL rows have one accumulator per signature: the row `find_row` found.)
+  const std::size_t k = row_position(tosa::op::matmul, sig, tosa::find_row(tosa::op::matmul, sig)->acc);
+  return visit_row<tosa::op::matmul>(k, [&](auto row) {
+    return matmul_call<row_of<tosa::op::matmul, decltype(row)::value>>(c, s, std::move(out_shape));
+  });
 }
 
 // --------------------------------------------------------------------------------------------
