@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
       }
       const auto k = r.error().code();
       list << c.name << " error:"
-           << (k == armlower::armlower::errc::require ? "require" : k == armlower::armlower::errc::error_if ? "error_if" : "other")
+           << (k == armlower::errc::require ? "require" : k == armlower::errc::error_if ? "error_if" : "other")
            << " " << c.inputs.size() << " 0\n";
       std::cout << c.name << ": interpreter error (expected): " << r.error().line() << "\n";
       continue;
