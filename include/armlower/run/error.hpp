@@ -15,6 +15,7 @@
 #include <armlower/core/error.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
