@@ -63,12 +63,12 @@ int main(int argc, char** argv) {
   const auto v = run::from_ints(in->type, in->shape, xq);
   const auto r = run::run(lowered->graph, std::span<const run::value>(&v, 1));
   if (!r) {
-    std::fprintf(stderr, "run failed: %s\n", r.failure->message().c_str());
+    std::fprintf(stderr, "run failed: %s\n", r.error().line().c_str());
     return 1;
   }
   const auto ref = graph::run_float_mlp(layers, x, 1);
   const auto& yq = *g.find(g.outputs[0])->quant;
-  const auto y = graph::dequantize(r.outputs[0].ints, yq);
+  const auto y = graph::dequantize(r->outputs[0].ints, yq);
   double worst = 0;
   for (std::size_t i = 0; i < y.size(); ++i) worst = std::max(worst, static_cast<double>(std::abs(y[i] - ref[i])));
   std::printf("max |int8 - float| = %.4f (output scale %.4f)\n", worst, yq.scale[0]);

@@ -150,9 +150,9 @@ TEST_CASE("conformance cases: lower, serialize, run in armlower's interpreter, c
     ro.keep_intermediates = mx;
     const run::value inputs[] = {in_v};
     auto res = run::run(tg, inputs, ro);
-    REQUIRE_MESSAGE(static_cast<bool>(res), (res ? std::string() : res.failure->message()));
-    REQUIRE(res.outputs.size() == 1);
-    const auto& y = res.outputs[0];
+    REQUIRE_MESSAGE(static_cast<bool>(res), (res ? std::string() : res.error().line()));
+    REQUIRE(res->outputs.size() == 1);
+    const auto& y = res->outputs[0];
     write_npy(dir / (c.name + ".armlower.npy"), y.type, y.shape, run::encode(y));
 
     std::string line = "{\"name\":\"" + c.name + "\",\"scheme\":\"" + std::string(passes::name(c.sch)) + "\"";
@@ -211,8 +211,8 @@ TEST_CASE("conformance cases: lower, serialize, run in armlower's interpreter, c
         for (const auto& o : tg.operators) {
           if (!o.is_tosa() || o.tosa_op() != tosa::op::matmul_t_block_scaled) continue;
           auto check_blocks = [&](const std::string& dn, const std::string& sn, const std::vector<float>& orig) {
-            const auto& dv = res.tensors.at(dn);
-            const auto& sv = res.tensors.at(sn);
+            const auto& dv = res->tensors.at(dn);
+            const auto& sv = res->tensors.at(sn);
             const auto cols = static_cast<std::size_t>(dv.shape.back());
             std::vector<float> f(static_cast<std::size_t>(dv.size()));
             REQUIRE(mx::dequantize(run::encode(dv), run::encode(sv), cols, dv.type, f) == mx::status::ok);
@@ -236,8 +236,8 @@ TEST_CASE("conformance cases: lower, serialize, run in armlower's interpreter, c
         for (const auto& o : tg.operators) {
           if (!o.is_tosa() || o.tosa_op() != tosa::op::matmul_t_block_scaled) continue;
           auto deq = [&](const std::string& dn, const std::string& sn, const char* suffix) {
-            const auto& dv = res.tensors.at(dn);
-            const auto& sv = res.tensors.at(sn);
+            const auto& dv = res->tensors.at(dn);
+            const auto& sv = res->tensors.at(sn);
             const auto cols = static_cast<std::size_t>(dv.shape.back());
             std::vector<float> f(static_cast<std::size_t>(dv.size()));
             REQUIRE(mx::dequantize(run::encode(dv), run::encode(sv), cols, dv.type, f) == mx::status::ok);
@@ -288,7 +288,7 @@ TEST_CASE("conformance cases: lower, serialize, run in armlower's interpreter, c
       }
       auto r2 = run::run(tosa_cm, inputs);
       REQUIRE(static_cast<bool>(r2));
-      CHECK_MESSAGE(run::encode(r2.outputs[0]) == plan_out, "Cortex-M plan differs from the TOSA lowering");
+      CHECK_MESSAGE(run::encode(r2->outputs[0]) == plan_out, "Cortex-M plan differs from the TOSA lowering");
       const auto cm_name = c.name + "_cmsis";
       auto b2 = serialize::write(tosa_cm, serialize::format::tosa_1_0);
       REQUIRE(b2.has_value());

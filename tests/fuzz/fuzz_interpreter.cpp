@@ -156,18 +156,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const auto res = run::run(g, inputs);
   if (!res) {
-    const auto m = res.failure->message();
-    if (res.failure->rule.empty() || m.find('\n') != std::string::npos)
+    const auto m = res.error().line();
+    if (res.error().message().empty() || m.find('\n') != std::string::npos)
       fail("error message is empty or not one line: '" + m + "'");
     for (const char* leak : {"_M_", "vector::", "basic_string", "std::", "bad_variant_access", "map::at"})
       if (m.find(leak) != std::string::npos) fail("error message is a C++ library exception text: '" + m + "'");
     return 0;
   }
-  if (res.outputs.size() != g.outputs.size())
-    fail(std::to_string(res.outputs.size()) + " outputs for " + std::to_string(g.outputs.size()) + " graph outputs");
+  if (res->outputs.size() != g.outputs.size())
+    fail(std::to_string(res->outputs.size()) + " outputs for " + std::to_string(g.outputs.size()) + " graph outputs");
   for (std::size_t i = 0; i < g.outputs.size(); ++i) {
     const auto* t = g.find(g.outputs[i]);
-    const auto& v = res.outputs[i];
+    const auto& v = res->outputs[i];
     if (t == nullptr) fail("output '" + g.outputs[i] + "' is not a declared tensor, yet the run succeeded");
     if (v.type != t->type || v.shape != t->shape)
       fail("output '" + t->name + "' is " + std::string(dtype::name(v.type)) + " " + run::to_string(v.shape) +

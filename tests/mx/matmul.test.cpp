@@ -334,3 +334,37 @@ TEST_CASE("bad input: shapes and batch checked, nothing written") {
   const auto b1 = random_codes(id::fp8e4m3, 1, 8, 64, rng, false);
   REQUIRE(kmx::matmul_t_block_scaled(id::fp8e4m3, av, b1.view(), out) == mx::status::ok);
 }
+
+TEST_CASE("compile-time element type entry: the same results and errors as the run-time one") {
+  // The run-time entry is dtype::with_dtype over the compile-time one's row kernels; a firmware
+  // caller with a compile-time element type calls matmul_t_block_scaled<E> and gets only E's.
+  std::mt19937 rng(12);
+  auto check_type = [&](auto e) {
+    constexpr id t = decltype(e)::value;
+    CAPTURE(armlower::dtype::name(t));
+    const auto a = random_codes(t, 2, 3, 96, rng, false);
+    const auto b = random_codes(t, 1, 5, 96, rng, false);
+    for (auto p : {kmx::matmul_path::reference, kmx::matmul_path::best}) {
+      std::vector<float> rt(std::size_t{2} * 3 * 5), ct(rt.size());
+      REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), b.view(), rt, p) == mx::status::ok);
+      REQUIRE(kmx::matmul_t_block_scaled<t>(a.view(), b.view(), ct, p) == mx::status::ok);
+      CHECK(bits_equal(ct, rt));
+      std::vector<double> r64, bnd;
+      fp64_reference(t, a, b, r64, bnd);
+      CHECK(within_dot_bound(ct, r64, bnd, 96));
+    }
+    std::vector<float> small(3);
+    CHECK(kmx::matmul_t_block_scaled<t>(a.view(), b.view(), small) == mx::status::buffer_size);
+    auto bad = b.view();
+    const std::int32_t rank2[2] = {5, 96};
+    bad.data_shape = rank2;
+    std::vector<float> out(std::size_t{2} * 3 * 5);
+    CHECK(kmx::matmul_t_block_scaled<t>(a.view(), bad, out) == kmx::matmul_t_block_scaled(t, a.view(), bad, out));
+  };
+  check_type(armlower::dtype::fp4e2m1);
+  check_type(armlower::dtype::fp6e2m3);
+  check_type(armlower::dtype::fp6e3m2);
+  check_type(armlower::dtype::fp8e4m3);
+  check_type(armlower::dtype::fp8e5m2);
+  check_type(armlower::dtype::mxint8);
+}

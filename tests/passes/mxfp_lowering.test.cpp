@@ -137,8 +137,8 @@ std::vector<float> run_lowered(const graph::graph& t, const std::vector<std::int
                                const std::vector<float>& x) {
   const run::value in[] = {run::from_reals(dtype::id::fp32, shape, x)};
   auto res = run::run(t, in);
-  REQUIRE_MESSAGE(static_cast<bool>(res), (res ? std::string() : res.failure->message()));
-  return res.outputs.at(0).reals;
+  REQUIRE_MESSAGE(static_cast<bool>(res), (res ? std::string() : res.error().line()));
+  return res->outputs.at(0).reals;
 }
 }  // namespace
 

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   const run::value in[] = {run::from_ints(dtype::id::i8, {rows, 40}, xq)};
   auto res = run::run(t->graph, in);
   if (!res) {
-    std::fprintf(stderr, "%s\n", res.failure->message().c_str());
+    std::fprintf(stderr, "%s\n", res.error().line().c_str());
     return 1;
   }
   std::ofstream(dir + "/demo_plan.hpp") << passes::emit_plan_header(*prog, "demo_plan");
@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
         "#pragma once\n#include <cstdint>\nnamespace demo_plan_io {\ninline constexpr std::int8_t input[] = {";
   for (auto v : xq) io << v << ",";
   io << "};\ninline constexpr std::int8_t expected[] = {";
-  for (auto v : res.outputs[0].ints) io << v << ",";
+  for (auto v : res->outputs[0].ints) io << v << ",";
   io << "};\n}  // namespace demo_plan_io\n";
   return io.good() ? 0 : 1;
 }

@@ -76,7 +76,7 @@ TEST_CASE("CAST to and from FP8 (OCP non-saturating, RNE)") {
     for (std::size_t i = 0; i < xs.size(); ++i) {
       const double maxf = t == id::fp8e4m3 ? 448.0 : 57344.0;
       const double half_ulp_above = t == id::fp8e4m3 ? 464.0 : 61440.0;
-      const unsigned code = r.outputs[0].codes[i];
+      const unsigned code = r->outputs[0].codes[i];
       if (std::fabs(xs[i]) >= half_ulp_above) {
         CHECK(!std::isfinite(decode(f, code)));  // overflow is NaN (E4M3) / Inf (E5M2), not saturation
       } else {
@@ -92,7 +92,7 @@ TEST_CASE("CAST to and from FP8 (OCP non-saturating, RNE)") {
     for (id to : {id::fp32, id::fp16, id::bf16}) {
       const auto back = cast(t, to, run::from_codes(t, {n}, codes));
       REQUIRE(back);
-      for (std::size_t i = 0; i < codes.size(); ++i) CHECK(back.outputs[0].reals[i] == decode(f, codes[i]));
+      for (std::size_t i = 0; i < codes.size(); ++i) CHECK(back->outputs[0].reals[i] == decode(f, codes[i]));
     }
   }
   CHECK_FALSE(cast(id::fp8e4m3, id::i8, run::zeros(id::fp8e4m3, {1})));
@@ -118,15 +118,15 @@ TEST_CASE("CAST_FROM_BLOCK_SCALED: out = element × 2^(scale − 127)") {
     b.op(tosa::op::cast_from_block_scaled, {"x", "s"}, {"y"}, graph::block_scaled_attr{32});
     b.output("y");
     const auto r = run::run(b.g, std::vector<run::value>{run::from_codes(t, {2, 64}, codes), run::from_codes(id::fp8ue8m0, {2, 2}, scales)});
-    REQUIRE_MESSAGE(r, (r ? "" : r.failure->message()));
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
     for (std::size_t i = 0; i < codes.size(); ++i)
-      CHECK(r.outputs[0].reals[i] == static_cast<float>(decode(f, codes[i]) * std::ldexp(1.0, scales[i / 32] - 127)));
+      CHECK(r->outputs[0].reals[i] == static_cast<float>(decode(f, codes[i]) * std::ldexp(1.0, scales[i / 32] - 127)));
     // scale shape must be data shape with last dim / 32
     b.g.find("s")->shape = {2, 1};
     const auto bad = run::run(b.g, std::vector<run::value>{run::from_codes(t, {2, 64}, codes), run::zeros(id::fp8ue8m0, {2, 1})});
     REQUIRE_FALSE(bad);
-    CHECK(bad.failure->kind == run::error_kind::error_if);
-    CHECK(bad.failure->tensor == "s");
+    CHECK(bad.error().code() == armlower::errc::error_if);
+    CHECK(bad.error().where().tensor == "s");
   }
 }
 
@@ -148,9 +148,9 @@ TEST_CASE("CAST_TO_BLOCK_SCALED: data is the nearest-even code of x / scale, no 
     b.output("d");
     b.output("s");
     const auto r = run::run(b.g, std::vector<run::value>{run::from_reals(id::fp32, {3, 64}, xs)});
-    REQUIRE_MESSAGE(r, (r ? "" : r.failure->message()));
-    const auto& d = r.outputs[0];
-    const auto& s = r.outputs[1];
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
+    const auto& d = r->outputs[0];
+    const auto& s = r->outputs[1];
     CHECK(s.codes[2] == 0);  // zero block → smallest scale 2^-127
     double maxf = 0;
     for (unsigned c = 0; c < (1u << (1 + f.ebits + f.mbits)); ++c)
@@ -177,16 +177,16 @@ TEST_CASE("block-scaled ERROR_IFs: last dim % 32, block size, scale dtype") {
   b.output("d");
   auto r = run::run(b.g, std::vector<run::value>{run::zeros(id::fp32, {2, 48})});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::error_if);
-  CHECK(r.failure->rule.find("multiple of block_size") != std::string::npos);
+  CHECK(r.error().code() == armlower::errc::error_if);
+  CHECK(r.error().message().find("multiple of block_size") != std::string::npos);
   b.g.operators[0].attr = graph::block_scaled_attr{16};
   r = run::run(b.g, std::vector<run::value>{run::zeros(id::fp32, {2, 48})});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->rule.find("BLOCK_SIZE_32") != std::string::npos);
+  CHECK(r.error().message().find("BLOCK_SIZE_32") != std::string::npos);
   b.g.operators[0].attr = {};
   r = run::run(b.g, std::vector<run::value>{run::zeros(id::fp32, {2, 48})});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::invalid_graph);
+  CHECK(r.error().code() == armlower::errc::invalid_graph);
 }
 
 TEST_CASE("MATMUL_T_BLOCK_SCALED: per-block fp32 sums times the scale product (pseudocode), B broadcast over N") {
@@ -223,7 +223,7 @@ TEST_CASE("MATMUL_T_BLOCK_SCALED: per-block fp32 sums times the scale product (p
       b.op(tosa::op::matmul_t_block_scaled, {"ad", "as", "bd", "bs"}, {"y"}, graph::block_scaled_attr{32});
       b.output("y");
       const auto r = run::run(b.g, std::vector<run::value>{run::from_codes(t, {N, H, C}, ad), run::from_codes(id::fp8ue8m0, {N, H, nb}, as)});
-      REQUIRE_MESSAGE(r, (r ? "" : r.failure->message()));
+      REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
       for (std::int32_t n = 0; n < N; ++n)
         for (std::int32_t h = 0; h < H; ++h)
           for (std::int32_t w = 0; w < W; ++w) {
@@ -238,7 +238,7 @@ TEST_CASE("MATMUL_T_BLOCK_SCALED: per-block fp32 sums times the scale product (p
                        static_cast<float>(decode(f, bd[(static_cast<std::size_t>(d) * W + w) * C + static_cast<std::size_t>(blk) * 32 + i]));
               acc += sum * (sa * sb);
             }
-            REQUIRE(r.outputs[0].reals[(static_cast<std::size_t>(n) * H + h) * W + w] == acc);
+            REQUIRE(r->outputs[0].reals[(static_cast<std::size_t>(n) * H + h) * W + w] == acc);
           }
       // D must be 1 or N
       if (D == 2) {
@@ -248,8 +248,8 @@ TEST_CASE("MATMUL_T_BLOCK_SCALED: per-block fp32 sums times the scale product (p
         b.g.find("bs")->data = scales(std::size_t{3} * W * nb);
         const auto bad = run::run(b.g, std::vector<run::value>{run::from_codes(t, {N, H, C}, ad), run::from_codes(id::fp8ue8m0, {N, H, nb}, as)});
         REQUIRE_FALSE(bad);
-        CHECK(bad.failure->tensor == "bd");
-        CHECK(bad.failure->kind == run::error_kind::error_if);
+        CHECK(bad.error().where().tensor == "bd");
+        CHECK(bad.error().code() == armlower::errc::error_if);
       }
     }
   }

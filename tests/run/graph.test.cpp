@@ -22,31 +22,32 @@ TEST_CASE("a CONST feeds an op; keep_intermediates exposes every tensor") {
   auto b = add_graph();
   auto r = run::run(b.g, two);
   REQUIRE(r);
-  CHECK(r.outputs[0].ints == std::vector<std::int64_t>{11, -18});
-  CHECK(r.tensors.empty());
+  CHECK(r->outputs[0].ints == std::vector<std::int64_t>{11, -18});
+  CHECK(r->tensors.empty());
   r = run::run(b.g, two, run::options{.keep_intermediates = true});
   REQUIRE(r);
-  CHECK(r.tensors.count("k") == 1);
-  CHECK(r.tensors.count("a") == 1);
-  CHECK(r.tensors.at("y").ints == r.outputs[0].ints);
+  CHECK(r->tensors.count("k") == 1);
+  CHECK(r->tensors.count("a") == 1);
+  CHECK(r->tensors.at("y").ints == r->outputs[0].ints);
 }
 
 TEST_CASE("graph inputs must match the declarations") {
   auto b = add_graph();
   auto r = run::run(b.g, std::vector<run::value>{});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->op_index == run::no_op);
-  CHECK(r.failure->rule.find("1 inputs") != std::string::npos);
+  CHECK(r.error().where().op_index == -1);
+  CHECK(r.error().code() == armlower::errc::invalid_graph);
+  CHECK(r.error().message().find("1 inputs") != std::string::npos);
   r = run::run(b.g, std::vector<run::value>{run::zeros(id::i16, {2})});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->tensor == "a");
+  CHECK(r.error().where().tensor == "a");
   r = run::run(b.g, std::vector<run::value>{run::zeros(id::i32, {3})});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->rule.find("[3]") != std::string::npos);
+  CHECK(r.error().message().find("[3]") != std::string::npos);
   run::value bad{id::i32, {2}, {1}, {}, {}};
   r = run::run(b.g, std::vector<run::value>{bad});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::invalid_graph);
+  CHECK(r.error().code() == armlower::errc::invalid_graph);
 }
 
 TEST_CASE("structural errors name the op and the tensor") {
@@ -55,24 +56,26 @@ TEST_CASE("structural errors name the op and the tensor") {
     b.g.operators[1].inputs[1] = "nope";
     const auto r = run::run(b.g, two);
     REQUIRE_FALSE(r);
-    CHECK(r.failure->op_index == 1);
-    CHECK(r.failure->op_name == "ADD");
-    CHECK(r.failure->tensor == "nope");
-    CHECK(r.failure->message() == "op 1 ADD, tensor 'nope': invalid graph: operand is not a declared tensor");
+    CHECK(r.error().where().op_index == 1);
+    CHECK(r.error().where().op == "ADD");
+    CHECK(r.error().where().tensor == "nope");
+    CHECK(r.error().code() == armlower::errc::invalid_graph);
+    CHECK(r.error().where().stage == "interpreter");
+    CHECK(r.error().line() == "interpreter: model op #1 ADD, tensor 'nope': operand is not a declared tensor");
   }
   {
     auto b = add_graph();
     b.g.operators[1].inputs.emplace_back("a");
     const auto r = run::run(b.g, two);
     REQUIRE_FALSE(r);
-    CHECK(r.failure->rule.find("expects 2 operands") != std::string::npos);
+    CHECK(r.error().message().find("expects 2 operands") != std::string::npos);
   }
   {
     auto b = add_graph();
     b.g.operators[1].outputs[0] = "undeclared";
     const auto r = run::run(b.g, two);
     REQUIRE_FALSE(r);
-    CHECK(r.failure->tensor == "undeclared");
+    CHECK(r.error().where().tensor == "undeclared");
   }
   {
     auto b = add_graph();
@@ -82,8 +85,8 @@ TEST_CASE("structural errors name the op and the tensor") {
     b.op(tosa::op::add, {"y", "y"}, {"w"});
     const auto r = run::run(b.g, two);
     REQUIRE_FALSE(r);
-    CHECK(r.failure->op_index == 2);
-    CHECK(r.failure->rule.find("used before") != std::string::npos);
+    CHECK(r.error().where().op_index == 2);
+    CHECK(r.error().message().find("used before") != std::string::npos);
   }
   {
     auto b = add_graph();
@@ -91,37 +94,81 @@ TEST_CASE("structural errors name the op and the tensor") {
     b.declare("dangling", id::i32, {2});
     const auto r = run::run(b.g, two);
     REQUIRE_FALSE(r);
-    CHECK(r.failure->rule.find("never produced") != std::string::npos);
+    CHECK(r.error().message().find("never produced") != std::string::npos);
   }
   {
     auto b = add_graph();
     b.g.operators.push_back(graph::operation{graph::framework_op::relu, {"y"}, {"y"}, {}});
     const auto r = run::run(b.g, two);
     REQUIRE_FALSE(r);
-    CHECK(r.failure->op_name == "relu");
-    CHECK(r.failure->rule.find("not a TOSA operator") != std::string::npos);
+    CHECK(r.error().where().op == "relu");
+    CHECK(r.error().message().find("not a TOSA operator") != std::string::npos);
   }
   {
     auto b = add_graph();
     b.g.operators[1].code = static_cast<tosa::op>(41);  // NEGATE: not an op the interpreter runs
     const auto r = run::run(b.g, two);
     REQUIRE_FALSE(r);
-    CHECK(r.failure->kind == run::error_kind::unsupported);
-    CHECK(r.failure->rule.find("41") != std::string::npos);
+    CHECK(r.error().code() == armlower::errc::unsupported);
+    CHECK(r.error().message().find("41") != std::string::npos);
   }
   {
     auto b = add_graph();
     b.g.find("k")->data.resize(5);  // truncated payload
     const auto r = run::run(b.g, two);
     REQUIRE_FALSE(r);
-    CHECK(r.failure->tensor == "k");
-    CHECK(r.failure->op_name == "CONST");
+    CHECK(r.error().where().tensor == "k");
+    CHECK(r.error().where().op == "CONST");
   }
   {
     auto b = add_graph();
     b.g.find("k")->is_constant = false;  // CONST result without payload
     const auto r = run::run(b.g, two);
     REQUIRE_FALSE(r);
-    CHECK(r.failure->op_name == "CONST");
+    CHECK(r.error().where().op == "CONST");
   }
+}
+
+TEST_CASE("every described op has a kernel binding; an op number nothing describes is refused by number") {
+  // Dispatch is `tosa::visit_op` over the descriptors: each described op must be bound.
+  tosa::for_each_op([](auto o) {
+    CHECK_MESSAGE(run::detail::kernel<decltype(o)::value>::bound, tosa::describe(decltype(o)::value).name);
+  });
+  auto b = add_graph();
+  b.g.operators[1].code = static_cast<tosa::op>(999);  // not a TOSA op armlower knows
+  const auto r = run::run(b.g, two);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code() == armlower::errc::unsupported);
+  CHECK(r.error().where().op_index == 1);
+  CHECK(r.error().message() == "TOSA op 999 is not run by the interpreter");
+}
+
+TEST_CASE("operand counts come from the op descriptor") {
+  auto b = add_graph();
+  b.g.operators[1].outputs.emplace_back("y2");
+  const auto r = run::run(b.g, two);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code() == armlower::errc::invalid_graph);
+  CHECK(r.error().where().op == "ADD");
+  CHECK(r.error().message() ==
+        "expects " + std::to_string(tosa::describe(tosa::op::add).n_in) + " operands and 1 results, has 2 and 2");
+}
+
+TEST_CASE("kernel status codes map to error codes in one place (run::code_of)") {
+  namespace kernels = armlower::kernels;
+  using kernels::status;
+  CHECK(run::code_of(status::value_out_of_range) == armlower::errc::require);
+  CHECK(run::code_of(status::shift_out_of_range) == armlower::errc::require);
+  CHECK(run::code_of(status::multiplier_out_of_range) == armlower::errc::require);
+  CHECK(run::code_of(status::unsupported_type) == armlower::errc::unsupported);
+  CHECK(run::code_of(status::null_pointer) == armlower::errc::kernel);
+  CHECK(run::code_of(status::unsupported_path) == armlower::errc::kernel);
+  CHECK(run::code_of(status::zero_point_out_of_range) == armlower::errc::error_if);
+  CHECK(run::code_of(status::bad_block_dim) == armlower::errc::error_if);
+  armlower::location at;
+  at.op = "MATMUL";
+  const auto e = run::from_status(status::value_out_of_range, at, "MATMUL accumulator");
+  CHECK(e.code() == armlower::errc::require);
+  CHECK(e.where().op == "MATMUL");
+  CHECK(e.message() == std::string("kernel: ") + kernels::to_string(status::value_out_of_range) + " (MATMUL accumulator)");
 }

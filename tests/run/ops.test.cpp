@@ -50,8 +50,8 @@ TEST_CASE("ADD broadcasts equal-rank shapes (INT32, pseudocode with index_to_coo
     const auto va = run::from_ints(id::i32, sa, random_ints(rng, graph::element_count(sa), -(1 << 30), 1 << 30));
     const auto vb = run::from_ints(id::i32, sb, random_ints(rng, graph::element_count(sb), -(1 << 30), 1 << 30));
     const auto r = run1(b, {va, vb});
-    REQUIRE_MESSAGE(r, (r ? "" : r.failure->message()));
-    const auto& y = r.outputs[0];
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
+    const auto& y = r->outputs[0];
     CHECK(y.shape == so);
     std::int64_t k = 0;
     for (std::int32_t n = 0; n < so[0]; ++n)
@@ -73,10 +73,10 @@ TEST_CASE("ADD errors: overflow is a REQUIRE, rank mismatch and non-broadcastabl
   b.output("y");
   auto r = run1(b, {run::from_ints(id::i32, {2}, {2147483647, 1}), run::from_ints(id::i32, {2}, {1, 1})});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::require);
-  CHECK(r.failure->op_index == 0);
-  CHECK(r.failure->op_name == "ADD");
-  CHECK(r.failure->message().find("overflows INT32") != std::string::npos);
+  CHECK(r.error().code() == armlower::errc::require);
+  CHECK(r.error().where().op_index == 0);
+  CHECK(r.error().where().op == "ADD");
+  CHECK(r.error().line().find("overflows INT32") != std::string::npos);
 
   builder b2;
   b2.input("a", id::i32, {2, 3});
@@ -86,9 +86,9 @@ TEST_CASE("ADD errors: overflow is a REQUIRE, rank mismatch and non-broadcastabl
   b2.output("y");
   r = run1(b2, {run::zeros(id::i32, {2, 3}), run::zeros(id::i32, {3, 3})});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::error_if);
-  CHECK(r.failure->tensor == "b");
-  CHECK(r.failure->rule.find("do not broadcast") != std::string::npos);
+  CHECK(r.error().code() == armlower::errc::error_if);
+  CHECK(r.error().where().tensor == "b");
+  CHECK(r.error().message().find("do not broadcast") != std::string::npos);
 
   builder b3;
   b3.input("a", id::i32, {3});
@@ -98,7 +98,7 @@ TEST_CASE("ADD errors: overflow is a REQUIRE, rank mismatch and non-broadcastabl
   b3.output("y");
   r = run1(b3, {run::zeros(id::i32, {3}), run::zeros(id::i32, {1, 3})});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->rule.find("rank") != std::string::npos);
+  CHECK(r.error().message().find("rank") != std::string::npos);
 
   builder b4;  // declared result shape wrong
   b4.input("a", id::i32, {3});
@@ -108,7 +108,7 @@ TEST_CASE("ADD errors: overflow is a REQUIRE, rank mismatch and non-broadcastabl
   b4.output("y");
   r = run1(b4, {run::zeros(id::i32, {3}), run::zeros(id::i32, {1})});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->tensor == "y");
+  CHECK(r.error().where().tensor == "y");
 
   builder b5;  // INT8 ADD is not a 1.0 row
   b5.input("a", id::i8, {1});
@@ -118,7 +118,7 @@ TEST_CASE("ADD errors: overflow is a REQUIRE, rank mismatch and non-broadcastabl
   b5.output("y");
   r = run1(b5, {run::zeros(id::i8, {1}), run::zeros(id::i8, {1})});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::unsupported);
+  CHECK(r.error().code() == armlower::errc::unsupported);
 }
 
 TEST_CASE("ADD of floats rounds the exact sum once (FP32, FP16, BF16)") {
@@ -138,7 +138,7 @@ TEST_CASE("ADD of floats rounds the exact sum once (FP32, FP16, BF16)") {
       for (int j = 0; j < 4; ++j) {
         const double exact = static_cast<double>(va.reals[static_cast<std::size_t>(j)]) + vb.reals[static_cast<std::size_t>(i)];
         // the result is the representable value nearest the exact sum: no value of t lies closer
-        const float got = r.outputs[0].reals[static_cast<std::size_t>(i) * 4 + j];
+        const float got = r->outputs[0].reals[static_cast<std::size_t>(i) * 4 + j];
         CHECK(std::fabs(got - exact) <= std::fabs(exact) * (t == id::fp32 ? 0x1p-24 : t == id::fp16 ? 0x1p-11 : 0x1p-8) + 1e-30);
       }
   }
@@ -169,10 +169,10 @@ TEST_CASE("MUL: INT32 with shift rounds (a*b + 2^(s-1)) >> s; INT8/INT16 give IN
     }
     if (any_overflow) {
       REQUIRE_FALSE(r);
-      CHECK(r.failure->kind == run::error_kind::require);
+      CHECK(r.error().code() == armlower::errc::require);
     } else {
       REQUIRE(r);
-      CHECK(r.outputs[0].ints == ref);
+      CHECK(r->outputs[0].ints == ref);
     }
   }
   for (id t : {id::i8, id::i16}) {
@@ -186,13 +186,13 @@ TEST_CASE("MUL: INT32 with shift rounds (a*b + 2^(s-1)) >> s; INT8/INT16 give IN
     const auto lo = armlower::dtype::traits(t).int_min;
     const auto r = run1(b, {run::from_ints(t, {3}, {lo, -1, 5}), run::from_ints(t, {1}, {lo})});
     REQUIRE(r);
-    CHECK(r.outputs[0].ints == std::vector<std::int64_t>{lo * lo, -lo, 5 * lo});
+    CHECK(r->outputs[0].ints == std::vector<std::int64_t>{lo * lo, -lo, 5 * lo});
     builder b2 = b;  // non-zero shift with INT8/INT16 is a REQUIRE (unpredictable)
     b2.g.find("s")->data = graph::encode_ints(id::i8, std::vector<std::int64_t>{3});
     const auto r2 = run1(b2, {run::from_ints(t, {3}, {1, 2, 3}), run::from_ints(t, {1}, {2})});
     REQUIRE_FALSE(r2);
-    CHECK(r2.failure->kind == run::error_kind::require);
-    CHECK(r2.failure->tensor == "s");
+    CHECK(r2.error().code() == armlower::errc::require);
+    CHECK(r2.error().where().tensor == "s");
   }
   {  // shift out of 0..63 is a REQUIRE; a non-constant shift is an ERROR_IF without EXT-DYNAMIC
     builder b;
@@ -206,11 +206,11 @@ TEST_CASE("MUL: INT32 with shift rounds (a*b + 2^(s-1)) >> s; INT8/INT16 give IN
                                      run::from_ints(id::i8, {1}, {64})};
     auto r = run::run(b.g, in);
     REQUIRE_FALSE(r);
-    CHECK(r.failure->rule.find("compile-time constant") != std::string::npos);
+    CHECK(r.error().message().find("compile-time constant") != std::string::npos);
     r = run::run(b.g, in, run::options{.dynamic = true});
     REQUIRE_FALSE(r);
-    CHECK(r.failure->kind == run::error_kind::require);
-    CHECK(r.failure->rule.find("0..63") != std::string::npos);
+    CHECK(r.error().code() == armlower::errc::require);
+    CHECK(r.error().message().find("0..63") != std::string::npos);
   }
 }
 
@@ -235,7 +235,7 @@ TEST_CASE("MUL INT64 (1.1, EXT-INT64): low 64 bits of the product (apply_mul_s),
   const auto vb = run::from_ints(id::i64, {1, 3, 3, 1}, xb);
   const auto r = run1(b, {va, vb});
   REQUIRE(r);
-  const auto& y = r.outputs[0];
+  const auto& y = r->outputs[0];
   CHECK(y.type == id::i64);
   REQUIRE(y.shape == std::vector<std::int32_t>{2, 3, 3, 4});
   std::size_t k = 0;
@@ -257,8 +257,8 @@ TEST_CASE("MUL INT64 (1.1, EXT-INT64): low 64 bits of the product (apply_mul_s),
   b2.g.find("s")->data = graph::encode_ints(id::i8, std::vector<std::int64_t>{2});
   const auto r2 = run1(b2, {va, vb});
   REQUIRE_FALSE(r2);
-  CHECK(r2.failure->kind == run::error_kind::require);
-  CHECK(r2.failure->tensor == "s");
+  CHECK(r2.error().code() == armlower::errc::require);
+  CHECK(r2.error().where().tensor == "s");
 }
 
 TEST_CASE("CLAMP: integer and float rows, NaN modes, bound errors") {
@@ -269,16 +269,16 @@ TEST_CASE("CLAMP: integer and float rows, NaN modes, bound errors") {
   b.output("y");
   auto r = run1(b, {run::from_ints(id::i8, {5}, {-128, -3, 0, 101, 127})});
   REQUIRE(r);
-  CHECK(r.outputs[0].ints == std::vector<std::int64_t>{-3, -3, 0, 100, 100});
+  CHECK(r->outputs[0].ints == std::vector<std::int64_t>{-3, -3, 0, 100, 100});
 
   std::get<graph::clamp_attr>(b.g.operators[0].attr) = graph::clamp_attr{5, 4, graph::nan_mode::propagate};
   r = run1(b, {run::zeros(id::i8, {5})});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::error_if);
+  CHECK(r.error().code() == armlower::errc::error_if);
   std::get<graph::clamp_attr>(b.g.operators[0].attr) = graph::clamp_attr{-300, 4, graph::nan_mode::propagate};
   r = run1(b, {run::zeros(id::i8, {5})});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->rule.find("INT8") != std::string::npos);
+  CHECK(r.error().message().find("INT8") != std::string::npos);
 
   for (auto mode : {graph::nan_mode::propagate, graph::nan_mode::ignore}) {
     builder f;
@@ -289,13 +289,13 @@ TEST_CASE("CLAMP: integer and float rows, NaN modes, bound errors") {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     const auto rf = run1(f, {run::from_reals(id::fp32, {4}, {-7.0f, 0.25f, 9.0f, nan})});
     REQUIRE(rf);
-    CHECK(rf.outputs[0].reals[0] == -1.0f);
-    CHECK(rf.outputs[0].reals[1] == 0.25f);
-    CHECK(rf.outputs[0].reals[2] == 6.0f);
+    CHECK(rf->outputs[0].reals[0] == -1.0f);
+    CHECK(rf->outputs[0].reals[1] == 0.25f);
+    CHECK(rf->outputs[0].reals[2] == 6.0f);
     if (mode == graph::nan_mode::propagate)
-      CHECK(std::isnan(rf.outputs[0].reals[3]));
+      CHECK(std::isnan(rf->outputs[0].reals[3]));
     else
-      CHECK(rf.outputs[0].reals[3] == -1.0f);
+      CHECK(rf->outputs[0].reals[3] == -1.0f);
   }
 }
 
@@ -310,60 +310,60 @@ TEST_CASE("CAST rows: int narrowing/widening, bool, float→int RNE saturating, 
   };
   auto r = cast(id::i32, id::i8, run::from_ints(id::i32, {4}, {300, -129, 127, -2147483647 - 1}));
   REQUIRE(r);
-  CHECK(r.outputs[0].ints == std::vector<std::int64_t>{44, 127, 127, 0});  // low 8 bits, two's complement
+  CHECK(r->outputs[0].ints == std::vector<std::int64_t>{44, 127, 127, 0});  // low 8 bits, two's complement
   r = cast(id::i8, id::i32, run::from_ints(id::i8, {2}, {-128, 5}));
   REQUIRE(r);
-  CHECK(r.outputs[0].ints == std::vector<std::int64_t>{-128, 5});
+  CHECK(r->outputs[0].ints == std::vector<std::int64_t>{-128, 5});
   r = cast(id::i16, id::boolean, run::from_ints(id::i16, {3}, {0, -1, 256}));
   REQUIRE(r);
-  CHECK(r.outputs[0].ints == std::vector<std::int64_t>{0, 1, 1});
+  CHECK(r->outputs[0].ints == std::vector<std::int64_t>{0, 1, 1});
   r = cast(id::boolean, id::i16, run::from_ints(id::boolean, {2}, {1, 0}));
   REQUIRE(r);
-  CHECK(r.outputs[0].ints == std::vector<std::int64_t>{1, 0});
+  CHECK(r->outputs[0].ints == std::vector<std::int64_t>{1, 0});
   r = cast(id::fp32, id::i8, run::from_reals(id::fp32, {7}, {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 1000.0f, -1e30f}));
   REQUIRE(r);
-  CHECK(r.outputs[0].ints == std::vector<std::int64_t>{0, 2, 2, 0, -2, 127, -128});
+  CHECK(r->outputs[0].ints == std::vector<std::int64_t>{0, 2, 2, 0, -2, 127, -128});
   r = cast(id::fp32, id::i32, run::from_reals(id::fp32, {1}, {std::numeric_limits<float>::quiet_NaN()}));
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::require);
+  CHECK(r.error().code() == armlower::errc::require);
   r = cast(id::i32, id::fp16, run::from_ints(id::i32, {3}, {2049, 2051, 70000}));
   REQUIRE(r);
-  CHECK(r.outputs[0].reals[0] == 2048.0f);  // tie to even
-  CHECK(r.outputs[0].reals[1] == 2052.0f);
-  CHECK(std::isinf(r.outputs[0].reals[2]));
+  CHECK(r->outputs[0].reals[0] == 2048.0f);  // tie to even
+  CHECK(r->outputs[0].reals[1] == 2052.0f);
+  CHECK(std::isinf(r->outputs[0].reals[2]));
   r = cast(id::fp32, id::bf16, run::from_reals(id::fp32, {1}, {1.00390625f}));  // 1 + 2^-8: tie → 1
   REQUIRE(r);
-  CHECK(r.outputs[0].reals[0] == 1.0f);
+  CHECK(r->outputs[0].reals[0] == 1.0f);
   r = cast(id::fp16, id::fp32, run::from_reals(id::fp16, {1}, {0.099975586f}));
   REQUIRE(r);
-  CHECK(r.outputs[0].reals[0] == 0.099975586f);
+  CHECK(r->outputs[0].reals[0] == 0.099975586f);
   // 1.1 rows BOOL ↔ FP32 (PRO-FP): out = (in != 0) resp. in ? 1 : 0 (CAST pseudocode).
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
   r = cast(id::fp32, id::boolean,
            run::from_reals(id::fp32, {8}, {0.0f, -0.0f, nan, -inf, 1e-45f, -3.0f, 0.25f, inf}));
   REQUIRE(r);
-  CHECK(r.outputs[0].type == id::boolean);
-  CHECK(r.outputs[0].ints == std::vector<std::int64_t>{0, 0, 1, 1, 1, 1, 1, 1});  // NaN != 0; -0 == 0
+  CHECK(r->outputs[0].type == id::boolean);
+  CHECK(r->outputs[0].ints == std::vector<std::int64_t>{0, 0, 1, 1, 1, 1, 1, 1});  // NaN != 0; -0 == 0
   r = cast(id::boolean, id::fp32, run::from_ints(id::boolean, {3}, {1, 0, 1}));
   REQUIRE(r);
-  CHECK(r.outputs[0].type == id::fp32);
-  REQUIRE(r.outputs[0].reals.size() == 3);
-  CHECK(std::bit_cast<std::uint32_t>(r.outputs[0].reals[0]) == 0x3F800000u);  // 1.0
-  CHECK(std::bit_cast<std::uint32_t>(r.outputs[0].reals[1]) == 0x00000000u);  // +0.0, not -0.0
-  CHECK(std::bit_cast<std::uint32_t>(r.outputs[0].reals[2]) == 0x3F800000u);
+  CHECK(r->outputs[0].type == id::fp32);
+  REQUIRE(r->outputs[0].reals.size() == 3);
+  CHECK(std::bit_cast<std::uint32_t>(r->outputs[0].reals[0]) == 0x3F800000u);  // 1.0
+  CHECK(std::bit_cast<std::uint32_t>(r->outputs[0].reals[1]) == 0x00000000u);  // +0.0, not -0.0
+  CHECK(std::bit_cast<std::uint32_t>(r->outputs[0].reals[2]) == 0x3F800000u);
   for (id f : {id::fp16, id::bf16}) {  // no BOOL ↔ FP16/BF16 rows in the spec
     CAPTURE(armlower::dtype::name(f));
     r = cast(id::boolean, f, run::from_ints(id::boolean, {1}, {1}));
     REQUIRE_FALSE(r);
-    CHECK(r.failure->kind == run::error_kind::unsupported);
+    CHECK(r.error().code() == armlower::errc::unsupported);
     r = cast(f, id::boolean, run::from_reals(f, {1}, {1.0f}));
     REQUIRE_FALSE(r);
-    CHECK(r.failure->kind == run::error_kind::unsupported);
+    CHECK(r.error().code() == armlower::errc::unsupported);
   }
   r = cast(id::i8, id::i8, run::zeros(id::i8, {1}));
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::unsupported);
+  CHECK(r.error().code() == armlower::errc::unsupported);
 }
 
 TEST_CASE("RESHAPE takes the SHAPE operand; TRANSPOSE follows output[i] = input[perms^-1]") {
@@ -381,11 +381,11 @@ TEST_CASE("RESHAPE takes the SHAPE operand; TRANSPOSE follows output[i] = input[
   b.output("x3");
   const auto x = run::from_ints(id::i16, {2, 3, 4}, random_ints(rng, 24, -32768, 32767));
   const auto res = run1(b, {x});
-  REQUIRE_MESSAGE(res, (res ? "" : res.failure->message()));
-  const auto& t = res.outputs[0];
+  REQUIRE_MESSAGE(res, (res ? "" : res.error().line()));
+  const auto& t = res->outputs[0];
   for (std::size_t i = 0; i < 6; ++i)
     for (std::size_t j = 0; j < 4; ++j) CHECK(t.ints[i * 4 + j] == x.ints[j * 6 + i]);
-  const auto& x3 = res.outputs[1];
+  const auto& x3 = res->outputs[1];
   for (std::size_t a = 0; a < 3; ++a)
     for (std::size_t c = 0; c < 4; ++c)
       for (std::size_t n = 0; n < 2; ++n) CHECK(x3.ints[(a * 4 + c) * 2 + n] == x.ints[(n * 3 + a) * 4 + c]);
@@ -400,9 +400,9 @@ TEST_CASE("RESHAPE and TRANSPOSE errors") {
   b.output("r");
   auto r = run1(b, {run::zeros(id::i8, {2, 3})});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::error_if);
-  CHECK(r.failure->tensor == "s");
-  CHECK(r.failure->rule.find("tensor_size") != std::string::npos);
+  CHECK(r.error().code() == armlower::errc::error_if);
+  CHECK(r.error().where().tensor == "s");
+  CHECK(r.error().message().find("tensor_size") != std::string::npos);
 
   builder t;
   t.input("x", id::i8, {2, 3});
@@ -411,13 +411,13 @@ TEST_CASE("RESHAPE and TRANSPOSE errors") {
   t.output("y");
   r = run1(t, {run::zeros(id::i8, {2, 3})});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->rule.find("permutation") != std::string::npos);
+  CHECK(r.error().message().find("permutation") != std::string::npos);
   t.g.operators[0].attr = graph::transpose_attr{{1, 0, 2}};
   r = run1(t, {run::zeros(id::i8, {2, 3})});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->rule.find("rank") != std::string::npos);
+  CHECK(r.error().message().find("rank") != std::string::npos);
   t.g.operators[0].attr = {};
   r = run1(t, {run::zeros(id::i8, {2, 3})});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::invalid_graph);
+  CHECK(r.error().code() == armlower::errc::invalid_graph);
 }

@@ -50,11 +50,11 @@ int main(int argc, char** argv) {
     }
     const auto r2 = armlower::run::run(file->graph, c.inputs);
     const bool same = static_cast<bool>(r) == static_cast<bool>(r2) &&
-                      (!r ? r.failure->kind == r2.failure->kind && r.failure->rule == r2.failure->rule
+                      (!r ? r.error().code() == r2.error().code() && r.error().message() == r2.error().message()
                           : [&] {
-                              for (std::size_t i = 0; i < r.outputs.size(); ++i)
-                                if (armlower::run::encode(r.outputs[i]) != armlower::run::encode(r2.outputs[i])) return false;
-                              return r.outputs.size() == r2.outputs.size();
+                              for (std::size_t i = 0; i < r->outputs.size(); ++i)
+                                if (armlower::run::encode(r->outputs[i]) != armlower::run::encode(r2->outputs[i])) return false;
+                              return r->outputs.size() == r2->outputs.size();
                             }());
     if (!same) {
       std::cerr << c.name << ": the graph read back from the .tosa file runs differently\n";
@@ -63,15 +63,15 @@ int main(int argc, char** argv) {
     }
     if (!r) {
       if (c.mode.rfind("error", 0) != 0) {
-        std::cerr << c.name << ": interpreter failed: " << r.failure->message() << "\n";
+        std::cerr << c.name << ": interpreter failed: " << r.error().line() << "\n";
         ++bad;
         continue;
       }
-      const auto k = r.failure->kind;
+      const auto k = r.error().code();
       list << c.name << " error:"
-           << (k == armlower::run::error_kind::require ? "require" : k == armlower::run::error_kind::error_if ? "error_if" : "other")
+           << (k == armlower::errc::require ? "require" : k == armlower::errc::error_if ? "error_if" : "other")
            << " " << c.inputs.size() << " 0\n";
-      std::cout << c.name << ": interpreter error (expected): " << r.failure->message() << "\n";
+      std::cout << c.name << ": interpreter error (expected): " << r.error().line() << "\n";
       continue;
     }
     if (c.mode.rfind("error", 0) == 0) {
@@ -79,11 +79,11 @@ int main(int argc, char** argv) {
       ++bad;
       continue;
     }
-    for (std::size_t i = 0; i < r.outputs.size(); ++i) {
-      const auto img = armlower::io::format_npy(armlower::run::to_npy(r.outputs[i])).value();
+    for (std::size_t i = 0; i < r->outputs.size(); ++i) {
+      const auto img = armlower::io::format_npy(armlower::run::to_npy(r->outputs[i])).value();
       (void)armlower::serialize::write_file(dir / (c.name + ".out" + std::to_string(i) + ".npy"), img).value();
     }
-    list << c.name << " " << c.mode << " " << c.inputs.size() << " " << r.outputs.size() << "\n";
+    list << c.name << " " << c.mode << " " << c.inputs.size() << " " << r->outputs.size() << "\n";
   }
   return bad == 0 ? 0 : 1;
 }

@@ -52,18 +52,18 @@ TEST_CASE("FP8 MATMUL with all-constant operands runs (was a segfault: FP8 zero 
       CAPTURE(armlower::dtype::name(o));
       const auto b = fp8_matmul(t, o, 0);
       const auto r = run::run(b.g, {});
-      REQUIRE_MESSAGE(r, (r ? "" : r.failure->message()));
-      CHECK(r.outputs[0].type == o);
-      CHECK(r.outputs[0].reals[0] == 2.5f);  // 1.5·2 + 0.5·(−1), exact in every row
+      REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
+      CHECK(r->outputs[0].type == o);
+      CHECK(r->outputs[0].reals[0] == 2.5f);  // 1.5·2 + 0.5·(−1), exact in every row
       CHECK(check(b.g, t == id::fp8e4m3 ? "TOSA-1.1+FP+fp8e4m3" : "TOSA-1.1+FP+fp8e5m2") == "");
     }
     // −0.0 is a zero zero point; 1.0 is an ERROR_IF naming the tensor, not a crash.
     CHECK(run::run(fp8_matmul(t, id::fp16, 0x80).g, {}));
     const auto r = run::run(fp8_matmul(t, id::fp16, fp8(t, 1.0f)).g, {});
     REQUIRE_FALSE(r);
-    CHECK(r.failure->kind == run::error_kind::error_if);
-    CHECK(r.failure->tensor == "azp");
-    CHECK(has(r.failure->rule, "must be 0 unless its dtype is INT8"));
+    CHECK(r.error().code() == armlower::errc::error_if);
+    CHECK(r.error().where().tensor == "azp");
+    CHECK(has(r.error().message(), "must be 0 unless its dtype is INT8"));
   }
   // The mixed FP8 rows (TOSA 1.1): A FP8E4M3, B FP8E5M2, zero points of their own dtypes.
   builder b;
@@ -76,7 +76,7 @@ TEST_CASE("FP8 MATMUL with all-constant operands runs (was a segfault: FP8 zero 
   b.output("y");
   const auto r = run::run(b.g, {});
   REQUIRE(r);
-  CHECK(r.outputs[0].reals[0] == -1.5f);
+  CHECK(r->outputs[0].reals[0] == -1.5f);
 }
 
 TEST_CASE("FP16 accumulation rounds each step to FP16; MATMUL FP16 -> FP16 and -> FP32") {
@@ -92,9 +92,9 @@ TEST_CASE("FP16 accumulation rounds each step to FP16; MATMUL FP16 -> FP16 and -
   b.output("y16");
   b.output("y32");
   const auto r = run::run(b.g, {});
-  REQUIRE_MESSAGE(r, (r ? "" : r.failure->message()));
-  CHECK(r.outputs[0].reals[0] == 2048.0f);
-  CHECK(r.outputs[1].reals[0] == 2050.0f);
+  REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
+  CHECK(r->outputs[0].reals[0] == 2048.0f);
+  CHECK(r->outputs[1].reals[0] == 2050.0f);
   CHECK(check(b.g, "TOSA-1.0+FP") == "");
 }
 
@@ -116,17 +116,17 @@ builder fp16_conv(id acc, float bias) {
 TEST_CASE("CONV2D FP16 runs with acc_type FP16 and FP32 (check agrees); other acc_types are refused") {
   // acc FP16: 2048 (+1 +1 tie to even) + bias 2 = 2050. acc FP32: acc 2050 → FP16 2050, + 2 = 2052.
   auto r = run::run(fp16_conv(id::fp16, 2.0f).g, {});
-  REQUIRE_MESSAGE(r, (r ? "" : r.failure->message()));
-  CHECK(r.outputs[0].reals[0] == 2050.0f);
+  REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
+  CHECK(r->outputs[0].reals[0] == 2050.0f);
   r = run::run(fp16_conv(id::fp32, 2.0f).g, {});
   REQUIRE(r);
-  CHECK(r.outputs[0].reals[0] == 2052.0f);
+  CHECK(r->outputs[0].reals[0] == 2052.0f);
   CHECK(check(fp16_conv(id::fp16, 2.0f).g, "TOSA-1.0+FP") == "");
   CHECK(check(fp16_conv(id::fp32, 2.0f).g, "TOSA-1.0+FP") == "");  // was "acc_type FP32 must equal the output dtype FP16"
   r = run::run(fp16_conv(id::i32, 2.0f).g, {});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::error_if);
-  CHECK(has(r.failure->rule, "allowed: FP32 or FP16"));
+  CHECK(r.error().code() == armlower::errc::error_if);
+  CHECK(has(r.error().message(), "allowed: FP32 or FP16"));
   const auto m = check(fp16_conv(id::bf16, 2.0f).g, "TOSA-1.0+FP+bf16");
   CHECK(has(m, "acc_type BF16"));
   CHECK(has(m, "FP32 or FP16"));
@@ -141,7 +141,7 @@ TEST_CASE("CONV2D FP16 runs with acc_type FP16 and FP32 (check agrees); other ac
   b.output("y");
   r = run::run(b.g, {});
   REQUIRE(r);
-  CHECK(r.outputs[0].reals[0] == 4.25f);
+  CHECK(r->outputs[0].reals[0] == 4.25f);
   CHECK(check(b.g, "TOSA-1.0+FP+bf16") == "");
 }
 
@@ -182,7 +182,7 @@ TEST_CASE("check allows the unsigned RESCALE rows of the spec and refuses the ER
   auto r = run::run(rescale(id::i8, id::i8, true, false, -128, 0).g,
                     std::vector<run::value>{run::from_ints(id::i8, {4}, {-56, 0, 127, -128})});
   REQUIRE(r);
-  CHECK(r.outputs[0].ints == std::vector<std::int64_t>{72, -128, -1, 0});
+  CHECK(r->outputs[0].ints == std::vector<std::int64_t>{72, -128, -1, 0});
   CHECK_FALSE(run::run(rescale(id::i8, id::i8, true, true, 0, 0).g, std::vector<run::value>{run::zeros(id::i8, {4})}));
 }
 
@@ -200,9 +200,9 @@ TEST_CASE("CONV2D output size is int64 in check and run: pad 2^31-1 is refused b
   b.output("y");
   const auto r = run::run(b.g, std::vector<run::value>{run::zeros(id::i8, {1, 3, 1, 1})});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::error_if);
-  CHECK(r.failure->tensor == "y");
-  CHECK(has(r.failure->rule, "[1,4294967297,1,1]"));
+  CHECK(r.error().code() == armlower::errc::error_if);
+  CHECK(r.error().where().tensor == "y");
+  CHECK(has(r.error().message(), "[1,4294967297,1,1]"));
   CHECK(has(check(b.g, "TOSA-1.0+INT"), "OH, OW do not satisfy"));
   // The kernel's int32 form refuses it too.
   armlower::kernels::conv2d_shape s;
@@ -229,15 +229,16 @@ TEST_CASE("declared result shapes and the per-tensor size limit are checked befo
   };
   auto r = run::run(matmul({1, 1, 1}).g, {});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::error_if);
-  CHECK(r.failure->tensor == "y");
-  CHECK(has(r.failure->rule, "must be [1,40000,40000]"));
+  CHECK(r.error().code() == armlower::errc::error_if);
+  CHECK(r.error().where().tensor == "y");
+  CHECK(has(r.error().message(), "must be [1,40000,40000]"));
   r = run::run(matmul({1, n, n}).g, {});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::unsupported);
-  CHECK(r.failure->tensor == "y");
-  CHECK(has(r.failure->rule, "12800000000 bytes"));
-  CHECK(has(r.failure->rule, "limit of 2147483648 bytes"));
+  CHECK(r.error().code() == armlower::errc::limit);
+  CHECK(r.error().where().tensor == "y");
+  CHECK(r.error().where().op == "MATMUL");
+  CHECK(has(r.error().message(), "12800000000 bytes"));
+  CHECK(has(r.error().message(), "limit of 2147483648 bytes"));
 
   // Broadcast ADD [n,1] + [1,n].
   auto add = [&](std::vector<std::int32_t> declared) {
@@ -251,19 +252,20 @@ TEST_CASE("declared result shapes and the per-tensor size limit are checked befo
   };
   r = run::run(add({1, 1}).g, {});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::error_if);
-  CHECK(has(r.failure->rule, "must be [40000,40000]"));
+  CHECK(r.error().code() == armlower::errc::error_if);
+  CHECK(has(r.error().message(), "must be [40000,40000]"));
   r = run::run(add({n, n}).g, {});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->tensor == "y");
-  CHECK(has(r.failure->rule, "per-tensor limit"));
+  CHECK(r.error().code() == armlower::errc::limit);
+  CHECK(r.error().where().tensor == "y");
+  CHECK(has(r.error().message(), "per-tensor limit"));
 
   // A declared shape beyond 2^31-1 elements is an invalid graph, refused before anything else.
   r = run::run(add({65536, 65536}).g, {});
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::invalid_graph);
-  CHECK(r.failure->tensor == "y");
-  CHECK(has(r.failure->rule, "element count exceeds 2^31-1"));
+  CHECK(r.error().code() == armlower::errc::invalid_graph);
+  CHECK(r.error().where().tensor == "y");
+  CHECK(has(r.error().message(), "element count exceeds 2^31-1"));
 
   // The limit is configurable and applies to inputs and constants too.
   builder b;
@@ -278,8 +280,10 @@ TEST_CASE("declared result shapes and the per-tensor size limit are checked befo
   opt.max_tensor_bytes = 100;  // a 4×4 INT32 takes 128 bytes of int64 storage
   r = run::run(b.g, in, opt);
   REQUIRE_FALSE(r);
-  CHECK(r.failure->tensor == "x");
-  CHECK(has(r.failure->rule, "needs 128 bytes, above the per-tensor limit of 100 bytes"));
+  CHECK(r.error().code() == armlower::errc::limit);
+  CHECK(r.error().where().op_index == -1);  // a graph input: no operator
+  CHECK(r.error().where().tensor == "x");
+  CHECK(has(r.error().message(), "needs 128 bytes, above the per-tensor limit of 100 bytes"));
   // Other ops check the declared shape first too (TRANSPOSE, CAST, CLAMP, RESCALE, RESHAPE).
   builder t;
   t.input("x", id::i8, {2, 3});
@@ -288,7 +292,7 @@ TEST_CASE("declared result shapes and the per-tensor size limit are checked befo
   t.output("y");
   r = run::run(t.g, std::vector<run::value>{run::zeros(id::i8, {2, 3})});
   REQUIRE_FALSE(r);
-  CHECK(has(r.failure->rule, "result shape must be [3,2], is declared [2,3]"));
+  CHECK(has(r.error().message(), "result shape must be [3,2], is declared [2,3]"));
 }
 
 TEST_CASE("a graph of 100,000 ADDs runs (tensors indexed once per run: linear time)") {
@@ -306,8 +310,8 @@ TEST_CASE("a graph of 100,000 ADDs runs (tensors indexed once per run: linear ti
   }
   g.outputs.push_back("t" + std::to_string(ops));
   const auto r = run::run(g, std::vector<run::value>{run::from_ints(id::i32, {2}, {5, 7})});
-  REQUIRE_MESSAGE(r, (r ? "" : r.failure->message()));
-  CHECK(r.outputs[0].ints == std::vector<std::int64_t>{5 + ops, 7 - 2 * ops});
+  REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
+  CHECK(r->outputs[0].ints == std::vector<std::int64_t>{5 + ops, 7 - 2 * ops});
 }
 
 TEST_CASE("check: MATMUL zero points have the operand's dtype and are 0 unless INT8 (float: -0.0 counts as 0)") {

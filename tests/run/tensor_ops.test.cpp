@@ -72,8 +72,8 @@ TEST_CASE("CONV2D i8xi8->i32 and i16xi8->i48: pads, strides, dilations, zero poi
       g.op(tosa::op::conv2d, {"x", "w", "b", "izp", "wzp"}, {"y"}, graph::conv2d_attr{k.pad, k.stride, k.dilation, out_t, false});
       g.output("y");
       const auto r = run::run(g.g, std::vector<run::value>{x});
-      REQUIRE_MESSAGE(r, (r ? "" : r.failure->message()));
-      CHECK(r.outputs[0].ints == conv2d_ref(k, x, w, b, izp, wzp, oh, ow));
+      REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
+      CHECK(r->outputs[0].ints == conv2d_ref(k, x, w, b, izp, wzp, oh, ow));
     }
   }
 }
@@ -98,21 +98,21 @@ TEST_CASE("CONV2D ERROR_IFs and REQUIREs") {
   CHECK(run_it(make(id::i8, id::i32, {1, 3, 3, 3}, ok, 5), id::i8));
   auto r = run_it(make(id::i8, id::i32, {1, 3, 3, 3}, graph::conv2d_attr{{0, 0, 0, 0}, {2, 2}, {1, 1}, id::i32, false}, 0), id::i8);
   REQUIRE_FALSE(r);  // (4 - 1 - 1) / 2 is exact → 2, but the declared shape says 3
-  CHECK(r.failure->kind == run::error_kind::error_if);
+  CHECK(r.error().code() == armlower::errc::error_if);
   r = run_it(make(id::i8, id::i32, {1, 2, 2, 3}, graph::conv2d_attr{{0, 0, 0, 0}, {2, 2}, {1, 1}, id::i32, false}, 0), id::i8);
   CHECK(r);
   r = run_it(make(id::i8, id::i32, {1, 3, 3, 3}, graph::conv2d_attr{{0, 1, 0, 0}, {2, 2}, {1, 1}, id::i32, false}, 0), id::i8);
   REQUIRE_FALSE(r);  // (4 - 1 + 1 - 1) = 3 not divisible by 2
-  CHECK(r.failure->rule.find("divisible") != std::string::npos);
+  CHECK(r.error().message().find("divisible") != std::string::npos);
   r = run_it(make(id::i16, id::i48, {1, 3, 3, 3}, graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, id::i48, false}, 1), id::i16);
   REQUIRE_FALSE(r);  // INT16 input_zp must be 0
-  CHECK(r.failure->tensor == "izp");
+  CHECK(r.error().where().tensor == "izp");
   r = run_it(make(id::i16, id::i48, {1, 3, 3, 3}, ok, 0), id::i16);  // acc_type INT32 for the INT48 row
   REQUIRE_FALSE(r);
-  CHECK(r.failure->rule.find("acc_type") != std::string::npos);
+  CHECK(r.error().message().find("acc_type") != std::string::npos);
   r = run_it(make(id::i8, id::i32, {1, 3, 3, 3}, graph::conv2d_attr{{-1, 0, 0, 0}, {1, 1}, {1, 1}, id::i32, false}, 0), id::i8);
   REQUIRE_FALSE(r);
-  CHECK(r.failure->rule.find("pads") != std::string::npos);
+  CHECK(r.error().message().find("pads") != std::string::npos);
   {  // accumulator overflow of INT32 is a REQUIRE
     builder g;
     g.input("x", id::i8, {1, 1, 1, 4});
@@ -125,7 +125,7 @@ TEST_CASE("CONV2D ERROR_IFs and REQUIREs") {
     g.output("y");
     r = run::run(g.g, std::vector<run::value>{run::from_ints(id::i8, {1, 1, 1, 4}, {-128, -128, -128, -128})});
     REQUIRE_FALSE(r);
-    CHECK(r.failure->kind == run::error_kind::require);
+    CHECK(r.error().code() == armlower::errc::require);
   }
 }
 
@@ -147,20 +147,20 @@ TEST_CASE("MATMUL i8 (zero points) and i16 -> i48 against the pseudocode") {
     g.op(tosa::op::matmul, {"a", "b", "azp", "bzp"}, {"y"});
     g.output("y");
     const auto r = run::run(g.g, std::vector<run::value>{a, b});
-    REQUIRE_MESSAGE(r, (r ? "" : r.failure->message()));
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
     for (std::int32_t n = 0; n < N; ++n)
       for (std::int32_t h = 0; h < H; ++h)
         for (std::int32_t w = 0; w < W; ++w) {
           std::int64_t acc = 0;
           for (std::int32_t c = 0; c < C; ++c)
             acc += (a.ints[(static_cast<std::size_t>(n) * H + h) * C + c] - azp) * (b.ints[(static_cast<std::size_t>(n) * C + c) * W + w] - bzp);
-          REQUIRE(r.outputs[0].ints[static_cast<std::size_t>((n * H + h) * W + w)] == acc);
+          REQUIRE(r->outputs[0].ints[static_cast<std::size_t>((n * H + h) * W + w)] == acc);
         }
     // B with the wrong C is an ERROR_IF naming B
     g.g.find("b")->shape = {N, C + 1, W};
     const auto bad = run::run(g.g, std::vector<run::value>{a, run::zeros(t, {N, C + 1, W})});
     REQUIRE_FALSE(bad);
-    CHECK(bad.failure->tensor == "b");
+    CHECK(bad.error().where().tensor == "b");
   }
 }
 
@@ -214,10 +214,10 @@ TEST_CASE("RESCALE: per-channel / per-tensor, scale32 SINGLE and DOUBLE, 16-bit 
     g.op(tosa::op::rescale, {"x", "m", "s", "izp", "ozp"}, {"y"}, graph::rescale_attr{k.scale32, k.rm, k.per_channel, false, false});
     g.output("y");
     const auto r = run::run(g.g, std::vector<run::value>{x});
-    REQUIRE_MESSAGE(r, (r ? "" : r.failure->message()));
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
     for (std::size_t i = 0; i < x.ints.size(); ++i) {
       const std::size_t c = k.per_channel ? i % C : 0;
-      REQUIRE(r.outputs[0].ints[i] == rescale_ref(x.ints[i], izp, mult[c], shift[c], k.scale32,
+      REQUIRE(r->outputs[0].ints[i] == rescale_ref(x.ints[i], izp, mult[c], shift[c], k.scale32,
                                                   k.rm == tosa::rounding_mode::double_round, ozp, to.int_min, to.int_max));
     }
   }
@@ -242,20 +242,20 @@ TEST_CASE("RESCALE errors: scale32 with INT48, multiplier dtype, shift range, pe
   CHECK(go(make(id::i32, true, id::i32, {20}, false), id::i32));
   auto r = go(make(id::i48, true, id::i32, {20}, false), id::i48);
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::error_if);
+  CHECK(r.error().code() == armlower::errc::error_if);
   r = go(make(id::i32, false, id::i32, {20}, false), id::i32);
   REQUIRE_FALSE(r);
-  CHECK(r.failure->tensor == "m");
+  CHECK(r.error().where().tensor == "m");
   r = go(make(id::i32, true, id::i32, {1}, false), id::i32);
   REQUIRE_FALSE(r);
-  CHECK(r.failure->kind == run::error_kind::require);
+  CHECK(r.error().code() == armlower::errc::require);
   r = go(make(id::i32, true, id::i32, {20, 20}, true), id::i32);
   REQUIRE_FALSE(r);
-  CHECK(r.failure->rule.find("[3]") != std::string::npos);
+  CHECK(r.error().message().find("[3]") != std::string::npos);
   auto g = make(id::i32, true, id::i32, {20}, false);
   g.g.find("ozp")->data = graph::encode_ints(id::i8, std::vector<std::int64_t>{0});
   g.g.find("izp")->data = graph::encode_ints(id::i32, std::vector<std::int64_t>{5});
   r = go(g, id::i32);
   REQUIRE_FALSE(r);  // input_zp must be 0 for INT32 input
-  CHECK(r.failure->kind == run::error_kind::error_if);
+  CHECK(r.error().code() == armlower::errc::error_if);
 }

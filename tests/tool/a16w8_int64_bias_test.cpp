@@ -101,8 +101,8 @@ fs::path write_model(const std::string& name, const std::vector<std::uint8_t>& b
 std::vector<std::int64_t> run_tosa(const graph::graph& g, const std::vector<std::int64_t>& x) {
   const auto v = run::from_ints(dtype::id::i16, {B, Ci}, x);
   const auto r = run::run(g, std::span<const run::value>(&v, 1));
-  REQUIRE_MESSAGE(static_cast<bool>(r), (r.failure ? r.failure->message() : ""));
-  return r.outputs.at(0).ints;
+  REQUIRE_MESSAGE(static_cast<bool>(r), (r ? std::string() : r.error().line()));
+  return r->outputs.at(0).ints;
 }
 
 // Two values beyond INT32 (the reason TFLite uses INT64 here), the rest ordinary.

@@ -30,8 +30,8 @@ std::vector<std::int64_t> run_ints(const graph::graph& g, dtype::id t, std::vect
                                    std::vector<std::int64_t> x) {
   const auto v = run::from_ints(t, std::move(shape), std::move(x));
   const auto r = run::run(g, std::span<const run::value>(&v, 1));
-  REQUIRE_MESSAGE(static_cast<bool>(r), (r.failure ? r.failure->message() : ""));
-  return r.outputs.at(0).ints;
+  REQUIRE_MESSAGE(static_cast<bool>(r), (r ? std::string() : r.error().line()));
+  return r->outputs.at(0).ints;
 }
 }  // namespace
 
@@ -117,8 +117,8 @@ TEST_CASE("hello_world_float per scheme: max |error| vs sin(x) on 1000 points in
       if (passes::is_mx(c.s)) v = run::from_reals(in->type, in->shape, {x});
       else v = run::from_ints(in->type, in->shape, graph::quantize(std::vector<float>{x}, *l.input_quant));
       const auto r = run::run(g, std::span<const run::value>(&v, 1));
-      REQUIRE_MESSAGE(static_cast<bool>(r), (r.failure ? r.failure->message() : ""));
-      const auto y = tool::real_values(r.outputs.at(0), l.output_quant);
+      REQUIRE_MESSAGE(static_cast<bool>(r), (r ? std::string() : r.error().line()));
+      const auto y = tool::real_values(r->outputs.at(0), l.output_quant);
       err = std::max(err, std::abs(static_cast<double>(y.at(0)) - std::sin(static_cast<double>(x))));
     }
     std::printf("hello_world_float %-11s on %-19s max |err| vs sin = %.4f (bound %.3f)\n",

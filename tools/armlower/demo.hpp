@@ -132,9 +132,9 @@ struct demo_config {
     if (passes::is_mx(c.s)) v = run::from_reals(in->type, in->shape, x);
     else v = run::from_ints(in->type, in->shape, graph::quantize(x, *l.input_quant));
     const auto out = run::run(g, std::span<const run::value>(&v, 1));
-    if (!out) return failure("demo: running " + r.scheme + " failed: " + out.failure->message(), errc::invalid_graph);
-    yq = out.outputs.at(0).ints;
-    y = real_values(out.outputs.at(0), l.output_quant);
+    if (!out) return failure("demo: running " + r.scheme + " failed: " + out.error().line(), out.error().code());
+    yq = out->outputs.at(0).ints;
+    y = real_values(out->outputs.at(0), l.output_quant);
   }
   const auto st = compare(y, ref);
   r.max_abs = st.max_abs;
@@ -155,9 +155,9 @@ struct demo_config {
       const auto v = run::from_ints(in->type, in->shape, graph::quantize(x, *l.input_quant));
       const auto out = run::run(l.tosa, std::span<const run::value>(&v, 1));
       if (!out)
-        return failure("demo: running the TOSA reference for the plan failed: " + out.failure->message(),
-                       errc::invalid_graph);
-      k = out.outputs.at(0).ints;
+        return failure("demo: running the TOSA reference for the plan failed: " + out.error().line(),
+                       out.error().code());
+      k = out->outputs.at(0).ints;
     } else {
       auto kr = demo_kernel_reference(fw, c.s, calib, x);
       if (!kr) return kr.error();

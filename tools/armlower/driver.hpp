@@ -309,11 +309,12 @@ struct lowered_cortex_m {
   }
   auto r = run::run(g, vals, opt);
   if (!r) {
-    auto e = *r.failure;
-    if (e.op_index != run::no_op) e.op_index = file_op_index(file_index, e.op_index);
-    return failure(e.message(), errc::invalid_graph);  // the caller names the file (error::in_file)
+    auto d = r.error().diagnostics().front();
+    if (d.where.op_index >= 0)
+      d.where.op_index = static_cast<std::int64_t>(file_op_index(file_index, static_cast<std::size_t>(d.where.op_index)));
+    return armlower::error(std::move(d));  // the caller names the file (error::in_file)
   }
-  return std::move(r.outputs);
+  return std::move(r->outputs);
 }
 
 /// A run::value as a `.npy` array. Errors: dtypes .npy cannot hold (INT48, FP8, ...).

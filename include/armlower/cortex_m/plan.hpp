@@ -15,11 +15,19 @@
 ///    channel (per channel runs `kernels::linear_s16`, which CMSIS-NN lacks).
 /// Activations flow layer to layer through caller-owned scratch (two ping-pong buffers).
 ///
+/// Kernel binding: a layer kind is an activation dtype (`activation_dtype`: INT8 or INT16); the
+/// kernels are picked per activation dtype by `run_plan<A>` (`template <dtype::id A>`), and the
+/// run-time `run_plan` is `dtype::with_dtype` over it — the mechanism of the interpreter and the
+/// MX entry. Firmware whose plan's activation dtype is a compile-time constant calls
+/// `run_plan<dtype::id::i8>` (or `i16`) and links only that dtype's kernels.
+///
 /// Firmware-clean: noexcept, no heap, no exceptions, no RTTI, no static initialisation; a plan
 /// is a `constexpr` aggregate the generated header (`passes/cortex_m_emit.hpp`) defines.
 #pragma once
 
 #include <armlower/compat/cmsis_nn.hpp>
+#include <armlower/dtype/dtype.hpp>
+#include <armlower/dtype/with_dtype.hpp>
 #include <armlower/kernels/linear.hpp>
 #include <armlower/kernels/status.hpp>
 
@@ -69,6 +77,11 @@ struct plan {
   std::size_t layer_count = 0;
   cortex_m::isa isa = cortex_m::isa::mve;  ///< instruction set the plan was lowered for
 };
+
+/// The activation (input and output) dtype of a layer kind: INT8 for s8, INT16 for s16.
+[[nodiscard]] constexpr dtype::id activation_dtype(layer_kind k) noexcept {
+  return k == layer_kind::linear_s16 ? dtype::id::i16 : dtype::id::i8;
+}
 
 /// Bytes per activation element of a layer kind (1 for s8, 2 for s16).
 [[nodiscard]] constexpr std::size_t element_bytes(layer_kind k) noexcept {
@@ -131,12 +144,14 @@ struct plan {
 }
 
 namespace detail {
-[[nodiscard]] inline status run_layer(const layer& l, std::int32_t batches, const std::byte* in, std::byte* out) noexcept {
+/// One layer with activation dtype `A` (INT8: `fully_connected_s8` kernels, INT16: `fully_connected_s16`).
+template <dtype::id A>
+[[nodiscard]] status run_layer(const layer& l, std::int32_t batches, const std::byte* in, std::byte* out) noexcept {
   const cmsis::dims input_dims{batches, 1, 1, l.cols};
   const cmsis::dims filter_dims{l.cols, 1, 1, l.rows};
   const cmsis::dims bias_dims{1, 1, 1, l.rows};
   const cmsis::dims output_dims{batches, 1, 1, l.rows};
-  if (l.kind == layer_kind::linear_s16) {
+  if constexpr (A == dtype::id::i16) {
     if (l.per_channel) {
       // CMSIS-NN has no per-channel s16 fully connected; armlower's kernel has the same semantics.
       kernels::linear_s16_args a;
@@ -159,30 +174,29 @@ namespace detail {
     return cmsis::fully_connected_s16(nullptr, &fc, &q, &input_dims, reinterpret_cast<const std::int16_t*>(in),
                                       &filter_dims, l.weights, &bias_dims, l.bias_s64, &output_dims,
                                       reinterpret_cast<std::int16_t*>(out));
+  } else {
+    // s8: CMSIS-NN's ctx.buf carries the kernel_sum (read only; armlower's kernels never write it).
+    const cmsis::context ctx{const_cast<std::int32_t*>(l.kernel_sum), 0};  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+    const cmsis::fc_params fc{l.input_offset, l.filter_offset, l.output_offset, {l.activation_min, l.activation_max}};
+    const auto* x = reinterpret_cast<const std::int8_t*>(in);
+    auto* y = reinterpret_cast<std::int8_t*>(out);
+    if (l.per_channel) {
+      const cmsis::per_channel_quant_params q{const_cast<std::int32_t*>(l.multiplier), const_cast<std::int32_t*>(l.shift)};  // NOLINT
+      return cmsis::fully_connected_per_channel_s8(&ctx, &fc, &q, &input_dims, x, &filter_dims, l.weights, &bias_dims,
+                                                   l.bias, &output_dims, y);
+    }
+    const cmsis::per_tensor_quant_params q{l.multiplier[0], l.shift[0]};
+    return cmsis::fully_connected_s8(&ctx, &fc, &q, &input_dims, x, &filter_dims, l.weights, &bias_dims, l.bias,
+                                     &output_dims, y);
   }
-  // s8: CMSIS-NN's ctx.buf carries the kernel_sum (read only; armlower's kernels never write it).
-  const cmsis::context ctx{const_cast<std::int32_t*>(l.kernel_sum), 0};  // NOLINT(cppcoreguidelines-pro-type-const-cast)
-  const cmsis::fc_params fc{l.input_offset, l.filter_offset, l.output_offset, {l.activation_min, l.activation_max}};
-  const auto* x = reinterpret_cast<const std::int8_t*>(in);
-  auto* y = reinterpret_cast<std::int8_t*>(out);
-  if (l.per_channel) {
-    const cmsis::per_channel_quant_params q{const_cast<std::int32_t*>(l.multiplier), const_cast<std::int32_t*>(l.shift)};  // NOLINT
-    return cmsis::fully_connected_per_channel_s8(&ctx, &fc, &q, &input_dims, x, &filter_dims, l.weights, &bias_dims,
-                                                 l.bias, &output_dims, y);
-  }
-  const cmsis::per_tensor_quant_params q{l.multiplier[0], l.shift[0]};
-  return cmsis::fully_connected_s8(&ctx, &fc, &q, &input_dims, x, &filter_dims, l.weights, &bias_dims, l.bias,
-                                   &output_dims, y);
 }
 }  // namespace detail
 
-/// Runs the plan on `batches` input rows: `input` holds batches × layers[0].cols activations
-/// (int8 or int16, little-endian, 2-byte aligned for int16), `output` receives batches × last
-/// rows; `scratch` (≥ `scratch_bytes(p, batches)`, 8-byte aligned) holds the intermediates.
-/// @return `validate(p)` errors, `empty_dimension` (batches < 1), `scratch_too_small` (input,
-///   output or scratch smaller than needed), `scratch_misaligned`, or the first kernel error.
-[[nodiscard]] inline status run_plan(const plan& p, std::int32_t batches, std::span<const std::byte> input,
-                                     std::span<std::byte> output, std::span<std::byte> scratch) noexcept {
+namespace detail {
+/// `run_plan`'s checks and layer loop; `run_layer(layer, batches, in, out)` runs one layer.
+template <class RunLayer>
+[[nodiscard]] status run_layers(const plan& p, std::int32_t batches, std::span<const std::byte> input,
+                                std::span<std::byte> output, std::span<std::byte> scratch, RunLayer run_layer) noexcept {
   if (const status s = validate(p); s != status::ok) return s;
   if (batches < 1) return status::empty_dimension;
   if (input.size() < input_bytes(p, batches) || output.size() < output_bytes(p, batches)) return status::scratch_too_small;
@@ -196,10 +210,45 @@ namespace detail {
   const std::byte* in = input.data();
   for (std::size_t i = 0; i < p.layer_count; ++i) {
     std::byte* out = (i + 1 == p.layer_count) ? output.data() : bufs[i % 2];
-    if (const status s = detail::run_layer(p.layers[i], batches, in, out); s != status::ok) return s;
+    if (const status s = run_layer(p.layers[i], batches, in, out); s != status::ok) return s;
     in = out;
   }
   return status::ok;
+}
+}  // namespace detail
+
+/// Runs the plan, whose layers have the compile-time activation dtype `A` (INT8 or INT16), on
+/// `batches` input rows: `input` holds batches × layers[0].cols activations (int8 or int16,
+/// little-endian, 2-byte aligned for int16), `output` receives batches × last rows; `scratch`
+/// (≥ `scratch_bytes(p, batches)`, 8-byte aligned) holds the intermediates. Only `A`'s kernels
+/// are instantiated.
+/// @return `validate(p)` errors, `unsupported_type` (the plan's layers are not of dtype `A`),
+///   `empty_dimension` (batches < 1), `scratch_too_small` (input, output or scratch smaller than
+///   needed), `scratch_misaligned`, or the first kernel error.
+template <dtype::id A>
+  requires(A == dtype::id::i8 || A == dtype::id::i16)
+[[nodiscard]] status run_plan(const plan& p, std::int32_t batches, std::span<const std::byte> input,
+                              std::span<std::byte> output, std::span<std::byte> scratch) noexcept {
+  if (const status s = validate(p); s != status::ok) return s;
+  if (activation_dtype(p.layers[0].kind) != A) return status::unsupported_type;
+  return detail::run_layers(p, batches, input, output, scratch, &detail::run_layer<A>);
+}
+
+/// Runs the plan (layers of either activation dtype): each layer's kernels are picked by
+/// `dtype::with_dtype` over `detail::run_layer<A>` with the layer's activation dtype (the checks
+/// and the layer loop are shared). Arguments and errors as `run_plan<A>`, without the dtype check.
+[[nodiscard]] inline status run_plan(const plan& p, std::int32_t batches, std::span<const std::byte> input,
+                                     std::span<std::byte> output, std::span<std::byte> scratch) noexcept {
+  return detail::run_layers(p, batches, input, output, scratch,
+                            [](const layer& l, std::int32_t b, const std::byte* in, std::byte* out) {
+                              return dtype::with_dtype(activation_dtype(l.kind), [&](auto a) -> status {
+                                constexpr dtype::id A = decltype(a)::value;
+                                if constexpr (A == dtype::id::i8 || A == dtype::id::i16)
+                                  return detail::run_layer<A>(l, b, in, out);
+                                else
+                                  return status::unsupported_type;  // not reached: INT8 or INT16
+                              });
+                            });
 }
 
 }  // namespace armlower::cortex_m

@@ -4,8 +4,11 @@
 /// armlower's kernels for CONV2D, MATMUL, RESCALE and the 1.1-draft block-scaled ops, and its
 /// own element-wise / data-layout code for CONST, RESHAPE, TRANSPOSE, ADD, MUL, CLAMP, CAST.
 /// Semantics: TOSA 1.0 specification pseudocode and the 1.1 draft's block-scaled ops
-/// (TOSA specification, "Operators" chapter). Every ERROR_IF / REQUIRE of those ops is reported as a
-/// `run::error` naming op index, op, tensor and rule; nothing is undefined behaviour.
+/// (TOSA specification, "Operators" chapter). Every ERROR_IF / REQUIRE of those ops is reported as an
+/// `armlower::error` (run/error.hpp) with its code and a location naming op index, op and tensor,
+/// and the rule; nothing is undefined behaviour. Operand and result counts come from the op's
+/// descriptor (`tosa::describe`), and each op is evaluated by its kernel binding
+/// (`detail::kernel<O>`, reached through `tosa::visit_op`, no switch over ops).
 /// Integer graphs are bit-exact with the TOSA reference model. Hosted only.
 #pragma once
 
@@ -17,12 +20,14 @@
 #include <armlower/run/detail/tensor_ops.hpp>
 #include <armlower/run/error.hpp>
 #include <armlower/run/value.hpp>
+#include <armlower/tosa/op_descriptor.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <new>
 #include <optional>
+#include <stdexcept>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -47,77 +52,38 @@ struct options {
   /// × `element_bytes(dtype)`: 8 for integer dtypes, held as int64; 4 for FP16/BF16/FP32; 1 for
   /// FP8/FP6/FP4/MXINT8/FP8UE8M0 codes). Every graph input, constant and declared op result is
   /// checked against it BEFORE anything is allocated for it; a larger tensor stops the run with
-  /// an `unsupported` error naming the tensor, its size and this limit. The whole run may use
+  /// a `limit` error naming the tensor, its size and this limit. The whole run may use
   /// several tensors of this size (the live set plus one op's scratch).
   std::uint64_t max_tensor_bytes = default_max_tensor_bytes;
 };
 
-/// Outcome of `run`: the graph outputs (in `graph::outputs` order) or the error that stopped
-/// the run.
-struct result {
-  std::vector<value> outputs;
-  std::optional<error> failure;  ///< set when the run failed; `outputs` is then empty
+/// What a successful `run` produces.
+struct outcome {
+  std::vector<value> outputs;  ///< the graph outputs, in `graph::outputs` order
   /// Every tensor by name (graph inputs, constants, intermediates, outputs), only with
   /// `options::keep_intermediates`.
   std::unordered_map<std::string, value> tensors;
-
-  /// True when the run succeeded.
-  [[nodiscard]] explicit operator bool() const noexcept { return !failure.has_value(); }
 };
+
+/// Outcome of `run`: the graph outputs, or the error that stopped the run.
+using result = armlower::expected<outcome>;
 
 namespace detail {
 
-/// Operand and result counts of each op (TOSA 1.0 `tosa.xml` argument order).
-struct arity {
-  std::size_t inputs;
-  std::size_t outputs;
-};
-
-[[nodiscard]] constexpr arity arity_of(tosa::op o) noexcept {
-  switch (o) {
-    case tosa::op::const_: return {0, 1};
-    case tosa::op::reshape: return {2, 1};
-    case tosa::op::transpose: return {1, 1};
-    case tosa::op::conv2d: return {5, 1};
-    case tosa::op::matmul: return {4, 1};
-    case tosa::op::rescale: return {5, 1};
-    case tosa::op::add: return {2, 1};
-    case tosa::op::mul: return {3, 1};
-    case tosa::op::clamp: return {1, 1};
-    case tosa::op::cast: return {1, 1};
-    case tosa::op::cast_to_block_scaled: return {1, 2};
-    case tosa::op::cast_from_block_scaled: return {2, 1};
-    case tosa::op::matmul_t_block_scaled: return {4, 1};
-  }
-  return {0, 0};
-}
-
+/// Evaluates operator `c.op` (a known TOSA op, operand/result counts checked) with its kernel
+/// binding `kernel<O>`.
 [[nodiscard]] inline status dispatch(const op_context& c) {
-  switch (c.op.tosa_op()) {
-    case tosa::op::const_: return eval_const(c);
-    case tosa::op::reshape: return eval_reshape(c);
-    case tosa::op::transpose: return eval_transpose(c);
-    case tosa::op::conv2d: return eval_conv2d(c);
-    case tosa::op::matmul: return eval_matmul(c);
-    case tosa::op::rescale: return eval_rescale(c);
-    case tosa::op::add: return eval_add(c);
-    case tosa::op::mul: return eval_mul(c);
-    case tosa::op::clamp: return eval_clamp(c);
-    case tosa::op::cast: return eval_cast(c);
-    case tosa::op::cast_to_block_scaled: return eval_cast_to_block_scaled(c);
-    case tosa::op::cast_from_block_scaled: return eval_cast_from_block_scaled(c);
-    case tosa::op::matmul_t_block_scaled: return eval_matmul_t_block_scaled(c);
-  }
-  return c.fail(error_kind::unsupported, {}, "unknown TOSA op " + std::to_string(tosa::serialized(c.op.tosa_op())));
+  return tosa::visit_op(c.op.tosa_op(), [&](auto o) { return kernel<decltype(o)::value>::eval(c); });
 }
 
-[[nodiscard]] inline error graph_error(error_kind k, std::string tensor, std::string rule) {
-  return error{k, no_op, {}, std::move(tensor), std::move(rule)};
+/// An error about the whole graph (its inputs/outputs), not one operator.
+[[nodiscard]] inline error graph_error(errc k, std::string tensor, std::string rule) {
+  return make_error(k, -1, {}, std::move(tensor), std::move(rule));
 }
 
-/// A declared tensor the interpreter refuses to allocate: why, and the error kind.
+/// A declared tensor the interpreter refuses to allocate: why, and the error code.
 struct size_refusal {
-  error_kind kind;  ///< `invalid_graph` for an invalid shape, `unsupported` above the limit
+  errc kind;  ///< `invalid_graph` for an invalid shape, `limit` above the limit
   std::string rule;
 };
 
@@ -125,10 +91,10 @@ struct size_refusal {
 /// interpreter storage, else why not (see `options::max_tensor_bytes`). Allocates nothing.
 [[nodiscard]] inline std::optional<size_refusal> check_tensor_size(const graph::tensor& t, std::uint64_t limit) {
   if (auto m = check_shape(t.shape); !m.empty())
-    return size_refusal{error_kind::invalid_graph, "bad shape " + to_string(t.shape) + ": " + m};
+    return size_refusal{errc::invalid_graph, "bad shape " + to_string(t.shape) + ": " + m};
   const auto bytes = static_cast<std::uint64_t>(graph::element_count(t.shape)) * element_bytes(t.type);
   if (bytes > limit)
-    return size_refusal{error_kind::unsupported,
+    return size_refusal{errc::limit,
                         "tensor " + to_string(t.shape) + " of " + std::string(dtype::name(t.type)) + " needs " +
                             std::to_string(bytes) + " bytes, above the per-tensor limit of " + std::to_string(limit) +
                             " bytes (run::options::max_tensor_bytes)"};
@@ -139,25 +105,25 @@ struct size_refusal {
 [[nodiscard]] inline status bind_inputs(const graph::graph& g, const tensor_index& idx, std::span<const value> inputs,
                                         std::unordered_map<std::string, value>& env, std::uint64_t limit) {
   if (inputs.size() != g.inputs.size())
-    return graph_error(error_kind::invalid_graph, {},
+    return graph_error(errc::invalid_graph, {},
                        "the graph has " + std::to_string(g.inputs.size()) + " inputs, " +
                            std::to_string(inputs.size()) + " values were given");
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const auto& n = g.inputs[i];
     const auto* t = find_in(idx, n);
-    if (t == nullptr) return graph_error(error_kind::invalid_graph, n, "graph input is not a declared tensor");
+    if (t == nullptr) return graph_error(errc::invalid_graph, n, "graph input is not a declared tensor");
     if (auto m = check_tensor_size(*t, limit)) return graph_error(m->kind, n, std::move(m->rule));
     const auto& v = inputs[i];
     if (v.type != t->type)
-      return graph_error(error_kind::invalid_graph, n,
+      return graph_error(errc::invalid_graph, n,
                          "input value " + std::to_string(i) + " is " + std::string(dtype::name(v.type)) +
                              ", the tensor is " + std::string(dtype::name(t->type)));
     if (v.shape != t->shape)
-      return graph_error(error_kind::invalid_graph, n,
+      return graph_error(errc::invalid_graph, n,
                          "input value " + std::to_string(i) + " has shape " + to_string(v.shape) +
                              ", the tensor has " + to_string(t->shape));
     if (auto s = v.check(); !s.empty())
-      return graph_error(error_kind::invalid_graph, n, "input value " + std::to_string(i) + ": " + s);
+      return graph_error(errc::invalid_graph, n, "input value " + std::to_string(i) + ": " + s);
     env[n] = v;
   }
   return std::nullopt;
@@ -176,18 +142,12 @@ struct size_refusal {
 /// through an index built once per run (`detail::index_tensors`), and every declared result is
 /// checked (shape rule of its op, size limit) before it is allocated.
 [[nodiscard]] inline result run(const graph::graph& g, std::span<const value> inputs, const options& opt = {}) {
-  result res;
+  outcome res;
   std::unordered_map<std::string, value> env;
-  auto fail = [&](error e) {
-    res.failure = std::move(e);
-    res.outputs.clear();
-    res.tensors.clear();
-    return std::move(res);
-  };
   try {
     const auto idx = detail::index_tensors(g);
     const auto limit = opt.max_tensor_bytes;
-    if (auto e = detail::bind_inputs(g, idx, inputs, env, limit)) return fail(std::move(*e));
+    if (auto e = detail::bind_inputs(g, idx, inputs, env, limit)) return std::move(*e);
     // Last use of each tensor, so dead values can be freed.
     std::unordered_map<std::string, std::size_t> last_use;
     for (std::size_t i = 0; i < g.operators.size(); ++i)
@@ -197,38 +157,38 @@ struct size_refusal {
     for (std::size_t i = 0; i < g.operators.size(); ++i) {
       const auto& op = g.operators[i];
       if (!op.is_tosa())
-        return fail(error{error_kind::invalid_graph, i, std::string(op.op_name()), {},
-                          "not a TOSA operator; lower the graph first"});
+        return make_error(errc::invalid_graph, static_cast<std::int64_t>(i), std::string(op.op_name()), {},
+                          "not a TOSA operator; lower the graph first");
       const detail::op_context c{g, op, i, env, opt.dynamic, idx};
-      if (tosa::name(op.tosa_op()) == "UNKNOWN")
-        return fail(c.fail(error_kind::unsupported, {},
-                           "TOSA op " + std::to_string(tosa::serialized(op.tosa_op())) + " is not run by the interpreter"));
-      const auto ar = detail::arity_of(op.tosa_op());
-      if (op.inputs.size() != ar.inputs || op.outputs.size() != ar.outputs)
-        return fail(c.fail(error_kind::invalid_graph, {},
-                           "expects " + std::to_string(ar.inputs) + " operands and " + std::to_string(ar.outputs) +
-                               " results, has " + std::to_string(op.inputs.size()) + " and " +
-                               std::to_string(op.outputs.size())));
+      if (!tosa::known(op.tosa_op()))
+        return c.fail(errc::unsupported, {},
+                      "TOSA op " + std::to_string(tosa::serialized(op.tosa_op())) + " is not run by the interpreter");
+      const auto& d = tosa::describe(op.tosa_op());
+      if (op.inputs.size() != d.n_in || op.outputs.size() != d.n_out)
+        return c.fail(errc::invalid_graph, {},
+                      "expects " + std::to_string(d.n_in) + " operands and " + std::to_string(d.n_out) +
+                          " results, has " + std::to_string(op.inputs.size()) + " and " +
+                          std::to_string(op.outputs.size()));
       for (const auto& n : op.inputs) {
         if (env.count(n) != 0) continue;
         const auto* t = detail::find_in(idx, n);
-        if (t == nullptr) return fail(c.fail(error_kind::invalid_graph, n, "operand is not a declared tensor"));
+        if (t == nullptr) return c.fail(errc::invalid_graph, n, "operand is not a declared tensor");
         if (!t->is_constant)
-          return fail(c.fail(error_kind::invalid_graph, n,
-                             "operand is used before any operator produces it (and it is not a graph input)"));
-        if (auto m = detail::check_tensor_size(*t, limit)) return fail(c.fail(m->kind, n, std::move(m->rule)));
+          return c.fail(errc::invalid_graph, n,
+                        "operand is used before any operator produces it (and it is not a graph input)");
+        if (auto m = detail::check_tensor_size(*t, limit)) return c.fail(m->kind, n, std::move(m->rule));
         try {
           env.emplace(n, from_constant(*t));
         } catch (const std::invalid_argument& ex) {
-          return fail(c.fail(error_kind::invalid_graph, n, ex.what()));
+          return c.fail(errc::invalid_graph, n, ex.what());
         }
       }
       for (const auto& n : op.outputs) {
         const auto* t = detail::find_in(idx, n);
-        if (t == nullptr) return fail(c.fail(error_kind::invalid_graph, n, "result is not a declared tensor"));
-        if (auto m = detail::check_tensor_size(*t, limit)) return fail(c.fail(m->kind, n, std::move(m->rule)));
+        if (t == nullptr) return c.fail(errc::invalid_graph, n, "result is not a declared tensor");
+        if (auto m = detail::check_tensor_size(*t, limit)) return c.fail(m->kind, n, std::move(m->rule));
       }
-      if (auto e = detail::dispatch(c)) return fail(std::move(*e));
+      if (auto e = detail::dispatch(c)) return std::move(*e);
       if (!opt.keep_intermediates) {
         for (const auto& n : op.inputs) {  // operands whose last use this was
           const auto it = last_use.find(n);
@@ -246,8 +206,8 @@ struct size_refusal {
       if (it == env.end()) {
         const auto* t = detail::find_in(idx, n);
         if (t == nullptr || !t->is_constant)
-          return fail(detail::graph_error(error_kind::invalid_graph, n, "graph output is never produced"));
-        if (auto m = detail::check_tensor_size(*t, limit)) return fail(detail::graph_error(m->kind, n, std::move(m->rule)));
+          return detail::graph_error(errc::invalid_graph, n, "graph output is never produced");
+        if (auto m = detail::check_tensor_size(*t, limit)) return detail::graph_error(m->kind, n, std::move(m->rule));
         res.outputs.push_back(from_constant(*t));
         continue;
       }
@@ -256,9 +216,9 @@ struct size_refusal {
     if (opt.keep_intermediates) res.tensors = std::move(env);
     return res;
   } catch (const std::bad_alloc&) {
-    return fail(detail::graph_error(error_kind::unsupported, {}, "out of memory"));
+    return detail::graph_error(errc::limit, {}, "out of memory");
   } catch (const std::exception& ex) {
-    return fail(detail::graph_error(error_kind::invalid_graph, {}, ex.what()));
+    return detail::graph_error(errc::invalid_graph, {}, ex.what());
   }
 }
 

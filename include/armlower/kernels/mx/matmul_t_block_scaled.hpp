@@ -30,6 +30,7 @@
 #include <span>
 
 #include <armlower/dtype/dtype.hpp>
+#include <armlower/dtype/with_dtype.hpp>
 #include <armlower/kernels/mx/arch/arm_mve.hpp>
 #include <armlower/kernels/mx/arch/generic.hpp>
 #include <armlower/kernels/mx/arch/x86_avx2.hpp>
@@ -140,54 +141,93 @@ constexpr status run_rows(matmul_path path, const arch::rows_args& r) noexcept {
 
 }  // namespace detail
 
-/// MATMUL_T_BLOCK_SCALED of `a` ([N,H,C]) and `b` ([D,W,C]), element type `t` for both, into
-/// `output` (N·H·W fp32, row-major [N,H,W]), using `path`.
-/// Errors (nothing written): `unsupported_type` (t not an MX element type), `bad_rank` (any shape
-/// not rank 3), `empty_dimension` (a dim < 1), `bad_block_dim` (C % 32 ≠ 0), `shape_mismatch` (A/B C
-/// differ, or a scale shape ≠ its data shape with C/32), `bad_batch` (D ∉ {1, N}), `buffer_size`
-/// (a span's size disagrees with its shape), `unsupported_path` (path not compiled in / not
-/// available for t).
-[[nodiscard]] constexpr status matmul_t_block_scaled(dtype::id t, const block_scaled_view& a,
-                                                     const block_scaled_view& b, std::span<float> output,
-                                                     matmul_path path = matmul_path::reference) noexcept {
-  if (!armlower::mx::is_element(t)) return status::unsupported_type;
+namespace detail {
+
+/// Dimensions of a checked MATMUL_T_BLOCK_SCALED: A [n,h,c], B [d,w,c].
+struct mm_dims {
+  std::size_t n = 0, h = 0, w = 0, c = 0, d = 0;
+};
+
+/// The operand checks of both entries (element type `t`; see `matmul_t_block_scaled`).
+[[nodiscard]] constexpr status check_operands(dtype::id t, const block_scaled_view& a, const block_scaled_view& b,
+                                              std::span<float> output, mm_dims& m) noexcept {
   if (a.data_shape.size() != 3 || b.data_shape.size() != 3 || a.scale_shape.size() != 3 ||
       b.scale_shape.size() != 3)
     return status::bad_rank;
   std::size_t na = 0, nbn = 0;
-  if (const status s = detail::check_data_shape(a.data_shape, na); s != status::ok) return s;
-  if (const status s = detail::check_data_shape(b.data_shape, nbn); s != status::ok) return s;
+  if (const status s = check_data_shape(a.data_shape, na); s != status::ok) return s;
+  if (const status s = check_data_shape(b.data_shape, nbn); s != status::ok) return s;
   if (a.data_shape[2] != b.data_shape[2]) return status::shape_mismatch;
-  if (const status s = detail::check_scale_shape(a.data_shape, a.scale_shape); s != status::ok) return s;
-  if (const status s = detail::check_scale_shape(b.data_shape, b.scale_shape); s != status::ok) return s;
-  const auto n = static_cast<std::size_t>(a.data_shape[0]), h = static_cast<std::size_t>(a.data_shape[1]);
-  const auto d = static_cast<std::size_t>(b.data_shape[0]), w = static_cast<std::size_t>(b.data_shape[1]);
-  const auto c = static_cast<std::size_t>(a.data_shape[2]);
-  if (d != 1 && d != n) return status::bad_batch;
+  if (const status s = check_scale_shape(a.data_shape, a.scale_shape); s != status::ok) return s;
+  if (const status s = check_scale_shape(b.data_shape, b.scale_shape); s != status::ok) return s;
+  m.n = static_cast<std::size_t>(a.data_shape[0]), m.h = static_cast<std::size_t>(a.data_shape[1]);
+  m.d = static_cast<std::size_t>(b.data_shape[0]), m.w = static_cast<std::size_t>(b.data_shape[1]);
+  m.c = static_cast<std::size_t>(a.data_shape[2]);
+  if (m.d != 1 && m.d != m.n) return status::bad_batch;
   if (a.data.size() != armlower::mx::storage_bytes(t, na) || b.data.size() != armlower::mx::storage_bytes(t, nbn) ||
       a.scale.size() != na / armlower::mx::block_size || b.scale.size() != nbn / armlower::mx::block_size ||
-      output.size() != n * h * w)
+      output.size() != m.n * m.h * m.w)
     return status::buffer_size;
-  if (path == matmul_path::best) path = best_path(t, h);
-  const std::size_t row_bytes = armlower::mx::storage_bytes(t, c);
-  const std::size_t row_scales = c / armlower::mx::block_size;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t bi = d == 1 ? 0 : i;
-    const arch::rows_args r{a.data.data() + i * h * row_bytes, a.scale.data() + i * h * row_scales, h,
-                            b.data.data() + bi * w * row_bytes, b.scale.data() + bi * w * row_scales, w,
-                            c, output.data() + i * h * w, b.finite_codes};
-    status s = status::ok;
-    switch (t) {
-      case dtype::id::fp8e4m3: s = detail::run_rows<dtype::id::fp8e4m3>(path, r); break;
-      case dtype::id::fp8e5m2: s = detail::run_rows<dtype::id::fp8e5m2>(path, r); break;
-      case dtype::id::fp6e2m3: s = detail::run_rows<dtype::id::fp6e2m3>(path, r); break;
-      case dtype::id::fp6e3m2: s = detail::run_rows<dtype::id::fp6e3m2>(path, r); break;
-      case dtype::id::fp4e2m1: s = detail::run_rows<dtype::id::fp4e2m1>(path, r); break;
-      default: s = detail::run_rows<dtype::id::mxint8>(path, r); break;
-    }
-    if (s != status::ok) return s;
+  return status::ok;
+}
+
+/// The block loop over checked operands (`check_operands` passed with dims `m`): for each batch,
+/// `rows(path, args)` runs the row kernels of the element type `t`.
+template <class Rows>
+[[nodiscard]] constexpr status for_each_batch(dtype::id t, const block_scaled_view& a, const block_scaled_view& b,
+                                              std::span<float> output, matmul_path path, const mm_dims& m,
+                                              Rows rows) noexcept {
+  if (path == matmul_path::best) path = best_path(t, m.h);
+  const std::size_t row_bytes = armlower::mx::storage_bytes(t, m.c);
+  const std::size_t row_scales = m.c / armlower::mx::block_size;
+  for (std::size_t i = 0; i < m.n; ++i) {
+    const std::size_t bi = m.d == 1 ? 0 : i;
+    const arch::rows_args r{a.data.data() + i * m.h * row_bytes, a.scale.data() + i * m.h * row_scales, m.h,
+                            b.data.data() + bi * m.w * row_bytes, b.scale.data() + bi * m.w * row_scales, m.w,
+                            m.c, output.data() + i * m.h * m.w, b.finite_codes};
+    if (const status s = rows(path, r); s != status::ok) return s;
   }
   return status::ok;
+}
+
+}  // namespace detail
+
+/// MATMUL_T_BLOCK_SCALED of `a` ([N,H,C]) and `b` ([D,W,C]), both of the compile-time MX element
+/// type `E`, into `output` (N·H·W fp32, row-major [N,H,W]), using `path`. The entry for firmware
+/// that knows its element type: only `E`'s row kernels are instantiated (Cortex-M55 -Os: about
+/// 2 KB of .text, against about 13 KB for the run-time-dtype entry, which instantiates all six).
+/// Errors (nothing written): `bad_rank` (any shape not rank 3), `empty_dimension` (a dim < 1),
+/// `bad_block_dim` (C % 32 ≠ 0), `shape_mismatch` (A/B C differ, or a scale shape ≠ its data
+/// shape with C/32), `bad_batch` (D ∉ {1, N}), `buffer_size` (a span's size disagrees with its
+/// shape), `unsupported_path` (path not compiled in / not available for E).
+template <dtype::id E>
+  requires(armlower::mx::is_element(E))
+[[nodiscard]] constexpr status matmul_t_block_scaled(const block_scaled_view& a, const block_scaled_view& b,
+                                                     std::span<float> output,
+                                                     matmul_path path = matmul_path::reference) noexcept {
+  detail::mm_dims m;
+  if (const status s = detail::check_operands(E, a, b, output, m); s != status::ok) return s;
+  return detail::for_each_batch(E, a, b, output, path, m, &detail::run_rows<E>);
+}
+
+/// MATMUL_T_BLOCK_SCALED with the run-time element type `t` (both operands): `dtype::with_dtype`
+/// to the compile-time entry's row kernels `detail::run_rows<E>` (every MX element type
+/// instantiated; the operand checks and the batch loop are shared, not instantiated per type).
+/// Errors: `unsupported_type` (t not an MX element type), else those of `matmul_t_block_scaled<E>`.
+[[nodiscard]] constexpr status matmul_t_block_scaled(dtype::id t, const block_scaled_view& a,
+                                                     const block_scaled_view& b, std::span<float> output,
+                                                     matmul_path path = matmul_path::reference) noexcept {
+  if (!armlower::mx::is_element(t)) return status::unsupported_type;
+  detail::mm_dims m;
+  if (const status s = detail::check_operands(t, a, b, output, m); s != status::ok) return s;
+  return detail::for_each_batch(t, a, b, output, path, m, [t](matmul_path p, const arch::rows_args& r) {
+    return dtype::with_dtype(t, [&](auto e) -> status {
+      if constexpr (armlower::mx::is_element(decltype(e)::value))
+        return detail::run_rows<decltype(e)::value>(p, r);
+      else
+        return status::unsupported_type;  // not reached: `t` is checked above
+    });
+  });
 }
 
 }  // namespace armlower::kernels::mx

@@ -1,5 +1,5 @@
 /// @file armlower/run/detail/block_scaled.hpp
-/// The TOSA 1.1-draft block-scaled ops of the interpreter (TOSA 1.1-draft EXT-MXFP ops as in tosa-tools 2026.05):
+/// The TOSA 1.1-draft block-scaled ops of the interpreter (TOSA 1.1 draft specification, EXT-MXFP operators):
 /// CAST_TO_BLOCK_SCALED, CAST_FROM_BLOCK_SCALED, MATMUL_T_BLOCK_SCALED. Operand checks (the
 /// ERROR_IFs, naming the tensor) here; the arithmetic is armlower's MX kernels
 /// (`armlower/kernels/mx/`).
@@ -18,22 +18,13 @@
 
 namespace armlower::run::detail {
 
-/// Maps an MX kernel status to an error about `tensor`.
-[[nodiscard]] inline error mx_error(const op_context& c, armlower::mx::status s, std::string_view tensor) {
-  using armlower::mx::status;
-  const error_kind k = s == status::unsupported_type || s == status::unsupported_path ? error_kind::unsupported
-                       : s == status::buffer_size                                     ? error_kind::invalid_graph
-                                                                                      : error_kind::error_if;
-  return c.fail(k, tensor, std::string("MX kernel: ") + armlower::mx::to_string(s));
-}
-
 /// Checks the block_size attribute (BLOCK_SIZE_32 is the only value of the 1.1 draft).
 [[nodiscard]] inline status check_block_size(const op_context& c) {
   const auto* a = c.attr<graph::block_scaled_attr>();
   if (a == nullptr)
-    return c.fail(error_kind::invalid_graph, {}, "a block-scaled op needs a block_scaled_attr (block_size)");
+    return c.fail(errc::invalid_graph, {}, "a block-scaled op needs a block_scaled_attr (block_size)");
   if (a->block_size != armlower::mx::block_size)
-    return c.fail(error_kind::error_if, {},
+    return c.fail(errc::error_if, {},
                   "block_size " + std::to_string(a->block_size) + " is not BLOCK_SIZE_32");
   return std::nullopt;
 }
@@ -48,9 +39,9 @@ namespace armlower::run::detail {
 /// rank ≥ 1 and last dim a multiple of 32.
 [[nodiscard]] inline status check_block_dim(const op_context& c, const std::vector<std::int32_t>& shape,
                                             std::string_view name) {
-  if (shape.empty()) return c.fail(error_kind::error_if, name, "rank must be >= 1");
+  if (shape.empty()) return c.fail(errc::error_if, name, "rank must be >= 1");
   if (shape.back() % armlower::mx::block_size != 0)
-    return c.fail(error_kind::error_if, name,
+    return c.fail(errc::error_if, name,
                   "last dim " + std::to_string(shape.back()) + " is not a multiple of block_size 32");
   return std::nullopt;
 }
@@ -62,13 +53,13 @@ namespace armlower::run::detail {
   const auto& x = c.in(0);
   const auto out_t = c.out(0).type;
   if (x.type != dtype::id::fp32 && x.type != dtype::id::bf16)
-    return c.fail(error_kind::unsupported, c.in_name(0),
+    return c.fail(errc::unsupported, c.in_name(0),
                   "input dtype " + std::string(dtype::name(x.type)) + " (rows: FP32, BF16)");
   if (!armlower::mx::is_element(out_t))
-    return c.fail(error_kind::unsupported, c.out_name(0),
+    return c.fail(errc::unsupported, c.out_name(0),
                   "output_data dtype " + std::string(dtype::name(out_t)) + " is not an MX element type");
   if (c.out(1).type != dtype::id::fp8ue8m0)
-    return c.fail(error_kind::error_if, c.out_name(1), "output_scale must be FP8UE8M0");
+    return c.fail(errc::error_if, c.out_name(1), "output_scale must be FP8UE8M0");
   if (auto e = check_block_dim(c, x.shape, c.in_name(0))) return e;
   if (auto e = c.expect_out_shape(0, x.shape)) return e;
   if (auto e = c.expect_out_shape(1, scale_shape_of(x.shape))) return e;
@@ -83,7 +74,7 @@ namespace armlower::run::detail {
     for (std::size_t i = 0; i < n; ++i) bits[i] = armlower::mx::fp32_to_bf16(x.reals[i]);
     s = kernels::mx::cast_to_block_scaled(bits, x.shape, out_t, data, scale);
   }
-  if (s != armlower::mx::status::ok) return mx_error(c, s, c.in_name(0));
+  if (s != armlower::mx::status::ok) return c.kernel_fail(s, c.in_name(0));
   value vd{out_t, x.shape, {}, {}, graph::decode_codes(out_t, data, static_cast<std::int64_t>(n))};
   value vs{dtype::id::fp8ue8m0, scale_shape_of(x.shape), {}, {}, std::move(scale)};
   if (auto e = c.set(0, std::move(vd))) return e;
@@ -98,15 +89,15 @@ namespace armlower::run::detail {
   const auto& sc = c.in(1);
   const auto out_t = c.out(0).type;
   if (!armlower::mx::is_element(x.type))
-    return c.fail(error_kind::unsupported, c.in_name(0),
+    return c.fail(errc::unsupported, c.in_name(0),
                   "input_data dtype " + std::string(dtype::name(x.type)) + " is not an MX element type");
   if (auto e = c.expect_type(1, dtype::id::fp8ue8m0, "input_scale")) return e;
   if (out_t != dtype::id::fp32 && out_t != dtype::id::bf16)
-    return c.fail(error_kind::unsupported, c.out_name(0),
+    return c.fail(errc::unsupported, c.out_name(0),
                   "output dtype " + std::string(dtype::name(out_t)) + " (rows: FP32, BF16)");
   if (auto e = check_block_dim(c, x.shape, c.in_name(0))) return e;
   if (sc.shape != scale_shape_of(x.shape))
-    return c.fail(error_kind::error_if, c.in_name(1),
+    return c.fail(errc::error_if, c.in_name(1),
                   "input_scale shape " + to_string(sc.shape) + " must be " + to_string(scale_shape_of(x.shape)));
   if (auto e = c.expect_out_shape(0, x.shape)) return e;
   const auto n = static_cast<std::size_t>(x.size());
@@ -120,7 +111,7 @@ namespace armlower::run::detail {
     s = kernels::mx::cast_from_block_scaled(x.type, data, x.shape, sc.codes, sc.shape, std::span<std::uint16_t>(bits));
     for (std::size_t i = 0; i < n; ++i) r.reals[i] = armlower::mx::bf16_to_fp32(bits[i]);
   }
-  if (s != armlower::mx::status::ok) return mx_error(c, s, c.in_name(0));
+  if (s != armlower::mx::status::ok) return c.kernel_fail(s, c.in_name(0));
   return c.set(0, std::move(r));
 }
 
@@ -134,28 +125,28 @@ namespace armlower::run::detail {
   const auto& bd = c.in(2);
   const auto& bs = c.in(3);
   if (!armlower::mx::is_element(ad.type))
-    return c.fail(error_kind::unsupported, c.in_name(0),
+    return c.fail(errc::unsupported, c.in_name(0),
                   "A_data dtype " + std::string(dtype::name(ad.type)) + " is not an MX element type");
   if (bd.type != ad.type)
-    return c.fail(error_kind::error_if, c.in_name(2),
+    return c.fail(errc::error_if, c.in_name(2),
                   "B_data dtype " + std::string(dtype::name(bd.type)) + " differs from A_data's " + std::string(dtype::name(ad.type)));
   if (auto e = c.expect_type(1, dtype::id::fp8ue8m0, "A_scale")) return e;
   if (auto e = c.expect_type(3, dtype::id::fp8ue8m0, "B_scale")) return e;
   if (c.out(0).type != dtype::id::fp32)
-    return c.fail(error_kind::error_if, c.out_name(0), "output must be FP32");
-  if (ad.shape.size() != 3) return c.fail(error_kind::error_if, c.in_name(0), "A_data must be rank 3 [N,H,C], is " + to_string(ad.shape));
-  if (bd.shape.size() != 3) return c.fail(error_kind::error_if, c.in_name(2), "B_data must be rank 3 [D,W,C], is " + to_string(bd.shape));
+    return c.fail(errc::error_if, c.out_name(0), "output must be FP32");
+  if (ad.shape.size() != 3) return c.fail(errc::error_if, c.in_name(0), "A_data must be rank 3 [N,H,C], is " + to_string(ad.shape));
+  if (bd.shape.size() != 3) return c.fail(errc::error_if, c.in_name(2), "B_data must be rank 3 [D,W,C], is " + to_string(bd.shape));
   if (auto e = check_block_dim(c, ad.shape, c.in_name(0))) return e;
   if (bd.shape[2] != ad.shape[2])
-    return c.fail(error_kind::error_if, c.in_name(2),
+    return c.fail(errc::error_if, c.in_name(2),
                   "B_data C " + std::to_string(bd.shape[2]) + " != A_data C " + std::to_string(ad.shape[2]));
   if (bd.shape[0] != 1 && bd.shape[0] != ad.shape[0])
-    return c.fail(error_kind::error_if, c.in_name(2),
+    return c.fail(errc::error_if, c.in_name(2),
                   "B_data batch D " + std::to_string(bd.shape[0]) + " must be 1 or A's N " + std::to_string(ad.shape[0]));
   if (as.shape != scale_shape_of(ad.shape))
-    return c.fail(error_kind::error_if, c.in_name(1), "A_scale shape " + to_string(as.shape) + " must be " + to_string(scale_shape_of(ad.shape)));
+    return c.fail(errc::error_if, c.in_name(1), "A_scale shape " + to_string(as.shape) + " must be " + to_string(scale_shape_of(ad.shape)));
   if (bs.shape != scale_shape_of(bd.shape))
-    return c.fail(error_kind::error_if, c.in_name(3), "B_scale shape " + to_string(bs.shape) + " must be " + to_string(scale_shape_of(bd.shape)));
+    return c.fail(errc::error_if, c.in_name(3), "B_scale shape " + to_string(bs.shape) + " must be " + to_string(scale_shape_of(bd.shape)));
   const auto a_bytes = graph::encode_codes(ad.type, ad.codes);
   const auto b_bytes = graph::encode_codes(bd.type, bd.codes);
   std::vector<std::int32_t> out_shape{ad.shape[0], ad.shape[1], bd.shape[1]};
@@ -168,8 +159,27 @@ namespace armlower::run::detail {
   const auto path = kernels::mx::bit_exact(ad.type, kernels::mx::matmul_path::best) ? kernels::mx::matmul_path::best
                                                                                      : kernels::mx::matmul_path::reference;
   const auto s = kernels::mx::matmul_t_block_scaled(ad.type, a, b, r.reals, path);
-  if (s != armlower::mx::status::ok) return mx_error(c, s, c.in_name(0));
+  if (s != armlower::mx::status::ok) return c.kernel_fail(s, c.in_name(0));
   return c.set(0, std::move(r));
 }
+
+// --------------------------------------------------------------------------------------------
+// Kernel bindings (`kernel<O>`, context.hpp)
+
+template <>
+struct kernel<tosa::op::cast_to_block_scaled> {
+  static constexpr bool bound = true;
+  [[nodiscard]] static status eval(const op_context& c) { return eval_cast_to_block_scaled(c); }
+};
+template <>
+struct kernel<tosa::op::cast_from_block_scaled> {
+  static constexpr bool bound = true;
+  [[nodiscard]] static status eval(const op_context& c) { return eval_cast_from_block_scaled(c); }
+};
+template <>
+struct kernel<tosa::op::matmul_t_block_scaled> {
+  static constexpr bool bound = true;
+  [[nodiscard]] static status eval(const op_context& c) { return eval_matmul_t_block_scaled(c); }
+};
 
 }  // namespace armlower::run::detail

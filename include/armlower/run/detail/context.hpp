@@ -1,11 +1,14 @@
 /// @file armlower/run/detail/context.hpp
 /// What one operator's evaluation sees: its operands (already bound and type-checked for
-/// presence), its declared results, its attribute, and helpers that build `run::error`s.
+/// presence), its declared results, its attribute, and helpers that build its `armlower::error`s
+/// (location: stage "interpreter", the op's index in the graph, its name, the tensor).
 #pragma once
 
 #include <armlower/graph/graph.hpp>
 #include <armlower/run/error.hpp>
+#include <armlower/run/kernel_status.hpp>
 #include <armlower/run/value.hpp>
+#include <armlower/tosa/op.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -48,9 +51,22 @@ struct op_context {
   bool dynamic;  ///< EXT-DYNAMIC: compile-time-constant operands may be run-time values
   const tensor_index& tensors;  ///< the graph's tensors by name
 
-  /// An error of kind `k` about tensor `tensor` for this op.
-  [[nodiscard]] error fail(error_kind k, std::string_view tensor, std::string rule) const {
-    return error{k, index, std::string(op.op_name()), std::string(tensor), std::move(rule)};
+  /// The location of this op and tensor `tensor` (may be empty).
+  [[nodiscard]] location at(std::string_view tensor) const {
+    location l;
+    l.stage = std::string(stage);
+    l.op_index = static_cast<std::int64_t>(index);
+    l.op = std::string(op.op_name());
+    l.tensor = std::string(tensor);
+    return l;
+  }
+  /// An error of code `k` about tensor `tensor` for this op.
+  [[nodiscard]] error fail(errc k, std::string_view tensor, std::string rule) const {
+    return error(k, at(tensor), std::move(rule));
+  }
+  /// The error of a failed kernel call about tensor `tensor` (`run::from_status`).
+  [[nodiscard]] error kernel_fail(kernels::status s, std::string_view tensor, std::string_view detail = {}) const {
+    return from_status(s, at(tensor), detail);
   }
   /// Name of operand `i` / result `i` (precondition: arity checked).
   [[nodiscard]] const std::string& in_name(std::size_t i) const { return op.inputs[i]; }
@@ -71,7 +87,7 @@ struct op_context {
     if (dynamic) return std::nullopt;
     const auto* t = find_in(tensors, op.inputs[i]);
     if (t != nullptr && t->is_constant) return std::nullopt;
-    return fail(error_kind::error_if, op.inputs[i],
+    return fail(errc::error_if, op.inputs[i],
                 std::string(what) + " must be a compile-time constant (CTC) unless EXT-DYNAMIC");
   }
 
@@ -79,7 +95,7 @@ struct op_context {
   [[nodiscard]] status expect_type(std::size_t i, dtype::id t, std::string_view what) const {
     const auto& v = in(i);
     if (v.type == t) return std::nullopt;
-    return fail(error_kind::error_if, op.inputs[i],
+    return fail(errc::error_if, op.inputs[i],
                 std::string(what) + " must be " + std::string(dtype::name(t)) + ", is " +
                     std::string(dtype::name(v.type)));
   }
@@ -88,7 +104,7 @@ struct op_context {
   [[nodiscard]] status expect_single(std::size_t i, std::string_view what) const {
     const auto& v = in(i);
     if (v.size() == 1 && v.shape.size() <= 1) return std::nullopt;
-    return fail(error_kind::error_if, op.inputs[i],
+    return fail(errc::error_if, op.inputs[i],
                 std::string(what) + " must have shape [1], has " + to_string(v.shape));
   }
 
@@ -97,7 +113,7 @@ struct op_context {
   [[nodiscard]] status expect_out_shape(std::size_t i, const std::vector<std::int32_t>& shape) const {
     const auto& decl = out(i);
     if (decl.shape == shape) return std::nullopt;
-    return fail(error_kind::error_if, decl.name,
+    return fail(errc::error_if, decl.name,
                 "result shape must be " + to_string(shape) + ", is declared " + to_string(decl.shape));
   }
 
@@ -105,14 +121,28 @@ struct op_context {
   [[nodiscard]] status set(std::size_t i, value v) const {
     const auto& decl = out(i);
     if (v.type != decl.type)
-      return fail(error_kind::error_if, decl.name,
+      return fail(errc::error_if, decl.name,
                   "result dtype " + std::string(dtype::name(v.type)) + " differs from the declared " +
                       std::string(dtype::name(decl.type)));
     if (v.shape != decl.shape)
-      return fail(error_kind::error_if, decl.name,
+      return fail(errc::error_if, decl.name,
                   "result shape " + to_string(v.shape) + " differs from the declared " + to_string(decl.shape));
     env[decl.name] = std::move(v);
     return std::nullopt;
+  }
+};
+
+/// The interpreter's kernel binding of TOSA op `O`: `kernel<O>::eval(c)` checks the operator's
+/// operands, attribute and declared results (its ERROR_IFs) and computes its results. One
+/// specialisation per op, next to its evaluation (`data_layout.hpp`, `elementwise.hpp`,
+/// `tensor_ops.hpp`, `block_scaled.hpp`); the interpreter reaches it through `tosa::visit_op`,
+/// so running a new op is one specialisation. Unspecialised (an op that is described in
+/// `tosa::descriptors` but has no evaluation): `bound` is false and `eval` refuses the op by name.
+template <tosa::op O>
+struct kernel {
+  static constexpr bool bound = false;
+  [[nodiscard]] static status eval(const op_context& c) {
+    return c.fail(errc::unsupported, {}, "TOSA op " + std::string(c.op.op_name()) + " is not run by the interpreter");
   }
 };
 

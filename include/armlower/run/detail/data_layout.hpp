@@ -38,11 +38,11 @@ namespace armlower::run::detail {
 [[nodiscard]] inline status eval_const(const op_context& c) {
   const auto& t = c.out(0);
   if (!t.is_constant)
-    return c.fail(error_kind::invalid_graph, t.name, "the result of CONST must be a constant tensor with a payload");
+    return c.fail(errc::invalid_graph, t.name, "the result of CONST must be a constant tensor with a payload");
   try {
     return c.set(0, from_constant(t));
   } catch (const std::invalid_argument& e) {
-    return c.fail(error_kind::invalid_graph, t.name, e.what());
+    return c.fail(errc::invalid_graph, t.name, e.what());
   }
 }
 
@@ -54,21 +54,21 @@ namespace armlower::run::detail {
   if (auto e = c.expect_type(1, dtype::id::shape, "the shape operand")) return e;
   if (auto e = c.require_constant(1, "the shape operand")) return e;
   if (s.shape.size() != 1)
-    return c.fail(error_kind::error_if, c.in_name(1), "the shape operand must be rank 1, is " + to_string(s.shape));
+    return c.fail(errc::error_if, c.in_name(1), "the shape operand must be rank 1, is " + to_string(s.shape));
   const auto& o = c.out(0);
   if (o.type != x.type)
-    return c.fail(error_kind::error_if, o.name,
+    return c.fail(errc::error_if, o.name,
                   "RESHAPE output dtype " + std::string(dtype::name(o.type)) + " differs from input1's " +
                       std::string(dtype::name(x.type)));
   std::vector<std::int32_t> shape;
   for (auto d : s.ints) {
     if (d < 1 || d > max_elements)
-      return c.fail(error_kind::error_if, c.in_name(1), "shape value " + std::to_string(d) + " is not a dim >= 1");
+      return c.fail(errc::error_if, c.in_name(1), "shape value " + std::to_string(d) + " is not a dim >= 1");
     shape.push_back(static_cast<std::int32_t>(d));
   }
-  if (auto m = check_shape(shape); !m.empty()) return c.fail(error_kind::error_if, c.in_name(1), m);
+  if (auto m = check_shape(shape); !m.empty()) return c.fail(errc::error_if, c.in_name(1), m);
   if (graph::element_count(shape) != x.size())
-    return c.fail(error_kind::error_if, c.in_name(1),
+    return c.fail(errc::error_if, c.in_name(1),
                   "tensor_size(shape " + to_string(shape) + ") != tensor_size(input1 " + to_string(x.shape) + ")");
   if (auto e = c.expect_out_shape(0, shape)) return e;
   value r = x;
@@ -80,21 +80,21 @@ namespace armlower::run::detail {
 /// perms not a permutation of 0..rank-1, output dtype or shape[i] != input.shape[perms[i]].
 [[nodiscard]] inline status eval_transpose(const op_context& c) {
   const auto* a = c.attr<graph::transpose_attr>();
-  if (a == nullptr) return c.fail(error_kind::invalid_graph, {}, "TRANSPOSE needs a transpose_attr (perms)");
+  if (a == nullptr) return c.fail(errc::invalid_graph, {}, "TRANSPOSE needs a transpose_attr (perms)");
   const auto& x = c.in(0);
   const auto rank = x.shape.size();
-  if (rank < 1) return c.fail(error_kind::error_if, c.in_name(0), "rank(input1) must be >= 1");
+  if (rank < 1) return c.fail(errc::error_if, c.in_name(0), "rank(input1) must be >= 1");
   if (a->perms.size() != rank)
-    return c.fail(error_kind::error_if, c.in_name(0),
+    return c.fail(errc::error_if, c.in_name(0),
                   "perms has " + std::to_string(a->perms.size()) + " entries for rank " + std::to_string(rank));
   std::vector<bool> seen(rank, false);
   for (auto p : a->perms) {
     if (p < 0 || static_cast<std::size_t>(p) >= rank || seen[static_cast<std::size_t>(p)])
-      return c.fail(error_kind::error_if, c.in_name(0), "perms is not a permutation of 0..rank-1");
+      return c.fail(errc::error_if, c.in_name(0), "perms is not a permutation of 0..rank-1");
     seen[static_cast<std::size_t>(p)] = true;
   }
   if (c.out(0).type != x.type)
-    return c.fail(error_kind::error_if, c.out_name(0), "TRANSPOSE output dtype differs from input1's");
+    return c.fail(errc::error_if, c.out_name(0), "TRANSPOSE output dtype differs from input1's");
   std::vector<std::int32_t> shape(rank);
   for (std::size_t i = 0; i < rank; ++i) shape[i] = x.shape[static_cast<std::size_t>(a->perms[i])];
   if (auto e = c.expect_out_shape(0, shape)) return e;
@@ -119,5 +119,24 @@ namespace armlower::run::detail {
   }
   return c.set(0, gather(x, x.type, std::move(shape), index));
 }
+
+// --------------------------------------------------------------------------------------------
+// Kernel bindings (`kernel<O>`, context.hpp)
+
+template <>
+struct kernel<tosa::op::const_> {
+  static constexpr bool bound = true;
+  [[nodiscard]] static status eval(const op_context& c) { return eval_const(c); }
+};
+template <>
+struct kernel<tosa::op::reshape> {
+  static constexpr bool bound = true;
+  [[nodiscard]] static status eval(const op_context& c) { return eval_reshape(c); }
+};
+template <>
+struct kernel<tosa::op::transpose> {
+  static constexpr bool bound = true;
+  [[nodiscard]] static status eval(const op_context& c) { return eval_transpose(c); }
+};
 
 }  // namespace armlower::run::detail

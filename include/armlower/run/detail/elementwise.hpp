@@ -69,15 +69,15 @@ namespace armlower::run::detail {
   const auto& a = c.in(0);
   const auto& b = c.in(1);
   if (a.type != b.type)
-    return c.fail(error_kind::error_if, c.in_name(1),
+    return c.fail(errc::error_if, c.in_name(1),
                   "input2 dtype " + std::string(dtype::name(b.type)) + " differs from input1's " +
                       std::string(dtype::name(a.type)));
   if (a.shape.size() != b.shape.size())
-    return c.fail(error_kind::error_if, c.in_name(1),
+    return c.fail(errc::error_if, c.in_name(1),
                   "rank(input1) != rank(input2) (" + to_string(a.shape) + " vs " + to_string(b.shape) +
                       "); broadcasting needs equal ranks, RESHAPE first");
   if (!broadcast_shape(a.shape, b.shape, shape))
-    return c.fail(error_kind::error_if, c.in_name(1),
+    return c.fail(errc::error_if, c.in_name(1),
                   "shapes " + to_string(a.shape) + " and " + to_string(b.shape) + " do not broadcast");
   if (auto e = c.expect_out_shape(0, shape)) return e;  // before the index vectors are allocated
   ia = broadcast_index(a.shape, shape);
@@ -106,7 +106,7 @@ namespace armlower::run::detail {
       std::int64_t s = 0;
       if (__builtin_add_overflow(a.ints[static_cast<std::size_t>(ia[k])], b.ints[static_cast<std::size_t>(ib[k])], &s) ||
           s < ti.int_min || s > ti.int_max)
-        return c.fail(error_kind::require, c.out_name(0),
+        return c.fail(errc::require, c.out_name(0),
                       "apply_add_s: the sum at element " + std::to_string(k) + " overflows " + std::string(ti.name));
       r.ints[k] = s;
     }
@@ -116,7 +116,7 @@ namespace armlower::run::detail {
       r.reals[k] = round_to(t, static_cast<double>(a.reals[static_cast<std::size_t>(ia[k])]) +
                                    static_cast<double>(b.reals[static_cast<std::size_t>(ib[k])]));
   } else {
-    return c.fail(error_kind::unsupported, c.in_name(0),
+    return c.fail(errc::unsupported, c.in_name(0),
                   "ADD of " + std::string(dtype::name(t)) + " (rows: INT32, INT64, FP16, BF16, FP32)");
   }
   return c.set(0, std::move(r));
@@ -142,9 +142,9 @@ namespace armlower::run::detail {
   const auto t = a.type;
   const std::int64_t shift = c.in(2).ints[0];
   if (shift < 0 || shift > 63)
-    return c.fail(error_kind::require, c.in_name(2), "shift " + std::to_string(shift) + " is outside 0..63");
+    return c.fail(errc::require, c.in_name(2), "shift " + std::to_string(shift) + " is outside 0..63");
   if (shift != 0 && t != dtype::id::i32)
-    return c.fail(error_kind::require, c.in_name(2),
+    return c.fail(errc::require, c.in_name(2),
                   "shift must be 0 unless in_t is INT32 (in_t is " + std::string(dtype::name(t)) + ")");
   const auto n = ia.size();
   if (t == dtype::id::i8 || t == dtype::id::i16 || t == dtype::id::i32) {
@@ -156,7 +156,7 @@ namespace armlower::run::detail {
       if (shift > 0) {
         p = (p + (std::int64_t{1} << (shift - 1))) >> shift;
         if (p < std::numeric_limits<std::int32_t>::min() || p > std::numeric_limits<std::int32_t>::max())
-          return c.fail(error_kind::require, c.out_name(0),
+          return c.fail(errc::require, c.out_name(0),
                         "the shifted product at element " + std::to_string(k) + " does not fit INT32");
       } else {
         p = static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(p)));
@@ -184,7 +184,7 @@ namespace armlower::run::detail {
                                    static_cast<double>(b.reals[static_cast<std::size_t>(ib[k])]));
     return c.set(0, std::move(r));
   }
-  return c.fail(error_kind::unsupported, c.in_name(0),
+  return c.fail(errc::unsupported, c.in_name(0),
                 "MUL of " + std::string(dtype::name(t)) + " (rows: INT8, INT16, INT32, INT64, FP16, BF16, FP32)");
 }
 
@@ -194,13 +194,13 @@ namespace armlower::run::detail {
 /// (apply_max_s then apply_min_s).
 [[nodiscard]] inline status eval_clamp(const op_context& c) {
   const auto* a = c.attr<graph::clamp_attr>();
-  if (a == nullptr) return c.fail(error_kind::invalid_graph, {}, "CLAMP needs a clamp_attr (min_val, max_val)");
+  if (a == nullptr) return c.fail(errc::invalid_graph, {}, "CLAMP needs a clamp_attr (min_val, max_val)");
   const auto& x = c.in(0);
   const auto t = x.type;
   if (std::isnan(a->min_val) || std::isnan(a->max_val))
-    return c.fail(error_kind::error_if, c.in_name(0), "min_val and max_val must not be NaN");
+    return c.fail(errc::error_if, c.in_name(0), "min_val and max_val must not be NaN");
   if (a->max_val < a->min_val)
-    return c.fail(error_kind::error_if, c.in_name(0),
+    return c.fail(errc::error_if, c.in_name(0),
                   "max_val " + std::to_string(a->max_val) + " < min_val " + std::to_string(a->min_val));
   if (auto e = c.expect_out_shape(0, x.shape)) return e;
   value r{t, x.shape, {}, {}, {}};
@@ -208,7 +208,7 @@ namespace armlower::run::detail {
     const auto& ti = dtype::traits(t);
     for (double bound : {a->min_val, a->max_val})
       if (bound != std::floor(bound) || bound < static_cast<double>(ti.int_min) || bound > static_cast<double>(ti.int_max))
-        return c.fail(error_kind::error_if, c.in_name(0),
+        return c.fail(errc::error_if, c.in_name(0),
                       "bound " + std::to_string(bound) + " is not an " + std::string(ti.name) + " value");
     const auto lo = static_cast<std::int64_t>(a->min_val);
     const auto hi = static_cast<std::int64_t>(a->max_val);
@@ -227,7 +227,7 @@ namespace armlower::run::detail {
         r.reals[k] = v < lo ? lo : v > hi ? hi : v;
     }
   } else {
-    return c.fail(error_kind::unsupported, c.in_name(0),
+    return c.fail(errc::unsupported, c.in_name(0),
                   "CLAMP of " + std::string(dtype::name(t)) + " (rows: INT8, INT16, FP16, BF16, FP32)");
   }
   return c.set(0, std::move(r));
@@ -268,7 +268,7 @@ namespace armlower::run::detail {
   const auto from = x.type;
   const auto to = c.out(0).type;
   if (!cast_supported(from, to))
-    return c.fail(error_kind::unsupported, c.out_name(0),
+    return c.fail(errc::unsupported, c.out_name(0),
                   "CAST from " + std::string(dtype::name(from)) + " to " + std::string(dtype::name(to)) +
                       " is not a CAST row the interpreter runs");
   if (auto e = c.expect_out_shape(0, x.shape)) return e;
@@ -309,7 +309,7 @@ namespace armlower::run::detail {
     for (std::size_t k = 0; k < n; ++k) {
       const double v = x.reals[k];
       if (std::isnan(v))
-        return c.fail(error_kind::require, c.in_name(0),
+        return c.fail(errc::require, c.in_name(0),
                       "element " + std::to_string(k) + " is NaN; CAST of NaN to an integer is unpredictable");
       const double rv = std::rint(v);
       r.ints[k] = static_cast<std::int64_t>(rv < lo ? lo : rv > hi ? hi : rv);
@@ -320,5 +320,29 @@ namespace armlower::run::detail {
   }
   return c.set(0, std::move(r));
 }
+
+// --------------------------------------------------------------------------------------------
+// Kernel bindings (`kernel<O>`, context.hpp)
+
+template <>
+struct kernel<tosa::op::add> {
+  static constexpr bool bound = true;
+  [[nodiscard]] static status eval(const op_context& c) { return eval_add(c); }
+};
+template <>
+struct kernel<tosa::op::mul> {
+  static constexpr bool bound = true;
+  [[nodiscard]] static status eval(const op_context& c) { return eval_mul(c); }
+};
+template <>
+struct kernel<tosa::op::clamp> {
+  static constexpr bool bound = true;
+  [[nodiscard]] static status eval(const op_context& c) { return eval_clamp(c); }
+};
+template <>
+struct kernel<tosa::op::cast> {
+  static constexpr bool bound = true;
+  [[nodiscard]] static status eval(const op_context& c) { return eval_cast(c); }
+};
 
 }  // namespace armlower::run::detail

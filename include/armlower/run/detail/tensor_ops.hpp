@@ -10,41 +10,60 @@
 #include <armlower/kernels/conv2d.hpp>
 #include <armlower/kernels/matmul.hpp>
 #include <armlower/kernels/rescale.hpp>
+#include <armlower/kernels/storage.hpp>
 #include <armlower/mx/element.hpp>
 #include <armlower/run/detail/context.hpp>
 #include <armlower/tosa/op_table.hpp>
 
 #include <array>
 #include <cstdint>
+#include <cstddef>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace armlower::run::detail {
 
-/// Error kind of a kernel status: REQUIREs on values / multipliers / shifts are `require`,
-/// unsupported type rows `unsupported`, everything else an ERROR_IF.
-[[nodiscard]] constexpr error_kind kind_of(kernels::status s) noexcept {
-  switch (s) {
-    case kernels::status::value_out_of_range:
-    case kernels::status::multiplier_out_of_range:
-    case kernels::status::shift_out_of_range: return error_kind::require;
-    case kernels::status::unsupported_type:
-    case kernels::status::unsupported_path: return error_kind::unsupported;
-    case kernels::status::null_pointer:
-    case kernels::status::scratch_too_small:
-    case kernels::status::scratch_misaligned: return error_kind::invalid_graph;
-    default: return error_kind::error_if;
-  }
+/// A compile-time type-support row of op `O`: `value` is its position in `tosa::rows_of(O)`.
+template <std::size_t I>
+using row_constant = std::integral_constant<std::size_t, I>;
+
+/// The type-support row of op `O` at position `I` of `tosa::rows_of(O)`, as a constant.
+template <tosa::op O, std::size_t I>
+inline constexpr tosa::type_support_row row_of = tosa::rows_of(O)[I];
+
+namespace rows {
+template <tosa::op O, class F, std::size_t I>
+status call(F& f) {
+  return f(row_constant<I>{});
+}
+template <tosa::op O, class F, std::size_t... I>
+status visit(std::size_t k, F& f, std::index_sequence<I...>) {
+  constexpr status (*table[])(F&) = {&call<O, F, I>...};
+  return table[k](f);
+}
+}  // namespace rows
+
+/// Calls `f(row_constant<k>{})` for the run-time position `k` of a row in `tosa::rows_of(O)`:
+/// the kernel instantiation is picked from the op table's row (its dtypes mapped to storage by
+/// `kernels::storage_t`), one function per row, no list of storage combinations. Precondition:
+/// `k < tosa::rows_of(O).size()`.
+template <tosa::op O, class F>
+[[nodiscard]] status visit_row(std::size_t k, F&& f) {
+  return rows::visit<O>(k, f, std::make_index_sequence<tosa::rows_of(O).size()>{});
 }
 
-/// An error for a failed kernel call about tensor `tensor`.
-[[nodiscard]] inline error kernel_error(const op_context& c, kernels::status s, std::string_view tensor,
-                                        std::string_view detail_text = {}) {
-  std::string rule = "kernel: ";
-  rule += kernels::to_string(s);
-  if (!detail_text.empty()) rule += " (" + std::string(detail_text) + ")";
-  return c.fail(kind_of(s), tensor, std::move(rule));
+/// Position in `tosa::rows_of(o)` of the row with slot dtypes `sig` and accumulator `acc`, or the
+/// row count when there is none.
+[[nodiscard]] constexpr std::size_t row_position(tosa::op o, std::span<const dtype::id> sig, dtype::id acc) noexcept {
+  const auto rs = tosa::rows_of(o);
+  for (std::size_t k = 0; k < rs.size(); ++k) {
+    bool same = rs[k].acc == acc && rs[k].arity == sig.size();
+    for (std::size_t i = 0; same && i < sig.size(); ++i) same = rs[k].types[i] == sig[i];
+    if (same) return k;
+  }
+  return rs.size();
 }
 
 /// The elements of an integer- or real-stored value in the C++ storage type `T`.
@@ -91,7 +110,7 @@ template <class T>
                     : storage_of(v.type) == storage::code ? armlower::mx::decode(v.type, v.codes[0]) == 0.0f
                                                           : v.ints[0] == 0;  // −0.0 is zero, NaN is not
   if (zero) return std::nullopt;
-  return c.fail(error_kind::error_if, c.in_name(i),
+  return c.fail(errc::error_if, c.in_name(i),
                 std::string(what) + " must be 0 unless its dtype is INT8 (is " + std::string(dtype::name(v.type)) + ")");
 }
 
@@ -113,17 +132,36 @@ template <class T>
 // --------------------------------------------------------------------------------------------
 // CONV2D
 
-template <class In, class W, class Out>
-[[nodiscard]] status conv2d_call(const op_context& c, const kernels::conv2d_shape& s, dtype::id out_t,
+/// The elements of operand `v` in the kernel storage type `T` (float rows: decoded exactly).
+template <class T>
+[[nodiscard]] std::vector<T> kernel_elements(const value& v) {
+  if constexpr (std::is_floating_point_v<T>) return reals_of(v);
+  else return elements_as<T>(v);
+}
+
+/// The [1] zero point operand `v` as `T`: 0 for float rows (checked to be zero before).
+template <class T>
+[[nodiscard]] T kernel_zero_point(const value& v) {
+  if constexpr (std::is_floating_point_v<T>) return T{0};
+  else return scalar_as<T>(v);
+}
+
+/// Runs `kernels::conv2d` for the op-table row `R` (input, weight, output, accumulator).
+template <const tosa::type_support_row& R>
+[[nodiscard]] status conv2d_call(const op_context& c, const kernels::conv2d_shape& s,
                                  std::vector<std::int32_t> out_shape) {
-  const auto in = elements_as<In>(c.in(0));
-  const auto w = elements_as<W>(c.in(1));
-  const auto b = elements_as<Out>(c.in(2));
-  std::vector<Out> out(static_cast<std::size_t>(graph::element_count(out_shape)));
-  const auto st = kernels::conv2d<In, W, Out>(s, in.data(), w.data(), b.data(), scalar_as<In>(c.in(3)),
-                                              scalar_as<W>(c.in(4)), out.data());
-  if (st != kernels::status::ok) return kernel_error(c, st, c.out_name(0), "CONV2D accumulator or bias");
-  return c.set(0, value_from(out_t, std::move(out_shape), out));
+  using In = kernels::storage_t<R.types[0]>;
+  using W = kernels::storage_t<R.types[1]>;
+  using Acc = kernels::storage_t<R.acc>;
+  const auto in = kernel_elements<In>(c.in(0));
+  const auto w = kernel_elements<W>(c.in(1));
+  const auto b = kernel_elements<Acc>(c.in(2));
+  std::vector<Acc> out(static_cast<std::size_t>(graph::element_count(out_shape)));
+  const kernels::float_rounding fr{real_format_of(R.acc), real_format_of(R.types[2])};
+  const auto st = kernels::conv2d<In, W, Acc>(s, in.data(), w.data(), b.data(), kernel_zero_point<In>(c.in(3)),
+                                              kernel_zero_point<W>(c.in(4)), out.data(), fr);
+  if (st != kernels::status::ok) return c.kernel_fail(st, c.out_name(0), "CONV2D accumulator or bias");
+  return c.set(0, value_from(R.types[2], std::move(out_shape), out));
 }
 
 /// CONV2D [input, weight, bias, input_zp, weight_zp] with `conv2d_attr` (SPEC-1.0 CONV2D).
@@ -137,19 +175,19 @@ template <class In, class W, class Out>
 /// exact or not the declared shape (checked before allocating); REQUIRE: accumulator + bias fits out_t.
 [[nodiscard]] inline status eval_conv2d(const op_context& c) {
   const auto* a = c.attr<graph::conv2d_attr>();
-  if (a == nullptr) return c.fail(error_kind::invalid_graph, {}, "CONV2D needs a conv2d_attr");
+  if (a == nullptr) return c.fail(errc::invalid_graph, {}, "CONV2D needs a conv2d_attr");
   const auto& x = c.in(0);
   const auto& w = c.in(1);
   const auto& bias = c.in(2);
   const auto out_t = c.out(0).type;
-  if (x.shape.size() != 4) return c.fail(error_kind::error_if, c.in_name(0), "input must be rank 4 [N,IH,IW,IC], is " + to_string(x.shape));
-  if (w.shape.size() != 4) return c.fail(error_kind::error_if, c.in_name(1), "weight must be rank 4 [OC,KH,KW,IC], is " + to_string(w.shape));
-  if (bias.shape.size() != 1) return c.fail(error_kind::error_if, c.in_name(2), "bias must be rank 1 [BC], is " + to_string(bias.shape));
+  if (x.shape.size() != 4) return c.fail(errc::error_if, c.in_name(0), "input must be rank 4 [N,IH,IW,IC], is " + to_string(x.shape));
+  if (w.shape.size() != 4) return c.fail(errc::error_if, c.in_name(1), "weight must be rank 4 [OC,KH,KW,IC], is " + to_string(w.shape));
+  if (bias.shape.size() != 1) return c.fail(errc::error_if, c.in_name(2), "bias must be rank 1 [BC], is " + to_string(bias.shape));
   if (w.shape[3] != x.shape[3])
-    return c.fail(error_kind::error_if, c.in_name(1),
+    return c.fail(errc::error_if, c.in_name(1),
                   "weight IC " + std::to_string(w.shape[3]) + " != input IC " + std::to_string(x.shape[3]));
   if (bias.type != out_t)
-    return c.fail(error_kind::error_if, c.in_name(2),
+    return c.fail(errc::error_if, c.in_name(2),
                   "bias dtype " + std::string(dtype::name(bias.type)) + " must equal out_t " + std::string(dtype::name(out_t)));
   if (auto e = check_zero_point(c, 3, x.type, "input_zp")) return e;
   if (auto e = check_zero_point(c, 4, w.type, "weight_zp")) return e;
@@ -161,12 +199,12 @@ template <class In, class W, class Out>
   const std::string sig_text = std::string(dtype::name(x.type)) + " x " + std::string(dtype::name(w.type)) + " -> " +
                                std::string(dtype::name(out_t));
   if (tosa::find_row(tosa::op::conv2d, sig) == nullptr)
-    return c.fail(error_kind::unsupported, c.out_name(0), "CONV2D " + sig_text + " is not a TOSA CONV2D type row");
+    return c.fail(errc::unsupported, c.out_name(0), "CONV2D " + sig_text + " is not a TOSA CONV2D type row");
   if (!tosa::accumulator_allowed(tosa::op::conv2d, sig, a->acc_type)) {
     std::string allowed;
     for (const auto& r : tosa::rows_of(tosa::op::conv2d))
       if (r.types == sig) allowed += (allowed.empty() ? "" : " or ") + std::string(dtype::name(r.acc));
-    return c.fail(error_kind::error_if, c.out_name(0),
+    return c.fail(errc::error_if, c.out_name(0),
                   "acc_type " + std::string(dtype::name(a->acc_type)) + " is not an accumulator of the row " + sig_text +
                       " (allowed: " + allowed + ")");
   }
@@ -180,41 +218,41 @@ template <class In, class W, class Out>
   if (const auto st = kernels::conv2d_output_size(s, oh, ow); st != kernels::status::ok) {
     std::string why;
     if (st == kernels::status::invalid_attribute) why = "pads must be >= 0, strides and dilations >= 1";
-    else if (s.bias_size != s.oc && s.bias_size != 1) return c.fail(error_kind::error_if, c.in_name(2), "bias size BC must be OC or 1");
+    else if (s.bias_size != s.oc && s.bias_size != 1) return c.fail(errc::error_if, c.in_name(2), "bias size BC must be OC or 1");
     else why = "(IH - 1 + pad_top + pad_bottom - (KH - 1) * dilation_y) must be >= 0 and divisible by stride_y (same for x)";
-    return c.fail(error_kind::error_if, c.out_name(0), why);
+    return c.fail(errc::error_if, c.out_name(0), why);
   }
   const auto& decl = c.out(0).shape;
   if (decl.size() != 4 || decl[0] != s.n || decl[1] != oh || decl[2] != ow || decl[3] != s.oc)
-    return c.fail(error_kind::error_if, c.out_name(0),
+    return c.fail(errc::error_if, c.out_name(0),
                   "output shape must be [" + std::to_string(s.n) + "," + std::to_string(oh) + "," + std::to_string(ow) + "," +
                       std::to_string(s.oc) + "], is declared " + to_string(decl));
   std::vector<std::int32_t> out_shape = decl;  // == [N, OH, OW, OC], every dim an int32
-  if (x.type == id::i8) return conv2d_call<std::int8_t, std::int8_t, std::int32_t>(c, s, out_t, std::move(out_shape));
-  if (x.type == id::i16) return conv2d_call<std::int16_t, std::int8_t, std::int64_t>(c, s, out_t, std::move(out_shape));
-  // A float row.
-  const auto in = reals_of(x);
-  const auto wt = reals_of(w);
-  const auto b = reals_of(bias);
-  std::vector<float> out(static_cast<std::size_t>(graph::element_count(out_shape)));
-  const kernels::float_rounding fr{real_format_of(a->acc_type), real_format_of(out_t)};
-  const auto st = kernels::conv2d<float, float, float>(s, in.data(), wt.data(), b.data(), 0.0f, 0.0f, out.data(), fr);
-  if (st != kernels::status::ok) return kernel_error(c, st, c.out_name(0), "CONV2D");
-  return c.set(0, value_from(out_t, std::move(out_shape), out));
+  // The kernel instantiation of the row (input, weight, output, acc_type) of the op table.
+  const std::size_t k = row_position(tosa::op::conv2d, sig, a->acc_type);
+  return visit_row<tosa::op::conv2d>(k, [&](auto row) {
+    return conv2d_call<row_of<tosa::op::conv2d, decltype(row)::value>>(c, s, std::move(out_shape));
+  });
 }
 
 // --------------------------------------------------------------------------------------------
 // MATMUL
 
-template <class In, class Out>
-[[nodiscard]] status matmul_call(const op_context& c, const kernels::matmul_shape& s, dtype::id out_t,
+/// Runs `kernels::matmul` for the op-table row `R` (A, B, output = accumulator).
+template <const tosa::type_support_row& R>
+[[nodiscard]] status matmul_call(const op_context& c, const kernels::matmul_shape& s,
                                  std::vector<std::int32_t> out_shape) {
-  const auto a = elements_as<In>(c.in(0));
-  const auto b = elements_as<In>(c.in(1));
-  std::vector<Out> out(static_cast<std::size_t>(graph::element_count(out_shape)));
-  const auto st = kernels::matmul<In, Out>(s, a.data(), b.data(), scalar_as<In>(c.in(2)), scalar_as<In>(c.in(3)), out.data());
-  if (st != kernels::status::ok) return kernel_error(c, st, c.out_name(0), "MATMUL accumulator");
-  return c.set(0, value_from(out_t, std::move(out_shape), out));
+  using In = kernels::storage_t<R.types[0]>;
+  static_assert(std::is_same_v<In, kernels::storage_t<R.types[1]>>, "MATMUL rows store A and B alike");
+  using Acc = kernels::storage_t<R.acc>;
+  const auto a = kernel_elements<In>(c.in(0));
+  const auto b = kernel_elements<In>(c.in(1));
+  std::vector<Acc> out(static_cast<std::size_t>(graph::element_count(out_shape)));
+  const kernels::float_rounding fr{real_format_of(R.acc), real_format_of(R.types[2])};
+  const auto st = kernels::matmul<In, Acc>(s, a.data(), b.data(), kernel_zero_point<In>(c.in(2)),
+                                          kernel_zero_point<In>(c.in(3)), out.data(), fr);
+  if (st != kernels::status::ok) return c.kernel_fail(st, c.out_name(0), "MATMUL accumulator");
+  return c.set(0, value_from(R.types[2], std::move(out_shape), out));
 }
 
 /// MATMUL [A, B, A_zp, B_zp] (SPEC-1.0 MATMUL): A [N,H,C], B [N,C,W] → [N,H,W]. Rows: every
@@ -227,15 +265,15 @@ template <class In, class Out>
   const auto& a = c.in(0);
   const auto& b = c.in(1);
   const auto out_t = c.out(0).type;
-  if (a.shape.size() != 3) return c.fail(error_kind::error_if, c.in_name(0), "A must be rank 3 [N,H,C], is " + to_string(a.shape));
-  if (b.shape.size() != 3) return c.fail(error_kind::error_if, c.in_name(1), "B must be rank 3 [N,C,W], is " + to_string(b.shape));
+  if (a.shape.size() != 3) return c.fail(errc::error_if, c.in_name(0), "A must be rank 3 [N,H,C], is " + to_string(a.shape));
+  if (b.shape.size() != 3) return c.fail(errc::error_if, c.in_name(1), "B must be rank 3 [N,C,W], is " + to_string(b.shape));
   if (b.shape[0] != a.shape[0] || b.shape[1] != a.shape[2])
-    return c.fail(error_kind::error_if, c.in_name(1),
+    return c.fail(errc::error_if, c.in_name(1),
                   "B shape " + to_string(b.shape) + " does not match A " + to_string(a.shape) + " ([N,C,W] with A's N and C)");
   using dtype::id;
   const std::array<id, 3> sig{a.type, b.type, out_t};
   if (tosa::find_row(tosa::op::matmul, sig) == nullptr)
-    return c.fail(error_kind::unsupported, c.out_name(0),
+    return c.fail(errc::unsupported, c.out_name(0),
                   "MATMUL " + std::string(dtype::name(a.type)) + " x " + std::string(dtype::name(b.type)) + " -> " +
                       std::string(dtype::name(out_t)) + " is not a TOSA MATMUL type row");
   if (auto e = check_zero_point(c, 2, a.type, "A_zp")) return e;
@@ -245,15 +283,12 @@ template <class In, class Out>
   kernels::matmul_shape s{a.shape[0], a.shape[1], a.shape[2], b.shape[2]};
   std::vector<std::int32_t> out_shape{s.n, s.h, s.w};
   if (auto e = c.expect_out_shape(0, out_shape)) return e;
-  if (a.type == id::i8) return matmul_call<std::int8_t, std::int32_t>(c, s, out_t, std::move(out_shape));
-  if (a.type == id::i16) return matmul_call<std::int16_t, std::int64_t>(c, s, out_t, std::move(out_shape));
-  const auto av = reals_of(a);
-  const auto bv = reals_of(b);
-  std::vector<float> out(static_cast<std::size_t>(graph::element_count(out_shape)));
-  const kernels::float_rounding fr{real_format_of(out_t), real_format_of(out_t)};
-  const auto st = kernels::matmul<float, float>(s, av.data(), bv.data(), 0.0f, 0.0f, out.data(), fr);
-  if (st != kernels::status::ok) return kernel_error(c, st, c.out_name(0), "MATMUL");
-  return c.set(0, value_from(out_t, std::move(out_shape), out));
+  // The kernel instantiation of the row (A, B, output; acc = output) of the op table.
+  // (MATMUL rows have one accumulator per signature: the row `find_row` found.)
+  const std::size_t k = row_position(tosa::op::matmul, sig, tosa::find_row(tosa::op::matmul, sig)->acc);
+  return visit_row<tosa::op::matmul>(k, [&](auto row) {
+    return matmul_call<row_of<tosa::op::matmul, decltype(row)::value>>(c, s, std::move(out_shape));
+  });
 }
 
 // --------------------------------------------------------------------------------------------
@@ -267,26 +302,26 @@ template <class In, class Out>
 /// REQUIRE of the pseudocode is an error (checked by `kernels::rescale`).
 [[nodiscard]] inline status eval_rescale(const op_context& c) {
   const auto* a = c.attr<graph::rescale_attr>();
-  if (a == nullptr) return c.fail(error_kind::invalid_graph, {}, "RESCALE needs a rescale_attr");
+  if (a == nullptr) return c.fail(errc::invalid_graph, {}, "RESCALE needs a rescale_attr");
   const auto& x = c.in(0);
   const auto& m = c.in(1);
   const auto& sh = c.in(2);
   const auto out_t = c.out(0).type;
   using dtype::id;
   if (x.type != id::i8 && x.type != id::i16 && x.type != id::i32 && x.type != id::i48)
-    return c.fail(error_kind::unsupported, c.in_name(0), "RESCALE input dtype " + std::string(dtype::name(x.type)) + " (rows: INT8, INT16, INT32, INT48)");
+    return c.fail(errc::unsupported, c.in_name(0), "RESCALE input dtype " + std::string(dtype::name(x.type)) + " (rows: INT8, INT16, INT32, INT48)");
   if (out_t != id::i8 && out_t != id::i16 && out_t != id::i32)
-    return c.fail(error_kind::unsupported, c.out_name(0), "RESCALE output dtype " + std::string(dtype::name(out_t)) + " (rows: INT8, INT16, INT32)");
+    return c.fail(errc::unsupported, c.out_name(0), "RESCALE output dtype " + std::string(dtype::name(out_t)) + " (rows: INT8, INT16, INT32)");
   if (auto e = c.expect_out_shape(0, x.shape)) return e;
   if (a->per_channel && x.shape.empty())
-    return c.fail(error_kind::error_if, c.in_name(0), "per_channel needs rank(input) >= 1");
+    return c.fail(errc::error_if, c.in_name(0), "per_channel needs rank(input) >= 1");
   const std::int32_t nc = a->per_channel ? x.shape.back() : 1;
   if (auto e = c.expect_type(1, a->scale32 ? id::i32 : id::i16, a->scale32 ? "multiplier (scale32)" : "multiplier (scale32 = false)")) return e;
   if (auto e = c.expect_type(2, id::i8, "shift")) return e;
   for (std::size_t i : {std::size_t{1}, std::size_t{2}}) {
     const auto& v = c.in(i);
     if (v.shape.size() != 1 || v.shape[0] != nc)
-      return c.fail(error_kind::error_if, c.in_name(i),
+      return c.fail(errc::error_if, c.in_name(i),
                     std::string(i == 1 ? "multiplier" : "shift") + " must have shape [" + std::to_string(nc) + "] (" +
                         (a->per_channel ? "per_channel: the last dim of input" : "per-tensor") + "), is " + to_string(v.shape));
     if (auto e = c.require_constant(i, i == 1 ? "multiplier" : "shift")) return e;
@@ -295,7 +330,7 @@ template <class In, class Out>
   if (auto e = check_zero_point(c, 4, out_t, "output_zp")) return e;
   if (a->rounding != tosa::rounding_mode::single_round && a->rounding != tosa::rounding_mode::double_round &&
       a->rounding != tosa::rounding_mode::inexact_round)
-    return c.fail(error_kind::error_if, {}, "rounding_mode must be SINGLE_ROUND, INEXACT_ROUND or DOUBLE_ROUND");
+    return c.fail(errc::error_if, {}, "rounding_mode must be SINGLE_ROUND, INEXACT_ROUND or DOUBLE_ROUND");
 
   const auto mult = elements_as<std::int32_t>(m);
   const auto shift = elements_as<std::int32_t>(sh);
@@ -325,7 +360,7 @@ template <class In, class Out>
       const auto st = kernels::rescale(r);
       if (st != kernels::status::ok) {
         const bool attr_rule = st == kernels::status::invalid_attribute || st == kernels::status::zero_point_out_of_range;
-        return kernel_error(c, st, st == kernels::status::zero_point_out_of_range ? c.in_name(3) : attr_rule ? std::string_view{} : c.out_name(0),
+        return c.kernel_fail(st, st == kernels::status::zero_point_out_of_range ? c.in_name(3) : attr_rule ? std::string_view{} : c.out_name(0),
                             st == kernels::status::invalid_attribute
                                 ? "scale32 with INT48 input, DOUBLE_ROUND without scale32, or an unsigned flag not allowed for these dtypes"
                             : st == kernels::status::zero_point_out_of_range
@@ -343,5 +378,24 @@ template <class In, class Out>
   if (x.type == id::i32) return with_input(std::int32_t{});
   return with_input(std::int64_t{});
 }
+
+// --------------------------------------------------------------------------------------------
+// Kernel bindings (`kernel<O>`, context.hpp)
+
+template <>
+struct kernel<tosa::op::conv2d> {
+  static constexpr bool bound = true;
+  [[nodiscard]] static status eval(const op_context& c) { return eval_conv2d(c); }
+};
+template <>
+struct kernel<tosa::op::matmul> {
+  static constexpr bool bound = true;
+  [[nodiscard]] static status eval(const op_context& c) { return eval_matmul(c); }
+};
+template <>
+struct kernel<tosa::op::rescale> {
+  static constexpr bool bound = true;
+  [[nodiscard]] static status eval(const op_context& c) { return eval_rescale(c); }
+};
 
 }  // namespace armlower::run::detail
