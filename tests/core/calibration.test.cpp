@@ -2,8 +2,8 @@
 // calibrate_mlp equal to min/max over the whole float reference (the oracle: run_float_mlp on all
 // rows at once, then range_of), refusal of 0 rows / wrong row length / NaN / ±Inf (which, where),
 // and scales that are not finite floats > 0.
-// The float32 pass of calibrate_mlp (every path: portable, AVX2, AVX-512, and the reference-only
-// fallback) gives exactly the ranges — and so exactly the qparams — of that double-precision
+// The float32 pass of calibrate_mlp (every path: portable, AVX2, AVX-512, the vectorised double
+// reference alone, and run_float_mlp alone) gives exactly the ranges — and so exactly the qparams — of that double-precision
 // oracle on the demo MLP and on random models (ties, ReLU/ReLU6 clamps, deep chains, odd sizes).
 #include <armlower/graph/builder.hpp>
 #include <armlower/graph/quantizer.hpp>
@@ -137,6 +137,7 @@ std::vector<graph::float_range> oracle_ranges(const std::vector<graph::mlp_layer
 
 constexpr graph::detail::calib_isa all_paths[] = {graph::detail::calib_isa::best, graph::detail::calib_isa::portable,
                                                   graph::detail::calib_isa::avx2, graph::detail::calib_isa::avx512,
+                                                  graph::detail::calib_isa::exact_only,
                                                   graph::detail::calib_isa::reference_only};
 
 // calibrate_mlp on every path equals the oracle, range by range, and so do the qparams derived
@@ -238,7 +239,10 @@ TEST_CASE("calibrate_mlp's float pass gives the double reference's ranges on ran
       std::copy(x.begin(), x.begin() + in0, x.end() - in0);
     fast_blocks += check_all_paths(layers, x, rows).blocks_reference == 0;
   }
-  CHECK(fast_blocks == 60);  // every model was settled by the float pass, none by the fallback
+  // Most are settled by the float pass; deep chains of large weights by the vectorised reference.
+  MESSAGE(fast_blocks << " of 60 random models settled by the float pass");
+  CHECK(fast_blocks > 30);
+  CHECK(fast_blocks < 60);
 }
 
 TEST_CASE("calibrate_mlp's float pass: exact ties, all-zero outputs, clamps at 6 and subnormal values") {

@@ -277,28 +277,10 @@ inline constexpr std::size_t calibration_block_values = std::size_t{1} << 20;
 /// What `detail::calibrate_mlp_with` did (for tests and benchmarks).
 struct calibration_stats {
   std::size_t rows_recomputed = 0;  ///< rows re-run through the double reference to settle a range
-  std::size_t blocks_reference = 0;  ///< blocks computed by the double reference alone (fallback)
+  std::size_t blocks_reference = 0;  ///< blocks computed by the (vectorised) double reference alone
 };
 
 namespace detail {
-
-/// The double-precision reference of one block: every layer by `run_float_mlp`, ranges merged into
-/// `r[1..]` (`first`: the block is the first one). Throws `calibration_error` on a non-finite output.
-inline void calibrate_block_reference(std::span<const mlp_layer> layers, std::span<const float> xs, std::size_t nb,
-                                      std::size_t r0, bool first, std::vector<float_range>& r) {
-  std::vector<float> cur(xs.begin(), xs.end());
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    cur = run_float_mlp(layers.subspan(i, 1), cur, nb);
-    const auto out = static_cast<std::size_t>(layers[i].out_features);
-    for (std::size_t k = 0; k < cur.size(); ++k)
-      if (!std::isfinite(cur[k]))
-        throw calibration_error(i, "output is " + std::string(std::isnan(cur[k]) ? "NaN" : cur[k] > 0 ? "+Inf" : "-Inf") +
-                                       " on calibration row " + std::to_string(r0 + k / out) + ", channel " +
-                                       std::to_string(k % out) + " (the float model overflows FP32)");
-    const auto ry = range_of(cur);
-    r[i + 1] = first ? ry : merge(r[i + 1], ry);
-  }
-}
 
 /// Per layer, what the fast pass needs of the weights: the packed panels, max_o Σ_k |w[o][k]| and
 /// max_o |b[o]| (double).
@@ -308,9 +290,46 @@ struct calib_layer {
   double bmax = 0;
 };
 
+[[nodiscard]] inline int calib_act(activation a) noexcept {
+  return a == activation::relu ? 1 : a == activation::relu6 ? 2 : 0;
+}
+
+/// The double-precision reference of `nb` rows `xs`: every layer as `run_float_mlp` computes it
+/// (`calib_linear_exact`, bit-identical; `calib_isa::reference_only`: `run_float_mlp` itself).
+/// Returns the ranges of the layers' outputs; throws `calibration_error` on a non-finite output
+/// (row numbers offset by `r0`), unless `rows_of` is given (then the rows are a subset and a
+/// non-finite value returns an empty vector).
+inline std::vector<float_range> calibrate_rows_exact(std::span<const mlp_layer> layers,
+                                                     const std::vector<calib_layer>& packed, std::span<const float> xs,
+                                                     std::size_t nb, std::size_t r0, calib_isa isa, bool subset) {
+  std::vector<float> cur(xs.begin(), xs.end()), nxt;
+  std::vector<float_range> out;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const auto& l = layers[i];
+    const auto k = static_cast<std::size_t>(l.in_features), n = static_cast<std::size_t>(l.out_features);
+    if (isa == calib_isa::reference_only) {
+      nxt = run_float_mlp(layers.subspan(i, 1), cur, nb);
+    } else {
+      nxt.resize(nb * n);
+      calib_linear_exact(isa, cur.data(), nb, k, packed[i].panels, l.bias.empty() ? nullptr : l.bias.data(), n,
+                         calib_act(l.act), nxt.data());
+    }
+    for (std::size_t q = 0; q < nxt.size(); ++q)
+      if (!std::isfinite(nxt[q])) {
+        if (subset) return {};
+        throw calibration_error(i, "output is " + std::string(std::isnan(nxt[q]) ? "NaN" : nxt[q] > 0 ? "+Inf" : "-Inf") +
+                                       " on calibration row " + std::to_string(r0 + q / n) + ", channel " +
+                                       std::to_string(q % n) + " (the float model overflows FP32)");
+      }
+    out.push_back(range_of(nxt));
+    cur.swap(nxt);
+  }
+  return out;
+}
+
 /// The ranges of one block from the float pass, settled exactly (see `calibrate_mlp`): returns
 /// false when the float pass cannot certify the block (a non-finite value or bound), and the
-/// caller then runs `calibrate_block_reference`.
+/// caller then runs `calibrate_rows_exact` on the whole block.
 inline bool calibrate_block_fast(std::span<const mlp_layer> layers, const std::vector<calib_layer>& packed,
                                  std::span<const float> xs, std::size_t nb, bool first, std::vector<float_range>& r,
                                  calib_isa isa, calibration_stats* stats) {
@@ -392,8 +411,9 @@ inline bool calibrate_block_fast(std::span<const mlp_layer> layers, const std::v
     d = e;
     cur.swap(nxt);
   }
-  // Settle: the candidate rows through the double reference (row by row independent, so these
-  // are exactly the values the reference computes for them).
+  // Settle: the candidate rows through the double reference (rows are independent, so these are
+  // exactly the values the reference computes for them). Too many candidates (a deep or badly
+  // conditioned model, where the bound grows): the reference for the whole block is cheaper.
   std::vector<float> sub;
   std::size_t nc = 0;
   for (std::size_t rr = 0; rr < nb; ++rr)
@@ -402,22 +422,20 @@ inline bool calibrate_block_fast(std::span<const mlp_layer> layers, const std::v
                  xs.begin() + static_cast<std::ptrdiff_t>((rr + 1) * in0));
       ++nc;
     }
+  if (nc > nb / 4 + 2) return false;
   if (stats) stats->rows_recomputed += nc;
   std::vector<float_range> out(nl);
+  if (nc > 0) {
+    out = calibrate_rows_exact(layers, packed, sub, nc, 0, isa, true);
+    if (out.empty()) return false;
+  }
   for (std::size_t i = 0; i < nl; ++i) {
-    float_range ri{};
-    if (nc > 0) {
-      sub = run_float_mlp(layers.subspan(i, 1), sub, nc);
-      for (float v : sub)
-        if (!std::isfinite(v)) return false;
-      ri = range_of(sub);
-    }
+    auto& ri = out[i];
     const auto& b = bounds[i];
     if (b.min_certain) ri.min = nc > 0 ? std::min(ri.min, static_cast<float>(b.umin)) : static_cast<float>(b.umin);
     else if (nc == 0) return false;
     if (b.max_certain) ri.max = nc > 0 ? std::max(ri.max, static_cast<float>(b.lmax)) : static_cast<float>(b.lmax);
     else if (nc == 0) return false;
-    out[i] = ri;
   }
   for (std::size_t i = 0; i < nl; ++i) r[i + 1] = first ? out[i] : merge(r[i + 1], out[i]);
   return true;
@@ -442,12 +460,7 @@ inline bool calibrate_block_fast(std::span<const mlp_layer> layers, const std::v
     for (const auto& l : layers) {
       const auto k = static_cast<std::size_t>(l.in_features), n = static_cast<std::size_t>(l.out_features);
       calib_layer c;
-      c.panels = calib_pack(l.weight.data(), n, k);
-      for (std::size_t o = 0; o < n; ++o) {
-        double s = 0;
-        for (std::size_t i = 0; i < k; ++i) s += std::fabs(static_cast<double>(l.weight[o * k + i]));
-        c.n1max = std::max(c.n1max, s);
-      }
+      c.panels = calib_pack(l.weight.data(), n, k, c.n1max);
       for (float b : l.bias) c.bmax = std::max(c.bmax, std::fabs(static_cast<double>(b)));
       packed.push_back(std::move(c));
     }
@@ -463,10 +476,12 @@ inline bool calibrate_block_fast(std::span<const mlp_layer> layers, const std::v
     const auto rx = range_of(xs);
     r[0] = r0 == 0 ? rx : merge(r[0], rx);
     if (layers.empty()) continue;
-    if (isa != calib_isa::reference_only && calibrate_block_fast(layers, packed, xs, nb, r0 == 0, r, isa, stats))
+    if (isa != calib_isa::reference_only && isa != calib_isa::exact_only &&
+        calibrate_block_fast(layers, packed, xs, nb, r0 == 0, r, isa, stats))
       continue;
     if (stats) ++stats->blocks_reference;
-    calibrate_block_reference(layers, xs, nb, r0, r0 == 0, r);
+    const auto out = calibrate_rows_exact(layers, packed, xs, nb, r0, isa, false);
+    for (std::size_t i = 0; i < out.size(); ++i) r[i + 1] = r0 == 0 ? out[i] : merge(r[i + 1], out[i]);
   }
   return r;
 }
