@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -285,7 +286,7 @@ namespace detail {
 /// Per layer, what the fast pass needs of the weights: the packed panels, max_o Σ_k |w[o][k]| and
 /// max_o |b[o]| (double).
 struct calib_layer {
-  std::vector<float> panels;
+  std::unique_ptr<float[]> panels;
   double n1max = 0;
   double bmax = 0;
 };
@@ -311,7 +312,7 @@ inline std::vector<float_range> calibrate_rows_exact(std::span<const mlp_layer> 
       nxt = run_float_mlp(layers.subspan(i, 1), cur, nb);
     } else {
       nxt.resize(nb * n);
-      calib_linear_exact(isa, cur.data(), nb, k, packed[i].panels, l.bias.empty() ? nullptr : l.bias.data(), n,
+      calib_linear_exact(isa, cur.data(), nb, k, packed[i].panels.get(), l.bias.empty() ? nullptr : l.bias.data(), n,
                          calib_act(l.act), nxt.data());
     }
     for (std::size_t q = 0; q < nxt.size(); ++q)
@@ -336,11 +337,11 @@ inline bool calibrate_block_fast(std::span<const mlp_layer> layers, const std::v
   constexpr double uf = 0x1p-24, ud = 0x1p-53, tiny = 0x1p-149, flt_max = std::numeric_limits<float>::max();
   const std::size_t nl = layers.size();
   const std::size_t in0 = static_cast<std::size_t>(layers[0].in_features);
-  std::vector<float> cur(xs.begin(), xs.end()), nxt;
+  std::vector<float> cur, nxt;  // layer 0 reads xs itself
   std::vector<double> a(nb), d(nb, 0.0), e(nb);  // per row: max |x̂|, input error bound, output error bound
   for (std::size_t rr = 0; rr < nb; ++rr) {
     double m = 0;
-    for (std::size_t k = 0; k < in0; ++k) m = std::max(m, static_cast<double>(std::fabs(cur[rr * in0 + k])));
+    for (std::size_t k = 0; k < in0; ++k) m = std::max(m, static_cast<double>(std::fabs(xs[rr * in0 + k])));
     a[rr] = m;
   }
   std::vector<char> cand(nb, 0);  // rows whose double reference must settle some layer's range
@@ -357,7 +358,7 @@ inline bool calibrate_block_fast(std::span<const mlp_layer> layers, const std::v
     const double gf = df * uf / (1 - df * uf), kd = static_cast<double>(k + 1), gd = kd * ud / (1 - kd * ud);
     const double absf = (2.0 * static_cast<double>(k) + 8.0) * tiny;
     nxt.resize(nb * n);
-    calib_linear(isa, cur.data(), nb, k, packed[i].panels, l.bias.empty() ? nullptr : l.bias.data(), n, nxt.data());
+    calib_linear(isa, i == 0 ? xs.data() : cur.data(), nb, k, packed[i].panels.get(), l.bias.empty() ? nullptr : l.bias.data(), n, nxt.data());
     auto act = [&](double v) {
       if (l.act == activation::relu) return std::max(v, 0.0);
       if (l.act == activation::relu6) return std::clamp(v, 0.0, 6.0);

@@ -12,13 +12,14 @@
 /// Higham, "Accuracy and Stability of Numerical Algorithms" (2nd ed.), Lemma 3.1 and §4.2: then
 /// |ẑ − (Σ x·w + b)| ≤ γ_d · (Σ|x·w| + |b|) with γ_d = d·u/(1 − d·u), u = 2^−24, plus an absolute
 /// term for results in the subnormal range (≤ 2^−150 per rounding, (K + K/64 + 4)·2^−149 in all).
-/// Hosted only (std::vector for the packed panels).
+/// Hosted only (heap buffers for the packed panels).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -46,13 +47,16 @@ inline constexpr std::size_t calib_panel = 32;
 
 /// W [n][k] row-major packed into ⌈n/32⌉ panels of [k][32] floats (columns past n are 0), and
 /// `n1max` = max_o Σ_k |w[o][k]| (summed in double; the caller's bound allows for its rounding).
-[[nodiscard]] inline std::vector<float> calib_pack(const float* w, std::size_t n, std::size_t k, double& n1max) {
+/// Not zero-filled first: every element is written once (no extra pass over fresh pages).
+[[nodiscard]] inline std::unique_ptr<float[]> calib_pack(const float* w, std::size_t n, std::size_t k, double& n1max) {
   const std::size_t panels = (n + calib_panel - 1) / calib_panel;
-  std::vector<float> p(panels * k * calib_panel, 0.0f);
+  auto p = std::make_unique_for_overwrite<float[]>(panels * k * calib_panel);
   n1max = 0;
   for (std::size_t q = 0; q < panels; ++q) {
-    float* dst = p.data() + q * k * calib_panel;
+    float* dst = p.get() + q * k * calib_panel;
     const std::size_t c0 = q * calib_panel, nc = std::min(calib_panel, n - c0);
+    if (nc < calib_panel)
+      for (std::size_t i = 0; i < k; ++i) std::fill(dst + i * calib_panel + nc, dst + (i + 1) * calib_panel, 0.0f);
     double s1[calib_panel] = {};
     // 16 consecutive k of each row at a time: every cache line read once although the rows are
     // k·4 bytes apart (a power of two maps them all to one L1 set).
@@ -60,12 +64,19 @@ inline constexpr std::size_t calib_panel = 32;
       const std::size_t i1 = std::min(k, i0 + 16);
       for (std::size_t j = 0; j < nc; ++j) {
         const float* src = w + (c0 + j) * k;
-        double a = 0;
-        for (std::size_t i = i0; i < i1; ++i) {
+        double a[4] = {};  // four chains: a single one would cost an add latency per weight
+        std::size_t i = i0;
+        for (; i + 4 <= i1; i += 4)
+#pragma GCC unroll 4
+          for (std::size_t t = 0; t < 4; ++t) {
+            dst[(i + t) * calib_panel + j] = src[i + t];
+            a[t] += std::fabs(static_cast<double>(src[i + t]));
+          }
+        for (; i < i1; ++i) {
           dst[i * calib_panel + j] = src[i];
-          a += std::fabs(static_cast<double>(src[i]));
+          a[0] += std::fabs(static_cast<double>(src[i]));
         }
-        s1[j] += a;
+        s1[j] += (a[0] + a[1]) + (a[2] + a[3]);
       }
     }
     for (std::size_t j = 0; j < nc; ++j) n1max = std::max(n1max, s1[j]);
@@ -208,13 +219,13 @@ inline void calib_tile(calib_isa isa, const float* x, std::size_t ldx, const flo
 
 /// z [rows][n] = fl(Σ_k x[r][k]·w[o][k]) + b[o] (b may be null: no bias), x [rows][k] and the
 /// weight panels of `calib_pack` (n columns). Order of operations: see the file comment.
-inline void calib_linear(calib_isa isa, const float* x, std::size_t rows, std::size_t k, const std::vector<float>& panels,
+inline void calib_linear(calib_isa isa, const float* x, std::size_t rows, std::size_t k, const float* panels,
                          const float* b, std::size_t n, float* z) {
   isa = calib_resolve(isa);
   constexpr std::size_t MR = 6;  // 6 × 2 zmm (or 6 × 4 ymm) accumulators + 6 × 2 (4) sums
   alignas(64) float tile[MR * calib_panel];
   for (std::size_t p = 0; p * calib_panel < n; ++p) {
-    const float* panel = panels.data() + p * k * calib_panel;
+    const float* panel = panels + p * k * calib_panel;
     const std::size_t c0 = p * calib_panel, nc = std::min(calib_panel, n - c0);
     for (std::size_t r0 = 0; r0 < rows; r0 += MR) {
       const std::size_t mr = std::min(MR, rows - r0);
@@ -312,14 +323,14 @@ __attribute__((target("avx512f,avx2,fma"))) inline void calib_exact_tile_avx512(
 /// One layer of the double reference (see `calib_exact_tile_portable`) on `rows` rows:
 /// z [rows][n] float = float(act(acc)); x [rows][k] float.
 inline void calib_linear_exact(calib_isa isa, const float* x, std::size_t rows, std::size_t k,
-                               const std::vector<float>& panels, const float* b, std::size_t n, int act, float* z) {
+                               const float* panels, const float* b, std::size_t n, int act, float* z) {
   isa = calib_resolve(isa);
   std::vector<double> xd(x, x + rows * k);
   constexpr std::size_t MR = 4;
   double tile[MR * calib_panel];
   double b0[calib_panel];
   for (std::size_t p = 0; p * calib_panel < n; ++p) {
-    const float* panel = panels.data() + p * k * calib_panel;
+    const float* panel = panels + p * k * calib_panel;
     const std::size_t c0 = p * calib_panel, nc = std::min(calib_panel, n - c0);
     for (std::size_t j = 0; j < calib_panel; ++j) b0[j] = b && j < nc ? static_cast<double>(b[c0 + j]) : 0.0;
     std::size_t step = MR;
