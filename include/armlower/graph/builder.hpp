@@ -512,8 +512,10 @@ inline bool calibrate_block_fast(std::span<const mlp_layer> layers, const std::v
 /// smaller value, and those rows (and, for the maximum, the symmetric ones) are re-run through the
 /// double reference — rows are independent, so their reference values are exact. The range is the
 /// min/max over them and U when U is certain (a clamped ReLU: lower and upper bound both 0 or 6).
-/// A block whose float pass or bound is not finite, or would overflow FP32, is computed by the
-/// reference alone (which also names an overflow by layer and row).
+/// A block whose float pass or bound is not finite, would overflow FP32, or leaves more than a
+/// quarter of its rows as candidates (deep chains of large weights grow the bound by max Σ|w| per
+/// layer) is computed by the vectorised double reference alone (`detail::calib_linear_exact`,
+/// bit-identical to `run_float_mlp`; it also names an overflow by layer and row).
 ///
 /// Throws std::invalid_argument when the layers do not chain, `x` is not rows × in_features with
 /// rows ≥ 1, an input value is NaN or ±Inf (naming row and column), or a layer's output is not

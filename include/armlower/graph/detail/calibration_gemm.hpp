@@ -12,6 +12,8 @@
 /// Higham, "Accuracy and Stability of Numerical Algorithms" (2nd ed.), Lemma 3.1 and §4.2: then
 /// |ẑ − (Σ x·w + b)| ≤ γ_d · (Σ|x·w| + |b|) with γ_d = d·u/(1 − d·u), u = 2^−24, plus an absolute
 /// term for results in the subnormal range (≤ 2^−150 per rounding, (K + K/64 + 4)·2^−149 in all).
+/// Also `calib_linear_exact`: the double-precision reference of a layer (bit-identical to
+/// `graph::run_float_mlp`), vectorised across output channels over the same packed panels.
 /// Hosted only (heap buffers for the packed panels).
 #pragma once
 
