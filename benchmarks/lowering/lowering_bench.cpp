@@ -3,8 +3,14 @@
 // then times lowering (passes incl. the MX quantization of 64 M weights) + serializing to .tosa,
 // and the Cortex-M lowering for the integer schemes. Reports time per layer and the peak RSS
 // growth relative to the weight bytes of the input graph.
+// `calib` (integer schemes): start from the float graph instead, with the default calibration
+// (graph::default_calibration: 256 rows for 1024 features), so the time includes
+// QuantizeFloatGraph (calibration + weight quantization); `given`: the same float layers with
+// given activation ranges ([-4, 4]), quantized in the timed part by graph::build_quantized_mlp
+// (weight quantization without calibration). No Cortex-M run in these modes.
 //
-//   lowering_bench <scheme> [layers] [features]     e.g. lowering_bench mxfp8_e4m3
+//   lowering_bench <scheme> [layers] [features] [calib|given]   e.g. lowering_bench mxfp8_e4m3
+//   lowering_bench int8 1 1024 calib                            vs  lowering_bench int8 1 1024 given
 #include <armlower/graph/builder.hpp>
 #include <armlower/passes.hpp>
 #include <armlower/passes/cortex_m.hpp>
@@ -48,7 +54,7 @@ double cpu_now() {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: lowering_bench <scheme> [layers=64] [features=1024]\n");
+    std::fprintf(stderr, "usage: lowering_bench <scheme> [layers=64] [features=1024] [calib|given]\n");
     return 2;
   }
   passes::scheme sch{};
@@ -58,7 +64,11 @@ int main(int argc, char** argv) {
   }
   const int L = argc > 2 ? std::atoi(argv[2]) : 64;
   const std::int32_t F = argc > 3 ? std::atoi(argv[3]) : 1024;
+  const bool calib = argc > 4 && std::string(argv[4]) == "calib" && !passes::is_mx(sch);
+  const bool given = argc > 4 && std::string(argv[4]) == "given" && !passes::is_mx(sch);
   const bool mx = passes::is_mx(sch);
+  const bool float_graph = mx || calib || given;
+  std::vector<graph::mlp_layer> layers;  // `given`: the float layers
 
   // Input graph (not timed).
   std::mt19937 rng(7);
@@ -66,14 +76,16 @@ int main(int argc, char** argv) {
   std::int64_t weight_bytes = 0;
   {
     graph::builder b;
-    if (mx) {
+    if (float_graph) {
       std::normal_distribution<float> nd(0.0f, 0.03f);
       std::vector<float> w(static_cast<std::size_t>(F) * F), bias(static_cast<std::size_t>(F));
       auto v = b.input("x", {1, F});
       for (int l = 0; l < L; ++l) {
         for (auto& x : w) x = nd(rng);
         for (auto& x : bias) x = nd(rng);
-        v = b.linear(v, w, F, bias, l + 1 < L ? graph::activation::relu : graph::activation::none);
+        const auto act = l + 1 < L ? graph::activation::relu : graph::activation::none;
+        v = b.linear(v, w, F, bias, act);
+        if (given) layers.push_back({F, F, w, bias, act});
       }
       b.output(v);
       weight_bytes = static_cast<std::int64_t>(L) * F * F * 4;
@@ -102,16 +114,21 @@ int main(int argc, char** argv) {
     g = b.take();
   }
   graph::graph cm_input;
-  if (!mx) cm_input = g;  // input of the Cortex-M run, copied before the measurements start
+  if (!float_graph) cm_input = g;  // input of the Cortex-M run, copied before the measurements start
   const long base_kb = status_kb("VmRSS");
   reset_peak();
 
   const auto t0 = std::chrono::steady_clock::now();
   passes::options opt;
   opt.sch = sch;
+  if (calib) opt.calibration = graph::default_calibration(F);  // not timed
   const char* spec = sch == passes::scheme::int8 ? "TOSA-1.0+INT" : sch == passes::scheme::a16w8 ? "TOSA-1.0+INT+int16" : "TOSA-1.1+FP+mxfp";
   const auto t_copy = std::chrono::steady_clock::now();
   const double c0 = cpu_now();
+  if (given) {
+    const std::vector<graph::float_range> ranges(layers.size() + 1, graph::float_range{-4.0f, 4.0f});
+    g = graph::build_quantized_mlp(layers, {1, F}, {passes::activation_dtype(sch), false}, ranges);
+  }
   auto r = passes::lower(tosa::parse(spec).value, std::move(g), opt);
   if (!r) {
     std::fprintf(stderr, "lowering failed: %s\n", r.error().message().c_str());
@@ -129,18 +146,18 @@ int main(int argc, char** argv) {
   const double c2 = cpu_now();
   const long peak_kb = status_kb("VmHWM");
   const double lower_s = secs(t_copy, t1), ser_s = secs(t1, t2);
-  std::printf("%-11s %s: %d layers of %dx%d, weights %.1f MB\n"
+  std::printf("%-11s %s%s: %d layers of %dx%d, weights %.1f MB\n"
               "  wall: lower %.3f s + serialize %.3f s = %.3f s (%.2f ms/layer)\n"
               "  cpu : lower %.3f s + serialize %.3f s = %.3f s (%.2f ms/layer)\n"
               "  .tosa %.1f MB; peak RSS growth after lowering %.1f MB (%.2f x weights), after serializing %.1f MB "
               "(%.2f x weights)\n",
-              argv[1], spec, L, F, F, weight_bytes / 1e6, lower_s, ser_s, lower_s + ser_s,
+              argv[1], spec, calib ? " (float graph + default calibration)" : given ? " (float graph + given ranges)" : "", L, F, F, weight_bytes / 1e6, lower_s, ser_s, lower_s + ser_s,
               1e3 * (lower_s + ser_s) / L, c1 - c0, c2 - c1, c2 - c0, 1e3 * (c2 - c0) / L,
               bytes.value().size() / 1e6, (lower_peak_kb - base_kb) / 1e3,
               (lower_peak_kb - base_kb) * 1e3 / static_cast<double>(weight_bytes), (peak_kb - base_kb) / 1e3,
               (peak_kb - base_kb) * 1e3 / static_cast<double>(weight_bytes));
   (void)t0;
-  if (!mx) {
+  if (!float_graph) {
     r = passes::result<passes::lowering>(passes::lowering_error{});  // free the TOSA graph
     bytes = serialize::result<std::vector<std::uint8_t>>(serialize::error{});
     const auto t3 = std::chrono::steady_clock::now();

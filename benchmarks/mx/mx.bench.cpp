@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -77,6 +78,43 @@ void bm_mx(benchmark::State& st, id t, kmx::matmul_path path, bool check_weights
     benchmark::ClobberMemory();
   }
   set_counters(st, batch, k, double(w.data.size() + w.scale.size()));
+}
+
+// The read-bandwidth ceiling of a batch-1 GEMV in the same binary: a streaming read (a sum of
+// 64-bit words, vectorised by the compiler) of exactly the bytes the GEMV reads — the packed weight
+// codes and their E8M0 scales of the same format and shape, warm in cache like bm_mx's. GFLOP/s is
+// reported as if this read were the GEMV (2·N·K per iteration), so bm_mx's GFLOP/s ÷ this row's is
+// the fraction of the ceiling a path reaches (issue 14 item 3); GB/s is the bandwidth itself.
+void bm_read_ceiling(benchmark::State& st, id t) {
+  const int k = int(st.range(0));
+  const auto w = quantize(t, random_floats(std::size_t(N) * k, 1), N, k);
+  auto sum_words = [](const std::vector<std::uint8_t>& b) {
+    const std::size_t n = b.size() / 8;
+    std::uint64_t acc[8] = {};
+    const auto* p = b.data();
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+      for (std::size_t j = 0; j < 8; ++j) {
+        std::uint64_t v;
+        std::memcpy(&v, p + 8 * (i + j), 8);
+        acc[j] += v;
+      }
+    std::uint64_t s = 0;
+    for (; i < n; ++i) {
+      std::uint64_t v;
+      std::memcpy(&v, p + 8 * i, 8);
+      s += v;
+    }
+    for (auto a : acc) s += a;
+    return s;
+  };
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(sum_words(w.data) + sum_words(w.scale));
+    benchmark::ClobberMemory();
+  }
+  const double bytes = double(w.data.size() + w.scale.size());
+  set_counters(st, 1, k, bytes);
+  st.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // fp32 reference: sequential dot products (what TOSA MATMUL's pseudocode reads).
@@ -248,6 +286,12 @@ MX_BENCH(fp4e2m1, avx512);
 MX_BENCH(fp8e5m2, avx512);
 MX_BENCH(mxint8, avx512);
 #endif
+// Read ceilings of the batch-1 GEMVs above (same bytes per format and K).
+#define MX_CEILING(T) BENCHMARK_CAPTURE(bm_read_ceiling, T, id::T)->Arg(1024)->Arg(4096)->Unit(benchmark::kMicrosecond)
+MX_CEILING(fp8e4m3);
+MX_CEILING(fp6e2m3);
+MX_CEILING(fp4e2m1);
+MX_CEILING(mxint8);
 // What users get: `matmul_path::best` (the run-time interpreter uses it whenever it is bit-exact).
 MX_BENCH(fp8e4m3, best);
 MX_BENCH(fp6e2m3, best);

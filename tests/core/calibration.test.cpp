@@ -2,11 +2,15 @@
 // calibrate_mlp equal to min/max over the whole float reference (the oracle: run_float_mlp on all
 // rows at once, then range_of), refusal of 0 rows / wrong row length / NaN / ±Inf (which, where),
 // and scales that are not finite floats > 0.
+// The float32 pass of calibrate_mlp (every path: portable, AVX2, AVX-512, the vectorised double
+// reference alone, and run_float_mlp alone) gives exactly the ranges — and so exactly the qparams — of that double-precision
+// oracle on the demo MLP and on random models (ties, ReLU/ReLU6 clamps, deep chains, odd sizes).
 #include <armlower/graph/builder.hpp>
 #include <armlower/graph/quantizer.hpp>
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -122,4 +126,154 @@ TEST_CASE("scales that are not finite floats > 0 are refused") {
   // s_in · s_w underflows to 0.
   const graph::quant_params in{{1e-30f}, {0}, 0, false, -128, 127}, w{{1e-30f}, {0}, 0, false, -127, 127};
   CHECK(what_of([&] { static_cast<void>(graph::bias_qparams(in, w)); }).find("bias_qparams: bias scale") == 0);
+}
+
+namespace {
+// The oracle: the double-precision reference over all rows at once, layer by layer.
+std::vector<graph::float_range> oracle_ranges(const std::vector<graph::mlp_layer>& layers, const std::vector<float>& x,
+                                              std::size_t rows) {
+  std::vector<graph::float_range> r{graph::range_of(x)};
+  std::vector<float> cur = x;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    cur = graph::run_float_mlp(std::span(layers).subspan(i, 1), cur, rows);
+    r.push_back(graph::range_of(cur));
+  }
+  return r;
+}
+
+constexpr graph::detail::calib_isa all_paths[] = {graph::detail::calib_isa::best, graph::detail::calib_isa::portable,
+                                                  graph::detail::calib_isa::avx2, graph::detail::calib_isa::avx512,
+                                                  graph::detail::calib_isa::exact_only,
+                                                  graph::detail::calib_isa::reference_only};
+
+// calibrate_mlp on every path equals the oracle, range by range, and so do the qparams derived
+// from them (int8 affine, int16 symmetric). Returns what the best path did.
+graph::calibration_stats check_all_paths(const std::vector<graph::mlp_layer>& layers, const std::vector<float>& x,
+                                         std::size_t rows, bool qparams = true) {
+  const auto want = oracle_ranges(layers, x, rows);
+  graph::calibration_stats best;
+  for (const auto isa : all_paths) {
+    graph::calibration_stats st;
+    const auto got = graph::detail::calibrate_mlp_with(layers, x, rows, isa, &st);
+    if (isa == graph::detail::calib_isa::best) best = st;
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      INFO("path " << static_cast<int>(isa) << ", range " << i);
+      CHECK(got[i].min == want[i].min);
+      CHECK(got[i].max == want[i].max);
+      if (!qparams) continue;
+      const auto qa = graph::affine_activation_qparams(got[i]), qb = graph::affine_activation_qparams(want[i]);
+      CHECK(qa.scale == qb.scale);
+      CHECK(qa.zero_point == qb.zero_point);
+      CHECK(graph::symmetric_activation_qparams(got[i]).scale == graph::symmetric_activation_qparams(want[i]).scale);
+    }
+  }
+  return best;
+}
+
+graph::mlp_layer random_layer(std::mt19937& rng, std::int32_t in, std::int32_t out, float wscale, graph::activation act) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  graph::mlp_layer l;
+  l.in_features = in;
+  l.out_features = out;
+  l.weight.resize(static_cast<std::size_t>(in) * static_cast<std::size_t>(out));
+  for (auto& v : l.weight) v = nd(rng) * wscale / std::sqrt(static_cast<float>(in));
+  if (rng() % 4 != 0) {
+    l.bias.resize(static_cast<std::size_t>(out));
+    for (auto& v : l.bias) v = nd(rng) * 0.1f;
+  }
+  l.act = act;
+  return l;
+}
+}  // namespace
+
+TEST_CASE("calibrate_mlp's float pass gives the double reference's ranges on the demo MLP (256-512-256-10)") {
+  // The MLP and calibration rows of `armlower demo` (tools/armlower/demo.hpp, seed 2026).
+  std::mt19937 rng(2026);
+  const std::int32_t dims[] = {256, 512, 256, 10};
+  std::vector<graph::mlp_layer> layers;
+  for (int i = 0; i < 3; ++i) {
+    graph::mlp_layer l;
+    l.in_features = dims[i];
+    l.out_features = dims[i + 1];
+    std::normal_distribution<float> w(0.0f, 1.0f / std::sqrt(static_cast<float>(dims[i])));
+    std::normal_distribution<float> b(0.0f, 0.1f);
+    l.weight.resize(static_cast<std::size_t>(dims[i] * dims[i + 1]));
+    for (auto& v : l.weight) v = w(rng);
+    l.bias.resize(static_cast<std::size_t>(dims[i + 1]));
+    for (auto& v : l.bias) v = b(rng);
+    l.act = i < 2 ? graph::activation::relu : graph::activation::none;
+    layers.push_back(std::move(l));
+  }
+  std::mt19937 xr(2027);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::vector<float> x(256 * 256);
+  for (auto& v : x) v = nd(xr);
+  const auto st = check_all_paths(layers, x, 256);
+  CHECK(st.blocks_reference == 0);  // settled by the float pass ...
+  CHECK(st.rows_recomputed < 32);   // ... re-running only a few rows in double (what makes it fast)
+  MESSAGE("demo MLP: " << st.rows_recomputed << " of 256 calibration rows re-run in double");
+  // The default calibration of a 1024x1024 linear (what `armlower lower` uses without --calib).
+  std::mt19937 r2(3);
+  const std::vector<graph::mlp_layer> one{random_layer(r2, 1024, 1024, 1.0f, graph::activation::none)};
+  const auto st1 = check_all_paths(one, graph::default_calibration(1024), 256);
+  CHECK(st1.blocks_reference == 0);
+  CHECK(st1.rows_recomputed < 32);
+}
+
+TEST_CASE("calibrate_mlp's float pass gives the double reference's ranges on random models") {
+  std::mt19937 rng(11);
+  const graph::activation acts[] = {graph::activation::none, graph::activation::relu, graph::activation::relu6};
+  int fast_blocks = 0;
+  for (int t = 0; t < 60; ++t) {
+    CAPTURE(t);
+    const int depth = 1 + static_cast<int>(rng() % 5);
+    std::int32_t in = 1 + static_cast<std::int32_t>(rng() % 200);
+    const std::int32_t in0 = in;
+    const float wscale = std::array{0.01f, 1.0f, 3.0f, 20.0f}[rng() % 4];
+    std::vector<graph::mlp_layer> layers;
+    for (int i = 0; i < depth; ++i) {
+      const std::int32_t out = 1 + static_cast<std::int32_t>(rng() % 150);
+      layers.push_back(random_layer(rng, in, out, wscale, acts[rng() % 3]));
+      in = out;
+    }
+    const std::size_t rows = 1 + rng() % 40;
+    std::vector<float> x(rows * static_cast<std::size_t>(in0));
+    std::normal_distribution<float> nd(0.0f, 2.0f);
+    for (auto& v : x) v = nd(rng);
+    if (t % 3 == 0 && rows > 2)  // duplicate rows: ties at every extreme
+      std::copy(x.begin(), x.begin() + in0, x.end() - in0);
+    fast_blocks += check_all_paths(layers, x, rows).blocks_reference == 0;
+  }
+  // Most are settled by the float pass; deep chains of large weights by the vectorised reference.
+  MESSAGE(fast_blocks << " of 60 random models settled by the float pass");
+  CHECK(fast_blocks > 30);
+  CHECK(fast_blocks < 60);
+}
+
+TEST_CASE("calibrate_mlp's float pass: exact ties, all-zero outputs, clamps at 6 and subnormal values") {
+  std::mt19937 rng(4);
+  // Duplicated weight rows and a ReLU6 that saturates: the maximum 6 is certain, many rows tie.
+  auto l0 = random_layer(rng, 37, 70, 30.0f, graph::activation::relu6);
+  for (std::size_t k = 0; k < 37; ++k) l0.weight[69 * 37 + k] = l0.weight[k];
+  auto l1 = random_layer(rng, 70, 33, 1.0f, graph::activation::relu);
+  std::vector<float> x(13 * 37);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (auto& v : x) v = nd(rng);
+  CHECK(check_all_paths({l0, l1}, x, 13).blocks_reference == 0);
+  // A layer whose outputs are all exactly 0 (zero weights, no bias), then one more.
+  graph::mlp_layer z{37, 5, std::vector<float>(37 * 5, 0.0f), {}, graph::activation::none};
+  check_all_paths({z, random_layer(rng, 5, 3, 1.0f, graph::activation::none)}, x, 13);
+  // Tiny values: products in the subnormal range.
+  auto tiny = random_layer(rng, 37, 9, 1.0f, graph::activation::none);
+  for (auto& v : tiny.weight) v *= 1e-30f;
+  std::vector<float> xt = x;
+  for (auto& v : xt) v *= 1e-12f;
+  check_all_paths({tiny}, xt, 13);
+  // Outputs near FP32's limit: 3e38 is certified by the float pass; FLT_MAX (within the bound of
+  // it) is left to the reference, which settles it (an overflow is named by it, see above).
+  graph::mlp_layer huge{2, 1, {1e38f, 1e38f}, {}, graph::activation::none};
+  CHECK(check_all_paths({huge}, {1.5f, 1.5f, -1.0f, 0.5f}, 2, false).blocks_reference == 0);
+  graph::mlp_layer max{2, 1, {0x1.fffffep126f, 0x1.fffffep126f}, {}, graph::activation::none};  // FLT_MAX / 2
+  CHECK(check_all_paths({max}, {1.0f, 1.0f, -1.0f, 0.5f}, 2, false).blocks_reference == 1);
 }

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,10 +101,14 @@ struct demo_config {
   demo_row r;
   r.scheme = std::string(passes::name(c.s));
   r.spec = c.spec;
-  const auto fw = graph::build_float_mlp(layers, {rows, layers.front().in_features});
+  const auto float_fw = graph::build_float_mlp(layers, {rows, layers.front().in_features});
   lower_request req;
   req.scheme = c.s;
   req.calibration = calib;
+  // Integer schemes: quantize (calibrate) once; the lowering and its kernel reference share it.
+  std::optional<graph::graph> quantized;
+  if (!passes::is_mx(c.s)) quantized = quantize_for(float_fw, c.s, req).graph;
+  const auto& fw = quantized ? *quantized : float_fw;
   std::vector<std::int64_t> yq;
   std::vector<float> y;
   if (c.cortex_m) {

@@ -21,12 +21,15 @@
 
 #include <armlower/dtype/dtype.hpp>
 #include <armlower/graph/constant.hpp>
+#include <armlower/graph/detail/calibration_gemm.hpp>
 #include <armlower/graph/graph.hpp>
 #include <armlower/graph/quantizer.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -272,15 +275,178 @@ class calibration_error : public std::invalid_argument {
 /// layers in blocks this size, so calibration memory does not grow with the number of rows.
 inline constexpr std::size_t calibration_block_values = std::size_t{1} << 20;
 
-/// Calibration: the range of the input and of every layer's output (after its activation) over
-/// the calibration rows `x` (rows × in_features of the first layer). Returns layers.size() + 1
-/// ranges. Rows are processed in blocks (`calibration_block_values`); the ranges are min/max, so
-/// the result is the same as over all rows at once. Throws std::invalid_argument when the
-/// layers do not chain, `x` is not rows × in_features with rows ≥ 1, an input value is NaN or
-/// ±Inf (naming row and column), or a layer's output is not finite (`calibration_error`, naming
-/// layer and row).
-[[nodiscard]] inline std::vector<float_range> calibrate_mlp(std::span<const mlp_layer> layers,
-                                                            std::span<const float> x, std::size_t rows) {
+/// What `detail::calibrate_mlp_with` did (for tests and benchmarks).
+struct calibration_stats {
+  std::size_t rows_recomputed = 0;  ///< rows re-run through the double reference to settle a range
+  std::size_t blocks_reference = 0;  ///< blocks computed by the (vectorised) double reference alone
+};
+
+namespace detail {
+
+/// Per layer, what the fast pass needs of the weights: the packed panels, max_o Σ_k |w[o][k]| and
+/// max_o |b[o]| (double).
+struct calib_layer {
+  std::unique_ptr<float[]> panels;
+  double n1max = 0;
+  double bmax = 0;
+};
+
+[[nodiscard]] inline int calib_act(activation a) noexcept {
+  return a == activation::relu ? 1 : a == activation::relu6 ? 2 : 0;
+}
+
+/// The double-precision reference of `nb` rows `xs`: every layer as `run_float_mlp` computes it
+/// (`calib_linear_exact`, bit-identical; `calib_isa::reference_only`: `run_float_mlp` itself).
+/// Returns the ranges of the layers' outputs; throws `calibration_error` on a non-finite output
+/// (row numbers offset by `r0`), unless `rows_of` is given (then the rows are a subset and a
+/// non-finite value returns an empty vector).
+inline std::vector<float_range> calibrate_rows_exact(std::span<const mlp_layer> layers,
+                                                     const std::vector<calib_layer>& packed, std::span<const float> xs,
+                                                     std::size_t nb, std::size_t r0, calib_isa isa, bool subset) {
+  std::vector<float> cur(xs.begin(), xs.end()), nxt;
+  std::vector<float_range> out;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const auto& l = layers[i];
+    const auto k = static_cast<std::size_t>(l.in_features), n = static_cast<std::size_t>(l.out_features);
+    if (isa == calib_isa::reference_only) {
+      nxt = run_float_mlp(layers.subspan(i, 1), cur, nb);
+    } else {
+      nxt.resize(nb * n);
+      calib_linear_exact(isa, cur.data(), nb, k, packed[i].panels.get(), l.bias.empty() ? nullptr : l.bias.data(), n,
+                         calib_act(l.act), nxt.data());
+    }
+    for (std::size_t q = 0; q < nxt.size(); ++q)
+      if (!std::isfinite(nxt[q])) {
+        if (subset) return {};
+        throw calibration_error(i, "output is " + std::string(std::isnan(nxt[q]) ? "NaN" : nxt[q] > 0 ? "+Inf" : "-Inf") +
+                                       " on calibration row " + std::to_string(r0 + q / n) + ", channel " +
+                                       std::to_string(q % n) + " (the float model overflows FP32)");
+      }
+    out.push_back(range_of(nxt));
+    cur.swap(nxt);
+  }
+  return out;
+}
+
+/// The ranges of one block from the float pass, settled exactly (see `calibrate_mlp`): returns
+/// false when the float pass cannot certify the block (a non-finite value or bound), and the
+/// caller then runs `calibrate_rows_exact` on the whole block.
+inline bool calibrate_block_fast(std::span<const mlp_layer> layers, const std::vector<calib_layer>& packed,
+                                 std::span<const float> xs, std::size_t nb, bool first, std::vector<float_range>& r,
+                                 calib_isa isa, calibration_stats* stats) {
+  constexpr double uf = 0x1p-24, ud = 0x1p-53, tiny = 0x1p-149, flt_max = std::numeric_limits<float>::max();
+  const std::size_t nl = layers.size();
+  const std::size_t in0 = static_cast<std::size_t>(layers[0].in_features);
+  std::vector<float> cur, nxt;  // layer 0 reads xs itself
+  std::vector<double> a(nb), d(nb, 0.0), e(nb);  // per row: max |x̂|, input error bound, output error bound
+  for (std::size_t rr = 0; rr < nb; ++rr) {
+    double m = 0;
+    for (std::size_t k = 0; k < in0; ++k) m = std::max(m, static_cast<double>(std::fabs(xs[rr * in0 + k])));
+    a[rr] = m;
+  }
+  std::vector<char> cand(nb, 0);  // rows whose double reference must settle some layer's range
+  struct bound {
+    bool min_certain = false, max_certain = false;
+    double umin = 0, lmax = 0;  // certified value when *_certain (0 or 6: a clamped activation)
+  };
+  std::vector<bound> bounds(nl);
+  for (std::size_t i = 0; i < nl; ++i) {
+    const auto& l = layers[i];
+    const auto k = static_cast<std::size_t>(l.in_features), n = static_cast<std::size_t>(l.out_features);
+    const double df = static_cast<double>(calib_depth(k));
+    if (df * uf >= 0.5) return false;
+    const double gf = df * uf / (1 - df * uf), kd = static_cast<double>(k + 1), gd = kd * ud / (1 - kd * ud);
+    const double absf = (2.0 * static_cast<double>(k) + 8.0) * tiny;
+    nxt.resize(nb * n);
+    calib_linear(isa, i == 0 ? xs.data() : cur.data(), nb, k, packed[i].panels.get(), l.bias.empty() ? nullptr : l.bias.data(), n, nxt.data());
+    auto act = [&](double v) {
+      if (l.act == activation::relu) return std::max(v, 0.0);
+      if (l.act == activation::relu6) return std::clamp(v, 0.0, 6.0);
+      return v;
+    };
+    const double big = std::numeric_limits<double>::infinity();
+    double umin = big, lmax = -big;
+    std::vector<double> lo_min(nb), hi_max(nb);
+    bool min_certain = false, max_certain = false;
+    for (std::size_t rr = 0; rr < nb; ++rr) {
+      float* z = nxt.data() + rr * n;
+      float zmin = z[0], zmax = z[0];
+      for (std::size_t o = 1; o < n; ++o) {
+        zmin = z[o] < zmin ? z[o] : zmin;
+        zmax = z[o] > zmax ? z[o] : zmax;
+      }
+      if (!std::isfinite(zmin) || !std::isfinite(zmax)) return false;  // also catches a NaN in between
+      const double zabs = std::max(std::fabs(static_cast<double>(zmin)), std::fabs(static_cast<double>(zmax)));
+      const double e1 = d[rr] * packed[i].n1max + gf * (a[rr] * packed[i].n1max + packed[i].bmax) +
+                        gd * ((a[rr] + d[rr]) * packed[i].n1max + packed[i].bmax) + absf;
+      e[rr] = (e1 + uf * (zabs + e1) + tiny) * (1 + 0x1p-20);
+      if (!std::isfinite(e[rr]) || zabs + e[rr] > flt_max) return false;
+      for (std::size_t o = 0; o < n; ++o) {
+        if (l.act == activation::relu) z[o] = z[o] < 0.0f ? 0.0f : z[o];
+        if (l.act == activation::relu6) z[o] = std::clamp(z[o], 0.0f, 6.0f);
+      }
+      const double lo_a = act(zmin - e[rr]), hi_a = act(zmin + e[rr]);
+      const double lo_b = act(zmax - e[rr]), hi_b = act(zmax + e[rr]);
+      lo_min[rr] = lo_a;
+      hi_max[rr] = hi_b;
+      if (hi_a < umin) {
+        umin = hi_a;
+        min_certain = lo_a == hi_a;
+      } else if (hi_a == umin && lo_a == hi_a) {
+        min_certain = true;
+      }
+      if (lo_b > lmax) {
+        lmax = lo_b;
+        max_certain = lo_b == hi_b;
+      } else if (lo_b == lmax && lo_b == hi_b) {
+        max_certain = true;
+      }
+      a[rr] = std::max(std::fabs(act(zmin)), std::fabs(act(zmax)));
+    }
+    // The reference minimum is ≤ umin; only rows whose lower bound reaches below it (or to it, when
+    // no value is certainly umin) can hold it. Likewise for the maximum.
+    for (std::size_t rr = 0; rr < nb; ++rr)
+      if ((min_certain ? lo_min[rr] < umin : lo_min[rr] <= umin) || (max_certain ? hi_max[rr] > lmax : hi_max[rr] >= lmax))
+        cand[rr] = 1;
+    bounds[i] = {min_certain, max_certain, umin, lmax};
+    d = e;
+    cur.swap(nxt);
+  }
+  // Settle: the candidate rows through the double reference (rows are independent, so these are
+  // exactly the values the reference computes for them). Too many candidates (a deep or badly
+  // conditioned model, where the bound grows): the reference for the whole block is cheaper.
+  std::vector<float> sub;
+  std::size_t nc = 0;
+  for (std::size_t rr = 0; rr < nb; ++rr)
+    if (cand[rr]) {
+      sub.insert(sub.end(), xs.begin() + static_cast<std::ptrdiff_t>(rr * in0),
+                 xs.begin() + static_cast<std::ptrdiff_t>((rr + 1) * in0));
+      ++nc;
+    }
+  if (nc > nb / 4 + 2) return false;
+  if (stats) stats->rows_recomputed += nc;
+  std::vector<float_range> out(nl);
+  if (nc > 0) {
+    out = calibrate_rows_exact(layers, packed, sub, nc, 0, isa, true);
+    if (out.empty()) return false;
+  }
+  for (std::size_t i = 0; i < nl; ++i) {
+    auto& ri = out[i];
+    const auto& b = bounds[i];
+    if (b.min_certain) ri.min = nc > 0 ? std::min(ri.min, static_cast<float>(b.umin)) : static_cast<float>(b.umin);
+    else if (nc == 0) return false;
+    if (b.max_certain) ri.max = nc > 0 ? std::max(ri.max, static_cast<float>(b.lmax)) : static_cast<float>(b.lmax);
+    else if (nc == 0) return false;
+  }
+  for (std::size_t i = 0; i < nl; ++i) r[i + 1] = first ? out[i] : merge(r[i + 1], out[i]);
+  return true;
+}
+
+/// `calibrate_mlp` with the float pass on a chosen path (`calib_isa::best` in the public function;
+/// tests force each path) and statistics.
+[[nodiscard]] inline std::vector<float_range> calibrate_mlp_with(std::span<const mlp_layer> layers,
+                                                                 std::span<const float> x, std::size_t rows,
+                                                                 calib_isa isa, calibration_stats* stats = nullptr) {
   check_mlp(layers);
   const std::size_t in0 = layers.empty() ? (rows ? x.size() / rows : 0) : static_cast<std::size_t>(layers[0].in_features);
   if (rows == 0 || in0 == 0 || x.size() != rows * in0)
@@ -290,33 +456,73 @@ inline constexpr std::size_t calibration_block_values = std::size_t{1} << 20;
   for (const auto& l : layers) width = std::max(width, static_cast<std::size_t>(l.out_features));
   const std::size_t block = std::max<std::size_t>(1, calibration_block_values / width);
   std::vector<float_range> r(layers.size() + 1);
-  auto where_bad = [](std::span<const float> v) {
-    for (std::size_t i = 0; i < v.size(); ++i)
-      if (!std::isfinite(v[i])) return i;
-    return v.size();
-  };
-  auto bad_text = [](float v) { return std::string(std::isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf"); };
+  std::vector<calib_layer> packed;
+  if (isa != calib_isa::reference_only) {
+    for (const auto& l : layers) {
+      const auto k = static_cast<std::size_t>(l.in_features), n = static_cast<std::size_t>(l.out_features);
+      calib_layer c;
+      c.panels = calib_pack(l.weight.data(), n, k, c.n1max);
+      for (float b : l.bias) c.bmax = std::max(c.bmax, std::fabs(static_cast<double>(b)));
+      packed.push_back(std::move(c));
+    }
+  }
   for (std::size_t r0 = 0; r0 < rows; r0 += block) {
     const std::size_t nb = std::min(block, rows - r0);
     const auto xs = x.subspan(r0 * in0, nb * in0);
-    if (const auto i = where_bad(xs); i < xs.size())
-      throw std::invalid_argument("calibration data: " + bad_text(xs[i]) + " at row " + std::to_string(r0 + i / in0) +
-                                  ", column " + std::to_string(i % in0) + " (calibration values must be finite)");
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      if (!std::isfinite(xs[i]))
+        throw std::invalid_argument("calibration data: " + std::string(std::isnan(xs[i]) ? "NaN" : xs[i] > 0 ? "+Inf" : "-Inf") +
+                                    " at row " + std::to_string(r0 + i / in0) + ", column " + std::to_string(i % in0) +
+                                    " (calibration values must be finite)");
     const auto rx = range_of(xs);
     r[0] = r0 == 0 ? rx : merge(r[0], rx);
-    std::vector<float> cur(xs.begin(), xs.end());
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-      cur = run_float_mlp(layers.subspan(i, 1), cur, nb);
-      const auto out = static_cast<std::size_t>(layers[i].out_features);
-      if (const auto k = where_bad(cur); k < cur.size())
-        throw calibration_error(i, "output is " + bad_text(cur[k]) + " on calibration row " +
-                                       std::to_string(r0 + k / out) + ", channel " + std::to_string(k % out) +
-                                       " (the float model overflows FP32)");
-      const auto ry = range_of(cur);
-      r[i + 1] = r0 == 0 ? ry : merge(r[i + 1], ry);
-    }
+    if (layers.empty()) continue;
+    if (isa != calib_isa::reference_only && isa != calib_isa::exact_only &&
+        calibrate_block_fast(layers, packed, xs, nb, r0 == 0, r, isa, stats))
+      continue;
+    if (stats) ++stats->blocks_reference;
+    const auto out = calibrate_rows_exact(layers, packed, xs, nb, r0, isa, false);
+    for (std::size_t i = 0; i < out.size(); ++i) r[i + 1] = r0 == 0 ? out[i] : merge(r[i + 1], out[i]);
   }
   return r;
+}
+
+}  // namespace detail
+
+/// Calibration: the range of the input and of every layer's output (after its activation) over
+/// the calibration rows `x` (rows × in_features of the first layer). Returns layers.size() + 1
+/// ranges, exactly those of the double-precision reference: min/max over all rows of
+/// `run_float_mlp` layer by layer (each output accumulated in double and rounded to float, the
+/// next layer fed with those floats). Rows are processed in blocks (`calibration_block_values`),
+/// so memory does not grow with the number of rows.
+///
+/// How it is fast and still exact: a block runs through the layers in float32
+/// (`detail::calib_linear`, vectorised), and for every row a bound e on |float value − reference
+/// value| is carried from layer to layer. With x̂ the float pass's input of a layer, D a bound on
+/// its distance to the reference's input, A = max|x̂| of the row, N = max_o Σ|w[o]|,
+/// B = max|b|, K inputs and d = `detail::calib_depth(K)`:
+///   |ẑ − ŝ| ≤ e₁ = D·N + γ_d(A·N + B) + γ'_{K+1}((A + D)·N + B) + (2K + 8)·2^−149,
+/// where ŝ is the reference's double sum (error γ'_{K+1}, u' = 2^−53; the float pass's error
+/// γ_d, u = 2^−24, by Higham's Lemma 3.1 and §4.2, see `calibration_gemm.hpp`; the float inputs'
+/// error D·N since |Σ(x̂ − x)·w| ≤ D·Σ|w|). The reference rounds ŝ to float (≤ u·|ŝ| + 2^−150),
+/// and ReLU/ReLU6 are monotone and 1-Lipschitz, so the reference output lies in
+/// [act(ẑ − e), act(ẑ + e)], e = e₁ + u(|ẑ| + e₁) + 2^−150 (evaluated in double with a 1 + 2^−20
+/// margin), and e is the next layer's D. For each layer the reference minimum is then at most
+/// U = min over rows of act(ẑ_min + e); only rows whose act(ẑ_min − e) reaches below U can hold a
+/// smaller value, and those rows (and, for the maximum, the symmetric ones) are re-run through the
+/// double reference — rows are independent, so their reference values are exact. The range is the
+/// min/max over them and U when U is certain (a clamped ReLU: lower and upper bound both 0 or 6).
+/// A block whose float pass or bound is not finite, would overflow FP32, or leaves more than a
+/// quarter of its rows as candidates (deep chains of large weights grow the bound by max Σ|w| per
+/// layer) is computed by the vectorised double reference alone (`detail::calib_linear_exact`,
+/// bit-identical to `run_float_mlp`; it also names an overflow by layer and row).
+///
+/// Throws std::invalid_argument when the layers do not chain, `x` is not rows × in_features with
+/// rows ≥ 1, an input value is NaN or ±Inf (naming row and column), or a layer's output is not
+/// finite (`calibration_error`, naming layer and row).
+[[nodiscard]] inline std::vector<float_range> calibrate_mlp(std::span<const mlp_layer> layers,
+                                                            std::span<const float> x, std::size_t rows) {
+  return detail::calibrate_mlp_with(layers, x, rows, detail::calib_isa::best);
 }
 
 /// Post-training-quantization scheme of `build_quantized_mlp` (ExecuTorch quantizer configs).
