@@ -310,10 +310,13 @@ TEST_CASE("pass errors name the model's own operator index, not the position in 
   REQUIRE(r.left_out.size() == 1);
   const auto p = passes::lower_cortex_m(r.graph, {cortex_m::isa::dsp});
   REQUIRE_FALSE(p);
-  CHECK(p.error().op == "model op #3 linear");
+  CHECK(p.error().where().op_index == 3);
+  CHECK(p.error().where().op == "linear");
+  CHECK(p.error().line().find("model op #3 linear") != std::string::npos);
   const auto t = passes::lower(tosa::parse("TOSA-1.0+INT").value, r.graph);
   REQUIRE_FALSE(t);
-  CHECK(t.error().message().find("model op #3 linear") != std::string::npos);
+  CHECK(t.error().where().op_index == 3);
+  CHECK(t.error().line().find("model op #3 linear") != std::string::npos);
 }
 
 TEST_CASE("a 10,000-layer model imports and lowers (linear-time name lookups)") {

@@ -21,7 +21,7 @@ TEST_CASE("Cortex-M plan: run_plan<INT8> == run_plan, and matches the CMSIS-NN s
   static const std::int32_t mult[1] = {1 << 30};
   static const std::int32_t shift[1] = {0};
   cm::layer l;
-  l.kind = cm::layer_kind::fully_connected_s8;
+  l.kind = cm::layer_kind::linear_s8;
   l.cols = 2;
   l.rows = 1;
   l.weights = w;
@@ -39,6 +39,6 @@ TEST_CASE("Cortex-M plan: run_plan<INT8> == run_plan, and matches the CMSIS-NN s
   CHECK(static_cast<std::int8_t>(rt[0]) == 27);
   CHECK(static_cast<std::int8_t>(ct[0]) == 27);
   CHECK(cm::run_plan<id::i16>(p, 1, in, ct, scratch) == status::unsupported_type);
-  CHECK(cm::activation_dtype(cm::layer_kind::fully_connected_s16) == id::i16);
-  CHECK(cm::activation_dtype(cm::layer_kind::fully_connected_s8) == id::i8);
+  CHECK(cm::activation_dtype(cm::layer_kind::linear_s16) == id::i16);
+  CHECK(cm::activation_dtype(cm::layer_kind::linear_s8) == id::i8);
 }

@@ -178,13 +178,13 @@ TEST_CASE("int16x8 FC with an INT64 bias value outside INT48: error naming the b
   o.sch = passes::scheme::a16w8;
   const auto t = passes::lower(tosa::parse("TOSA-1.0+INT+int16").value, imp.graph, o);
   REQUIRE_FALSE(t.has_value());
-  CHECK(t.error().tensor == "b");
-  CHECK(t.error().rule.find("does not fit INT48") != std::string::npos);
-  CHECK(t.error().rule.find("140737488355328") != std::string::npos);
+  CHECK(t.error().where().tensor == "b");
+  CHECK(t.error().message().find("does not fit INT48") != std::string::npos);
+  CHECK(t.error().message().find("140737488355328") != std::string::npos);
   const auto c = passes::lower_cortex_m(imp.graph, {cortex_m::isa::mve});
   REQUIRE_FALSE(c.has_value());
-  CHECK(c.error().tensor == "b");
-  CHECK(c.error().rule.find("does not fit INT48") != std::string::npos);
+  CHECK(c.error().where().tensor == "b");
+  CHECK(c.error().message().find("does not fit INT48") != std::string::npos);
 
   const auto path = write_model("fc_big_bias.tflite", bytes);
   const auto hpp = tmp_dir() / "fc_big_bias.hpp";

@@ -107,7 +107,11 @@ struct demo_config {
   req.calibration = calib;
   // Integer schemes: quantize (calibrate) once; the lowering and its kernel reference share it.
   std::optional<graph::graph> quantized;
-  if (!passes::is_mx(c.s)) quantized = quantize_for(float_fw, c.s, req).graph;
+  if (!passes::is_mx(c.s)) {
+    auto q = armlower::quantize_for(float_fw, c.s, req);
+    if (!q) return std::move(q).error();
+    quantized = std::move(q->graph);
+  }
   const auto& fw = quantized ? *quantized : float_fw;
   std::vector<std::int64_t> yq;
   std::vector<float> y;
