@@ -150,7 +150,7 @@ TEST_CASE("constant data: padding read silently, longer vectors read with a warn
     CHECK(r->graph.find("c")->data == std::vector<std::uint8_t>{5, 6});
     REQUIRE(r->warnings.size() == 1);
     CHECK(r->warnings[0] ==
-          "tensor 'c' INT8 [2]: constant data has 16 bytes, 2 needed; reading the first 2 and ignoring the rest, "
+          "reader: tensor 'c' INT8 [2]: constant data has 16 bytes, 2 needed; reading the first 2 and ignoring the rest, "
           "as the TOSA reference model does");
     // The graph read back writes in armlower's form (exact size, padded to 8).
     const auto again = serialize::read(serialize::write(r->graph, r->version).value());
