@@ -115,7 +115,7 @@ struct demo_config {
     const auto l = lower_to_tosa(fw, parse_spec(c.spec), req);
     r.bytes = l.bytes.size();
     auto back = serialize::read(l.bytes);
-    if (!back) throw tool_error("demo: reading back the " + r.scheme + " .tosa failed: " + back.error().message);
+    if (!back) throw tool_error("demo: reading back the " + r.scheme + " .tosa failed: " + back.error().line());
     const auto& g = back->graph;
     r.ops = g.operators.size();
     const auto* in = g.find(g.inputs.at(0));
@@ -187,7 +187,7 @@ inline void emit_demo_firmware(const demo_options& o, const std::vector<graph::m
   std::filesystem::create_directories(d, ec);
   for (const auto& [name, text] : {std::pair{std::string("demo_mlp_plan.hpp"), plan}, std::pair{std::string("demo_mlp_io.hpp"), io}})
     if (auto w = serialize::write_file(d / name, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size())); !w)
-      throw tool_error(w.error().message);
+      throw tool_error(w.error().line());
 }
 
 /// Runs the demo and prints the table (or JSON) on stdout; progress via `progress`.

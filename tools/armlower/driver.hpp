@@ -131,7 +131,7 @@ struct model {
   if (bytes.size() >= 8 && std::string_view(reinterpret_cast<const char*>(bytes.data() + 4), 4) == "TFL3")
     throw tool_error(p.string() + ": is a .tflite model, not a .tosa file (lower it first with `armlower lower`)");
   auto r = serialize::read(bytes);
-  if (!r) throw tool_error(p.string() + ": " + r.error().message);
+  if (!r) throw tool_error(armlower::error(r.error()).in_file(p.string()).line());
   for (const auto& w : r->warnings) std::fprintf(stderr, "%s: warning: %s\n", p.string().c_str(), w.c_str());
   return std::move(*r);
 }
@@ -277,7 +277,7 @@ struct lowered {
     out.report.passes.insert(out.report.passes.begin(), q.report.passes.begin(), q.report.passes.end());
   out.format = serialize::format_of(t.tosa_version());  // FBS-1.0 for TOSA 1.0, FBS-1.1 draft for 1.1
   auto b = serialize::write(out.tosa, out.format);
-  if (!b) throw tool_error("serialize: " + b.error().message);
+  if (!b) throw tool_error(b.error().line());
   out.bytes = std::move(*b);
   return out;
 }

@@ -188,7 +188,7 @@ int cmd_lower(const lower_args& a) {
     const auto text = passes::emit_plan_header(c.program, ns);
     sw = {};
     if (auto w = serialize::write_file(a.out, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size())); !w)
-      throw tool_error(w.error().message);
+      throw tool_error(w.error().line());
     progress("wrote " + a.out + " (namespace " + ns + ", " + std::to_string(text.size()) + " bytes)", sw.ms());
     auto rep = c.program.report;
     rep.warnings.insert(rep.warnings.end(), notes.begin(), notes.end());
@@ -218,7 +218,7 @@ int cmd_lower(const lower_args& a) {
   if (l.calibrated_by_default) progress(default_calibration_note(m.graph));
   progress("lowered to " + l.report.spec + " with scheme " + l.report.scheme, sw.ms());
   sw = {};
-  if (auto w = serialize::write_file(a.out, l.bytes); !w) throw tool_error(w.error().message);
+  if (auto w = serialize::write_file(a.out, l.bytes); !w) throw tool_error(w.error().line());
   progress("wrote " + a.out + " (" + std::to_string(l.bytes.size()) + " bytes)", sw.ms());
   auto rep = l.report;
   rep.warnings.insert(rep.warnings.end(), notes.begin(), notes.end());
