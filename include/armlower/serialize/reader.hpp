@@ -10,9 +10,11 @@
 /// operand counts; every operand names a tensor; attribute values); graph inputs and outputs
 /// name tensors; the data flow (`check_dataflow`: each tensor assigned once, no graph input
 /// overwritten, operators in topological order, every graph output produced). Every failure is
-/// an `error` with one line naming the operator (its index in the file's operator list, CONST
-/// and CONST_SHAPE counted), the tensor and the rule; the reader never crashes, asserts or
-/// reads out of bounds on any input (fuzzed: tests/fuzz/).
+/// an `armlower::error` (code `errc::malformed`, `unsupported`, `invalid_graph` or `io`; stage
+/// "reader"; `location::op_index` = the operator's index in the file's operator list, CONST and
+/// CONST_SHAPE counted; op name; tensor) whose `line()` names them and the rule; the reader
+/// never crashes, asserts or reads out of bounds on any input (fuzzed: tests/fuzz/). Operand
+/// counts and attribute kinds come from the op descriptors (`tosa/op_descriptor.hpp`).
 ///
 /// Byte vectors longer than needed. Every byte vector that holds values of a known count —
 /// `TosaTensor.data` and `TosaShape.data` of every constant (any dtype, any shape) and
