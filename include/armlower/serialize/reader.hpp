@@ -158,10 +158,11 @@ class graph_reader {
     cur_.op_index = static_cast<std::int64_t>(i);
     cur_.op = std::move(op);
   }
-  /// A failure at the current location, optionally about `tensor`.
-  error fail(errc c, std::string m, std::string tensor = {}) const {
+  /// A failure at the current location, optionally about `tensor` (a name from the file, kept
+  /// printable: control bytes escaped as \xNN, so the error stays one line).
+  error fail(errc c, std::string m, const std::string& tensor = {}) const {
     location l = cur_;
-    l.tensor = std::move(tensor);
+    l.tensor = printable({reinterpret_cast<const std::uint8_t*>(tensor.data()), tensor.size()});
     return error{c, std::move(l), std::move(m)};
   }
 
