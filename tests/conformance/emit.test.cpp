@@ -141,7 +141,7 @@ TEST_CASE("conformance cases: lower, serialize, run in armlower's interpreter, c
     REQUIRE_MESSAGE(lowered.has_value(), (lowered ? std::string() : lowered.error().message()));
     const auto& tg = lowered->graph;
     auto bytes = serialize::write(tg, mx ? serialize::format::tosa_1_1 : serialize::format::tosa_1_0);
-    REQUIRE_MESSAGE(bytes.has_value(), (bytes ? std::string() : bytes.error().message));
+    REQUIRE_MESSAGE(bytes.has_value(), (bytes ? std::string() : bytes.error().line()));
     write_bytes(dir / (c.name + ".tosa"), bytes.value());
     write_npy(dir / (c.name + ".in.npy"), in_v.type, in_v.shape, run::encode(in_v));
     write_npy(dir / (c.name + ".float.npy"), dtype::id::fp32, out_shape, graph::encode_f32(fref));

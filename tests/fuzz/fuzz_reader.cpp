@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace armlower;
   const auto r = serialize::read(std::span<const std::uint8_t>(data, size));
   if (!r.has_value()) {
-    const auto& m = r.error().message;
+    const auto m = r.error().line();
     if (m.empty() || m.find('\n') != std::string::npos) {
       std::fprintf(stderr, "reader error message is empty or not one line: '%s'\n", m.c_str());
       std::abort();
@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!w1.has_value()) return 0;  // the reader is more lenient than the writer (e.g. unused CONST)
   const auto r2 = serialize::read(*w1);
   if (!r2.has_value()) {
-    std::fprintf(stderr, "armlower cannot read its own output: %s\n", r2.error().message.c_str());
+    std::fprintf(stderr, "armlower cannot read its own output: %s\n", r2.error().line().c_str());
     std::abort();
   }
   const auto w2 = serialize::write(r2->graph, r2->version);

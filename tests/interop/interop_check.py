@@ -176,7 +176,7 @@ def test_clamp():
             for cmd in (["inspect", path], ["check", "--spec", spec, path]):
                 r = armlower(*cmd)
                 check(r.returncode != 0 and r.stderr.count("\n") == 1 and
-                      "operator 0 (CLAMP): min_val of input 'x'" in r.stderr and "has 1 bytes" in r.stderr,
+                      "reader: model op #0 CLAMP: min_val of input 'x'" in r.stderr and "has 1 bytes" in r.stderr,
                       f"CLAMP {dt} 1-byte bounds: `{cmd[0]}` refuses by op and tensor: {r.stderr.strip()}")
 
 
@@ -277,17 +277,17 @@ def dataflow_file(inputs, ops, outputs):
 
 DATAFLOW_REFUSED = {  # name: (inputs, ops, outputs, expected message)
     "produced_twice": (["x"], [("x", "x", "y"), ("y", "x", "y")], ["y"],
-                       "operator 1 (ADD): output 0 'y' is already produced by operator 0 (ADD)"),
+                       "model op #1 ADD, tensor 'y': output 0 is already produced by operator 0 (ADD)"),
     "produced_twice_2": (["x"], [("x", "x", "z"), ("x", "x", "y"), ("y", "y", "z")], ["z"],
-                         "operator 2 (ADD): output 0 'z' is already produced by operator 0 (ADD)"),
+                         "model op #2 ADD, tensor 'z': output 0 is already produced by operator 0 (ADD)"),
     "input_overwritten": (["x"], [("x", "x", "x")], ["x"],
-                          "operator 0 (ADD): output 0 'x' is graph input 0"),
+                          "model op #0 ADD, tensor 'x': output 0 is graph input 0"),
     "out_of_order": (["x"], [("y", "x", "z"), ("x", "x", "y")], ["z"],
-                     "operator 0 (ADD): input 0 'y' is produced only by the later operator 1 (ADD)"),
+                     "model op #0 ADD, tensor 'y': input 0 is produced only by the later operator 1 (ADD)"),
     "cycle": (["x"], [("z", "x", "y"), ("y", "x", "z")], ["z"],
-              "operator 0 (ADD): input 0 'z' is produced only by the later operator 1 (ADD)"),
-    "self_cycle": (["x"], [("y", "x", "y")], ["y"], "operator 0 (ADD): input 0 'y' is its own output (a cycle)"),
-    "never_produced": (["x"], [("w", "x", "y")], ["y"], "operator 0 (ADD): input 0 'w' is never produced"),
+              "model op #0 ADD, tensor 'z': input 0 is produced only by the later operator 1 (ADD)"),
+    "self_cycle": (["x"], [("y", "x", "y")], ["y"], "model op #0 ADD, tensor 'y': input 0 is its own output (a cycle)"),
+    "never_produced": (["x"], [("w", "x", "y")], ["y"], "model op #0 ADD, tensor 'w': input 0 is never produced"),
 }
 
 

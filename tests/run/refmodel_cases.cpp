@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   for (const auto& c : run_test::refmodel_cases()) {
     const auto bytes = armlower::serialize::write(c.g, c.format);
     if (!bytes) {
-      std::cerr << c.name << ": serializer error: " << bytes.error().message << "\n";
+      std::cerr << c.name << ": serializer error: " << bytes.error().line() << "\n";
       ++bad;
       continue;
     }
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     // The graph read back from the file must run to the same result (reader + interpreter).
     const auto file = armlower::serialize::read(*bytes);
     if (!file) {
-      std::cerr << c.name << ": reader error: " << file.error().message << "\n";
+      std::cerr << c.name << ": reader error: " << file.error().line() << "\n";
       ++bad;
       continue;
     }

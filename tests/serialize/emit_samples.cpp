@@ -95,7 +95,7 @@ int reread(const std::string& dir) {
     const auto mine = serialize::read_file(dir + "/" + s.name + ".tosa");
     ++n;
     if (!ref || !mine) {
-      std::cerr << s.name << ": " << (ref ? mine.error().message : ref.error().message) << '\n';
+      std::cerr << s.name << ": " << (ref ? mine.error().line() : ref.error().line()) << '\n';
       ++bad;
       continue;
     }
@@ -120,11 +120,11 @@ int main(int argc, char** argv) {
   for (const auto& s : sample::all()) {
     const auto bytes = serialize::write(s.g, s.version);
     if (!bytes) {
-      std::cerr << s.name << ": " << bytes.error().message << '\n';
+      std::cerr << s.name << ": " << bytes.error().line() << '\n';
       return 1;
     }
     if (auto w = serialize::write_file(dir + "/" + s.name + ".tosa", *bytes); !w) {
-      std::cerr << w.error().message << '\n';
+      std::cerr << w.error().line() << '\n';
       return 1;
     }
     std::ofstream j(dir + "/" + s.name + ".json");

@@ -78,7 +78,7 @@ std::vector<std::uint8_t> build(const file_spec& s) {
 
 std::string read_error(const file_spec& s) {
   const auto r = serialize::read(build(s));
-  return r.has_value() ? std::string("<no error>") : r.error().message;
+  return r.has_value() ? std::string("<no error>") : r.error().line();
 }
 
 /// y = x + c, with c's data as given.
@@ -130,7 +130,7 @@ file_spec::op add(std::string a, std::string b, std::string out) { return {fb::O
 TEST_CASE("constant data: padding read silently, longer vectors read with a warning, shorter refused") {
   {  // padded to 8 bytes (the reference C++ serializer's ForceAlignTensorData)
     const auto r = serialize::read(build(add_const({1, 2, 0, 0, 0, 0, 0, 0})));
-    REQUIRE_MESSAGE(r.has_value(), r.error().message);
+    REQUIRE_MESSAGE(r.has_value(), r.error().line());
     CHECK(r->graph.find("c")->data == std::vector<std::uint8_t>{1, 2});
     CHECK(r->warnings.empty());
   }
@@ -146,11 +146,11 @@ TEST_CASE("constant data: padding read silently, longer vectors read with a warn
     sixteen[1] = 6;
     sixteen[2] = 7;
     const auto r = serialize::read(build(add_const(sixteen)));
-    REQUIRE_MESSAGE(r.has_value(), r.error().message);
+    REQUIRE_MESSAGE(r.has_value(), r.error().line());
     CHECK(r->graph.find("c")->data == std::vector<std::uint8_t>{5, 6});
     REQUIRE(r->warnings.size() == 1);
     CHECK(r->warnings[0] ==
-          "tensor 'c' INT8 [2]: constant data has 16 bytes, 2 needed; reading the first 2 and ignoring the rest, "
+          "reader: tensor 'c' INT8 [2]: constant data has 16 bytes, 2 needed; reading the first 2 and ignoring the rest, "
           "as the TOSA reference model does");
     // The graph read back writes in armlower's form (exact size, padded to 8).
     const auto again = serialize::read(serialize::write(r->graph, r->version).value());
@@ -158,13 +158,13 @@ TEST_CASE("constant data: padding read silently, longer vectors read with a warn
     CHECK(again->warnings.empty());
     CHECK(again->graph.find("c")->data == std::vector<std::uint8_t>{5, 6});
   }
-  CHECK(read_error(add_const({1})) == "tensor 'c' INT8 [2]: constant data has 1 bytes, 2 needed");
+  CHECK(read_error(add_const({1})) == "reader: tensor 'c' INT8 [2]: constant data has 1 bytes, 2 needed");
 }
 
 TEST_CASE("CLAMP bounds: any padding read (first value), short bounds refused") {
   {  // tosa-tools' test generator pads each bound to 8 bytes
     const auto r = serialize::read(build(clamp({0xFD, 0, 0, 0, 0, 0, 0, 0}, {5, 0, 0, 0, 0, 0, 0, 0})));
-    REQUIRE_MESSAGE(r.has_value(), r.error().message);
+    REQUIRE_MESSAGE(r.has_value(), r.error().line());
     const auto& c = std::get<graph::clamp_attr>(r->graph.operators.at(0).attr);
     CHECK(c.min_val == -3);
     CHECK(c.max_val == 5);
@@ -175,68 +175,68 @@ TEST_CASE("CLAMP bounds: any padding read (first value), short bounds refused") 
     hi[0] = 0xF4;
     hi[1] = 0x01;  // 500
     const auto r = serialize::read(build(clamp({0xD4, 0xFE, 0}, hi, fb::DType::INT16)));  // -300
-    REQUIRE_MESSAGE(r.has_value(), r.error().message);
+    REQUIRE_MESSAGE(r.has_value(), r.error().line());
     const auto& c = std::get<graph::clamp_attr>(r->graph.operators.at(0).attr);
     CHECK(c.min_val == -300);
     CHECK(c.max_val == 500);
     REQUIRE(r->warnings.size() == 1);
     CHECK(r->warnings[0] ==
-          "operator 0 (CLAMP): max_val of input 'x' INT16 [2] has 16 bytes, 2 needed; reading the first 2 and "
+          "reader: model op #0 CLAMP: max_val of input 'x' INT16 [2] has 16 bytes, 2 needed; reading the first 2 and "
           "ignoring the rest, as the TOSA reference model does");
   }
   {  // FP32 padded to 8
     const auto r = serialize::read(build(clamp({0, 0, 0xC0, 0xBF, 0, 0, 0, 0}, {0, 0, 0x20, 0x40, 0, 0, 0, 0},
                                                fb::DType::FP32)));
-    REQUIRE_MESSAGE(r.has_value(), r.error().message);
+    REQUIRE_MESSAGE(r.has_value(), r.error().line());
     const auto& c = std::get<graph::clamp_attr>(r->graph.operators.at(0).attr);
     CHECK(c.min_val == -1.5);
     CHECK(c.max_val == 2.5);
   }
   CHECK(read_error(clamp({0}, {0, 1}, fb::DType::INT16)) ==
-        "operator 0 (CLAMP): min_val of input 'x' INT16 [2] has 1 bytes, 2 needed");
+        "reader: model op #0 CLAMP: min_val of input 'x' INT16 [2] has 1 bytes, 2 needed");
   CHECK(read_error(clamp({0, 0, 0, 0}, {0, 0, 0}, fb::DType::FP32)) ==
-        "operator 0 (CLAMP): max_val of input 'x' FP32 [2] has 3 bytes, 4 needed");
-  CHECK(read_error(clamp({}, {1})) == "operator 0 (CLAMP): min_val of input 'x' INT8 [2] has 0 bytes, 1 needed");
+        "reader: model op #0 CLAMP: max_val of input 'x' FP32 [2] has 3 bytes, 4 needed");
+  CHECK(read_error(clamp({}, {1})) == "reader: model op #0 CLAMP: min_val of input 'x' INT8 [2] has 0 bytes, 1 needed");
 }
 
 TEST_CASE("data flow: non-SSA and out-of-order graphs are refused by op index and tensor") {
   CHECK(read_error(adds({"x"}, {add("x", "x", "y"), add("y", "x", "y")}, {"y"})) ==
-        "operator 1 (ADD): output 0 'y' is already produced by operator 0 (ADD); each tensor is assigned once");
+        "reader: model op #1 ADD, tensor 'y': output 0 is already produced by operator 0 (ADD); each tensor is assigned once");
   CHECK(read_error(adds({"x"}, {add("x", "x", "x")}, {"x"})) ==
-        "operator 0 (ADD): output 0 'x' is graph input 0; a graph input is never overwritten (each tensor is "
+        "reader: model op #0 ADD, tensor 'x': output 0 is graph input 0; a graph input is never overwritten (each tensor is "
         "assigned once)");
   CHECK(read_error(adds({"x"}, {add("y", "x", "z"), add("x", "x", "y")}, {"z"})) ==
-        "operator 0 (ADD): input 0 'y' is produced only by the later operator 1 (ADD); operators must be in "
+        "reader: model op #0 ADD, tensor 'y': input 0 is produced only by the later operator 1 (ADD); operators must be in "
         "topological order");
   CHECK(read_error(adds({"x"}, {add("z", "x", "y"), add("y", "x", "z")}, {"z"})) ==  // a cycle
-        "operator 0 (ADD): input 0 'z' is produced only by the later operator 1 (ADD); operators must be in "
+        "reader: model op #0 ADD, tensor 'z': input 0 is produced only by the later operator 1 (ADD); operators must be in "
         "topological order");
-  CHECK(read_error(adds({"x"}, {add("x", "y", "y")}, {"y"})) == "operator 0 (ADD): input 1 'y' is its own output (a cycle)");
+  CHECK(read_error(adds({"x"}, {add("x", "y", "y")}, {"y"})) == "reader: model op #0 ADD, tensor 'y': input 1 is its own output (a cycle)");
   CHECK(read_error(adds({"x"}, {add("x", "w", "y")}, {"y"})) ==
-        "operator 0 (ADD): input 1 'w' is never produced (not a graph input, a constant or an operator output)");
+        "reader: model op #0 ADD, tensor 'w': input 1 is never produced (not a graph input, a constant or an operator output)");
   CHECK(read_error(adds({"x"}, {add("x", "x", "y")}, {"y", "z"})) ==
-        "graph output 1 'z' is never produced (not a graph input, a constant or an operator output)");
+        "reader: graph output 1 'z' is never produced (not a graph input, a constant or an operator output)");
   {  // a constant produced twice (CONST counted as a producer); the op index is the file's
     auto s = add_const({1, 2});
     s.ops.insert(s.ops.begin() + 1, file_spec::op{fb::Op::CONST, {}, {"c"}, {}, {}});
     CHECK(read_error(s) ==
-          "operator 1 (CONST): output 0 'c' is already produced by operator 0 (CONST); each tensor is assigned once");
+          "reader: model op #1 CONST, tensor 'c': output 0 is already produced by operator 0 (CONST); each tensor is assigned once");
   }
 }
 
 TEST_CASE("data flow: what the reference model runs is read") {
   {  // graph input listed twice: the value given last is bound (reference model and interpreter)
     const auto r = serialize::read(build(adds({"x", "x"}, {add("x", "x", "y")}, {"y"})));
-    REQUIRE_MESSAGE(r.has_value(), r.error().message);
+    REQUIRE_MESSAGE(r.has_value(), r.error().line());
     CHECK(r->graph.inputs == std::vector<std::string>{"x", "x"});
     REQUIRE(r->warnings.size() == 1);
     CHECK(r->warnings[0] ==
-          "graph input 'x' is listed twice (positions 0 and 1); the value given last is used, as in the TOSA "
+          "reader: graph input 'x' is listed twice (positions 0 and 1); the value given last is used, as in the TOSA "
           "reference model");
   }
   {  // graph output listed twice, a graph input that is also an output, an unused result
     const auto r = serialize::read(build(adds({"x"}, {add("x", "x", "y"), add("x", "x", "z")}, {"y", "y", "x"})));
-    REQUIRE_MESSAGE(r.has_value(), r.error().message);
+    REQUIRE_MESSAGE(r.has_value(), r.error().line());
     CHECK(r->graph.outputs == std::vector<std::string>{"y", "y", "x"});
     CHECK(r->warnings.empty());
   }

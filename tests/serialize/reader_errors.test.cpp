@@ -17,7 +17,7 @@ namespace {
 
 std::string read_error(std::span<const std::uint8_t> b) {
   const auto r = serialize::read(b);
-  return r.has_value() ? std::string("<no error>") : r.error().message;
+  return r.has_value() ? std::string("<no error>") : r.error().line();
 }
 
 /// Knobs of a one-op file: y = OP(x, c) with x [2] INT8 input, c [2] INT8 constant.
@@ -67,18 +67,18 @@ std::vector<std::uint8_t> build(const spec& s) {
 
 TEST_CASE("the hand-made baseline file is read") {
   const auto r = serialize::read(build(spec{}));
-  REQUIRE_MESSAGE(r.has_value(), r.error().message);
+  REQUIRE_MESSAGE(r.has_value(), r.error().line());
   CHECK(r->graph.operators.size() == 1);
   CHECK(r->graph.find("c")->is_constant);
 }
 
 TEST_CASE("not a flatbuffer, too short, wrong identifier, truncated, corrupt") {
-  CHECK(read_error(std::vector<std::uint8_t>{1, 2, 3}) == "not a TOSA flatbuffer: 3 bytes is too short");
+  CHECK(read_error(std::vector<std::uint8_t>{1, 2, 3}) == "reader: not a TOSA flatbuffer: 3 bytes is too short");
   auto good = serialize::write(sample::int8_linear(), serialize::format::tosa_1_0).value();
   auto wrong = good;
   wrong[4] = 'X';
   wrong[7] = 0;
-  CHECK(read_error(wrong) == "not a TOSA flatbuffer: file identifier is 'XOS\\x00', expected 'TOSA'");
+  CHECK(read_error(wrong) == "reader: not a TOSA flatbuffer: file identifier is 'XOS\\x00', expected 'TOSA'");
   // Every truncation that cuts referenced bytes is rejected (the last few bytes may be
   // alignment padding of the first object built).
   for (std::size_t n = 0; n + 8 < good.size(); n += 7) {
@@ -88,20 +88,20 @@ TEST_CASE("not a flatbuffer, too short, wrong identifier, truncated, corrupt") {
   }
   // A text file.
   const std::string text = "hello, this is not a TOSA file at all";
-  CHECK(read_error({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()}).find("not a TOSA flatbuffer") == 0);
+  CHECK(read_error({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()}).find("reader: not a TOSA flatbuffer") == 0);
   // Root offset pointing outside the buffer.
   auto corrupt = good;
   corrupt[0] = 0xFF;
   corrupt[1] = 0xFF;
   corrupt[2] = 0xFF;
   corrupt[3] = 0x7F;
-  CHECK(read_error(corrupt).find("not a valid TOSA flatbuffer: the flatbuffers verifier rejected it") == 0);
+  CHECK(read_error(corrupt).find("reader: not a valid TOSA flatbuffer: the flatbuffers verifier rejected it") == 0);
   // Every single-byte corruption either reads or gives an error (never crashes).
   for (std::size_t i = 0; i < good.size(); ++i) {
     auto c = good;
     c[i] ^= 0xA5;
     const auto r = serialize::read(c);
-    if (!r.has_value()) CHECK_FALSE(r.error().message.empty());
+    if (!r.has_value()) CHECK_FALSE(r.error().line().empty());
   }
 }
 
@@ -118,11 +118,11 @@ TEST_CASE("unsupported versions") {
   spec s;
   s.minor = 0;
   s.draft = true;
-  CHECK(read_error(build(s)) == "unsupported TOSA version 1.0.0 draft (armlower reads 1.0 final and 1.1 draft)");
+  CHECK(read_error(build(s)) == "reader: unsupported TOSA version 1.0.0 draft (armlower reads 1.0 final and 1.1 draft)");
   s.major = 0;
   s.minor = 80;
   s.draft = false;
-  CHECK(read_error(build(s)) == "unsupported TOSA version 0.80.0 (armlower reads 1.0 final and 1.1 draft)");
+  CHECK(read_error(build(s)) == "reader: unsupported TOSA version 0.80.0 (armlower reads 1.0 final and 1.1 draft)");
   s.major = 1;
   s.minor = 1;
   s.draft = true;
@@ -134,50 +134,60 @@ TEST_CASE("unknown op, unknown dtype, missing tensor, bad payload size, bad attr
     spec s;
     s.op = s.attr_type = 13;  // SIGMOID
     s.attr = [](flatbuffers::FlatBufferBuilder& b) { return fb::CreateSigmoidAttribute(b).Union(); };
-    CHECK(read_error(build(s)) == "operator 1 (SIGMOID): armlower does not read this op");
+    CHECK(read_error(build(s)) == "reader: model op #1 SIGMOID: armlower does not read this op");
+    const auto r = serialize::read(build(s));
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code() == errc::unsupported);
+    CHECK(r.error().where().op_index == 1);
+    CHECK(r.error().where().op == "SIGMOID");
   }
   {
     spec s;
     s.op = s.attr_type = 76;  // MATMUL_T_BLOCK_SCALED in a 1.0 file
-    CHECK(read_error(build(s)) == "operator 1 (MATMUL_T_BLOCK_SCALED): op value 76 does not exist in TOSA 1.0");
+    CHECK(read_error(build(s)) == "reader: model op #1 MATMUL_T_BLOCK_SCALED: op value 76 does not exist in TOSA 1.0");
   }
   {
     spec s;
     s.op = s.attr_type = 250;
     s.minor = 1;
     s.draft = true;
-    CHECK(read_error(build(s)).find("operator 1 (op 250)") == 0);
+    CHECK(read_error(build(s)).find("reader: model op #1 op 250") == 0);
   }
   {
     spec s;
     s.x_type = 15;  // FP4E2M1 does not exist in 1.0
-    CHECK(read_error(build(s)) == "tensor 'x': DType 15 is not a dtype of TOSA 1.0");
+    CHECK(read_error(build(s)) == "reader: tensor 'x': DType 15 is not a dtype of TOSA 1.0");
     s.x_type = 99;
     s.minor = 1;
     s.draft = true;
-    CHECK(read_error(build(s)) == "tensor 'x': DType 99 is not a dtype of TOSA 1.1 draft");
+    CHECK(read_error(build(s)) == "reader: tensor 'x': DType 99 is not a dtype of TOSA 1.1 draft");
   }
   {
     spec s;
     s.inputs = {"x", "ghost"};
-    CHECK(read_error(build(s)) == "operator 1 (ADD): input 1 'ghost' is not a tensor of the block");
+    CHECK(read_error(build(s)) == "reader: model op #1 ADD, tensor 'ghost': input 1 is not a tensor of the block");
+    const auto r = serialize::read(build(s));
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code() == errc::malformed);
+    CHECK(r.error().where().op_index == 1);
+    CHECK(r.error().where().tensor == "ghost");
   }
   {
     spec s;
     s.inputs = {"x"};
-    CHECK(read_error(build(s)) == "operator 1 (ADD) has 1 inputs and 1 outputs, expected 2 and 1");
+    CHECK(read_error(build(s)) == "reader: model op #1 ADD: has 1 inputs and 1 outputs, expected 2 and 1");
   }
   {
     spec s;
     s.c_data = {1};
-    CHECK(read_error(build(s)) == "tensor 'c' INT8 [2]: constant data has 1 bytes, 2 needed");
+    CHECK(read_error(build(s)) == "reader: tensor 'c' INT8 [2]: constant data has 1 bytes, 2 needed");
     s.c_data = {1, 2, 0, 0, 0, 0, 0, 0};  // padding is accepted (longer data: reader_dataflow.test.cpp)
     CHECK(read_error(build(s)) == "<no error>");
   }
   {
     spec s;
     s.attr_type = 3;
-    CHECK(read_error(build(s)) == "operator 1 (ADD): attribute type 3 does not match the op (15)");
+    CHECK(read_error(build(s)) == "reader: model op #1 ADD: attribute type 3 does not match the op (15)");
   }
   {
     spec s;
@@ -187,12 +197,12 @@ TEST_CASE("unknown op, unknown dtype, missing tensor, bad payload size, bad attr
       std::vector<std::uint8_t> lo{}, hi{1, 0};
       return fb::CreateClampAttributeDirect(b, &lo, &hi, fb::NanPropagationMode::PROPAGATE).Union();
     };
-    CHECK(read_error(build(s)) == "operator 1 (CLAMP): min_val of input 'x' INT8 [2] has 0 bytes, 1 needed");
+    CHECK(read_error(build(s)) == "reader: model op #1 CLAMP: min_val of input 'x' INT8 [2] has 0 bytes, 1 needed");
   }
   {
     spec s;
     s.regions = 2;
-    CHECK(read_error(build(s)) == "the graph has 2 regions; armlower reads exactly one ('main', no control flow)");
+    CHECK(read_error(build(s)) == "reader: the graph has 2 regions; armlower reads exactly one ('main', no control flow)");
   }
 }
 
@@ -217,7 +227,7 @@ TEST_CASE("inputs the fuzzer once found failing are handled") {
     std::ifstream in(e.path(), std::ios::binary);
     const std::vector<std::uint8_t> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const auto r = serialize::read(b);
-    if (!r.has_value()) CHECK_FALSE(r.error().message.empty());
+    if (!r.has_value()) CHECK_FALSE(r.error().line().empty());
     ++n;
   }
   CHECK(n >= 1);

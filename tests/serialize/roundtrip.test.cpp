@@ -39,10 +39,10 @@ TEST_CASE("every sample round-trips byte for byte") {
   for (const auto& s : sample::all()) {
     CAPTURE(s.name);
     const auto first = serialize::write(s.g, s.version);
-    REQUIRE_MESSAGE(first.has_value(), first.error().message);
+    REQUIRE_MESSAGE(first.has_value(), first.error().line());
     CHECK(std::string(first->begin() + 4, first->begin() + 8) == "TOSA");
     const auto back = serialize::read(*first);
-    REQUIRE_MESSAGE(back.has_value(), back.error().message);
+    REQUIRE_MESSAGE(back.has_value(), back.error().line());
     CHECK(back->version == s.version);
     const auto second = serialize::write(back->graph, back->version);
     REQUIRE(second.has_value());
@@ -163,78 +163,91 @@ TEST_CASE("CLAMP bounds are the raw bytes of the input dtype") {
 namespace {
 std::string write_error(const graph::graph& g, serialize::format f = serialize::format::tosa_1_0) {
   const auto r = serialize::write(g, f);
-  return r.has_value() ? std::string("<no error>") : r.error().message;
+  return r.has_value() ? std::string("<no error>") : r.error().line();
 }
 }  // namespace
 
 TEST_CASE("writer errors name the operator, the tensor and the rule") {
   using serialize::format;
+  {  // code and location fields
+    auto g = sample::int8_linear();
+    g.operators[1].inputs.pop_back();
+    const auto r = serialize::write(g, format::tosa_1_0);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code() == errc::invalid_graph);
+    CHECK(r.error().where().stage == "writer");
+    CHECK(r.error().where().graph_op == 1);
+    CHECK(r.error().where().op == "CONV2D");
+    const auto u = serialize::write(sample::mxfp_linear(dtype::id::fp8e4m3), format::tosa_1_0);
+    REQUIRE_FALSE(u.has_value());
+    CHECK(u.error().code() == errc::unsupported);
+  }
   // 1.1-only op or dtype in a 1.0 file.
   CHECK(write_error(sample::mxfp_linear(dtype::id::fp8e4m3)) ==
-        "operator 0 (CAST_TO_BLOCK_SCALED) needs TOSA 1.1 draft; the target format is TOSA 1.0");
+        "writer: op #0 CAST_TO_BLOCK_SCALED: needs TOSA 1.1 draft; the target format is TOSA 1.0");
   {
     auto g = sample::fp32_misc(true);
     g.operators.erase(g.operators.end() - 1);
-    CHECK(write_error(g) == "tensor 'f4' has dtype FP4E2M1, which TOSA 1.0 cannot carry (it needs TOSA 1.1 draft)");
+    CHECK(write_error(g) == "writer: tensor 'f4' has dtype FP4E2M1, which TOSA 1.0 cannot carry (it needs TOSA 1.1 draft)");
   }
   {
     auto g = sample::int8_linear();
     g.operators[1].inputs[1] = "nope";
-    CHECK(write_error(g) == "operator 1 (CONV2D): input 1 'nope' is not a tensor of the graph");
+    CHECK(write_error(g) == "writer: op #1 CONV2D, tensor 'nope': input 1 is not a tensor of the graph");
   }
   {
     auto g = sample::int8_linear();
     g.operators[1].inputs.pop_back();
-    CHECK(write_error(g) == "operator 1 (CONV2D) has 4 inputs and 1 outputs, expected 5 and 1");
+    CHECK(write_error(g) == "writer: op #1 CONV2D: has 4 inputs and 1 outputs, expected 5 and 1");
   }
   {
     auto g = sample::int8_linear();
     g.operators[1].attr = graph::rescale_attr{};
-    CHECK(write_error(g) == "operator 1 (CONV2D) needs attribute conv2d_attr, got rescale_attr");
+    CHECK(write_error(g) == "writer: op #1 CONV2D: needs attribute conv2d_attr, got rescale_attr");
   }
   {
     auto g = sample::int8_linear();
     g.find("w")->data.pop_back();
-    CHECK(write_error(g) == "constant 'w' INT8 [4,1,1,8] has 31 payload bytes, expected 32");
+    CHECK(write_error(g) == "writer: constant 'w' INT8 [4,1,1,8] has 31 payload bytes, expected 32");
   }
   {
     auto g = sample::int8_linear();
     g.find("x4")->shape[1] = 0;
     CHECK(write_error(g) ==
-          "tensor 'x4' INT8 [2,0,1,8]: every dimension must be >= 1 and the element count <= 2^40");
+          "writer: tensor 'x4' INT8 [2,0,1,8]: every dimension must be >= 1 and the element count <= 2^40");
   }
   {
     auto g = sample::int8_linear();
     g.add(sample::act("x", dtype::id::i8, {1}));
-    CHECK(write_error(g) == "tensor name 'x' is used by more than one tensor");
+    CHECK(write_error(g) == "writer: tensor name 'x' is used by more than one tensor");
   }
   {
     auto g = sample::int8_linear();
     g.operators.push_back(g.operators[0]);
-    CHECK(write_error(g) == "tensor 'x4' is written by operators 0 and 4");
+    CHECK(write_error(g) == "writer: op #4 RESHAPE, tensor 'x4': output is already written by operator 0 (each tensor is written once)");
   }
   {
     auto g = sample::fp32_misc(false);
     std::get<graph::clamp_attr>(g.operators[3].attr).min_val = 1e39;
-    CHECK(write_error(g).find("operator 3 (CLAMP): bounds") == 0);
+    CHECK(write_error(g).find("writer: op #3 CLAMP, tensor 'p': bounds") == 0);
   }
   {
     auto g = sample::mxfp_linear(dtype::id::fp8e4m3);
     std::get<graph::block_scaled_attr>(g.operators[1].attr).block_size = 16;
     CHECK(write_error(g, format::tosa_1_1) ==
-          "operator 1 (MATMUL_T_BLOCK_SCALED): block_size 16 is not a BlockSize value (FBS-1.1 has only BLOCK_SIZE_32)");
+          "writer: op #1 MATMUL_T_BLOCK_SCALED: block_size 16 is not a BlockSize value (FBS-1.1 has only BLOCK_SIZE_32)");
   }
   {
     auto g = sample::int8_linear();
     g.operators.insert(g.operators.begin(),
                        graph::operation{graph::framework_op::linear, {"x"}, {"x4"}, graph::linear_attr{}});
     CHECK(write_error(g) ==
-          "operator 0 (linear) is a framework operator, not a TOSA operator; lower the graph before writing it");
+          "writer: op #0 linear: is a framework operator, not a TOSA operator; lower the graph before writing it");
   }
   {
     auto g = sample::int8_linear();
     g.inputs = {"w"};
-    CHECK(write_error(g) == "graph input 'w' is a constant");
+    CHECK(write_error(g) == "writer: graph input 'w' is a constant");
   }
 }
 
@@ -254,10 +267,15 @@ TEST_CASE("write_file replaces the file atomically and reports failures") {
   CHECK(entries == 1);  // no temporary left behind
   const auto bad = serialize::write_file(dir / "missing_dir" / "x.tosa", bytes);
   REQUIRE_FALSE(bad.has_value());
-  CHECK(bad.error().message.find("cannot create a temporary file in") == 0);
+  CHECK(bad.error().message().find("cannot create a temporary file in") == 0);
+  CHECK(bad.error().code() == errc::io);
+  CHECK(bad.error().where().file == (dir / "missing_dir" / "x.tosa").string());
   CHECK_FALSE(fs::exists(dir / "missing_dir"));
   const auto none = serialize::read_file(dir / "absent.tosa");
   REQUIRE_FALSE(none.has_value());
-  CHECK(none.error().message.find("cannot open") == 0);
+  CHECK(none.error().message().find("cannot open") == 0);
+  CHECK(none.error().code() == errc::io);
+  CHECK(none.error().where().stage == "reader");
+  CHECK(none.error().where().file == (dir / "absent.tosa").string());
   fs::remove_all(dir);
 }

@@ -146,7 +146,7 @@ TEST_CASE("int16x8 FC with INT64 bias: TOSA-1.0+INT+int16 (INT48 CONV2D bias) ==
     const auto m = tool::load_tflite(path, true).value();
     const auto l = tool::lower_to_tosa(m.graph, tool::parse_spec("TOSA-1.0+INT+int16").value(), {}).value();
     auto back = serialize::read(l.bytes);
-    REQUIRE_MESSAGE(back.has_value(), back.error().message);
+    REQUIRE_MESSAGE(back.has_value(), back.error().line());
     CHECK(run_tosa(back->graph, x) == want);
 
     // Cortex-M plan (s16 path, int64 bias), MVE and DSP conventions, run on the host.

@@ -22,7 +22,7 @@ tool::lowered lower_file(const std::string& model, const std::string& spec, cons
 
 graph::graph read_back(const tool::lowered& l) {
   auto r = serialize::read(l.bytes);
-  REQUIRE_MESSAGE(r.has_value(), r.error().message);
+  REQUIRE_MESSAGE(r.has_value(), r.error().line());
   return std::move(r->graph);
 }
 

@@ -133,7 +133,7 @@ struct demo_config {
     const auto& l = *lt;
     r.bytes = l.bytes.size();
     auto back = serialize::read(l.bytes);
-    if (!back) return failure("demo: reading back the " + r.scheme + " .tosa failed: " + back.error().message, errc::malformed);
+    if (!back) return failure("demo: reading back the " + r.scheme + " .tosa failed: " + back.error().line(), back.error().code());
     const auto& g = back->graph;
     r.ops = g.operators.size();
     const auto* in = g.find(g.inputs.at(0));

@@ -132,7 +132,7 @@ struct model {
   if (bytes->size() >= 8 && std::string_view(reinterpret_cast<const char*>(bytes->data() + 4), 4) == "TFL3")
     return failure(p.string() + ": is a .tflite model, not a .tosa file (lower it first with `armlower lower`)");
   auto r = serialize::read(*bytes);
-  if (!r) return failure(r.error().message, errc::malformed, p.string());
+  if (!r) return std::move(r).error().in_file(p.string());
   for (const auto& w : r->warnings) std::fprintf(stderr, "%s: warning: %s\n", p.string().c_str(), w.c_str());
   return std::move(*r);
 }
@@ -210,7 +210,7 @@ struct lowered {
   out.calibrated_by_default = r->calibrated_by_default;
   out.format = serialize::format_of(t.tosa_version());
   auto b = serialize::write(out.tosa, out.format);
-  if (!b) return failure("serialize: " + b.error().message, errc::invalid_graph);
+  if (!b) return std::move(b).error();
   out.bytes = std::move(*b);
   return out;
 }
@@ -331,32 +331,34 @@ struct finding {
 };
 
 /// Every tensor dtype and every operator of the TOSA graph `g` that `t` does not allow, with the
-/// rule (the passes' Validate, applied per operator so that all findings are listed, not only
-/// the first). Operators are numbered by `file_index` (see `file_op_index`).
+/// rule: the findings of `passes::validate_graph` (all of them). An operator one of whose tensors
+/// has a dtype `t` does not allow is reported through that tensor only. Operators are numbered
+/// by `file_index` (see `file_op_index`).
 [[nodiscard]] inline std::vector<finding> check_graph(const graph::graph& g, const tosa::target& t,
                                                       std::span<const std::size_t> file_index = {}) {
   std::vector<finding> out;
-  for (const auto& tn : g.tensors) {
-    const auto c = tosa::check_tensor(t, tn.type);
-    if (!c.ok()) out.push_back({"tensor '" + tn.name + "' " + std::string(dtype::name(tn.type)), std::string(c.reason())});
-  }
-  for (std::size_t i = 0; i < g.operators.size(); ++i) {
-    graph::graph one;
-    const auto& op = g.operators[i];
-    for (const auto& n : op.inputs)
-      if (const auto* tn = g.find(n); tn && !one.find(n)) one.tensors.push_back(*tn);
-    for (const auto& n : op.outputs)
-      if (const auto* tn = g.find(n); tn && !one.find(n)) one.tensors.push_back(*tn);
-    bool tensor_ok = true;
-    for (const auto& tn : one.tensors) tensor_ok = tensor_ok && tosa::check_tensor(t, tn.type).ok();
-    one.operators.push_back(op);
-    passes::report rep;
-    const auto s = passes::validate(one, t, rep);
-    if (!s && (tensor_ok || !s.error().where().op.empty())) {
-      const auto& e = s.error();
-      out.push_back({"op #" + std::to_string(file_op_index(file_index, i)) + " " + std::string(op.op_name()),
-                     e.where().tensor.empty() ? e.message() : "tensor '" + e.where().tensor + "': " + e.message()});
+  const auto r = passes::validate_graph(g, t);
+  if (r) return out;
+  auto gated = [&](const std::string& n) {
+    const auto* tn = g.find(n);
+    return tn != nullptr && !tosa::check_tensor(t, tn->type).ok();
+  };
+  for (const auto& d : r.error().diagnostics()) {
+    if (d.where.graph_op < 0) {
+      const auto* tn = g.find(d.where.tensor);
+      out.push_back({"tensor '" + d.where.tensor + "'" +
+                         (tn != nullptr && d.code == errc::not_legal ? " " + std::string(dtype::name(tn->type)) : ""),
+                     d.message});
+      continue;
     }
+    const auto i = static_cast<std::size_t>(d.where.graph_op);
+    const auto& op = g.operators[i];
+    bool tensor_ok = true;
+    for (const auto* v : {&op.inputs, &op.outputs})
+      for (const auto& n : *v) tensor_ok = tensor_ok && !gated(n);
+    if (!tensor_ok) continue;
+    out.push_back({"op #" + std::to_string(file_op_index(file_index, i)) + " " + std::string(op.op_name()),
+                   d.where.tensor.empty() ? d.message : "tensor '" + d.where.tensor + "': " + d.message});
   }
   return out;
 }

@@ -188,6 +188,11 @@ class [[nodiscard]] expected<void> {
 
   [[nodiscard]] bool has_value() const noexcept { return e_.index() == 0; }
   explicit operator bool() const noexcept { return has_value(); }
+  /// Precondition `has_value()` (stops the program with the error's line otherwise; for callers
+  /// that treat a failure as a bug, like `expected<T>::value()`).
+  void value() const {
+    if (const auto* e = std::get_if<1>(&e_)) detail::bad_expected_access(e->line().c_str());
+  }
   /// The error; precondition `!has_value()`.
   [[nodiscard]] const armlower::error& error() const& {
     if (const auto* e = std::get_if<1>(&e_)) return *e;

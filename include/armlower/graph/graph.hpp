@@ -20,6 +20,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <iterator>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -64,15 +65,9 @@ enum class framework_op : std::uint8_t { linear, quantize, dequantize, relu, rel
 
 /// TOSA spelling-like name of a framework op ("linear").
 [[nodiscard]] constexpr std::string_view name(framework_op o) noexcept {
-  switch (o) {
-    case framework_op::linear: return "linear";
-    case framework_op::quantize: return "quantize";
-    case framework_op::dequantize: return "dequantize";
-    case framework_op::relu: return "relu";
-    case framework_op::relu6: return "relu6";
-    case framework_op::reshape: return "reshape";
-  }
-  return "unknown";
+  constexpr std::string_view names[] = {"linear", "quantize", "dequantize", "relu", "relu6", "reshape"};
+  const auto i = static_cast<std::size_t>(o);
+  return i < std::size(names) ? names[i] : std::string_view("unknown");
 }
 
 /// CONV2D attribute (Conv2dAttribute): pad [top, bottom, left, right], stride [y, x],

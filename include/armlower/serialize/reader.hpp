@@ -10,9 +10,11 @@
 /// operand counts; every operand names a tensor; attribute values); graph inputs and outputs
 /// name tensors; the data flow (`check_dataflow`: each tensor assigned once, no graph input
 /// overwritten, operators in topological order, every graph output produced). Every failure is
-/// an `error` with one line naming the operator (its index in the file's operator list, CONST
-/// and CONST_SHAPE counted), the tensor and the rule; the reader never crashes, asserts or
-/// reads out of bounds on any input (fuzzed: tests/fuzz/).
+/// an `armlower::error` (code `errc::malformed`, `unsupported`, `invalid_graph` or `io`; stage
+/// "reader"; `location::op_index` = the operator's index in the file's operator list, CONST and
+/// CONST_SHAPE counted; op name; tensor) whose `line()` names them and the rule; the reader
+/// never crashes, asserts or reads out of bounds on any input (fuzzed: tests/fuzz/). Operand
+/// counts and attribute kinds come from the op descriptors (`tosa/op_descriptor.hpp`).
 ///
 /// Byte vectors longer than needed. Every byte vector that holds values of a known count —
 /// `TosaTensor.data` and `TosaShape.data` of every constant (any dtype, any shape) and
@@ -51,7 +53,7 @@
 #include <armlower/serialize/detail/generated.hpp>
 #include <armlower/serialize/detail/payload.hpp>
 #include <armlower/serialize/detail/text.hpp>
-#include <armlower/serialize/detail/wiring.hpp>
+#include <armlower/tosa/op_descriptor.hpp>
 #include <armlower/serialize/error.hpp>
 #include <armlower/serialize/format.hpp>
 
@@ -102,12 +104,12 @@ class graph_reader {
 
   [[nodiscard]] result<tosa_file> run() {
     if (bytes_.size() < 8)
-      return error{"not a TOSA flatbuffer: " + std::to_string(bytes_.size()) + " bytes is too short"};
+      return fail(errc::malformed, "not a TOSA flatbuffer: " + std::to_string(bytes_.size()) + " bytes is too short");
     if (bytes_.size() >= FLATBUFFERS_MAX_BUFFER_SIZE)
-      return error{"not a TOSA flatbuffer: " + std::to_string(bytes_.size()) + " bytes exceeds the 2 GiB limit"};
+      return fail(errc::malformed, "not a TOSA flatbuffer: " + std::to_string(bytes_.size()) + " bytes exceeds the 2 GiB limit");
     if (std::memcmp(bytes_.data() + 4, file_identifier.data(), 4) != 0)
-      return error{"not a TOSA flatbuffer: file identifier is '" + printable(bytes_.subspan(4, 4)) +
-                   "', expected 'TOSA'"};
+      return fail(errc::malformed, "not a TOSA flatbuffer: file identifier is '" + printable(bytes_.subspan(4, 4)) +
+                                       "', expected 'TOSA'");
     // flatbuffers reads scalars in place: give it an 8-byte aligned copy when needed.
     if (reinterpret_cast<std::uintptr_t>(bytes_.data()) % 8 != 0) {
       aligned_.reset(new std::uint64_t[(bytes_.size() + 7) / 8]);
@@ -116,15 +118,16 @@ class graph_reader {
     }
     flatbuffers::Verifier verifier(bytes_.data(), bytes_.size(), 64, 1000000);
     if (!fb11::VerifyTosaGraphBuffer(verifier))
-      return error{"not a valid TOSA flatbuffer: the flatbuffers verifier rejected it (truncated or corrupt, " +
-                   std::to_string(bytes_.size()) + " bytes)"};
+      return fail(errc::malformed,
+                  "not a valid TOSA flatbuffer: the flatbuffers verifier rejected it (truncated or corrupt, " +
+                      std::to_string(bytes_.size()) + " bytes)");
     const auto* root = fb11::GetTosaGraph(bytes_.data());
     const auto* v = root->version();
     const auto fmt = format_of(v->_major(), v->_minor(), v->_draft());
     if (!fmt)
-      return error{"unsupported TOSA version " + std::to_string(v->_major()) + "." + std::to_string(v->_minor()) +
-                   "." + std::to_string(v->_patch()) + (v->_draft() ? " draft" : "") +
-                   " (armlower reads 1.0 final and 1.1 draft)"};
+      return fail(errc::unsupported, "unsupported TOSA version " + std::to_string(v->_major()) + "." +
+                                         std::to_string(v->_minor()) + "." + std::to_string(v->_patch()) +
+                                         (v->_draft() ? " draft" : "") + " (armlower reads 1.0 final and 1.1 draft)");
     f_ = *fmt;
     if (auto e = read_graph(*root)) return std::move(*e);
     return tosa_file{f_, std::move(g_), std::move(block_scaled_), std::move(warnings_), std::move(op_index_)};
@@ -142,16 +145,35 @@ class graph_reader {
   std::vector<std::string> warnings_;
   std::vector<std::size_t> op_index_;
 
-  static error fail(std::string m) { return error{std::move(m)}; }
+  /// Where the reader is: stage "reader", and while an operator is read its file index
+  /// (`location::op_index`) and op name; every failure carries a copy.
+  location cur_ = at_graph();
+
+  static location at_graph() {
+    location l;
+    l.stage = "reader";
+    return l;
+  }
+  void at_op(std::size_t i, std::string op) {
+    cur_.op_index = static_cast<std::int64_t>(i);
+    cur_.op = std::move(op);
+  }
+  /// A failure at the current location, optionally about `tensor` (a name from the file, kept
+  /// printable: control bytes escaped as \xNN, so the error stays one line).
+  error fail(errc c, std::string m, const std::string& tensor = {}) const {
+    location l = cur_;
+    l.tensor = printable({reinterpret_cast<const std::uint8_t*>(tensor.data()), tensor.size()});
+    return error{c, std::move(l), std::move(m)};
+  }
 
   std::optional<error> read_graph(const fb11::TosaGraph& root) {
     const auto* regions = root.regions();
     if (regions == nullptr || regions->size() != 1)
-      return fail("the graph has " + std::to_string(regions ? regions->size() : 0) +
+      return fail(errc::malformed, "the graph has " + std::to_string(regions ? regions->size() : 0) +
                   " regions; armlower reads exactly one ('main', no control flow)");
     const auto* blocks = regions->Get(0)->blocks();
     if (blocks == nullptr || blocks->size() != 1)
-      return fail("region 0 has " + std::to_string(blocks ? blocks->size() : 0) +
+      return fail(errc::malformed, "region 0 has " + std::to_string(blocks ? blocks->size() : 0) +
                   " blocks; armlower reads exactly one ('main')");
     const auto* block = blocks->Get(0);
     if (auto e = read_shapes(*block)) return e;
@@ -169,12 +191,12 @@ class graph_reader {
     if (ss == nullptr) return {};
     for (flatbuffers::uoffset_t i = 0; i < ss->size(); ++i) {
       const auto* s = ss->Get(i);
-      if (s->name() == nullptr || s->name()->size() == 0) return fail("shape #" + std::to_string(i) + " has no name");
+      if (s->name() == nullptr || s->name()->size() == 0) return fail(errc::malformed, "shape #" + std::to_string(i) + " has no name");
       std::string name = s->name()->str();
       const std::string q =
           "shape " + quote_name(name);
       if (s->rank() > static_cast<std::uint32_t>(max_shape_len))
-        return fail(q + ": rank " + std::to_string(s->rank()) + " exceeds " + std::to_string(max_shape_len));
+        return fail(errc::malformed, q + ": rank " + std::to_string(s->rank()) + " exceeds " + std::to_string(max_shape_len));
       graph::tensor out;
       out.type = dtype::id::shape;
       out.shape = {static_cast<std::int32_t>(s->rank())};
@@ -185,7 +207,7 @@ class graph_reader {
         out.is_constant = true;
       }
       out.name = std::move(name);
-      if (!index_.emplace(out.name, g_.tensors.size()).second) return fail(q + " is declared twice");
+      if (!index_.emplace(out.name, g_.tensors.size()).second) return fail(errc::malformed, q + " is declared twice");
       g_.tensors.push_back(std::move(out));
     }
     return {};
@@ -210,24 +232,24 @@ class graph_reader {
     const std::string type = "block-scaled type (value " + std::string(dtype::name(data.type)) + ", scale " +
                              (sdt ? std::string(dtype::name(*sdt)) : "DType " + std::to_string(st)) +
                              ", block shape " + std::to_string(bs) + ")";
-    if (f_ == format::tosa_1_0) return fail(q + ": " + type + " does not exist in TOSA 1.0");
+    if (f_ == format::tosa_1_0) return fail(errc::malformed, q + ": " + type + " does not exist in TOSA 1.0");
     if (sdt != dtype::id::fp8ue8m0 || bs != block_shape_32 || !is_mx_value_type(data.type))
-      return fail(q + ": " + type +
+      return fail(errc::unsupported, q + ": " + type +
                   " is not supported (armlower reads BS32_FP8UE8M0_{FP8E4M3,FP8E5M2,FP6E2M3,FP6E3M2,FP4E2M1,MXINT8})");
     const std::string what = q + " " + composite_name(data.type) + describe_shape(data.shape);
-    if (t.scale_offset() > 1 || t.scale_size() > 1) return fail(what + ": external scale data is not supported");
+    if (t.scale_offset() > 1 || t.scale_size() > 1) return fail(errc::unsupported, what + ": external scale data is not supported");
     if (data.shape.empty() || data.shape.back() % 32 != 0)
-      return fail(what + ": rank must be >= 1 and the last dimension a multiple of the block size 32");
+      return fail(errc::malformed, what + ": rank must be >= 1 and the last dimension a multiple of the block size 32");
     graph::tensor scale;
     scale.type = dtype::id::fp8ue8m0;
     scale.shape = data.shape;
     scale.shape.back() /= 32;
     if (data.is_constant != has_scales)
-      return fail(what + (data.is_constant ? ": constant data has no scale_data" : ": scale_data without data"));
+      return fail(errc::malformed, what + (data.is_constant ? ": constant data has no scale_data" : ": scale_data without data"));
     if (has_scales) {
       const auto want = static_cast<std::size_t>(graph::element_count(scale.shape));
       if (sd->size() < want || sd->size() > pad8(want))
-        return fail(what + ": scale_data has " + std::to_string(sd->size()) + " bytes, expected " +
+        return fail(errc::malformed, what + ": scale_data has " + std::to_string(sd->size()) + " bytes, expected " +
                     std::to_string(want) + " (up to " + std::to_string(pad8(want)) + " with padding)");
       scale.data.assign(sd->data(), sd->data() + want);
       scale.is_constant = true;
@@ -236,7 +258,7 @@ class graph_reader {
     composite_.emplace(data.name, scale.name);
     block_scaled_.push_back({data.name, scale.name, data.type});
     if (!index_.emplace(scale.name, g_.tensors.size()).second)
-      return fail(what + ": its scale tensor would be named '" + scale.name + "', which is already a tensor");
+      return fail(errc::malformed, what + ": its scale tensor would be named '" + scale.name + "', which is already a tensor");
     g_.tensors.push_back(std::move(scale));
     return {};
   }
@@ -253,24 +275,24 @@ class graph_reader {
     g_.tensors.reserve(ts->size());
     for (flatbuffers::uoffset_t i = 0; i < ts->size(); ++i) {
       const auto* t = ts->Get(i);
-      if (t->name() == nullptr || t->name()->size() == 0) return fail("tensor #" + std::to_string(i) + " has no name");
+      if (t->name() == nullptr || t->name()->size() == 0) return fail(errc::malformed, "tensor #" + std::to_string(i) + " has no name");
       std::string name = t->name()->str();
       const std::string q = "tensor " + quote_name(name);
       const auto wire = static_cast<std::uint32_t>(t->type());
       const auto d = dtype_of_wire(wire, f_);
       if (!d)
-        return fail(q + ": DType " + std::to_string(wire) + " is not a dtype of " + std::string(serialize::name(f_)));
-      if (t->variable()) return fail(q + ": variable tensors (EXT-VARIABLE) are not supported");
-      if (t->is_unranked()) return fail(q + ": unranked tensors are not supported");
-      if (t->offset() > 1 || t->size() > 1) return fail(q + ": external (out-of-flatbuffer) data is not supported");
+        return fail(errc::malformed, q + ": DType " + std::to_string(wire) + " is not a dtype of " + std::string(serialize::name(f_)));
+      if (t->variable()) return fail(errc::unsupported, q + ": variable tensors (EXT-VARIABLE) are not supported");
+      if (t->is_unranked()) return fail(errc::unsupported, q + ": unranked tensors are not supported");
+      if (t->offset() > 1 || t->size() > 1) return fail(errc::unsupported, q + ": external (out-of-flatbuffer) data is not supported");
       graph::tensor out;
       out.type = *d;
       if (const auto* s = t->shape()) out.shape.assign(s->begin(), s->end());
       const std::int64_t n = checked_count(out.shape);
       if (n < 0)
-        return fail(q + " " + describe(out) + ": every dimension must be >= 1 and the element count <= 2^40");
+        return fail(errc::malformed, q + " " + describe(out) + ": every dimension must be >= 1 and the element count <= 2^40");
       if (out.type == dtype::id::shape && out.shape.size() != 1)
-        return fail(q + " " + describe(out) + ": a SHAPE tensor must have rank 1");
+        return fail(errc::malformed, q + " " + describe(out) + ": a SHAPE tensor must have rank 1");
       if (const auto* data = t->data(); data != nullptr && data->size() != 0) {
         auto payload = payload_of(*data, wire_bytes(out.type, n), q + " " + describe(out) + ": constant data");
         if (!payload) return payload.error();
@@ -280,7 +302,7 @@ class graph_reader {
       }
       out.name = std::move(name);
       if (!index_.emplace(out.name, g_.tensors.size()).second)
-        return fail(q + " is declared twice" +
+        return fail(errc::malformed, q + " is declared twice" +
                     (is_scale_name(out.name) ? " (also the scale tensor of a block-scaled tensor)" : ""));
       g_.tensors.push_back(std::move(out));
       if (auto e = read_block_scales(*t, q)) return e;
@@ -300,23 +322,24 @@ class graph_reader {
                                                    const std::string& what) {
     const std::size_t have = data.size();
     if (have < want)
-      return fail(what + " has " + std::to_string(have) + " bytes, " + std::to_string(want) + " needed");
+      return fail(errc::malformed, what + " has " + std::to_string(have) + " bytes, " + std::to_string(want) + " needed");
     if (have > pad8(want))
-      warnings_.push_back(what + " has " + std::to_string(have) + " bytes, " + std::to_string(want) +
+      warnings_.push_back(diagnostic{errc::malformed, cur_, what}.line() + " has " + std::to_string(have) + " bytes, " + std::to_string(want) +
                           " needed; reading the first " + std::to_string(want) +
                           " and ignoring the rest, as the TOSA reference model does");
     return std::span<const std::uint8_t>(data.data(), want);
   }
 
   std::optional<error> resolve(const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* names,
-                               const std::string& where_, std::string_view role, std::vector<std::string>& out) {
+                               std::string_view role, std::vector<std::string>& out) {
     if (names == nullptr) return {};
     for (flatbuffers::uoffset_t k = 0; k < names->size(); ++k) {
       const auto* s = names->Get(k);
       std::string n = s ? s->str() : std::string();
       if (index_.find(n) == index_.end())
-        return fail(where_ + std::string(role) + " " + std::to_string(k) + " " + quote_name(n) +
-                    " is not a tensor of the block");
+        return fail(errc::malformed,
+                    std::string(role) + " " + std::to_string(k) + " is not a tensor of the block",
+                    n);
       out.push_back(std::move(n));
     }
     return {};
@@ -325,7 +348,7 @@ class graph_reader {
   std::optional<error> read_names(const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* names,
                                   std::string_view role, std::vector<std::string>& out) {
     std::vector<std::string> named;
-    if (auto e = resolve(names, "", role, named)) return e;
+    if (auto e = resolve(names, role, named)) return e;
     for (auto& n : named) {  // a composite graph input/output is its data and its scales
       const auto c = composite_.find(n);
       out.push_back(std::move(n));
@@ -365,7 +388,7 @@ class graph_reader {
     for (std::size_t k = 0; k < g_.inputs.size(); ++k) {
       auto& pos = input_pos[index_.at(g_.inputs[k])];
       if (pos != none)
-        warnings_.push_back("graph input " + quote_name(g_.inputs[k]) + " is listed twice (positions " +
+        warnings_.push_back(diagnostic{errc::malformed, cur_, "graph input "}.line() + quote_name(g_.inputs[k]) + " is listed twice (positions " +
                             std::to_string(pos) + " and " + std::to_string(k) +
                             "); the value given last is used, as in the TOSA reference model");
       pos = k;
@@ -379,15 +402,20 @@ class graph_reader {
       for (flatbuffers::uoffset_t k = 0; k < o->outputs()->size(); ++k) {
         const auto tn = name(o->outputs()->Get(k));
         const std::size_t t = index_.find(std::string(tn))->second;
+        if (input_pos[t] != none || producer[t] != none) at_op(i, wire_op_name(*o));
         if (input_pos[t] != none)
-          return fail(where(i, wire_op_name(*o)) + ": output " + std::to_string(k) + " " + quote_name(tn) +
-                      " is graph input " + std::to_string(input_pos[t]) +
-                      "; a graph input is never overwritten (each tensor is assigned once)");
+          return fail(errc::invalid_graph,
+                      "output " + std::to_string(k) + " is graph input " +
+                          std::to_string(input_pos[t]) +
+                          "; a graph input is never overwritten (each tensor is assigned once)",
+                      std::string(tn));
         if (producer[t] != none)
-          return fail(where(i, wire_op_name(*o)) + ": output " + std::to_string(k) + " " + quote_name(tn) +
-                      " is already produced by " + where(producer[t], wire_op_name(*ops->Get(
-                          static_cast<flatbuffers::uoffset_t>(producer[t])))) +
-                      "; each tensor is assigned once");
+          return fail(errc::invalid_graph,
+                      "output " + std::to_string(k) + " is already produced by " +
+                          where(producer[t],
+                                wire_op_name(*ops->Get(static_cast<flatbuffers::uoffset_t>(producer[t])))) +
+                          "; each tensor is assigned once",
+                      std::string(tn));
         producer[t] = i;
         // A composite block-scaled output's scale tensor is produced with it.
         if (const auto c = composite_.find(std::string(tn)); c != composite_.end())
@@ -402,20 +430,25 @@ class graph_reader {
         const std::size_t t = index_.find(std::string(tn))->second;
         const std::size_t p = producer[t];
         if (input_pos[t] != none || g_.tensors[t].is_constant || p < i) continue;
-        const std::string w = where(i, wire_op_name(*o)) + ": input " + std::to_string(k) + " " + quote_name(tn);
+        at_op(i, wire_op_name(*o));
+        const std::string w = "input " + std::to_string(k);
         if (p == none)
-          return fail(w + " is never produced (not a graph input, a constant or an operator output)");
-        if (p == i) return fail(w + " is its own output (a cycle)");
-        return fail(w + " is produced only by the later " +
-                    where(p, wire_op_name(*ops->Get(static_cast<flatbuffers::uoffset_t>(p)))) +
-                    "; operators must be in topological order");
+          return fail(errc::invalid_graph,
+                      w + " is never produced (not a graph input, a constant or an operator output)", std::string(tn));
+        if (p == i) return fail(errc::invalid_graph, w + " is its own output (a cycle)", std::string(tn));
+        return fail(errc::invalid_graph,
+                    w + " is produced only by the later " +
+                        where(p, wire_op_name(*ops->Get(static_cast<flatbuffers::uoffset_t>(p)))) +
+                        "; operators must be in topological order",
+                    std::string(tn));
       }
     }
     for (std::size_t k = 0; k < g_.outputs.size(); ++k) {
       const std::size_t t = index_.at(g_.outputs[k]);
       if (input_pos[t] == none && !g_.tensors[t].is_constant && producer[t] == none)
-        return fail("graph output " + std::to_string(k) + " " + quote_name(g_.outputs[k]) +
-                    " is never produced (not a graph input, a constant or an operator output)");
+        return fail(errc::invalid_graph,
+                    "graph output " + std::to_string(k) + " " + quote_name(g_.outputs[k]) +
+                        " is never produced (not a graph input, a constant or an operator output)");
     }
     return {};
   }
@@ -428,48 +461,49 @@ class graph_reader {
       const auto code = static_cast<std::uint32_t>(o->op());
       const auto attr_type = static_cast<std::uint32_t>(o->attribute_type());
       const std::string op_name = wire_op_name(*o);
+      at_op(i, op_name);
       if (code > const_shape_op && f_ == format::tosa_1_0)
-        return fail(where(i, op_name) + ": op value " + std::to_string(code) + " does not exist in TOSA 1.0");
-      const std::string w = where(i, op_name);
+        return fail(errc::malformed, "op value " + std::to_string(code) + " does not exist in TOSA 1.0");
       if (attr_type != code && attr_type != 0)
-        return fail(w + ": attribute type " + std::to_string(attr_type) + " does not match the op (" +
+        return fail(errc::malformed, "attribute type " + std::to_string(attr_type) + " does not match the op (" +
                     std::to_string(code) + ")");
       std::vector<std::string> inputs, outputs;
-      if (auto e = resolve(o->inputs(), w + ": ", "input", inputs)) return e;
-      if (auto e = resolve(o->outputs(), w + ": ", "output", outputs)) return e;
+      if (auto e = resolve(o->inputs(), "input", inputs)) return e;
+      if (auto e = resolve(o->outputs(), "output", outputs)) return e;
 
       if (code == tosa::serialized(tosa::op::const_) || code == const_shape_op) {
         if (!inputs.empty() || outputs.size() != 1)
-          return fail(w + " has " + std::to_string(inputs.size()) + " inputs and " + std::to_string(outputs.size()) +
+          return fail(errc::malformed, "has " + std::to_string(inputs.size()) + " inputs and " + std::to_string(outputs.size()) +
                       " outputs, expected 0 and 1");
         auto& t = g_.tensors[index_.at(outputs[0])];
         // A constant of zero bytes (the shape [] of a rank-0 RESHAPE) has an empty data vector.
         if (!t.is_constant && graph::payload_bytes(t.type, graph::element_count(t.shape)) == 0) t.is_constant = true;
-        if (!t.is_constant) return fail(w + ": output " + quote_name(t.name) + " has no constant data");
+        if (!t.is_constant) return fail(errc::malformed, "output " + quote_name(t.name) + " has no constant data");
         if ((code == const_shape_op) != (t.type == dtype::id::shape))
-          return fail(w + ": output " + quote_name(t.name) + " has dtype " + std::string(dtype::name(t.type)) +
+          return fail(errc::malformed, "output " + quote_name(t.name) + " has dtype " + std::string(dtype::name(t.type)) +
                       (code == const_shape_op ? " (CONST_SHAPE makes SHAPE tensors)" : " (SHAPE constants use CONST_SHAPE)"));
         continue;
       }
       if (touches_composite(inputs) || touches_composite(outputs)) {
-        if (auto e = read_block_scaled_op(code, w, inputs, outputs)) return e;
+        if (auto e = read_block_scaled_op(code, inputs, outputs)) return e;
         op_index_.resize(g_.operators.size(), i);  // every op the rewrite added comes from file op i
         continue;
       }
       const auto op = op_of_wire(code);
-      if (!op) return fail(w + ": armlower does not read this op");
+      if (!op) return fail(errc::unsupported, "armlower does not read this op");
       if (!has_op(*op, f_))
-        return fail(w + ": op does not exist in " + std::string(serialize::name(f_)));
-      const auto wr = wiring_of(*op);
-      if (inputs.size() != wr.inputs || outputs.size() != wr.outputs)
-        return fail(w + " has " + std::to_string(inputs.size()) + " inputs and " + std::to_string(outputs.size()) +
-                    " outputs, expected " + std::to_string(wr.inputs) + " and " + std::to_string(wr.outputs));
+        return fail(errc::malformed, "op does not exist in " + std::string(serialize::name(f_)));
+      const tosa::op_descriptor& wr = tosa::describe(*op);
+      if (inputs.size() != wr.n_in || outputs.size() != wr.n_out)
+        return fail(errc::malformed, "has " + std::to_string(inputs.size()) + " inputs and " +
+                                         std::to_string(outputs.size()) + " outputs, expected " +
+                                         std::to_string(wr.n_in) + " and " + std::to_string(wr.n_out));
       for (const auto& n : outputs)
         if (g_.tensors[index_.at(n)].is_constant)
-          return fail(w + ": output " + quote_name(n) + " has constant data; only CONST may produce a constant");
+          return fail(errc::malformed, "output " + quote_name(n) + " has constant data; only CONST may produce a constant");
       graph::operation out;
       out.code = *op;
-      auto attr = read_attribute(*o, *op, w, inputs);
+      auto attr = read_attribute(*o, *op, inputs);
       if (!attr) return attr.error();
       out.attr = std::move(*attr);
       out.inputs = std::move(inputs);
@@ -477,6 +511,7 @@ class graph_reader {
       g_.operators.push_back(std::move(out));
       op_index_.push_back(i);
     }
+    cur_ = at_graph();
     return {};
   }
 
@@ -489,7 +524,7 @@ class graph_reader {
   /// An operator with a composite block-scaled operand or result (block_scaled_types.hpp):
   /// CAST and MATMUL_T are rewritten into the ops the reference model computes; anything else
   /// is refused naming the op, the tensor and its type.
-  std::optional<error> read_block_scaled_op(std::uint32_t code, const std::string& w, const std::vector<std::string>& in,
+  std::optional<error> read_block_scaled_op(std::uint32_t code, const std::vector<std::string>& in,
                                             const std::vector<std::string>& out) {
     auto comp = [&](const std::string& n) { return composite_.count(n) != 0; };
     auto type = [&](const std::string& n) { return g_.tensors[index_.at(n)].type; };
@@ -500,7 +535,7 @@ class graph_reader {
         " (armlower runs a block-scaled tensor as the input or output of CAST to/from FP32, BF16 or FP16 "
         "(also to FP8E4M3/FP8E5M2), and as both operands of MATMUL_T with zero points 0.0 and an FP32 or BF16 output)";
     auto refuse = [&](const std::string& n, const std::string& why) {
-      return fail(w + ": tensor '" + n + "' has the block-scaled type " + type_name(n) + why + rule);
+      return fail(errc::unsupported, "tensor '" + n + "' has the block-scaled type " + type_name(n) + why + rule, n);
     };
     std::string first;
     for (const auto* v : {&in, &out})
@@ -508,12 +543,12 @@ class graph_reader {
         if (first.empty() && comp(n)) first = n;
     for (const auto& n : out)
       if (g_.tensors[index_.at(n)].is_constant)
-        return fail(std::string(w).append(": output ").append(quote_name(n)).append(" has constant data; only CONST may produce a constant"));
+        return fail(errc::malformed, std::string("output ").append(quote_name(n)).append(" has constant data; only CONST may produce a constant"));
     const graph::attribute bs32{graph::block_scaled_attr{32}};
     using tosa::op;
     if (code == tosa::serialized(op::cast)) {
       if (in.size() != 1 || out.size() != 1)
-        return fail(w + " has " + std::to_string(in.size()) + " inputs and " + std::to_string(out.size()) +
+        return fail(errc::malformed, "has " + std::to_string(in.size()) + " inputs and " + std::to_string(out.size()) +
                     " outputs, expected 1 and 1");
       const std::string &x = in[0], &y = out[0];
       if (comp(x) && comp(y))
@@ -546,7 +581,7 @@ class graph_reader {
     }
     if (code == matmul_t_op) {
       if (in.size() != 4 || out.size() != 1)
-        return fail(w + " has " + std::to_string(in.size()) + " inputs and " + std::to_string(out.size()) +
+        return fail(errc::malformed, "has " + std::to_string(in.size()) + " inputs and " + std::to_string(out.size()) +
                     " outputs, expected 4 and 1");
       if (!comp(in[0]) || !comp(in[1]) || type(in[0]) != type(in[1]))
         return refuse(first, ": MATMUL_T with A " + type_name(in[0]) + " and B " + type_name(in[1]) +
@@ -610,89 +645,88 @@ class graph_reader {
   /// like a constant's data (`payload_of`: tosa-tools' test generator pads the bounds to 8
   /// bytes; the reference model reads the first value of any longer vector).
   result<double> clamp_bound(const flatbuffers::Vector<std::uint8_t>* v, std::string_view field,
-                             const graph::tensor& t, const std::string& w) {
-    const std::string what = w + ": " + std::string(field) + " of input " + quote_name(t.name) + " " + describe(t);
+                             const graph::tensor& t) {
+    const std::string what = std::string(field) + " of input " + quote_name(t.name) + " " + describe(t);
     const std::size_t need = clamp_width(t.type);
-    if (need == 0) return fail(what + ": CLAMP bounds are INT8, INT16, INT32, FP16, BF16 or FP32 values");
-    if (v == nullptr) return fail(what + " is missing");
+    if (need == 0) return fail(errc::malformed, what + ": CLAMP bounds are INT8, INT16, INT32, FP16, BF16 or FP32 values");
+    if (v == nullptr) return fail(errc::malformed, what + " is missing");
     auto b = payload_of(*v, need, what);
     if (!b) return b.error();
     return *clamp_value(t.type, *b);
   }
 
-  result<graph::attribute> read_attribute(const fb11::TosaOperator& o, tosa::op op, const std::string& w,
+  /// The attribute table of `o` (op `op`), decoded by the decoder of the op's descriptor kind.
+  result<graph::attribute> read_attribute(const fb11::TosaOperator& o, tosa::op op,
                                           const std::vector<std::string>& inputs) {
-    const auto kind = wiring_of(op).attr;
+    return tosa::visit_op(op, [&](auto c) { return decode<tosa::describe(decltype(c)::value).attr>(o, inputs); });
+  }
+
+  /// Decoder of one attribute-table kind (not of one op: an op whose descriptor names an
+  /// existing kind needs no reader code). The empty table is not read; the {block_size} table
+  /// of the EXT-MXFP ops is read generically (field 0 at vtable offset 4, as the writer's
+  /// `attr_encoder` writes it; the verifier checked the table for the union type = op).
+  template <tosa::attr_kind K>
+  result<graph::attribute> decode(const fb11::TosaOperator& o, const std::vector<std::string>& inputs) {
+    using tosa::attr_kind;
     auto ints = [](const flatbuffers::Vector<std::int32_t>* v, auto& dst) {
       if (v == nullptr || v->size() != dst.size()) return false;
       for (std::size_t k = 0; k < dst.size(); ++k) dst[k] = v->Get(static_cast<flatbuffers::uoffset_t>(k));
       return true;
     };
-    switch (kind) {
-      case attr_kind::none: return graph::attribute{};
-      case attr_kind::conv2d: {
-        const auto* a = o.attribute_as_Conv2dAttribute();
-        if (a == nullptr) return fail(w + ": missing Conv2dAttribute");
-        graph::conv2d_attr c;
-        if (!ints(a->pad(), c.pad)) return fail(w + ": Conv2dAttribute.pad must have 4 values");
-        if (!ints(a->stride(), c.stride)) return fail(w + ": Conv2dAttribute.stride must have 2 values");
-        if (!ints(a->dilation(), c.dilation)) return fail(w + ": Conv2dAttribute.dilation must have 2 values");
-        const auto acc = dtype_of_wire(static_cast<std::uint32_t>(a->acc_type()), f_);
-        if (!acc)
-          return fail(w + ": acc_type " + std::to_string(static_cast<std::uint32_t>(a->acc_type())) +
-                      " is not a DType of " + std::string(serialize::name(f_)));
-        c.acc_type = *acc;
-        c.local_bound = a->local_bound();
-        return graph::attribute{c};
-      }
-      case attr_kind::rescale: {
-        const auto* a = o.attribute_as_RescaleAttribute();
-        if (a == nullptr) return fail(w + ": missing RescaleAttribute");
-        const auto m = static_cast<std::uint32_t>(a->rounding_mode());
-        if (m < 1 || m > 3) return fail(w + ": rounding_mode " + std::to_string(m) + " is not a RoundingMode");
-        graph::rescale_attr r;
-        r.scale32 = a->scale32();
-        r.rounding = static_cast<tosa::rounding_mode>(m);
-        r.per_channel = a->per_channel();
-        r.input_unsigned = a->input_unsigned();
-        r.output_unsigned = a->output_unsigned();
-        return graph::attribute{r};
-      }
-      case attr_kind::transpose: {
-        const auto* a = o.attribute_as_TransposeAttribute();
-        if (a == nullptr) return fail(w + ": missing TransposeAttribute");
-        graph::transpose_attr t;
-        if (const auto* p = a->perms()) t.perms.assign(p->begin(), p->end());
-        return graph::attribute{std::move(t)};
-      }
-      case attr_kind::clamp: {
-        const auto* a = o.attribute_as_ClampAttribute();
-        if (a == nullptr) return fail(w + ": missing ClampAttribute");
-        const auto& t = g_.tensors[index_.at(inputs[0])];
-        const auto lo = clamp_bound(a->min_val(), "min_val", t, w);
-        if (!lo) return lo.error();
-        const auto hi = clamp_bound(a->max_val(), "max_val", t, w);
-        if (!hi) return hi.error();
-        const auto nm = static_cast<std::uint32_t>(a->nan_mode());
-        if (nm < 1 || nm > 2) return fail(w + ": nan_mode " + std::to_string(nm) + " is not a NanPropagationMode");
-        return graph::attribute{graph::clamp_attr{*lo, *hi, static_cast<graph::nan_mode>(nm)}};
-      }
-      case attr_kind::block_scaled: {
-        fb11::BlockSize bs = fb11::BlockSize::UNKNOWN;
-        if (op == tosa::op::cast_to_block_scaled) {
-          if (const auto* a = o.attribute_as_CastToBlockScaledAttribute()) bs = a->block_size();
-        } else if (op == tosa::op::cast_from_block_scaled) {
-          if (const auto* a = o.attribute_as_CastFromBlockScaledAttribute()) bs = a->block_size();
-        } else if (const auto* a = o.attribute_as_MatMulTBlockScaledAttribute()) {
-          bs = a->block_size();
-        }
-        if (bs != fb11::BlockSize::BLOCK_SIZE_32)
-          return fail(w + ": block_size " + std::to_string(static_cast<std::uint32_t>(bs)) +
-                      " is not supported (BLOCK_SIZE_32 only)");
-        return graph::attribute{graph::block_scaled_attr{32}};
-      }
+    if constexpr (K == attr_kind::none) {
+      return graph::attribute{};
+    } else if constexpr (K == attr_kind::conv2d) {
+      const auto* a = o.attribute_as_Conv2dAttribute();
+      if (a == nullptr) return fail(errc::malformed, "missing Conv2dAttribute");
+      graph::conv2d_attr c;
+      if (!ints(a->pad(), c.pad)) return fail(errc::malformed, "Conv2dAttribute.pad must have 4 values");
+      if (!ints(a->stride(), c.stride)) return fail(errc::malformed, "Conv2dAttribute.stride must have 2 values");
+      if (!ints(a->dilation(), c.dilation)) return fail(errc::malformed, "Conv2dAttribute.dilation must have 2 values");
+      const auto acc = dtype_of_wire(static_cast<std::uint32_t>(a->acc_type()), f_);
+      if (!acc)
+        return fail(errc::malformed, "acc_type " + std::to_string(static_cast<std::uint32_t>(a->acc_type())) +
+                                         " is not a DType of " + std::string(serialize::name(f_)));
+      c.acc_type = *acc;
+      c.local_bound = a->local_bound();
+      return graph::attribute{c};
+    } else if constexpr (K == attr_kind::rescale) {
+      const auto* a = o.attribute_as_RescaleAttribute();
+      if (a == nullptr) return fail(errc::malformed, "missing RescaleAttribute");
+      const auto m = static_cast<std::uint32_t>(a->rounding_mode());
+      if (m < 1 || m > 3) return fail(errc::malformed, "rounding_mode " + std::to_string(m) + " is not a RoundingMode");
+      graph::rescale_attr r;
+      r.scale32 = a->scale32();
+      r.rounding = static_cast<tosa::rounding_mode>(m);
+      r.per_channel = a->per_channel();
+      r.input_unsigned = a->input_unsigned();
+      r.output_unsigned = a->output_unsigned();
+      return graph::attribute{r};
+    } else if constexpr (K == attr_kind::transpose) {
+      const auto* a = o.attribute_as_TransposeAttribute();
+      if (a == nullptr) return fail(errc::malformed, "missing TransposeAttribute");
+      graph::transpose_attr t;
+      if (const auto* p = a->perms()) t.perms.assign(p->begin(), p->end());
+      return graph::attribute{std::move(t)};
+    } else if constexpr (K == attr_kind::clamp) {
+      const auto* a = o.attribute_as_ClampAttribute();
+      if (a == nullptr) return fail(errc::malformed, "missing ClampAttribute");
+      const auto& t = g_.tensors[index_.at(inputs[0])];
+      const auto lo = clamp_bound(a->min_val(), "min_val", t);
+      if (!lo) return lo.error();
+      const auto hi = clamp_bound(a->max_val(), "max_val", t);
+      if (!hi) return hi.error();
+      const auto nm = static_cast<std::uint32_t>(a->nan_mode());
+      if (nm < 1 || nm > 2) return fail(errc::malformed, "nan_mode " + std::to_string(nm) + " is not a NanPropagationMode");
+      return graph::attribute{graph::clamp_attr{*lo, *hi, static_cast<graph::nan_mode>(nm)}};
+    } else {
+      static_assert(K == attr_kind::block_scaled, "decode: no decoder for this attribute kind");
+      std::uint32_t bs = 0;  // BlockSize::UNKNOWN
+      if (o.attribute_type() != fb11::Attribute::NONE && o.attribute() != nullptr)
+        bs = static_cast<const flatbuffers::Table*>(o.attribute())->GetField<std::uint32_t>(4, 0);
+      if (bs != static_cast<std::uint32_t>(fb11::BlockSize::BLOCK_SIZE_32))
+        return fail(errc::unsupported, "block_size " + std::to_string(bs) + " is not supported (BLOCK_SIZE_32 only)");
+      return graph::attribute{graph::block_scaled_attr{32}};
     }
-    return fail(w + ": unknown attribute kind");
   }
 };
 
@@ -711,10 +745,15 @@ class graph_reader {
 /// Reads a `.tosa` file; errors as `read`, plus "cannot open"/"cannot read" naming the path.
 [[nodiscard]] inline result<tosa_file> read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return error{"cannot open '" + path.string() + "'"};
+  location l;
+  l.file = path.string();
+  l.stage = "reader";
+  if (!in) return error{errc::io, l, "cannot open '" + path.string() + "'"};
   std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return error{"cannot read '" + path.string() + "'"};
-  return read(bytes);
+  if (in.bad()) return error{errc::io, l, "cannot read '" + path.string() + "'"};
+  auto r = read(bytes);
+  if (!r) return std::move(r).error().in_file(path.string());
+  return r;
 }
 
 }  // namespace armlower::serialize

@@ -28,7 +28,6 @@
 #include <armlower/serialize/detail/generated.hpp>
 #include <armlower/serialize/detail/payload.hpp>
 #include <armlower/serialize/detail/text.hpp>
-#include <armlower/serialize/detail/wiring.hpp>
 #include <armlower/serialize/error.hpp>
 #include <armlower/serialize/format.hpp>
 #include <armlower/serialize/visitor.hpp>
@@ -41,6 +40,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <utility>
 #include <random>
 #include <span>
 #include <string>
@@ -106,13 +106,27 @@ class graph_writer {
   std::size_t payload_total_ = 0;
   std::size_t meta_ = 0;
 
-  static error fail(std::string m) { return error{std::move(m)}; }
+  /// A graph-level failure (stage "writer"); its message names the tensor concerned.
+  static error fail(errc c, std::string m) {
+    location l;
+    l.stage = "writer";
+    return error{c, std::move(l), std::move(m)};
+  }
+  /// A failure of the graph's operator `i` (`location::graph_op`), optionally about `tensor`.
+  static error fail_op(errc c, std::size_t i, std::string_view op, std::string m, std::string tensor = {}) {
+    location l;
+    l.stage = "writer";
+    l.graph_op = static_cast<std::int64_t>(i);
+    l.op = std::string(op);
+    l.tensor = std::move(tensor);
+    return error{c, std::move(l), std::move(m)};
+  }
 
   std::optional<error> check_tensor_ref(std::size_t i, std::string_view op, std::string_view role, std::size_t k,
                          const std::string& name) const {
     if (index_.find(name) == index_.end())
-      return fail(where(i, op) + ": " + std::string(role) + " " + std::to_string(k) + " '" + name +
-                  "' is not a tensor of the graph");
+      return fail_op(errc::invalid_graph, i, op,
+                     std::string(role) + " " + std::to_string(k) + " is not a tensor of the graph", name);
     return {};
   }
 
@@ -124,75 +138,85 @@ class graph_writer {
     for (std::size_t i = 0; i < g_.operators.size(); ++i) {
       const auto& o = g_.operators[i];
       if (!o.is_tosa())
-        return fail(where(i, o.op_name()) +
-                    " is a framework operator, not a TOSA operator; lower the graph before writing it");
+        return fail_op(errc::invalid_graph, i, o.op_name(),
+                       "is a framework operator, not a TOSA operator; lower the graph before writing it");
       const tosa::op op = o.tosa_op();
-      if (tosa::name(op) == "UNKNOWN")
-        return fail("operator " + std::to_string(i) + " has an unknown op value " + std::to_string(tosa::serialized(op)));
+      if (!tosa::known(op))
+        return fail_op(errc::unsupported, i, "", "unknown op value " + std::to_string(tosa::serialized(op)));
       if (!has_op(op, f_))
-        return fail(where(i, tosa::name(op)) + " needs " + std::string(name(first_format(op))) +
-                    "; the target format is " + fmt);
+        return fail_op(errc::unsupported, i, tosa::name(op),
+                       "needs " + std::string(name(first_format(op))) + "; the target format is " + fmt);
     }
     // Tensors.
     for (std::size_t i = 0; i < g_.tensors.size(); ++i) {
       const auto& t = g_.tensors[i];
-      if (t.name.empty()) return fail("tensor #" + std::to_string(i) + " has an empty name");
+      if (t.name.empty()) return fail(errc::invalid_graph, "tensor #" + std::to_string(i) + " has an empty name");
       if (!index_.emplace(t.name, i).second)
-        return fail("tensor name '" + t.name + "' is used by more than one tensor");
+        return fail(errc::invalid_graph, "tensor name '" + t.name + "' is used by more than one tensor");
       if (wire_dtype(t.type, f_) == 0)
-        return fail("tensor '" + t.name + "' has dtype " + std::string(dtype::name(t.type)) + ", which " +
-                    fmt + " cannot carry (it needs " + std::string(name(format::tosa_1_1)) + ")");
+        return fail(errc::unsupported,
+                    "tensor '" + t.name + "' has dtype " + std::string(dtype::name(t.type)) + ", which " + fmt +
+                        " cannot carry (it needs " + std::string(name(format::tosa_1_1)) + ")");
       if (t.type == dtype::id::shape && (t.shape.size() != 1 || t.shape[0] < 0 || t.shape[0] > max_shape_len))
-        return fail("SHAPE tensor '" + t.name + "' " + describe(t) + " must have rank 1 and at most " +
-                    std::to_string(max_shape_len) + " elements");
+        return fail(errc::invalid_graph,
+                    "SHAPE tensor '" + t.name + "' " + describe(t) + " must have rank 1 and at most " +
+                        std::to_string(max_shape_len) + " elements");
       const std::int64_t n = t.type == dtype::id::shape ? t.shape[0] : checked_count(t.shape);
       if (n < 0)
-        return fail("tensor '" + t.name + "' " + describe(t) +
-                    ": every dimension must be >= 1 and the element count <= 2^40");
+        return fail(errc::invalid_graph,
+                    "tensor '" + t.name + "' " + describe(t) +
+                        ": every dimension must be >= 1 and the element count <= 2^40");
       if (t.is_constant) {
         const std::size_t want = graph::payload_bytes(t.type, n);
         if (t.data.size() != want)
-          return fail("constant '" + t.name + "' " + describe(t) + " has " + std::to_string(t.data.size()) +
-                      " payload bytes, expected " + std::to_string(want));
+          return fail(errc::invalid_graph,
+                      "constant '" + t.name + "' " + describe(t) + " has " + std::to_string(t.data.size()) +
+                          " payload bytes, expected " + std::to_string(want));
         payload_total_ += pad8(wire_bytes(t.type, n));
       } else if (!t.data.empty()) {
-        return fail("tensor '" + t.name + "' has payload bytes but is not marked constant");
+        return fail(errc::invalid_graph, "tensor '" + t.name + "' has payload bytes but is not marked constant");
       }
     }
     // Graph inputs and outputs.
     for (const auto& n : g_.inputs) {
       auto it = index_.find(n);
-      if (it == index_.end()) return fail("graph input '" + n + "' is not a tensor of the graph");
-      if (g_.tensors[it->second].is_constant) return fail("graph input '" + n + "' is a constant");
+      if (it == index_.end()) return fail(errc::invalid_graph, "graph input '" + n + "' is not a tensor of the graph");
+      if (g_.tensors[it->second].is_constant) return fail(errc::invalid_graph, "graph input '" + n + "' is a constant");
     }
     for (const auto& n : g_.outputs)
-      if (index_.find(n) == index_.end()) return fail("graph output '" + n + "' is not a tensor of the graph");
+      if (index_.find(n) == index_.end())
+        return fail(errc::invalid_graph, "graph output '" + n + "' is not a tensor of the graph");
     // Operators.
     std::vector<std::size_t> producer(g_.tensors.size(), SIZE_MAX);
     for (std::size_t i = 0; i < g_.operators.size(); ++i) {
       const auto& o = g_.operators[i];
       const tosa::op op = o.tosa_op();
       const std::string_view on = tosa::name(op);
-      const auto w = detail::wiring_of(op);
-      if (o.inputs.size() != w.inputs || o.outputs.size() != w.outputs)
-        return fail(where(i, on) + " has " + std::to_string(o.inputs.size()) + " inputs and " +
-                    std::to_string(o.outputs.size()) + " outputs, expected " + std::to_string(w.inputs) + " and " +
-                    std::to_string(w.outputs));
+      const tosa::op_descriptor& w = tosa::describe(op);
+      if (o.inputs.size() != w.n_in || o.outputs.size() != w.n_out)
+        return fail_op(errc::invalid_graph, i, on,
+                       "has " + std::to_string(o.inputs.size()) + " inputs and " + std::to_string(o.outputs.size()) +
+                           " outputs, expected " + std::to_string(w.n_in) + " and " + std::to_string(w.n_out));
       for (std::size_t k = 0; k < o.inputs.size(); ++k)
         if (auto e = check_tensor_ref(i, on, "input", k, o.inputs[k])) return e;
       for (std::size_t k = 0; k < o.outputs.size(); ++k)
         if (auto e = check_tensor_ref(i, on, "output", k, o.outputs[k])) return e;
       if (o.attr.index() != static_cast<std::size_t>(w.attr))
-        return fail(where(i, on) + " needs attribute " + std::string(detail::attr_name(w.attr)) + ", got " +
-                    std::string(detail::attr_name(static_cast<detail::attr_kind>(o.attr.index()))));
+        return fail_op(errc::invalid_graph, i, on,
+                       "needs attribute " + std::string(tosa::attr_type_name(w.attr)) + ", got " +
+                           std::string(tosa::attr_type_name(static_cast<tosa::attr_kind>(o.attr.index()))));
       for (const auto& out : o.outputs) {
         const auto& t = tensor_of(out);
         if (t.is_constant != (op == tosa::op::const_))
-          return fail(where(i, on) + ": output '" + out + "' " +
-                      (t.is_constant ? "is a constant tensor" : "is not a constant tensor (CONST needs payload)"));
+          return fail_op(errc::invalid_graph, i, on,
+                         "output " +
+                             std::string(t.is_constant ? "is a constant tensor" : "is not a constant tensor (CONST needs payload)"),
+                         out);
         auto& p = producer[index_.at(out)];
         if (p != SIZE_MAX)
-          return fail("tensor '" + out + "' is written by operators " + std::to_string(p) + " and " + std::to_string(i));
+          return fail_op(errc::invalid_graph, i, on,
+                         "output is already written by operator " + std::to_string(p) + " (each tensor is written once)",
+                         out);
         p = i;
       }
       if (auto e = check_attribute(i, o)) return e;
@@ -210,7 +234,7 @@ class graph_writer {
     for (const auto& n : g_.outputs) meta += n.size() + 16;
     meta_ = meta;
     if (payload_total_ + meta >= FLATBUFFERS_MAX_BUFFER_SIZE)
-      return fail("graph too large for one .tosa flatbuffer: " + std::to_string(payload_total_) +
+      return fail(errc::unsupported, "graph too large for one .tosa flatbuffer: " + std::to_string(payload_total_) +
                   " bytes of constants (limit 2 GiB; external data is not supported)");
     return {};
   }
@@ -219,47 +243,51 @@ class graph_writer {
     const std::string_view on = tosa::name(o.tosa_op());
     if (const auto* c = std::get_if<graph::conv2d_attr>(&o.attr)) {
       if (wire_dtype(c->acc_type, f_) == 0)
-        return fail(where(i, on) + ": acc_type " + std::string(dtype::name(c->acc_type)) + " is not in " +
-                    std::string(name(f_)));
+        return fail_op(errc::unsupported, i, on,
+                       "acc_type " + std::string(dtype::name(c->acc_type)) + " is not in " + std::string(name(f_)));
     } else if (const auto* r = std::get_if<graph::rescale_attr>(&o.attr)) {
       const auto m = static_cast<std::uint32_t>(r->rounding);
       if (m < 1 || m > 3)
-        return fail(where(i, on) + ": rounding_mode " + std::to_string(m) + " is not a RoundingMode value");
+        return fail_op(errc::invalid_graph, i, on, "rounding_mode " + std::to_string(m) + " is not a RoundingMode value");
     } else if (const auto* cl = std::get_if<graph::clamp_attr>(&o.attr)) {
       const auto& t = tensor_of(o.inputs[0]);
       if (!clamp_bytes(t.type, cl->min_val) || !clamp_bytes(t.type, cl->max_val))
-        return fail(where(i, on) + ": bounds [" + std::to_string(cl->min_val) + ", " + std::to_string(cl->max_val) +
-                    "] are not values of input '" + t.name + "' dtype " + std::string(dtype::name(t.type)) +
-                    " (CLAMP bounds are serialized in INT8/INT16/INT32/FP16/BF16/FP32)");
+        return fail_op(errc::invalid_graph, i, on,
+                       "bounds [" + std::to_string(cl->min_val) + ", " + std::to_string(cl->max_val) +
+                           "] are not values of input '" + t.name + "' dtype " + std::string(dtype::name(t.type)) +
+                           " (CLAMP bounds are serialized in INT8/INT16/INT32/FP16/BF16/FP32)",
+                       t.name);
       const auto nm = static_cast<std::uint32_t>(cl->nan);
       if (nm < 1 || nm > 2)
-        return fail(where(i, on) + ": nan_mode " + std::to_string(nm) + " is not a NanPropagationMode value");
+        return fail_op(errc::invalid_graph, i, on, "nan_mode " + std::to_string(nm) + " is not a NanPropagationMode value");
     } else if (const auto* b = std::get_if<graph::block_scaled_attr>(&o.attr)) {
       if (b->block_size != 32)
-        return fail(where(i, on) + ": block_size " + std::to_string(b->block_size) +
-                    " is not a BlockSize value (FBS-1.1 has only BLOCK_SIZE_32)");
+        return fail_op(errc::unsupported, i, on,
+                       "block_size " + std::to_string(b->block_size) +
+                           " is not a BlockSize value (FBS-1.1 has only BLOCK_SIZE_32)");
     }
     return {};
   }
 
-  /// "operator 1 (CONV2D) [output 'acc']: CONV2D i16×i8→i48 requires EXT-INT16; ..."
+  /// "writer: op #1 CONV2D, tensor 'acc': CONV2D i16×i8→i48 requires EXT-INT16; ... (inputs ...)"
   std::optional<error> check_target(const tosa::target& t) const {
     for (std::size_t i = 0; i < g_.operators.size(); ++i) {
       const auto& o = g_.operators[i];
-      std::array<dtype::id, 3> d{};
+      std::array<dtype::id, tosa::max_slots> d{};
       const std::size_t n = slot_dtypes(g_, o, d);
       if (const auto r = tosa::check(t, o.tosa_op(), std::span<const dtype::id>(d.data(), n)); !r.ok()) {
         std::string names;
         for (const auto& in : o.inputs) names += (names.empty() ? "'" : ", '") + in + "'";
-        return fail(where(i, tosa::name(o.tosa_op())) + " (inputs " + names + "; output '" + o.outputs[0] +
-                    "'): " + std::string(r.reason()));
+        return fail_op(errc::not_legal, i, tosa::name(o.tosa_op()),
+                       std::string(r.reason()) + " (inputs " + names + "; output '" + o.outputs[0] + "')",
+                       o.outputs[0]);
       }
     }
     for (const auto& tn : g_.tensors) {
       // Constants are gated like every tensor (ExecuTorch's TosaArg dtype gating), not by the
       // CONST rows: MX weights (FP8 data with E8M0 scales) are legal on TOSA-1.1+FP+mxfp.
       if (const auto r = tosa::check_tensor(t, tn.type); !r.ok())
-        return fail("tensor '" + tn.name + "': " + std::string(r.reason()));
+        return fail(errc::not_legal, "tensor '" + tn.name + "': " + std::string(r.reason()));
     }
     return {};
   }
@@ -358,7 +386,7 @@ class graph_writer {
 /// tensor and the rule): only `tosa::op` operators; unique non-empty tensor names; every
 /// tensor dtype and op present in format `f` (e.g. FP4E2M1 or MATMUL_T_BLOCK_SCALED need
 /// `format::tosa_1_1`); dimensions >= 1; constant payload sizes equal
-/// `graph::payload_bytes(dtype, elements)`; operand counts as in `detail::wiring_of`; the
+/// `graph::payload_bytes(dtype, elements)`; operand counts as in the op's descriptor; the
 /// attribute alternative each op needs (conv2d_attr, rescale_attr, transpose_attr, clamp_attr,
 /// block_scaled_attr with block_size 32, else std::monostate); CLAMP bounds representable in
 /// the input dtype; each non-constant tensor written by at most one operator, constants only
@@ -376,30 +404,11 @@ class graph_writer {
 /// (`tosa::check`) and every tensor dtype, constants included, allowed on `t`
 /// (`tosa::check_tensor`, ExecuTorch's dtype gating; the implicit CONST operators are not
 /// checked against the CONST rows, so FP8 MX weights are legal on TOSA-1.1+FP+mxfp).
-/// Errors name the operator, its tensors and the rule, e.g. "operator 1 (CONV2D) (inputs 'x',
-/// 'w', 'b', 'x_zp', 'w_zp'; output 'acc'): CONV2D i16×i8→i48 requires EXT-INT16;
-/// TOSA-1.0+INT does not enable it".
+/// Errors name the operator, its tensors and the rule (code `errc::not_legal`), e.g. "writer:
+/// op #1 CONV2D, tensor 'acc': CONV2D i16×i8→i48 requires EXT-INT16; TOSA-1.0+INT does not
+/// enable it (inputs 'x', 'w', 'b', 'x_zp', 'w_zp'; output 'acc')".
 [[nodiscard]] inline result<std::vector<std::uint8_t>> write(const graph::graph& g, const tosa::target& t) {
   return detail::graph_writer(g, format_of(t.tosa_version())).run(&t, visit);
-}
-
-/// Serializes `g` for the compile-time target `Spec` (`tosa::spec<"TOSA-1.1+FP+mxfp">`):
-/// same checks and bytes as `write(g, Spec::value)`, but each operator is emitted by the
-/// `op_writer<Spec, op, dtypes...>` of its op-table row, and only the rows legal on `Spec` are
-/// instantiated (a graph that needs another row gets the run-time error of `tosa::check`).
-template <tosa::TargetSpec Spec>
-[[nodiscard]] result<std::vector<std::uint8_t>> write(const graph::graph& g) {
-  auto by_row = [](detail::emit_context& c, const graph::operation& o) {
-    if (o.tosa_op() == tosa::op::const_) return visit(c, o);  // constants: tensor dtype gating only
-    std::array<dtype::id, 3> d{};
-    const std::size_t n = slot_dtypes(c.g, o, d);
-    const auto* row = tosa::find_row(o.tosa_op(), std::span<const dtype::id>(d.data(), n));
-    // check_target() passed with Spec::value, so the row exists and is legal on Spec.
-    const auto k = row ? detail::legal_position<Spec>(static_cast<std::size_t>(row - tosa::op_table.data()))
-                       : std::nullopt;
-    return k ? detail::row_table<Spec>[*k](c, o) : visit(c, o);
-  };
-  return detail::graph_writer(g, format_of(Spec::value.tosa_version())).run(&Spec::value, by_row);
 }
 
 /// Writes `bytes` to `path` with `io::write_file`'s semantics (armlower/io/file.hpp): a regular
@@ -408,7 +417,7 @@ template <tosa::TargetSpec Spec>
 /// (`/dev/null`, a FIFO) is written through; a directory is refused. On failure no temporary is
 /// left and the error names the path and the OS reason.
 [[nodiscard]] inline result<void> write_file(const std::filesystem::path& path, std::span<const std::uint8_t> bytes) {
-  if (auto w = io::write_file(path, bytes); !w) return error{w.error().message()};
+  if (auto w = io::write_file(path, bytes); !w) return std::move(w).error();
   return {};
 }
 

@@ -1,13 +1,14 @@
 /// @file armlower/tosa/op.hpp
-/// The TOSA operators armlower lowers to, with their serialized `Op` numbers.
+/// The TOSA operators armlower lowers to, with their serialized `Op` numbers. Only the enum
+/// lives here; every other fact of an op (spelling, operands, attribute kind, type rows) is in
+/// its descriptor (`tosa/op_descriptor.hpp`, included at the end of this header, which also
+/// defines `name(op)` and `all_ops` from the descriptors).
 ///
 /// Source: `Op` enum of the FBS-1.0 schema and the FBS-1.1 (tosa-tools 2026.05) appendix;
 /// the `Attribute` union index equals the op number (serialization_lib `schema/tosa.fbs` `enum Op` / `union Attribute`).
 #pragma once
 
-#include <array>
 #include <cstdint>
-#include <string_view>
 
 namespace armlower::tosa {
 
@@ -30,32 +31,6 @@ enum class op : std::uint32_t {
   cast_to_block_scaled = 78,     ///< 1.1 draft, EXT-MXFP
 };
 
-/// All ops in `op`, for iteration.
-inline constexpr std::array<op, 13> all_ops{
-    op::const_, op::reshape, op::transpose, op::conv2d, op::matmul, op::rescale, op::add,
-    op::mul,    op::clamp,   op::cast,      op::cast_to_block_scaled, op::cast_from_block_scaled,
-    op::matmul_t_block_scaled};
-
-/// TOSA spelling of an op ("CONV2D", "MATMUL_T_BLOCK_SCALED").
-[[nodiscard]] constexpr std::string_view name(op o) noexcept {
-  switch (o) {
-    case op::conv2d: return "CONV2D";
-    case op::matmul: return "MATMUL";
-    case op::clamp: return "CLAMP";
-    case op::add: return "ADD";
-    case op::mul: return "MUL";
-    case op::reshape: return "RESHAPE";
-    case op::transpose: return "TRANSPOSE";
-    case op::cast: return "CAST";
-    case op::rescale: return "RESCALE";
-    case op::const_: return "CONST";
-    case op::matmul_t_block_scaled: return "MATMUL_T_BLOCK_SCALED";
-    case op::cast_from_block_scaled: return "CAST_FROM_BLOCK_SCALED";
-    case op::cast_to_block_scaled: return "CAST_TO_BLOCK_SCALED";
-  }
-  return "UNKNOWN";
-}
-
 /// Serialized `Op` number (equal to the `Attribute` union index).
 [[nodiscard]] constexpr std::uint32_t serialized(op o) noexcept {
   return static_cast<std::uint32_t>(o);
@@ -69,3 +44,6 @@ enum class rounding_mode : std::uint32_t {
 };
 
 }  // namespace armlower::tosa
+
+// The descriptors (and name(op), all_ops derived from them) come with the enum.
+#include <armlower/tosa/op_descriptor.hpp>

@@ -177,11 +177,33 @@ inline constexpr std::array descriptors = [] {
   return descriptors.size();
 }
 
+/// Every op armlower knows, in `descriptors` order (for iteration).
+inline constexpr auto all_ops = [] {
+  std::array<op, descriptors.size()> a{};
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = descriptors[i].code;
+  return a;
+}();
+
 /// True when `o` is described (a known op).
 [[nodiscard]] constexpr bool known(op o) noexcept { return index_of(o) < descriptors.size(); }
 
 /// The descriptor of `o`; precondition `known(o)`.
 [[nodiscard]] constexpr const op_descriptor& describe(op o) noexcept { return descriptors[index_of(o)]; }
+
+/// TOSA spelling of an op ("CONV2D", "MATMUL_T_BLOCK_SCALED"), or "UNKNOWN" for a value that
+/// is not described (e.g. an `Op` number read from a file).
+[[nodiscard]] constexpr std::string_view name(op o) noexcept {
+  return known(o) ? describe(o).name : std::string_view("UNKNOWN");
+}
+
+/// Name of the C++ attribute type (`graph::attribute` alternative) of kind `k` ("conv2d_attr"),
+/// for error messages. Indexed by the enum value (no switch).
+[[nodiscard]] constexpr std::string_view attr_type_name(attr_kind k) noexcept {
+  constexpr std::string_view names[] = {"no attribute (std::monostate)", "conv2d_attr", "rescale_attr",
+                                        "transpose_attr", "clamp_attr", "block_scaled_attr"};
+  const auto i = static_cast<std::size_t>(k);
+  return i < std::size(names) ? names[i] : std::string_view("?");
+}
 
 /// A compile-time op: the argument `visit_op` passes (`decltype(O)::value`, or `O()`).
 template <op O>

@@ -4,7 +4,10 @@
 /// dtypes in a fixed slot order, the accumulator dtype, the requirement (profiles and/or
 /// extensions, any-of or all-of) and the version that added the row.
 ///
-/// Fixed operand-slot order (other modules code against it):
+/// Fixed operand-slot order (other modules code against it). The slots are stated once, in each
+/// op's descriptor (`op_descriptor::slot_names`, and `operand::slot` marks which operand or
+/// result fills each); `slots(o)` reads them and a static_assert below checks every row's arity
+/// against them. Summary:
 ///
 /// | op                      | slots (arity)                    | notes                                     |
 /// |-------------------------|----------------------------------|-------------------------------------------|
@@ -42,6 +45,7 @@
 #include <armlower/dtype/dtype.hpp>
 #include <armlower/tosa/extension.hpp>
 #include <armlower/tosa/op.hpp>
+#include <armlower/tosa/op_descriptor.hpp>
 #include <armlower/tosa/profile.hpp>
 #include <armlower/tosa/version.hpp>
 
@@ -85,24 +89,10 @@ struct op_slots {
   std::array<std::string_view, 3> names;  ///< slot names in order ("input", "weight", ...)
 };
 
-/// Slot order of `o`.
+/// Slot order of `o`: the descriptor's type-row slots (`tosa/op_descriptor.hpp`), so the slot
+/// count and names are stated once, with the op's operands.
 [[nodiscard]] constexpr op_slots slots(op o) noexcept {
-  switch (o) {
-    case op::conv2d: return {3, {"input", "weight", "output"}};
-    case op::matmul: return {3, {"A", "B", "output"}};
-    case op::rescale:
-    case op::mul:
-    case op::cast: return {2, {"input", "output", ""}};
-    case op::cast_to_block_scaled: return {2, {"input", "output_data", ""}};
-    case op::cast_from_block_scaled: return {2, {"input_data", "output", ""}};
-    case op::matmul_t_block_scaled: return {2, {"A_data", "B_data", ""}};
-    case op::const_:
-    case op::reshape:
-    case op::transpose:
-    case op::add:
-    case op::clamp: break;
-  }
-  return {1, {"t", "", ""}};
+  return {describe(o).n_slots, describe(o).slot_names};
 }
 
 namespace detail::rows {
@@ -322,6 +312,7 @@ constexpr bool rows_contiguous() noexcept {
   return true;
 }
 static_assert(rows_contiguous(), "op_table: every op has rows, contiguous, with the op's arity");
+static_assert(op_slots{}.names.size() == max_slots, "op_slots holds every descriptor slot");
 }  // namespace detail
 
 }  // namespace armlower::tosa
