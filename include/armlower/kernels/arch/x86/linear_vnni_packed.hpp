@@ -1,0 +1,391 @@
+/// @file armlower/kernels/arch/x86/linear_vnni_packed.hpp
+/// AVX-512 VNNI microkernel of the pre-packed s8 linear (`kernels/linear_packed.hpp`; contract:
+/// `kernels/linear_args.hpp`). Called only after a cpuid check (`x86_has_avx512_vnni_vl`), compiled
+/// with function `target` attributes (no `-mavx512*` needed in the including TU).
+///
+/// Packed layout (written by `kernels::pack_linear_s8`, all offsets from the start of the buffer):
+/// - bytes [0, 64): `packed_s8_header`;
+/// - then `int64 c[Np]` (Np = rows rounded up to 16): the folded row constant (below), 0 for padding;
+/// - then the weights, `u = w + 128` as unsigned bytes (`w ^ 0x80`), in the `vpdpbusd` layout: panels of
+///   16 output channels, K in groups of 4 bytes (one int32 lane = 4 consecutive K of one channel);
+///   4 panels (64 channels) form a group; inside a group of `gp` panels the 64-byte lines are ordered
+///   (k-group, panel), so a microkernel reads its panels as one stream. Padded K and padded channels
+///   hold u = 0, so they add nothing.
+///
+/// Arithmetic (the integers of the contract, proven exact):
+/// `vpdpbusd(acc, u, x)` with u = w + 128 ∈ [0, 255] unsigned and x signed gives
+/// `D = Σ_k (w + 128)·x = Σ x·w + 128·Σ x`, so with Σx per batch row
+/// `acc = D + (filter_offset − 128)·Σ x + c[r]`, where at pack time
+/// `c[r] = kernel_sum[r]` (kernel_sum form: acc = ks + Σxw + fo·Σx) or
+/// `c[r] = bias[r] + input_offset·Σ_k w[r][k] + K·input_offset·filter_offset` (bias form:
+/// Σ(x+io)(w+fo) = Σxw + io·Σw + fo·Σx + K·io·fo). Each int32 lane holds D of one channel:
+/// |D| ≤ 255·128·K ≤ 2139095040 < 2^31 for K ≤ 65536, so lanes are exact in one pass for such K;
+/// longer rows are accumulated in blocks of 65536 columns into int64.
+/// Requantization: 8 int64 lanes at a time, `(v·q + round) >> (31 − s)` (`quant::requantize_exact`)
+/// with `vpmuldq` (exact while v fits int32; other values take the scalar `requantize_row_s8`),
+/// `vpsravq`, +output_offset, clamp, `vpmovqb`.
+/// Source of the semantics: CMSIS-NN `arm_fully_connected_s8` / `arm_nn_vec_mat_mult_t_s8`, TFLite
+/// reference `FullyConnected` (int8) with `MultiplyByQuantizedMultiplier`.
+/// Firmware-clean (host only): noexcept, no heap, no static data.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include <immintrin.h>
+
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+#define SIMDE_ENABLE_NATIVE_ALIASES
+#include <simde/x86/avx512.h>
+#endif
+
+#include <armlower/kernels/arch/generic/linear.hpp>
+#include <armlower/kernels/linear_args.hpp>
+
+namespace armlower::kernels::detail {
+
+/// Header of a packed s8 linear (first 64 bytes of the buffer).
+struct packed_s8_header {
+  std::uint32_t magic;            ///< `packed_s8_magic`
+  std::int32_t rows, cols;        ///< N and K of the packed layer
+  std::int32_t input_offset;      ///< folded into the row constants
+  std::int32_t filter_offset;     ///< used at run time (Σx term), must match the call
+  std::int32_t kernel_sum_form;   ///< 1 if c[] came from kernel_sum (informational)
+  std::uint8_t pad[40];
+};
+static_assert(sizeof(packed_s8_header) == 64);
+inline constexpr std::uint32_t packed_s8_magic = 0x38504C41u;  // "ALP8"
+
+/// Channels per panel, panels per group, K bytes per int32 lane.
+inline constexpr std::int32_t vnni_panel = 16;
+inline constexpr std::int32_t vnni_group_panels = 4;
+/// Columns per exact int32 pass (see file comment).
+inline constexpr std::int32_t vnni_s8_block = 65536;
+
+[[nodiscard]] constexpr std::int64_t round_up(std::int64_t v, std::int64_t m) noexcept { return (v + m - 1) / m * m; }
+
+/// True if the CPU and OS support AVX-512 F + BW + VL + VNNI (with `ARMLOWER_X86_AVX512_SIMDE`: AVX2).
+[[nodiscard]] inline bool x86_has_avx512_vnni_vl() noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  return __builtin_cpu_supports("avx2");
+#else
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+#endif
+}
+
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+#define ARMLOWER_X86_VNNIP __attribute__((target("avx2")))
+#define ARMLOWER_X86_VNNIP_INLINE __attribute__((target("avx2"), always_inline))
+#else
+#define ARMLOWER_X86_VNNIP __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
+#define ARMLOWER_X86_VNNIP_INLINE __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni"), always_inline))
+#endif
+
+// GCC 12 implements the unmasked forms of several AVX-512 intrinsics with an undefined pass-through
+// operand, which -Wmaybe-uninitialized reports once inlined; the all-lanes zero-masked forms used
+// below are the same instructions without that.
+inline constexpr __mmask8 all8 = 0xFF;
+inline constexpr __mmask8 all4 = 0x0F;
+
+[[nodiscard]] inline std::int32_t load_i32(const std::int8_t* p) noexcept {
+  std::int32_t v = 0;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+/// Per-call requantization constants (per-tensor values; per-channel ones are loaded per panel).
+struct vnni_requant {
+  __m512i q, total, rnd, out_off, lo, hi;
+  __mmask8 big;  // per-tensor: total > 31 (double rounding adds ±2^30)
+  bool dbl, per_channel;
+};
+
+ARMLOWER_X86_VNNIP inline vnni_requant make_vnni_requant(const linear_s8_args& a) noexcept {
+  vnni_requant c;
+  c.per_channel = a.per_channel;
+  c.dbl = a.rounding == quant::rounding::double_round;
+  const std::int64_t total = 31 - a.shift[0];
+  c.q = _mm512_set1_epi64(a.multiplier[0]);
+  c.total = _mm512_set1_epi64(total);
+  c.rnd = _mm512_set1_epi64(std::int64_t{1} << (total - 1));
+  c.big = total > 31 ? static_cast<__mmask8>(0xFF) : static_cast<__mmask8>(0);
+  c.out_off = _mm512_set1_epi64(a.output_offset);
+  c.lo = _mm512_set1_epi64(a.activation_min);
+  c.hi = _mm512_set1_epi64(a.activation_max);
+  return c;
+}
+
+/// Requantizes 8 int64 accumulators of channels ch..ch+7 (valid lanes `nv` ≥ 1) into 8 int8 (low
+/// 8 bytes of the result), exactly like `requantize_row_s8`.
+ARMLOWER_X86_VNNIP_INLINE inline __m128i requant8_vnni(const linear_s8_args& a, const vnni_requant& c, __m512i v,
+                                                       std::int32_t ch, int nv) noexcept {
+  // exact vpmuldq needs v in int32: (v + 2^31) >> 32 == 0 on every lane
+  const __m512i biased = _mm512_add_epi64(v, _mm512_set1_epi64(std::int64_t{1} << 31));
+  const __mmask8 valid = static_cast<__mmask8>((1u << nv) - 1u);
+  if (_mm512_mask_test_epi64_mask(valid, _mm512_maskz_srli_epi64(all8, biased, 32), _mm512_maskz_srli_epi64(all8, biased, 32)) != 0) {
+    alignas(64) std::int64_t lanes[8];
+    _mm512_store_si512(lanes, v);
+    alignas(16) std::int8_t y[16] = {};
+    for (int i = 0; i < nv; ++i) y[i] = requantize_row_s8(a, ch + i, lanes[i]);
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(y));
+  }
+  __m512i q = c.q, total = c.total, rnd = c.rnd;
+  __mmask8 big = c.big;
+  if (c.per_channel) {
+    q = _mm512_maskz_cvtepi32_epi64(all8, _mm256_maskz_loadu_epi32(valid, a.multiplier + ch));
+    total = _mm512_sub_epi64(_mm512_set1_epi64(31),
+                             _mm512_maskz_cvtepi32_epi64(all8, _mm256_maskz_loadu_epi32(valid, a.shift + ch)));  // 1..62
+    rnd = _mm512_maskz_sllv_epi64(all8, _mm512_set1_epi64(1), _mm512_sub_epi64(total, _mm512_set1_epi64(1)));
+    big = _mm512_cmpgt_epi64_mask(total, _mm512_set1_epi64(31));
+  }
+  if (c.dbl && big != 0) {
+    const __m512i h = _mm512_set1_epi64(std::int64_t{1} << 30);
+    const __mmask8 neg = _mm512_cmplt_epi64_mask(v, _mm512_setzero_si512());
+    rnd = _mm512_mask_add_epi64(rnd, static_cast<__mmask8>(big & ~neg), rnd, h);
+    rnd = _mm512_mask_sub_epi64(rnd, static_cast<__mmask8>(big & neg), rnd, h);
+  }
+  __m512i y = _mm512_maskz_srav_epi64(all8, _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, v, q), rnd), total);  // |v·q| < 2^62
+  y = _mm512_add_epi64(y, c.out_off);
+  y = _mm512_maskz_min_epi64(all8, _mm512_maskz_max_epi64(all8, y, c.lo), c.hi);
+  return _mm512_maskz_cvtepi64_epi8(all8, y);
+}
+
+/// Σ x[k] over one input row (int64; |Σ| ≤ 128·K).
+ARMLOWER_X86_VNNIP inline std::int64_t sum_s8_vnni(const std::int8_t* x, std::ptrdiff_t n) noexcept {
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i acc = _mm512_setzero_si512();  // lanes: Σ (1·(x)) over ≤ 4·(n/64) values, |.| < 2^31 for n < 2^24
+  std::ptrdiff_t k = 0;
+  std::int64_t s = 0;
+  for (; k + 64 <= n; k += 64) acc = _mm512_dpbusd_epi32(acc, ones, _mm512_loadu_si512(x + k));
+  alignas(64) std::int32_t lanes[16];
+  _mm512_store_si512(lanes, acc);
+  for (const std::int32_t l : lanes) s += l;
+  for (; k < n; ++k) s += x[k];
+  return s;
+}
+
+/// Accumulators of one MR × NP tile: KU independent sets (latency hiding), summed by `finish`.
+template <int MR, int NP, int KU>
+struct vnni_tile {
+  __m512i acc[KU][MR][NP];
+};
+
+/// The register-blocked inner loop: for k-groups [g0, g1) of the packed stream `w` (stride
+/// `wstride` bytes per k-group, NP consecutive 64-byte panels at its start) and MR input rows
+/// `x + m·xs`, acc[m][p] += vpdpbusd(u, x[4g..4g+3]). `tail` (if `has_tail`) is the zero-padded last
+/// partial k-group of each row (its u bytes are 0 beyond K, so the padding values are irrelevant).
+template <int MR, int NP, int KU>
+ARMLOWER_X86_VNNIP_INLINE inline void vnni_tile_run(vnni_tile<MR, NP, KU>& t, const std::uint8_t* w,
+                                                    std::ptrdiff_t wstride, const std::int8_t* x, std::ptrdiff_t xs,
+                                                    std::ptrdiff_t g0, std::ptrdiff_t g1, bool has_tail,
+                                                    const std::int32_t* tail) noexcept {
+#pragma GCC unroll 8
+  for (int u = 0; u < KU; ++u) {
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m) {
+#pragma GCC unroll 4
+      for (int p = 0; p < NP; ++p) t.acc[u][m][p] = _mm512_setzero_si512();
+    }
+  }
+  const std::uint8_t* wp = w + g0 * wstride;
+  std::ptrdiff_t g = g0;
+  for (; g + KU <= g1; g += KU) {
+#pragma GCC unroll 8
+    for (int u = 0; u < KU; ++u) {
+      __m512i wv[NP];
+#pragma GCC unroll 4
+      for (int p = 0; p < NP; ++p) wv[p] = _mm512_loadu_si512(wp + u * wstride + 64 * p);
+#pragma GCC unroll 8
+      for (int m = 0; m < MR; ++m) {
+        const __m512i xv = _mm512_set1_epi32(load_i32(x + m * xs + 4 * (g + u)));
+#pragma GCC unroll 4
+        for (int p = 0; p < NP; ++p) t.acc[u][m][p] = _mm512_dpbusd_epi32(t.acc[u][m][p], wv[p], xv);
+      }
+    }
+    wp += KU * wstride;
+  }
+  for (; g < g1; ++g) {
+    __m512i wv[NP];
+#pragma GCC unroll 4
+    for (int p = 0; p < NP; ++p) wv[p] = _mm512_loadu_si512(wp + 64 * p);
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m) {
+      const __m512i xv = _mm512_set1_epi32(load_i32(x + m * xs + 4 * g));
+#pragma GCC unroll 4
+      for (int p = 0; p < NP; ++p) t.acc[0][m][p] = _mm512_dpbusd_epi32(t.acc[0][m][p], wv[p], xv);
+    }
+    wp += wstride;
+  }
+  if (has_tail) {
+    __m512i wv[NP];
+#pragma GCC unroll 4
+    for (int p = 0; p < NP; ++p) wv[p] = _mm512_loadu_si512(wp + 64 * p);
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m) {
+      const __m512i xv = _mm512_set1_epi32(tail[m]);
+#pragma GCC unroll 4
+      for (int p = 0; p < NP; ++p) t.acc[0][m][p] = _mm512_dpbusd_epi32(t.acc[0][m][p], wv[p], xv);
+    }
+  }
+#pragma GCC unroll 8
+  for (int u = 1; u < KU; ++u) {
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m) {
+#pragma GCC unroll 4
+      for (int p = 0; p < NP; ++p) t.acc[0][m][p] = _mm512_add_epi32(t.acc[0][m][p], t.acc[u][m][p]);
+    }
+  }
+}
+
+/// Per-call state of `linear_s8_packed_vnni`.
+struct vnni_s8_call {
+  const linear_s8_args* a;
+  const std::int64_t* c;      // folded row constants [Np]
+  const std::uint8_t* w;      // packed weights
+  std::ptrdiff_t kp;          // K rounded up to 4
+  std::ptrdiff_t full_groups; // K / 4
+  bool has_tail;              // K % 4 != 0
+  vnni_requant rq;
+};
+
+/// Requantizes and stores one 16-channel panel of one batch row from its int32 lanes `acc` (+ c + bt).
+ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel(const vnni_s8_call& s, __m512i acc, std::int32_t ch,
+                                                       std::int32_t b, std::int64_t bt) noexcept {
+  const linear_s8_args& a = *s.a;
+  const int nv = a.rows - ch < 16 ? a.rows - ch : 16;
+  const __m512i btv = _mm512_set1_epi64(bt);
+  const __m512i v0 = _mm512_add_epi64(_mm512_add_epi64(_mm512_maskz_cvtepi32_epi64(all8, _mm512_maskz_extracti64x4_epi64(all4, acc, 0)),
+                                                       _mm512_loadu_si512(s.c + ch)), btv);
+  const __m512i v1 = _mm512_add_epi64(_mm512_add_epi64(_mm512_maskz_cvtepi32_epi64(all8, _mm512_maskz_extracti64x4_epi64(all4, acc, 1)),
+                                                       _mm512_loadu_si512(s.c + ch + 8)), btv);
+  const __m128i y0 = requant8_vnni(a, s.rq, v0, ch, nv < 8 ? nv : 8);
+  __m128i y = y0;
+  if (nv > 8) y = _mm_unpacklo_epi64(y0, requant8_vnni(a, s.rq, v1, ch + 8, nv - 8));
+  std::int8_t* out = a.output + static_cast<std::ptrdiff_t>(b) * a.rows + ch;
+  if (nv == 16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), y);
+  } else {
+    _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << nv) - 1u), y);
+  }
+}
+
+/// One MR-row × NP-panel tile: batch rows [m0, m0+MR), panels p0..p0+NP−1 of group `grp`.
+template <int MR, int NP>
+ARMLOWER_X86_VNNIP inline void vnni_s8_tile(const vnni_s8_call& s, std::int32_t grp, int gp, int p0, std::int32_t m0,
+                                            const std::int64_t* bt) noexcept {
+  constexpr int KU = MR * NP >= 8 ? 1 : (MR * NP >= 4 ? 2 : 4);
+  const linear_s8_args& a = *s.a;
+  const std::ptrdiff_t cols = a.cols;
+  const std::ptrdiff_t wstride = std::ptrdiff_t{64} * gp;
+  const std::uint8_t* w = s.w + static_cast<std::ptrdiff_t>(grp) * vnni_group_panels * vnni_panel * s.kp + 64 * p0;
+  const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(m0) * cols;
+  std::int32_t tail[MR] = {};
+  if (s.has_tail) {
+    for (int m = 0; m < MR; ++m) std::memcpy(&tail[m], x + m * cols + s.full_groups * 4, static_cast<std::size_t>(cols % 4));
+  }
+  vnni_tile<MR, NP, KU> t;
+  const std::int32_t ch0 = (grp * vnni_group_panels + p0) * vnni_panel;
+  if (cols <= vnni_s8_block) {
+    vnni_tile_run(t, w, wstride, x, cols, 0, s.full_groups, s.has_tail, tail);
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m) {
+#pragma GCC unroll 4
+      for (int p = 0; p < NP; ++p) {
+        const std::int32_t ch = ch0 + p * vnni_panel;
+        if (ch < a.rows) vnni_store_panel(s, t.acc[0][m][p], ch, m0 + m, bt[m]);
+      }
+    }
+    return;
+  }
+  // K > 65536: exact int32 passes of ≤ 16384 k-groups, summed in int64
+  std::int64_t sum[MR][NP * 16] = {};
+  constexpr std::ptrdiff_t blk = vnni_s8_block / 4;
+  for (std::ptrdiff_t g0 = 0;; g0 += blk) {
+    const std::ptrdiff_t g1 = g0 + blk < s.full_groups ? g0 + blk : s.full_groups;
+    const bool last = g1 == s.full_groups;  // the K tail (< 4 columns) joins the last pass
+    vnni_tile_run(t, w, wstride, x, cols, g0, g1, last && s.has_tail, tail);
+    for (int m = 0; m < MR; ++m) {
+      for (int p = 0; p < NP; ++p) {
+        alignas(64) std::int32_t lanes[16];
+        _mm512_store_si512(lanes, t.acc[0][m][p]);
+        for (int j = 0; j < 16; ++j) sum[m][p * 16 + j] += lanes[j];
+      }
+    }
+    if (last) break;
+  }
+  for (int m = 0; m < MR; ++m) {
+    for (int j = 0; j < NP * 16; ++j) {
+      const std::int32_t ch = ch0 + j;
+      if (ch < a.rows) {
+        a.output[static_cast<std::ptrdiff_t>(m0 + m) * a.rows + ch] = requantize_row_s8(a, ch, sum[m][j] + s.c[ch] + bt[m]);
+      }
+    }
+  }
+}
+
+/// Runs rows [m0, m0+MR) over one group of `gp` panels with NP-panel tiles.
+template <int MR, int NP>
+ARMLOWER_X86_VNNIP inline void vnni_s8_group(const vnni_s8_call& s, std::int32_t grp, int gp, std::int32_t m0,
+                                             const std::int64_t* bt) noexcept {
+  int p0 = 0;
+  for (; p0 + NP <= gp; p0 += NP) vnni_s8_tile<MR, NP>(s, grp, gp, p0, m0, bt);
+  switch (gp - p0) {
+    case 1: vnni_s8_tile<MR, 1>(s, grp, gp, p0, m0, bt); break;
+    case 2: if constexpr (NP > 2) vnni_s8_tile<MR, 2>(s, grp, gp, p0, m0, bt); break;
+    case 3: if constexpr (NP > 3) vnni_s8_tile<MR, 3>(s, grp, gp, p0, m0, bt); break;
+    default: break;
+  }
+}
+
+/// AVX-512 VNNI s8 fused linear over a buffer written by `kernels::pack_linear_s8`.
+/// Preconditions: `validate(a) == ok`, the buffer's header matches `a` (checked by the caller),
+/// CPU has AVX-512 F/BW/VL/VNNI.
+ARMLOWER_X86_VNNIP inline void linear_s8_packed_vnni(const linear_s8_args& args, const std::uint8_t* packed) noexcept {
+  const linear_s8_args a = args;
+  const std::ptrdiff_t np = round_up(a.rows, vnni_panel);
+  vnni_s8_call s;
+  s.a = &a;
+  s.c = reinterpret_cast<const std::int64_t*>(packed + sizeof(packed_s8_header));
+  s.w = packed + sizeof(packed_s8_header) + np * 8;
+  s.kp = round_up(a.cols, 4);
+  s.full_groups = a.cols / 4;
+  s.has_tail = a.cols % 4 != 0;
+  s.rq = make_vnni_requant(a);
+  const std::int32_t panels = static_cast<std::int32_t>(np / vnni_panel);
+  const std::int32_t groups = (panels + vnni_group_panels - 1) / vnni_group_panels;
+  constexpr std::int32_t max_mr = 8;
+  for (std::int32_t mb = 0; mb < a.batches; mb += 64) {  // Σx terms for up to 64 rows at a time
+    const std::int32_t me = mb + 64 < a.batches ? mb + 64 : a.batches;
+    std::int64_t bt[64];
+    for (std::int32_t m = mb; m < me; ++m) {
+      bt[m - mb] = static_cast<std::int64_t>(a.filter_offset - 128) *
+                   sum_s8_vnni(a.input + static_cast<std::ptrdiff_t>(m) * a.cols, a.cols);
+    }
+    for (std::int32_t grp = 0; grp < groups; ++grp) {
+      const int gp = panels - grp * vnni_group_panels < vnni_group_panels ? panels - grp * vnni_group_panels
+                                                                            : vnni_group_panels;
+      for (std::int32_t m0 = mb; m0 < me;) {
+        const std::int32_t mr = me - m0 < max_mr ? me - m0 : max_mr;
+        const std::int64_t* b = bt + (m0 - mb);
+        switch (mr) {
+          case 1: vnni_s8_group<1, 4>(s, grp, gp, m0, b); break;
+          case 2: vnni_s8_group<2, 4>(s, grp, gp, m0, b); break;
+          case 3: vnni_s8_group<3, 4>(s, grp, gp, m0, b); break;
+          case 4: vnni_s8_group<4, 4>(s, grp, gp, m0, b); break;
+          case 5: vnni_s8_group<5, 2>(s, grp, gp, m0, b); break;
+          case 6: vnni_s8_group<6, 2>(s, grp, gp, m0, b); break;
+          case 7: vnni_s8_group<7, 2>(s, grp, gp, m0, b); break;
+          default: vnni_s8_group<8, 2>(s, grp, gp, m0, b); break;
+        }
+        m0 += mr;
+      }
+    }
+  }
+}
+
+#undef ARMLOWER_X86_VNNIP
+#undef ARMLOWER_X86_VNNIP_INLINE
+
+}  // namespace armlower::kernels::detail

@@ -1,0 +1,159 @@
+/// @file armlower/kernels/linear_packed.hpp
+/// Pre-packed s8 fused linear (fully connected): weights and the per-row constants packed ONCE
+/// (at plan time or on first use) into caller-owned memory, then any number of calls read the
+/// packed form. Same bytes as `linear_s8` for every valid argument set (contract:
+/// `kernels/linear_args.hpp`; semantics: CMSIS-NN `arm_fully_connected_s8` /
+/// `arm_fully_connected_per_channel_s8`, TFLite reference `FullyConnected` int8).
+///
+/// ```
+/// std::vector<std::uint8_t> buf(kernels::linear_s8_packed_size(a.rows, a.cols));   // hosted caller
+/// kernels::pack_linear_s8(a, buf.data(), buf.size());       // once: weights, bias/kernel_sum, offsets
+/// kernels::linear_s8_packed(a, buf.data(), buf.size());     // every call: input, output, batches, requant
+/// ```
+/// What the packed form captures (from `a` at pack time): `rows`, `cols`, `weights`, `bias` or
+/// `kernel_sum`, `input_offset`, `filter_offset`. `linear_s8_packed` reads `input`, `output`,
+/// `batches`, `output_offset`, `multiplier`, `shift`, `per_channel`, `activation_*`, `rounding` from
+/// its own `a`, refuses a buffer packed for other rows/cols/offsets (`shape_mismatch` /
+/// `zero_point_out_of_range`), and uses `a.weights` only when it cannot run the packed form (no
+/// AVX-512 VNNI on this CPU: it then runs `linear_s8(a)`), so `a.weights` must stay valid.
+///
+/// Layout and arithmetic: `kernels/arch/x86/linear_vnni_packed.hpp` (`vpdpbusd` panels of 16
+/// channels × 4 K, weight sums and `input_offset·Σw` folded into a per-row int64 constant at pack
+/// time, 8 batch rows × 32 channels or 4 × 64 of int32 accumulators in zmm registers).
+/// The buffer needs no alignment (64 bytes is best).
+///
+/// Firmware-clean: noexcept, no heap, no exceptions, no static initialisation. On non-x86 targets
+/// `pack_linear_s8` still writes the (portable) layout and `linear_s8_packed` runs `linear_s8`.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include <armlower/kernels/linear.hpp>
+#include <armlower/kernels/linear_args.hpp>
+#include <armlower/kernels/status.hpp>
+
+#if defined(ARMLOWER_KERNELS_HAVE_X86)
+#include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>
+#define ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED 1
+#endif
+
+namespace armlower::kernels {
+
+namespace detail {
+/// Header of the packed buffer (duplicated here for non-x86 builds; identical layout).
+struct packed_s8_info {
+  std::uint32_t magic;
+  std::int32_t rows, cols, input_offset, filter_offset, kernel_sum_form;
+};
+inline constexpr std::uint32_t packed_s8_info_magic = 0x38504C41u;  // "ALP8"
+inline constexpr std::size_t packed_s8_header_bytes = 64;
+}  // namespace detail
+
+/// Bytes of the packed form of an s8 linear with `rows` output channels and `cols` accumulation
+/// depth: 64 (header) + 8·Np (row constants) + Np·Kp (weights), Np = rows rounded up to 16, Kp = cols
+/// rounded up to 4. 0 for non-positive dimensions or if the size would exceed 2^40 bytes.
+[[nodiscard]] constexpr std::size_t linear_s8_packed_size(std::int32_t rows, std::int32_t cols) noexcept {
+  if (rows < 1 || cols < 1) return 0;
+  const auto np = static_cast<std::uint64_t>((static_cast<std::int64_t>(rows) + 15) / 16 * 16);
+  const auto kp = static_cast<std::uint64_t>((static_cast<std::int64_t>(cols) + 3) / 4 * 4);
+  const std::uint64_t n = detail::packed_s8_header_bytes + 8 * np + np * kp;
+  return n > (std::uint64_t{1} << 40) ? 0 : static_cast<std::size_t>(n);
+}
+
+/// Packs `a.weights` [rows][cols] and the folded row constants into `packed` (layout:
+/// `kernels/arch/x86/linear_vnni_packed.hpp`). Row constant c[r] = kernel_sum[r] if `a.kernel_sum`,
+/// else bias[r] (0 if null) + input_offset·Σ_k w[r][k] + cols·input_offset·filter_offset (exact int64).
+/// Only `weights`, `bias`, `kernel_sum`, `rows`, `cols`, `input_offset`, `filter_offset` of `a` are read.
+/// @return `null_pointer` (weights, packed), `empty_dimension` (rows/cols < 1),
+///   `zero_point_out_of_range` (|offsets| > 255), `scratch_too_small` (size < linear_s8_packed_size
+///   or that size is 0); else `ok`.
+[[nodiscard]] inline status pack_linear_s8(const linear_s8_args& a, void* packed, std::size_t size) noexcept {
+  if (a.weights == nullptr || packed == nullptr) return status::null_pointer;
+  if (a.rows < 1 || a.cols < 1) return status::empty_dimension;
+  if (!detail::in_range(a.input_offset, -255, 255) || !detail::in_range(a.filter_offset, -255, 255)) {
+    return status::zero_point_out_of_range;
+  }
+  const std::size_t need = linear_s8_packed_size(a.rows, a.cols);
+  if (need == 0 || size < need) return status::scratch_too_small;
+  auto* out = static_cast<std::uint8_t*>(packed);
+  detail::packed_s8_info h{detail::packed_s8_info_magic, a.rows, a.cols, a.input_offset, a.filter_offset,
+                           a.kernel_sum != nullptr ? 1 : 0};
+  std::memset(out, 0, detail::packed_s8_header_bytes);
+  std::memcpy(out, &h, sizeof h);
+  const std::ptrdiff_t rows = a.rows, cols = a.cols;
+  const std::ptrdiff_t np = (rows + 15) / 16 * 16, kp = (cols + 3) / 4 * 4;
+  std::uint8_t* cst = out + detail::packed_s8_header_bytes;
+  std::uint8_t* w = cst + 8 * np;
+  for (std::ptrdiff_t r = 0; r < np; ++r) {
+    std::int64_t c = 0;
+    if (r < rows) {
+      if (a.kernel_sum != nullptr) {
+        c = a.kernel_sum[r];
+      } else {
+        std::int64_t wsum = 0;
+        const std::int8_t* wr = a.weights + r * cols;
+        for (std::ptrdiff_t k = 0; k < cols; ++k) wsum += wr[k];
+        c = (a.bias != nullptr ? a.bias[r] : 0) + static_cast<std::int64_t>(a.input_offset) * wsum +
+            static_cast<std::int64_t>(cols) * a.input_offset * a.filter_offset;
+      }
+    }
+    std::memcpy(cst + 8 * r, &c, 8);
+  }
+  // panels of 16 channels, groups of 4 panels; in a group of gp panels: line (g, p) at (g·gp + p)·64
+  const std::ptrdiff_t panels = np / 16;
+  for (std::ptrdiff_t p = 0; p < panels; ++p) {
+    const std::ptrdiff_t grp = p / 4, pin = p % 4;
+    const std::ptrdiff_t gp = panels - grp * 4 < 4 ? panels - grp * 4 : 4;
+    std::uint8_t* base = w + grp * 4 * 16 * kp;
+    for (std::ptrdiff_t g = 0; g < kp / 4; ++g) {
+      std::uint8_t* line = base + (g * gp + pin) * 64;
+      for (std::ptrdiff_t j = 0; j < 16; ++j) {
+        const std::ptrdiff_t r = p * 16 + j;
+        for (std::ptrdiff_t i = 0; i < 4; ++i) {
+          const std::ptrdiff_t k = g * 4 + i;
+          line[j * 4 + i] = (r < rows && k < cols)
+                                ? static_cast<std::uint8_t>(static_cast<std::uint8_t>(a.weights[r * cols + k]) ^ 0x80u)
+                                : std::uint8_t{0};
+        }
+      }
+    }
+  }
+  return status::ok;
+}
+
+/// True if `linear_s8_packed` runs the packed form on this CPU (else it runs `linear_s8(a)`).
+[[nodiscard]] inline bool linear_s8_packed_native() noexcept {
+#if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
+  return detail::x86_has_avx512_vnni_vl();
+#else
+  return false;
+#endif
+}
+
+/// Fused s8 linear over a buffer written by `pack_linear_s8` (same bytes as `linear_s8(a)` with the
+/// weights/bias/kernel_sum/offsets given at pack time).
+/// @return the `validate(a)` errors; `null_pointer` (packed); `scratch_too_small` (size <
+///   linear_s8_packed_size); `shape_mismatch` (buffer not packed by `pack_linear_s8`, or for other
+///   rows/cols); `zero_point_out_of_range` (packed for other input/filter offsets); else `ok`.
+[[nodiscard]] inline status linear_s8_packed(const linear_s8_args& a, const void* packed, std::size_t size) noexcept {
+  if (const status s = validate(a); s != status::ok) return s;
+  if (packed == nullptr) return status::null_pointer;
+  if (size < linear_s8_packed_size(a.rows, a.cols) || size < detail::packed_s8_header_bytes) {
+    return status::scratch_too_small;
+  }
+  detail::packed_s8_info h{};
+  std::memcpy(&h, packed, sizeof h);
+  if (h.magic != detail::packed_s8_info_magic || h.rows != a.rows || h.cols != a.cols) return status::shape_mismatch;
+  if (h.input_offset != a.input_offset || h.filter_offset != a.filter_offset) return status::zero_point_out_of_range;
+#if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
+  if (detail::x86_has_avx512_vnni_vl()) {
+    detail::linear_s8_packed_vnni(a, static_cast<const std::uint8_t*>(packed));
+    return status::ok;
+  }
+#endif
+  return linear_s8(a);
+}
+
+}  // namespace armlower::kernels
