@@ -2,6 +2,7 @@
 // naive loop and the host peers oneDNN (int8 matmul, s8×s8→s8 with output scale) and XNNPACK
 // (qs8 fully connected). Single thread. Counter "MAC/s" = batch·K·N multiply-accumulates per second.
 #include <armlower/kernels/linear.hpp>
+#include <armlower/kernels/linear_packed.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -152,6 +153,26 @@ void BM_s8_armlower_avx2_prepacked(benchmark::State& st) {
   set_counters(st, p);
 }
 
+// Pre-packed s8 (`pack_linear_s8` once outside the timed loop + `linear_s8_packed`): the AVX-512 VNNI
+// microkernel on CPUs that have it, else `linear_s8` automatic.
+void BM_s8_armlower_packed(benchmark::State& st) {
+  problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  const auto a = p.s8();
+  const std::size_t bytes = k::linear_s8_packed_size(p.rows, p.cols);
+  std::vector<std::uint8_t> storage(bytes + 64);
+  auto* base = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;  // 64-byte aligned
+  if (k::pack_linear_s8(a, base, bytes) != armlower::status::ok) {
+    st.SkipWithError("pack failed");
+    return;
+  }
+  for (auto _ : st) {
+    if (k::linear_s8_packed(a, base, bytes) != armlower::status::ok) st.SkipWithError("kernel error");
+    benchmark::DoNotOptimize(p.y8.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, p);
+}
+
 template <k::linear_path Path>
 void BM_s16_armlower(benchmark::State& st) {
   if (!k::path_available(Path)) {
@@ -232,6 +253,7 @@ BENCHMARK(BM_s8_armlower<k::linear_path::generic>)->Name("BM_s8_armlower_generic
 BENCHMARK(BM_s8_armlower<k::linear_path::x86_avx2>)->Name("BM_s8_armlower_avx2")->Apply(args);
 BENCHMARK(BM_s8_armlower<k::linear_path::x86_avx512_vnni>)->Name("BM_s8_armlower_avx512_vnni")->Apply(args);
 BENCHMARK(BM_s8_armlower_avx2_prepacked)->Apply(args);
+BENCHMARK(BM_s8_armlower_packed)->Apply(args);
 // What users get: `linear_s8` / `cmsis::fully_connected_s8` with the default `linear_path::automatic`.
 BENCHMARK(BM_s8_armlower<k::linear_path::automatic>)->Name("BM_s8_armlower_auto")->Apply(args);
 BENCHMARK(BM_s16_naive)->Apply(args);

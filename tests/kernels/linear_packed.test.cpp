@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace k = armlower::kernels;
@@ -58,7 +59,7 @@ const int cols_values[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 63, 64, 65, 67, 100,
 }  // namespace
 
 TEST_CASE("packed s8 == generic (random shapes, offsets, per-tensor/per-channel, bias/kernel_sum)") {
-  MESSAGE("packed form runs natively: " << (k::linear_s8_packed_native() ? "yes" : "no (falls back to linear_s8)"));
+  MESSAGE(std::string("packed form runs natively: ") + (k::linear_s8_packed_native() ? "yes" : "no (falls back to linear_s8)"));
   prng r{std::mt19937_64(2014)};
   for (int iter = 0; iter < 500; ++iter) {
     s8_case c;
