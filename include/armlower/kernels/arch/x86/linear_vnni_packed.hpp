@@ -166,30 +166,33 @@ ARMLOWER_X86_VNNIP inline std::int64_t sum_s8_vnni(const std::int8_t* x, std::pt
   return s;
 }
 
-/// Accumulators of one MR × NP tile: KU independent sets (latency hiding), summed by `finish`.
-template <int MR, int NP, int KU>
-struct vnni_tile {
-  __m512i acc[KU][MR][NP];
-};
+/// acc += vpdpbusd(u, x). Inline asm on native builds: GCC 12 copies every accumulator of the
+/// intrinsic form once per iteration (the builtin is not tied to its destination), which doubles the
+/// instruction count of the inner loop; under SIMDe the intrinsic is used.
+ARMLOWER_X86_VNNIP_INLINE inline void dpbusd(__m512i& acc, __m512i u, __m512i x) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  acc = _mm512_dpbusd_epi32(acc, u, x);
+#else
+  __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u), "v"(x));
+#endif
+}
 
 /// The register-blocked inner loop: for k-groups [g0, g1) of the packed stream `w` (stride
 /// `wstride` bytes per k-group, NP consecutive 64-byte panels at its start) and MR input rows
-/// `x + m·xs`, acc[m][p] += vpdpbusd(u, x[4g..4g+3]). `tail` (if `has_tail`) is the zero-padded last
-/// partial k-group of each row (its u bytes are 0 beyond K, so the padding values are irrelevant).
+/// `x + m·xs`, D[m][p] = Σ vpdpbusd(u, x[4g..4g+3]); then, if `tail`, the zero-padded last partial
+/// k-group `tail[m]` (its u bytes are 0 beyond K). Accumulators are locals (KU independent sets
+/// for latency hiding) so that they live in zmm registers; the int32 lanes are stored to
+/// `out[m][p·16 + j]` at the end.
 template <int MR, int NP, int KU>
-ARMLOWER_X86_VNNIP_INLINE inline void vnni_tile_run(vnni_tile<MR, NP, KU>& t, const std::uint8_t* w,
-                                                    std::ptrdiff_t wstride, const std::int8_t* x, std::ptrdiff_t xs,
-                                                    std::ptrdiff_t g0, std::ptrdiff_t g1, bool has_tail,
-                                                    const std::int32_t* tail) noexcept {
-#pragma GCC unroll 8
-  for (int u = 0; u < KU; ++u) {
-#pragma GCC unroll 8
-    for (int m = 0; m < MR; ++m) {
-#pragma GCC unroll 4
-      for (int p = 0; p < NP; ++p) t.acc[u][m][p] = _mm512_setzero_si512();
-    }
-  }
+[[gnu::noinline]] ARMLOWER_X86_VNNIP inline void vnni_kernel(const std::uint8_t* w, std::ptrdiff_t wstride,
+                                                             const std::int8_t* x, std::ptrdiff_t xs,
+                                                             std::ptrdiff_t g0, std::ptrdiff_t g1,
+                                                             const std::int32_t* tail, std::int32_t* out) noexcept {
+  __m512i acc[KU * MR * NP];
+#pragma GCC unroll 64
+  for (int i = 0; i < KU * MR * NP; ++i) acc[i] = _mm512_setzero_si512();
   const std::uint8_t* wp = w + g0 * wstride;
+  const std::int8_t* xp = x + 4 * g0;
   std::ptrdiff_t g = g0;
   for (; g + KU <= g1; g += KU) {
 #pragma GCC unroll 8
@@ -199,12 +202,15 @@ ARMLOWER_X86_VNNIP_INLINE inline void vnni_tile_run(vnni_tile<MR, NP, KU>& t, co
       for (int p = 0; p < NP; ++p) wv[p] = _mm512_loadu_si512(wp + u * wstride + 64 * p);
 #pragma GCC unroll 8
       for (int m = 0; m < MR; ++m) {
-        const __m512i xv = _mm512_set1_epi32(load_i32(x + m * xs + 4 * (g + u)));
+        const __m512i xv = _mm512_set1_epi32(load_i32(xp + m * xs + 4 * u));
 #pragma GCC unroll 4
-        for (int p = 0; p < NP; ++p) t.acc[u][m][p] = _mm512_dpbusd_epi32(t.acc[u][m][p], wv[p], xv);
+        for (int p = 0; p < NP; ++p) {
+          dpbusd(acc[(u * MR + m) * NP + p], wv[p], xv);
+        }
       }
     }
     wp += KU * wstride;
+    xp += 4 * KU;
   }
   for (; g < g1; ++g) {
     __m512i wv[NP];
@@ -212,13 +218,14 @@ ARMLOWER_X86_VNNIP_INLINE inline void vnni_tile_run(vnni_tile<MR, NP, KU>& t, co
     for (int p = 0; p < NP; ++p) wv[p] = _mm512_loadu_si512(wp + 64 * p);
 #pragma GCC unroll 8
     for (int m = 0; m < MR; ++m) {
-      const __m512i xv = _mm512_set1_epi32(load_i32(x + m * xs + 4 * g));
+      const __m512i xv = _mm512_set1_epi32(load_i32(xp + m * xs));
 #pragma GCC unroll 4
-      for (int p = 0; p < NP; ++p) t.acc[0][m][p] = _mm512_dpbusd_epi32(t.acc[0][m][p], wv[p], xv);
+      for (int p = 0; p < NP; ++p) dpbusd(acc[m * NP + p], wv[p], xv);
     }
     wp += wstride;
+    xp += 4;
   }
-  if (has_tail) {
+  if (tail != nullptr) {
     __m512i wv[NP];
 #pragma GCC unroll 4
     for (int p = 0; p < NP; ++p) wv[p] = _mm512_loadu_si512(wp + 64 * p);
@@ -226,17 +233,16 @@ ARMLOWER_X86_VNNIP_INLINE inline void vnni_tile_run(vnni_tile<MR, NP, KU>& t, co
     for (int m = 0; m < MR; ++m) {
       const __m512i xv = _mm512_set1_epi32(tail[m]);
 #pragma GCC unroll 4
-      for (int p = 0; p < NP; ++p) t.acc[0][m][p] = _mm512_dpbusd_epi32(t.acc[0][m][p], wv[p], xv);
+      for (int p = 0; p < NP; ++p) dpbusd(acc[m * NP + p], wv[p], xv);
     }
   }
 #pragma GCC unroll 8
   for (int u = 1; u < KU; ++u) {
-#pragma GCC unroll 8
-    for (int m = 0; m < MR; ++m) {
-#pragma GCC unroll 4
-      for (int p = 0; p < NP; ++p) t.acc[0][m][p] = _mm512_add_epi32(t.acc[0][m][p], t.acc[u][m][p]);
-    }
+#pragma GCC unroll 32
+    for (int i = 0; i < MR * NP; ++i) acc[i] = _mm512_add_epi32(acc[i], acc[u * MR * NP + i]);
   }
+#pragma GCC unroll 32
+  for (int i = 0; i < MR * NP; ++i) _mm512_storeu_si512(out + 16 * i, acc[i]);
 }
 
 /// Per-call state of `linear_s8_packed_vnni`.
@@ -285,41 +291,34 @@ ARMLOWER_X86_VNNIP inline void vnni_s8_tile(const vnni_s8_call& s, std::int32_t 
   if (s.has_tail) {
     for (int m = 0; m < MR; ++m) std::memcpy(&tail[m], x + m * cols + s.full_groups * 4, static_cast<std::size_t>(cols % 4));
   }
-  vnni_tile<MR, NP, KU> t;
+  alignas(64) std::int32_t d[MR * NP * 16];
   const std::int32_t ch0 = (grp * vnni_group_panels + p0) * vnni_panel;
   if (cols <= vnni_s8_block) {
-    vnni_tile_run(t, w, wstride, x, cols, 0, s.full_groups, s.has_tail, tail);
-#pragma GCC unroll 8
+    vnni_kernel<MR, NP, KU>(w, wstride, x, cols, 0, s.full_groups, s.has_tail ? tail : nullptr, d);
     for (int m = 0; m < MR; ++m) {
-#pragma GCC unroll 4
       for (int p = 0; p < NP; ++p) {
         const std::int32_t ch = ch0 + p * vnni_panel;
-        if (ch < a.rows) vnni_store_panel(s, t.acc[0][m][p], ch, m0 + m, bt[m]);
+        if (ch < a.rows) vnni_store_panel(s, _mm512_load_si512(d + (m * NP + p) * 16), ch, m0 + m, bt[m]);
       }
     }
     return;
   }
   // K > 65536: exact int32 passes of ≤ 16384 k-groups, summed in int64
-  std::int64_t sum[MR][NP * 16] = {};
+  std::int64_t sum[MR * NP * 16] = {};
   constexpr std::ptrdiff_t blk = vnni_s8_block / 4;
   for (std::ptrdiff_t g0 = 0;; g0 += blk) {
     const std::ptrdiff_t g1 = g0 + blk < s.full_groups ? g0 + blk : s.full_groups;
     const bool last = g1 == s.full_groups;  // the K tail (< 4 columns) joins the last pass
-    vnni_tile_run(t, w, wstride, x, cols, g0, g1, last && s.has_tail, tail);
-    for (int m = 0; m < MR; ++m) {
-      for (int p = 0; p < NP; ++p) {
-        alignas(64) std::int32_t lanes[16];
-        _mm512_store_si512(lanes, t.acc[0][m][p]);
-        for (int j = 0; j < 16; ++j) sum[m][p * 16 + j] += lanes[j];
-      }
-    }
+    vnni_kernel<MR, NP, KU>(w, wstride, x, cols, g0, g1, last && s.has_tail ? tail : nullptr, d);
+    for (int i = 0; i < MR * NP * 16; ++i) sum[i] += d[i];
     if (last) break;
   }
   for (int m = 0; m < MR; ++m) {
     for (int j = 0; j < NP * 16; ++j) {
       const std::int32_t ch = ch0 + j;
       if (ch < a.rows) {
-        a.output[static_cast<std::ptrdiff_t>(m0 + m) * a.rows + ch] = requantize_row_s8(a, ch, sum[m][j] + s.c[ch] + bt[m]);
+        a.output[static_cast<std::ptrdiff_t>(m0 + m) * a.rows + ch] =
+            requantize_row_s8(a, ch, sum[m * NP * 16 + j] + s.c[ch] + bt[m]);
       }
     }
   }
