@@ -59,7 +59,8 @@ const int cols_values[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 63, 64, 65, 67, 100,
 }  // namespace
 
 TEST_CASE("packed s8 == generic (random shapes, offsets, per-tensor/per-channel, bias/kernel_sum)") {
-  MESSAGE(std::string("packed form runs natively: ") + (k::linear_s8_packed_native() ? "yes" : "no (falls back to linear_s8)"));
+  const std::string native = k::linear_s8_packed_native() ? "yes" : "no (falls back to linear_s8)";
+  MESSAGE("packed form runs natively: " << native);
   prng r{std::mt19937_64(2014)};
   for (int iter = 0; iter < 500; ++iter) {
     s8_case c;
@@ -79,11 +80,13 @@ TEST_CASE("packed s8 == generic (random shapes, offsets, per-tensor/per-channel,
     c.shift.resize(rs);
     c.ks.resize(rs);
     for (auto& b : c.bias) b = r.uniform(0, 9) == 0 ? (r.uniform(0, 1) ? INT32_MAX : INT32_MIN) : r.uniform(-(1 << 22), 1 << 22);
+    const bool negative_shifts = r.uniform(0, 2) == 0;  // the fast (int32-lane) requantization
     for (std::size_t i = 0; i < rs; ++i) {
       const int msel = r.uniform(0, 9);
       c.mult[i] = msel == 0 ? 0 : msel == 1 ? INT32_MAX : msel == 2 ? r.uniform(0, INT32_MAX) : r.uniform(1 << 30, INT32_MAX);
       const int sel = r.uniform(0, 6);
       c.shift[i] = sel == 0 ? -31 : sel == 1 ? 30 : sel == 2 ? 0 : sel == 3 ? r.uniform(1, 30) : r.uniform(-24, -1);
+      if (negative_shifts) c.shift[i] = sel == 0 ? -31 : sel == 1 ? -1 : r.uniform(-24, -1);
     }
     k::linear_s8_args a;
     a.input = c.x.data();
@@ -139,7 +142,7 @@ TEST_CASE("packed s8: argument errors") {
   a.input = x.data(); a.weights = w.data(); a.output = y.data(); a.batches = 1; a.cols = 10; a.rows = 3;
   a.multiplier = &m; a.shift = &s; a.input_offset = 5;
   const std::size_t n = k::linear_s8_packed_size(3, 10);
-  CHECK(n == 64 + 8 * 16 + 16 * 12);
+  CHECK(n == 64 + 12 * 16 + 16 * 12);
   CHECK(k::linear_s8_packed_size(0, 10) == 0);
   std::vector<std::uint8_t> buf(n);
   CHECK(k::pack_linear_s8(a, buf.data(), n - 1) == status::scratch_too_small);

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include <armlower/kernels/detail/linear_s8_packed_layout.hpp>
 #include <armlower/kernels/linear.hpp>
 #include <armlower/kernels/linear_args.hpp>
 #include <armlower/kernels/status.hpp>
@@ -41,24 +42,13 @@
 
 namespace armlower::kernels {
 
-namespace detail {
-/// Header of the packed buffer (duplicated here for non-x86 builds; identical layout).
-struct packed_s8_info {
-  std::uint32_t magic;
-  std::int32_t rows, cols, input_offset, filter_offset, kernel_sum_form;
-};
-inline constexpr std::uint32_t packed_s8_info_magic = 0x38504C41u;  // "ALP8"
-inline constexpr std::size_t packed_s8_header_bytes = 64;
-}  // namespace detail
-
 /// Bytes of the packed form of an s8 linear with `rows` output channels and `cols` accumulation
-/// depth: 64 (header) + 8·Np (row constants) + Np·Kp (weights), Np = rows rounded up to 16, Kp = cols
-/// rounded up to 4. 0 for non-positive dimensions or if the size would exceed 2^40 bytes.
+/// depth: 64 (header) + 12·Np (row constants, int64 and int32) + Np·Kp (weights), Np = rows rounded up
+/// to 16, Kp = cols rounded up to 4 (`kernels/detail/linear_s8_packed_layout.hpp`). 0 for non-positive
+/// dimensions or if the size would exceed 2^40 bytes.
 [[nodiscard]] constexpr std::size_t linear_s8_packed_size(std::int32_t rows, std::int32_t cols) noexcept {
   if (rows < 1 || cols < 1) return 0;
-  const auto np = static_cast<std::uint64_t>((static_cast<std::int64_t>(rows) + 15) / 16 * 16);
-  const auto kp = static_cast<std::uint64_t>((static_cast<std::int64_t>(cols) + 3) / 4 * 4);
-  const std::uint64_t n = detail::packed_s8_header_bytes + 8 * np + np * kp;
+  const std::uint64_t n = detail::packed_s8_layout(rows, cols).total;
   return n > (std::uint64_t{1} << 40) ? 0 : static_cast<std::size_t>(n);
 }
 
@@ -78,14 +68,17 @@ inline constexpr std::size_t packed_s8_header_bytes = 64;
   const std::size_t need = linear_s8_packed_size(a.rows, a.cols);
   if (need == 0 || size < need) return status::scratch_too_small;
   auto* out = static_cast<std::uint8_t*>(packed);
-  detail::packed_s8_info h{detail::packed_s8_info_magic, a.rows, a.cols, a.input_offset, a.filter_offset,
-                           a.kernel_sum != nullptr ? 1 : 0};
-  std::memset(out, 0, detail::packed_s8_header_bytes);
-  std::memcpy(out, &h, sizeof h);
+  const detail::packed_s8_geometry geo = detail::packed_s8_layout(a.rows, a.cols);
+  detail::packed_s8_header h;
+  h.magic = detail::packed_s8_magic;
+  h.rows = a.rows;
+  h.cols = a.cols;
+  h.input_offset = a.input_offset;
+  h.filter_offset = a.filter_offset;
+  h.kernel_sum_form = a.kernel_sum != nullptr ? 1 : 0;
   const std::ptrdiff_t rows = a.rows, cols = a.cols;
-  const std::ptrdiff_t np = (rows + 15) / 16 * 16, kp = (cols + 3) / 4 * 4;
-  std::uint8_t* cst = out + detail::packed_s8_header_bytes;
-  std::uint8_t* w = cst + 8 * np;
+  const auto np = static_cast<std::ptrdiff_t>(geo.np), kp = static_cast<std::ptrdiff_t>(geo.kp);
+  std::uint8_t* w = out + geo.weights;
   for (std::ptrdiff_t r = 0; r < np; ++r) {
     std::int64_t c = 0;
     if (r < rows) {
@@ -99,8 +92,13 @@ inline constexpr std::size_t packed_s8_header_bytes = 64;
             static_cast<std::int64_t>(cols) * a.input_offset * a.filter_offset;
       }
     }
-    std::memcpy(cst + 8 * r, &c, 8);
+    const std::int64_t mag = c < 0 ? -c : c;  // |c| ≤ 2^31 + 255·510·cols: no int64 overflow
+    if (mag > h.cmax) h.cmax = mag;
+    const std::int32_t c32 = quant::detail::wrap32(c);
+    std::memcpy(out + geo.c64 + 8 * static_cast<std::uint64_t>(r), &c, 8);
+    std::memcpy(out + geo.c32 + 4 * static_cast<std::uint64_t>(r), &c32, 4);
   }
+  std::memcpy(out, &h, sizeof h);
   // panels of 16 channels, groups of 4 panels; in a group of gp panels: line (g, p) at (g·gp + p)·64
   const std::ptrdiff_t panels = np / 16;
   for (std::ptrdiff_t p = 0; p < panels; ++p) {
@@ -140,12 +138,12 @@ inline constexpr std::size_t packed_s8_header_bytes = 64;
 [[nodiscard]] inline status linear_s8_packed(const linear_s8_args& a, const void* packed, std::size_t size) noexcept {
   if (const status s = validate(a); s != status::ok) return s;
   if (packed == nullptr) return status::null_pointer;
-  if (size < linear_s8_packed_size(a.rows, a.cols) || size < detail::packed_s8_header_bytes) {
+  if (size < linear_s8_packed_size(a.rows, a.cols) || size < sizeof(detail::packed_s8_header)) {
     return status::scratch_too_small;
   }
-  detail::packed_s8_info h{};
+  detail::packed_s8_header h;
   std::memcpy(&h, packed, sizeof h);
-  if (h.magic != detail::packed_s8_info_magic || h.rows != a.rows || h.cols != a.cols) return status::shape_mismatch;
+  if (h.magic != detail::packed_s8_magic || h.rows != a.rows || h.cols != a.cols) return status::shape_mismatch;
   if (h.input_offset != a.input_offset || h.filter_offset != a.filter_offset) return status::zero_point_out_of_range;
 #if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
   if (detail::x86_has_avx512_vnni_vl()) {

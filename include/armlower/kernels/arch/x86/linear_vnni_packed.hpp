@@ -3,11 +3,10 @@
 /// `kernels/linear_args.hpp`). Called only after a cpuid check (`x86_has_avx512_vnni_vl`), compiled
 /// with function `target` attributes (no `-mavx512*` needed in the including TU).
 ///
-/// Packed layout (written by `kernels::pack_linear_s8`, all offsets from the start of the buffer):
-/// - bytes [0, 64): `packed_s8_header`;
-/// - then `int64 c[Np]` (Np = rows rounded up to 16): the folded row constant (below), 0 for padding;
-/// - then the weights, `u = w + 128` as unsigned bytes (`w ^ 0x80`), in the `vpdpbusd` layout: panels of
-///   16 output channels, K in groups of 4 bytes (one int32 lane = 4 consecutive K of one channel);
+/// Packed layout (written by `kernels::pack_linear_s8`; header, row constants and offsets:
+/// `kernels/detail/linear_s8_packed_layout.hpp`): the weights are stored as `u = w + 128` unsigned
+/// bytes (`w ^ 0x80`) in the `vpdpbusd` layout: panels of 16 output channels, K in groups of 4 bytes
+/// (one int32 lane = 4 consecutive K of one channel);
 ///   4 panels (64 channels) form a group; inside a group of `gp` panels the 64-byte lines are ordered
 ///   (k-group, panel), so a microkernel reads its panels as one stream. Padded K and padded channels
 ///   hold u = 0, so they add nothing.
@@ -21,9 +20,14 @@
 /// Σ(x+io)(w+fo) = Σxw + io·Σw + fo·Σx + K·io·fo). Each int32 lane holds D of one channel:
 /// |D| ≤ 255·128·K ≤ 2139095040 < 2^31 for K ≤ 65536, so lanes are exact in one pass for such K;
 /// longer rows are accumulated in blocks of 65536 columns into int64.
-/// Requantization: 8 int64 lanes at a time, `(v·q + round) >> (31 − s)` (`quant::requantize_exact`)
-/// with `vpmuldq` (exact while v fits int32; other values take the scalar `requantize_row_s8`),
-/// `vpsravq`, +output_offset, clamp, `vpmovqb`.
+/// Requantization `(v·q + round) >> (31 − s)` (`quant::requantize_exact`), vectorised across 16
+/// output channels, two forms:
+/// - fast (every s ≤ −1 and cmax + |(fo − 128)·Σx| + 32640·K < 2^31, checked per call/tile): v =
+///   D + c + bt in int32 lanes (exact by that bound), `vpmuldq` on even and odd lanes (|v·q| < 2^62),
+///   `vpsravq` by 31 − s ≥ 32 so every result fits int32 (|y| ≤ 2^30 + 1), blended back to 16 int32
+///   lanes, +output_offset, clamp, `vpmovdb`;
+/// - general: 8 int64 lanes at a time (`requant8_vnni`), exact while v fits int32, other values take
+///   the scalar `requantize_row_s8`.
 /// Source of the semantics: CMSIS-NN `arm_fully_connected_s8` / `arm_nn_vec_mat_mult_t_s8`, TFLite
 /// reference `FullyConnected` (int8) with `MultiplyByQuantizedMultiplier`.
 /// Firmware-clean (host only): noexcept, no heap, no static data.
@@ -41,21 +45,10 @@
 #endif
 
 #include <armlower/kernels/arch/generic/linear.hpp>
+#include <armlower/kernels/detail/linear_s8_packed_layout.hpp>
 #include <armlower/kernels/linear_args.hpp>
 
 namespace armlower::kernels::detail {
-
-/// Header of a packed s8 linear (first 64 bytes of the buffer).
-struct packed_s8_header {
-  std::uint32_t magic;            ///< `packed_s8_magic`
-  std::int32_t rows, cols;        ///< N and K of the packed layer
-  std::int32_t input_offset;      ///< folded into the row constants
-  std::int32_t filter_offset;     ///< used at run time (Σx term), must match the call
-  std::int32_t kernel_sum_form;   ///< 1 if c[] came from kernel_sum (informational)
-  std::uint8_t pad[40];
-};
-static_assert(sizeof(packed_s8_header) == 64);
-inline constexpr std::uint32_t packed_s8_magic = 0x38504C41u;  // "ALP8"
 
 /// Channels per panel, panels per group, K bytes per int32 lane.
 inline constexpr std::int32_t vnni_panel = 16;
@@ -248,24 +241,32 @@ template <int MR, int NP, int KU>
 /// Per-call state of `linear_s8_packed_vnni`.
 struct vnni_s8_call {
   const linear_s8_args* a;
-  const std::int64_t* c;      // folded row constants [Np]
-  const std::uint8_t* w;      // packed weights
-  std::ptrdiff_t kp;          // K rounded up to 4
-  std::ptrdiff_t full_groups; // K / 4
-  bool has_tail;              // K % 4 != 0
+  const std::int64_t* c;       // folded row constants [Np] (int64)
+  const std::int32_t* c32;     // the same, int32 (valid when fast)
+  const std::uint8_t* w;       // packed weights
+  std::ptrdiff_t kp;           // K rounded up to 4
+  std::ptrdiff_t full_groups;  // K / 4
+  bool has_tail;               // K % 4 != 0
+  bool fast_shift;             // every shift ≤ −1 (31 − s ≥ 32)
+  std::int64_t fast_bound;     // fast form when |bt| ≤ this = 2^31 − 1 − cmax − 32640·K
   vnni_requant rq;
 };
 
-/// Requantizes and stores one 16-channel panel of one batch row from its int32 lanes `acc` (+ c + bt).
+/// Requantizes and stores one 16-channel panel of one batch row from its int32 lanes `acc` (+ c + bt),
+/// general form (int64 lanes).
 ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel(const vnni_s8_call& s, __m512i acc, std::int32_t ch,
                                                        std::int32_t b, std::int64_t bt) noexcept {
   const linear_s8_args& a = *s.a;
   const int nv = a.rows - ch < 16 ? a.rows - ch : 16;
   const __m512i btv = _mm512_set1_epi64(bt);
-  const __m512i v0 = _mm512_add_epi64(_mm512_add_epi64(_mm512_maskz_cvtepi32_epi64(all8, _mm512_maskz_extracti64x4_epi64(all4, acc, 0)),
-                                                       _mm512_loadu_si512(s.c + ch)), btv);
-  const __m512i v1 = _mm512_add_epi64(_mm512_add_epi64(_mm512_maskz_cvtepi32_epi64(all8, _mm512_maskz_extracti64x4_epi64(all4, acc, 1)),
-                                                       _mm512_loadu_si512(s.c + ch + 8)), btv);
+  const __m512i v0 = _mm512_add_epi64(
+      _mm512_add_epi64(_mm512_maskz_cvtepi32_epi64(all8, _mm512_maskz_extracti64x4_epi64(all4, acc, 0)),
+                       _mm512_loadu_si512(s.c + ch)),
+      btv);
+  const __m512i v1 = _mm512_add_epi64(
+      _mm512_add_epi64(_mm512_maskz_cvtepi32_epi64(all8, _mm512_maskz_extracti64x4_epi64(all4, acc, 1)),
+                       _mm512_loadu_si512(s.c + ch + 8)),
+      btv);
   const __m128i y0 = requant8_vnni(a, s.rq, v0, ch, nv < 8 ? nv : 8);
   __m128i y = y0;
   if (nv > 8) y = _mm_unpacklo_epi64(y0, requant8_vnni(a, s.rq, v1, ch + 8, nv - 8));
@@ -274,6 +275,68 @@ ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel(const vnni_s8_call& s, __
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out), y);
   } else {
     _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << nv) - 1u), y);
+  }
+}
+
+inline constexpr __mmask16 all16 = 0xFFFF;
+
+/// Channel constants of the fast form for one 16-channel panel (even lanes = channels 0, 2, …,
+/// odd lanes = 1, 3, … of the panel, as int64).
+struct vnni_fast_panel {
+  __m512i c32, qe, qo, te, to, re, ro;
+};
+
+ARMLOWER_X86_VNNIP_INLINE inline vnni_fast_panel make_fast_panel(const vnni_s8_call& s, std::int32_t ch,
+                                                                __mmask16 valid) noexcept {
+  const linear_s8_args& a = *s.a;
+  vnni_fast_panel f;
+  f.c32 = _mm512_loadu_si512(s.c32 + ch);  // padded to Np: in bounds
+  if (a.per_channel) {
+    const __m512i q = _mm512_maskz_loadu_epi32(valid, a.multiplier + ch);
+    const __m512i t = _mm512_sub_epi32(_mm512_set1_epi32(31), _mm512_maskz_loadu_epi32(valid, a.shift + ch));
+    f.qe = q;
+    f.qo = _mm512_maskz_srli_epi64(all8, q, 32);
+    f.te = _mm512_and_si512(t, _mm512_set1_epi64(0xFFFFFFFF));
+    f.to = _mm512_maskz_srli_epi64(all8, t, 32);
+  } else {
+    f.qe = f.qo = s.rq.q;
+    f.te = f.to = s.rq.total;
+  }
+  const __m512i one = _mm512_set1_epi64(1);
+  f.re = _mm512_maskz_sllv_epi64(all8, one, _mm512_sub_epi64(f.te, one));
+  f.ro = _mm512_maskz_sllv_epi64(all8, one, _mm512_sub_epi64(f.to, one));
+  return f;
+}
+
+/// Fast form (see file comment) of one panel of one batch row. Preconditions: s.fast_shift and
+/// |bt| ≤ s.fast_bound.
+ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel_fast(const vnni_s8_call& s, const vnni_fast_panel& f,
+                                                            __m512i acc, std::int32_t ch, std::int32_t b,
+                                                            std::int32_t bt, int nv) noexcept {
+  const linear_s8_args& a = *s.a;
+  const __m512i v = _mm512_add_epi32(_mm512_add_epi32(acc, f.c32), _mm512_set1_epi32(bt));
+  const __m512i vo = _mm512_maskz_srli_epi64(all8, v, 32);
+  __m512i te = _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, v, f.qe), f.re);
+  __m512i to = _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, vo, f.qo), f.ro);
+  if (s.rq.dbl) {  // 31 − s ≥ 32 > 31: double rounding adds ±2^30 by the sign of v
+    const __m512i h = _mm512_set1_epi64(std::int64_t{1} << 30);
+    const __m512i se = _mm512_maskz_srai_epi64(all8, _mm512_maskz_slli_epi64(all8, v, 32), 63);
+    const __m512i so = _mm512_maskz_srai_epi64(all8, v, 63);
+    te = _mm512_add_epi64(te, _mm512_sub_epi64(_mm512_xor_si512(h, se), se));
+    to = _mm512_add_epi64(to, _mm512_sub_epi64(_mm512_xor_si512(h, so), so));
+  }
+  const __m512i ye = _mm512_maskz_srav_epi64(all8, te, f.te);  // |y| ≤ 2^(62−32) + 1: int32, +output_offset too
+  const __m512i yo = _mm512_maskz_srav_epi64(all8, to, f.to);
+  __m512i y = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xAAAA), ye, _mm512_maskz_slli_epi64(all8, yo, 32));
+  y = _mm512_add_epi32(y, _mm512_set1_epi32(a.output_offset));
+  y = _mm512_maskz_min_epi32(all16, _mm512_maskz_max_epi32(all16, y, _mm512_set1_epi32(a.activation_min)),
+                             _mm512_set1_epi32(a.activation_max));
+  const __m128i y8 = _mm512_maskz_cvtepi32_epi8(all16, y);
+  std::int8_t* out = a.output + static_cast<std::ptrdiff_t>(b) * a.rows + ch;
+  if (nv == 16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), y8);
+  } else {
+    _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << nv) - 1u), y8);
   }
 }
 
@@ -295,10 +358,20 @@ ARMLOWER_X86_VNNIP inline void vnni_s8_tile(const vnni_s8_call& s, std::int32_t 
   const std::int32_t ch0 = (grp * vnni_group_panels + p0) * vnni_panel;
   if (cols <= vnni_s8_block) {
     vnni_kernel<MR, NP, KU>(w, wstride, x, cols, 0, s.full_groups, s.has_tail ? tail : nullptr, d);
-    for (int m = 0; m < MR; ++m) {
-      for (int p = 0; p < NP; ++p) {
-        const std::int32_t ch = ch0 + p * vnni_panel;
-        if (ch < a.rows) vnni_store_panel(s, _mm512_load_si512(d + (m * NP + p) * 16), ch, m0 + m, bt[m]);
+    bool fast = s.fast_shift;
+    for (int m = 0; m < MR; ++m) fast = fast && (bt[m] < 0 ? -bt[m] : bt[m]) <= s.fast_bound;
+    for (int p = 0; p < NP; ++p) {
+      const std::int32_t ch = ch0 + p * vnni_panel;
+      if (ch >= a.rows) break;
+      if (fast) {
+        const int nv = a.rows - ch < 16 ? a.rows - ch : 16;
+        const vnni_fast_panel f = make_fast_panel(s, ch, static_cast<__mmask16>((1u << nv) - 1u));
+        for (int m = 0; m < MR; ++m) {
+          vnni_store_panel_fast(s, f, _mm512_load_si512(d + (m * NP + p) * 16), ch, m0 + m,
+                                static_cast<std::int32_t>(bt[m]), nv);
+        }
+      } else {
+        for (int m = 0; m < MR; ++m) vnni_store_panel(s, _mm512_load_si512(d + (m * NP + p) * 16), ch, m0 + m, bt[m]);
       }
     }
     return;
@@ -346,8 +419,15 @@ ARMLOWER_X86_VNNIP inline void linear_s8_packed_vnni(const linear_s8_args& args,
   const std::ptrdiff_t np = round_up(a.rows, vnni_panel);
   vnni_s8_call s;
   s.a = &a;
-  s.c = reinterpret_cast<const std::int64_t*>(packed + sizeof(packed_s8_header));
-  s.w = packed + sizeof(packed_s8_header) + np * 8;
+  const packed_s8_geometry geo = packed_s8_layout(a.rows, a.cols);
+  packed_s8_header h;
+  std::memcpy(&h, packed, sizeof h);
+  s.c = reinterpret_cast<const std::int64_t*>(packed + geo.c64);
+  s.c32 = reinterpret_cast<const std::int32_t*>(packed + geo.c32);
+  s.w = packed + geo.weights;
+  s.fast_shift = true;
+  for (std::int32_t i = 0; i < (a.per_channel ? a.rows : 1); ++i) s.fast_shift = s.fast_shift && a.shift[i] <= -1;
+  s.fast_bound = (std::int64_t{1} << 31) - 1 - h.cmax - std::int64_t{32640} * a.cols;  // < 0: never fast
   s.kp = round_up(a.cols, 4);
   s.full_groups = a.cols / 4;
   s.has_tail = a.cols % 4 != 0;
