@@ -3,7 +3,8 @@
 // generic path: random shapes (K tails not multiple of 4 / 64, N not multiple of 16 / 64, batch 1..19
 // so every tile height 1..8 and the remainders run), bias / no bias / kernel_sum, per-tensor and
 // per-channel, extreme operands, offsets, multipliers and shifts at both ends of their ranges,
-// both roundings; K > 65536 (the int64-flushed passes); argument errors.
+// both roundings; K > 65536 (the int64-flushed passes); argument errors. Each case also runs the
+// row-major AVX-512 VNNI path of `linear_s8` (`x86_avx512_vnni`) where available.
 #include <armlower/kernels/linear_packed.hpp>
 
 #include <doctest/doctest.h>
@@ -52,6 +53,12 @@ void check_packed(k::linear_s8_args a) {
   CAPTURE(a.batches); CAPTURE(a.cols); CAPTURE(a.rows); CAPTURE(a.per_channel); CAPTURE(a.input_offset);
   CAPTURE(a.filter_offset); CAPTURE(a.bias != nullptr); CAPTURE(a.kernel_sum != nullptr);
   REQUIRE(out == ref);
+  // the row-major AVX-512 VNNI path of linear_s8 (same microkernel as the narrow packed form)
+  if (k::path_available(k::linear_path::x86_avx512_vnni)) {
+    std::fill(out.begin(), out.end(), std::int8_t{0x5A});
+    REQUIRE(k::linear_s8(a, k::linear_path::x86_avx512_vnni) == status::ok);
+    REQUIRE(out == ref);
+  }
 }
 
 const int cols_values[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 63, 64, 65, 67, 100, 255, 256, 257, 1023, 1024, 1027, 4000};

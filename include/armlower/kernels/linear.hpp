@@ -42,6 +42,7 @@
 #endif
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
 #include <armlower/kernels/arch/x86/linear.hpp>
+#include <armlower/kernels/arch/x86/linear_vnni_rowdot.hpp>
 #define ARMLOWER_KERNELS_HAVE_X86 1
 #endif
 #endif
@@ -78,7 +79,7 @@ enum class linear_path : std::uint8_t {
     case linear_path::generic: return true;
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
     case linear_path::x86_avx2: return detail::x86_has_avx2();
-    case linear_path::x86_avx512_vnni: return detail::x86_has_avx512_vnni();
+    case linear_path::x86_avx512_vnni: return detail::x86_has_avx512_vnni_vl();
 #endif
 #if defined(ARMLOWER_KERNELS_HAVE_DSP)
     case linear_path::arm_dsp: return true;
@@ -115,7 +116,7 @@ inline constexpr std::int64_t linear_vnni_min_weight_bytes = std::int64_t{16} <<
   (void)batches;
   return linear_path::arm_dsp;
 #elif defined(ARMLOWER_KERNELS_HAVE_X86)
-  if (!for_s16 && batches == 1 && weight_bytes >= linear_vnni_min_weight_bytes && detail::x86_has_avx512_vnni()) {
+  if (!for_s16 && batches == 1 && weight_bytes >= linear_vnni_min_weight_bytes && detail::x86_has_avx512_vnni_vl()) {
     return linear_path::x86_avx512_vnni;
   }
   if (detail::x86_has_avx2()) return linear_path::x86_avx2;
@@ -199,8 +200,8 @@ namespace detail {
       detail::linear_s8_avx2(a);
       return status::ok;
     case linear_path::x86_avx512_vnni:
-      if (!detail::x86_has_avx512_vnni()) return status::unsupported_path;
-      detail::linear_s8_avx512_vnni(a);
+      if (!detail::x86_has_avx512_vnni_vl()) return status::unsupported_path;
+      detail::linear_s8_rowdot_vnni(a, a.weights, a.cols, nullptr);
       return status::ok;
 #endif
 #if defined(ARMLOWER_KERNELS_HAVE_DSP)

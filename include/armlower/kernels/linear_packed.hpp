@@ -36,7 +36,6 @@
 #include <armlower/kernels/status.hpp>
 
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
-#include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>
 #define ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED 1
 #endif
 
@@ -99,6 +98,14 @@ namespace armlower::kernels {
     std::memcpy(out + geo.c32 + 4 * static_cast<std::uint64_t>(r), &c32, 4);
   }
   std::memcpy(out, &h, sizeof h);
+  if (geo.narrow) {  // row-major, rows padded with zeros to a multiple of 64 bytes
+    const auto stride = static_cast<std::ptrdiff_t>(geo.row_stride);
+    for (std::ptrdiff_t r = 0; r < rows; ++r) {
+      std::memcpy(w + r * stride, a.weights + r * cols, static_cast<std::size_t>(cols));
+      std::memset(w + r * stride + cols, 0, static_cast<std::size_t>(stride - cols));
+    }
+    return status::ok;
+  }
   // panels of 16 channels, groups of 4 panels; in a group of gp panels: line (g, p) at (g·gp + p)·64
   const std::ptrdiff_t panels = np / 16;
   for (std::ptrdiff_t p = 0; p < panels; ++p) {
@@ -147,7 +154,15 @@ namespace armlower::kernels {
   if (h.input_offset != a.input_offset || h.filter_offset != a.filter_offset) return status::zero_point_out_of_range;
 #if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
   if (detail::x86_has_avx512_vnni_vl()) {
-    detail::linear_s8_packed_vnni(a, static_cast<const std::uint8_t*>(packed));
+    const auto* base = static_cast<const std::uint8_t*>(packed);
+    const detail::packed_s8_geometry geo = detail::packed_s8_layout(a.rows, a.cols);
+    if (geo.narrow) {
+      detail::linear_s8_rowdot_vnni(a, reinterpret_cast<const std::int8_t*>(base + geo.weights),
+                                    static_cast<std::ptrdiff_t>(geo.row_stride),
+                                    reinterpret_cast<const std::int64_t*>(base + geo.c64));
+    } else {
+      detail::linear_s8_packed_vnni(a, base);
+    }
     return status::ok;
   }
 #endif

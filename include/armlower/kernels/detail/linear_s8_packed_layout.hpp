@@ -4,7 +4,10 @@
 /// - [0, 64): `packed_s8_header`;
 /// - [64, 64 + 8·Np): int64 row constants c[r] (0 for padding rows), Np = rows rounded up to 16;
 /// - then int32 c[r] (the same values wrapped to 32 bits; used only when `cmax` < 2^31);
-/// - then Np·Kp weight bytes (Kp = cols rounded up to 4), layout in `linear_vnni_packed.hpp`.
+/// - then the weights: Np·Kp bytes (Kp = cols rounded up to 4) in the `vpdpbusd` panel layout of
+///   `arch/x86/linear_vnni_packed.hpp`; or, for narrow layers (rows < 16, where 16-channel panels
+///   would be mostly padding), rows·Kr bytes row-major (Kr = cols rounded up to 64, zero padded; read
+///   by `arch/x86/linear_vnni_rowdot.hpp`).
 /// Firmware-clean: constants and a POD struct only.
 #pragma once
 
@@ -30,6 +33,8 @@ inline constexpr std::uint32_t packed_s8_magic = 0x38504C41u;  // "ALP8"
 /// Np, Kp and the byte offsets of the parts (see file comment); sizes in bytes.
 struct packed_s8_geometry {
   std::uint64_t np = 0, kp = 0, c64 = 64, c32 = 0, weights = 0, total = 0;
+  bool narrow = false;         ///< rows < 16: row-major weights
+  std::uint64_t row_stride = 0;  ///< narrow: bytes per weight row (Kr)
 };
 
 [[nodiscard]] constexpr packed_s8_geometry packed_s8_layout(std::int64_t rows, std::int64_t cols) noexcept {
@@ -38,7 +43,9 @@ struct packed_s8_geometry {
   g.kp = static_cast<std::uint64_t>((cols + 3) / 4 * 4);
   g.c32 = g.c64 + 8 * g.np;
   g.weights = g.c32 + 4 * g.np;
-  g.total = g.weights + g.np * g.kp;
+  g.narrow = rows < 16;
+  g.row_stride = static_cast<std::uint64_t>((cols + 63) / 64 * 64);
+  g.total = g.weights + (g.narrow ? static_cast<std::uint64_t>(rows) * g.row_stride : g.np * g.kp);
   return g;
 }
 

@@ -39,6 +39,8 @@
 
 #include <immintrin.h>
 
+// ARMLOWER_X86_AVX512_SIMDE (tests only; the TU needs -mavx2): the AVX-512 VNNI paths are compiled
+// against SIMDe's portable AVX-512 (Debian libsimde-dev) and are available wherever AVX2 is.
 #if defined(ARMLOWER_X86_AVX512_SIMDE)
 #define SIMDE_ENABLE_NATIVE_ALIASES
 #include <simde/x86/avx512.h>
