@@ -11,6 +11,9 @@
 /// bias[r] + input_offset·Σw + K·input_offset·filter_offset where Σw comes from `vpsadbw(u, 0)`
 /// (= Σu = Σw + 128·K, accumulated in the same pass, only when the bias form needs it) or from
 /// the caller (`c != nullptr`: the packed form's folded constants).
+/// Bias form with input_offset = 128 (TFLite int8 input zero point −128), the other operand order
+/// needs no Σw at all: u = x ⊕ 0x80 = x + 128 (once per input vector and step), w signed, so
+/// D = Σ (x + 128)·w = Σ (x + input_offset)·w and `acc = D + filter_offset·Σx + bias + K·128·filter_offset`.
 /// Tiles: MR batch rows × NR weight rows of int32 accumulators in zmm registers (1×8, 2×8, 3×4, 4×4),
 /// each weight vector loaded once per MR rows; the NR·16 lanes are reduced by a transpose-add tree
 /// and requantized 8 channels at a time (`requant8_vnni`, exact int64 lanes).
@@ -69,12 +72,13 @@ struct vnni_rowdot_call {
   std::ptrdiff_t wstride;
   const std::int64_t* c;    // folded row constants (packed form) or null
   bool need_wsum;           // bias form with input_offset ≠ 0 and no c: Σw via vpsadbw
+  bool x_unsigned;          // bias form with input_offset = 128 and no c: u = x + 128, w signed
   vnni_requant rq;
 };
 
 /// Rows [r0, r0 + NR) (clamped to the last row: extra rows are computed, not stored) × batch rows
 /// [m0, m0 + MR), columns [k0, k1), k1 − k0 ≤ 65536: D into d[m][i] (int32) and, if WS, Σu into ws[i].
-template <int MR, int NR, bool WS>
+template <int MR, int NR, bool WS, bool XU>
 [[gnu::noinline]] ARMLOWER_X86_VNNIR inline void vnni_rowdot_kernel(const vnni_rowdot_call& s, std::int32_t r0,
                                                                     std::int32_t m0, std::ptrdiff_t k0,
                                                                     std::ptrdiff_t k1, std::int32_t* d,
@@ -101,26 +105,46 @@ template <int MR, int NR, bool WS>
   for (; k + 64 <= k1; k += 64) {
     __m512i xv[MR];
 #pragma GCC unroll 8
-    for (int m = 0; m < MR; ++m) xv[m] = _mm512_loadu_si512(xr[m] + k);
+    for (int m = 0; m < MR; ++m) {
+      xv[m] = _mm512_loadu_si512(xr[m] + k);
+      if constexpr (XU) xv[m] = _mm512_xor_si512(xv[m], flip);
+    }
 #pragma GCC unroll 8
     for (int i = 0; i < NR; ++i) {
-      const __m512i u = _mm512_xor_si512(_mm512_loadu_si512(wr[i] + k), flip);
+      const __m512i wl = _mm512_loadu_si512(wr[i] + k);
+      const __m512i u = XU ? wl : _mm512_xor_si512(wl, flip);
       if constexpr (WS) sad[i] = _mm512_add_epi64(sad[i], _mm512_sad_epu8(u, zero));
 #pragma GCC unroll 8
-      for (int m = 0; m < MR; ++m) dpbusd(acc[m * NR + i], u, xv[m]);
+      for (int m = 0; m < MR; ++m) {
+        if constexpr (XU) {
+          dpbusd(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w
+        } else {
+          dpbusd(acc[m * NR + i], u, xv[m]);  // unsigned w + 128, signed x
+        }
+      }
     }
   }
   if (k < k1) {  // tail: zero-masked loads; u is masked too, so the extra columns add nothing to D or Σu
     const auto mask = static_cast<__mmask64>(~std::uint64_t{0} >> (64 - (k1 - k)));
     __m512i xv[MR];
 #pragma GCC unroll 8
-    for (int m = 0; m < MR; ++m) xv[m] = _mm512_maskz_loadu_epi8(mask, xr[m] + k);
+    for (int m = 0; m < MR; ++m) {
+      xv[m] = _mm512_maskz_loadu_epi8(mask, xr[m] + k);
+      if constexpr (XU) xv[m] = _mm512_xor_si512(xv[m], flip);  // 128 beyond K, against w = 0 there
+    }
 #pragma GCC unroll 8
     for (int i = 0; i < NR; ++i) {
-      const __m512i u = _mm512_maskz_mov_epi8(mask, _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, wr[i] + k), flip));
+      const __m512i wl = _mm512_maskz_loadu_epi8(mask, wr[i] + k);
+      const __m512i u = XU ? wl : _mm512_maskz_mov_epi8(mask, _mm512_xor_si512(wl, flip));
       if constexpr (WS) sad[i] = _mm512_add_epi64(sad[i], _mm512_sad_epu8(u, zero));
 #pragma GCC unroll 8
-      for (int m = 0; m < MR; ++m) dpbusd(acc[m * NR + i], u, xv[m]);
+      for (int m = 0; m < MR; ++m) {
+        if constexpr (XU) {
+          dpbusd(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w
+        } else {
+          dpbusd(acc[m * NR + i], u, xv[m]);  // unsigned w + 128, signed x
+        }
+      }
     }
   }
   static_assert(NR == 8 || NR == 4);
@@ -150,10 +174,12 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot_tile(const vnni_rowdot_call& s, std::
   for (std::ptrdiff_t k0 = 0; k0 < a.cols; k0 += vnni_s8_block) {
     const std::ptrdiff_t k1 = k0 + vnni_s8_block < a.cols ? k0 + vnni_s8_block : a.cols;
     alignas(64) std::int64_t wpart[8] = {};
-    if (s.need_wsum) {
-      vnni_rowdot_kernel<MR, NR, true>(s, r0, m0, k0, k1, d, wpart);
+    if (s.x_unsigned) {
+      vnni_rowdot_kernel<MR, NR, false, true>(s, r0, m0, k0, k1, d, nullptr);
+    } else if (s.need_wsum) {
+      vnni_rowdot_kernel<MR, NR, true, false>(s, r0, m0, k0, k1, d, wpart);
     } else {
-      vnni_rowdot_kernel<MR, NR, false>(s, r0, m0, k0, k1, d, nullptr);
+      vnni_rowdot_kernel<MR, NR, false, false>(s, r0, m0, k0, k1, d, nullptr);
     }
     for (int i = 0; i < 8; ++i) ws[i] += wpart[i];
     for (int i = 0; i < MR * 8; ++i) dsum[i] += d[i];
@@ -191,13 +217,15 @@ ARMLOWER_X86_VNNIR inline void linear_s8_rowdot_vnni(const linear_s8_args& args,
   s.w = w;
   s.wstride = wstride;
   s.c = c;
-  s.need_wsum = c == nullptr && a.kernel_sum == nullptr && a.input_offset != 0;
+  const bool bias_form = c == nullptr && a.kernel_sum == nullptr;
+  s.x_unsigned = bias_form && a.input_offset == 128;
+  s.need_wsum = bias_form && a.input_offset != 0 && !s.x_unsigned;
   s.rq = make_vnni_requant(a);
   for (std::int32_t mb = 0; mb < a.batches; mb += 64) {
     const std::int32_t me = mb + 64 < a.batches ? mb + 64 : a.batches;
     std::int64_t bt[64];
     for (std::int32_t m = mb; m < me; ++m) {
-      bt[m - mb] = static_cast<std::int64_t>(a.filter_offset - 128) *
+      bt[m - mb] = static_cast<std::int64_t>(s.x_unsigned ? a.filter_offset : a.filter_offset - 128) *
                    sum_s8_vnni(a.input + static_cast<std::ptrdiff_t>(m) * a.cols, a.cols);
     }
     std::int32_t m0 = mb;
