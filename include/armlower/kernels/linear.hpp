@@ -42,6 +42,7 @@
 #endif
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
 #include <armlower/kernels/arch/x86/linear.hpp>
+#include <armlower/kernels/arch/x86/linear_s16_vnni.hpp>
 #include <armlower/kernels/arch/x86/linear_vnni_rowdot.hpp>
 #define ARMLOWER_KERNELS_HAVE_X86 1
 #endif
@@ -79,7 +80,7 @@ enum class linear_path : std::uint8_t {
     case linear_path::generic: return true;
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
     case linear_path::x86_avx2: return detail::x86_has_avx2();
-    case linear_path::x86_avx512_vnni: return detail::x86_has_avx512_vnni_vl();
+    case linear_path::x86_avx512_vnni: return detail::x86_has_avx512_vnni_dq();
 #endif
 #if defined(ARMLOWER_KERNELS_HAVE_DSP)
     case linear_path::arm_dsp: return true;
@@ -224,9 +225,12 @@ namespace detail {
     case linear_path::generic: detail::linear_s16_generic(a); return status::ok;
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
     case linear_path::x86_avx2:
-    case linear_path::x86_avx512_vnni:
-      if (!path_available(path)) return status::unsupported_path;
+      if (!detail::x86_has_avx2()) return status::unsupported_path;
       detail::linear_s16_avx2(a);
+      return status::ok;
+    case linear_path::x86_avx512_vnni:
+      if (!detail::x86_has_avx512_vnni_dq()) return status::unsupported_path;
+      detail::linear_s16_vnni(a);
       return status::ok;
 #endif
 #if defined(ARMLOWER_KERNELS_HAVE_DSP)
