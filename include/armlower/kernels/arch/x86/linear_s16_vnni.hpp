@@ -87,13 +87,14 @@ template <int MR, int NR>
     }
   }
   if (k < k1) {  // tail: zero-masked loads of both operands
-    const auto mask = static_cast<__mmask32>(0xFFFFFFFFu >> (32 - (k1 - k)));
+    const std::ptrdiff_t n = k1 - k;
     __m512i xv[MR];
 #pragma GCC unroll 8
-    for (int m = 0; m < MR; ++m) xv[m] = _mm512_maskz_loadu_epi16(mask, xr[m] + k);
+    for (int m = 0; m < MR; ++m) xv[m] = load_prefix16(xr[m] + k, n);
 #pragma GCC unroll 8
     for (int i = 0; i < NR; ++i) {
-      const __m512i wv = _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(mask, wr[i] + k));
+      const __m512i wv = _mm512_cvtepi8_epi16(
+          ARMLOWER_Z512(extracti64x4_epi64, all4, load_prefix8(wr[i] + k, n), 0));
 #pragma GCC unroll 8
       for (int m = 0; m < MR; ++m) dpwssd(acc[m * NR + i], xv[m], wv);
     }
@@ -106,8 +107,8 @@ template <int MR, int NR>
     for (int i = 0; i < 8; ++i) {
       // widen the 16 int32 lanes to int64 before summing (a pass total can exceed int32)
       v8[i] = i < NR ? _mm512_add_epi64(
-                           _mm512_maskz_cvtepi32_epi64(all8, _mm512_maskz_extracti64x4_epi64(all4, acc[m * NR + i], 0)),
-                           _mm512_maskz_cvtepi32_epi64(all8, _mm512_maskz_extracti64x4_epi64(all4, acc[m * NR + i], 1)))
+                           cvt32_64(acc[m * NR + i], 0),
+                           cvt32_64(acc[m * NR + i], 1))
                      : zero;
     }
     _mm512_storeu_si512(out + 8 * m, _mm512_add_epi64(_mm512_loadu_si512(out + 8 * m), reduce8_epi64(v8)));
@@ -122,13 +123,15 @@ ARMLOWER_X86_VNNIW_INLINE inline __m128i requant8_s16_vnni(const linear_s16_args
   const __m512i unbiased = v;
   if (a.bias != nullptr) {
     // |bias| < 2^62 and |v| < 2^46: the saturating addition of the contract is a plain one
-    const __m512i b = _mm512_maskz_loadu_epi64(valid, a.bias + r0);
-    scalar = _mm512_mask_cmpge_epi64_mask(valid, _mm512_maskz_abs_epi64(all8, b), _mm512_set1_epi64(std::int64_t{1} << 62)) != 0;
+    alignas(64) std::int64_t bl[8] = {};
+    for (int i = 0; i < nv; ++i) bl[i] = a.bias[r0 + i];
+    const __m512i b = _mm512_load_si512(bl);
+    scalar = (_mm512_cmpge_epi64_mask(ARMLOWER_Z512(abs_epi64, all8, b), _mm512_set1_epi64(std::int64_t{1} << 62)) & valid) != 0;
     v = _mm512_add_epi64(v, b);
   }
   const __m512i lim = _mm512_set1_epi64(std::int64_t{1} << 46);
-  scalar = scalar || _mm512_mask_cmpge_epi64_mask(valid, _mm512_maskz_abs_epi64(all8, v), lim) != 0 ||
-           _mm512_mask_cmpge_epi64_mask(valid, _mm512_maskz_abs_epi64(all8, unbiased), lim) != 0;
+  scalar = scalar || (_mm512_cmpge_epi64_mask(ARMLOWER_Z512(abs_epi64, all8, v), lim) & valid) != 0 ||
+           (_mm512_cmpge_epi64_mask(ARMLOWER_Z512(abs_epi64, all8, unbiased), lim) & valid) != 0;
   if (scalar) {
     alignas(64) std::int64_t lanes[8];
     _mm512_store_si512(lanes, unbiased);
@@ -148,12 +151,11 @@ ARMLOWER_X86_VNNIW_INLINE inline __m128i requant8_s16_vnni(const linear_s16_args
   }
   const __m512i tv = _mm512_load_si512(t);
   const __m512i one = _mm512_set1_epi64(1);
-  const __m512i rnd = _mm512_maskz_sllv_epi64(all8, one, _mm512_sub_epi64(tv, one));
-  __m512i y = _mm512_maskz_srav_epi64(
-      all8, _mm512_add_epi64(_mm512_maskz_mullo_epi64(all8, v, _mm512_load_si512(m)), rnd), tv);  // |v·m| < 2^61
-  y = _mm512_maskz_min_epi64(all8, _mm512_maskz_max_epi64(all8, y, _mm512_set1_epi64(a.activation_min)),
+  const __m512i rnd = ARMLOWER_Z512(sllv_epi64, all8, one, _mm512_sub_epi64(tv, one));
+  __m512i y = srav64(_mm512_add_epi64(ARMLOWER_Z512(mullo_epi64, all8, v, _mm512_load_si512(m)), rnd), tv);  // |v·m| < 2^61
+  y = ARMLOWER_Z512(min_epi64, all8, ARMLOWER_Z512(max_epi64, all8, y, _mm512_set1_epi64(a.activation_min)),
                              _mm512_set1_epi64(a.activation_max));
-  return _mm512_maskz_cvtepi64_epi16(all8, y);
+  return cvt64_16(y);
 }
 
 /// One MR × NR tile over all columns, requantized and stored.
@@ -167,8 +169,7 @@ ARMLOWER_X86_VNNIW inline void vnni_s16_tile(const linear_s16_args& a, std::int3
   const int nv = a.rows - r0 < NR ? a.rows - r0 : NR;
   for (int m = 0; m < MR; ++m) {
     const __m128i y = requant8_s16_vnni(a, _mm512_load_si512(sum + 8 * m), r0, nv);
-    _mm_mask_storeu_epi16(a.output + static_cast<std::ptrdiff_t>(m0 + m) * a.rows + r0,
-                          static_cast<__mmask8>((1u << nv) - 1u), y);
+    store_prefix16(a.output + static_cast<std::ptrdiff_t>(m0 + m) * a.rows + r0, y, nv);
   }
 }
 

@@ -83,6 +83,156 @@ inline constexpr std::int32_t vnni_s8_block = 65536;
 // below are the same instructions without that.
 inline constexpr __mmask8 all8 = 0xFF;
 inline constexpr __mmask8 all4 = 0x0F;
+inline constexpr __mmask16 all16 = 0xFFFF;
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+#define ARMLOWER_Z512(op, all, ...) _mm512_##op(__VA_ARGS__)  // SIMDe: the plain forms
+#else
+#define ARMLOWER_Z512(op, all, ...) _mm512_maskz_##op(all, __VA_ARGS__)
+#endif
+
+/// Arithmetic right shift of int64 lanes by per-lane counts (`vpsravq`; scalar under SIMDe 0.7, which lacks it).
+ARMLOWER_X86_VNNIP_INLINE inline __m512i srav64(__m512i a, __m512i n) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(64) std::int64_t x[8], c[8];
+  _mm512_store_si512(x, a);
+  _mm512_store_si512(c, n);
+  for (int i = 0; i < 8; ++i) x[i] >>= c[i];
+  return _mm512_load_si512(x);
+#else
+  return _mm512_maskz_srav_epi64(all8, a, n);
+#endif
+}
+
+/// int64 lanes (each already in int8 range) → 8 bytes (`vpmovqb`).
+ARMLOWER_X86_VNNIP_INLINE inline __m128i cvt64_8(__m512i a) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(64) std::int64_t x[8];
+  alignas(16) std::int8_t y[16] = {};
+  _mm512_store_si512(x, a);
+  for (int i = 0; i < 8; ++i) y[i] = static_cast<std::int8_t>(x[i]);
+  return _mm_load_si128(reinterpret_cast<const __m128i*>(y));
+#else
+  return _mm512_maskz_cvtepi64_epi8(all8, a);
+#endif
+}
+
+/// int64 lanes (each already in int16 range) → 8 int16 (`vpmovqw`).
+ARMLOWER_X86_VNNIP_INLINE inline __m128i cvt64_16(__m512i a) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(64) std::int64_t x[8];
+  alignas(16) std::int16_t y[8] = {};
+  _mm512_store_si512(x, a);
+  for (int i = 0; i < 8; ++i) y[i] = static_cast<std::int16_t>(x[i]);
+  return _mm_load_si128(reinterpret_cast<const __m128i*>(y));
+#else
+  return _mm512_maskz_cvtepi64_epi16(all8, a);
+#endif
+}
+
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+// SIMDe 0.7 lacks these forms: element-wise equivalents through memory (tests only).
+#define ARMLOWER_SIMDE_MAP(T, N, in, expr)            \
+  alignas(64) T e[N];                                 \
+  _mm512_store_si512(e, in);                          \
+  for (int i = 0; i < N; ++i) e[i] = (expr);          \
+  return _mm512_load_si512(e)
+#endif
+
+/// The low 8 int32 of `v` (its 256-bit half h) sign-extended to int64 lanes (`vpmovsxdq`).
+ARMLOWER_X86_VNNIP_INLINE inline __m512i cvt32_64(__m512i v, int h) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(64) std::int32_t x[16];
+  alignas(64) std::int64_t y[8];
+  _mm512_store_si512(x, v);
+  for (int i = 0; i < 8; ++i) y[i] = x[8 * h + i];
+  return _mm512_load_si512(y);
+#else
+  return h == 0 ? _mm512_maskz_cvtepi32_epi64(all8, _mm512_maskz_extracti64x4_epi64(all4, v, 0))
+                : _mm512_maskz_cvtepi32_epi64(all8, _mm512_maskz_extracti64x4_epi64(all4, v, 1));
+#endif
+}
+
+/// Sign of each int64 lane as 0 / −1 (`vpsraq 63`).
+ARMLOWER_X86_VNNIP_INLINE inline __m512i sign64(__m512i v) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  ARMLOWER_SIMDE_MAP(std::int64_t, 8, v, e[i] < 0 ? -1 : 0);
+#else
+  return _mm512_maskz_srai_epi64(all8, v, 63);
+#endif
+}
+
+/// int32 lanes (each already in int8 range) → 16 bytes (`vpmovdb`).
+ARMLOWER_X86_VNNIP_INLINE inline __m128i cvt32_8(__m512i a) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(64) std::int32_t x[16];
+  alignas(16) std::int8_t y[16];
+  _mm512_store_si512(x, a);
+  for (int i = 0; i < 16; ++i) y[i] = static_cast<std::int8_t>(x[i]);
+  return _mm_load_si128(reinterpret_cast<const __m128i*>(y));
+#else
+  return _mm512_maskz_cvtepi32_epi8(all16, a);
+#endif
+}
+
+/// The first n (0 < n ≤ 64) bytes at p, zeros above (masked load: nothing past p + n is read).
+ARMLOWER_X86_VNNIP_INLINE inline __m512i load_prefix8(const void* p, std::ptrdiff_t n) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(64) std::uint8_t b[64] = {};
+  std::memcpy(b, p, static_cast<std::size_t>(n));
+  return _mm512_load_si512(b);
+#else
+  return _mm512_maskz_loadu_epi8(static_cast<__mmask64>(~std::uint64_t{0} >> (64 - n)), p);
+#endif
+}
+
+/// The first n (0 < n ≤ 32) int16 at p, zeros above.
+ARMLOWER_X86_VNNIP_INLINE inline __m512i load_prefix16(const std::int16_t* p, std::ptrdiff_t n) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  return load_prefix8(p, 2 * n);
+#else
+  return _mm512_maskz_loadu_epi16(static_cast<__mmask32>(0xFFFFFFFFu >> (32 - n)), p);
+#endif
+}
+
+/// The first n (0 < n ≤ 16) int32 at p, zeros above.
+ARMLOWER_X86_VNNIP_INLINE inline __m512i load_prefix32(const std::int32_t* p, std::ptrdiff_t n) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  return load_prefix8(p, 4 * n);
+#else
+  return _mm512_maskz_loadu_epi32(static_cast<__mmask16>(0xFFFFu >> (16 - n)), p);
+#endif
+}
+
+/// Stores the first n (0 < n ≤ 16) bytes of v at p (masked store: nothing else is written).
+ARMLOWER_X86_VNNIP_INLINE inline void store_prefix8(void* p, __m128i v, int n) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(16) std::uint8_t b[16];
+  _mm_store_si128(reinterpret_cast<__m128i*>(b), v);
+  std::memcpy(p, b, static_cast<std::size_t>(n));
+#else
+  _mm_mask_storeu_epi8(p, static_cast<__mmask16>((1u << n) - 1u), v);
+#endif
+}
+
+/// Stores the first n (0 < n ≤ 8) int16 of v at p.
+ARMLOWER_X86_VNNIP_INLINE inline void store_prefix16(std::int16_t* p, __m128i v, int n) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  store_prefix8(p, v, 2 * n);
+#else
+  _mm_mask_storeu_epi16(p, static_cast<__mmask8>((1u << n) - 1u), v);
+#endif
+}
+
+/// The first `valid` (mask) of 8 int32 at p, sign-extended to int64 lanes (others 0).
+ARMLOWER_X86_VNNIP_INLINE inline __m512i load8_i32_as_i64(__mmask8 valid, const std::int32_t* p) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(64) std::int64_t v[8] = {};
+  for (int i = 0; i < 8; ++i) v[i] = ((valid >> i) & 1) != 0 ? p[i] : 0;
+  return _mm512_load_si512(v);
+#else
+  return _mm512_maskz_cvtepi32_epi64(all8, _mm256_maskz_loadu_epi32(valid, p));
+#endif
+}
 
 [[nodiscard]] inline std::int32_t load_i32(const std::int8_t* p) noexcept {
   std::int32_t v = 0;
@@ -119,7 +269,7 @@ ARMLOWER_X86_VNNIP_INLINE inline __m128i requant8_vnni(const linear_s8_args& a, 
   // exact vpmuldq needs v in int32: (v + 2^31) >> 32 == 0 on every lane
   const __m512i biased = _mm512_add_epi64(v, _mm512_set1_epi64(std::int64_t{1} << 31));
   const __mmask8 valid = static_cast<__mmask8>((1u << nv) - 1u);
-  if (_mm512_mask_test_epi64_mask(valid, _mm512_maskz_srli_epi64(all8, biased, 32), _mm512_maskz_srli_epi64(all8, biased, 32)) != 0) {
+  if (_mm512_mask_test_epi64_mask(valid, ARMLOWER_Z512(srli_epi64, all8, biased, 32), ARMLOWER_Z512(srli_epi64, all8, biased, 32)) != 0) {
     alignas(64) std::int64_t lanes[8];
     _mm512_store_si512(lanes, v);
     alignas(16) std::int8_t y[16] = {};
@@ -129,22 +279,22 @@ ARMLOWER_X86_VNNIP_INLINE inline __m128i requant8_vnni(const linear_s8_args& a, 
   __m512i q = c.q, total = c.total, rnd = c.rnd;
   __mmask8 big = c.big;
   if (c.per_channel) {
-    q = _mm512_maskz_cvtepi32_epi64(all8, _mm256_maskz_loadu_epi32(valid, a.multiplier + ch));
+    q = load8_i32_as_i64(valid, a.multiplier + ch);
     total = _mm512_sub_epi64(_mm512_set1_epi64(31),
-                             _mm512_maskz_cvtepi32_epi64(all8, _mm256_maskz_loadu_epi32(valid, a.shift + ch)));  // 1..62
-    rnd = _mm512_maskz_sllv_epi64(all8, _mm512_set1_epi64(1), _mm512_sub_epi64(total, _mm512_set1_epi64(1)));
+                             load8_i32_as_i64(valid, a.shift + ch));  // 1..62
+    rnd = ARMLOWER_Z512(sllv_epi64, all8, _mm512_set1_epi64(1), _mm512_sub_epi64(total, _mm512_set1_epi64(1)));
     big = _mm512_cmpgt_epi64_mask(total, _mm512_set1_epi64(31));
   }
   if (c.dbl && big != 0) {
     const __m512i h = _mm512_set1_epi64(std::int64_t{1} << 30);
-    const __mmask8 neg = _mm512_cmplt_epi64_mask(v, _mm512_setzero_si512());
+    const __mmask8 neg = _mm512_cmpgt_epi64_mask(_mm512_setzero_si512(), v);
     rnd = _mm512_mask_add_epi64(rnd, static_cast<__mmask8>(big & ~neg), rnd, h);
     rnd = _mm512_mask_sub_epi64(rnd, static_cast<__mmask8>(big & neg), rnd, h);
   }
-  __m512i y = _mm512_maskz_srav_epi64(all8, _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, v, q), rnd), total);  // |v·q| < 2^62
+  __m512i y = srav64(_mm512_add_epi64(ARMLOWER_Z512(mul_epi32, all8, v, q), rnd), total);  // |v·q| < 2^62
   y = _mm512_add_epi64(y, c.out_off);
-  y = _mm512_maskz_min_epi64(all8, _mm512_maskz_max_epi64(all8, y, c.lo), c.hi);
-  return _mm512_maskz_cvtepi64_epi8(all8, y);
+  y = ARMLOWER_Z512(min_epi64, all8, ARMLOWER_Z512(max_epi64, all8, y, c.lo), c.hi);
+  return cvt64_8(y);
 }
 
 /// Σ x[k] over one input row (int64; |Σ| ≤ 128·K).
@@ -262,11 +412,11 @@ ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel(const vnni_s8_call& s, __
   const int nv = a.rows - ch < 16 ? a.rows - ch : 16;
   const __m512i btv = _mm512_set1_epi64(bt);
   const __m512i v0 = _mm512_add_epi64(
-      _mm512_add_epi64(_mm512_maskz_cvtepi32_epi64(all8, _mm512_maskz_extracti64x4_epi64(all4, acc, 0)),
+      _mm512_add_epi64(cvt32_64(acc, 0),
                        _mm512_loadu_si512(s.c + ch)),
       btv);
   const __m512i v1 = _mm512_add_epi64(
-      _mm512_add_epi64(_mm512_maskz_cvtepi32_epi64(all8, _mm512_maskz_extracti64x4_epi64(all4, acc, 1)),
+      _mm512_add_epi64(cvt32_64(acc, 1),
                        _mm512_loadu_si512(s.c + ch + 8)),
       btv);
   const __m128i y0 = requant8_vnni(a, s.rq, v0, ch, nv < 8 ? nv : 8);
@@ -276,11 +426,9 @@ ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel(const vnni_s8_call& s, __
   if (nv == 16) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out), y);
   } else {
-    _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << nv) - 1u), y);
+    store_prefix8(out, y, nv);
   }
 }
-
-inline constexpr __mmask16 all16 = 0xFFFF;
 
 /// Channel constants of the fast form for one 16-channel panel (even lanes = channels 0, 2, …,
 /// odd lanes = 1, 3, … of the panel, as int64).
@@ -289,24 +437,24 @@ struct vnni_fast_panel {
 };
 
 ARMLOWER_X86_VNNIP_INLINE inline vnni_fast_panel make_fast_panel(const vnni_s8_call& s, std::int32_t ch,
-                                                                __mmask16 valid) noexcept {
+                                                                int nv) noexcept {
   const linear_s8_args& a = *s.a;
   vnni_fast_panel f;
   f.c32 = _mm512_loadu_si512(s.c32 + ch);  // padded to Np: in bounds
   if (a.per_channel) {
-    const __m512i q = _mm512_maskz_loadu_epi32(valid, a.multiplier + ch);
-    const __m512i t = _mm512_sub_epi32(_mm512_set1_epi32(31), _mm512_maskz_loadu_epi32(valid, a.shift + ch));
+    const __m512i q = load_prefix32(a.multiplier + ch, nv);
+    const __m512i t = _mm512_sub_epi32(_mm512_set1_epi32(31), load_prefix32(a.shift + ch, nv));
     f.qe = q;
-    f.qo = _mm512_maskz_srli_epi64(all8, q, 32);
+    f.qo = ARMLOWER_Z512(srli_epi64, all8, q, 32);
     f.te = _mm512_and_si512(t, _mm512_set1_epi64(0xFFFFFFFF));
-    f.to = _mm512_maskz_srli_epi64(all8, t, 32);
+    f.to = ARMLOWER_Z512(srli_epi64, all8, t, 32);
   } else {
     f.qe = f.qo = s.rq.q;
     f.te = f.to = s.rq.total;
   }
   const __m512i one = _mm512_set1_epi64(1);
-  f.re = _mm512_maskz_sllv_epi64(all8, one, _mm512_sub_epi64(f.te, one));
-  f.ro = _mm512_maskz_sllv_epi64(all8, one, _mm512_sub_epi64(f.to, one));
+  f.re = ARMLOWER_Z512(sllv_epi64, all8, one, _mm512_sub_epi64(f.te, one));
+  f.ro = ARMLOWER_Z512(sllv_epi64, all8, one, _mm512_sub_epi64(f.to, one));
   return f;
 }
 
@@ -317,28 +465,28 @@ ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel_fast(const vnni_s8_call& 
                                                             std::int32_t bt, int nv) noexcept {
   const linear_s8_args& a = *s.a;
   const __m512i v = _mm512_add_epi32(_mm512_add_epi32(acc, f.c32), _mm512_set1_epi32(bt));
-  const __m512i vo = _mm512_maskz_srli_epi64(all8, v, 32);
-  __m512i te = _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, v, f.qe), f.re);
-  __m512i to = _mm512_add_epi64(_mm512_maskz_mul_epi32(all8, vo, f.qo), f.ro);
+  const __m512i vo = ARMLOWER_Z512(srli_epi64, all8, v, 32);
+  __m512i te = _mm512_add_epi64(ARMLOWER_Z512(mul_epi32, all8, v, f.qe), f.re);
+  __m512i to = _mm512_add_epi64(ARMLOWER_Z512(mul_epi32, all8, vo, f.qo), f.ro);
   if (s.rq.dbl) {  // 31 − s ≥ 32 > 31: double rounding adds ±2^30 by the sign of v
     const __m512i h = _mm512_set1_epi64(std::int64_t{1} << 30);
-    const __m512i se = _mm512_maskz_srai_epi64(all8, _mm512_maskz_slli_epi64(all8, v, 32), 63);
-    const __m512i so = _mm512_maskz_srai_epi64(all8, v, 63);
+    const __m512i se = sign64(ARMLOWER_Z512(slli_epi64, all8, v, 32));
+    const __m512i so = sign64(v);
     te = _mm512_add_epi64(te, _mm512_sub_epi64(_mm512_xor_si512(h, se), se));
     to = _mm512_add_epi64(to, _mm512_sub_epi64(_mm512_xor_si512(h, so), so));
   }
-  const __m512i ye = _mm512_maskz_srav_epi64(all8, te, f.te);  // |y| ≤ 2^(62−32) + 1: int32, +output_offset too
-  const __m512i yo = _mm512_maskz_srav_epi64(all8, to, f.to);
-  __m512i y = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xAAAA), ye, _mm512_maskz_slli_epi64(all8, yo, 32));
+  const __m512i ye = srav64(te, f.te);  // |y| ≤ 2^(62−32) + 1: int32, +output_offset too
+  const __m512i yo = srav64(to, f.to);
+  __m512i y = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xAAAA), ye, ARMLOWER_Z512(slli_epi64, all8, yo, 32));
   y = _mm512_add_epi32(y, _mm512_set1_epi32(a.output_offset));
-  y = _mm512_maskz_min_epi32(all16, _mm512_maskz_max_epi32(all16, y, _mm512_set1_epi32(a.activation_min)),
+  y = ARMLOWER_Z512(min_epi32, all16, ARMLOWER_Z512(max_epi32, all16, y, _mm512_set1_epi32(a.activation_min)),
                              _mm512_set1_epi32(a.activation_max));
-  const __m128i y8 = _mm512_maskz_cvtepi32_epi8(all16, y);
+  const __m128i y8 = cvt32_8(y);
   std::int8_t* out = a.output + static_cast<std::ptrdiff_t>(b) * a.rows + ch;
   if (nv == 16) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out), y8);
   } else {
-    _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << nv) - 1u), y8);
+    store_prefix8(out, y8, nv);
   }
 }
 
@@ -367,7 +515,7 @@ ARMLOWER_X86_VNNIP inline void vnni_s8_tile(const vnni_s8_call& s, std::int32_t 
       if (ch >= a.rows) break;
       if (fast) {
         const int nv = a.rows - ch < 16 ? a.rows - ch : 16;
-        const vnni_fast_panel f = make_fast_panel(s, ch, static_cast<__mmask16>((1u << nv) - 1u));
+        const vnni_fast_panel f = make_fast_panel(s, ch, nv);
         for (int m = 0; m < MR; ++m) {
           vnni_store_panel_fast(s, f, _mm512_load_si512(d + (m * NP + p) * 16), ch, m0 + m,
                                 static_cast<std::int32_t>(bt[m]), nv);

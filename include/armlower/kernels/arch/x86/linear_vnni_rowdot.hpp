@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>
 
@@ -36,33 +37,52 @@ namespace armlower::kernels::detail {
 #define ARMLOWER_X86_VNNIR_INLINE __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni"), always_inline))
 #endif
 
+/// `vshufi64x2` (128-bit lanes: a[I0], a[I1], b[I2], b[I3]); element copies under SIMDe 0.7, which lacks it.
+template <int I>
+ARMLOWER_X86_VNNIR_INLINE inline __m512i shuf128(__m512i a, __m512i b) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(64) std::int64_t x[8], y[8], r[8];
+  _mm512_store_si512(x, a);
+  _mm512_store_si512(y, b);
+  for (int j = 0; j < 4; ++j) {
+    const int sel = (I >> (2 * j)) & 3;
+    const std::int64_t* src = j < 2 ? x : y;
+    r[2 * j] = src[2 * sel];
+    r[2 * j + 1] = src[2 * sel + 1];
+  }
+  return _mm512_load_si512(r);
+#else
+  return _mm512_maskz_shuffle_i64x2(all8, a, b, I);
+#endif
+}
+
 /// 8 vectors of 16 int32 lanes → one __m256i of their 8 lane sums (exact: each sum is a D < 2^31).
 ARMLOWER_X86_VNNIR_INLINE inline __m256i reduce8_epi32(const __m512i* a) noexcept {
-  const __m512i s01 = _mm512_add_epi32(_mm512_maskz_unpacklo_epi32(all16, a[0], a[1]), _mm512_maskz_unpackhi_epi32(all16, a[0], a[1]));
-  const __m512i s23 = _mm512_add_epi32(_mm512_maskz_unpacklo_epi32(all16, a[2], a[3]), _mm512_maskz_unpackhi_epi32(all16, a[2], a[3]));
-  const __m512i s45 = _mm512_add_epi32(_mm512_maskz_unpacklo_epi32(all16, a[4], a[5]), _mm512_maskz_unpackhi_epi32(all16, a[4], a[5]));
-  const __m512i s67 = _mm512_add_epi32(_mm512_maskz_unpacklo_epi32(all16, a[6], a[7]), _mm512_maskz_unpackhi_epi32(all16, a[6], a[7]));
+  const __m512i s01 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[0], a[1]), ARMLOWER_Z512(unpackhi_epi32, all16, a[0], a[1]));
+  const __m512i s23 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[2], a[3]), ARMLOWER_Z512(unpackhi_epi32, all16, a[2], a[3]));
+  const __m512i s45 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[4], a[5]), ARMLOWER_Z512(unpackhi_epi32, all16, a[4], a[5]));
+  const __m512i s67 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[6], a[7]), ARMLOWER_Z512(unpackhi_epi32, all16, a[6], a[7]));
   // per 128-bit lane: [r0, r1, r2, r3] and [r4, r5, r6, r7] partial sums
-  const __m512i s03 = _mm512_add_epi32(_mm512_maskz_unpacklo_epi64(all8, s01, s23), _mm512_maskz_unpackhi_epi64(all8, s01, s23));
-  const __m512i s47 = _mm512_add_epi32(_mm512_maskz_unpacklo_epi64(all8, s45, s67), _mm512_maskz_unpackhi_epi64(all8, s45, s67));
+  const __m512i s03 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s01, s23), ARMLOWER_Z512(unpackhi_epi64, all8, s01, s23));
+  const __m512i s47 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s45, s67), ARMLOWER_Z512(unpackhi_epi64, all8, s45, s67));
   // 128-bit lanes [s03.0 + s03.1, s03.2 + s03.3, s47.0 + s47.1, s47.2 + s47.3]
-  const __m512i t = _mm512_add_epi32(_mm512_maskz_shuffle_i64x2(all8, s03, s47, 0x88), _mm512_maskz_shuffle_i64x2(all8, s03, s47, 0xDD));
+  const __m512i t = _mm512_add_epi32(shuf128<0x88>(s03, s47), shuf128<0xDD>(s03, s47));
   // [s03 total, s47 total, …]
-  const __m512i u = _mm512_add_epi32(_mm512_maskz_shuffle_i64x2(all8, t, t, 0x08), _mm512_maskz_shuffle_i64x2(all8, t, t, 0x0D));
-  return _mm512_maskz_extracti64x4_epi64(all4, u, 0);
+  const __m512i u = _mm512_add_epi32(shuf128<0x08>(t, t), shuf128<0x0D>(t, t));
+  return ARMLOWER_Z512(extracti64x4_epi64, all4, u, 0);
 }
 
 /// 8 vectors of 8 int64 lanes → one __m512i of their 8 lane sums.
 ARMLOWER_X86_VNNIR_INLINE inline __m512i reduce8_epi64(const __m512i* a) noexcept {
-  const __m512i s01 = _mm512_add_epi64(_mm512_maskz_unpacklo_epi64(all8, a[0], a[1]), _mm512_maskz_unpackhi_epi64(all8, a[0], a[1]));
-  const __m512i s23 = _mm512_add_epi64(_mm512_maskz_unpacklo_epi64(all8, a[2], a[3]), _mm512_maskz_unpackhi_epi64(all8, a[2], a[3]));
-  const __m512i s45 = _mm512_add_epi64(_mm512_maskz_unpacklo_epi64(all8, a[4], a[5]), _mm512_maskz_unpackhi_epi64(all8, a[4], a[5]));
-  const __m512i s67 = _mm512_add_epi64(_mm512_maskz_unpacklo_epi64(all8, a[6], a[7]), _mm512_maskz_unpackhi_epi64(all8, a[6], a[7]));
+  const __m512i s01 = _mm512_add_epi64(ARMLOWER_Z512(unpacklo_epi64, all8, a[0], a[1]), ARMLOWER_Z512(unpackhi_epi64, all8, a[0], a[1]));
+  const __m512i s23 = _mm512_add_epi64(ARMLOWER_Z512(unpacklo_epi64, all8, a[2], a[3]), ARMLOWER_Z512(unpackhi_epi64, all8, a[2], a[3]));
+  const __m512i s45 = _mm512_add_epi64(ARMLOWER_Z512(unpacklo_epi64, all8, a[4], a[5]), ARMLOWER_Z512(unpackhi_epi64, all8, a[4], a[5]));
+  const __m512i s67 = _mm512_add_epi64(ARMLOWER_Z512(unpacklo_epi64, all8, a[6], a[7]), ARMLOWER_Z512(unpackhi_epi64, all8, a[6], a[7]));
   // 128-bit lanes of s01: [r0, r1] partials ×4 → t0 = [s01 L0+L1, s01 L2+L3, s23 L0+L1, s23 L2+L3]
-  const __m512i t0 = _mm512_add_epi64(_mm512_maskz_shuffle_i64x2(all8, s01, s23, 0x88), _mm512_maskz_shuffle_i64x2(all8, s01, s23, 0xDD));
-  const __m512i t1 = _mm512_add_epi64(_mm512_maskz_shuffle_i64x2(all8, s45, s67, 0x88), _mm512_maskz_shuffle_i64x2(all8, s45, s67, 0xDD));
+  const __m512i t0 = _mm512_add_epi64(shuf128<0x88>(s01, s23), shuf128<0xDD>(s01, s23));
+  const __m512i t1 = _mm512_add_epi64(shuf128<0x88>(s45, s67), shuf128<0xDD>(s45, s67));
   // [r01, r23, r45, r67] totals
-  return _mm512_add_epi64(_mm512_maskz_shuffle_i64x2(all8, t0, t1, 0x88), _mm512_maskz_shuffle_i64x2(all8, t0, t1, 0xDD));
+  return _mm512_add_epi64(shuf128<0x88>(t0, t1), shuf128<0xDD>(t0, t1));
 }
 
 /// Per-call state of the row-major kernel.
@@ -125,17 +145,20 @@ template <int MR, int NR, bool WS, bool XU>
     }
   }
   if (k < k1) {  // tail: zero-masked loads; u is masked too, so the extra columns add nothing to D or Σu
-    const auto mask = static_cast<__mmask64>(~std::uint64_t{0} >> (64 - (k1 - k)));
+    const std::ptrdiff_t n = k1 - k;
+    alignas(64) std::uint8_t fl[64];
+    std::memset(fl, 0x80, sizeof fl);
+    const __m512i flipn = load_prefix8(fl, n);  // 0x80 on the n real columns, 0 beyond
     __m512i xv[MR];
 #pragma GCC unroll 8
     for (int m = 0; m < MR; ++m) {
-      xv[m] = _mm512_maskz_loadu_epi8(mask, xr[m] + k);
+      xv[m] = load_prefix8(xr[m] + k, n);
       if constexpr (XU) xv[m] = _mm512_xor_si512(xv[m], flip);  // 128 beyond K, against w = 0 there
     }
 #pragma GCC unroll 8
     for (int i = 0; i < NR; ++i) {
-      const __m512i wl = _mm512_maskz_loadu_epi8(mask, wr[i] + k);
-      const __m512i u = XU ? wl : _mm512_maskz_mov_epi8(mask, _mm512_xor_si512(wl, flip));
+      const __m512i wl = load_prefix8(wr[i] + k, n);
+      const __m512i u = XU ? wl : _mm512_xor_si512(wl, flipn);
       if constexpr (WS) sad[i] = _mm512_add_epi64(sad[i], _mm512_sad_epu8(u, zero));
 #pragma GCC unroll 8
       for (int m = 0; m < MR; ++m) {
@@ -202,7 +225,7 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot_tile(const vnni_rowdot_call& s, std::
     const __m512i v = _mm512_add_epi64(_mm512_add_epi64(_mm512_loadu_si512(dsum + 8 * m), cv), _mm512_set1_epi64(bt[m]));
     const __m128i y = requant8_vnni(a, s.rq, v, r0, nv);
     std::int8_t* out = a.output + static_cast<std::ptrdiff_t>(m0 + m) * a.rows + r0;
-    _mm_mask_storeu_epi8(out, static_cast<__mmask16>((1u << nv) - 1u), y);
+    store_prefix8(out, y, nv);
   }
 }
 
