@@ -297,16 +297,26 @@ ARMLOWER_X86_VNNIP_INLINE inline __m128i requant8_vnni(const linear_s8_args& a, 
   return cvt64_8(y);
 }
 
-/// Σ x[k] over one input row (int64; |Σ| ≤ 128·K).
+/// Σ x[k] over one input row (int64; |Σ| ≤ 128·K). Four independent `vpdpbusd(1, x)` chains; each
+/// int32 lane sums ≤ 4·⌈K/256⌉ values of magnitude ≤ 128, exact for K < 2^22, flushed every 2^20.
 ARMLOWER_X86_VNNIP inline std::int64_t sum_s8_vnni(const std::int8_t* x, std::ptrdiff_t n) noexcept {
   const __m512i ones = _mm512_set1_epi8(1);
-  __m512i acc = _mm512_setzero_si512();  // lanes: Σ (1·(x)) over ≤ 4·(n/64) values, |.| < 2^31 for n < 2^24
-  std::ptrdiff_t k = 0;
   std::int64_t s = 0;
-  for (; k + 64 <= n; k += 64) acc = _mm512_dpbusd_epi32(acc, ones, _mm512_loadu_si512(x + k));
-  alignas(64) std::int32_t lanes[16];
-  _mm512_store_si512(lanes, acc);
-  for (const std::int32_t l : lanes) s += l;
+  std::ptrdiff_t k = 0;
+  while (k + 64 <= n) {
+    const std::ptrdiff_t end = n - k > (std::ptrdiff_t{1} << 20) ? k + (std::ptrdiff_t{1} << 20) : n;
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+    for (; k + 256 <= end; k += 256) {
+      a0 = _mm512_dpbusd_epi32(a0, ones, _mm512_loadu_si512(x + k));
+      a1 = _mm512_dpbusd_epi32(a1, ones, _mm512_loadu_si512(x + k + 64));
+      a2 = _mm512_dpbusd_epi32(a2, ones, _mm512_loadu_si512(x + k + 128));
+      a3 = _mm512_dpbusd_epi32(a3, ones, _mm512_loadu_si512(x + k + 192));
+    }
+    for (; k + 64 <= end; k += 64) a0 = _mm512_dpbusd_epi32(a0, ones, _mm512_loadu_si512(x + k));
+    alignas(64) std::int32_t lanes[16];
+    _mm512_store_si512(lanes, _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3)));
+    for (const std::int32_t l : lanes) s += l;
+  }
   for (; k < n; ++k) s += x[k];
   return s;
 }
@@ -584,13 +594,15 @@ ARMLOWER_X86_VNNIP inline void linear_s8_packed_vnni(const linear_s8_args& args,
   s.rq = make_vnni_requant(a);
   const std::int32_t panels = static_cast<std::int32_t>(np / vnni_panel);
   const std::int32_t groups = (panels + vnni_group_panels - 1) / vnni_group_panels;
-  constexpr std::int32_t max_mr = 8;
+  // 4 batch rows × 64 channels (16 zmm accumulators): measured faster than 8 × 32 on Zen 4 for
+  // every batch-8 shape, most for weights that stream from memory (one dense pass per group).
+  constexpr std::int32_t max_mr = 4;
   for (std::int32_t mb = 0; mb < a.batches; mb += 64) {  // Σx terms for up to 64 rows at a time
     const std::int32_t me = mb + 64 < a.batches ? mb + 64 : a.batches;
     std::int64_t bt[64];
     for (std::int32_t m = mb; m < me; ++m) {
-      bt[m - mb] = static_cast<std::int64_t>(a.filter_offset - 128) *
-                   sum_s8_vnni(a.input + static_cast<std::ptrdiff_t>(m) * a.cols, a.cols);
+      const std::int64_t f = a.filter_offset - 128;
+      bt[m - mb] = f == 0 ? 0 : f * sum_s8_vnni(a.input + static_cast<std::ptrdiff_t>(m) * a.cols, a.cols);
     }
     for (std::int32_t grp = 0; grp < groups; ++grp) {
       const int gp = panels - grp * vnni_group_panels < vnni_group_panels ? panels - grp * vnni_group_panels
@@ -602,11 +614,7 @@ ARMLOWER_X86_VNNIP inline void linear_s8_packed_vnni(const linear_s8_args& args,
           case 1: vnni_s8_group<1, 4>(s, grp, gp, m0, b); break;
           case 2: vnni_s8_group<2, 4>(s, grp, gp, m0, b); break;
           case 3: vnni_s8_group<3, 4>(s, grp, gp, m0, b); break;
-          case 4: vnni_s8_group<4, 4>(s, grp, gp, m0, b); break;
-          case 5: vnni_s8_group<5, 2>(s, grp, gp, m0, b); break;
-          case 6: vnni_s8_group<6, 2>(s, grp, gp, m0, b); break;
-          case 7: vnni_s8_group<7, 2>(s, grp, gp, m0, b); break;
-          default: vnni_s8_group<8, 2>(s, grp, gp, m0, b); break;
+          default: vnni_s8_group<4, 4>(s, grp, gp, m0, b); break;
         }
         m0 += mr;
       }

@@ -191,41 +191,56 @@ template <int MR, int NR>
 ARMLOWER_X86_VNNIR inline void vnni_rowdot_tile(const vnni_rowdot_call& s, std::int32_t r0, std::int32_t m0,
                                                 const std::int64_t* bt) noexcept {
   const linear_s8_args& a = *s.a;
+  const int nv = a.rows - r0 < NR ? a.rows - r0 : NR;
+  const auto valid = static_cast<__mmask8>((1u << nv) - 1u);
   alignas(64) std::int32_t d[MR * 8];
   alignas(64) std::int64_t ws[8] = {};
-  std::int64_t dsum[MR * 8] = {};
-  for (std::ptrdiff_t k0 = 0; k0 < a.cols; k0 += vnni_s8_block) {
-    const std::ptrdiff_t k1 = k0 + vnni_s8_block < a.cols ? k0 + vnni_s8_block : a.cols;
-    alignas(64) std::int64_t wpart[8] = {};
+  __m512i dv[MR];
+  if (a.cols <= vnni_s8_block) {  // one exact pass
     if (s.x_unsigned) {
-      vnni_rowdot_kernel<MR, NR, false, true>(s, r0, m0, k0, k1, d, nullptr);
+      vnni_rowdot_kernel<MR, NR, false, true>(s, r0, m0, 0, a.cols, d, nullptr);
     } else if (s.need_wsum) {
-      vnni_rowdot_kernel<MR, NR, true, false>(s, r0, m0, k0, k1, d, wpart);
+      vnni_rowdot_kernel<MR, NR, true, false>(s, r0, m0, 0, a.cols, d, ws);
     } else {
-      vnni_rowdot_kernel<MR, NR, false, false>(s, r0, m0, k0, k1, d, nullptr);
+      vnni_rowdot_kernel<MR, NR, false, false>(s, r0, m0, 0, a.cols, d, nullptr);
     }
-    for (int i = 0; i < 8; ++i) ws[i] += wpart[i];
-    for (int i = 0; i < MR * 8; ++i) dsum[i] += d[i];
+    for (int m = 0; m < MR; ++m) dv[m] = load8_i32_as_i64(all8, d + 8 * m);
+  } else {  // exact int32 passes of 65536 columns summed in int64
+    alignas(64) std::int64_t dsum[MR * 8] = {};
+    for (std::ptrdiff_t k0 = 0; k0 < a.cols; k0 += vnni_s8_block) {
+      const std::ptrdiff_t k1 = k0 + vnni_s8_block < a.cols ? k0 + vnni_s8_block : a.cols;
+      alignas(64) std::int64_t wpart[8] = {};
+      if (s.x_unsigned) {
+        vnni_rowdot_kernel<MR, NR, false, true>(s, r0, m0, k0, k1, d, nullptr);
+      } else if (s.need_wsum) {
+        vnni_rowdot_kernel<MR, NR, true, false>(s, r0, m0, k0, k1, d, wpart);
+      } else {
+        vnni_rowdot_kernel<MR, NR, false, false>(s, r0, m0, k0, k1, d, nullptr);
+      }
+      for (int i = 0; i < 8; ++i) ws[i] += wpart[i];
+      for (int i = 0; i < MR * 8; ++i) dsum[i] += d[i];
+    }
+    for (int m = 0; m < MR; ++m) dv[m] = _mm512_load_si512(dsum + 8 * m);
   }
-  const int nv = a.rows - r0 < NR ? a.rows - r0 : NR;
-  alignas(64) std::int64_t c[8] = {};
-  for (int i = 0; i < nv; ++i) {
-    const std::int32_t r = r0 + i;
-    if (s.c != nullptr) {
-      c[i] = s.c[r];
-    } else if (a.kernel_sum != nullptr) {
-      c[i] = a.kernel_sum[r];
-    } else {
-      c[i] = (a.bias != nullptr ? a.bias[r] : 0) + static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset;
-      if (s.need_wsum) c[i] += static_cast<std::int64_t>(a.input_offset) * (ws[i] - std::int64_t{128} * a.cols);
+  // row constants c[r] (see file comment), 8 int64 lanes
+  __m512i cv;
+  if (s.c != nullptr) {
+    cv = load_prefix8(s.c + r0, 8 * nv);
+  } else if (a.kernel_sum != nullptr) {
+    cv = load8_i32_as_i64(valid, a.kernel_sum + r0);
+  } else {
+    cv = _mm512_add_epi64(a.bias != nullptr ? load8_i32_as_i64(valid, a.bias + r0) : _mm512_setzero_si512(),
+                          _mm512_set1_epi64(static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset));
+    if (s.need_wsum) {  // + input_offset·Σw, Σw = Σu − 128·K (|Σw| ≤ 128·K: exact int64 lanes)
+      alignas(64) std::int64_t c[8];
+      _mm512_store_si512(c, cv);
+      for (int i = 0; i < 8; ++i) c[i] += static_cast<std::int64_t>(a.input_offset) * (ws[i] - std::int64_t{128} * a.cols);
+      cv = _mm512_load_si512(c);
     }
   }
-  const __m512i cv = _mm512_load_si512(c);
   for (int m = 0; m < MR; ++m) {
-    const __m512i v = _mm512_add_epi64(_mm512_add_epi64(_mm512_loadu_si512(dsum + 8 * m), cv), _mm512_set1_epi64(bt[m]));
-    const __m128i y = requant8_vnni(a, s.rq, v, r0, nv);
-    std::int8_t* out = a.output + static_cast<std::ptrdiff_t>(m0 + m) * a.rows + r0;
-    store_prefix8(out, y, nv);
+    const __m512i v = _mm512_add_epi64(_mm512_add_epi64(dv[m], cv), _mm512_set1_epi64(bt[m]));
+    store_prefix8(a.output + static_cast<std::ptrdiff_t>(m0 + m) * a.rows + r0, requant8_vnni(a, s.rq, v, r0, nv), nv);
   }
 }
 
@@ -248,19 +263,21 @@ ARMLOWER_X86_VNNIR inline void linear_s8_rowdot_vnni(const linear_s8_args& args,
     const std::int32_t me = mb + 64 < a.batches ? mb + 64 : a.batches;
     std::int64_t bt[64];
     for (std::int32_t m = mb; m < me; ++m) {
-      bt[m - mb] = static_cast<std::int64_t>(s.x_unsigned ? a.filter_offset : a.filter_offset - 128) *
-                   sum_s8_vnni(a.input + static_cast<std::ptrdiff_t>(m) * a.cols, a.cols);
+      const std::int64_t f = s.x_unsigned ? a.filter_offset : a.filter_offset - 128;
+      bt[m - mb] = f == 0 ? 0 : f * sum_s8_vnni(a.input + static_cast<std::ptrdiff_t>(m) * a.cols, a.cols);
     }
     std::int32_t m0 = mb;
     for (; m0 + 4 <= me; m0 += 4) {
       for (std::int32_t r0 = 0; r0 < a.rows; r0 += 4) vnni_rowdot_tile<4, 4>(s, r0, m0, bt + (m0 - mb));
     }
     const std::int32_t rem = me - m0;
-    for (std::int32_t r0 = 0; r0 < a.rows && rem > 0; r0 += rem == 3 ? 4 : 8) {
+    const bool narrow = a.rows <= 4;  // 8-row tiles would compute clamped duplicates
+    for (std::int32_t r0 = 0; r0 < a.rows && rem > 0; r0 += (rem == 3 || narrow) ? 4 : 8) {
+      const std::int64_t* b = bt + (m0 - mb);
       switch (rem) {
-        case 1: vnni_rowdot_tile<1, 8>(s, r0, m0, bt + (m0 - mb)); break;
-        case 2: vnni_rowdot_tile<2, 8>(s, r0, m0, bt + (m0 - mb)); break;
-        default: vnni_rowdot_tile<3, 4>(s, r0, m0, bt + (m0 - mb)); break;
+        case 1: narrow ? vnni_rowdot_tile<1, 4>(s, r0, m0, b) : vnni_rowdot_tile<1, 8>(s, r0, m0, b); break;
+        case 2: narrow ? vnni_rowdot_tile<2, 4>(s, r0, m0, b) : vnni_rowdot_tile<2, 8>(s, r0, m0, b); break;
+        default: vnni_rowdot_tile<3, 4>(s, r0, m0, b); break;
       }
     }
   }
