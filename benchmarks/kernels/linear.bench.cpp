@@ -259,6 +259,7 @@ BENCHMARK(BM_s8_armlower<k::linear_path::automatic>)->Name("BM_s8_armlower_auto"
 BENCHMARK(BM_s16_naive)->Apply(args);
 BENCHMARK(BM_s16_armlower<k::linear_path::generic>)->Name("BM_s16_armlower_generic")->Apply(args);
 BENCHMARK(BM_s16_armlower<k::linear_path::x86_avx2>)->Name("BM_s16_armlower_avx2")->Apply(args);
+BENCHMARK(BM_s16_armlower<k::linear_path::x86_avx512_vnni>)->Name("BM_s16_armlower_avx512_vnni")->Apply(args);
 BENCHMARK(BM_s16_armlower<k::linear_path::automatic>)->Name("BM_s16_armlower_auto")->Apply(args);
 
 }  // namespace

@@ -100,16 +100,27 @@ template <int MR, int NR>
     }
   }
   const __m512i zero = _mm512_setzero_si512();
+  if (k1 - k0 <= s16_block) {
+    // ≤ 511 columns: any partial sum of the reduction tree is a sum over ≤ 511 products of
+    // magnitude ≤ 2^22, < 2^31, so the int32 tree is exact (the generic path's int32 block bound)
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m) {
+      __m512i v8[8];
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) v8[i] = i < NR ? acc[m * NR + i] : zero;
+      alignas(32) std::int32_t r[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(r), reduce8_epi32(v8));
+      _mm512_storeu_si512(out + 8 * m, _mm512_add_epi64(_mm512_loadu_si512(out + 8 * m), load8_i32_as_i64(all8, r)));
+    }
+    return;
+  }
 #pragma GCC unroll 8
   for (int m = 0; m < MR; ++m) {
     __m512i v8[8];
 #pragma GCC unroll 8
     for (int i = 0; i < 8; ++i) {
       // widen the 16 int32 lanes to int64 before summing (a pass total can exceed int32)
-      v8[i] = i < NR ? _mm512_add_epi64(
-                           cvt32_64(acc[m * NR + i], 0),
-                           cvt32_64(acc[m * NR + i], 1))
-                     : zero;
+      v8[i] = i < NR ? _mm512_add_epi64(cvt32_64(acc[m * NR + i], 0), cvt32_64(acc[m * NR + i], 1)) : zero;
     }
     _mm512_storeu_si512(out + 8 * m, _mm512_add_epi64(_mm512_loadu_si512(out + 8 * m), reduce8_epi64(v8)));
   }
@@ -142,17 +153,20 @@ ARMLOWER_X86_VNNIW_INLINE inline __m128i requant8_s16_vnni(const linear_s16_args
     }
     return _mm_load_si128(reinterpret_cast<const __m128i*>(y));
   }
-  alignas(64) std::int64_t m[8] = {}, t[8] = {};
-  for (int i = 0; i < nv; ++i) {
-    const std::int32_t c = a.per_channel ? r0 + i : 0;
-    m[i] = quant::reduce_multiplier(a.multiplier[c]);
-    const std::int32_t s = a.shift[c];
-    t[i] = 15 - (s < -47 ? -47 : (s > 14 ? 14 : s));  // 1..62
+  // reduce_multiplier(q) = min((q + 2^15) >> 16, 32767) for q ≥ 0; total = 15 − s (s validated to −47..14)
+  __m512i mv, tv;
+  if (a.per_channel) {
+    mv = load8_i32_as_i64(valid, a.multiplier + r0);
+    mv = ARMLOWER_Z512(min_epi64, all8, ARMLOWER_Z512(srli_epi64, all8, _mm512_add_epi64(mv, _mm512_set1_epi64(32768)), 16),
+                       _mm512_set1_epi64(32767));
+    tv = _mm512_sub_epi64(_mm512_set1_epi64(15), load8_i32_as_i64(valid, a.shift + r0));
+  } else {
+    mv = _mm512_set1_epi64(quant::reduce_multiplier(a.multiplier[0]));
+    tv = _mm512_set1_epi64(15 - a.shift[0]);
   }
-  const __m512i tv = _mm512_load_si512(t);
   const __m512i one = _mm512_set1_epi64(1);
   const __m512i rnd = ARMLOWER_Z512(sllv_epi64, all8, one, _mm512_sub_epi64(tv, one));
-  __m512i y = srav64(_mm512_add_epi64(ARMLOWER_Z512(mullo_epi64, all8, v, _mm512_load_si512(m)), rnd), tv);  // |v·m| < 2^61
+  __m512i y = srav64(_mm512_add_epi64(ARMLOWER_Z512(mullo_epi64, all8, v, mv), rnd), tv);  // |v·m| < 2^61
   y = ARMLOWER_Z512(min_epi64, all8, ARMLOWER_Z512(max_epi64, all8, y, _mm512_set1_epi64(a.activation_min)),
                              _mm512_set1_epi64(a.activation_max));
   return cvt64_16(y);
@@ -181,10 +195,11 @@ ARMLOWER_X86_VNNIW inline void linear_s16_vnni(const linear_s16_args& args) noex
     for (std::int32_t r0 = 0; r0 < a.rows; r0 += 4) vnni_s16_tile<4, 4>(a, r0, m0);
   }
   const std::int32_t rem = a.batches - m0;
-  for (std::int32_t r0 = 0; r0 < a.rows && rem > 0; r0 += rem == 3 ? 4 : 8) {
+  const bool narrow = a.rows <= 4;  // 8-row tiles would compute clamped duplicates
+  for (std::int32_t r0 = 0; r0 < a.rows && rem > 0; r0 += (rem == 3 || narrow) ? 4 : 8) {
     switch (rem) {
-      case 1: vnni_s16_tile<1, 8>(a, r0, m0); break;
-      case 2: vnni_s16_tile<2, 8>(a, r0, m0); break;
+      case 1: narrow ? vnni_s16_tile<1, 4>(a, r0, m0) : vnni_s16_tile<1, 8>(a, r0, m0); break;
+      case 2: narrow ? vnni_s16_tile<2, 4>(a, r0, m0) : vnni_s16_tile<2, 8>(a, r0, m0); break;
       default: vnni_s16_tile<3, 4>(a, r0, m0); break;
     }
   }
