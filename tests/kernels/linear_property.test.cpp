@@ -182,12 +182,12 @@ TEST_CASE("exactness beyond int32: K = 4096 of (-32768)·(-128) and s8 sums past
   }
 }
 
-TEST_CASE("s16: every path == generic across the int32 pass bound (K = 8160 = 255·32 and beyond), extreme operands") {
+TEST_CASE("s16: every path == generic across the int32 bounds (511-column reduction tree, 8160 = 255·32 pass), extreme operands") {
   // The AVX-512 VNNI a16w8 path flushes its int32 lanes every 8160 columns (255 vpdpwssd steps of at
   // most 2^23 each); these K straddle that bound with the largest products, (-32768)·(-128) = 2^22.
   const auto paths = fast_paths();
   rng_t r{std::mt19937_64(13)};
-  for (const int cols : {8159, 8160, 8161, 16320, 16353, 20000}) {
+  for (const int cols : {511, 512, 1000, 1022, 8159, 8160, 8161, 16320, 16353, 20000}) {
     for (const int batches : {1, 2, 3, 4, 5, 9}) {
       const int rows = r.uniform(1, 21);
       std::vector<std::int16_t> x(static_cast<std::size_t>(batches * cols));
