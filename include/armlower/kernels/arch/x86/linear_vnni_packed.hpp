@@ -332,6 +332,16 @@ ARMLOWER_X86_VNNIP_INLINE inline void dpbusd(__m512i& acc, __m512i u, __m512i x)
 #endif
 }
 
+/// As `dpbusd`, but the signed operand may be a memory operand (for a value used once: a GEMV
+/// weight vector is then loaded by the `vpdpbusd` itself).
+ARMLOWER_X86_VNNIP_INLINE inline void dpbusd_m(__m512i& acc, __m512i u, __m512i x) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  acc = _mm512_dpbusd_epi32(acc, u, x);
+#else
+  __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u), "vm"(x));
+#endif
+}
+
 /// The register-blocked inner loop: for k-groups [g0, g1) of the packed stream `w` (stride
 /// `wstride` bytes per k-group, NP consecutive 64-byte panels at its start) and MR input rows
 /// `x + m·xs`, D[m][p] = Σ vpdpbusd(u, x[4g..4g+3]); then, if `tail`, the zero-padded last partial

@@ -137,7 +137,11 @@ template <int MR, int NR, bool WS, bool XU>
 #pragma GCC unroll 8
       for (int m = 0; m < MR; ++m) {
         if constexpr (XU) {
-          dpbusd(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w
+          if constexpr (MR == 1) {
+            dpbusd_m(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w (w used once)
+          } else {
+            dpbusd(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w
+          }
         } else {
           dpbusd(acc[m * NR + i], u, xv[m]);  // unsigned w + 128, signed x
         }
@@ -163,7 +167,11 @@ template <int MR, int NR, bool WS, bool XU>
 #pragma GCC unroll 8
       for (int m = 0; m < MR; ++m) {
         if constexpr (XU) {
-          dpbusd(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w
+          if constexpr (MR == 1) {
+            dpbusd_m(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w (w used once)
+          } else {
+            dpbusd(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w
+          }
         } else {
           dpbusd(acc[m * NR + i], u, xv[m]);  // unsigned w + 128, signed x
         }
