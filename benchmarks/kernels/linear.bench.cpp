@@ -67,7 +67,7 @@ void set_counters(benchmark::State& st, const problem& p) {
 }
 
 // Shapes: batch × (K, N)
-// (2048² locates where the AVX-512 VNNI path overtakes AVX2 on Zen 4, see RESULTS.md.)
+// (2048² is kept from the earlier dispatch study, see RESULTS.md.)
 const int shapes[][3] = {{1, 64, 64},   {1, 256, 256}, {1, 1024, 1024}, {1, 2048, 2048}, {1, 4000, 4},
                          {1, 4096, 4096}, {8, 64, 64}, {8, 256, 256},   {8, 1024, 1024}, {8, 2048, 2048},
                          {8, 4000, 4},   {8, 4096, 4096}};
@@ -254,7 +254,8 @@ BENCHMARK(BM_s8_armlower<k::linear_path::x86_avx2>)->Name("BM_s8_armlower_avx2")
 BENCHMARK(BM_s8_armlower<k::linear_path::x86_avx512_vnni>)->Name("BM_s8_armlower_avx512_vnni")->Apply(args);
 BENCHMARK(BM_s8_armlower_avx2_prepacked)->Apply(args);
 BENCHMARK(BM_s8_armlower_packed)->Apply(args);
-// What users get: `linear_s8` / `cmsis::fully_connected_s8` with the default `linear_path::automatic`.
+// What users get: `linear_s8` / `cmsis::fully_connected_s8` with the default `linear_path::automatic`
+// (row-major weights); `BM_s8_armlower_packed` is what `pack_linear_s8` users get.
 BENCHMARK(BM_s8_armlower<k::linear_path::automatic>)->Name("BM_s8_armlower_auto")->Apply(args);
 BENCHMARK(BM_s16_naive)->Apply(args);
 BENCHMARK(BM_s16_armlower<k::linear_path::generic>)->Name("BM_s16_armlower_generic")->Apply(args);
