@@ -54,7 +54,7 @@ ARMLOWER_X86_VNNIW_INLINE inline void dpwssd(__m512i& acc, __m512i x, __m512i w)
 }
 
 /// Columns per exact int32 pass (255 steps of 32 columns, see file comment).
-inline constexpr std::ptrdiff_t vnni_s16_block = 255 * 32;
+inline constexpr std::ptrdiff_t vnni_s16_block = std::ptrdiff_t{255} * 32;
 
 /// Rows [r0, r0 + NR) (clamped to the last row) × batch rows [m0, m0 + MR), columns [k0, k1) with
 /// k1 − k0 ≤ `vnni_s16_block`: exact int64 sums added into out[m·8 + i].
@@ -110,7 +110,7 @@ template <int MR, int NR>
       for (int i = 0; i < 8; ++i) v8[i] = i < NR ? acc[m * NR + i] : zero;
       alignas(32) std::int32_t r[8];
       _mm256_store_si256(reinterpret_cast<__m256i*>(r), reduce8_epi32(v8));
-      _mm512_storeu_si512(out + 8 * m, _mm512_add_epi64(_mm512_loadu_si512(out + 8 * m), load8_i32_as_i64(all8, r)));
+      _mm512_storeu_si512(out + std::ptrdiff_t{8} * m, _mm512_add_epi64(_mm512_loadu_si512(out + std::ptrdiff_t{8} * m), load8_i32_as_i64(all8, r)));
     }
     return;
   }
@@ -122,7 +122,7 @@ template <int MR, int NR>
       // widen the 16 int32 lanes to int64 before summing (a pass total can exceed int32)
       v8[i] = i < NR ? _mm512_add_epi64(cvt32_64(acc[m * NR + i], 0), cvt32_64(acc[m * NR + i], 1)) : zero;
     }
-    _mm512_storeu_si512(out + 8 * m, _mm512_add_epi64(_mm512_loadu_si512(out + 8 * m), reduce8_epi64(v8)));
+    _mm512_storeu_si512(out + std::ptrdiff_t{8} * m, _mm512_add_epi64(_mm512_loadu_si512(out + std::ptrdiff_t{8} * m), reduce8_epi64(v8)));
   }
 }
 

@@ -129,14 +129,6 @@ ARMLOWER_X86_VNNIP_INLINE inline __m128i cvt64_16(__m512i a) noexcept {
 #endif
 }
 
-#if defined(ARMLOWER_X86_AVX512_SIMDE)
-// SIMDe 0.7 lacks these forms: element-wise equivalents through memory (tests only).
-#define ARMLOWER_SIMDE_MAP(T, N, in, expr)            \
-  alignas(64) T e[N];                                 \
-  _mm512_store_si512(e, in);                          \
-  for (int i = 0; i < N; ++i) e[i] = (expr);          \
-  return _mm512_load_si512(e)
-#endif
 
 /// The low 8 int32 of `v` (its 256-bit half h) sign-extended to int64 lanes (`vpmovsxdq`).
 ARMLOWER_X86_VNNIP_INLINE inline __m512i cvt32_64(__m512i v, int h) noexcept {
@@ -155,7 +147,10 @@ ARMLOWER_X86_VNNIP_INLINE inline __m512i cvt32_64(__m512i v, int h) noexcept {
 /// Sign of each int64 lane as 0 / −1 (`vpsraq 63`).
 ARMLOWER_X86_VNNIP_INLINE inline __m512i sign64(__m512i v) noexcept {
 #if defined(ARMLOWER_X86_AVX512_SIMDE)
-  ARMLOWER_SIMDE_MAP(std::int64_t, 8, v, e[i] < 0 ? -1 : 0);
+  alignas(64) std::int64_t e[8];
+  _mm512_store_si512(e, v);
+  for (std::int64_t& x : e) x = x < 0 ? -1 : 0;
+  return _mm512_load_si512(e);
 #else
   return _mm512_maskz_srai_epi64(all8, v, 63);
 #endif
@@ -364,10 +359,10 @@ template <int MR, int NP, int KU>
     for (int u = 0; u < KU; ++u) {
       __m512i wv[NP];
 #pragma GCC unroll 4
-      for (int p = 0; p < NP; ++p) wv[p] = _mm512_loadu_si512(wp + u * wstride + 64 * p);
+      for (int p = 0; p < NP; ++p) wv[p] = _mm512_loadu_si512(wp + u * wstride + std::ptrdiff_t{64} * p);
 #pragma GCC unroll 8
       for (int m = 0; m < MR; ++m) {
-        const __m512i xv = _mm512_set1_epi32(load_i32(xp + m * xs + 4 * u));
+        const __m512i xv = _mm512_set1_epi32(load_i32(xp + m * xs + std::ptrdiff_t{4} * u));
 #pragma GCC unroll 4
         for (int p = 0; p < NP; ++p) {
           dpbusd(acc[(u * MR + m) * NP + p], wv[p], xv);
@@ -375,12 +370,12 @@ template <int MR, int NP, int KU>
       }
     }
     wp += KU * wstride;
-    xp += 4 * KU;
+    xp += std::ptrdiff_t{4} * KU;
   }
   for (; g < g1; ++g) {
     __m512i wv[NP];
 #pragma GCC unroll 4
-    for (int p = 0; p < NP; ++p) wv[p] = _mm512_loadu_si512(wp + 64 * p);
+    for (int p = 0; p < NP; ++p) wv[p] = _mm512_loadu_si512(wp + std::ptrdiff_t{64} * p);
 #pragma GCC unroll 8
     for (int m = 0; m < MR; ++m) {
       const __m512i xv = _mm512_set1_epi32(load_i32(xp + m * xs));
@@ -393,7 +388,7 @@ template <int MR, int NP, int KU>
   if (tail != nullptr) {
     __m512i wv[NP];
 #pragma GCC unroll 4
-    for (int p = 0; p < NP; ++p) wv[p] = _mm512_loadu_si512(wp + 64 * p);
+    for (int p = 0; p < NP; ++p) wv[p] = _mm512_loadu_si512(wp + std::ptrdiff_t{64} * p);
 #pragma GCC unroll 8
     for (int m = 0; m < MR; ++m) {
       const __m512i xv = _mm512_set1_epi32(tail[m]);
@@ -407,7 +402,7 @@ template <int MR, int NP, int KU>
     for (int i = 0; i < MR * NP; ++i) acc[i] = _mm512_add_epi32(acc[i], acc[u * MR * NP + i]);
   }
 #pragma GCC unroll 32
-  for (int i = 0; i < MR * NP; ++i) _mm512_storeu_si512(out + 16 * i, acc[i]);
+  for (int i = 0; i < MR * NP; ++i) _mm512_storeu_si512(out + std::ptrdiff_t{16} * i, acc[i]);
 }
 
 /// Per-call state of `linear_s8_packed_vnni`.
@@ -518,7 +513,7 @@ ARMLOWER_X86_VNNIP inline void vnni_s8_tile(const vnni_s8_call& s, std::int32_t 
   const linear_s8_args& a = *s.a;
   const std::ptrdiff_t cols = a.cols;
   const std::ptrdiff_t wstride = std::ptrdiff_t{64} * gp;
-  const std::uint8_t* w = s.w + static_cast<std::ptrdiff_t>(grp) * vnni_group_panels * vnni_panel * s.kp + 64 * p0;
+  const std::uint8_t* w = s.w + static_cast<std::ptrdiff_t>(grp) * vnni_group_panels * vnni_panel * s.kp + std::ptrdiff_t{64} * p0;
   const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(m0) * cols;
   std::int32_t tail[MR] = {};
   if (s.has_tail) {

@@ -44,8 +44,8 @@ ARMLOWER_X86_VNNIR_INLINE inline __m512i shuf128(__m512i a, __m512i b) noexcept 
   alignas(64) std::int64_t x[8], y[8], r[8];
   _mm512_store_si512(x, a);
   _mm512_store_si512(y, b);
-  for (int j = 0; j < 4; ++j) {
-    const int sel = (I >> (2 * j)) & 3;
+  for (std::ptrdiff_t j = 0; j < 4; ++j) {
+    const std::ptrdiff_t sel = (I >> (2 * j)) & 3;
     const std::int64_t* src = j < 2 ? x : y;
     r[2 * j] = src[2 * sel];
     r[2 * j + 1] = src[2 * sel + 1];
@@ -184,7 +184,7 @@ template <int MR, int NR, bool WS, bool XU>
     __m512i v8[8];
 #pragma GCC unroll 8
     for (int i = 0; i < 8; ++i) v8[i] = i < NR ? acc[m * NR + i] : zero;
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 8 * m), reduce8_epi32(v8));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + std::ptrdiff_t{8} * m), reduce8_epi32(v8));
   }
   if constexpr (WS) {
     __m512i v8[8];
@@ -212,7 +212,7 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot_tile(const vnni_rowdot_call& s, std::
     } else {
       vnni_rowdot_kernel<MR, NR, false, false>(s, r0, m0, 0, a.cols, d, nullptr);
     }
-    for (int m = 0; m < MR; ++m) dv[m] = load8_i32_as_i64(all8, d + 8 * m);
+    for (int m = 0; m < MR; ++m) dv[m] = load8_i32_as_i64(all8, d + std::ptrdiff_t{8} * m);
   } else {  // exact int32 passes of 65536 columns summed in int64
     alignas(64) std::int64_t dsum[MR * 8] = {};
     for (std::ptrdiff_t k0 = 0; k0 < a.cols; k0 += vnni_s8_block) {
@@ -233,7 +233,7 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot_tile(const vnni_rowdot_call& s, std::
   // row constants c[r] (see file comment), 8 int64 lanes
   __m512i cv;
   if (s.c != nullptr) {
-    cv = load_prefix8(s.c + r0, 8 * nv);
+    cv = load_prefix8(s.c + r0, std::ptrdiff_t{8} * nv);
   } else if (a.kernel_sum != nullptr) {
     cv = load8_i32_as_i64(valid, a.kernel_sum + r0);
   } else {
