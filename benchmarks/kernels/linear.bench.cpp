@@ -2,6 +2,7 @@
 // naive loop and the host peers oneDNN (int8 matmul, s8×s8→s8 with output scale) and XNNPACK
 // (qs8 fully connected). Single thread. Counter "MAC/s" = batch·K·N multiply-accumulates per second.
 #include <armlower/kernels/linear.hpp>
+#include <armlower/kernels/linear_packed.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -66,7 +67,7 @@ void set_counters(benchmark::State& st, const problem& p) {
 }
 
 // Shapes: batch × (K, N)
-// (2048² locates where the AVX-512 VNNI path overtakes AVX2 on Zen 4, see RESULTS.md.)
+// (2048² is kept from the earlier dispatch study, see RESULTS.md.)
 const int shapes[][3] = {{1, 64, 64},   {1, 256, 256}, {1, 1024, 1024}, {1, 2048, 2048}, {1, 4000, 4},
                          {1, 4096, 4096}, {8, 64, 64}, {8, 256, 256},   {8, 1024, 1024}, {8, 2048, 2048},
                          {8, 4000, 4},   {8, 4096, 4096}};
@@ -146,6 +147,26 @@ void BM_s8_armlower_avx2_prepacked(benchmark::State& st) {
   const auto a = p.s8();
   for (auto _ : st) {
     if (k::linear_s8_prepacked(a, packed.data(), packed.size()) != armlower::status::ok) st.SkipWithError("kernel error");
+    benchmark::DoNotOptimize(p.y8.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, p);
+}
+
+// Pre-packed s8 (`pack_linear_s8` once outside the timed loop + `linear_s8_packed`): the AVX-512 VNNI
+// microkernel on CPUs that have it, else `linear_s8` automatic.
+void BM_s8_armlower_packed(benchmark::State& st) {
+  problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  const auto a = p.s8();
+  const std::size_t bytes = k::linear_s8_packed_size(p.rows, p.cols);
+  std::vector<std::uint8_t> storage(bytes + 64);
+  auto* base = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;  // 64-byte aligned
+  if (k::pack_linear_s8(a, base, bytes) != armlower::status::ok) {
+    st.SkipWithError("pack failed");
+    return;
+  }
+  for (auto _ : st) {
+    if (k::linear_s8_packed(a, base, bytes) != armlower::status::ok) st.SkipWithError("kernel error");
     benchmark::DoNotOptimize(p.y8.data());
     benchmark::ClobberMemory();
   }
@@ -232,11 +253,14 @@ BENCHMARK(BM_s8_armlower<k::linear_path::generic>)->Name("BM_s8_armlower_generic
 BENCHMARK(BM_s8_armlower<k::linear_path::x86_avx2>)->Name("BM_s8_armlower_avx2")->Apply(args);
 BENCHMARK(BM_s8_armlower<k::linear_path::x86_avx512_vnni>)->Name("BM_s8_armlower_avx512_vnni")->Apply(args);
 BENCHMARK(BM_s8_armlower_avx2_prepacked)->Apply(args);
-// What users get: `linear_s8` / `cmsis::fully_connected_s8` with the default `linear_path::automatic`.
+BENCHMARK(BM_s8_armlower_packed)->Apply(args);
+// What users get: `linear_s8` / `cmsis::fully_connected_s8` with the default `linear_path::automatic`
+// (row-major weights); `BM_s8_armlower_packed` is what `pack_linear_s8` users get.
 BENCHMARK(BM_s8_armlower<k::linear_path::automatic>)->Name("BM_s8_armlower_auto")->Apply(args);
 BENCHMARK(BM_s16_naive)->Apply(args);
 BENCHMARK(BM_s16_armlower<k::linear_path::generic>)->Name("BM_s16_armlower_generic")->Apply(args);
 BENCHMARK(BM_s16_armlower<k::linear_path::x86_avx2>)->Name("BM_s16_armlower_avx2")->Apply(args);
+BENCHMARK(BM_s16_armlower<k::linear_path::x86_avx512_vnni>)->Name("BM_s16_armlower_avx512_vnni")->Apply(args);
 BENCHMARK(BM_s16_armlower<k::linear_path::automatic>)->Name("BM_s16_armlower_auto")->Apply(args);
 
 }  // namespace

@@ -181,3 +181,41 @@ TEST_CASE("exactness beyond int32: K = 4096 of (-32768)·(-128) and s8 sums past
     CHECK(y8 == 78);  // round(2601000000 / 2^25) = round(77.52)
   }
 }
+
+TEST_CASE("s16: every path == generic across the int32 bounds (511-column reduction tree, 8160 = 255·32 pass), extreme operands") {
+  // The AVX-512 VNNI a16w8 path flushes its int32 lanes every 8160 columns (255 vpdpwssd steps of at
+  // most 2^23 each); these K straddle that bound with the largest products, (-32768)·(-128) = 2^22.
+  const auto paths = fast_paths();
+  rng_t r{std::mt19937_64(13)};
+  for (const int cols : {511, 512, 1000, 1022, 8159, 8160, 8161, 16320, 16353, 20000}) {
+    for (const int batches : {1, 2, 3, 4, 5, 9}) {
+      const int rows = r.uniform(1, 21);
+      std::vector<std::int16_t> x(static_cast<std::size_t>(batches * cols));
+      std::vector<std::int8_t> w(static_cast<std::size_t>(rows * cols));
+      const int mode = r.uniform(0, 2);
+      for (auto& v : x) v = static_cast<std::int16_t>(mode == 0 ? -32768 : mode == 1 ? r.uniform(0, 1) ? -32768 : 32767 : r.uniform(-32768, 32767));
+      for (auto& v : w) v = static_cast<std::int8_t>(mode == 0 ? -128 : mode == 1 ? r.uniform(0, 1) ? -128 : 127 : r.uniform(-128, 127));
+      std::vector<std::int64_t> bias(static_cast<std::size_t>(rows));
+      for (auto& b : bias) b = r.uniform(0, 4) == 0 ? (r.uniform(0, 1) ? INT64_MAX : INT64_MIN) : r.uniform(-(1 << 30), 1 << 30);
+      std::vector<std::int32_t> mult(static_cast<std::size_t>(rows)), shift(static_cast<std::size_t>(rows));
+      for (int i = 0; i < rows; ++i) {
+        mult[static_cast<std::size_t>(i)] = r.uniform(1 << 30, INT32_MAX);
+        shift[static_cast<std::size_t>(i)] = r.uniform(-47, -20);
+      }
+      k::linear_s16_args a;
+      a.input = x.data(); a.weights = w.data(); a.bias = r.uniform(0, 3) == 0 ? nullptr : bias.data();
+      a.batches = batches; a.cols = cols; a.rows = rows; a.multiplier = mult.data(); a.shift = shift.data();
+      a.per_channel = r.uniform(0, 1) == 1;
+      std::vector<std::int16_t> ref(static_cast<std::size_t>(batches * rows)), out(ref.size());
+      a.output = ref.data();
+      REQUIRE(k::linear_s16(a, k::linear_path::generic) == status::ok);
+      for (auto p : paths) {
+        std::fill(out.begin(), out.end(), std::int16_t{0x5A5A});
+        a.output = out.data();
+        REQUIRE(k::linear_s16(a, p) == status::ok);
+        CAPTURE(k::to_string(p)); CAPTURE(batches); CAPTURE(cols); CAPTURE(rows); CAPTURE(mode);
+        REQUIRE(out == ref);
+      }
+    }
+  }
+}

@@ -7,19 +7,21 @@
 /// - Arm firmware: compile time. `__ARM_FEATURE_MVE` → `detail::linear_s*_mve`
 ///   (`kernels/arch/mve/linear.hpp`), else `__ARM_FEATURE_DSP` → `detail::linear_s*_dsp`
 ///   (`kernels/arch/dsp/linear.hpp`), else generic.
-/// - x86-64 host: run time by cpuid (`__builtin_cpu_supports`) and, on AVX-512 hosts, by measurement
-///   (`best_path`): AVX2 if the CPU has it, else generic; the s8 AVX-512 VNNI path only for batch-1
-///   layers whose weights are at least `linear_vnni_min_weight_bytes`, the one shape class where it
-///   measured faster than AVX2 (benchmarks/RESULTS.md, "AVX-512 VNNI (AMD EPYC Zen 4)"). The x86 paths are compiled with
-///   function target attributes, so no `-mavx2` is needed. Define `ARMLOWER_KERNELS_GENERIC_ONLY` to
-///   force the generic path everywhere.
+/// - x86-64 host: run time by cpuid (`__builtin_cpu_supports`), ranked by measurement (`best_path`):
+///   AVX-512 VNNI (F/BW/VL/DQ/VNNI: `arch/x86/linear_vnni_rowdot.hpp` for s8,
+///   `arch/x86/linear_s16_vnni.hpp` for a16w8) where the CPU has it — measured faster than the AVX2
+///   path on every benchmarked shape, s8 and a16w8, batch 1 and 8 (benchmarks/RESULTS.md, "AVX-512
+///   VNNI (AMD EPYC Zen 4)") —, else AVX2, else generic. The x86 paths are compiled with function
+///   target attributes, so no `-mavx2` is needed. Define `ARMLOWER_KERNELS_GENERIC_ONLY` to force the
+///   generic path everywhere.
 /// - `linear_path` lets tests and benchmarks request one path explicitly.
-/// - Host only: `pack_weights_s8` + `linear_s8_prepacked` read weights pre-packed once (ahead of time,
-///   caller-owned memory) as a single stream; same results, fastest s8 host path for batch-1 GEMV.
-/// The AVX-512 VNNI path compiles everywhere but is only selected when cpuid reports avx512f/bw/vnni.
-/// AVX2-only CI machines run it through SIMDe's portable AVX-512 (`test_kernels_linear_avx512_simde`:
+/// - Host only, fastest s8 form: `kernels/linear_packed.hpp` (`pack_linear_s8` once into caller-owned
+///   memory, then `linear_s8_packed`: VNNI panel layout, weight sums folded into the bias). The older
+///   `pack_weights_s8` + `linear_s8_prepacked` (AVX2 single-stream layout) stay for AVX2-only hosts.
+/// The AVX-512 paths compile everywhere but are only selected when cpuid reports the features.
+/// AVX2-only CI machines run them through SIMDe's portable AVX-512 (`test_kernels_linear_avx512_simde`:
 /// the CMSIS-NN vectors and the path-equality properties); on an AVX-512 host `test_kernels_linear`
-/// runs it natively. Every path gives the same integers, so the choice never changes a result.
+/// runs them natively. Every path gives the same integers, so the choice never changes a result.
 ///
 /// Firmware-clean: noexcept, no heap, no exceptions, no static initialisation, no scratch needed.
 #pragma once
@@ -42,6 +44,8 @@
 #endif
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
 #include <armlower/kernels/arch/x86/linear.hpp>
+#include <armlower/kernels/arch/x86/linear_s16_vnni.hpp>
+#include <armlower/kernels/arch/x86/linear_vnni_rowdot.hpp>
 #define ARMLOWER_KERNELS_HAVE_X86 1
 #endif
 #endif
@@ -53,7 +57,7 @@ enum class linear_path : std::uint8_t {
   automatic,        ///< the best available path (see file comment)
   generic,          ///< portable C++ reference (`kernels/arch/generic/linear.hpp`)
   x86_avx2,         ///< AVX2: sign-extend to int16 + `vpmaddwd` (Intel Intrinsics Guide `_mm256_madd_epi16`)
-  x86_avx512_vnni,  ///< AVX-512 VNNI `vpdpbusd` with the unsigned-offset trick (s8 only; s16 uses AVX2)
+  x86_avx512_vnni,  ///< AVX-512 VNNI: s8 `vpdpbusd` (unsigned-offset trick), a16w8 `vpdpwssd`
   arm_dsp,          ///< Arm DSP extension (SMLAD family), firmware only
   arm_mve,          ///< Arm M-profile Vector Extension (Helium), firmware only
 };
@@ -78,7 +82,7 @@ enum class linear_path : std::uint8_t {
     case linear_path::generic: return true;
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
     case linear_path::x86_avx2: return detail::x86_has_avx2();
-    case linear_path::x86_avx512_vnni: return detail::x86_has_avx512_vnni();
+    case linear_path::x86_avx512_vnni: return detail::x86_has_avx512_vnni_dq();
 #endif
 #if defined(ARMLOWER_KERNELS_HAVE_DSP)
     case linear_path::arm_dsp: return true;
@@ -90,40 +94,27 @@ enum class linear_path : std::uint8_t {
   }
 }
 
-/// Smallest s8 weight matrix (rows·cols bytes) for which `automatic` picks the AVX-512 VNNI path for a
-/// batch-1 layer on a CPU that has it. Dispatch by measurement, not by ISA rank (issue 14): on AMD
-/// EPYC Zen 4 (benchmarks/RESULTS.md, "AVX-512 VNNI (AMD EPYC Zen 4)", `BM_s8_armlower_*`, median of
-/// 5 interleaved repetitions, two full runs and a re-run) the row-major AVX2 path is faster than VNNI
-/// on every measured layer up to 2048×2048 (VNNI 0.42–0.89× AVX2 at batch 1, 0.39–0.87× at batch 8)
-/// and on 4000×4 (0.78–0.94×); on 4096×4096 (16 MiB) VNNI is ahead at batch 1 (1.18–1.39×) and level
-/// at batch 8 (0.94–1.09×, so AVX2 is kept there). Batches 2–7 are not measured and keep AVX2.
-inline constexpr std::int64_t linear_vnni_min_weight_bytes = std::int64_t{16} << 20;
-
-/// The path `automatic` resolves to in this build on this CPU. `for_s16`: for the a16w8 kernel (no
-/// VNNI path); `weight_bytes`: rows·cols of the s8 layer (0 = a small layer) and `batches` its batch,
-/// see `linear_vnni_min_weight_bytes`.
+/// The path `automatic` resolves to in this build on this CPU. Dispatch by measurement, not by ISA
+/// rank (issue 14): on AMD EPYC Zen 4 (benchmarks/RESULTS.md, "AVX-512 VNNI (AMD EPYC Zen 4)",
+/// `BM_s8_armlower_*` / `BM_s16_armlower_*`, median of 5 interleaved repetitions) the AVX-512 VNNI
+/// paths are faster than AVX2 on every benchmarked layer (64² … 4096², 4000×4; batch 1 and 8; s8 and
+/// a16w8), so no shape threshold is needed; AVX2 remains the choice on AVX2-only CPUs. The
+/// parameters (kernel kind, weight bytes, batch) are kept so that a shape-dependent choice can be
+/// expressed again if a future measurement calls for it; they do not change the result today.
 [[nodiscard]] inline linear_path best_path(bool for_s16 = false, std::int64_t weight_bytes = 0,
                                            std::int32_t batches = 1) noexcept {
-#if defined(ARMLOWER_KERNELS_HAVE_MVE)
   (void)for_s16;
   (void)weight_bytes;
   (void)batches;
+#if defined(ARMLOWER_KERNELS_HAVE_MVE)
   return linear_path::arm_mve;
 #elif defined(ARMLOWER_KERNELS_HAVE_DSP)
-  (void)for_s16;
-  (void)weight_bytes;
-  (void)batches;
   return linear_path::arm_dsp;
 #elif defined(ARMLOWER_KERNELS_HAVE_X86)
-  if (!for_s16 && batches == 1 && weight_bytes >= linear_vnni_min_weight_bytes && detail::x86_has_avx512_vnni()) {
-    return linear_path::x86_avx512_vnni;
-  }
+  if (detail::x86_has_avx512_vnni_dq()) return linear_path::x86_avx512_vnni;
   if (detail::x86_has_avx2()) return linear_path::x86_avx2;
   return linear_path::generic;
 #else
-  (void)for_s16;
-  (void)weight_bytes;
-  (void)batches;
   return linear_path::generic;
 #endif
 }
@@ -199,8 +190,8 @@ namespace detail {
       detail::linear_s8_avx2(a);
       return status::ok;
     case linear_path::x86_avx512_vnni:
-      if (!detail::x86_has_avx512_vnni()) return status::unsupported_path;
-      detail::linear_s8_avx512_vnni(a);
+      if (!detail::x86_has_avx512_vnni_dq()) return status::unsupported_path;
+      detail::linear_s8_rowdot_vnni(a, a.weights, a.cols, nullptr);
       return status::ok;
 #endif
 #if defined(ARMLOWER_KERNELS_HAVE_DSP)
@@ -213,19 +204,21 @@ namespace detail {
   }
 }
 
-/// Fused a16w8 linear: validates `a`, then runs `path` (default: the best available;
-/// `x86_avx512_vnni` runs the AVX2 code, the a16w8 kernel has no VNNI variant).
+/// Fused a16w8 linear: validates `a`, then runs `path` (default: `best_path(true, …)`).
 /// @return the `validate` error, `unsupported_path` if `path` is not available, else `ok`.
 [[nodiscard]] inline status linear_s16(const linear_s16_args& a, linear_path path = linear_path::automatic) noexcept {
   if (const status s = validate(a); s != status::ok) return s;
-  if (path == linear_path::automatic) path = best_path(true);
+  if (path == linear_path::automatic) path = best_path(true, std::int64_t{a.rows} * a.cols, a.batches);
   switch (path) {
     case linear_path::generic: detail::linear_s16_generic(a); return status::ok;
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
     case linear_path::x86_avx2:
-    case linear_path::x86_avx512_vnni:
-      if (!path_available(path)) return status::unsupported_path;
+      if (!detail::x86_has_avx2()) return status::unsupported_path;
       detail::linear_s16_avx2(a);
+      return status::ok;
+    case linear_path::x86_avx512_vnni:
+      if (!detail::x86_has_avx512_vnni_dq()) return status::unsupported_path;
+      detail::linear_s16_vnni(a);
       return status::ok;
 #endif
 #if defined(ARMLOWER_KERNELS_HAVE_DSP)

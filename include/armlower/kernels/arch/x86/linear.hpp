@@ -1,17 +1,13 @@
 /// @file armlower/kernels/arch/x86/linear.hpp
-/// x86-64 paths of the fused linear kernels (contract: `kernels/linear_args.hpp`): AVX2 and
-/// AVX-512 VNNI. Compiled with per-function `target` attributes, so the including translation unit
-/// needs no `-mavx2`; `kernels/linear.hpp` calls them only after a cpuid check.
+/// x86-64 AVX2 paths of the fused linear kernels (contract: `kernels/linear_args.hpp`); the AVX-512
+/// VNNI ones are in `linear_vnni_rowdot.hpp` (row-major weights) and `linear_vnni_packed.hpp`.
+/// Compiled with per-function `target` attributes, so the including translation unit needs no `-mavx2`; `kernels/linear.hpp` calls them only after a cpuid check.
 ///
 /// Arithmetic (Intel Intrinsics Guide `_mm256_madd_epi16`):
 /// - AVX2 s8: x and w sign-extended to int16 (`vpmovsxbw`), the input offset folded into x once per
 ///   column block (`x' = x + input_offset`, |x'| ≤ 383), `vpmaddwd` into int32 lanes, 4 rows × 32
 ///   columns per step. `acc = bias + Σ x'·w + filter_offset·Σ x'` (bias form) or
 ///   `acc = kernel_sum + Σ x·w + filter_offset·Σ x` (kernel_sum form) — the same integers as the contract.
-/// - AVX-512 VNNI s8: `vpdpbusd` needs an unsigned left operand: `u = x ⊕ 0x80 = x + 128`, so
-///   `Σ x·w = Σ u·w − 128·Σ w`; `Σ w` is accumulated alongside with `vpdpbusd(1, w)` (no scratch needed).
-///   On machines without AVX-512 the tests run it through SIMDe's portable AVX-512 (see
-///   `ARMLOWER_X86_AVX512_SIMDE` below); the dispatcher never selects it there otherwise.
 /// - AVX2 s16×s8: x int16, w sign-extended to int16, `vpmaddwd` (|x·w| ≤ 2^22, so int32 lanes are
 ///   exact for 2048-column blocks), int64 accumulation across blocks.
 /// int32 lane sums are flushed into int64 every `block` columns, so every path is exact for any K.
@@ -23,13 +19,6 @@
 
 #include <immintrin.h>
 
-// ARMLOWER_X86_AVX512_SIMDE (tests only; the TU needs -mavx2): the AVX-512 VNNI path is compiled
-// against SIMDe's portable AVX-512 (Debian libsimde-dev) and is available wherever AVX2 is.
-#if defined(ARMLOWER_X86_AVX512_SIMDE)
-#define SIMDE_ENABLE_NATIVE_ALIASES
-#include <simde/x86/avx512.h>
-#endif
-
 #include <armlower/kernels/arch/generic/linear.hpp>
 #include <armlower/kernels/linear_args.hpp>
 
@@ -38,22 +27,7 @@ namespace armlower::kernels::detail {
 /// True if the CPU and OS support AVX2 (cpuid + xgetbv via the compiler runtime).
 [[nodiscard]] inline bool x86_has_avx2() noexcept { return __builtin_cpu_supports("avx2"); }
 
-/// True if the CPU and OS support AVX-512 F + BW + VNNI (with `ARMLOWER_X86_AVX512_SIMDE`: AVX2).
-[[nodiscard]] inline bool x86_has_avx512_vnni() noexcept {
-#if defined(ARMLOWER_X86_AVX512_SIMDE)
-  return x86_has_avx2();
-#else
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vnni");
-#endif
-}
-
 #define ARMLOWER_X86_AVX2 __attribute__((target("avx2")))
-#if defined(ARMLOWER_X86_AVX512_SIMDE)
-#define ARMLOWER_X86_VNNI ARMLOWER_X86_AVX2
-#else
-#define ARMLOWER_X86_VNNI __attribute__((target("avx2,avx512f,avx512bw,avx512vnni")))
-#endif
 
 ARMLOWER_X86_AVX2 inline std::int64_t hsum_epi32_avx2(__m256i v) noexcept {
   // widen to int64 before adding so that the sum of 8 lanes is exact
@@ -380,80 +354,6 @@ ARMLOWER_X86_AVX2 inline void linear_s16_avx2(const linear_s16_args& a) noexcept
   }
 }
 
-/// AVX-512 VNNI s8 fused linear (`vpdpbusd`, unsigned-offset trick). Preconditions: `validate(a) == ok`,
-/// CPU has AVX-512 F/BW/VNNI.
-ARMLOWER_X86_VNNI inline void linear_s8_avx512_vnni(const linear_s8_args& a) noexcept {
-  const std::ptrdiff_t cols = a.cols;
-  const bool ks = a.kernel_sum != nullptr;
-  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
-  const __m512i ones = _mm512_set1_epi8(1);
-  for (std::int32_t r0 = 0; r0 < a.rows; r0 += 4) {
-    const int nr = a.rows - r0 < 4 ? a.rows - r0 : 4;
-    const std::int8_t* w[4];
-    for (int i = 0; i < 4; ++i) w[i] = a.weights + static_cast<std::ptrdiff_t>(r0 + (i < nr ? i : 0)) * cols;
-    for (std::int32_t b = 0; b < a.batches; ++b) {
-      const std::int8_t* x = a.input + b * cols;
-      std::int64_t uw[4] = {0, 0, 0, 0};    // Σ u·w, u = x + 128
-      std::int64_t wsum[4] = {0, 0, 0, 0};  // Σ w
-      for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += s8_block_with_offsets) {
-        const std::ptrdiff_t k1 = k0 + s8_block_with_offsets < cols ? k0 + s8_block_with_offsets : cols;
-        __m512i s[4], t[4];
-        for (int i = 0; i < 4; ++i) s[i] = t[i] = _mm512_setzero_si512();
-        std::ptrdiff_t k = k0;
-        for (; k + 64 <= k1; k += 64) {
-          const __m512i u = _mm512_xor_si512(_mm512_loadu_si512(x + k), flip);
-          for (int i = 0; i < nr; ++i) {
-            const __m512i wv = _mm512_loadu_si512(w[i] + k);
-            s[i] = _mm512_dpbusd_epi32(s[i], u, wv);
-            t[i] = _mm512_dpbusd_epi32(t[i], ones, wv);
-          }
-        }
-        if (k < k1) {  // tail, copied into zeroed buffers: zero weights add nothing to either sum
-          alignas(64) std::int8_t xt[64] = {}, wt[64] = {};
-          std::memcpy(xt, x + k, static_cast<std::size_t>(k1 - k));
-          const __m512i ut = _mm512_xor_si512(_mm512_load_si512(xt), flip);
-          for (int i = 0; i < nr; ++i) {
-            std::memcpy(wt, w[i] + k, static_cast<std::size_t>(k1 - k));
-            const __m512i wv = _mm512_load_si512(wt);
-            s[i] = _mm512_dpbusd_epi32(s[i], ut, wv);
-            t[i] = _mm512_dpbusd_epi32(t[i], ones, wv);
-          }
-        }
-        for (int i = 0; i < nr; ++i) {
-          // |lane| ≤ 128 steps · 4 · 255 · 128 < 2^24 and 16 lanes < 2^28: the int32 reduction is exact
-          // (stored and summed in scalar code: GCC 12's 512-bit extract intrinsics trip -Wmaybe-uninitialized)
-          std::int32_t ls[16], lt[16];
-          _mm512_storeu_si512(ls, s[i]);
-          _mm512_storeu_si512(lt, t[i]);
-          for (int j = 0; j < 16; ++j) {
-            uw[i] += ls[j];
-            wsum[i] += lt[j];
-          }
-        }
-      }
-      std::int64_t xsum = 0;
-      if (a.filter_offset != 0) {
-        for (std::ptrdiff_t k = 0; k < cols; ++k) xsum += x[k];
-      }
-      for (int i = 0; i < nr; ++i) {
-        const std::int32_t r = r0 + i;
-        const std::int64_t xw = uw[i] - 128 * wsum[i];  // Σ x·w
-        std::int64_t v = 0;
-        if (ks) {
-          v = static_cast<std::int64_t>(a.kernel_sum[r]) + xw + static_cast<std::int64_t>(a.filter_offset) * xsum;
-        } else {
-          // Σ (x+io)(w+fo) = Σxw + io·Σw + fo·Σx + cols·io·fo
-          v = (a.bias != nullptr ? a.bias[r] : 0) + xw + static_cast<std::int64_t>(a.input_offset) * wsum[i] +
-              static_cast<std::int64_t>(a.filter_offset) * xsum +
-              static_cast<std::int64_t>(cols) * a.input_offset * a.filter_offset;
-        }
-        a.output[b * a.rows + r] = requantize_row_s8(a, r, v);
-      }
-    }
-  }
-}
-
 #undef ARMLOWER_X86_AVX2
-#undef ARMLOWER_X86_VNNI
 
 }  // namespace armlower::kernels::detail

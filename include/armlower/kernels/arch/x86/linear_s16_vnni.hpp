@@ -1,0 +1,211 @@
+/// @file armlower/kernels/arch/x86/linear_s16_vnni.hpp
+/// AVX-512 VNNI a16w8 fused linear (s16 × s8 → s16, int64 bias; contract: `kernels/linear_args.hpp`):
+/// the `x86_avx512_vnni` path of `linear_s16`, over row-major weights (no packing step). Called only
+/// after a cpuid check (`x86_has_avx512_vnni_dq`).
+///
+/// Arithmetic: per 32 columns, the s8 weights are sign-extended to s16 (`vpmovsxbw`) and
+/// `vpdpwssd(acc, x, w)` adds x[2j]·w[2j] + x[2j+1]·w[2j+1] to int32 lane j. Exactness bound:
+/// |x·w| ≤ 32768·128 = 2^22, so one step adds at most 2^23 to a lane and 255 steps at most
+/// 255·2^23 = 2139095040 < 2^31: every pass of ≤ 255 steps (8160 columns) is exact in int32 lanes,
+/// and the lanes are widened to int64 before they are summed (a row's pass total can reach 2^35), so
+/// the accumulator is exact for any K — the int48/int64 accumulator of the contract. K tails are
+/// zero-masked loads. Tiles: MR batch rows × NR weight rows (1×8, 2×8, 3×4, 4×4) of int32
+/// accumulators in zmm registers. Requantization `requantize_s64(acc + bias, reduce_multiplier(q), s)`
+/// 8 rows at a time with `vpmullq` (exact while |acc + bias| < 2^46, so |v·m| < 2^61; other values and
+/// a saturating bias take the scalar `requantize_row_s16`), `vpsravq`, clamp, `vpmovqw`.
+/// Source of the semantics: CMSIS-NN `arm_fully_connected_s16` / `arm_nn_vec_mat_mult_t_s16`, TFLite
+/// reference `FullyConnected` int16×int8 with int64 bias. Firmware-clean (host only): noexcept, no
+/// heap, no static data.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <armlower/kernels/arch/x86/linear_vnni_rowdot.hpp>
+#include <armlower/quant/multiplier.hpp>
+
+namespace armlower::kernels::detail {
+
+/// True if the CPU and OS support AVX-512 F + BW + VL + DQ + VNNI (with `ARMLOWER_X86_AVX512_SIMDE`: AVX2).
+[[nodiscard]] inline bool x86_has_avx512_vnni_dq() noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  return x86_has_avx512_vnni_vl();
+#else
+  return x86_has_avx512_vnni_vl() && __builtin_cpu_supports("avx512dq");
+#endif
+}
+
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+#define ARMLOWER_X86_VNNIW __attribute__((target("avx2")))
+#define ARMLOWER_X86_VNNIW_INLINE __attribute__((target("avx2"), always_inline))
+#else
+#define ARMLOWER_X86_VNNIW __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+#define ARMLOWER_X86_VNNIW_INLINE \
+  __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"), always_inline))
+#endif
+
+/// acc += vpdpwssd(x, w) (inline asm natively for the reason given at `dpbusd`).
+ARMLOWER_X86_VNNIW_INLINE inline void dpwssd(__m512i& acc, __m512i x, __m512i w) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  acc = _mm512_dpwssd_epi32(acc, x, w);
+#else
+  __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(w));
+#endif
+}
+
+/// Columns per exact int32 pass (255 steps of 32 columns, see file comment).
+inline constexpr std::ptrdiff_t vnni_s16_block = std::ptrdiff_t{255} * 32;
+
+/// Rows [r0, r0 + NR) (clamped to the last row) × batch rows [m0, m0 + MR), columns [k0, k1) with
+/// k1 − k0 ≤ `vnni_s16_block`: exact int64 sums added into out[m·8 + i].
+template <int MR, int NR>
+[[gnu::noinline]] ARMLOWER_X86_VNNIW inline void vnni_s16_kernel(const linear_s16_args& a, std::int32_t r0,
+                                                                 std::int32_t m0, std::ptrdiff_t k0,
+                                                                 std::ptrdiff_t k1, std::int64_t* out) noexcept {
+  const std::int8_t* wr[NR];
+#pragma GCC unroll 8
+  for (int i = 0; i < NR; ++i) {
+    const std::int32_t r = r0 + i < a.rows ? r0 + i : a.rows - 1;
+    wr[i] = a.weights + static_cast<std::ptrdiff_t>(r) * a.cols;
+  }
+  const std::int16_t* xr[MR];
+#pragma GCC unroll 8
+  for (int m = 0; m < MR; ++m) xr[m] = a.input + static_cast<std::ptrdiff_t>(m0 + m) * a.cols;
+  __m512i acc[MR * NR];
+#pragma GCC unroll 32
+  for (int i = 0; i < MR * NR; ++i) acc[i] = _mm512_setzero_si512();
+  std::ptrdiff_t k = k0;
+  for (; k + 32 <= k1; k += 32) {
+    __m512i xv[MR];
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m) xv[m] = _mm512_loadu_si512(xr[m] + k);
+#pragma GCC unroll 8
+    for (int i = 0; i < NR; ++i) {
+      const __m512i wv = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(wr[i] + k)));
+#pragma GCC unroll 8
+      for (int m = 0; m < MR; ++m) dpwssd(acc[m * NR + i], xv[m], wv);
+    }
+  }
+  if (k < k1) {  // tail: zero-masked loads of both operands
+    const std::ptrdiff_t n = k1 - k;
+    __m512i xv[MR];
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m) xv[m] = load_prefix16(xr[m] + k, n);
+#pragma GCC unroll 8
+    for (int i = 0; i < NR; ++i) {
+      const __m512i wv = _mm512_cvtepi8_epi16(
+          ARMLOWER_Z512(extracti64x4_epi64, all4, load_prefix8(wr[i] + k, n), 0));
+#pragma GCC unroll 8
+      for (int m = 0; m < MR; ++m) dpwssd(acc[m * NR + i], xv[m], wv);
+    }
+  }
+  const __m512i zero = _mm512_setzero_si512();
+  if (k1 - k0 <= s16_block) {
+    // ≤ 511 columns: any partial sum of the reduction tree is a sum over ≤ 511 products of
+    // magnitude ≤ 2^22, < 2^31, so the int32 tree is exact (the generic path's int32 block bound)
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m) {
+      __m512i v8[8];
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) v8[i] = i < NR ? acc[m * NR + i] : zero;
+      alignas(32) std::int32_t r[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(r), reduce8_epi32(v8));
+      _mm512_storeu_si512(out + std::ptrdiff_t{8} * m, _mm512_add_epi64(_mm512_loadu_si512(out + std::ptrdiff_t{8} * m), load8_i32_as_i64(all8, r)));
+    }
+    return;
+  }
+#pragma GCC unroll 8
+  for (int m = 0; m < MR; ++m) {
+    __m512i v8[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) {
+      // widen the 16 int32 lanes to int64 before summing (a pass total can exceed int32)
+      v8[i] = i < NR ? _mm512_add_epi64(cvt32_64(acc[m * NR + i], 0), cvt32_64(acc[m * NR + i], 1)) : zero;
+    }
+    _mm512_storeu_si512(out + std::ptrdiff_t{8} * m, _mm512_add_epi64(_mm512_loadu_si512(out + std::ptrdiff_t{8} * m), reduce8_epi64(v8)));
+  }
+}
+
+/// Requantizes the int64 accumulators v (rows r0..r0+nv−1, bias not yet added) into 8 int16.
+ARMLOWER_X86_VNNIW_INLINE inline __m128i requant8_s16_vnni(const linear_s16_args& a, __m512i v, std::int32_t r0,
+                                                           int nv) noexcept {
+  const auto valid = static_cast<__mmask8>((1u << nv) - 1u);
+  bool scalar = false;
+  const __m512i unbiased = v;
+  if (a.bias != nullptr) {
+    // |bias| < 2^62 and |v| < 2^46: the saturating addition of the contract is a plain one
+    alignas(64) std::int64_t bl[8] = {};
+    for (int i = 0; i < nv; ++i) bl[i] = a.bias[r0 + i];
+    const __m512i b = _mm512_load_si512(bl);
+    scalar = (_mm512_cmpge_epi64_mask(ARMLOWER_Z512(abs_epi64, all8, b), _mm512_set1_epi64(std::int64_t{1} << 62)) & valid) != 0;
+    v = _mm512_add_epi64(v, b);
+  }
+  const __m512i lim = _mm512_set1_epi64(std::int64_t{1} << 46);
+  scalar = scalar || (_mm512_cmpge_epi64_mask(ARMLOWER_Z512(abs_epi64, all8, v), lim) & valid) != 0 ||
+           (_mm512_cmpge_epi64_mask(ARMLOWER_Z512(abs_epi64, all8, unbiased), lim) & valid) != 0;
+  if (scalar) {
+    alignas(64) std::int64_t lanes[8];
+    _mm512_store_si512(lanes, unbiased);
+    alignas(16) std::int16_t y[8] = {};
+    for (int i = 0; i < nv; ++i) {
+      const std::int64_t acc = a.bias != nullptr ? add_sat64(lanes[i], a.bias[r0 + i]) : lanes[i];
+      y[i] = requantize_row_s16(a, r0 + i, acc);
+    }
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(y));
+  }
+  // reduce_multiplier(q) = min((q + 2^15) >> 16, 32767) for q ≥ 0; total = 15 − s (s validated to −47..14)
+  __m512i mv, tv;
+  if (a.per_channel) {
+    mv = load8_i32_as_i64(valid, a.multiplier + r0);
+    mv = ARMLOWER_Z512(min_epi64, all8, ARMLOWER_Z512(srli_epi64, all8, _mm512_add_epi64(mv, _mm512_set1_epi64(32768)), 16),
+                       _mm512_set1_epi64(32767));
+    tv = _mm512_sub_epi64(_mm512_set1_epi64(15), load8_i32_as_i64(valid, a.shift + r0));
+  } else {
+    mv = _mm512_set1_epi64(quant::reduce_multiplier(a.multiplier[0]));
+    tv = _mm512_set1_epi64(15 - a.shift[0]);
+  }
+  const __m512i one = _mm512_set1_epi64(1);
+  const __m512i rnd = ARMLOWER_Z512(sllv_epi64, all8, one, _mm512_sub_epi64(tv, one));
+  __m512i y = srav64(_mm512_add_epi64(ARMLOWER_Z512(mullo_epi64, all8, v, mv), rnd), tv);  // |v·m| < 2^61
+  y = ARMLOWER_Z512(min_epi64, all8, ARMLOWER_Z512(max_epi64, all8, y, _mm512_set1_epi64(a.activation_min)),
+                             _mm512_set1_epi64(a.activation_max));
+  return cvt64_16(y);
+}
+
+/// One MR × NR tile over all columns, requantized and stored.
+template <int MR, int NR>
+ARMLOWER_X86_VNNIW inline void vnni_s16_tile(const linear_s16_args& a, std::int32_t r0, std::int32_t m0) noexcept {
+  alignas(64) std::int64_t sum[MR * 8] = {};
+  for (std::ptrdiff_t k0 = 0; k0 < a.cols; k0 += vnni_s16_block) {
+    const std::ptrdiff_t k1 = k0 + vnni_s16_block < a.cols ? k0 + vnni_s16_block : a.cols;
+    vnni_s16_kernel<MR, NR>(a, r0, m0, k0, k1, sum);
+  }
+  const int nv = a.rows - r0 < NR ? a.rows - r0 : NR;
+  for (int m = 0; m < MR; ++m) {
+    const __m128i y = requant8_s16_vnni(a, _mm512_load_si512(sum + 8 * m), r0, nv);
+    store_prefix16(a.output + static_cast<std::ptrdiff_t>(m0 + m) * a.rows + r0, y, nv);
+  }
+}
+
+/// AVX-512 VNNI a16w8 fused linear. Preconditions: `validate(a) == ok`, CPU has AVX-512 F/BW/VL/DQ/VNNI.
+ARMLOWER_X86_VNNIW inline void linear_s16_vnni(const linear_s16_args& args) noexcept {
+  const linear_s16_args a = args;
+  std::int32_t m0 = 0;
+  for (; m0 + 4 <= a.batches; m0 += 4) {
+    for (std::int32_t r0 = 0; r0 < a.rows; r0 += 4) vnni_s16_tile<4, 4>(a, r0, m0);
+  }
+  const std::int32_t rem = a.batches - m0;
+  const bool narrow = a.rows <= 4;  // 8-row tiles would compute clamped duplicates
+  for (std::int32_t r0 = 0; r0 < a.rows && rem > 0; r0 += (rem == 3 || narrow) ? 4 : 8) {
+    switch (rem) {
+      case 1: narrow ? vnni_s16_tile<1, 4>(a, r0, m0) : vnni_s16_tile<1, 8>(a, r0, m0); break;
+      case 2: narrow ? vnni_s16_tile<2, 4>(a, r0, m0) : vnni_s16_tile<2, 8>(a, r0, m0); break;
+      default: vnni_s16_tile<3, 4>(a, r0, m0); break;
+    }
+  }
+}
+
+#undef ARMLOWER_X86_VNNIW
+#undef ARMLOWER_X86_VNNIW_INLINE
+
+}  // namespace armlower::kernels::detail

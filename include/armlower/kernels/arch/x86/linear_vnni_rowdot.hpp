@@ -1,0 +1,297 @@
+/// @file armlower/kernels/arch/x86/linear_vnni_rowdot.hpp
+/// AVX-512 VNNI s8 fused linear over ROW-MAJOR weights (contract: `kernels/linear_args.hpp`): the
+/// `x86_avx512_vnni` path of `linear_s8` (no packing step), and the narrow-layer (< 16 output
+/// channels) form of `linear_s8_packed`. Called only after a cpuid check (`x86_has_avx512_vnni_vl`).
+///
+/// Arithmetic: per 64 columns, `u = w ⊕ 0x80 = w + 128` (unsigned, formed on load) and the signed
+/// input x: `vpdpbusd(acc, u, x)` accumulates D = Σ (w + 128)·x = Σ x·w + 128·Σ x in 16 int32 lanes
+/// (|D| ≤ 32640·K < 2^31 for K ≤ 65536; longer rows in exact passes of 65536 columns summed in
+/// int64); K tails are zero-masked loads of both operands (u = 0 there). Then, like the packed form,
+/// `acc = D + (filter_offset − 128)·Σx + c[r]` with `c[r]` = kernel_sum[r], or
+/// bias[r] + input_offset·Σw + K·input_offset·filter_offset where Σw comes from `vpsadbw(u, 0)`
+/// (= Σu = Σw + 128·K, accumulated in the same pass, only when the bias form needs it) or from
+/// the caller (`c != nullptr`: the packed form's folded constants).
+/// Bias form with input_offset = 128 (TFLite int8 input zero point −128), the other operand order
+/// needs no Σw at all: u = x ⊕ 0x80 = x + 128 (once per input vector and step), w signed, so
+/// D = Σ (x + 128)·w = Σ (x + input_offset)·w and `acc = D + filter_offset·Σx + bias + K·128·filter_offset`.
+/// Tiles: MR batch rows × NR weight rows of int32 accumulators in zmm registers (1×8, 2×8, 3×4, 4×4),
+/// each weight vector loaded once per MR rows; the NR·16 lanes are reduced by a transpose-add tree
+/// and requantized 8 channels at a time (`requant8_vnni`, exact int64 lanes).
+/// Source of the semantics: CMSIS-NN `arm_fully_connected_s8` / `arm_nn_vec_mat_mult_t_s8`, TFLite
+/// reference `FullyConnected` (int8). Firmware-clean (host only): noexcept, no heap, no static data.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>
+
+namespace armlower::kernels::detail {
+
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+#define ARMLOWER_X86_VNNIR __attribute__((target("avx2")))
+#define ARMLOWER_X86_VNNIR_INLINE __attribute__((target("avx2"), always_inline))
+#else
+#define ARMLOWER_X86_VNNIR __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
+#define ARMLOWER_X86_VNNIR_INLINE __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni"), always_inline))
+#endif
+
+/// `vshufi64x2` (128-bit lanes: a[I0], a[I1], b[I2], b[I3]); element copies under SIMDe 0.7, which lacks it.
+template <int I>
+ARMLOWER_X86_VNNIR_INLINE inline __m512i shuf128(__m512i a, __m512i b) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(64) std::int64_t x[8], y[8], r[8];
+  _mm512_store_si512(x, a);
+  _mm512_store_si512(y, b);
+  for (std::ptrdiff_t j = 0; j < 4; ++j) {
+    const std::ptrdiff_t sel = (I >> (2 * j)) & 3;
+    const std::int64_t* src = j < 2 ? x : y;
+    r[2 * j] = src[2 * sel];
+    r[2 * j + 1] = src[2 * sel + 1];
+  }
+  return _mm512_load_si512(r);
+#else
+  return _mm512_maskz_shuffle_i64x2(all8, a, b, I);
+#endif
+}
+
+/// 8 vectors of 16 int32 lanes → one __m256i of their 8 lane sums (exact: each sum is a D < 2^31).
+ARMLOWER_X86_VNNIR_INLINE inline __m256i reduce8_epi32(const __m512i* a) noexcept {
+  const __m512i s01 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[0], a[1]), ARMLOWER_Z512(unpackhi_epi32, all16, a[0], a[1]));
+  const __m512i s23 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[2], a[3]), ARMLOWER_Z512(unpackhi_epi32, all16, a[2], a[3]));
+  const __m512i s45 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[4], a[5]), ARMLOWER_Z512(unpackhi_epi32, all16, a[4], a[5]));
+  const __m512i s67 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[6], a[7]), ARMLOWER_Z512(unpackhi_epi32, all16, a[6], a[7]));
+  // per 128-bit lane: [r0, r1, r2, r3] and [r4, r5, r6, r7] partial sums
+  const __m512i s03 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s01, s23), ARMLOWER_Z512(unpackhi_epi64, all8, s01, s23));
+  const __m512i s47 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s45, s67), ARMLOWER_Z512(unpackhi_epi64, all8, s45, s67));
+  // 128-bit lanes [s03.0 + s03.1, s03.2 + s03.3, s47.0 + s47.1, s47.2 + s47.3]
+  const __m512i t = _mm512_add_epi32(shuf128<0x88>(s03, s47), shuf128<0xDD>(s03, s47));
+  // [s03 total, s47 total, …]
+  const __m512i u = _mm512_add_epi32(shuf128<0x08>(t, t), shuf128<0x0D>(t, t));
+  return ARMLOWER_Z512(extracti64x4_epi64, all4, u, 0);
+}
+
+/// 8 vectors of 8 int64 lanes → one __m512i of their 8 lane sums.
+ARMLOWER_X86_VNNIR_INLINE inline __m512i reduce8_epi64(const __m512i* a) noexcept {
+  const __m512i s01 = _mm512_add_epi64(ARMLOWER_Z512(unpacklo_epi64, all8, a[0], a[1]), ARMLOWER_Z512(unpackhi_epi64, all8, a[0], a[1]));
+  const __m512i s23 = _mm512_add_epi64(ARMLOWER_Z512(unpacklo_epi64, all8, a[2], a[3]), ARMLOWER_Z512(unpackhi_epi64, all8, a[2], a[3]));
+  const __m512i s45 = _mm512_add_epi64(ARMLOWER_Z512(unpacklo_epi64, all8, a[4], a[5]), ARMLOWER_Z512(unpackhi_epi64, all8, a[4], a[5]));
+  const __m512i s67 = _mm512_add_epi64(ARMLOWER_Z512(unpacklo_epi64, all8, a[6], a[7]), ARMLOWER_Z512(unpackhi_epi64, all8, a[6], a[7]));
+  // 128-bit lanes of s01: [r0, r1] partials ×4 → t0 = [s01 L0+L1, s01 L2+L3, s23 L0+L1, s23 L2+L3]
+  const __m512i t0 = _mm512_add_epi64(shuf128<0x88>(s01, s23), shuf128<0xDD>(s01, s23));
+  const __m512i t1 = _mm512_add_epi64(shuf128<0x88>(s45, s67), shuf128<0xDD>(s45, s67));
+  // [r01, r23, r45, r67] totals
+  return _mm512_add_epi64(shuf128<0x88>(t0, t1), shuf128<0xDD>(t0, t1));
+}
+
+/// Per-call state of the row-major kernel.
+struct vnni_rowdot_call {
+  const linear_s8_args* a;
+  const std::int8_t* w;     // weights, row r at w + r·wstride
+  std::ptrdiff_t wstride;
+  const std::int64_t* c;    // folded row constants (packed form) or null
+  bool need_wsum;           // bias form with input_offset ≠ 0 and no c: Σw via vpsadbw
+  bool x_unsigned;          // bias form with input_offset = 128 and no c: u = x + 128, w signed
+  vnni_requant rq;
+};
+
+/// Rows [r0, r0 + NR) (clamped to the last row: extra rows are computed, not stored) × batch rows
+/// [m0, m0 + MR), columns [k0, k1), k1 − k0 ≤ 65536: D into d[m][i] (int32) and, if WS, Σu into ws[i].
+template <int MR, int NR, bool WS, bool XU>
+[[gnu::noinline]] ARMLOWER_X86_VNNIR inline void vnni_rowdot_kernel(const vnni_rowdot_call& s, std::int32_t r0,
+                                                                    std::int32_t m0, std::ptrdiff_t k0,
+                                                                    std::ptrdiff_t k1, std::int32_t* d,
+                                                                    std::int64_t* ws) noexcept {
+  const linear_s8_args& a = *s.a;
+  const std::int8_t* wr[NR];
+#pragma GCC unroll 8
+  for (int i = 0; i < NR; ++i) {
+    const std::int32_t r = r0 + i < a.rows ? r0 + i : a.rows - 1;
+    wr[i] = s.w + static_cast<std::ptrdiff_t>(r) * s.wstride;
+  }
+  const std::int8_t* xr[MR];
+#pragma GCC unroll 8
+  for (int m = 0; m < MR; ++m) xr[m] = a.input + static_cast<std::ptrdiff_t>(m0 + m) * a.cols;
+  __m512i acc[MR * NR];
+  __m512i sad[WS ? NR : 1];
+#pragma GCC unroll 32
+  for (int i = 0; i < MR * NR; ++i) acc[i] = _mm512_setzero_si512();
+#pragma GCC unroll 8
+  for (int i = 0; i < (WS ? NR : 1); ++i) sad[i] = _mm512_setzero_si512();
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  const __m512i zero = _mm512_setzero_si512();
+  std::ptrdiff_t k = k0;
+  for (; k + 64 <= k1; k += 64) {
+    __m512i xv[MR];
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m) {
+      xv[m] = _mm512_loadu_si512(xr[m] + k);
+      if constexpr (XU) xv[m] = _mm512_xor_si512(xv[m], flip);
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < NR; ++i) {
+      const __m512i wl = _mm512_loadu_si512(wr[i] + k);
+      const __m512i u = XU ? wl : _mm512_xor_si512(wl, flip);
+      if constexpr (WS) sad[i] = _mm512_add_epi64(sad[i], _mm512_sad_epu8(u, zero));
+#pragma GCC unroll 8
+      for (int m = 0; m < MR; ++m) {
+        if constexpr (XU) {
+          if constexpr (MR == 1) {
+            dpbusd_m(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w (w used once)
+          } else {
+            dpbusd(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w
+          }
+        } else {
+          dpbusd(acc[m * NR + i], u, xv[m]);  // unsigned w + 128, signed x
+        }
+      }
+    }
+  }
+  if (k < k1) {  // tail: zero-masked loads; u is masked too, so the extra columns add nothing to D or Σu
+    const std::ptrdiff_t n = k1 - k;
+    alignas(64) std::uint8_t fl[64];
+    std::memset(fl, 0x80, sizeof fl);
+    const __m512i flipn = load_prefix8(fl, n);  // 0x80 on the n real columns, 0 beyond
+    __m512i xv[MR];
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m) {
+      xv[m] = load_prefix8(xr[m] + k, n);
+      if constexpr (XU) xv[m] = _mm512_xor_si512(xv[m], flip);  // 128 beyond K, against w = 0 there
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < NR; ++i) {
+      const __m512i wl = load_prefix8(wr[i] + k, n);
+      const __m512i u = XU ? wl : _mm512_xor_si512(wl, flipn);
+      if constexpr (WS) sad[i] = _mm512_add_epi64(sad[i], _mm512_sad_epu8(u, zero));
+#pragma GCC unroll 8
+      for (int m = 0; m < MR; ++m) {
+        if constexpr (XU) {
+          if constexpr (MR == 1) {
+            dpbusd_m(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w (w used once)
+          } else {
+            dpbusd(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w
+          }
+        } else {
+          dpbusd(acc[m * NR + i], u, xv[m]);  // unsigned w + 128, signed x
+        }
+      }
+    }
+  }
+  static_assert(NR == 8 || NR == 4);
+#pragma GCC unroll 8
+  for (int m = 0; m < MR; ++m) {
+    __m512i v8[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) v8[i] = i < NR ? acc[m * NR + i] : zero;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + std::ptrdiff_t{8} * m), reduce8_epi32(v8));
+  }
+  if constexpr (WS) {
+    __m512i v8[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) v8[i] = i < NR ? sad[i] : zero;
+    _mm512_storeu_si512(ws, reduce8_epi64(v8));
+  }
+}
+
+/// One MR × NR tile over all columns, requantized and stored.
+template <int MR, int NR>
+ARMLOWER_X86_VNNIR inline void vnni_rowdot_tile(const vnni_rowdot_call& s, std::int32_t r0, std::int32_t m0,
+                                                const std::int64_t* bt) noexcept {
+  const linear_s8_args& a = *s.a;
+  const int nv = a.rows - r0 < NR ? a.rows - r0 : NR;
+  const auto valid = static_cast<__mmask8>((1u << nv) - 1u);
+  alignas(64) std::int32_t d[MR * 8];
+  alignas(64) std::int64_t ws[8] = {};
+  __m512i dv[MR];
+  if (a.cols <= vnni_s8_block) {  // one exact pass
+    if (s.x_unsigned) {
+      vnni_rowdot_kernel<MR, NR, false, true>(s, r0, m0, 0, a.cols, d, nullptr);
+    } else if (s.need_wsum) {
+      vnni_rowdot_kernel<MR, NR, true, false>(s, r0, m0, 0, a.cols, d, ws);
+    } else {
+      vnni_rowdot_kernel<MR, NR, false, false>(s, r0, m0, 0, a.cols, d, nullptr);
+    }
+    for (int m = 0; m < MR; ++m) dv[m] = load8_i32_as_i64(all8, d + std::ptrdiff_t{8} * m);
+  } else {  // exact int32 passes of 65536 columns summed in int64
+    alignas(64) std::int64_t dsum[MR * 8] = {};
+    for (std::ptrdiff_t k0 = 0; k0 < a.cols; k0 += vnni_s8_block) {
+      const std::ptrdiff_t k1 = k0 + vnni_s8_block < a.cols ? k0 + vnni_s8_block : a.cols;
+      alignas(64) std::int64_t wpart[8] = {};
+      if (s.x_unsigned) {
+        vnni_rowdot_kernel<MR, NR, false, true>(s, r0, m0, k0, k1, d, nullptr);
+      } else if (s.need_wsum) {
+        vnni_rowdot_kernel<MR, NR, true, false>(s, r0, m0, k0, k1, d, wpart);
+      } else {
+        vnni_rowdot_kernel<MR, NR, false, false>(s, r0, m0, k0, k1, d, nullptr);
+      }
+      for (int i = 0; i < 8; ++i) ws[i] += wpart[i];
+      for (int i = 0; i < MR * 8; ++i) dsum[i] += d[i];
+    }
+    for (int m = 0; m < MR; ++m) dv[m] = _mm512_load_si512(dsum + 8 * m);
+  }
+  // row constants c[r] (see file comment), 8 int64 lanes
+  __m512i cv;
+  if (s.c != nullptr) {
+    cv = load_prefix8(s.c + r0, std::ptrdiff_t{8} * nv);
+  } else if (a.kernel_sum != nullptr) {
+    cv = load8_i32_as_i64(valid, a.kernel_sum + r0);
+  } else {
+    cv = _mm512_add_epi64(a.bias != nullptr ? load8_i32_as_i64(valid, a.bias + r0) : _mm512_setzero_si512(),
+                          _mm512_set1_epi64(static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset));
+    if (s.need_wsum) {  // + input_offset·Σw, Σw = Σu − 128·K (|Σw| ≤ 128·K: exact int64 lanes)
+      alignas(64) std::int64_t c[8];
+      _mm512_store_si512(c, cv);
+      for (int i = 0; i < 8; ++i) c[i] += static_cast<std::int64_t>(a.input_offset) * (ws[i] - std::int64_t{128} * a.cols);
+      cv = _mm512_load_si512(c);
+    }
+  }
+  for (int m = 0; m < MR; ++m) {
+    const __m512i v = _mm512_add_epi64(_mm512_add_epi64(dv[m], cv), _mm512_set1_epi64(bt[m]));
+    store_prefix8(a.output + static_cast<std::ptrdiff_t>(m0 + m) * a.rows + r0, requant8_vnni(a, s.rq, v, r0, nv), nv);
+  }
+}
+
+/// Row-major AVX-512 VNNI s8 fused linear. `w`/`wstride`: the weight rows (a.weights, a.cols for
+/// `linear_s8`); `c`: folded row constants or null. Preconditions: `validate(a) == ok`, CPU has
+/// AVX-512 F/BW/VL/VNNI.
+ARMLOWER_X86_VNNIR inline void linear_s8_rowdot_vnni(const linear_s8_args& args, const std::int8_t* w,
+                                                     std::ptrdiff_t wstride, const std::int64_t* c) noexcept {
+  const linear_s8_args a = args;
+  vnni_rowdot_call s;
+  s.a = &a;
+  s.w = w;
+  s.wstride = wstride;
+  s.c = c;
+  const bool bias_form = c == nullptr && a.kernel_sum == nullptr;
+  s.x_unsigned = bias_form && a.input_offset == 128;
+  s.need_wsum = bias_form && a.input_offset != 0 && !s.x_unsigned;
+  s.rq = make_vnni_requant(a);
+  for (std::int32_t mb = 0; mb < a.batches; mb += 64) {
+    const std::int32_t me = mb + 64 < a.batches ? mb + 64 : a.batches;
+    std::int64_t bt[64];
+    for (std::int32_t m = mb; m < me; ++m) {
+      const std::int64_t f = s.x_unsigned ? a.filter_offset : a.filter_offset - 128;
+      bt[m - mb] = f == 0 ? 0 : f * sum_s8_vnni(a.input + static_cast<std::ptrdiff_t>(m) * a.cols, a.cols);
+    }
+    std::int32_t m0 = mb;
+    for (; m0 + 4 <= me; m0 += 4) {
+      for (std::int32_t r0 = 0; r0 < a.rows; r0 += 4) vnni_rowdot_tile<4, 4>(s, r0, m0, bt + (m0 - mb));
+    }
+    const std::int32_t rem = me - m0;
+    const bool narrow = a.rows <= 4;  // 8-row tiles would compute clamped duplicates
+    for (std::int32_t r0 = 0; r0 < a.rows && rem > 0; r0 += (rem == 3 || narrow) ? 4 : 8) {
+      const std::int64_t* b = bt + (m0 - mb);
+      switch (rem) {
+        case 1: narrow ? vnni_rowdot_tile<1, 4>(s, r0, m0, b) : vnni_rowdot_tile<1, 8>(s, r0, m0, b); break;
+        case 2: narrow ? vnni_rowdot_tile<2, 4>(s, r0, m0, b) : vnni_rowdot_tile<2, 8>(s, r0, m0, b); break;
+        default: vnni_rowdot_tile<3, 4>(s, r0, m0, b); break;
+      }
+    }
+  }
+}
+
+#undef ARMLOWER_X86_VNNIR
+#undef ARMLOWER_X86_VNNIR_INLINE
+
+}  // namespace armlower::kernels::detail

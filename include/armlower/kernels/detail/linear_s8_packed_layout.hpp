@@ -1,0 +1,52 @@
+/// @file armlower/kernels/detail/linear_s8_packed_layout.hpp
+/// Byte layout of the buffer written by `kernels::pack_linear_s8` (`kernels/linear_packed.hpp`) and
+/// read by the AVX-512 VNNI microkernel (`kernels/arch/x86/linear_vnni_packed.hpp`):
+/// - [0, 64): `packed_s8_header`;
+/// - [64, 64 + 8·Np): int64 row constants c[r] (0 for padding rows), Np = rows rounded up to 16;
+/// - then int32 c[r] (the same values wrapped to 32 bits; used only when `cmax` < 2^31);
+/// - then the weights: Np·Kp bytes (Kp = cols rounded up to 4) in the `vpdpbusd` panel layout of
+///   `arch/x86/linear_vnni_packed.hpp`; or, for narrow layers (rows < 16, where 16-channel panels
+///   would be mostly padding), rows·Kr bytes row-major (Kr = cols rounded up to 64, zero padded; read
+///   by `arch/x86/linear_vnni_rowdot.hpp`).
+/// Firmware-clean: constants and a POD struct only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace armlower::kernels::detail {
+
+/// Header of a packed s8 linear (first 64 bytes of the buffer; copied with memcpy, no alignment needed).
+struct packed_s8_header {
+  std::uint32_t magic = 0;         ///< `packed_s8_magic`
+  std::int32_t rows = 0;           ///< N of the packed layer
+  std::int32_t cols = 0;           ///< K of the packed layer
+  std::int32_t input_offset = 0;   ///< folded into the row constants; must match the call
+  std::int32_t filter_offset = 0;  ///< used at run time (Σx term); must match the call
+  std::int32_t kernel_sum_form = 0;  ///< 1 if c[] came from kernel_sum (informational)
+  std::int64_t cmax = 0;           ///< max_r |c[r]|
+  std::uint8_t pad[32] = {};
+};
+static_assert(sizeof(packed_s8_header) == 64);
+inline constexpr std::uint32_t packed_s8_magic = 0x38504C41u;  // "ALP8"
+
+/// Np, Kp and the byte offsets of the parts (see file comment); sizes in bytes.
+struct packed_s8_geometry {
+  std::uint64_t np = 0, kp = 0, c64 = 64, c32 = 0, weights = 0, total = 0;
+  bool narrow = false;         ///< rows < 16: row-major weights
+  std::uint64_t row_stride = 0;  ///< narrow: bytes per weight row (Kr)
+};
+
+[[nodiscard]] constexpr packed_s8_geometry packed_s8_layout(std::int64_t rows, std::int64_t cols) noexcept {
+  packed_s8_geometry g;
+  g.np = static_cast<std::uint64_t>((rows + 15) / 16 * 16);
+  g.kp = static_cast<std::uint64_t>((cols + 3) / 4 * 4);
+  g.c32 = g.c64 + 8 * g.np;
+  g.weights = g.c32 + 4 * g.np;
+  g.narrow = rows < 16;
+  g.row_stride = static_cast<std::uint64_t>((cols + 63) / 64 * 64);
+  g.total = g.weights + (g.narrow ? static_cast<std::uint64_t>(rows) * g.row_stride : g.np * g.kp);
+  return g;
+}
+
+}  // namespace armlower::kernels::detail

@@ -1,0 +1,172 @@
+// The pre-packed s8 linear (`kernels/linear_packed.hpp`, AVX-512 VNNI microkernel on hosts that have
+// it — natively or through SIMDe in test_kernels_linear_avx512_simde) writes exactly the bytes of the
+// generic path: random shapes (K tails not multiple of 4 / 64, N not multiple of 16 / 64, batch 1..19
+// so every tile height 1..8 and the remainders run), bias / no bias / kernel_sum, per-tensor and
+// per-channel, extreme operands, offsets, multipliers and shifts at both ends of their ranges,
+// both roundings; K > 65536 (the int64-flushed passes); argument errors. Each case also runs the
+// row-major AVX-512 VNNI path of `linear_s8` (`x86_avx512_vnni`) where available.
+#include <armlower/kernels/linear_packed.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace k = armlower::kernels;
+using armlower::status;
+
+namespace {
+
+struct prng {
+  std::mt19937_64 g;
+  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); }
+  template <class T>
+  void fill(std::vector<T>& v, int lo, int hi, int extreme_pct) {
+    const int mode = uniform(0, 99);
+    for (auto& e : v) {
+      if (mode < extreme_pct) e = static_cast<T>(uniform(0, 1) ? hi : lo);
+      else e = static_cast<T>(uniform(lo, hi));
+    }
+  }
+};
+
+struct s8_case {
+  int batches = 1, cols = 1, rows = 1;
+  std::vector<std::int8_t> x, w;
+  std::vector<std::int32_t> bias, mult, shift, ks;
+};
+
+/// Runs generic and packed for `a` (weights/bias/… from c) and requires identical bytes.
+void check_packed(k::linear_s8_args a) {
+  std::vector<std::int8_t> ref(static_cast<std::size_t>(a.batches) * static_cast<std::size_t>(a.rows)),
+      out(ref.size(), std::int8_t{0x5A});
+  a.output = ref.data();
+  REQUIRE(k::linear_s8(a, k::linear_path::generic) == status::ok);
+  std::vector<std::uint8_t> buf(k::linear_s8_packed_size(a.rows, a.cols) + 1);
+  std::uint8_t* base = buf.data() + 1;  // deliberately misaligned
+  const std::size_t size = buf.size() - 1;
+  REQUIRE(k::pack_linear_s8(a, base, size) == status::ok);
+  a.output = out.data();
+  REQUIRE(k::linear_s8_packed(a, base, size) == status::ok);
+  CAPTURE(a.batches); CAPTURE(a.cols); CAPTURE(a.rows); CAPTURE(a.per_channel); CAPTURE(a.input_offset);
+  CAPTURE(a.filter_offset); CAPTURE(a.bias != nullptr); CAPTURE(a.kernel_sum != nullptr);
+  REQUIRE(out == ref);
+  // the row-major AVX-512 VNNI path of linear_s8 (same microkernel as the narrow packed form)
+  if (k::path_available(k::linear_path::x86_avx512_vnni)) {
+    std::fill(out.begin(), out.end(), std::int8_t{0x5A});
+    REQUIRE(k::linear_s8(a, k::linear_path::x86_avx512_vnni) == status::ok);
+    REQUIRE(out == ref);
+  }
+}
+
+const int cols_values[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 63, 64, 65, 67, 100, 255, 256, 257, 1023, 1024, 1027, 4000};
+
+}  // namespace
+
+TEST_CASE("packed s8 == generic (random shapes, offsets, per-tensor/per-channel, bias/kernel_sum)") {
+  const std::string native = k::linear_s8_packed_native() ? "yes" : "no (falls back to linear_s8)";
+  MESSAGE("packed form runs natively: " << native);
+  prng r{std::mt19937_64(2014)};
+  for (int iter = 0; iter < 500; ++iter) {
+    s8_case c;
+    c.batches = iter < 19 ? iter + 1 : r.uniform(1, 19);
+    c.cols = iter < 22 ? cols_values[iter] : cols_values[r.uniform(0, 21)];
+    const int rsel = r.uniform(0, 3);
+    c.rows = rsel == 0 ? r.uniform(1, 17) : rsel == 1 ? r.uniform(17, 80) : rsel == 2 ? 64 * r.uniform(1, 3)
+                                                                                      : 16 * r.uniform(1, 9) + r.uniform(0, 1);
+    const auto bs = static_cast<std::size_t>(c.batches), cs = static_cast<std::size_t>(c.cols),
+               rs = static_cast<std::size_t>(c.rows);
+    c.x.resize(bs * cs);
+    c.w.resize(rs * cs);
+    r.fill(c.x, -128, 127, 15);
+    r.fill(c.w, -128, 127, 15);
+    c.bias.resize(rs);
+    c.mult.resize(rs);
+    c.shift.resize(rs);
+    c.ks.resize(rs);
+    for (auto& b : c.bias) b = r.uniform(0, 9) == 0 ? (r.uniform(0, 1) ? INT32_MAX : INT32_MIN) : r.uniform(-(1 << 22), 1 << 22);
+    const bool negative_shifts = r.uniform(0, 2) == 0;  // the fast (int32-lane) requantization
+    for (std::size_t i = 0; i < rs; ++i) {
+      const int msel = r.uniform(0, 9);
+      c.mult[i] = msel == 0 ? 0 : msel == 1 ? INT32_MAX : msel == 2 ? r.uniform(0, INT32_MAX) : r.uniform(1 << 30, INT32_MAX);
+      const int sel = r.uniform(0, 6);
+      c.shift[i] = sel == 0 ? -31 : sel == 1 ? 30 : sel == 2 ? 0 : sel == 3 ? r.uniform(1, 30) : r.uniform(-24, -1);
+      if (negative_shifts) c.shift[i] = sel == 0 ? -31 : sel == 1 ? -1 : r.uniform(-24, -1);
+    }
+    k::linear_s8_args a;
+    a.input = c.x.data();
+    a.weights = c.w.data();
+    a.batches = c.batches;
+    a.cols = c.cols;
+    a.rows = c.rows;
+    const int zsel = r.uniform(0, 4);
+    a.input_offset = zsel == 0 ? 0 : zsel == 1 ? 128 : zsel == 2 ? -255 : zsel == 3 ? 255 : r.uniform(-255, 255);
+    const int fsel = r.uniform(0, 4);
+    a.filter_offset = fsel == 0 ? 255 : fsel == 1 ? -255 : fsel == 2 ? r.uniform(-255, 255) : 0;
+    a.output_offset = r.uniform(0, 5) == 0 ? (r.uniform(0, 1) ? 65536 : -65536) : r.uniform(-128, 127);
+    a.multiplier = c.mult.data();
+    a.shift = c.shift.data();
+    a.per_channel = r.uniform(0, 1) == 1;
+    a.activation_min = r.uniform(-128, 0);
+    a.activation_max = r.uniform(a.activation_min, 127);
+    a.rounding = r.uniform(0, 1) ? armlower::quant::rounding::double_round : armlower::quant::rounding::single_round;
+    const int bsel = r.uniform(0, 2);
+    a.bias = bsel == 0 ? nullptr : c.bias.data();
+    if (bsel == 2) {
+      REQUIRE(k::compute_kernel_sum_s8(c.ks.data(), c.cols, c.rows, c.w.data(), a.input_offset, a.filter_offset,
+                                       c.bias.data()) == status::ok);
+      a.kernel_sum = c.ks.data();
+    }
+    check_packed(a);
+  }
+}
+
+TEST_CASE("packed s8: K > 65536 (int64-flushed passes), sums past 2^31") {
+  for (const int cols : {65536, 65537, 70001}) {
+    for (const int batches : {1, 3, 9}) {
+      const int rows = 19;
+      std::vector<std::int8_t> x(static_cast<std::size_t>(batches * cols)), w(static_cast<std::size_t>(rows * cols));
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::int8_t>(i % 3 == 0 ? -128 : 127);
+      for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::int8_t>(i % 5 == 0 ? 127 : -128);
+      const std::int32_t m = 1 << 30, s = -24;
+      k::linear_s8_args a;
+      a.input = x.data(); a.weights = w.data(); a.batches = batches; a.cols = cols; a.rows = rows;
+      a.input_offset = 128; a.filter_offset = -3; a.multiplier = &m; a.shift = &s;
+      check_packed(a);
+      a.input_offset = -255;
+      a.filter_offset = 0;
+      check_packed(a);
+    }
+  }
+}
+
+TEST_CASE("packed s8: argument errors") {
+  std::vector<std::int8_t> x(10, 1), w(30, 2), y(3);
+  const std::int32_t m = 1 << 30, s = 0;
+  k::linear_s8_args a;
+  a.input = x.data(); a.weights = w.data(); a.output = y.data(); a.batches = 1; a.cols = 10; a.rows = 3;
+  a.multiplier = &m; a.shift = &s; a.input_offset = 5;
+  const std::size_t n = k::linear_s8_packed_size(3, 10);
+  CHECK(n == 64 + 12 * 16 + 16 * 12);
+  CHECK(k::linear_s8_packed_size(0, 10) == 0);
+  std::vector<std::uint8_t> buf(n);
+  CHECK(k::pack_linear_s8(a, buf.data(), n - 1) == status::scratch_too_small);
+  CHECK(k::pack_linear_s8(a, nullptr, n) == status::null_pointer);
+  REQUIRE(k::pack_linear_s8(a, buf.data(), n) == status::ok);
+  CHECK(k::linear_s8_packed(a, buf.data(), n) == status::ok);
+  CHECK(k::linear_s8_packed(a, buf.data(), n - 1) == status::scratch_too_small);
+  CHECK(k::linear_s8_packed(a, nullptr, n) == status::null_pointer);
+  k::linear_s8_args b = a;
+  b.input_offset = 6;
+  CHECK(k::linear_s8_packed(b, buf.data(), n) == status::zero_point_out_of_range);
+  b = a;
+  b.rows = 2;
+  CHECK(k::linear_s8_packed(b, buf.data(), n) == status::shape_mismatch);
+  b = a;
+  b.output = nullptr;
+  CHECK(k::linear_s8_packed(b, buf.data(), n) == status::null_pointer);
+  std::vector<std::uint8_t> junk(n, 0);
+  CHECK(k::linear_s8_packed(a, junk.data(), n) == status::shape_mismatch);
+}
