@@ -47,11 +47,11 @@ int main(int argc, char** argv) {
 
   auto bytes = serialize::write(lowered->graph, serialize::format::tosa_1_0);
   if (!bytes) {
-    std::fprintf(stderr, "serialize failed: %s\n", bytes.error().message.c_str());
+    std::fprintf(stderr, "serialize failed: %s\n", bytes.error().line().c_str());
     return 1;
   }
   if (auto w = serialize::write_file(out, *bytes); !w) {
-    std::fprintf(stderr, "%s\n", w.error().message.c_str());
+    std::fprintf(stderr, "%s\n", w.error().line().c_str());
     return 1;
   }
   std::printf("wrote %s (%zu bytes)\n", out, bytes->size());

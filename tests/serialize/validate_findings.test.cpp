@@ -51,11 +51,13 @@ TEST_CASE("validate_graph: the a16w8 graph without int16 — every op finding, n
   CHECK(s->code == errc::not_legal);
   CHECK(s->where.op == "RESCALE");
   CHECK(e.text().find('\n') != std::string::npos);  // several lines
-  // The pass form reports the first finding.
+  // The pass form reports the same findings (first one first), under stage "Validate".
   passes::report rep;
   const auto v = passes::validate(g, target("TOSA-1.0+INT"), rep);
   REQUIRE_FALSE(v.has_value());
-  CHECK(v.error().rule == e.message());
+  CHECK(v.error().message() == e.message());
+  CHECK(v.error().diagnostics().size() == e.diagnostics().size());
+  CHECK(v.error().where().stage == "Validate");
 }
 
 TEST_CASE("validate_graph: two ERROR_IFs in different ops are both reported, with op index and tensor") {
