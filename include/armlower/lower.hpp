@@ -160,7 +160,7 @@ template <std::same_as<graph::graph> Graph = graph::graph>  // template: instant
       if (const auto* x = g.find(n); x && x->quant) io_quant.emplace_back(n, *x->quant);
   auto r = passes::lower(t, std::move(q->graph), po);
   if (!r && r.error().code() == errc::not_legal && r.error().where().stage != "Validate")  // an emission
-    return armlower::error(errc::not_legal, r.error().where(),
+    return armlower::error(errc::not_legal, location{},
                            "scheme " + sname + " is not legal for " + std::string(t.text().view()) + ": " +
                                r.error().message());
   if (!r) return std::move(r).error();

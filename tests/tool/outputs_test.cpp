@@ -504,7 +504,7 @@ TEST_CASE("run and check name operators by their index in the file; --max-tensor
   (void)armlower::serialize::write_file(d / "x.npy", armlower::io::format_npy(x).value()).value();
   // 8 bytes hold the [1,1] input; RESHAPE's shape operand (SHAPE [4], 32 bytes) does not fit.
   const auto o = run("run " + q(d / "hw.tosa") + " -i " + q(d / "x.npy") + " --max-tensor-bytes 8");
-  expect_failure(o, "op " + std::to_string(first_in_file) + " RESHAPE");
+  expect_failure(o, "model op #" + std::to_string(first_in_file) + " RESHAPE");
   CHECK(o.err.find("limit of 8 bytes") != std::string::npos);
   CHECK(run("run " + q(d / "hw.tosa") + " -i " + q(d / "x.npy")).rc == 0);
   // check: the same numbering (the int8 graph is not legal without PRO-INT).
