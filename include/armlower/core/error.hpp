@@ -20,7 +20,8 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
-#include <variant>
+#include <new>
+#include <optional>
 #include <vector>
 
 namespace armlower {
@@ -136,17 +137,44 @@ namespace detail {
 
 /// A `T` or an `error`. `value()`, `*`, `->` require `has_value()`; `error()` requires
 /// `!has_value()`; violating either stops the program (no exception, no garbage).
+/// (Storage is a plain union rather than `std::variant`: every `expected<T>` is instantiated in
+/// many headers, and the union keeps their compile cost small.)
 template <class T>
 class [[nodiscard]] expected {
  public:
-  expected(T v) : v_(std::in_place_index<0>, std::move(v)) {}                  // NOLINT(google-explicit-constructor)
-  expected(armlower::error e) : v_(std::in_place_index<1>, std::move(e)) {}    // NOLINT(google-explicit-constructor)
+  expected(T v) : has_(true) { ::new (static_cast<void*>(&val_)) T(std::move(v)); }  // NOLINT(google-explicit-constructor)
+  expected(armlower::error e) : has_(false) {                                          // NOLINT(google-explicit-constructor)
+    ::new (static_cast<void*>(&err_)) armlower::error(std::move(e));
+  }
   /// In-place construction of the value.
   template <class... A>
-  explicit expected(std::in_place_t, A&&... a) : v_(std::in_place_index<0>, std::forward<A>(a)...) {}
+  explicit expected(std::in_place_t, A&&... a) : has_(true) {
+    ::new (static_cast<void*>(&val_)) T(std::forward<A>(a)...);
+  }
+  expected(const expected& o) : has_(o.has_) {
+    if (has_) ::new (static_cast<void*>(&val_)) T(o.val_);
+    else ::new (static_cast<void*>(&err_)) armlower::error(o.err_);
+  }
+  expected(expected&& o) noexcept(std::is_nothrow_move_constructible_v<T>) : has_(o.has_) {
+    if (has_) ::new (static_cast<void*>(&val_)) T(std::move(o.val_));
+    else ::new (static_cast<void*>(&err_)) armlower::error(std::move(o.err_));
+  }
+  expected& operator=(const expected& o) {
+    if (this != &o) *this = expected(o);
+    return *this;
+  }
+  expected& operator=(expected&& o) noexcept(std::is_nothrow_move_constructible_v<T>) {
+    if (this == &o) return *this;
+    destroy();
+    has_ = o.has_;
+    if (has_) ::new (static_cast<void*>(&val_)) T(std::move(o.val_));
+    else ::new (static_cast<void*>(&err_)) armlower::error(std::move(o.err_));
+    return *this;
+  }
+  ~expected() { destroy(); }
 
-  [[nodiscard]] bool has_value() const noexcept { return v_.index() == 0; }
-  explicit operator bool() const noexcept { return has_value(); }
+  [[nodiscard]] bool has_value() const noexcept { return has_; }
+  explicit operator bool() const noexcept { return has_; }
 
   [[nodiscard]] T& value() & { return *get(); }
   [[nodiscard]] const T& value() const& { return *get(); }
@@ -159,24 +187,32 @@ class [[nodiscard]] expected {
 
   /// The error; precondition `!has_value()`.
   [[nodiscard]] const armlower::error& error() const& {
-    if (const auto* e = std::get_if<1>(&v_)) return *e;
-    detail::bad_expected_access("expected::error() called on a value");
+    if (has_) detail::bad_expected_access("expected::error() called on a value");
+    return err_;
   }
   [[nodiscard]] armlower::error&& error() && {
-    if (auto* e = std::get_if<1>(&v_)) return std::move(*e);
-    detail::bad_expected_access("expected::error() called on a value");
+    if (has_) detail::bad_expected_access("expected::error() called on a value");
+    return std::move(err_);
   }
 
  private:
+  void destroy() noexcept {
+    if (has_) val_.~T();
+    else err_.~error();
+  }
   T* get() {
-    if (auto* p = std::get_if<0>(&v_)) return p;
-    detail::bad_expected_access(std::get_if<1>(&v_)->line().c_str());
+    if (!has_) detail::bad_expected_access(err_.line().c_str());
+    return &val_;
   }
   const T* get() const {
-    if (const auto* p = std::get_if<0>(&v_)) return p;
-    detail::bad_expected_access(std::get_if<1>(&v_)->line().c_str());
+    if (!has_) detail::bad_expected_access(err_.line().c_str());
+    return &val_;
   }
-  std::variant<T, armlower::error> v_;
+  union {
+    T val_;
+    armlower::error err_;
+  };
+  bool has_;
 };
 
 /// Success or an `error`.
@@ -184,27 +220,26 @@ template <>
 class [[nodiscard]] expected<void> {
  public:
   expected() = default;
-  expected(armlower::error e) : e_(std::in_place_index<1>, std::move(e)) {}  // NOLINT(google-explicit-constructor)
+  expected(armlower::error e) : e_(std::move(e)) {}  // NOLINT(google-explicit-constructor)
 
-  [[nodiscard]] bool has_value() const noexcept { return e_.index() == 0; }
+  [[nodiscard]] bool has_value() const noexcept { return !e_.has_value(); }
   explicit operator bool() const noexcept { return has_value(); }
-  /// Precondition `has_value()` (stops the program with the error's line otherwise; for callers
-  /// that treat a failure as a bug, like `expected<T>::value()`).
+  /// Nothing; precondition `has_value()` (stops the program with the error line otherwise).
   void value() const {
-    if (const auto* e = std::get_if<1>(&e_)) detail::bad_expected_access(e->line().c_str());
+    if (e_) detail::bad_expected_access(e_->line().c_str());
   }
   /// The error; precondition `!has_value()`.
   [[nodiscard]] const armlower::error& error() const& {
-    if (const auto* e = std::get_if<1>(&e_)) return *e;
-    detail::bad_expected_access("expected::error() called on success");
+    if (!e_) detail::bad_expected_access("expected::error() called on success");
+    return *e_;
   }
   [[nodiscard]] armlower::error&& error() && {
-    if (auto* e = std::get_if<1>(&e_)) return std::move(*e);
-    detail::bad_expected_access("expected::error() called on success");
+    if (!e_) detail::bad_expected_access("expected::error() called on success");
+    return std::move(*e_);
   }
 
  private:
-  std::variant<std::monostate, armlower::error> e_;
+  std::optional<armlower::error> e_;
 };
 
 }  // namespace armlower
