@@ -421,3 +421,36 @@ TEST_CASE("RESHAPE and TRANSPOSE errors") {
   REQUIRE_FALSE(r);
   CHECK(r.error().code() == armlower::errc::invalid_graph);
 }
+
+TEST_CASE("MAXIMUM refusals: a missing nan_mode_attr, a dtype without a row, non-broadcastable shapes") {
+  const auto graph_of = [](id t, std::vector<std::int32_t> sb, graph::attribute a) {
+    builder b;
+    b.input("a", t, {2, 3});
+    b.input("b", t, sb);
+    b.declare("y", t, {2, 3});
+    b.op(tosa::op::maximum, {"a", "b"}, {"y"}, std::move(a));
+    b.output("y");
+    return b;
+  };
+  const graph::nan_mode_attr ign{graph::nan_mode::ignore};
+  auto r = run1(graph_of(id::fp32, {1, 3}, {}), {run::from_reals(id::fp32, {2, 3}, std::vector<float>(6, 1.0f)),
+                                                  run::from_reals(id::fp32, {1, 3}, std::vector<float>(3, 2.0f))});
+  REQUIRE_FALSE(r);
+  CHECK(r.error().where().op == "MAXIMUM");
+  CHECK(r.error().line().find("nan_mode_attr") != std::string::npos);
+  r = run1(graph_of(id::i8, {1, 3}, ign), {run::from_ints(id::i8, {2, 3}, {1, 2, 3, 4, 5, 6}),
+                                            run::from_ints(id::i8, {1, 3}, {0, 0, 0})});
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code() == armlower::errc::unsupported);
+  CHECK(r.error().line().find("MAXIMUM of INT8") != std::string::npos);
+  r = run1(graph_of(id::i32, {2, 2}, ign), {run::from_ints(id::i32, {2, 3}, {1, 2, 3, 4, 5, 6}),
+                                             run::from_ints(id::i32, {2, 2}, {0, 0, 0, 0})});
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code() == armlower::errc::error_if);
+  CHECK(r.error().line().find("do not broadcast") != std::string::npos);
+  // The same graph with a broadcastable b computes apply_max_s element-wise.
+  r = run1(graph_of(id::i32, {1, 3}, ign), {run::from_ints(id::i32, {2, 3}, {1, -2, 3, -4, 5, -6}),
+                                             run::from_ints(id::i32, {1, 3}, {0, 0, 4})});
+  REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
+  CHECK(r->outputs[0].ints == std::vector<std::int64_t>{1, 0, 4, 0, 5, 4});
+}

@@ -1,7 +1,8 @@
 // The serializer derived from the op descriptors: the descriptors agree with the flatbuffer
 // schema (tosa-tools' schema/tosa.fbs, as compiled by flatc: op enum names and attribute union
 // members), and the generic attribute encoders write the same bytes as flatc's generated
-// builders (the empty table and the {block_size} table of the EXT-MXFP ops). The schema does
+// builders (the empty table, the {block_size} table of the EXT-MXFP ops and the {nan_mode}
+// table of MAXIMUM, which MINIMUM shares). The schema does
 // not state operand counts (TosaOperator.inputs is a plain vector), so those are checked against
 // the specification in tests/tosa/op_descriptor.test.cpp.
 #include "sample_graphs.hpp"
@@ -37,6 +38,8 @@ TEST_CASE("descriptors agree with the flatbuffer schema: op names and attribute 
         "ClampAttribute");
   CHECK(std::string(fb::EnumNameAttribute(static_cast<fb::Attribute>(tosa::serialized(tosa::op::transpose)))) ==
         "TransposeAttribute");
+  CHECK(std::string(fb::EnumNameAttribute(static_cast<fb::Attribute>(tosa::serialized(tosa::op::maximum)))) ==
+        "MaximumAttribute");
 }
 
 namespace {
@@ -71,4 +74,51 @@ TEST_CASE("generic attribute encoders write flatc's bytes") {
         finished([&](auto& fbb) { return fb::CreateCastFromBlockScaledAttribute(fbb, bs).Union(); }));
   CHECK(generic(tosa::op::matmul_t_block_scaled, graph::block_scaled_attr{32}) ==
         finished([&](auto& fbb) { return fb::CreateMatMulTBlockScaledAttribute(fbb, bs).Union(); }));
+  for (const auto& [m, wire] : {std::pair{graph::nan_mode::propagate, fb::NanPropagationMode::PROPAGATE},
+                               std::pair{graph::nan_mode::ignore, fb::NanPropagationMode::IGNORE}}) {
+    const auto bytes = generic(tosa::op::maximum, graph::nan_mode_attr{m});
+    CHECK(bytes == finished([&](auto& fbb) { return fb::CreateMaximumAttribute(fbb, wire).Union(); }));
+    // The kind is the table's, not the op's: MinimumAttribute has the same layout.
+    CHECK(bytes == finished([&](auto& fbb) { return fb::CreateMinimumAttribute(fbb, wire).Union(); }));
+  }
+}
+
+TEST_CASE("MAXIMUM: the {nan_mode} table round-trips; the writer refuses a value that is not a NanPropagationMode") {
+  // x [2,3] and a broadcast constant k [1,3] → y [2,3] (TOSA 1.0 MAXIMUM, MaximumAttribute {nan_mode}).
+  const auto make = [](graph::nan_mode m) {
+    graph::graph g;
+    g.add(sample::act("x", dtype::id::fp32, {2, 3}));
+    g.add(graph::make_f32_constant("k", {1, 3}, std::vector<float>{0.5f, -1.0f, 2.0f}));
+    g.add(sample::act("y", dtype::id::fp32, {2, 3}));
+    g.operators.push_back(sample::op(tosa::op::maximum, {"x", "k"}, {"y"}, graph::nan_mode_attr{m}));
+    g.inputs = {"x"};
+    g.outputs = {"y"};
+    return g;
+  };
+  for (const auto m : {graph::nan_mode::propagate, graph::nan_mode::ignore}) {
+    for (const auto f : {serialize::format::tosa_1_0, serialize::format::tosa_1_1}) {
+      const auto bytes = serialize::write(make(m), f);
+      REQUIRE_MESSAGE(bytes.has_value(), bytes.error().line());
+      const auto back = serialize::read(*bytes);
+      REQUIRE_MESSAGE(back.has_value(), back.error().line());
+      REQUIRE(back->graph.operators.size() == 1);
+      const auto& o = back->graph.operators[0];
+      CHECK(o.tosa_op() == tosa::op::maximum);
+      const auto* a = std::get_if<graph::nan_mode_attr>(&o.attr);
+      REQUIRE(a != nullptr);
+      CHECK(a->nan == m);
+      CHECK(serialize::write(back->graph, back->version).value() == *bytes);
+    }
+  }
+  const auto bad = serialize::write(make(static_cast<graph::nan_mode>(0)), serialize::format::tosa_1_0);
+  REQUIRE_FALSE(bad.has_value());
+  const std::string line = bad.error().line();
+  CHECK(line.find("MAXIMUM") != std::string::npos);
+  CHECK(line.find("nan_mode 0") != std::string::npos);
+  // A missing attribute is refused by name, not misread as PROPAGATE.
+  auto none = make(graph::nan_mode::propagate);
+  none.operators[0].attr = {};
+  const auto missing = serialize::write(none, serialize::format::tosa_1_0);
+  REQUIRE_FALSE(missing.has_value());
+  CHECK(missing.error().line().find("nan_mode_attr") != std::string::npos);
 }

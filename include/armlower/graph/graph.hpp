@@ -94,7 +94,7 @@ struct transpose_attr {
   std::vector<std::int32_t> perms;
 };
 
-/// NaN propagation mode of CLAMP (NanPropagationMode).
+/// NaN propagation mode of CLAMP, MAXIMUM and the other ops with a `nan_mode` (NanPropagationMode).
 enum class nan_mode : std::uint32_t { propagate = 1, ignore = 2 };
 
 /// CLAMP attribute: bounds in the tensor's own domain (integers are exact in a double for the
@@ -110,6 +110,11 @@ struct block_scaled_attr {
   std::int32_t block_size = 32;
 };
 
+/// The {nan_mode} attribute table (MaximumAttribute; the same table as MinimumAttribute).
+struct nan_mode_attr {
+  nan_mode nan = nan_mode::propagate;
+};
+
 /// Fused activation of a framework `linear` (TFLite NONE / RELU / RELU6).
 enum class activation : std::uint8_t { none, relu, relu6 };
 
@@ -120,7 +125,7 @@ struct linear_attr {
 
 /// Operator attributes; `std::monostate` for ops whose attribute table is empty.
 using attribute = std::variant<std::monostate, conv2d_attr, rescale_attr, transpose_attr,
-                               clamp_attr, block_scaled_attr, linear_attr>;
+                               clamp_attr, block_scaled_attr, nan_mode_attr, linear_attr>;
 
 /// One operator: what it is, its operand and result tensor names (in TOSA order for TOSA ops),
 /// and its attribute.

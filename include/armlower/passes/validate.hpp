@@ -14,7 +14,7 @@
 ///     What the SPEC allows, never only what armlower's lowerings emit;
 ///  4. shapes (RESHAPE element counts, CONV2D output size by `kernels::conv2d_output_size` (int64,
 ///     the same rule the interpreter uses) and OHWI weights, RESCALE per-channel multiplier count,
-///     ADD equal ranks + broadcast, block-scaled shapes);
+///     ADD / MAXIMUM equal ranks + broadcast, block-scaled shapes);
 ///  5. level limits when the target has `+8k` (`tosa/level.hpp`: MAX_RANK, MAX_KERNEL,
 ///     MAX_STRIDE, tensor size < 2^MAX_LOG2_SIZE bytes).
 /// Sources: the TOSA 1.0 specification (levels; the ERROR_IFs of each operator's pseudocode)
@@ -339,23 +339,32 @@ struct op_rules<tosa::op::clamp> {
   }
 };
 
-template <>
-struct op_rules<tosa::op::add> {
+/// Rules of an element-wise binary op with TOSA broadcasting (ADD, MAXIMUM pseudocode:
+/// ERROR_IF(rank(input1) != rank(input2)), each dim equal or 1, the output the broadcast shape;
+/// operands and output share in_out_t). Reused by each such op's `op_rules`.
+template <tosa::op O>
+struct binary_broadcast_rules {
   static constexpr bool row_checked = true;
   static std::optional<diagnostic> check(const validator& v, std::size_t i) {
+    const std::string n(tosa::name(O));
     const auto& o = v.g.operators[i];
     const auto *a = v.get(o.inputs[0]), *b = v.get(o.inputs[1]), *y = v.get(o.outputs[0]);
-    if (b->type != a->type || y->type != a->type) return v.err(i, b->name, "ADD operands and output must share a dtype");
+    if (b->type != a->type || y->type != a->type) return v.err(i, b->name, n + " operands and output must share a dtype");
     if (a->shape.size() != b->shape.size() || y->shape.size() != a->shape.size())
-      return v.err(i, b->name, "ADD operands must have equal ranks (broadcast needs RESHAPE first)");
+      return v.err(i, b->name, n + " operands must have equal ranks (broadcast needs RESHAPE first)");
     for (std::size_t k = 0; k < a->shape.size(); ++k) {
       const auto d = std::max(a->shape[k], b->shape[k]);
       if ((a->shape[k] != d && a->shape[k] != 1) || (b->shape[k] != d && b->shape[k] != 1) || y->shape[k] != d)
-        return v.err(i, y->name, "ADD shapes " + shape_str(a->shape) + " and " + shape_str(b->shape) + " do not broadcast to " + shape_str(y->shape));
+        return v.err(i, y->name, n + " shapes " + shape_str(a->shape) + " and " + shape_str(b->shape) + " do not broadcast to " + shape_str(y->shape));
     }
     return std::nullopt;
   }
 };
+
+template <>
+struct op_rules<tosa::op::add> : binary_broadcast_rules<tosa::op::add> {};
+template <>
+struct op_rules<tosa::op::maximum> : binary_broadcast_rules<tosa::op::maximum> {};
 
 template <>
 struct op_rules<tosa::op::cast_to_block_scaled> {

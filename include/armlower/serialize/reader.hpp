@@ -663,7 +663,7 @@ class graph_reader {
 
   /// Decoder of one attribute-table kind (not of one op: an op whose descriptor names an
   /// existing kind needs no reader code). The empty table is not read; the {block_size} table
-  /// of the EXT-MXFP ops is read generically (field 0 at vtable offset 4, as the writer's
+  /// of the EXT-MXFP ops and the {nan_mode} table (MAXIMUM, MINIMUM) are read generically (field 0 at vtable offset 4, as the writer's
   /// `attr_encoder` writes it; the verifier checked the table for the union type = op).
   template <tosa::attr_kind K>
   result<graph::attribute> decode(const fb11::TosaOperator& o, const std::vector<std::string>& inputs) {
@@ -718,6 +718,14 @@ class graph_reader {
       const auto nm = static_cast<std::uint32_t>(a->nan_mode());
       if (nm < 1 || nm > 2) return fail(errc::malformed, "nan_mode " + std::to_string(nm) + " is not a NanPropagationMode");
       return graph::attribute{graph::clamp_attr{*lo, *hi, static_cast<graph::nan_mode>(nm)}};
+    } else if constexpr (K == attr_kind::nan_mode) {
+      // {nan_mode} (MaximumAttribute, MinimumAttribute): field 0 at vtable offset 4, read
+      // generically like the writer's `attr_encoder<attr_kind::nan_mode>` writes it.
+      std::uint32_t nm = 0;  // NanPropagationMode::UNKNOWN
+      if (o.attribute_type() != fb11::Attribute::NONE && o.attribute() != nullptr)
+        nm = static_cast<const flatbuffers::Table*>(o.attribute())->GetField<std::uint32_t>(4, 0);
+      if (nm < 1 || nm > 2) return fail(errc::malformed, "nan_mode " + std::to_string(nm) + " is not a NanPropagationMode");
+      return graph::attribute{graph::nan_mode_attr{static_cast<graph::nan_mode>(nm)}};
     } else {
       static_assert(K == attr_kind::block_scaled, "decode: no decoder for this attribute kind");
       std::uint32_t bs = 0;  // BlockSize::UNKNOWN

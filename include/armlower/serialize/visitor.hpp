@@ -3,7 +3,8 @@
 ///
 /// - `attr_encoder<K>`: the encoder of one attribute-table KIND (`tosa::attr_kind`), not of one
 ///   op: an op whose descriptor names an existing kind (or none) needs no serializer code. The
-///   empty table and the {block_size} table of the three EXT-MXFP ops are written generically
+///   empty table, the {block_size} table of the three EXT-MXFP ops and the {nan_mode} table
+///   (MAXIMUM, MINIMUM) are written generically
 ///   with the flatbuffers Table API (field i at vtable offset 4 + 2·i, as flatc lays them out);
 ///   the others through flatc's generated builders (tosa-tools' `schema/tosa.fbs`).
 /// - `op_visitor<Op>`: emits the `TosaOperator` of op `Op` (op code = attribute union type =
@@ -149,6 +150,29 @@ static_assert(attr_encoder<tosa::attr_kind::block_scaled>::block_size_field ==
                   detail::fb11::MatMulTBlockScaledAttribute::VT_BLOCK_SIZE &&
               static_cast<std::uint32_t>(detail::fb11::BlockSize::BLOCK_SIZE_32) == 32,
               "block-scaled attribute layout differs from the schema");
+
+/// The {nan_mode: NanPropagationMode (uint32)} table of MAXIMUM (and MINIMUM: MaximumAttribute
+/// and MinimumAttribute have the same single field, vtable offset 4), written generically. The
+/// value is always written (PROPAGATE = 1 or IGNORE = 2; the writer checked it), as flatc's
+/// `CreateMaximumAttribute` writes a non-default value.
+template <>
+struct attr_encoder<tosa::attr_kind::nan_mode> {
+  static constexpr flatbuffers::voffset_t nan_mode_field = 4;
+  static flatbuffers::Offset<void> encode(detail::emit_context& c, const graph::operation& o) {
+    const auto nm = std::get<graph::nan_mode_attr>(o.attr).nan;
+    const auto start = c.fbb.StartTable();
+    c.fbb.AddElement<std::uint32_t>(nan_mode_field, static_cast<std::uint32_t>(nm), 0);
+    return flatbuffers::Offset<void>(c.fbb.EndTable(start));
+  }
+};
+static_assert(attr_encoder<tosa::attr_kind::nan_mode>::nan_mode_field == detail::fb11::MaximumAttribute::VT_NAN_MODE &&
+                  attr_encoder<tosa::attr_kind::nan_mode>::nan_mode_field ==
+                      detail::fb11::MinimumAttribute::VT_NAN_MODE &&
+                  static_cast<std::uint32_t>(detail::fb11::NanPropagationMode::PROPAGATE) ==
+                      static_cast<std::uint32_t>(graph::nan_mode::propagate) &&
+                  static_cast<std::uint32_t>(detail::fb11::NanPropagationMode::IGNORE) ==
+                      static_cast<std::uint32_t>(graph::nan_mode::ignore),
+              "{nan_mode} attribute layout differs from the schema");
 
 /// Serializer visitor of one op: `emit(ctx, o)` writes the whole TosaOperator with the
 /// attribute table of the op's descriptor kind. No op needs a specialisation today.

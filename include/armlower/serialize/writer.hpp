@@ -260,6 +260,10 @@ class graph_writer {
       const auto nm = static_cast<std::uint32_t>(cl->nan);
       if (nm < 1 || nm > 2)
         return fail_op(errc::invalid_graph, i, on, "nan_mode " + std::to_string(nm) + " is not a NanPropagationMode value");
+    } else if (const auto* n = std::get_if<graph::nan_mode_attr>(&o.attr)) {
+      const auto nm = static_cast<std::uint32_t>(n->nan);
+      if (nm < 1 || nm > 2)
+        return fail_op(errc::invalid_graph, i, on, "nan_mode " + std::to_string(nm) + " is not a NanPropagationMode value");
     } else if (const auto* b = std::get_if<graph::block_scaled_attr>(&o.attr)) {
       if (b->block_size != 32)
         return fail_op(errc::unsupported, i, on,
@@ -388,7 +392,7 @@ class graph_writer {
 /// `format::tosa_1_1`); dimensions >= 1; constant payload sizes equal
 /// `graph::payload_bytes(dtype, elements)`; operand counts as in the op's descriptor; the
 /// attribute alternative each op needs (conv2d_attr, rescale_attr, transpose_attr, clamp_attr,
-/// block_scaled_attr with block_size 32, else std::monostate); CLAMP bounds representable in
+/// block_scaled_attr with block_size 32, nan_mode_attr, else std::monostate); CLAMP bounds representable in
 /// the input dtype; each non-constant tensor written by at most one operator, constants only
 /// by CONST; graph inputs/outputs name tensors; total size < 2 GiB.
 /// Op/dtype legality against a TOSA specification is not checked here (see the spec-aware

@@ -20,6 +20,7 @@ enum class op : std::uint32_t {
   matmul = 7,
   clamp = 11,
   add = 15,
+  maximum = 26,
   mul = 28,
   reshape = 57,
   transpose = 61,

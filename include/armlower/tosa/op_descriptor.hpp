@@ -52,6 +52,7 @@ enum class attr_kind : std::uint8_t {
   transpose = 3,     ///< TransposeAttribute {perms}
   clamp = 4,         ///< ClampAttribute {min_val, max_val, nan_mode}
   block_scaled = 5,  ///< {block_size} of the three EXT-MXFP ops
+  nan_mode = 6,      ///< {nan_mode} (MaximumAttribute, MinimumAttribute)
 };
 
 /// One operand or result of an op.
@@ -101,7 +102,7 @@ constexpr operand res(std::string_view n, std::int8_t slot = -1) noexcept { retu
 inline constexpr std::array descriptors = [] {
   using namespace detail::desc;
   using a = attr_kind;
-  return std::array<op_descriptor, 13>{{
+  return std::array<op_descriptor, 14>{{
       {op::const_, "CONST", {}, 0, {res("output", 0)}, 1, a::none, {"t"}, 1},
       {op::reshape, "RESHAPE", {in("input1", input, 0), in("shape", shape)}, 2, {res("output")}, 1, a::none, {"t"}, 1},
       {op::transpose, "TRANSPOSE", {in("input1", input, 0)}, 1, {res("output")}, 1, a::transpose, {"t"}, 1},
@@ -135,6 +136,7 @@ inline constexpr std::array descriptors = [] {
        {"input", "output"},
        2},
       {op::add, "ADD", {in("input1", input, 0), in("input2")}, 2, {res("output")}, 1, a::none, {"t"}, 1},
+      {op::maximum, "MAXIMUM", {in("input1", input, 0), in("input2")}, 2, {res("output")}, 1, a::nan_mode, {"t"}, 1},
       {op::mul, "MUL", {in("input1", input, 0), in("input2"), in("shift", shift)}, 3, {res("output", 1)}, 1, a::none,
        {"input", "output"}, 2},
       {op::clamp, "CLAMP", {in("input", input, 0)}, 1, {res("output")}, 1, a::clamp, {"t"}, 1},
@@ -200,7 +202,8 @@ inline constexpr auto all_ops = [] {
 /// for error messages. Indexed by the enum value (no switch).
 [[nodiscard]] constexpr std::string_view attr_type_name(attr_kind k) noexcept {
   constexpr std::string_view names[] = {"no attribute (std::monostate)", "conv2d_attr", "rescale_attr",
-                                        "transpose_attr", "clamp_attr", "block_scaled_attr"};
+                                        "transpose_attr", "clamp_attr", "block_scaled_attr",
+                                        "nan_mode_attr"};
   const auto i = static_cast<std::size_t>(k);
   return i < std::size(names) ? names[i] : std::string_view("?");
 }

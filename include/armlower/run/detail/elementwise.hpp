@@ -1,6 +1,6 @@
 /// @file armlower/run/detail/elementwise.hpp
-/// ADD, MUL (with its shift operand), CLAMP and CAST of the TOSA 1.0 specification
-/// (ADD/MUL/CLAMP/CAST pseudocode; 1.1 adds the INT64 and BOOL ↔ FP32 rows): equal-rank broadcasting, integer REQUIREs on
+/// ADD, MAXIMUM, MUL (with its shift operand), CLAMP and CAST of the TOSA 1.0 specification
+/// (ADD/MAXIMUM/MUL/CLAMP/CAST pseudocode; 1.1 adds the INT64 and BOOL ↔ FP32 rows): equal-rank broadcasting, integer REQUIREs on
 /// overflow, floating-point results rounded to nearest-even in the result dtype.
 #pragma once
 
@@ -118,6 +118,44 @@ namespace armlower::run::detail {
   } else {
     return c.fail(errc::unsupported, c.in_name(0),
                   "ADD of " + std::string(dtype::name(t)) + " (rows: INT32, INT64, FP16, BF16, FP32)");
+  }
+  return c.set(0, std::move(r));
+}
+
+/// MAXIMUM [input1, input2] with `nan_mode_attr` (SPEC-1.0 MAXIMUM, `apply_max_s`; rows i32,
+/// fp16, bf16, fp32): element-wise `a >= b ? a : b` with broadcasting. Floats: a NaN operand gives
+/// NaN under PROPAGATE; under IGNORE the other operand (NaN only when both are NaN). The result
+/// is one of the operands, so it needs no rounding.
+[[nodiscard]] inline status eval_maximum(const op_context& c) {
+  const auto* m = c.attr<graph::nan_mode_attr>();
+  if (m == nullptr) return c.fail(errc::invalid_graph, {}, "MAXIMUM needs a nan_mode_attr (nan_mode)");
+  std::vector<std::int32_t> shape;
+  std::vector<std::int64_t> ia, ib;
+  if (auto e = binary_operands(c, shape, ia, ib)) return e;
+  const auto& a = c.in(0);
+  const auto& b = c.in(1);
+  const auto t = a.type;
+  value r{t, shape, {}, {}, {}};
+  const auto n = ia.size();
+  if (t == dtype::id::i32) {
+    r.ints.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto x = a.ints[static_cast<std::size_t>(ia[k])], y = b.ints[static_cast<std::size_t>(ib[k])];
+      r.ints[k] = x >= y ? x : y;
+    }
+  } else if (is_real(t)) {
+    const bool propagate = m->nan != graph::nan_mode::ignore;
+    r.reals.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const float x = a.reals[static_cast<std::size_t>(ia[k])], y = b.reals[static_cast<std::size_t>(ib[k])];
+      if (std::isnan(x) || std::isnan(y))
+        r.reals[k] = propagate ? std::numeric_limits<float>::quiet_NaN() : std::isnan(x) ? y : x;
+      else
+        r.reals[k] = x >= y ? x : y;
+    }
+  } else {
+    return c.fail(errc::unsupported, c.in_name(0),
+                  "MAXIMUM of " + std::string(dtype::name(t)) + " (rows: INT32, FP16, BF16, FP32)");
   }
   return c.set(0, std::move(r));
 }
@@ -328,6 +366,11 @@ template <>
 struct kernel<tosa::op::add> {
   static constexpr bool bound = true;
   [[nodiscard]] static status eval(const op_context& c) { return eval_add(c); }
+};
+template <>
+struct kernel<tosa::op::maximum> {
+  static constexpr bool bound = true;
+  [[nodiscard]] static status eval(const op_context& c) { return eval_maximum(c); }
 };
 template <>
 struct kernel<tosa::op::mul> {
