@@ -88,9 +88,13 @@ namespace armlower::run::detail {
 /// True for FP16, BF16, FP32.
 [[nodiscard]] constexpr bool is_real(dtype::id t) noexcept { return storage_of(t) == storage::real; }
 
-/// ADD [input1, input2] (SPEC-1.0 ADD; rows i32, fp16, bf16, fp32; 1.1 i64): integer sums
-/// REQUIRE no overflow (apply_add_s); float sums are rounded to nearest-even.
-[[nodiscard]] inline status eval_add(const op_context& c) {
+/// An element-wise binary op over broadcast operands of one dtype `t`: integer rows (`int_row(t)`)
+/// give element k as `int_op(x, y, k, out)` (which may fail: a REQUIRE), real rows as
+/// `real_op(x, y)` (already in the output format); any other dtype is refused as
+/// "`name` of `t` (rows: `rows`)".
+template <class IntRow, class IntOp, class RealOp>
+[[nodiscard]] status eval_binary(const op_context& c, std::string_view name, std::string_view rows, IntRow int_row,
+                                 IntOp int_op, RealOp real_op) {
   std::vector<std::int32_t> shape;
   std::vector<std::int64_t> ia, ib;
   if (auto e = binary_operands(c, shape, ia, ib)) return e;
@@ -99,27 +103,36 @@ namespace armlower::run::detail {
   const auto t = a.type;
   value r{t, shape, {}, {}, {}};
   const auto n = ia.size();
-  if (t == dtype::id::i32 || t == dtype::id::i64) {
-    const auto& ti = dtype::traits(t);
+  if (int_row(t)) {
     r.ints.resize(n);
-    for (std::size_t k = 0; k < n; ++k) {
-      std::int64_t s = 0;
-      if (__builtin_add_overflow(a.ints[static_cast<std::size_t>(ia[k])], b.ints[static_cast<std::size_t>(ib[k])], &s) ||
-          s < ti.int_min || s > ti.int_max)
-        return c.fail(errc::require, c.out_name(0),
-                      "apply_add_s: the sum at element " + std::to_string(k) + " overflows " + std::string(ti.name));
-      r.ints[k] = s;
-    }
+    for (std::size_t k = 0; k < n; ++k)
+      if (auto e = int_op(a.ints[static_cast<std::size_t>(ia[k])], b.ints[static_cast<std::size_t>(ib[k])], k, r.ints[k]))
+        return e;
   } else if (is_real(t)) {
     r.reals.resize(n);
     for (std::size_t k = 0; k < n; ++k)
-      r.reals[k] = round_to(t, static_cast<double>(a.reals[static_cast<std::size_t>(ia[k])]) +
-                                   static_cast<double>(b.reals[static_cast<std::size_t>(ib[k])]));
+      r.reals[k] = real_op(a.reals[static_cast<std::size_t>(ia[k])], b.reals[static_cast<std::size_t>(ib[k])]);
   } else {
     return c.fail(errc::unsupported, c.in_name(0),
-                  "ADD of " + std::string(dtype::name(t)) + " (rows: INT32, INT64, FP16, BF16, FP32)");
+                  std::string(name) + " of " + std::string(dtype::name(t)) + " (rows: " + std::string(rows) + ")");
   }
   return c.set(0, std::move(r));
+}
+
+/// ADD [input1, input2] (SPEC-1.0 ADD; rows i32, fp16, bf16, fp32; 1.1 i64): integer sums
+/// REQUIRE no overflow (apply_add_s); float sums are rounded to nearest-even.
+[[nodiscard]] inline status eval_add(const op_context& c) {
+  const auto t = c.in(0).type;
+  return eval_binary(
+      c, "ADD", "INT32, INT64, FP16, BF16, FP32", [](dtype::id d) { return d == dtype::id::i32 || d == dtype::id::i64; },
+      [&](std::int64_t x, std::int64_t y, std::size_t k, std::int64_t& out) -> status {
+        const auto& ti = dtype::traits(t);
+        if (__builtin_add_overflow(x, y, &out) || out < ti.int_min || out > ti.int_max)
+          return c.fail(errc::require, c.out_name(0),
+                        "apply_add_s: the sum at element " + std::to_string(k) + " overflows " + std::string(ti.name));
+        return std::nullopt;
+      },
+      [&](float x, float y) { return round_to(t, static_cast<double>(x) + static_cast<double>(y)); });
 }
 
 /// MAXIMUM [input1, input2] with `nan_mode_attr` (SPEC-1.0 MAXIMUM, `apply_max_s`; rows i32,
@@ -129,35 +142,17 @@ namespace armlower::run::detail {
 [[nodiscard]] inline status eval_maximum(const op_context& c) {
   const auto* m = c.attr<graph::nan_mode_attr>();
   if (m == nullptr) return c.fail(errc::invalid_graph, {}, "MAXIMUM needs a nan_mode_attr (nan_mode)");
-  std::vector<std::int32_t> shape;
-  std::vector<std::int64_t> ia, ib;
-  if (auto e = binary_operands(c, shape, ia, ib)) return e;
-  const auto& a = c.in(0);
-  const auto& b = c.in(1);
-  const auto t = a.type;
-  value r{t, shape, {}, {}, {}};
-  const auto n = ia.size();
-  if (t == dtype::id::i32) {
-    r.ints.resize(n);
-    for (std::size_t k = 0; k < n; ++k) {
-      const auto x = a.ints[static_cast<std::size_t>(ia[k])], y = b.ints[static_cast<std::size_t>(ib[k])];
-      r.ints[k] = x >= y ? x : y;
-    }
-  } else if (is_real(t)) {
-    const bool propagate = m->nan != graph::nan_mode::ignore;
-    r.reals.resize(n);
-    for (std::size_t k = 0; k < n; ++k) {
-      const float x = a.reals[static_cast<std::size_t>(ia[k])], y = b.reals[static_cast<std::size_t>(ib[k])];
-      if (std::isnan(x) || std::isnan(y))
-        r.reals[k] = propagate ? std::numeric_limits<float>::quiet_NaN() : std::isnan(x) ? y : x;
-      else
-        r.reals[k] = x >= y ? x : y;
-    }
-  } else {
-    return c.fail(errc::unsupported, c.in_name(0),
-                  "MAXIMUM of " + std::string(dtype::name(t)) + " (rows: INT32, FP16, BF16, FP32)");
-  }
-  return c.set(0, std::move(r));
+  const bool propagate = m->nan != graph::nan_mode::ignore;
+  return eval_binary(
+      c, "MAXIMUM", "INT32, FP16, BF16, FP32", [](dtype::id d) { return d == dtype::id::i32; },
+      [](std::int64_t x, std::int64_t y, std::size_t, std::int64_t& out) -> status {
+        out = x >= y ? x : y;
+        return std::nullopt;
+      },
+      [propagate](float x, float y) {
+        if (std::isnan(x) || std::isnan(y)) return propagate ? std::numeric_limits<float>::quiet_NaN() : std::isnan(x) ? y : x;
+        return x >= y ? x : y;
+      });
 }
 
 /// MUL [input1, input2, shift] (TOSA 1.0 / 1.1 MUL pseudocode): shift is INT8 [1] (CTC),
