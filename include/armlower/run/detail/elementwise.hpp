@@ -1,6 +1,6 @@
 /// @file armlower/run/detail/elementwise.hpp
-/// ADD, MAXIMUM, MUL (with its shift operand), CLAMP and CAST of the TOSA 1.0 specification
-/// (ADD/MAXIMUM/MUL/CLAMP/CAST pseudocode; 1.1 adds the INT64 and BOOL ↔ FP32 rows): equal-rank broadcasting, integer REQUIREs on
+/// ADD, MAXIMUM, MINIMUM, MUL (with its shift operand), CLAMP and CAST of the TOSA 1.0 specification
+/// (ADD/MAXIMUM/MINIMUM/MUL/CLAMP/CAST pseudocode; 1.1 adds the INT64 and BOOL ↔ FP32 rows): equal-rank broadcasting, integer REQUIREs on
 /// overflow, floating-point results rounded to nearest-even in the result dtype.
 #pragma once
 
@@ -135,23 +135,29 @@ template <class IntRow, class IntOp, class RealOp>
       [&](float x, float y) { return round_to(t, static_cast<double>(x) + static_cast<double>(y)); });
 }
 
-/// MAXIMUM [input1, input2] with `nan_mode_attr` (SPEC-1.0 MAXIMUM, `apply_max_s`; rows i32,
-/// fp16, bf16, fp32): element-wise `a >= b ? a : b` with broadcasting. Floats: a NaN operand gives
-/// NaN under PROPAGATE; under IGNORE the other operand (NaN only when both are NaN). The result
-/// is one of the operands, so it needs no rounding.
-[[nodiscard]] inline status eval_maximum(const op_context& c) {
+/// MAXIMUM / MINIMUM [input1, input2] with `nan_mode_attr` (SPEC-1.0 MAXIMUM, MINIMUM: `apply_max_s`,
+/// `apply_min_s`; rows i32, fp16, bf16, fp32): element-wise `a >= b ? a : b` (MINIMUM
+/// `a < b ? a : b`) with broadcasting. Floats: a NaN operand gives NaN under PROPAGATE; under
+/// IGNORE the other operand (NaN only when both are NaN). The result is one of the operands, so
+/// it needs no rounding.
+template <tosa::op O>
+  requires(O == tosa::op::maximum || O == tosa::op::minimum)
+[[nodiscard]] status eval_extremum(const op_context& c) {
+  constexpr bool is_max = O == tosa::op::maximum;
   const auto* m = c.attr<graph::nan_mode_attr>();
-  if (m == nullptr) return c.fail(errc::invalid_graph, {}, "MAXIMUM needs a nan_mode_attr (nan_mode)");
+  if (m == nullptr)
+    return c.fail(errc::invalid_graph, {}, std::string(tosa::name(O)) + " needs a nan_mode_attr (nan_mode)");
   const bool propagate = m->nan != graph::nan_mode::ignore;
+  auto pick = [](auto x, auto y) { return is_max ? (x >= y ? x : y) : (x < y ? x : y); };
   return eval_binary(
-      c, "MAXIMUM", "INT32, FP16, BF16, FP32", [](dtype::id d) { return d == dtype::id::i32; },
-      [](std::int64_t x, std::int64_t y, std::size_t, std::int64_t& out) -> status {
-        out = x >= y ? x : y;
+      c, tosa::name(O), "INT32, FP16, BF16, FP32", [](dtype::id d) { return d == dtype::id::i32; },
+      [&](std::int64_t x, std::int64_t y, std::size_t, std::int64_t& out) -> status {
+        out = pick(x, y);
         return std::nullopt;
       },
-      [propagate](float x, float y) {
+      [&](float x, float y) {
         if (std::isnan(x) || std::isnan(y)) return propagate ? std::numeric_limits<float>::quiet_NaN() : std::isnan(x) ? y : x;
-        return x >= y ? x : y;
+        return pick(x, y);
       });
 }
 
@@ -365,7 +371,12 @@ struct kernel<tosa::op::add> {
 template <>
 struct kernel<tosa::op::maximum> {
   static constexpr bool bound = true;
-  [[nodiscard]] static status eval(const op_context& c) { return eval_maximum(c); }
+  [[nodiscard]] static status eval(const op_context& c) { return eval_extremum<tosa::op::maximum>(c); }
+};
+template <>
+struct kernel<tosa::op::minimum> {
+  static constexpr bool bound = true;
+  [[nodiscard]] static status eval(const op_context& c) { return eval_extremum<tosa::op::minimum>(c); }
 };
 template <>
 struct kernel<tosa::op::mul> {
