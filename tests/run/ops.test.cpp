@@ -422,15 +422,22 @@ TEST_CASE("RESHAPE and TRANSPOSE errors") {
   CHECK(r.error().code() == armlower::errc::invalid_graph);
 }
 
+namespace {
+/// y [2,3] = OP(a [2,3], b `sb`) of dtype `t` with attribute `a` (MAXIMUM / MINIMUM tests).
+builder extremum_graph(tosa::op op, id t, std::vector<std::int32_t> sb, graph::attribute a) {
+  builder b;
+  b.input("a", t, {2, 3});
+  b.input("b", t, sb);
+  b.declare("y", t, {2, 3});
+  b.op(op, {"a", "b"}, {"y"}, std::move(a));
+  b.output("y");
+  return b;
+}
+}  // namespace
+
 TEST_CASE("MAXIMUM refusals: a missing nan_mode_attr, a dtype without a row, non-broadcastable shapes") {
   const auto graph_of = [](id t, std::vector<std::int32_t> sb, graph::attribute a) {
-    builder b;
-    b.input("a", t, {2, 3});
-    b.input("b", t, sb);
-    b.declare("y", t, {2, 3});
-    b.op(tosa::op::maximum, {"a", "b"}, {"y"}, std::move(a));
-    b.output("y");
-    return b;
+    return extremum_graph(tosa::op::maximum, t, std::move(sb), std::move(a));
   };
   const graph::nan_mode_attr ign{graph::nan_mode::ignore};
   auto r = run1(graph_of(id::fp32, {1, 3}, {}), {run::from_reals(id::fp32, {2, 3}, std::vector<float>(6, 1.0f)),
@@ -457,13 +464,7 @@ TEST_CASE("MAXIMUM refusals: a missing nan_mode_attr, a dtype without a row, non
 
 TEST_CASE("MINIMUM: apply_min_s element-wise with broadcasting, NaN modes, refusals by name") {
   const auto graph_of = [](id t, std::vector<std::int32_t> sb, graph::attribute a) {
-    builder b;
-    b.input("a", t, {2, 3});
-    b.input("b", t, sb);
-    b.declare("y", t, {2, 3});
-    b.op(tosa::op::minimum, {"a", "b"}, {"y"}, std::move(a));
-    b.output("y");
-    return b;
+    return extremum_graph(tosa::op::minimum, t, std::move(sb), std::move(a));
   };
   const graph::nan_mode_attr ign{graph::nan_mode::ignore}, prop{graph::nan_mode::propagate};
   auto r = run1(graph_of(id::i32, {1, 3}, ign), {run::from_ints(id::i32, {2, 3}, {1, -2, 3, -4, 5, -6}),
