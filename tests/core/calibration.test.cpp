@@ -6,6 +6,7 @@
 // reference alone, and run_float_mlp alone) gives exactly the ranges — and so exactly the qparams — of that double-precision
 // oracle on the demo MLP and on random models (ties, ReLU/ReLU6 clamps, deep chains, odd sizes).
 #include <armlower/graph/builder.hpp>
+#include <armlower/graph/demo_mlp.hpp>
 #include <armlower/graph/quantizer.hpp>
 
 #include <doctest/doctest.h>
@@ -188,27 +189,9 @@ graph::mlp_layer random_layer(std::mt19937& rng, std::int32_t in, std::int32_t o
 }  // namespace
 
 TEST_CASE("calibrate_mlp's float pass gives the double reference's ranges on the demo MLP (256-512-256-10)") {
-  // The MLP and calibration rows of `armlower demo` (tools/armlower/demo.hpp, seed 2026).
-  std::mt19937 rng(2026);
-  const std::int32_t dims[] = {256, 512, 256, 10};
-  std::vector<graph::mlp_layer> layers;
-  for (int i = 0; i < 3; ++i) {
-    graph::mlp_layer l;
-    l.in_features = dims[i];
-    l.out_features = dims[i + 1];
-    std::normal_distribution<float> w(0.0f, 1.0f / std::sqrt(static_cast<float>(dims[i])));
-    std::normal_distribution<float> b(0.0f, 0.1f);
-    l.weight.resize(static_cast<std::size_t>(dims[i] * dims[i + 1]));
-    for (auto& v : l.weight) v = w(rng);
-    l.bias.resize(static_cast<std::size_t>(dims[i + 1]));
-    for (auto& v : l.bias) v = b(rng);
-    l.act = i < 2 ? graph::activation::relu : graph::activation::none;
-    layers.push_back(std::move(l));
-  }
-  std::mt19937 xr(2027);
-  std::normal_distribution<float> nd(0.0f, 1.0f);
-  std::vector<float> x(256 * 256);
-  for (auto& v : x) v = nd(xr);
+  // The MLP and calibration rows of `armlower demo` (seeds 2026 and 2027).
+  const auto layers = graph::demo_mlp(2026);
+  const auto x = graph::demo_inputs(2027, 256, 256);
   const auto st = check_all_paths(layers, x, 256);
   CHECK(st.blocks_reference == 0);  // settled by the float pass ...
   CHECK(st.rows_recomputed < 32);   // ... re-running only a few rows in double (what makes it fast)

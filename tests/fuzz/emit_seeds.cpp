@@ -108,25 +108,8 @@ void emit_tflite(const std::filesystem::path& dir) {
     m.op(ccu, {y}, {z});
     save(dir / "int8_fc_custom.tflite", m.finish({x}, {z}));
   }
-  {  // QUANTIZE -> int16 x int8 per-channel FC (int64 bias, keep_num_dims, RELU6) -> DEQUANTIZE
-    model_builder m;
-    const auto x = m.tensor("x", fbs::TensorType::FLOAT32, {1, 2, 8});
-    const auto xq = m.tensor("xq", fbs::TensorType::INT16, {1, 2, 8}, {0.01f}, {0});
-    const auto wt = m.tensor("w", fbs::TensorType::INT8, {4, 8}, {0.1f, 0.2f, 0.3f, 0.4f}, {0, 0, 0, 0}, 0, u8(32, 7));
-    const auto bt = m.tensor("b", fbs::TensorType::INT64, {4}, {0.001f, 0.002f, 0.003f, 0.004f}, {0, 0, 0, 0}, 0,
-                             bytes_of_i64({-5, 6, -70000, 1LL << 40}));
-    const auto yq = m.tensor("yq", fbs::TensorType::INT16, {1, 2, 4}, {0.05f}, {0});
-    const auto y = m.tensor("y", fbs::TensorType::FLOAT32, {1, 2, 4});
-    const auto cq = m.code(fbs::BuiltinOperator::QUANTIZE);
-    const auto cfc = m.code(fbs::BuiltinOperator::FULLY_CONNECTED);
-    const auto cdq = m.code(fbs::BuiltinOperator::DEQUANTIZE);
-    m.op(cq, {x}, {xq});
-    const auto fo = fbs::CreateFullyConnectedOptions(m.b, fbs::ActivationFunctionType::RELU6,
-                                                     fbs::FullyConnectedOptionsWeightsFormat::DEFAULT, true);
-    m.op(cfc, {xq, wt, bt}, {yq}, fbs::BuiltinOptions::FullyConnectedOptions, fo.Union());
-    m.op(cdq, {yq}, {y});
-    save(dir / "int16_quantize_fc.tflite", m.finish({x}, {y}));
-  }
+  // QUANTIZE -> int16 x int8 per-channel FC (int64 bias, keep_num_dims, RELU6) -> DEQUANTIZE
+  save(dir / "int16_quantize_fc.tflite", armlower_test::int16_quantize_fc_model());
 }
 
 }  // namespace

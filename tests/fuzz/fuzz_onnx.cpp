@@ -12,11 +12,10 @@
 // nothing that exists; the path checks still run).
 #include <armlower/import/onnx.hpp>
 
+#include "fuzz_checks.hpp"
+
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <set>
 #include <span>
 #include <string>
 
@@ -26,32 +25,13 @@ namespace {
 
 using namespace armlower;
 
-[[noreturn]] void fail(const std::string& what) {
-  std::fprintf(stderr, "fuzz_onnx: %s\n", what.c_str());
-  std::abort();
-}
+constexpr const char* target = "fuzz_onnx";
 
-void check_message(const armlower::error& e) {
-  for (const auto& d : e.diagnostics()) {
-    const std::string m = d.line();
-    if (d.message.empty() || m.find('\n') != std::string::npos) fail("error message is empty or not one line: '" + m + "'");
-  }
-}
+[[noreturn]] void fail(const std::string& what) { fuzz::fail(target, what); }
 
-void check_graph(const graph::graph& g) {
-  std::set<std::string> names;
-  for (const auto& t : g.tensors)
-    if (!names.insert(t.name).second) fail("imported graph has two tensors named '" + t.name + "'");
-  auto declared = [&](const std::string& n, const char* role) {
-    if (names.count(n) == 0) fail(std::string(role) + " '" + n + "' is not a tensor of the imported graph");
-  };
-  for (const auto& op : g.operators) {
-    for (const auto& n : op.inputs) declared(n, "operand");
-    for (const auto& n : op.outputs) declared(n, "result");
-  }
-  for (const auto& n : g.inputs) declared(n, "graph input");
-  for (const auto& n : g.outputs) declared(n, "graph output");
-}
+void check_message(const armlower::error& e) { fuzz::check_one_line(target, e); }
+
+void check_graph(const graph::graph& g) { fuzz::check_graph(target, g); }
 
 const std::filesystem::path& empty_dir() {
   static const std::filesystem::path d = [] {

@@ -93,4 +93,35 @@ inline std::vector<std::uint8_t> chain_model(std::int32_t layers, std::int32_t w
   return m.finish({x}, {cur});
 }
 
+/// Weights of `int16_quantize_fc_model`: 32 bytes, byte i = (i·7) mod 256.
+inline std::vector<std::uint8_t> int16_quantize_fc_weights() {
+  std::vector<std::uint8_t> w(32);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::uint8_t>(i * 7);
+  return w;
+}
+
+/// QUANTIZE → int16 × int8 per-channel FULLY_CONNECTED (int64 bias {−5, 6, −70000, 2^40},
+/// keep_num_dims, RELU6) → DEQUANTIZE: x [1,2,8] fp32 → y [1,2,4] fp32; weights "w" [4,8] with
+/// per-channel scales {0.1, 0.2, 0.3, 0.4}.
+inline std::vector<std::uint8_t> int16_quantize_fc_model() {
+  model_builder m;
+  const auto x = m.tensor("x", fbs::TensorType::FLOAT32, {1, 2, 8});
+  const auto xq = m.tensor("xq", fbs::TensorType::INT16, {1, 2, 8}, {0.01f}, {0});
+  const auto wt = m.tensor("w", fbs::TensorType::INT8, {4, 8}, {0.1f, 0.2f, 0.3f, 0.4f}, {0, 0, 0, 0}, 0,
+                           int16_quantize_fc_weights());
+  const auto bt = m.tensor("b", fbs::TensorType::INT64, {4}, {0.001f, 0.002f, 0.003f, 0.004f}, {0, 0, 0, 0}, 0,
+                           bytes_of_i64({-5, 6, -70000, 1LL << 40}));
+  const auto yq = m.tensor("yq", fbs::TensorType::INT16, {1, 2, 4}, {0.05f}, {0});
+  const auto y = m.tensor("y", fbs::TensorType::FLOAT32, {1, 2, 4});
+  const auto cq = m.code(fbs::BuiltinOperator::QUANTIZE);
+  const auto cfc = m.code(fbs::BuiltinOperator::FULLY_CONNECTED);
+  const auto cdq = m.code(fbs::BuiltinOperator::DEQUANTIZE);
+  m.op(cq, {x}, {xq});
+  const auto fo = fbs::CreateFullyConnectedOptions(m.b, fbs::ActivationFunctionType::RELU6,
+                                                   fbs::FullyConnectedOptionsWeightsFormat::DEFAULT, true);
+  m.op(cfc, {xq, wt, bt}, {yq}, fbs::BuiltinOptions::FullyConnectedOptions, fo.Union());
+  m.op(cdq, {yq}, {y});
+  return m.finish({x}, {y});
+}
+
 }  // namespace armlower_test

@@ -17,25 +17,8 @@ using armlower_test::bytes_of_i64;
 using armlower_test::model_builder;
 
 TEST_CASE("QUANTIZE -> int16 x int8 per-channel FC (int64 bias, keep_num_dims, RELU6) -> DEQUANTIZE") {
-  model_builder m;
-  const auto x = m.tensor("x", fbs::TensorType::FLOAT32, {1, 2, 8});
-  const auto xq = m.tensor("xq", fbs::TensorType::INT16, {1, 2, 8}, {0.01f}, {0});
-  std::vector<std::uint8_t> w(32);
-  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::uint8_t>(i * 7);
-  const auto wt = m.tensor("w", fbs::TensorType::INT8, {4, 8}, {0.1f, 0.2f, 0.3f, 0.4f}, {0, 0, 0, 0}, 0, w);
-  const auto bt = m.tensor("b", fbs::TensorType::INT64, {4}, {0.001f, 0.002f, 0.003f, 0.004f}, {0, 0, 0, 0}, 0,
-                           bytes_of_i64({-5, 6, -70000, 1LL << 40}));
-  const auto yq = m.tensor("yq", fbs::TensorType::INT16, {1, 2, 4}, {0.05f}, {0});
-  const auto y = m.tensor("y", fbs::TensorType::FLOAT32, {1, 2, 4});
-  const auto cq = m.code(fbs::BuiltinOperator::QUANTIZE);
-  const auto cfc = m.code(fbs::BuiltinOperator::FULLY_CONNECTED);
-  const auto cdq = m.code(fbs::BuiltinOperator::DEQUANTIZE);
-  m.op(cq, {x}, {xq});
-  const auto fo = fbs::CreateFullyConnectedOptions(m.b, fbs::ActivationFunctionType::RELU6,
-                                                   fbs::FullyConnectedOptionsWeightsFormat::DEFAULT, true);
-  m.op(cfc, {xq, wt, bt}, {yq}, fbs::BuiltinOptions::FullyConnectedOptions, fo.Union());
-  m.op(cdq, {yq}, {y});
-  const auto bytes = m.finish({x}, {y});
+  const auto bytes = armlower_test::int16_quantize_fc_model();
+  const auto w = armlower_test::int16_quantize_fc_weights();
 
   const auto r = import::import_tflite(bytes, "synthetic.tflite", {.strict = true}).value();
   CHECK(r.left_out.empty());

@@ -422,15 +422,22 @@ TEST_CASE("RESHAPE and TRANSPOSE errors") {
   CHECK(r.error().code() == armlower::errc::invalid_graph);
 }
 
+namespace {
+/// y [2,3] = OP(a [2,3], b `sb`) of dtype `t` with attribute `a` (MAXIMUM / MINIMUM tests).
+builder extremum_graph(tosa::op op, id t, std::vector<std::int32_t> sb, graph::attribute a) {
+  builder b;
+  b.input("a", t, {2, 3});
+  b.input("b", t, sb);
+  b.declare("y", t, {2, 3});
+  b.op(op, {"a", "b"}, {"y"}, std::move(a));
+  b.output("y");
+  return b;
+}
+}  // namespace
+
 TEST_CASE("MAXIMUM refusals: a missing nan_mode_attr, a dtype without a row, non-broadcastable shapes") {
   const auto graph_of = [](id t, std::vector<std::int32_t> sb, graph::attribute a) {
-    builder b;
-    b.input("a", t, {2, 3});
-    b.input("b", t, sb);
-    b.declare("y", t, {2, 3});
-    b.op(tosa::op::maximum, {"a", "b"}, {"y"}, std::move(a));
-    b.output("y");
-    return b;
+    return extremum_graph(tosa::op::maximum, t, std::move(sb), std::move(a));
   };
   const graph::nan_mode_attr ign{graph::nan_mode::ignore};
   auto r = run1(graph_of(id::fp32, {1, 3}, {}), {run::from_reals(id::fp32, {2, 3}, std::vector<float>(6, 1.0f)),
@@ -453,4 +460,46 @@ TEST_CASE("MAXIMUM refusals: a missing nan_mode_attr, a dtype without a row, non
                                              run::from_ints(id::i32, {1, 3}, {0, 0, 4})});
   REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
   CHECK(r->outputs[0].ints == std::vector<std::int64_t>{1, 0, 4, 0, 5, 4});
+}
+
+TEST_CASE("MINIMUM: apply_min_s element-wise with broadcasting, NaN modes, refusals by name") {
+  const auto graph_of = [](id t, std::vector<std::int32_t> sb, graph::attribute a) {
+    return extremum_graph(tosa::op::minimum, t, std::move(sb), std::move(a));
+  };
+  const graph::nan_mode_attr ign{graph::nan_mode::ignore}, prop{graph::nan_mode::propagate};
+  auto r = run1(graph_of(id::i32, {1, 3}, ign), {run::from_ints(id::i32, {2, 3}, {1, -2, 3, -4, 5, -6}),
+                                                 run::from_ints(id::i32, {1, 3}, {0, 0, 4})});
+  REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
+  CHECK(r->outputs[0].ints == std::vector<std::int64_t>{0, -2, 3, -4, 0, -6});
+  // apply_min_s: a < b ? a : b (−0 vs +0 gives b); NaN: PROPAGATE gives NaN, IGNORE the other operand.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> xa{nan, 1.0f, -0.0f, 0.0f, nan, 7.0f}, xb{2.0f, nan, 0.0f, -0.0f, nan, 3.0f};
+  for (const bool propagate : {true, false}) {
+    builder b;
+    b.input("a", id::fp32, {6});
+    b.input("b", id::fp32, {6});
+    b.declare("y", id::fp32, {6});
+    b.op(tosa::op::minimum, {"a", "b"}, {"y"}, propagate ? prop : ign);
+    b.output("y");
+    r = run1(b, {run::from_reals(id::fp32, {6}, xa), run::from_reals(id::fp32, {6}, xb)});
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
+    const auto& y = r->outputs[0].reals;
+    CHECK(std::isnan(y[0]) == propagate);
+    CHECK(std::isnan(y[1]) == propagate);
+    if (!propagate) CHECK(y[0] == 2.0f);
+    if (!propagate) CHECK(y[1] == 1.0f);
+    CHECK((y[2] == 0.0f && !std::signbit(y[2])));  // −0 < +0 is false: b (+0)
+    CHECK((y[3] == 0.0f && std::signbit(y[3])));   // +0 < −0 is false: b (−0)
+    CHECK(std::isnan(y[4]));
+    CHECK(y[5] == 3.0f);
+  }
+  r = run1(graph_of(id::i8, {1, 3}, ign), {run::from_ints(id::i8, {2, 3}, {1, 2, 3, 4, 5, 6}),
+                                            run::from_ints(id::i8, {1, 3}, {0, 0, 0})});
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code() == armlower::errc::unsupported);
+  CHECK(r.error().line().find("MINIMUM of INT8") != std::string::npos);
+  r = run1(graph_of(id::fp32, {1, 3}, {}), {run::from_reals(id::fp32, {2, 3}, std::vector<float>(6, 1.0f)),
+                                            run::from_reals(id::fp32, {1, 3}, std::vector<float>(3, 2.0f))});
+  REQUIRE_FALSE(r);
+  CHECK(r.error().where().op == "MINIMUM");
 }

@@ -85,25 +85,26 @@ TEST_CASE("generic attribute encoders write flatc's bytes") {
 
 TEST_CASE("MAXIMUM: the {nan_mode} table round-trips; the writer refuses a value that is not a NanPropagationMode") {
   // x [2,3] and a broadcast constant k [1,3] → y [2,3] (TOSA 1.0 MAXIMUM, MaximumAttribute {nan_mode}).
-  const auto make = [](graph::nan_mode m) {
+  const auto make = [](graph::nan_mode m, tosa::op op = tosa::op::maximum) {
     graph::graph g;
     g.add(sample::act("x", dtype::id::fp32, {2, 3}));
     g.add(graph::make_f32_constant("k", {1, 3}, std::vector<float>{0.5f, -1.0f, 2.0f}));
     g.add(sample::act("y", dtype::id::fp32, {2, 3}));
-    g.operators.push_back(sample::op(tosa::op::maximum, {"x", "k"}, {"y"}, graph::nan_mode_attr{m}));
+    g.operators.push_back(sample::op(op, {"x", "k"}, {"y"}, graph::nan_mode_attr{m}));
     g.inputs = {"x"};
     g.outputs = {"y"};
     return g;
   };
+  for (const auto op : {tosa::op::maximum, tosa::op::minimum})  // MINIMUM shares the table kind
   for (const auto m : {graph::nan_mode::propagate, graph::nan_mode::ignore}) {
     for (const auto f : {serialize::format::tosa_1_0, serialize::format::tosa_1_1}) {
-      const auto bytes = serialize::write(make(m), f);
+      const auto bytes = serialize::write(make(m, op), f);
       REQUIRE_MESSAGE(bytes.has_value(), bytes.error().line());
       const auto back = serialize::read(*bytes);
       REQUIRE_MESSAGE(back.has_value(), back.error().line());
       REQUIRE(back->graph.operators.size() == 1);
       const auto& o = back->graph.operators[0];
-      CHECK(o.tosa_op() == tosa::op::maximum);
+      CHECK(o.tosa_op() == op);
       const auto* a = std::get_if<graph::nan_mode_attr>(&o.attr);
       REQUIRE(a != nullptr);
       CHECK(a->nan == m);

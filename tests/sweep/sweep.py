@@ -15,7 +15,7 @@ Every file is run by the TOSA reference model (`tosa_reference_model.run` in-pro
 `tosa_reference_model` executable for outputs the python binding cannot return: INT48, FP4,
 FP6, MXINT8, FP8UE8M0) and by `armlower -q run FILE -i ... --json`. Classes:
   MATCH       integer/code outputs bit-exact; float outputs bit-exact for exact ops (CONST,
-              RESHAPE, TRANSPOSE, CLAMP, ADD, MAXIMUM, MUL, CAST, CAST_*_BLOCK_SCALED) and within the TOSA
+              RESHAPE, TRANSPOSE, CLAMP, ADD, MAXIMUM, MINIMUM, MUL, CAST, CAST_*_BLOCK_SCALED) and within the TOSA
               dot-product bound (see `dot_bound_check`) for CONV2D, MATMUL, MATMUL_T_BLOCK_SCALED
   REFUSED     armlower exits 1..127 with one stderr line naming the op or a tensor of the graph
   VAGUE       a one-line refusal naming neither (reported, does not fail the test)
@@ -76,7 +76,7 @@ INT_NP = {"BOOL": np.bool_, "INT4": np.int8, "INT8": np.int8, "INT16": np.int16,
           "INT48": np.int64, "INT64": np.int64}
 FRAC = {"FP16": 10, "BF16": 7, "FP32": 23}          # fraction bits of dot-product outputs/accumulators
 NORMAL_MIN = {"FP16": 2.0 ** -14, "BF16": 2.0 ** -126, "FP32": 2.0 ** -126}
-EXACT_OPS = {"CONST", "RESHAPE", "TRANSPOSE", "CLAMP", "ADD", "MAXIMUM", "MUL", "CAST", "RESCALE",
+EXACT_OPS = {"CONST", "RESHAPE", "TRANSPOSE", "CLAMP", "ADD", "MAXIMUM", "MINIMUM", "MUL", "CAST", "RESCALE",
              "CAST_TO_BLOCK_SCALED", "CAST_FROM_BLOCK_SCALED"}
 
 
@@ -398,13 +398,14 @@ def b_add(g, row, variant, gen):
     g.op("ADD", [a, b], [y], attr("AddAttribute"))
 
 
-def b_maximum(g, row, variant, gen, mode):
+def b_extremum(g, row, variant, gen, mode):
+    """MAXIMUM / MINIMUM (row["op"]) of [2,3,4] and a broadcast [1,3,4], NaN mode `mode`."""
     (t,) = row["types"]
     xa, xb = gen.data(t, [2, 3, 4]), gen.data(t, [1, 3, 4])
     fa, fb = xa.reshape(-1), xb.reshape(-1)
     fb[5] = fa[5]  # equal operands
     if t in REAL_KIND:
-        # signed zeros (apply_max_s: a >= b ? a : b) and NaN in either, both or a broadcast operand
+        # signed zeros (apply_max_s: a >= b ? a : b; apply_min_s: a < b ? a : b) and NaN in either, both or a broadcast operand
         fa[0], fb[0], fa[1], fb[1] = 0.0, -0.0, -0.0, 0.0
         fa[2], fb[3], fa[4], fb[4], fa[12 + 6] = np.nan, np.nan, np.nan, np.nan, np.nan
         fb[7] = np.nan  # repeated over the broadcast dim: meets fa[7] and fa[19]
@@ -413,7 +414,8 @@ def b_maximum(g, row, variant, gen, mode):
     if variant == "input" and not g.inputs:
         return NOT_NPY.format(t)
     y = g.output(t, [2, 3, 4])
-    g.op("MAXIMUM", [a, b], [y], attr("MaximumAttribute", getattr(ts.NanPropagationMode, mode)))
+    op = row["op"]
+    g.op(op, [a, b], [y], attr(op.capitalize() + "Attribute", getattr(ts.NanPropagationMode, mode)))
 
 
 def b_mul(g, row, variant, gen):
@@ -523,8 +525,8 @@ def builders(row):
     if op == "CLAMP":
         return [("pad8", lambda g, r, var, gen: b_clamp(g, r, var, gen, True)),
                 ("nopad", lambda g, r, var, gen: b_clamp(g, r, var, gen, False))]
-    if op == "MAXIMUM":
-        return [(m.lower(), lambda g, r, var, gen, m=m: b_maximum(g, r, var, gen, m)) for m in ("PROPAGATE", "IGNORE")]
+    if op in ("MAXIMUM", "MINIMUM"):
+        return [(m.lower(), lambda g, r, var, gen, m=m: b_extremum(g, r, var, gen, m)) for m in ("PROPAGATE", "IGNORE")]
     table = {"CONST": b_const, "RESHAPE": b_reshape, "TRANSPOSE": b_transpose, "CONV2D": b_conv2d,
              "MATMUL": b_matmul, "ADD": b_add, "MUL": b_mul, "CAST": b_cast,
              "CAST_TO_BLOCK_SCALED": b_cast_to_bs, "CAST_FROM_BLOCK_SCALED": b_cast_from_bs,

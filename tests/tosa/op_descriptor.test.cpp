@@ -82,6 +82,7 @@ TEST_CASE("operands in TOSA order with roles (TOSA 1.0 §2 argument lists, 1.1 d
       {op::mul, {"input1", "input2", "shift"}, {"output"}},
       {op::add, {"input1", "input2"}, {"output"}},
       {op::maximum, {"input1", "input2"}, {"output"}},
+      {op::minimum, {"input1", "input2"}, {"output"}},
       {op::reshape, {"input1", "shape"}, {"output"}},
       {op::transpose, {"input1"}, {"output"}},
       {op::clamp, {"input"}, {"output"}},

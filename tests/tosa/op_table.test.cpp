@@ -74,6 +74,9 @@ const char* const expected_rows[] = {
     // MAXIMUM (not in tosa.md §3; transcribed from the TOSA 1.0 specification's MAXIMUM
     // type-support table, chapter ewise_binary): i32 (PRO-INT), fp16/fp32 (PRO-FP), bf16 (EXT-BF16)
     "MAXIMUM INT32 PRO-INT 1.0", "MAXIMUM FP16 PRO-FP 1.0", "MAXIMUM FP32 PRO-FP 1.0", "MAXIMUM BF16 EXT-BF16 1.0",
+    // MINIMUM (TOSA 1.0 specification, MINIMUM type-support table, chapter ewise_binary: the
+    // same rows as MAXIMUM)
+    "MINIMUM INT32 PRO-INT 1.0", "MINIMUM FP16 PRO-FP 1.0", "MINIMUM FP32 PRO-FP 1.0", "MINIMUM BF16 EXT-BF16 1.0",
     // §3.5 MUL: i8->i32, i16->i32 (PRO-INT), i32->i32 (INT|FP), fp16, fp32 (PRO-FP), bf16; 1.1: i64
     "MUL INT8,INT32 PRO-INT 1.0", "MUL INT16,INT32 PRO-INT 1.0", "MUL INT32,INT32 PRO-INT|PRO-FP 1.0",
     "MUL FP16,FP16 PRO-FP 1.0", "MUL FP32,FP32 PRO-FP 1.0", "MUL BF16,BF16 EXT-BF16 1.0",

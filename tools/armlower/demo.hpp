@@ -11,6 +11,7 @@
 #include "driver.hpp"
 #include "json.hpp"
 
+#include <armlower/graph/demo_mlp.hpp>
 #include <armlower/graph/quantizer.hpp>
 
 #include <cstdio>
@@ -42,35 +43,8 @@ struct demo_row {
   double ms = 0;            ///< lower + serialize + read + run
 };
 
-/// The demo MLP (deterministic for a seed).
-[[nodiscard]] inline std::vector<graph::mlp_layer> demo_mlp(unsigned seed) {
-  std::mt19937 rng(seed);
-  const std::int32_t dims[] = {256, 512, 256, 10};
-  std::vector<graph::mlp_layer> layers;
-  for (int i = 0; i < 3; ++i) {
-    graph::mlp_layer l;
-    l.in_features = dims[i];
-    l.out_features = dims[i + 1];
-    std::normal_distribution<float> w(0.0f, 1.0f / std::sqrt(static_cast<float>(dims[i])));
-    std::normal_distribution<float> b(0.0f, 0.1f);
-    l.weight.resize(static_cast<std::size_t>(dims[i] * dims[i + 1]));
-    for (auto& v : l.weight) v = w(rng);
-    l.bias.resize(static_cast<std::size_t>(dims[i + 1]));
-    for (auto& v : l.bias) v = b(rng);
-    l.act = i < 2 ? graph::activation::relu : graph::activation::none;
-    layers.push_back(std::move(l));
-  }
-  return layers;
-}
-
-/// `rows` × `n` values N(0, 1).
-[[nodiscard]] inline std::vector<float> demo_inputs(unsigned seed, std::size_t rows, std::size_t n) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> d(0.0f, 1.0f);
-  std::vector<float> x(rows * n);
-  for (auto& v : x) v = d(rng);
-  return x;
-}
+using graph::demo_inputs;
+using graph::demo_mlp;
 
 /// One configuration of the demo: a TOSA lowering (`cortex_m` false) or the Cortex-M55 plan.
 struct demo_config {

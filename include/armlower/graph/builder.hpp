@@ -29,7 +29,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -286,7 +285,7 @@ namespace detail {
 /// Per layer, what the fast pass needs of the weights: the packed panels, max_o Σ_k |w[o][k]| and
 /// max_o |b[o]| (double).
 struct calib_layer {
-  std::unique_ptr<float[]> panels;
+  std::vector<float> panels;
   double n1max = 0;
   double bmax = 0;
 };
@@ -312,7 +311,7 @@ inline std::vector<float_range> calibrate_rows_exact(std::span<const mlp_layer> 
       nxt = run_float_mlp(layers.subspan(i, 1), cur, nb);
     } else {
       nxt.resize(nb * n);
-      calib_linear_exact(isa, cur.data(), nb, k, packed[i].panels.get(), l.bias.empty() ? nullptr : l.bias.data(), n,
+      calib_linear_exact(isa, cur.data(), nb, k, packed[i].panels.data(), l.bias.empty() ? nullptr : l.bias.data(), n,
                          calib_act(l.act), nxt.data());
     }
     for (std::size_t q = 0; q < nxt.size(); ++q)
@@ -358,7 +357,7 @@ inline bool calibrate_block_fast(std::span<const mlp_layer> layers, const std::v
     const double gf = df * uf / (1 - df * uf), kd = static_cast<double>(k + 1), gd = kd * ud / (1 - kd * ud);
     const double absf = (2.0 * static_cast<double>(k) + 8.0) * tiny;
     nxt.resize(nb * n);
-    calib_linear(isa, i == 0 ? xs.data() : cur.data(), nb, k, packed[i].panels.get(), l.bias.empty() ? nullptr : l.bias.data(), n, nxt.data());
+    calib_linear(isa, i == 0 ? xs.data() : cur.data(), nb, k, packed[i].panels.data(), l.bias.empty() ? nullptr : l.bias.data(), n, nxt.data());
     auto act = [&](double v) {
       if (l.act == activation::relu) return std::max(v, 0.0);
       if (l.act == activation::relu6) return std::clamp(v, 0.0, 6.0);

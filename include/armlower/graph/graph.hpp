@@ -20,7 +20,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <iterator>
 #include <string_view>
 #include <unordered_map>
 #include <utility>

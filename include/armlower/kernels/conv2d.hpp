@@ -30,6 +30,7 @@
 #include <armlower/dtype/float16.hpp>
 #include <armlower/kernels/linear.hpp>
 #include <armlower/kernels/status.hpp>
+#include <armlower/kernels/storage.hpp>
 
 namespace armlower::kernels {
 
@@ -111,12 +112,6 @@ struct int_out_traits {
   static constexpr std::int64_t max = sizeof(Out) == 4 ? INT32_MAX : (std::int64_t{1} << 47) - 1;
 };
 
-template <class In, class W, class Out>
-inline constexpr bool conv2d_row =
-    (std::is_same_v<In, std::int8_t> && std::is_same_v<W, std::int8_t> && std::is_same_v<Out, std::int32_t>) ||
-    (std::is_same_v<In, std::int16_t> && std::is_same_v<W, std::int8_t> && std::is_same_v<Out, std::int64_t>) ||
-    (std::is_same_v<In, float> && std::is_same_v<W, float> && std::is_same_v<Out, float>);
-
 /// Exact Σ_c (x[c] + xoff)·w_i[c] for `nr` ≤ 4 rows — AVX2 when available, else portable.
 inline void dot_rows_s8(const std::int8_t* x, const std::int8_t* const* w, int nr, std::int32_t cols,
                         std::int16_t xoff, std::int64_t* out) noexcept {
@@ -174,7 +169,8 @@ inline status conv2d_1x1_s8(const conv2d_shape& s, const std::int8_t* input, con
 
 /// TOSA CONV2D: `out[n,oy,ox,oc] = Σ_{ky,kx,ic in bounds} (in − input_zp)·(w − weight_zp) + bias[BC==1 ? 0 : oc]`;
 /// padding contributes 0 (not input_zp). Chooses the fast int8 1×1 path when it applies.
-/// @tparam In, W, Out one of the type rows in the file comment (other combinations do not compile).
+/// @tparam In, W, Out `storage_t` of a CONV2D type row's input, weight and accumulator dtypes (the
+///   interpreter names them from `tosa::rows_of(op::conv2d)`); `dot_storage` states what compiles.
 /// @param output [n, oh, ow, oc] (`conv2d_output_size`)
 /// @param fr accumulator and output formats of a float row (ignored by the integer rows)
 /// @return `null_pointer`; the `conv2d_output_size` errors; `zero_point_out_of_range` (input_zp ≠ 0
@@ -182,7 +178,7 @@ inline status conv2d_1x1_s8(const conv2d_shape& s, const std::int8_t* input, con
 ///   (REQUIRE: the accumulator or accumulator + bias leaves int32 / int48; INT48 bias not an int48).
 ///   Partial sums are accumulated exactly in int64, so only the final accumulator is range-checked.
 template <class In, class W, class Out>
-  requires detail::conv2d_row<In, W, Out>
+  requires dot_storage<In, Out> && dot_storage<W, Out>
 [[nodiscard]] status conv2d(const conv2d_shape& s, const In* input, const W* weight, const Out* bias, In input_zp,
                             W weight_zp, Out* output, float_rounding fr = {}) noexcept {
   if (input == nullptr || weight == nullptr || bias == nullptr || output == nullptr) return status::null_pointer;

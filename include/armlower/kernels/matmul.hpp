@@ -33,19 +33,14 @@ struct matmul_shape {
   std::int32_t n = 1, h = 1, c = 1, w = 1;
 };
 
-namespace detail {
-template <class In, class Out>
-inline constexpr bool matmul_row = (std::is_same_v<In, std::int8_t> && std::is_same_v<Out, std::int32_t>) ||
-                                   (std::is_same_v<In, std::int16_t> && std::is_same_v<Out, std::int64_t>) ||
-                                   (std::is_same_v<In, float> && std::is_same_v<Out, float>);
-}  // namespace detail
-
 /// TOSA MATMUL: `out[n,h,w] = Σ_c (A[n,h,c] − a_zp)·(B[n,c,w] − b_zp)`. `fr`: accumulator and
 /// output formats of a float row (ignored by the integer rows).
+/// @tparam In, Out `storage_t` of a MATMUL type row's input and accumulator dtypes (the interpreter
+///   names them from `tosa::rows_of(op::matmul)`); `dot_storage` states what compiles.
 /// @return `null_pointer`, `empty_dimension`, `zero_point_out_of_range` (a zp ≠ 0 with a non-int8
 ///   input), `value_out_of_range` (REQUIRE: result outside int32 / int48); else `ok`.
 template <class In, class Out>
-  requires detail::matmul_row<In, Out>
+  requires dot_storage<In, Out>
 [[nodiscard]] status matmul(const matmul_shape& s, const In* a, const In* b, In a_zp, In b_zp, Out* out,
                             float_rounding fr = {}) noexcept {
   if (a == nullptr || b == nullptr || out == nullptr) return status::null_pointer;

@@ -11,6 +11,7 @@
 /// Firmware-clean (type mapping only).
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 
 #include <armlower/dtype/dtype.hpp>
@@ -36,5 +37,16 @@ template <> struct storage<dtype::id::fp8e5m2> { using type = float; };
 /// `storage<D>::type`.
 template <dtype::id D>
 using storage_t = typename storage<D>::type;
+
+/// Operand storage a dot-product kernel (`kernels::conv2d`, `kernels::matmul`) can compute a type
+/// row in: a real row is `float` throughout (`storage_t` of every float dtype); an integer row
+/// has `int8_t`/`int16_t` operands and an exact accumulator, `int32_t` (INT32) or `int64_t`
+/// (INT48). Which rows exist is the op table's business (`tosa::rows_of`); callers name the
+/// instantiation from a row through `storage_t`, so this is a structural check, not a row list.
+template <class In, class Out>
+concept dot_storage =
+    (std::same_as<In, float> && std::same_as<Out, float>) ||
+    ((std::same_as<In, std::int8_t> || std::same_as<In, std::int16_t>) &&
+     (std::same_as<Out, std::int32_t> || std::same_as<Out, std::int64_t>));
 
 }  // namespace armlower::kernels

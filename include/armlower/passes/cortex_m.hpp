@@ -108,13 +108,13 @@ namespace detail {
   const stopwatch sw;
   constexpr const char* pass = "QuantizedLinearFusion";
   if (g.inputs.size() != 1 || g.outputs.size() != 1)
-    return lowering_error{pass, "", "", "a Cortex-M plan needs exactly one graph input and one graph output", errc::unsupported};
+    return lowering_error{pass, {}, "", "a Cortex-M plan needs exactly one graph input and one graph output", errc::unsupported};
   std::string cur = g.inputs[0];
   const auto* in = g.find(cur);
-  if (in == nullptr || !in->quant) return lowering_error{pass, "", cur, "graph input must be a quantized tensor", errc::unsupported};
+  if (in == nullptr || !in->quant) return lowering_error{pass, {}, cur, "graph input must be a quantized tensor", errc::unsupported};
   const auto act = in->type;
   if (act != dtype::id::i8 && act != dtype::id::i16)
-    return lowering_error{pass, "", cur, "graph input must be INT8 or INT16, got " + std::string(dtype::name(act)), errc::unsupported};
+    return lowering_error{pass, {}, cur, "graph input must be INT8 or INT16, got " + std::string(dtype::name(act)), errc::unsupported};
   const auto sch = act == dtype::id::i8 ? scheme::int8 : scheme::a16w8;
   prog.isa = opt.isa;
   prog.activation = act;
@@ -197,8 +197,8 @@ namespace detail {
     cur = y.name;
     prog.layers.push_back(std::move(l));
   }
-  if (prog.layers.empty()) return lowering_error{pass, "", "", "the graph has no linear layer", errc::unsupported};
-  if (cur != g.outputs[0]) return lowering_error{pass, "", g.outputs[0], "graph output is not the last layer's output", errc::unsupported};
+  if (prog.layers.empty()) return lowering_error{pass, {}, "", "the graph has no linear layer", errc::unsupported};
+  if (cur != g.outputs[0]) return lowering_error{pass, {}, g.outputs[0], "graph output is not the last layer's output", errc::unsupported};
   const auto* out = g.find(cur);
   prog.output_name = cur;
   prog.output_shape = out->shape;

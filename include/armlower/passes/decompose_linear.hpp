@@ -56,7 +56,7 @@ struct rescale_site {
   float input_scale = 0;
   std::vector<float> weight_scale;  ///< one per tensor or one per output channel
   graph::activation act = graph::activation::none;
-  std::string linear;  ///< label of the original linear, for errors
+  op_site linear;  ///< the original linear, for errors
 };
 
 namespace detail {
@@ -71,7 +71,7 @@ struct linear_operands {
 
 /// Checks the operands of a folded quantized linear for an integer scheme.
 [[nodiscard]] inline result<linear_operands> check_quantized_linear(const graph::graph& g, const graph::operation& o,
-                                                                     const std::string& label, scheme s,
+                                                                     const op_site& label, scheme s,
                                                                      const char* pass) {
   linear_operands r;
   if (o.inputs.size() < 2 || o.inputs.size() > 3 || o.outputs.size() != 1)
@@ -336,7 +336,7 @@ template <scheme S, class Ctx>
     ++n;
   }
   if (next != sites.size())
-    return lowering_error{pass, "", sites[next].acc, "internal: CONV2D of a decomposed linear not found"};
+    return lowering_error{pass, {}, sites[next].acc, "internal: CONV2D of a decomposed linear not found"};
   g.operators = std::move(out);
   if (!ctx.ok()) return ctx.take_error();
   rep.passes.push_back({pass,

@@ -45,24 +45,24 @@ namespace armlower::passes {
                                                       std::span<const float> calibration, report& rep) {
   const detail::stopwatch sw;
   constexpr const char* pass = "QuantizeFloatGraph";
-  if (is_mx(s)) return lowering_error{pass, "", "", "QuantizeFloatGraph is for the integer schemes", errc::invalid_argument};
+  if (is_mx(s)) return lowering_error{pass, {}, "", "QuantizeFloatGraph is for the integer schemes", errc::invalid_argument};
   if (g.inputs.size() != 1 || g.outputs.size() != 1)
-    return lowering_error{pass, "", "", "post-training quantization needs one graph input and one graph output", errc::unsupported};
+    return lowering_error{pass, {}, "", "post-training quantization needs one graph input and one graph output", errc::unsupported};
   const auto* in = g.find(g.inputs[0]);
-  if (in == nullptr || in->shape.empty()) return lowering_error{pass, "", g.inputs[0], "graph input does not exist", errc::invalid_graph};
+  if (in == nullptr || in->shape.empty()) return lowering_error{pass, {}, g.inputs[0], "graph input does not exist", errc::invalid_graph};
   const auto in_name = in->name;
   const auto in_shape = in->shape;
   const auto cols = static_cast<std::size_t>(in_shape.back());
   if (calibration.empty())
-    return lowering_error{pass, "", in_name,
+    return lowering_error{pass, {}, in_name,
                           "the graph is float; scheme " + std::string(name(s)) +
                               " needs calibration rows (options::calibration) or a quantized graph", errc::invalid_argument};
   if (cols == 0 || calibration.size() % cols != 0)
-    return lowering_error{pass, "", in_name,
+    return lowering_error{pass, {}, in_name,
                           "calibration data of " + std::to_string(calibration.size()) + " values does not split into rows of " +
                               std::to_string(cols), errc::invalid_argument};
   std::vector<graph::mlp_layer> layers;
-  std::vector<std::pair<std::string, std::string>> layer_where;  // (op label, output tensor) per layer
+  std::vector<std::pair<op_site, std::string>> layer_where;  // (op, output tensor) per layer
   std::string cur = in_name;
   for (std::size_t i = 0; i < g.operators.size(); ++i) {
     const auto& o = g.operators[i];
@@ -110,7 +110,7 @@ namespace armlower::passes {
     }
   }
   if (layers.empty() || cur != g.outputs[0])
-    return lowering_error{pass, "", g.outputs[0], "the graph output is not the last linear of the chain", errc::unsupported};
+    return lowering_error{pass, {}, g.outputs[0], "the graph output is not the last linear of the chain", errc::unsupported};
   const auto out_name = cur;
   const auto rows = calibration.size() / cols;
   graph::graph q;
@@ -121,7 +121,7 @@ namespace armlower::passes {
     const auto& [op, t] = layer_where.at(e.layer);
     return lowering_error{pass, op, t, "calibration: " + e.rule, errc::invalid_argument};
   } catch (const std::invalid_argument& e) {
-    return lowering_error{pass, "", in_name, e.what(), errc::invalid_argument};
+    return lowering_error{pass, {}, in_name, e.what(), errc::invalid_argument};
   }
   // Keep the caller's graph input/output names.
   auto rename = [&](const std::string& from, const std::string& to) { q.rename_tensor(from, to); };

@@ -27,56 +27,55 @@ struct done {};
 /// Success-or-error of a pass that modifies a graph in place.
 using pass_status = result<done>;
 
+/// Where a pass finding is: operator `o` at position `i` of the graph being processed —
+/// `op_index = o.source_index` when the op comes from the user's model, else `graph_op = i` —
+/// and the op name. Default-constructed: no operator (a graph-level finding).
+struct op_site {
+  std::int64_t op_index = -1;  ///< index in the user's model, −1 when none
+  std::int64_t graph_op = -1;  ///< position in the graph when the op has no model index, else −1
+  std::string op;              ///< op name ("linear", "CONV2D"), empty for a graph-level finding
+
+  op_site() = default;
+  op_site(const graph::operation& o, std::size_t i) : op(o.op_name()) {
+    if (o.source_index >= 0) op_index = o.source_index;
+    else graph_op = static_cast<std::int64_t>(i);
+  }
+  /// "model op #7 linear" / "op #3 CONV2D" (empty for a graph-level site), for messages.
+  [[nodiscard]] std::string text() const {
+    if (op_index >= 0) return "model op #" + std::to_string(op_index) + " " + op;
+    if (graph_op >= 0) return "op #" + std::to_string(graph_op) + " " + op;
+    return op;
+  }
+  /// The full location: this site in pass `stage`, naming `tensor` (may be empty).
+  [[nodiscard]] location in(std::string_view stage, std::string tensor = {}) const {
+    location w;
+    w.stage = std::string(stage);
+    w.op_index = op_index;
+    w.graph_op = graph_op;
+    w.op = op;
+    w.tensor = std::move(tensor);
+    return w;
+  }
+};
+
 /// The location of operator `o` at position `i` of the graph being processed, in pass `stage`,
-/// naming `tensor` (may be empty): `op_index = o.source_index` when the op comes from the user's
-/// model, else `graph_op = i`.
+/// naming `tensor` (may be empty) (`op_site(o, i).in(stage, tensor)`).
 [[nodiscard]] inline location op_location(std::string_view stage, const graph::operation& o, std::size_t i,
                                           std::string tensor = {}) {
-  location w;
-  w.stage = std::string(stage);
-  if (o.source_index >= 0) w.op_index = o.source_index;
-  else w.graph_op = static_cast<std::int64_t>(i);
-  w.op = std::string(o.op_name());
-  w.tensor = std::move(tensor);
-  return w;
+  return op_site(o, i).in(stage, std::move(tensor));
 }
 
 /// A graph-level location (no operator) in pass `stage`, naming `tensor` (may be empty).
 [[nodiscard]] inline location pass_location(std::string_view stage, std::string tensor = {}) {
-  location w;
-  w.stage = std::string(stage);
-  w.tensor = std::move(tensor);
-  return w;
+  return op_site{}.in(stage, std::move(tensor));
 }
 
-/// Legacy constructor of a pass error from `(pass, op label, tensor, rule)`, where the label is
-/// `detail::op_label`'s "model op #N NAME" / "op #i NAME" (parsed back into `op_index` /
-/// `graph_op` and `op`). Code: `errc::invalid_graph` unless given. Kept for code that still
-/// builds errors from labels (passes/validate.hpp); new code uses `armlower::error` with
-/// `op_location` directly.
+/// A pass finding: `armlower::error` at `site` in pass `pass`, naming `tensor`, with `rule` as the
+/// message. Code: `errc::invalid_graph` unless given.
 struct lowering_error : armlower::error {
-  lowering_error(std::string pass, std::string_view label, std::string tensor, std::string rule,
+  lowering_error(std::string_view pass, const op_site& site, std::string tensor, std::string rule,
                  errc code = errc::invalid_graph)
-      : armlower::error(code, parse(std::move(pass), label, std::move(tensor)), std::move(rule)) {}
-
- private:
-  static location parse(std::string pass, std::string_view label, std::string tensor) {
-    location w;
-    w.stage = std::move(pass);
-    w.tensor = std::move(tensor);
-    auto number = [&](std::string_view prefix, std::int64_t& into) {
-      if (label.substr(0, prefix.size()) != prefix) return false;
-      std::size_t k = prefix.size();
-      std::int64_t v = 0;
-      while (k < label.size() && label[k] >= '0' && label[k] <= '9') v = v * 10 + (label[k++] - '0');
-      into = v;
-      label.remove_prefix(k < label.size() ? k + 1 : k);  // the space before the op name
-      return true;
-    };
-    if (!number("model op #", w.op_index)) number("op #", w.graph_op);
-    w.op = std::string(label);
-    return w;
-  }
+      : armlower::error(code, site.in(pass, std::move(tensor)), std::move(rule)) {}
 };
 
 }  // namespace armlower::passes

@@ -46,7 +46,8 @@ namespace detail {
 
 /// A float linear checked and with its weights MX-quantized, ready for emission.
 struct mx_linear {
-  std::string label, x_name, y_name, b_name, wq_name, ws_name;
+  op_site label;
+  std::string x_name, y_name, b_name, wq_name, ws_name;
   std::vector<std::int32_t> y_shape;
   std::int32_t B = 0, ci = 0, co = 0, cp = 0;
   graph::activation act = graph::activation::none;
@@ -217,7 +218,7 @@ template <class Ctx>
                              value<F>{xp}, ca);
       emit<tosa::op::reshape>(ctx, value<F>{xp},
                               value<Shp>{detail::add_shape_const(g, base + "_in3_shape", {1, B, cp})}, value<F>{x3});
-      std::string msg = label;
+      std::string msg = label.text();
       msg += " (";
       msg += y_name;
       msg += "): in_features ";

@@ -365,6 +365,8 @@ template <>
 struct op_rules<tosa::op::add> : binary_broadcast_rules<tosa::op::add> {};
 template <>
 struct op_rules<tosa::op::maximum> : binary_broadcast_rules<tosa::op::maximum> {};
+template <>
+struct op_rules<tosa::op::minimum> : binary_broadcast_rules<tosa::op::minimum> {};
 
 template <>
 struct op_rules<tosa::op::cast_to_block_scaled> {

@@ -2,7 +2,8 @@
 /// The serializer's per-op visitors, derived from the op descriptors (`tosa/op_descriptor.hpp`).
 ///
 /// - `attr_encoder<K>`: the encoder of one attribute-table KIND (`tosa::attr_kind`), not of one
-///   op: an op whose descriptor names an existing kind (or none) needs no serializer code. The
+///   op: an op whose descriptor names an existing kind (or none) needs no serializer code. Each
+///   kind's `check` states what values its table can hold; `check_attribute` runs it for an op. The
 ///   empty table, the {block_size} table of the three EXT-MXFP ops and the {nan_mode} table
 ///   (MAXIMUM, MINIMUM) are written generically
 ///   with the flatbuffers Table API (field i at vtable offset 4 + 2·i, as flatc lays them out);
@@ -15,6 +16,7 @@
 ///   generically from the descriptor's operand `slot`s (the key `tosa::check` takes).
 #pragma once
 
+#include <armlower/core/error.hpp>
 #include <armlower/dtype/dtype.hpp>
 #include <armlower/graph/graph.hpp>
 #include <armlower/serialize/detail/generated.hpp>
@@ -25,6 +27,7 @@
 #include <armlower/tosa/op_table.hpp>
 
 #include <array>
+#include <optional>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -65,13 +68,32 @@ inline operator_offset make_operator(emit_context& c, std::uint32_t code, flatbu
 
 }  // namespace detail
 
-/// Encoder of one attribute-table kind: `encode(ctx, o)` writes the table from `o.attr`
-/// (already checked by the writer: the right alternative, values in range). Primary template:
-/// the empty table (`attr_kind::none`), written generically — the same bytes as flatc's
-/// `CreateMatMulAttribute(fbb)` and every other empty attribute.
+/// An attribute value its table cannot hold: the error code, the rule broken and the tensor it
+/// concerns (may be empty).
+struct attr_problem {
+  errc code = errc::invalid_graph;
+  std::string rule;
+  std::string tensor;
+};
+
+namespace detail {
+/// NanPropagationMode holds PROPAGATE (1) or IGNORE (2).
+[[nodiscard]] inline std::optional<attr_problem> check_nan_mode(graph::nan_mode m) {
+  const auto nm = static_cast<std::uint32_t>(m);
+  if (nm >= 1 && nm <= 2) return std::nullopt;
+  return attr_problem{errc::invalid_graph, "nan_mode " + std::to_string(nm) + " is not a NanPropagationMode value", {}};
+}
+}  // namespace detail
+
+/// Encoder of one attribute-table kind. `check(o, f, input0)` says whether `o.attr` (already the
+/// kind's alternative: the writer checks that first) can be written in format `f` (`input0`: the
+/// op's first input tensor, or null); `encode(ctx, o)` writes the table from a checked `o.attr`.
+/// Primary template: the empty table (`attr_kind::none`), written generically — the same bytes
+/// as flatc's `CreateMatMulAttribute(fbb)` and every other empty attribute.
 template <tosa::attr_kind K>
 struct attr_encoder {
   static_assert(K == tosa::attr_kind::none, "attr_encoder: no encoder for this attribute kind");
+  static std::optional<attr_problem> check(const graph::operation&, format, const graph::tensor*) { return std::nullopt; }
   static flatbuffers::Offset<void> encode(detail::emit_context& c, const graph::operation&) {
     return flatbuffers::Offset<void>(c.fbb.EndTable(c.fbb.StartTable()));
   }
@@ -80,6 +102,12 @@ struct attr_encoder {
 /// Conv2dAttribute {pad[4], stride[2], dilation[2], local_bound, acc_type (a DType)}.
 template <>
 struct attr_encoder<tosa::attr_kind::conv2d> {
+  /// acc_type must be a DType of the format.
+  static std::optional<attr_problem> check(const graph::operation& o, format f, const graph::tensor*) {
+    const auto t = std::get<graph::conv2d_attr>(o.attr).acc_type;
+    if (wire_dtype(t, f) != 0) return std::nullopt;
+    return attr_problem{errc::unsupported, "acc_type " + std::string(dtype::name(t)) + " is not in " + std::string(name(f)), {}};
+  }
   static flatbuffers::Offset<void> encode(detail::emit_context& c, const graph::operation& o) {
     const auto& a = std::get<graph::conv2d_attr>(o.attr);
     const auto pad = c.fbb.CreateVector(a.pad.data(), a.pad.size());
@@ -94,6 +122,12 @@ struct attr_encoder<tosa::attr_kind::conv2d> {
 /// RescaleAttribute {scale32, rounding_mode, per_channel, input_unsigned, output_unsigned}.
 template <>
 struct attr_encoder<tosa::attr_kind::rescale> {
+  /// rounding_mode must be a RoundingMode value (1..3).
+  static std::optional<attr_problem> check(const graph::operation& o, format, const graph::tensor*) {
+    const auto m = static_cast<std::uint32_t>(std::get<graph::rescale_attr>(o.attr).rounding);
+    if (m >= 1 && m <= 3) return std::nullopt;
+    return attr_problem{errc::invalid_graph, "rounding_mode " + std::to_string(m) + " is not a RoundingMode value", {}};
+  }
   static flatbuffers::Offset<void> encode(detail::emit_context& c, const graph::operation& o) {
     const auto& a = std::get<graph::rescale_attr>(o.attr);
     return detail::fb11::CreateRescaleAttribute(c.fbb, a.scale32, static_cast<detail::fb11::RoundingMode>(a.rounding),
@@ -105,6 +139,8 @@ struct attr_encoder<tosa::attr_kind::rescale> {
 /// TransposeAttribute {perms}.
 template <>
 struct attr_encoder<tosa::attr_kind::transpose> {
+  /// Any perms vector is writable (TRANSPOSE's ERROR_IF rules are the validator's).
+  static std::optional<attr_problem> check(const graph::operation&, format, const graph::tensor*) { return std::nullopt; }
   static flatbuffers::Offset<void> encode(detail::emit_context& c, const graph::operation& o) {
     const auto& a = std::get<graph::transpose_attr>(o.attr);
     return detail::fb11::CreateTransposeAttribute(c.fbb, c.fbb.CreateVector(a.perms)).Union();
@@ -115,6 +151,19 @@ struct attr_encoder<tosa::attr_kind::transpose> {
 /// 8-byte aligned; nan_mode}.
 template <>
 struct attr_encoder<tosa::attr_kind::clamp> {
+  /// Both bounds must be values of the input dtype in one of the CLAMP byte encodings; nan_mode a
+  /// NanPropagationMode value.
+  static std::optional<attr_problem> check(const graph::operation& o, format, const graph::tensor* in) {
+    const auto& a = std::get<graph::clamp_attr>(o.attr);
+    if (in == nullptr) return attr_problem{errc::invalid_graph, "CLAMP has no input", {}};
+    if (!detail::clamp_bytes(in->type, a.min_val) || !detail::clamp_bytes(in->type, a.max_val))
+      return attr_problem{errc::invalid_graph,
+                          "bounds [" + std::to_string(a.min_val) + ", " + std::to_string(a.max_val) +
+                              "] are not values of input '" + in->name + "' dtype " + std::string(dtype::name(in->type)) +
+                              " (CLAMP bounds are serialized in INT8/INT16/INT32/FP16/BF16/FP32)",
+                          in->name};
+    return detail::check_nan_mode(a.nan);
+  }
   static flatbuffers::Offset<void> encode(detail::emit_context& c, const graph::operation& o) {
     const auto& a = std::get<graph::clamp_attr>(o.attr);
     const auto t = c.tensor(o.inputs[0]).type;
@@ -135,6 +184,13 @@ struct attr_encoder<tosa::attr_kind::clamp> {
 template <>
 struct attr_encoder<tosa::attr_kind::block_scaled> {
   static constexpr flatbuffers::voffset_t block_size_field = 4;
+  /// block_size must be a BlockSize value (FBS-1.1 has only BLOCK_SIZE_32).
+  static std::optional<attr_problem> check(const graph::operation& o, format, const graph::tensor*) {
+    const auto bs = std::get<graph::block_scaled_attr>(o.attr).block_size;
+    if (bs == 32) return std::nullopt;
+    return attr_problem{errc::unsupported,
+                        "block_size " + std::to_string(bs) + " is not a BlockSize value (FBS-1.1 has only BLOCK_SIZE_32)", {}};
+  }
   static flatbuffers::Offset<void> encode(detail::emit_context& c, const graph::operation& o) {
     const auto bs = std::get<graph::block_scaled_attr>(o.attr).block_size;
     const auto start = c.fbb.StartTable();
@@ -158,6 +214,10 @@ static_assert(attr_encoder<tosa::attr_kind::block_scaled>::block_size_field ==
 template <>
 struct attr_encoder<tosa::attr_kind::nan_mode> {
   static constexpr flatbuffers::voffset_t nan_mode_field = 4;
+  /// nan_mode must be a NanPropagationMode value.
+  static std::optional<attr_problem> check(const graph::operation& o, format, const graph::tensor*) {
+    return detail::check_nan_mode(std::get<graph::nan_mode_attr>(o.attr).nan);
+  }
   static flatbuffers::Offset<void> encode(detail::emit_context& c, const graph::operation& o) {
     const auto nm = std::get<graph::nan_mode_attr>(o.attr).nan;
     const auto start = c.fbb.StartTable();
@@ -188,6 +248,14 @@ struct op_visitor {
 /// described op, no switch). Precondition: `tosa::known(o.tosa_op())` (the writer checks it).
 inline detail::operator_offset visit(detail::emit_context& c, const graph::operation& o) {
   return tosa::visit_op(o.tosa_op(), [&](auto op) { return op_visitor<decltype(op)::value>::emit(c, o); });
+}
+
+/// Runs the `check` of `o`'s attribute kind (`attr_encoder<describe(op).attr>::check`, through
+/// `tosa::visit_op`). Precondition: `tosa::known(o.tosa_op())` and `o.attr` holds that kind's
+/// alternative (the writer checks both first).
+[[nodiscard]] inline std::optional<attr_problem> check_attribute(const graph::operation& o, format f,
+                                                                 const graph::tensor* input0) {
+  return tosa::visit_op(o.tosa_op(), [&](auto op) { return attr_encoder<tosa::describe(decltype(op)::value).attr>::check(o, f, input0); });
 }
 
 /// Operand dtypes of `o` in the op table's slot order (`tosa/op_table.hpp`): slot k holds the

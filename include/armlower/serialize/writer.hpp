@@ -240,36 +240,9 @@ class graph_writer {
   }
 
   std::optional<error> check_attribute(std::size_t i, const graph::operation& o) const {
-    const std::string_view on = tosa::name(o.tosa_op());
-    if (const auto* c = std::get_if<graph::conv2d_attr>(&o.attr)) {
-      if (wire_dtype(c->acc_type, f_) == 0)
-        return fail_op(errc::unsupported, i, on,
-                       "acc_type " + std::string(dtype::name(c->acc_type)) + " is not in " + std::string(name(f_)));
-    } else if (const auto* r = std::get_if<graph::rescale_attr>(&o.attr)) {
-      const auto m = static_cast<std::uint32_t>(r->rounding);
-      if (m < 1 || m > 3)
-        return fail_op(errc::invalid_graph, i, on, "rounding_mode " + std::to_string(m) + " is not a RoundingMode value");
-    } else if (const auto* cl = std::get_if<graph::clamp_attr>(&o.attr)) {
-      const auto& t = tensor_of(o.inputs[0]);
-      if (!clamp_bytes(t.type, cl->min_val) || !clamp_bytes(t.type, cl->max_val))
-        return fail_op(errc::invalid_graph, i, on,
-                       "bounds [" + std::to_string(cl->min_val) + ", " + std::to_string(cl->max_val) +
-                           "] are not values of input '" + t.name + "' dtype " + std::string(dtype::name(t.type)) +
-                           " (CLAMP bounds are serialized in INT8/INT16/INT32/FP16/BF16/FP32)",
-                       t.name);
-      const auto nm = static_cast<std::uint32_t>(cl->nan);
-      if (nm < 1 || nm > 2)
-        return fail_op(errc::invalid_graph, i, on, "nan_mode " + std::to_string(nm) + " is not a NanPropagationMode value");
-    } else if (const auto* n = std::get_if<graph::nan_mode_attr>(&o.attr)) {
-      const auto nm = static_cast<std::uint32_t>(n->nan);
-      if (nm < 1 || nm > 2)
-        return fail_op(errc::invalid_graph, i, on, "nan_mode " + std::to_string(nm) + " is not a NanPropagationMode value");
-    } else if (const auto* b = std::get_if<graph::block_scaled_attr>(&o.attr)) {
-      if (b->block_size != 32)
-        return fail_op(errc::unsupported, i, on,
-                       "block_size " + std::to_string(b->block_size) +
-                           " is not a BlockSize value (FBS-1.1 has only BLOCK_SIZE_32)");
-    }
+    const graph::tensor* in0 = o.inputs.empty() ? nullptr : &tensor_of(o.inputs[0]);
+    if (auto p = serialize::check_attribute(o, f_, in0))
+      return fail_op(p->code, i, tosa::name(o.tosa_op()), std::move(p->rule), std::move(p->tensor));
     return {};
   }
 

@@ -21,6 +21,7 @@ enum class op : std::uint32_t {
   clamp = 11,
   add = 15,
   maximum = 26,
+  minimum = 27,
   mul = 28,
   reshape = 57,
   transpose = 61,

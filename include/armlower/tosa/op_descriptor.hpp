@@ -102,7 +102,7 @@ constexpr operand res(std::string_view n, std::int8_t slot = -1) noexcept { retu
 inline constexpr std::array descriptors = [] {
   using namespace detail::desc;
   using a = attr_kind;
-  return std::array<op_descriptor, 14>{{
+  return std::array<op_descriptor, 15>{{
       {op::const_, "CONST", {}, 0, {res("output", 0)}, 1, a::none, {"t"}, 1},
       {op::reshape, "RESHAPE", {in("input1", input, 0), in("shape", shape)}, 2, {res("output")}, 1, a::none, {"t"}, 1},
       {op::transpose, "TRANSPOSE", {in("input1", input, 0)}, 1, {res("output")}, 1, a::transpose, {"t"}, 1},
@@ -137,6 +137,7 @@ inline constexpr std::array descriptors = [] {
        2},
       {op::add, "ADD", {in("input1", input, 0), in("input2")}, 2, {res("output")}, 1, a::none, {"t"}, 1},
       {op::maximum, "MAXIMUM", {in("input1", input, 0), in("input2")}, 2, {res("output")}, 1, a::nan_mode, {"t"}, 1},
+      {op::minimum, "MINIMUM", {in("input1", input, 0), in("input2")}, 2, {res("output")}, 1, a::nan_mode, {"t"}, 1},
       {op::mul, "MUL", {in("input1", input, 0), in("input2"), in("shift", shift)}, 3, {res("output", 1)}, 1, a::none,
        {"input", "output"}, 2},
       {op::clamp, "CLAMP", {in("input", input, 0)}, 1, {res("output")}, 1, a::clamp, {"t"}, 1},

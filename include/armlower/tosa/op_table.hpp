@@ -13,7 +13,7 @@
 /// |-------------------------|----------------------------------|-------------------------------------------|
 /// | CONST                   | (t) 1                            | output tensor                             |
 /// | RESHAPE, TRANSPOSE      | (t) 1                            | input1 = output                           |
-/// | ADD, MAXIMUM, CLAMP     | (t) 1                            | all operands and output                   |
+/// | ADD, MAXIMUM, MINIMUM, CLAMP | (t) 1                            | all operands and output                   |
 /// | CONV2D                  | (input, weight, output) 3        | output = bias dtype; `acc` = acc_type     |
 /// | MATMUL                  | (A, B, output) 3                 | output = accumulator                      |
 /// | RESCALE                 | (input, output) 2                | multiplier/shift/zp not included          |
@@ -189,6 +189,9 @@ inline constexpr std::array table{
     // MAXIMUM (t)                                                            TOSA 1.0 ewise_binary.adoc
     r1(op::maximum, i32, pro_int), r1(op::maximum, fp16, pro_fp), r1(op::maximum, fp32, pro_fp),
     r1(op::maximum, bf16, x(ext::bf16)),
+    // MINIMUM (t)                                                            TOSA 1.0 ewise_binary.adoc
+    r1(op::minimum, i32, pro_int), r1(op::minimum, fp16, pro_fp), r1(op::minimum, fp32, pro_fp),
+    r1(op::minimum, bf16, x(ext::bf16)),
     // MUL (input, output)                                                    TOSA 1.0 ewise_binary.adoc
     r2(op::mul, i8, i32, pro_int), r2(op::mul, i16, i32, pro_int), r2(op::mul, i32, i32, int_or_fp),
     r2(op::mul, fp16, fp16, pro_fp), r2(op::mul, fp32, fp32, pro_fp), r2(op::mul, bf16, bf16, x(ext::bf16)),

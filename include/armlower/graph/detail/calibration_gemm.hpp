@@ -21,7 +21,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -49,16 +48,14 @@ inline constexpr std::size_t calib_panel = 32;
 
 /// W [n][k] row-major packed into ⌈n/32⌉ panels of [k][32] floats (columns past n are 0), and
 /// `n1max` = max_o Σ_k |w[o][k]| (summed in double; the caller's bound allows for its rounding).
-/// Not zero-filled first: every element is written once (no extra pass over fresh pages).
-[[nodiscard]] inline std::unique_ptr<float[]> calib_pack(const float* w, std::size_t n, std::size_t k, double& n1max) {
+/// Columns past n stay 0 (the vector is zero-initialised).
+[[nodiscard]] inline std::vector<float> calib_pack(const float* w, std::size_t n, std::size_t k, double& n1max) {
   const std::size_t panels = (n + calib_panel - 1) / calib_panel;
-  auto p = std::make_unique_for_overwrite<float[]>(panels * k * calib_panel);
+  std::vector<float> p(panels * k * calib_panel);
   n1max = 0;
   for (std::size_t q = 0; q < panels; ++q) {
-    float* dst = p.get() + q * k * calib_panel;
+    float* dst = p.data() + q * k * calib_panel;
     const std::size_t c0 = q * calib_panel, nc = std::min(calib_panel, n - c0);
-    if (nc < calib_panel)
-      for (std::size_t i = 0; i < k; ++i) std::fill(dst + i * calib_panel + nc, dst + (i + 1) * calib_panel, 0.0f);
     double s1[calib_panel] = {};
     // 16 consecutive k of each row at a time: every cache line read once although the rows are
     // k·4 bytes apart (a power of two maps them all to one L1 set).

@@ -46,7 +46,7 @@ inline graph::clamp_attr float_activation_bounds(graph::activation a) {
 /// Error (naming `pass`, the linear `op` and `tensor`) when `a` is not NONE, RELU or RELU6 — the
 /// fused activations a lowering can express; a pass never drops one silently.
 [[nodiscard]] inline std::optional<lowering_error> check_fused_activation(graph::activation a, const char* pass,
-                                                                          const std::string& op,
+                                                                          const op_site& op,
                                                                           const std::string& tensor) {
   if (a == graph::activation::none || a == graph::activation::relu || a == graph::activation::relu6)
     return std::nullopt;
@@ -66,7 +66,7 @@ inline graph::clamp_attr float_activation_bounds(graph::activation a) {
 template <dtype::id D, class Ctx>
 [[nodiscard]] result<std::int64_t> append_fused_activation(Ctx& ctx, graph::graph& g, graph::activation a,
                                                            const std::string& y, const char* pass,
-                                                           const std::string& linear) {
+                                                           const op_site& linear) {
   if (auto e = check_fused_activation(a, pass, linear, y)) return armlower::error(std::move(*e));
   if (a == graph::activation::none) return std::int64_t{0};
   auto& out = ctx.sink();

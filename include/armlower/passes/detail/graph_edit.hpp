@@ -4,6 +4,7 @@
 
 #include <armlower/graph/constant.hpp>
 #include <armlower/graph/graph.hpp>
+#include <armlower/passes/result.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -64,14 +65,11 @@ inline constexpr std::size_t npos = static_cast<std::size_t>(-1);
   return std::find(g.outputs.begin(), g.outputs.end(), n) != g.outputs.end();
 }
 
-/// Label of operator `o` at position `i` in messages: "model op #7 linear" when the op comes
-/// from operator 7 of the source model (`operation::source_index`), else "op #i NAME".
-[[nodiscard]] inline std::string op_label(const graph::operation& o, std::size_t i) {
-  if (o.source_index >= 0) return "model op #" + std::to_string(o.source_index) + " " + std::string(o.op_name());
-  return "op #" + std::to_string(i) + " " + std::string(o.op_name());
-}
+/// Site of operator `o` at position `i` for findings (`op_site`; `.text()` reads "model op #7
+/// linear" when the op comes from operator 7 of the source model, else "op #i NAME").
+[[nodiscard]] inline op_site op_label(const graph::operation& o, std::size_t i) { return op_site(o, i); }
 /// `op_label` of `g.operators[i]`.
-[[nodiscard]] inline std::string op_label(const graph::graph& g, std::size_t i) { return op_label(g.operators[i], i); }
+[[nodiscard]] inline op_site op_label(const graph::graph& g, std::size_t i) { return op_label(g.operators[i], i); }
 
 /// Adds a non-constant tensor with a unique name derived from `base`; returns the name.
 inline std::string add_tensor(graph::graph& g, const std::string& base, dtype::id t, std::vector<std::int32_t> shape,

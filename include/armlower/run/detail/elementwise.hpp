@@ -1,6 +1,6 @@
 /// @file armlower/run/detail/elementwise.hpp
-/// ADD, MAXIMUM, MUL (with its shift operand), CLAMP and CAST of the TOSA 1.0 specification
-/// (ADD/MAXIMUM/MUL/CLAMP/CAST pseudocode; 1.1 adds the INT64 and BOOL ↔ FP32 rows): equal-rank broadcasting, integer REQUIREs on
+/// ADD, MAXIMUM, MINIMUM, MUL (with its shift operand), CLAMP and CAST of the TOSA 1.0 specification
+/// (ADD/MAXIMUM/MINIMUM/MUL/CLAMP/CAST pseudocode; 1.1 adds the INT64 and BOOL ↔ FP32 rows): equal-rank broadcasting, integer REQUIREs on
 /// overflow, floating-point results rounded to nearest-even in the result dtype.
 #pragma once
 
@@ -88,9 +88,13 @@ namespace armlower::run::detail {
 /// True for FP16, BF16, FP32.
 [[nodiscard]] constexpr bool is_real(dtype::id t) noexcept { return storage_of(t) == storage::real; }
 
-/// ADD [input1, input2] (SPEC-1.0 ADD; rows i32, fp16, bf16, fp32; 1.1 i64): integer sums
-/// REQUIRE no overflow (apply_add_s); float sums are rounded to nearest-even.
-[[nodiscard]] inline status eval_add(const op_context& c) {
+/// An element-wise binary op over broadcast operands of one dtype `t`: integer rows (`int_row(t)`)
+/// give element k as `int_op(x, y, k, out)` (which may fail: a REQUIRE), real rows as
+/// `real_op(x, y)` (already in the output format); any other dtype is refused as
+/// "`name` of `t` (rows: `rows`)".
+template <class IntRow, class IntOp, class RealOp>
+[[nodiscard]] status eval_binary(const op_context& c, std::string_view name, std::string_view rows, IntRow int_row,
+                                 IntOp int_op, RealOp real_op) {
   std::vector<std::int32_t> shape;
   std::vector<std::int64_t> ia, ib;
   if (auto e = binary_operands(c, shape, ia, ib)) return e;
@@ -99,65 +103,62 @@ namespace armlower::run::detail {
   const auto t = a.type;
   value r{t, shape, {}, {}, {}};
   const auto n = ia.size();
-  if (t == dtype::id::i32 || t == dtype::id::i64) {
-    const auto& ti = dtype::traits(t);
+  if (int_row(t)) {
     r.ints.resize(n);
-    for (std::size_t k = 0; k < n; ++k) {
-      std::int64_t s = 0;
-      if (__builtin_add_overflow(a.ints[static_cast<std::size_t>(ia[k])], b.ints[static_cast<std::size_t>(ib[k])], &s) ||
-          s < ti.int_min || s > ti.int_max)
-        return c.fail(errc::require, c.out_name(0),
-                      "apply_add_s: the sum at element " + std::to_string(k) + " overflows " + std::string(ti.name));
-      r.ints[k] = s;
-    }
+    for (std::size_t k = 0; k < n; ++k)
+      if (auto e = int_op(a.ints[static_cast<std::size_t>(ia[k])], b.ints[static_cast<std::size_t>(ib[k])], k, r.ints[k]))
+        return e;
   } else if (is_real(t)) {
     r.reals.resize(n);
     for (std::size_t k = 0; k < n; ++k)
-      r.reals[k] = round_to(t, static_cast<double>(a.reals[static_cast<std::size_t>(ia[k])]) +
-                                   static_cast<double>(b.reals[static_cast<std::size_t>(ib[k])]));
+      r.reals[k] = real_op(a.reals[static_cast<std::size_t>(ia[k])], b.reals[static_cast<std::size_t>(ib[k])]);
   } else {
     return c.fail(errc::unsupported, c.in_name(0),
-                  "ADD of " + std::string(dtype::name(t)) + " (rows: INT32, INT64, FP16, BF16, FP32)");
+                  std::string(name) + " of " + std::string(dtype::name(t)) + " (rows: " + std::string(rows) + ")");
   }
   return c.set(0, std::move(r));
 }
 
-/// MAXIMUM [input1, input2] with `nan_mode_attr` (SPEC-1.0 MAXIMUM, `apply_max_s`; rows i32,
-/// fp16, bf16, fp32): element-wise `a >= b ? a : b` with broadcasting. Floats: a NaN operand gives
-/// NaN under PROPAGATE; under IGNORE the other operand (NaN only when both are NaN). The result
-/// is one of the operands, so it needs no rounding.
-[[nodiscard]] inline status eval_maximum(const op_context& c) {
+/// ADD [input1, input2] (SPEC-1.0 ADD; rows i32, fp16, bf16, fp32; 1.1 i64): integer sums
+/// REQUIRE no overflow (apply_add_s); float sums are rounded to nearest-even.
+[[nodiscard]] inline status eval_add(const op_context& c) {
+  const auto t = c.in(0).type;
+  return eval_binary(
+      c, "ADD", "INT32, INT64, FP16, BF16, FP32", [](dtype::id d) { return d == dtype::id::i32 || d == dtype::id::i64; },
+      [&](std::int64_t x, std::int64_t y, std::size_t k, std::int64_t& out) -> status {
+        const auto& ti = dtype::traits(t);
+        if (__builtin_add_overflow(x, y, &out) || out < ti.int_min || out > ti.int_max)
+          return c.fail(errc::require, c.out_name(0),
+                        "apply_add_s: the sum at element " + std::to_string(k) + " overflows " + std::string(ti.name));
+        return std::nullopt;
+      },
+      [&](float x, float y) { return round_to(t, static_cast<double>(x) + static_cast<double>(y)); });
+}
+
+/// MAXIMUM / MINIMUM [input1, input2] with `nan_mode_attr` (SPEC-1.0 MAXIMUM, MINIMUM: `apply_max_s`,
+/// `apply_min_s`; rows i32, fp16, bf16, fp32): element-wise `a >= b ? a : b` (MINIMUM
+/// `a < b ? a : b`) with broadcasting. Floats: a NaN operand gives NaN under PROPAGATE; under
+/// IGNORE the other operand (NaN only when both are NaN). The result is one of the operands, so
+/// it needs no rounding.
+template <tosa::op O>
+  requires(O == tosa::op::maximum || O == tosa::op::minimum)
+[[nodiscard]] status eval_extremum(const op_context& c) {
+  constexpr bool is_max = O == tosa::op::maximum;
   const auto* m = c.attr<graph::nan_mode_attr>();
-  if (m == nullptr) return c.fail(errc::invalid_graph, {}, "MAXIMUM needs a nan_mode_attr (nan_mode)");
-  std::vector<std::int32_t> shape;
-  std::vector<std::int64_t> ia, ib;
-  if (auto e = binary_operands(c, shape, ia, ib)) return e;
-  const auto& a = c.in(0);
-  const auto& b = c.in(1);
-  const auto t = a.type;
-  value r{t, shape, {}, {}, {}};
-  const auto n = ia.size();
-  if (t == dtype::id::i32) {
-    r.ints.resize(n);
-    for (std::size_t k = 0; k < n; ++k) {
-      const auto x = a.ints[static_cast<std::size_t>(ia[k])], y = b.ints[static_cast<std::size_t>(ib[k])];
-      r.ints[k] = x >= y ? x : y;
-    }
-  } else if (is_real(t)) {
-    const bool propagate = m->nan != graph::nan_mode::ignore;
-    r.reals.resize(n);
-    for (std::size_t k = 0; k < n; ++k) {
-      const float x = a.reals[static_cast<std::size_t>(ia[k])], y = b.reals[static_cast<std::size_t>(ib[k])];
-      if (std::isnan(x) || std::isnan(y))
-        r.reals[k] = propagate ? std::numeric_limits<float>::quiet_NaN() : std::isnan(x) ? y : x;
-      else
-        r.reals[k] = x >= y ? x : y;
-    }
-  } else {
-    return c.fail(errc::unsupported, c.in_name(0),
-                  "MAXIMUM of " + std::string(dtype::name(t)) + " (rows: INT32, FP16, BF16, FP32)");
-  }
-  return c.set(0, std::move(r));
+  if (m == nullptr)
+    return c.fail(errc::invalid_graph, {}, std::string(tosa::name(O)) + " needs a nan_mode_attr (nan_mode)");
+  const bool propagate = m->nan != graph::nan_mode::ignore;
+  auto pick = [](auto x, auto y) { return is_max ? (x >= y ? x : y) : (x < y ? x : y); };
+  return eval_binary(
+      c, tosa::name(O), "INT32, FP16, BF16, FP32", [](dtype::id d) { return d == dtype::id::i32; },
+      [&](std::int64_t x, std::int64_t y, std::size_t, std::int64_t& out) -> status {
+        out = pick(x, y);
+        return std::nullopt;
+      },
+      [&](float x, float y) {
+        if (std::isnan(x) || std::isnan(y)) return propagate ? std::numeric_limits<float>::quiet_NaN() : std::isnan(x) ? y : x;
+        return pick(x, y);
+      });
 }
 
 /// MUL [input1, input2, shift] (TOSA 1.0 / 1.1 MUL pseudocode): shift is INT8 [1] (CTC),
@@ -370,7 +371,12 @@ struct kernel<tosa::op::add> {
 template <>
 struct kernel<tosa::op::maximum> {
   static constexpr bool bound = true;
-  [[nodiscard]] static status eval(const op_context& c) { return eval_maximum(c); }
+  [[nodiscard]] static status eval(const op_context& c) { return eval_extremum<tosa::op::maximum>(c); }
+};
+template <>
+struct kernel<tosa::op::minimum> {
+  static constexpr bool bound = true;
+  [[nodiscard]] static status eval(const op_context& c) { return eval_extremum<tosa::op::minimum>(c); }
 };
 template <>
 struct kernel<tosa::op::mul> {

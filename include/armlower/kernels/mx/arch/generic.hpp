@@ -75,10 +75,12 @@ inline float scale_product(std::uint8_t ca, std::uint8_t cb, int extra) noexcept
 
 }  // namespace detail
 
-/// The pseudocode path (see file comment). Works for every MX element type.
-template <dtype::id T>
-constexpr void reference_rows(const rows_args& r) noexcept {
-  constexpr bool nib = armlower::mx::format(T).storage_bits == 4;
+namespace detail {
+/// The loops both paths share, in the pseudocode's order: for each output (i, j) and each block,
+/// `acc += block_dot(a row i, b row j, first element) · (scale_a · scale_b)`; `block_dot` gives the
+/// block's unscaled dot product as a float.
+template <dtype::id T, class BlockDot>
+constexpr void for_each_block(const rows_args& r, BlockDot block_dot) noexcept {
   const std::size_t stride = armlower::mx::storage_bytes(T, r.c);
   const std::size_t nb = r.c / armlower::mx::block_size;
   for (std::size_t i = 0; i < r.h; ++i) {
@@ -89,16 +91,26 @@ constexpr void reference_rows(const rows_args& r) noexcept {
       for (std::size_t blk = 0; blk < nb; ++blk) {
         const float sa = armlower::mx::decode_e8m0(r.a_scale[i * nb + blk]);
         const float sb = armlower::mx::decode_e8m0(r.b_scale[j * nb + blk]);
-        float block_acc = 0.0f;
-        for (std::size_t e = blk * armlower::mx::block_size; e < (blk + 1) * armlower::mx::block_size; ++e)
-          block_acc += armlower::mx::decode<T>(detail::code_at<nib>(ar, e)) *
-                       armlower::mx::decode<T>(detail::code_at<nib>(br, e));
+        float block_acc = block_dot(ar, br, blk * armlower::mx::block_size);
         block_acc *= (sa * sb);
         acc += block_acc;
       }
       r.out[i * r.w + j] = acc;
     }
   }
+}
+}  // namespace detail
+
+/// The pseudocode path (see file comment). Works for every MX element type.
+template <dtype::id T>
+constexpr void reference_rows(const rows_args& r) noexcept {
+  constexpr bool nib = armlower::mx::format(T).storage_bits == 4;
+  detail::for_each_block<T>(r, [](const std::uint8_t* ar, const std::uint8_t* br, std::size_t e0) {
+    float block_acc = 0.0f;
+    for (std::size_t e = e0; e < e0 + armlower::mx::block_size; ++e)
+      block_acc += armlower::mx::decode<T>(detail::code_at<nib>(ar, e)) * armlower::mx::decode<T>(detail::code_at<nib>(br, e));
+    return block_acc;
+  });
 }
 
 /// The exact-integer block path (see file comment). T ∈ {FP4E2M1, FP6E2M3, FP6E3M2, MXINT8, FP8E4M3}.
@@ -110,31 +122,17 @@ constexpr void integer_rows(const rows_args& r) noexcept {
   using acc_t = std::conditional_t<wide, std::int64_t, std::int32_t>;
   constexpr auto& tab = detail::int_table<T>;
   const float unscale = armlower::mx::detail::pow2f(-2 * armlower::mx::format(T).int_shift);
-  const std::size_t stride = armlower::mx::storage_bytes(T, r.c);
-  const std::size_t nb = r.c / armlower::mx::block_size;
-  for (std::size_t i = 0; i < r.h; ++i) {
-    const std::uint8_t* ar = r.a + i * stride;
-    for (std::size_t j = 0; j < r.w; ++j) {
-      const std::uint8_t* br = r.b + j * stride;
-      float acc = 0.0f;
-      for (std::size_t blk = 0; blk < nb; ++blk) {
-        const float sa = armlower::mx::decode_e8m0(r.a_scale[i * nb + blk]);
-        const float sb = armlower::mx::decode_e8m0(r.b_scale[j * nb + blk]);
-        acc_t sum = 0;
-        bool nan = false;
-        for (std::size_t e = blk * armlower::mx::block_size; e < (blk + 1) * armlower::mx::block_size; ++e) {
-          const std::uint8_t ca = detail::code_at<nib>(ar, e);
-          const std::uint8_t cb = detail::code_at<nib>(br, e);
-          if constexpr (wide) nan |= ((ca & 0x7Fu) == 0x7Fu) || ((cb & 0x7Fu) == 0x7Fu);
-          sum += static_cast<acc_t>(tab[ca & (tab.size() - 1)]) * static_cast<acc_t>(tab[cb & (tab.size() - 1)]);
-        }
-        float block_acc = nan ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(sum) * unscale;
-        block_acc *= (sa * sb);
-        acc += block_acc;
-      }
-      r.out[i * r.w + j] = acc;
+  detail::for_each_block<T>(r, [&](const std::uint8_t* ar, const std::uint8_t* br, std::size_t e0) {
+    acc_t sum = 0;
+    bool nan = false;
+    for (std::size_t e = e0; e < e0 + armlower::mx::block_size; ++e) {
+      const std::uint8_t ca = detail::code_at<nib>(ar, e);
+      const std::uint8_t cb = detail::code_at<nib>(br, e);
+      if constexpr (wide) nan |= ((ca & 0x7Fu) == 0x7Fu) || ((cb & 0x7Fu) == 0x7Fu);
+      sum += static_cast<acc_t>(tab[ca & (tab.size() - 1)]) * static_cast<acc_t>(tab[cb & (tab.size() - 1)]);
     }
-  }
+    return nan ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(sum) * unscale;
+  });
 }
 
 }  // namespace armlower::kernels::mx::arch
