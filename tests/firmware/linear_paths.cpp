@@ -15,6 +15,7 @@
 #include <armlower/kernels/arch/dsp/linear.hpp>
 #include <armlower/kernels/arch/generic/linear.hpp>
 #include <armlower/kernels/arch/mve/linear.hpp>
+#include <armlower/kernels/linear.hpp>
 
 #include "armlower_firmware.hpp"
 
@@ -298,6 +299,39 @@ void long_rows_case(s8_path p8, s16_path p16, const char* name8, const char* nam
   }
 }
 
+// Feature-restricted instantiations (`linear_features`): run where `admits(F, a)`, else the generic
+// path (so the comparison is trivially equal there); `admitted` counts the real runs.
+int admitted = 0;
+template <k::linear_features F, void (*Path)(const k::linear_s8_args&) noexcept>
+void restricted_s8(const k::linear_s8_args& a) noexcept {
+  if (k::admits(F, a)) {
+    ++admitted;
+    Path(a);
+  } else {
+    k::detail::linear_s8_generic(a);
+  }
+}
+template <k::linear_features F, void (*Path)(const k::linear_s16_args&) noexcept>
+void restricted_s16(const k::linear_s16_args& a) noexcept {
+  if (k::admits(F, a)) {
+    ++admitted;
+    Path(a);
+  } else {
+    k::detail::linear_s16_generic(a);
+  }
+}
+
+#if defined(__ARM_FEATURE_MVE)
+// The packed MVE path: weights packed by pack_weights_s8 (8-row groups) right before the call.
+__attribute__((section(".sram.bss"))) std::int8_t packed[8 * 70016];
+template <k::linear_features F = k::all_features>
+void s8_packed_mve(const k::linear_s8_args& a) noexcept {
+  const bool ok = k::pack_weights_s8(a.weights, a.rows, a.cols, packed, sizeof packed) == k::status::ok;
+  ARMLOWER_FW_CHECK(ok);
+  k::detail::linear_s8_packed_mve<F>(a, packed);
+}
+#endif
+
 void run_paths(s8_path p8, s16_path p16, const char* name8, const char* name16, int cases) {
   int bad8 = 0, bad16 = 0;
   for (int i = 0; i < cases; ++i) bad8 += s8_case(p8, name8, i);
@@ -309,9 +343,27 @@ void run_paths(s8_path p8, s16_path p16, const char* name8, const char* name16, 
 }  // namespace
 
 int main() {
+  constexpr k::linear_features plan = k::per_tensor_features;
+  // A per-tensor plan with single rounding and non-zero filter offsets (the other compile-time branches).
+  constexpr k::linear_features plan2{false, false, true, false, true, false};
 #if defined(__ARM_FEATURE_MVE)
-  run_paths(k::detail::linear_s8_mve, k::detail::linear_s16_mve, "linear_s8_mve", "linear_s16_mve", 1000);
+  run_paths(k::detail::linear_s8_mve<>, k::detail::linear_s16_mve<>, "linear_s8_mve", "linear_s16_mve", 1000);
+  run_paths(s8_packed_mve<>, k::detail::linear_s16_mve<>, "linear_s8_packed_mve", "linear_s16_mve", 600);
+  admitted = 0;
+  run_paths(restricted_s8<plan, s8_packed_mve<plan>>, restricted_s16<plan, k::detail::linear_s16_mve<plan>>,
+            "linear_s8_packed_mve<per_tensor>", "linear_s16_mve<per_tensor>", 1500);
+  run_paths(restricted_s8<plan2, k::detail::linear_s8_mve<plan2>>, restricted_s16<plan2, k::detail::linear_s16_mve<plan2>>,
+            "linear_s8_mve<plan2>", "linear_s16_mve<plan2>", 1500);
+  std::printf("restricted MVE instantiations ran on %d admitted cases\n", admitted);
+  ARMLOWER_FW_CHECK(admitted > 100);
 #endif
-  run_paths(k::detail::linear_s8_dsp, k::detail::linear_s16_dsp, "linear_s8_dsp", "linear_s16_dsp", 700);
+  run_paths(k::detail::linear_s8_dsp<>, k::detail::linear_s16_dsp<>, "linear_s8_dsp", "linear_s16_dsp", 700);
+  admitted = 0;
+  run_paths(restricted_s8<plan, k::detail::linear_s8_dsp<plan>>, restricted_s16<plan, k::detail::linear_s16_dsp<plan>>,
+            "linear_s8_dsp<per_tensor>", "linear_s16_dsp<per_tensor>", 1500);
+  run_paths(restricted_s8<plan2, k::detail::linear_s8_dsp<plan2>>, restricted_s16<plan2, k::detail::linear_s16_dsp<plan2>>,
+            "linear_s8_dsp<plan2>", "linear_s16_dsp<plan2>", 1500);
+  std::printf("restricted DSP instantiations ran on %d admitted cases\n", admitted);
+  ARMLOWER_FW_CHECK(admitted > 100);
   return armlower::firmware::finish("firmware_linear_paths");
 }

@@ -100,34 +100,6 @@ namespace dsp {
   return (static_cast<std::uint32_t>(v) & 0xFFFFu) * 0x10001u;
 }
 
-/// Σ_c (x[c] + io)·(w0[c] + fo) and the same for w1, c in [0, cols), added to acc0/acc1 (int32).
-/// Preconditions: the two sums fit int32 (cols ≤ 8192 with |io|, |fo| ≤ 255).
-template <bool InputOffset, bool FilterOffset>
-inline void dot2_s8(const std::int8_t* x, const std::int8_t* w0, const std::int8_t* w1, std::int32_t cols,
-                    std::int32_t io, std::int32_t fo, std::int32_t& acc0, std::int32_t& acc1) noexcept {
-  const std::uint32_t io2 = pair16(io), fo2 = pair16(fo);
-  std::int32_t a0 = acc0, a1 = acc1;
-  std::int32_t c = 0;
-#pragma GCC unroll 2
-  for (; c + 4 <= cols; c += 4) {
-    const std::uint32_t xv = load32(x + c);
-    const std::uint32_t xa = InputOffset ? sxtab16(io2, xv) : sxtb16(xv);
-    const std::uint32_t xb = InputOffset ? sxtab16_ror8(io2, xv) : sxtb16_ror8(xv);
-    const std::uint32_t v0 = load32(w0 + c);
-    a0 = smlad(xa, FilterOffset ? sxtab16(fo2, v0) : sxtb16(v0), a0);
-    a0 = smlad(xb, FilterOffset ? sxtab16_ror8(fo2, v0) : sxtb16_ror8(v0), a0);
-    const std::uint32_t v1 = load32(w1 + c);
-    a1 = smlad(xa, FilterOffset ? sxtab16(fo2, v1) : sxtb16(v1), a1);
-    a1 = smlad(xb, FilterOffset ? sxtab16_ror8(fo2, v1) : sxtb16_ror8(v1), a1);
-  }
-  for (; c < cols; ++c) {
-    a0 += (x[c] + io) * (w0[c] + fo);
-    a1 += (x[c] + io) * (w1[c] + fo);
-  }
-  acc0 = a0;
-  acc1 = a1;
-}
-
 /// One 4-row step of the s8 DSP kernel (layout fixed: the assembly uses the byte offsets noted).
 struct s8_tile {
   const std::int8_t* x = nullptr;  ///< +0: input, advanced by 8·steps on return
@@ -290,155 +262,130 @@ struct s16_tile {
       "pop    {r4-r11, pc}               \n");
 }
 
-/// Σ_c x[c]·w0[c] and Σ_c x[c]·w1[c] added to the int64 acc0/acc1 (exact for any cols).
-inline void dot2_s16(const std::int16_t* x, const std::int8_t* w0, const std::int8_t* w1, std::int32_t cols,
-                     std::int64_t& acc0, std::int64_t& acc1) noexcept {
-  std::int64_t a0 = acc0, a1 = acc1;
-  std::int32_t c = 0;
-#pragma GCC unroll 2
-  for (; c + 4 <= cols; c += 4) {
-    const std::uint32_t x01 = load32(x + c), x23 = load32(x + c + 2);
-    const std::uint32_t xa = pkhbt16(x01, x23);  // (x0, x2)
-    const std::uint32_t xb = pkhtb16(x23, x01);  // (x1, x3)
-    const std::uint32_t v0 = load32(w0 + c);
-    a0 = smlald(xa, sxtb16(v0), a0);
-    a0 = smlald(xb, sxtb16_ror8(v0), a0);
-    const std::uint32_t v1 = load32(w1 + c);
-    a1 = smlald(xa, sxtb16(v1), a1);
-    a1 = smlald(xb, sxtb16_ror8(v1), a1);
-  }
-  for (; c < cols; ++c) {
-    a0 += static_cast<std::int32_t>(x[c]) * w0[c];
-    a1 += static_cast<std::int32_t>(x[c]) * w1[c];
-  }
-  acc0 = a0;
-  acc1 = a1;
-}
-
-/// Requantization of one s8 accumulator: when it fits int32 and the row's shift is ≤ 0 (no CMSIS-NN
-/// left shift), CMSIS-NN's `arm_nn_requantize` (double rounding) / single-rounding formula on int32,
-/// which equal `quant::requantize_exact` there (`quant/requantize.hpp`); otherwise the generic path's
-/// `requantize_row_s8`. Same bytes either way.
-[[nodiscard]] inline std::int8_t requantize_s8(const linear_s8_args& a, std::int32_t r, std::int64_t acc) noexcept {
-  const std::int32_t i = a.per_channel ? r : 0;
-  const std::int32_t s = a.shift[i];
-  if (s <= 0 && acc >= std::numeric_limits<std::int32_t>::min() && acc <= std::numeric_limits<std::int32_t>::max()) {
-    const std::int32_t v = static_cast<std::int32_t>(acc);
-    const std::int64_t y = static_cast<std::int64_t>(a.rounding == quant::rounding::double_round
-                                                         ? quant::requantize(v, a.multiplier[i], s)
-                                                         : quant::requantize_single_round(v, a.multiplier[i], s)) +
-                           a.output_offset;
-    return static_cast<std::int8_t>(y < a.activation_min ? a.activation_min : (y > a.activation_max ? a.activation_max : y));
-  }
-  return requantize_row_s8(a, r, acc);
-}
-
-/// All rows of one batch: input x [cols], output y [rows]; `io` is the input offset applied to x (0
-/// when kernel_sum already contains it). 4-row assembly tiles when filter_offset = 0, 2-row C++
-/// otherwise and for the last rows; column blocks keep the int32 partial sums exact.
-template <bool InputOffset, bool FilterOffset>
-inline void linear_s8_rows(const linear_s8_args& a, std::int32_t io, const std::int8_t* x, std::int8_t* y) noexcept {
-  const std::int32_t cols = a.cols;
-  // Blocks keep the int32 partial sums exact (the generic path's bound).
-  const std::int32_t block = (InputOffset || FilterOffset) ? s8_block_with_offsets : s8_block_raw;
-  const auto row_init = [&](std::int32_t r) -> std::int64_t {
-    if (a.kernel_sum != nullptr) return a.kernel_sum[r];
-    return a.bias != nullptr ? a.bias[r] : 0;
-  };
-  std::int32_t r = 0;
-  if constexpr (!FilterOffset) {
-    s8_tile tile;
-    tile.stride = cols;
-    tile.io2 = pair16(io);
-    for (; r + 4 <= a.rows; r += 4) {
-      const std::int8_t* w = a.weights + static_cast<std::ptrdiff_t>(r) * cols;
-      std::int64_t acc[4] = {row_init(r), row_init(r + 1), row_init(r + 2), row_init(r + 3)};
-      for (std::int32_t c0 = 0; c0 < cols; c0 += block) {
-        const std::int32_t n = cols - c0 < block ? cols - c0 : block;
-        tile.x = x + c0;
-        tile.w = w + c0;
-        tile.steps = n / 8;
-        tile.acc[0] = tile.acc[1] = tile.acc[2] = tile.acc[3] = 0;
-        dot4_s8_tile(&tile);
-        for (std::int32_t c = n & ~7; c < n; ++c) {  // the last n % 8 columns
-          const std::int32_t xo = x[c0 + c] + io;
-          for (int i = 0; i < 4; ++i) tile.acc[i] += xo * w[static_cast<std::ptrdiff_t>(i) * cols + c0 + c];
-        }
-        for (int i = 0; i < 4; ++i) acc[i] += tile.acc[i];
-      }
-      for (int i = 0; i < 4; ++i) y[r + i] = requantize_s8(a, r + i, acc[i]);
+/// y = clamp(requantize_exact(acc) + output_offset) for one s8 row with multiplier q, shift s: when
+/// s ≤ 0 and acc fits int32 (always, if `F` excludes left shifts and wide accumulators) the int64
+/// formula `(acc·q + round) >> (31 − s)` (`quant::requantize_exact`, no overflow in that range: CMSIS-NN
+/// `arm_nn_requantize` / single rounding), else the generic `requantize_row_s8` of row r.
+template <linear_features F>
+[[nodiscard]] inline std::int8_t requantize_s8(const linear_s8_args& a, std::int32_t r, std::int32_t q, std::int32_t s,
+                                               std::int64_t acc) noexcept {
+  if constexpr (F.wide || F.left_shift) {
+    if (s > 0 || acc < std::numeric_limits<std::int32_t>::min() || acc > std::numeric_limits<std::int32_t>::max()) {
+      return requantize_row_s8(a, r, acc);
     }
   }
-  for (; r < a.rows; r += 2) {
-    const bool pair = r + 1 < a.rows;
-    const std::int8_t* w0 = a.weights + static_cast<std::ptrdiff_t>(r) * cols;
-    const std::int8_t* w1 = pair ? w0 + cols : w0;  // odd last row: computed twice, stored once
-    std::int64_t acc0 = row_init(r), acc1 = pair ? row_init(r + 1) : 0;
-    for (std::int32_t c0 = 0; c0 < cols; c0 += block) {
-      const std::int32_t n = cols - c0 < block ? cols - c0 : block;
-      std::int32_t p0 = 0, p1 = 0;
-      dot2_s8<InputOffset, FilterOffset>(x + c0, w0 + c0, w1 + c0, n, io, a.filter_offset, p0, p1);
-      acc0 += p0;
-      acc1 += p1;
-    }
-    y[r] = requantize_s8(a, r, acc0);
-    if (pair) y[r + 1] = requantize_s8(a, r + 1, acc1);
+  const int total = 31 - s;
+  std::int64_t round = std::int64_t{1} << (total - 1);
+  const bool double_round = F.double_round && (!F.single_round || a.rounding == quant::rounding::double_round);
+  if (double_round && total > 31) round += acc >= 0 ? (std::int64_t{1} << 30) : -(std::int64_t{1} << 30);
+  const std::int64_t y = ((acc * q + round) >> total) + a.output_offset;
+  return static_cast<std::int8_t>(y < a.activation_min ? a.activation_min : (y > a.activation_max ? a.activation_max : y));
+}
+
+/// y = clamp(requantize_s64(acc, m16, s)) for one s16 row (m16 = reduce_multiplier(q)): the int64
+/// formula `(acc·m16 + 2^(t−1)) >> t`, t = 15 − s, exact while |acc| < 2^47 (always, if `F` excludes
+/// wide accumulators), else `quant::requantize_s64`.
+template <linear_features F>
+[[nodiscard]] inline std::int16_t requantize_s16(const linear_s16_args& a, std::int32_t m16, std::int32_t s,
+                                                 std::int64_t acc) noexcept {
+  std::int64_t y;
+  if (!F.wide || (acc >> 47) == 0 || (acc >> 47) == -1) {
+    const int t = 15 - s;
+    y = (acc * m16 + (std::int64_t{1} << (t - 1))) >> t;
+  } else {
+    y = quant::requantize_s64(acc, m16, s);
   }
+  return static_cast<std::int16_t>(quant::clamp64(y, a.activation_min, a.activation_max));
 }
 
 }  // namespace dsp
 
-/// DSP-extension fused s8 × s8 linear (contract: `kernels/linear_args.hpp`). Preconditions: `validate(a) == ok`.
+/// DSP-extension fused s8 × s8 linear (contract: `kernels/linear_args.hpp`), compiled for the features
+/// `F` (default full generality). Preconditions: `validate(a) == ok` and `admits(F, a)`.
+/// acc = row_init + Σ_c (x[c] + io)·w[c] + filter_offset·Σ_c (x[c] + io), io = input_offset when
+/// kernel_sum is null (row_init = bias) else 0 (row_init = kernel_sum, which holds the input offset).
+/// 4-row assembly tiles over column blocks of 8192 (int32 partial sums exact: |(x+io)·w| ≤ 383·128);
+/// the last rows % 4 are the overlapping tile of rows − 4 … rows − 1, and with fewer than 4 rows each
+/// row is a tile of four copies of itself (stride 0).
+template <linear_features F = all_features>
 inline void linear_s8_dsp(const linear_s8_args& a) noexcept {
-  // kernel_sum already holds bias + input_offset·Σ(w + fo): only the filter offset is applied here.
+  const std::int32_t cols = a.cols, rows = a.rows;
   const std::int32_t io = a.kernel_sum != nullptr ? 0 : a.input_offset;
+  const std::int32_t* init = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;  // may be null
+  const bool per_channel = F.per_channel && a.per_channel;
+  const bool stride0 = rows < 4;
+  dsp::s8_tile t;
+  t.io2 = dsp::pair16(io);
+  t.stride = stride0 ? 0 : cols;
   for (std::int32_t b = 0; b < a.batches; ++b) {
-    const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b) * a.cols;
-    std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b) * a.rows;
-    if (io != 0) {
-      if (a.filter_offset != 0) dsp::linear_s8_rows<true, true>(a, io, x, y);
-      else dsp::linear_s8_rows<true, false>(a, io, x, y);
-    } else {
-      if (a.filter_offset != 0) dsp::linear_s8_rows<false, true>(a, io, x, y);
-      else dsp::linear_s8_rows<false, false>(a, io, x, y);
+    const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b) * cols;
+    std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b) * rows;
+    std::int64_t cb = 0;
+    if (F.filter_offset && a.filter_offset != 0) {
+      std::int64_t xs = static_cast<std::int64_t>(cols) * io;
+      for (std::int32_t c = 0; c < cols; ++c) xs += x[c];
+      cb = xs * a.filter_offset;
+    }
+    for (std::int32_t r = 0; r < rows; r += stride0 ? 1 : 4) {
+      const std::int32_t r0 = stride0 || r + 4 <= rows ? r : rows - 4;
+      const std::int8_t* w = a.weights + static_cast<std::ptrdiff_t>(r0) * cols;
+      std::int64_t acc[4];
+      for (int i = 0; i < 4; ++i) acc[i] = cb + (init != nullptr ? init[stride0 ? r0 : r0 + i] : 0);
+      std::int32_t c0 = 0;
+      do {
+        const std::int32_t n = !F.wide || cols - c0 < s8_block_with_offsets ? cols - c0 : s8_block_with_offsets;
+        t.x = x + c0;
+        t.w = w + c0;
+        t.steps = n / 8;
+        t.acc[0] = t.acc[1] = t.acc[2] = t.acc[3] = 0;
+        dsp::dot4_s8_tile(&t);
+        for (std::int32_t c = n & ~7; c < n; ++c) {  // the last n % 8 columns
+          const std::int32_t xo = x[c0 + c] + io;
+          for (int i = 0; i < 4; ++i) t.acc[i] += xo * w[static_cast<std::ptrdiff_t>(i) * t.stride + c0 + c];
+        }
+        for (int i = 0; i < 4; ++i) acc[i] += t.acc[i];
+        c0 += n;
+      } while (F.wide && c0 < cols);
+      for (int i = 0; i < (stride0 ? 1 : 4); ++i) {
+        const std::int32_t k = per_channel ? r0 + i : 0;
+        y[r0 + i] = dsp::requantize_s8<F>(a, r0 + i, a.multiplier[k], a.shift[k], acc[i]);
+      }
     }
   }
 }
 
-/// DSP-extension fused s16 × s8 linear (contract: `kernels/linear_args.hpp`). Preconditions: `validate(a) == ok`.
+/// DSP-extension fused s16 × s8 linear (contract: `kernels/linear_args.hpp`), compiled for the features
+/// `F` (default full generality). Preconditions: `validate(a) == ok` and `admits(F, a)`.
+/// 2-row assembly tiles with 64-bit accumulation; the last odd row is the overlapping tile of rows
+/// rows − 2, rows − 1, and a single row is a tile of two copies of itself (stride 0).
+template <linear_features F = all_features>
 inline void linear_s16_dsp(const linear_s16_args& a) noexcept {
-  const std::int32_t cols = a.cols;
+  const std::int32_t cols = a.cols, rows = a.rows;
+  const bool per_channel = F.per_channel && a.per_channel;
+  const std::int32_t m16 = quant::reduce_multiplier(a.multiplier[0]);
+  dsp::s16_tile t;
+  t.stride = rows < 2 ? 0 : cols;
   for (std::int32_t b = 0; b < a.batches; ++b) {
     const std::int16_t* x = a.input + static_cast<std::ptrdiff_t>(b) * cols;
-    std::int16_t* y = a.output + static_cast<std::ptrdiff_t>(b) * a.rows;
-    dsp::s16_tile tile;
-    tile.stride = cols;
-    for (std::int32_t r = 0; r < a.rows; r += 2) {
-      const bool pair = r + 1 < a.rows;
-      const std::int8_t* w0 = a.weights + static_cast<std::ptrdiff_t>(r) * cols;
-      const std::int8_t* w1 = pair ? w0 + cols : w0;
-      std::int64_t acc0 = 0, acc1 = 0;
-      if (pair) {
-        tile.x = x;
-        tile.w = w0;
-        tile.steps = cols / 8;
-        tile.acc[0] = tile.acc[1] = 0;
-        dsp::dot2_s16_tile(&tile);
-        acc0 = tile.acc[0];
-        acc1 = tile.acc[1];
-        const std::int32_t done = cols & ~7;
-        for (std::int32_t c = done; c < cols; ++c) {
-          acc0 += static_cast<std::int32_t>(x[c]) * w0[c];
-          acc1 += static_cast<std::int32_t>(x[c]) * w1[c];
-        }
-      } else {
-        dsp::dot2_s16(x, w0, w1, cols, acc0, acc1);
+    std::int16_t* y = a.output + static_cast<std::ptrdiff_t>(b) * rows;
+    for (std::int32_t r = 0; r < rows; r += 2) {
+      const std::int32_t r0 = rows < 2 || r + 2 <= rows ? r : rows - 2;
+      const std::int8_t* w = a.weights + static_cast<std::ptrdiff_t>(r0) * cols;
+      t.x = x;
+      t.w = w;
+      t.steps = cols / 8;
+      t.acc[0] = t.acc[1] = 0;
+      dsp::dot2_s16_tile(&t);
+      for (std::int32_t c = cols & ~7; c < cols; ++c) {
+        t.acc[0] += static_cast<std::int32_t>(x[c]) * w[c];
+        t.acc[1] += static_cast<std::int32_t>(x[c]) * w[t.stride + c];
       }
-      if (a.bias != nullptr) acc0 = add_sat64(acc0, a.bias[r]);
-      y[r] = requantize_row_s16(a, r, acc0);
-      if (pair) {
-        if (a.bias != nullptr) acc1 = add_sat64(acc1, a.bias[r + 1]);
-        y[r + 1] = requantize_row_s16(a, r + 1, acc1);
+      for (int i = 0; i < (rows < 2 ? 1 : 2); ++i) {
+        std::int64_t acc = t.acc[i];
+        if (a.bias != nullptr) acc = F.wide ? add_sat64(acc, a.bias[r0 + i]) : acc + a.bias[r0 + i];
+        const std::int32_t k = per_channel ? r0 + i : 0;
+        y[r0 + i] = dsp::requantize_s16<F>(a, per_channel ? quant::reduce_multiplier(a.multiplier[k]) : m16,
+                                           a.shift[k], acc);
       }
     }
   }

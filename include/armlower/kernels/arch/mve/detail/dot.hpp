@@ -4,10 +4,15 @@
 ///
 /// All loops are written in assembly so that the instruction sequence per step is exactly the
 /// minimum (the compiler's MVE code generation around predication and register pressure adds 30–60 %):
-/// - s8 × s8, 4 rows: per 32 columns two input loads, eight weight loads (`VLDRB.8`) and eight
-///   `VMLADAVA.S8` (16 products reduced into a scalar int32 accumulator each) in a `WLS`/`LE`
-///   low-overhead loop; the last `cols % 32` columns run in a tail-predicated `WLSTP.8`/`LETP` loop,
-///   so no lane beyond `cols` is read.
+/// - s8 × s8, 4 rows (row-major weights): per 64 columns four input loads, sixteen weight loads
+///   (`VLDRB.8`) and sixteen `VMLADAVA.S8` (16 products reduced into a scalar int32 accumulator each)
+///   in a `WLS`/`LE` low-overhead loop (37 instructions per 256 MACs); the last `cols % 64` columns
+///   run in a tail-predicated `WLSTP.8`/`LETP` loop, so no lane beyond `cols` is read.
+/// - s8 × s8, 8 rows (`dot8_s8_packed`, weights packed by `kernels::pack_weights_s8`: per 16-column
+///   chunk the 16 bytes of each of 8 rows, one stream): per 64 columns four input loads, 32 weight
+///   loads and 32 `VMLADAVA.S8` into eight scalar accumulators, `SUBS`/`BNE` (70 instructions per
+///   512 MACs: 0.137/MAC, against 0.145 for 4 row-major rows, whose four weight pointers leave too few
+///   registers for eight rows).
 /// - s16 × s8, 4 rows (`linear_s16_tile`, requantization included): `VLDRH.16` input, widening
 ///   `VLDRB.S16` weight loads and `VMLALDAVA.S16` into **64-bit** accumulators (exact for any number
 ///   of columns, unlike CMSIS-NN's 512-column int32 phase), 16 columns per step, tail-predicated
@@ -26,7 +31,7 @@
 namespace armlower::kernels::detail::mve {
 
 /// {Σ_c x[c]·w_i[c]} for the four rows w_i = w + i·stride, c in [0, cols), as an int32 vector
-/// (lane i = row i). Preconditions: 1 ≤ cols ≤ 65536 (int32 exactness).
+/// (lane i = row i). 64 columns per loop step. Preconditions: 1 ≤ cols ≤ 65536 (int32 exactness).
 [[nodiscard]] inline int32x4_t dot4_s8(const std::int8_t* x, const std::int8_t* w, std::int32_t cols,
                                        std::int32_t stride) noexcept {
   const std::int8_t* w0 = w;
@@ -40,7 +45,7 @@ namespace armlower::kernels::detail::mve {
       "movs   %[a1], #0                  \n"
       "movs   %[a2], #0                  \n"
       "movs   %[a3], #0                  \n"
-      "lsrs   %[n], %[cols], #5          \n"
+      "lsrs   %[n], %[cols], #6          \n"
       "wls    lr, %[n], 2f               \n"
       "1:                                \n"
       "vldrb.8  q0, [%[x]], #16          \n"
@@ -61,9 +66,27 @@ namespace armlower::kernels::detail::mve {
       "vmladava.s8 %[a2], q0, q3         \n"
       "vldrb.8  q1, [%[w3]], #16         \n"
       "vmladava.s8 %[a3], q0, q1         \n"
+      "vldrb.8  q0, [%[x]], #16          \n"
+      "vldrb.8  q1, [%[w0]], #16         \n"
+      "vmladava.s8 %[a0], q0, q1         \n"
+      "vldrb.8  q2, [%[w1]], #16         \n"
+      "vmladava.s8 %[a1], q0, q2         \n"
+      "vldrb.8  q3, [%[w2]], #16         \n"
+      "vmladava.s8 %[a2], q0, q3         \n"
+      "vldrb.8  q1, [%[w3]], #16         \n"
+      "vmladava.s8 %[a3], q0, q1         \n"
+      "vldrb.8  q0, [%[x]], #16          \n"
+      "vldrb.8  q1, [%[w0]], #16         \n"
+      "vmladava.s8 %[a0], q0, q1         \n"
+      "vldrb.8  q2, [%[w1]], #16         \n"
+      "vmladava.s8 %[a1], q0, q2         \n"
+      "vldrb.8  q3, [%[w2]], #16         \n"
+      "vmladava.s8 %[a2], q0, q3         \n"
+      "vldrb.8  q1, [%[w3]], #16         \n"
+      "vmladava.s8 %[a3], q0, q1         \n"
       "le     lr, 1b                     \n"
       "2:                                \n"
-      "and    %[n], %[cols], #31         \n"
+      "and    %[n], %[cols], #63         \n"
       "wlstp.8 lr, %[n], 4f              \n"
       "3:                                \n"
       "vldrb.8  q0, [%[x]], #16          \n"
@@ -84,6 +107,142 @@ namespace armlower::kernels::detail::mve {
       : [cols] "r"(cols)
       : "q0", "q1", "q2", "q3", "lr", "memory", "cc");
   return sums;
+}
+
+/// One 8-row group of the packed s8 kernel (layout fixed: the assembly uses the byte offsets noted).
+struct s8_packed_tile {
+  const std::int8_t* x = nullptr;  ///< +0: input vector [cols]
+  const std::int8_t* w = nullptr;  ///< +4: the group's packed weights (`pack_weights_s8`); advanced past the group
+  std::int32_t cols = 0;           ///< +8: ≥ 1
+  std::int32_t acc[8] = {};        ///< +12: int32 accumulators of the 8 rows, in/out
+};
+
+/// acc[i] += Σ_{c < cols} x[c]·w_i[c] for the 8 rows of one packed group (`pack_weights_s8` layout:
+/// chunk k holds 16 bytes of row 0, then row 1, … row 7; padding bytes are zero). Main loop: 4 chunks
+/// per step (see file comment); then one chunk per step, the input load predicated by `VCTP.8` so no
+/// byte beyond x[cols) is read (inactive lanes load 0 and meet the zero padding of the weights).
+/// Out of line (AAPCS, naked): eight accumulators need eight even registers (`VMLADAVA` RdaHi:'0'):
+/// r0, r2, r4, r6, r8, r10, r12, lr, so the loop counter is r5 with `SUBS`/`BNE` (no `LE`).
+/// Registers: r1 x, r3 w, r5 steps, r7 remaining columns, r9 tile. Preconditions: 1 ≤ cols ≤ 65536.
+[[gnu::naked, gnu::noinline]] inline void dot8_s8_packed(s8_packed_tile* /*r0*/) noexcept {
+  __asm volatile(
+      "push   {r4-r11, lr}               \n"
+      "push   {r0, r1}                   \n"  // [sp] = tile
+      "mov    r9, r0                     \n"
+      "ldr    r1, [r9]                   \n"  // x
+      "ldr    r3, [r9, #4]               \n"  // w
+      "ldr    r7, [r9, #8]               \n"  // cols
+      "ldrd   r0, r2, [r9, #12]          \n"
+      "ldrd   r4, r6, [r9, #20]          \n"
+      "ldrd   r8, r10, [r9, #28]         \n"
+      "ldrd   r12, lr, [r9, #36]         \n"
+      "lsrs   r5, r7, #6                 \n"
+      "beq    2f                         \n"
+      "1:                                \n"
+      "vldrb.8  q0, [r1], #16            \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r0, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r2, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r4, q0, q3                \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r6, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r8, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r10, q0, q3               \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r12, q0, q1               \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 lr, q0, q2                \n"
+      "vldrb.8  q0, [r1], #16            \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r0, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r2, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r4, q0, q3                \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r6, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r8, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r10, q0, q3               \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r12, q0, q1               \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 lr, q0, q2                \n"
+      "vldrb.8  q0, [r1], #16            \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r0, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r2, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r4, q0, q3                \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r6, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r8, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r10, q0, q3               \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r12, q0, q1               \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 lr, q0, q2                \n"
+      "vldrb.8  q0, [r1], #16            \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r0, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r2, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r4, q0, q3                \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r6, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r8, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r10, q0, q3               \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r12, q0, q1               \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 lr, q0, q2                \n"
+      "subs   r5, r5, #1                 \n"
+      "bne    1b                         \n"
+      "2:                                \n"
+      "ands   r7, r7, #63                \n"
+      "beq    4f                         \n"
+      "3:                                \n"
+      "vctp.8 r7                         \n"
+      "vpst                              \n"
+      "vldrbt.8 q0, [r1], #16            \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r0, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r2, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r4, q0, q3                \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r6, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r8, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r10, q0, q3               \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r12, q0, q1               \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 lr, q0, q2                \n"
+      "subs   r7, r7, #16                \n"
+      "bgt    3b                         \n"
+      "4:                                \n"
+      "ldr    r9, [sp]                   \n"
+      "str    r3, [r9, #4]               \n"
+      "strd   r0, r2, [r9, #12]          \n"
+      "strd   r4, r6, [r9, #20]          \n"
+      "strd   r8, r10, [r9, #28]         \n"
+      "strd   r12, lr, [r9, #36]         \n"
+      "add    sp, sp, #8                 \n"
+      "pop    {r4-r11, pc}               \n");
 }
 
 /// Σ_c x[c]·w[c] + acc for one row. Preconditions: 1 ≤ cols ≤ 65536, the sum fits int32.
@@ -129,7 +288,7 @@ struct s16_tile {
   std::int16_t* out = nullptr;       ///< +16: 4 outputs
   std::int32_t act_min = 0;          ///< +20
   std::int32_t act_max = 0;          ///< +24
-  std::int32_t reserved = 0;         ///< +28
+  std::int32_t stride = 0;           ///< +28: weight row stride in bytes (cols, or 0: four copies of one row)
   std::uint32_t m16_t[8] = {};       ///< +32: {reduced multiplier m16 (0..32767), right shift t (1..62)} per row
 };
 
@@ -162,10 +321,11 @@ struct s16_tile {
       "6:                                \n"
       "ldr    r12, [r0]                  \n"  // x
       "ldr    lr, [r0, #8]               \n"  // cols
+      "ldr    r3, [r0, #28]              \n"  // stride
       "ldr    r0, [r0, #4]               \n"  // w0
-      "add    r1, r0, lr                 \n"  // w1
-      "add    r2, r1, lr                 \n"  // w2
-      "add    r3, r2, lr                 \n"  // w3
+      "add    r1, r0, r3                 \n"  // w1
+      "add    r2, r1, r3                 \n"  // w2
+      "add    r3, r2, r3                 \n"  // w3
       "lsr    lr, lr, #4                 \n"
       "wls    lr, lr, 2f                 \n"
       "1:                                \n"
