@@ -262,6 +262,37 @@ struct s16_tile {
       "pop    {r4-r11, pc}               \n");
 }
 
+/// Per-tensor (or per-row) constants of `requantize32`.
+struct rq32 {
+  std::int32_t q = 0;            ///< TFLite multiplier
+  std::int32_t k = 0;            ///< total − 32 (≥ 0), or −1 when total = 31 (shift 0)
+  std::int64_t round_pos = 0;    ///< rounding constant for acc ≥ 0
+  std::int64_t round_neg = 0;    ///< for acc < 0 (differs with double rounding: ±2^30)
+};
+
+/// Constants of `requantize32` for multiplier q and shift s ≤ 0 (total = 31 − s).
+[[nodiscard]] inline rq32 make_rq32(std::int32_t q, std::int32_t s, bool double_round) noexcept {
+  const int total = 31 - s;
+  rq32 c;
+  c.q = q;
+  c.k = total - 32;
+  c.round_pos = c.round_neg = std::int64_t{1} << (total - 1);
+  if (double_round && total > 31) {
+    c.round_pos += std::int64_t{1} << 30;
+    c.round_neg -= std::int64_t{1} << 30;
+  }
+  return c;
+}
+
+/// `quant::requantize_exact(acc, q, s, rounding)` for an int32 acc and s ≤ 0: (acc·q + round) >> total
+/// with one `SMLAL` and a shift of the high word (total ≥ 32) — the CMSIS-NN `arm_nn_requantize`
+/// result for double rounding.
+[[nodiscard]] inline std::int32_t requantize32(std::int32_t acc, const rq32& c) noexcept {
+  const std::int64_t p = static_cast<std::int64_t>(acc) * c.q + (acc < 0 ? c.round_neg : c.round_pos);
+  if (c.k < 0) return static_cast<std::int32_t>(static_cast<std::uint64_t>(p) >> 31);
+  return static_cast<std::int32_t>(p >> 32) >> c.k;
+}
+
 /// y = clamp(requantize_exact(acc) + output_offset) for one s8 row with multiplier q, shift s: when
 /// s ≤ 0 and acc fits int32 (always, if `F` excludes left shifts and wide accumulators) the int64
 /// formula `(acc·q + round) >> (31 − s)` (`quant::requantize_exact`, no overflow in that range: CMSIS-NN
@@ -300,15 +331,15 @@ template <linear_features F>
 
 }  // namespace dsp
 
-/// DSP-extension fused s8 × s8 linear (contract: `kernels/linear_args.hpp`), compiled for the features
-/// `F` (default full generality). Preconditions: `validate(a) == ok` and `admits(F, a)`.
+/// The s8 kernel with int64 accumulators over column blocks and the exact requantization (any
+/// valid arguments): the fallback of `linear_s8_dsp` outside the narrow bound.
 /// acc = row_init + Σ_c (x[c] + io)·w[c] + filter_offset·Σ_c (x[c] + io), io = input_offset when
 /// kernel_sum is null (row_init = bias) else 0 (row_init = kernel_sum, which holds the input offset).
 /// 4-row assembly tiles over column blocks of 8192 (int32 partial sums exact: |(x+io)·w| ≤ 383·128);
 /// the last rows % 4 are the overlapping tile of rows − 4 … rows − 1, and with fewer than 4 rows each
 /// row is a tile of four copies of itself (stride 0).
-template <linear_features F = all_features>
-inline void linear_s8_dsp(const linear_s8_args& a) noexcept {
+template <linear_features F>
+inline void linear_s8_dsp_exact(const linear_s8_args& a) noexcept {
   const std::int32_t cols = a.cols, rows = a.rows;
   const std::int32_t io = a.kernel_sum != nullptr ? 0 : a.input_offset;
   const std::int32_t* init = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;  // may be null
@@ -354,12 +385,93 @@ inline void linear_s8_dsp(const linear_s8_args& a) noexcept {
   }
 }
 
-/// DSP-extension fused s16 × s8 linear (contract: `kernels/linear_args.hpp`), compiled for the features
+/// The narrow s8 kernel (`linear_features` wide = false and every shift ≤ 0: int32 accumulators,
+/// `requantize32`). Preconditions: `validate(a) == ok`, cols ≤ 8192, every shift ≤ 0, and unless
+/// `F.wide`, every |kernel_sum| (or |bias|) ≤ 2^29.
+/// @return false (outputs incomplete) if some |kernel_sum or bias| > 2^29 was met — only checked when
+/// `F.wide`; the caller then runs `linear_s8_dsp_exact`, which rewrites every output.
+template <linear_features F>
+[[nodiscard]] inline bool linear_s8_dsp_narrow(const linear_s8_args& a) noexcept {
+  const std::int32_t cols = a.cols, rows = a.rows;
+  const std::int32_t io = a.kernel_sum != nullptr ? 0 : a.input_offset;
+  const std::int32_t* init = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;  // may be null
+  const bool per_channel = F.per_channel && a.per_channel;
+  const bool double_round = F.double_round && (!F.single_round || a.rounding == quant::rounding::double_round);
+  const bool stride0 = rows < 4;
+  const std::int32_t step = stride0 ? 1 : 4;
+  const std::int32_t off = a.output_offset, lo = a.activation_min, hi = a.activation_max;
+  dsp::rq32 c = dsp::make_rq32(a.multiplier[0], a.shift[0], double_round);
+  dsp::s8_tile t;
+  t.io2 = dsp::pair16(io);
+  t.stride = stride0 ? 0 : cols;
+  for (std::int32_t b = 0; b < a.batches; ++b) {
+    const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b) * cols;
+    std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b) * rows;
+    std::int32_t cb = 0;  // |filter_offset·Σ(x + io)| ≤ 255·383·8192 < 2^30
+    if (F.filter_offset && a.filter_offset != 0) {
+      std::int32_t xs = cols * io;
+      for (std::int32_t k = 0; k < cols; ++k) xs += x[k];
+      cb = xs * a.filter_offset;
+    }
+    for (std::int32_t r = 0; r < rows; r += step) {
+      const std::int32_t r0 = stride0 || r + 4 <= rows ? r : rows - 4;
+      const std::int8_t* w = a.weights + static_cast<std::ptrdiff_t>(r0) * cols;
+      if (init != nullptr) {
+        std::uint32_t far = 0;
+        for (int i = 0; i < 4; ++i) {
+          const std::int32_t v = init[r0 + i * (1 - stride0)];
+          if constexpr (F.wide) far |= static_cast<std::uint32_t>(v + (1 << 29)) > (1u << 30);
+          t.acc[i] = cb + v;
+        }
+        if (F.wide && far != 0) return false;
+      } else {
+        t.acc[0] = t.acc[1] = t.acc[2] = t.acc[3] = cb;
+      }
+      t.x = x;
+      t.w = w;
+      t.steps = cols / 8;
+      dsp::dot4_s8_tile(&t);
+      for (std::int32_t k = cols & ~7; k < cols; ++k) {  // the last cols % 8 columns
+        const std::int32_t xo = x[k] + io;
+        for (int i = 0; i < 4; ++i) t.acc[i] += xo * w[i * t.stride + k];
+      }
+      for (std::int32_t i = 0; i < step; ++i) {
+        if (per_channel) c = dsp::make_rq32(a.multiplier[r0 + i], a.shift[r0 + i], double_round);
+        const std::int32_t v = dsp::requantize32(t.acc[i], c) + off;
+        y[r0 + i] = static_cast<std::int8_t>(v < lo ? lo : (v > hi ? hi : v));
+      }
+    }
+  }
+  return true;
+}
+
+/// DSP-extension fused s8 × s8 linear (contract: `kernels/linear_args.hpp`), compiled for the features
 /// `F` (default full generality). Preconditions: `validate(a) == ok` and `admits(F, a)`.
+/// acc = row_init + Σ_c (x[c] + io)·w[c] + filter_offset·Σ_c (x[c] + io), io = input_offset when
+/// kernel_sum is null (row_init = bias) else 0 (row_init = kernel_sum, which holds the input offset).
+/// 4-row assembly tiles (`dot4_s8_tile`); the last rows % 4 are the overlapping tile of rows − 4 …
+/// rows − 1, and with fewer than 4 rows each row is a tile of four copies of itself (stride 0).
+/// Calls within the narrow bound (cols ≤ 8192, every shift ≤ 0, |kernel_sum or bias| ≤ 2^29 — checked
+/// here unless `F` guarantees it) run with int32 accumulators and `requantize32`; others with int64
+/// accumulators over 8192-column blocks and the exact scalar requantization.
+template <linear_features F = all_features>
+inline void linear_s8_dsp(const linear_s8_args& a) noexcept {
+  bool narrow = !F.wide || a.cols <= 8192;
+  if constexpr (F.left_shift) {
+    const std::int32_t n = a.per_channel ? a.rows : 1;
+    for (std::int32_t i = 0; i < n && narrow; ++i) narrow = a.shift[i] <= 0;
+  }
+  if (!narrow || !linear_s8_dsp_narrow<F>(a)) {
+    if constexpr (F.wide || F.left_shift) linear_s8_dsp_exact<F>(a);
+  }
+}
+
+/// The s16 kernel with saturating int64 bias addition and `quant::requantize_s64` where the
+/// accumulator is beyond 2^47 (any valid arguments): the fallback of `linear_s16_dsp`.
 /// 2-row assembly tiles with 64-bit accumulation; the last odd row is the overlapping tile of rows
 /// rows − 2, rows − 1, and a single row is a tile of two copies of itself (stride 0).
-template <linear_features F = all_features>
-inline void linear_s16_dsp(const linear_s16_args& a) noexcept {
+template <linear_features F>
+inline void linear_s16_dsp_exact(const linear_s16_args& a) noexcept {
   const std::int32_t cols = a.cols, rows = a.rows;
   const bool per_channel = F.per_channel && a.per_channel;
   const std::int32_t m16 = quant::reduce_multiplier(a.multiplier[0]);
@@ -388,6 +500,80 @@ inline void linear_s16_dsp(const linear_s16_args& a) noexcept {
                                            a.shift[k], acc);
       }
     }
+  }
+}
+
+/// The narrow s16 kernel: |acc| < 2^47, so `(acc·m16 + 2^(t−1)) >> t` is exact in int64.
+/// Preconditions: `validate(a) == ok`, cols ≤ 8192, and unless `F.wide` every |bias| < 2^46
+/// (checked as: high word in [−2^14, 2^14), i.e. −2^46 ≤ bias < 2^46).
+/// @return false (outputs incomplete) if some |bias| ≥ 2^46 was met — only checked when `F.wide`.
+template <linear_features F>
+[[nodiscard]] inline bool linear_s16_dsp_narrow(const linear_s16_args& a) noexcept {
+  const std::int32_t cols = a.cols, rows = a.rows;
+  const bool per_channel = F.per_channel && a.per_channel;
+  const bool stride0 = rows < 2;
+  const std::int32_t step = stride0 ? 1 : 2;
+  const std::int32_t lo = a.activation_min, hi = a.activation_max;
+  std::int32_t m16 = quant::reduce_multiplier(a.multiplier[0]), sh = 15 - a.shift[0];
+  std::int64_t round = std::int64_t{1} << (sh - 1);
+  dsp::s16_tile t;
+  t.stride = stride0 ? 0 : cols;
+  for (std::int32_t b = 0; b < a.batches; ++b) {
+    const std::int16_t* x = a.input + static_cast<std::ptrdiff_t>(b) * cols;
+    std::int16_t* y = a.output + static_cast<std::ptrdiff_t>(b) * rows;
+    for (std::int32_t r = 0; r < rows; r += step) {
+      const std::int32_t r0 = stride0 || r + 2 <= rows ? r : rows - 2;
+      const std::int8_t* w = a.weights + static_cast<std::ptrdiff_t>(r0) * cols;
+      if (a.bias != nullptr) {
+        t.acc[0] = a.bias[r0];
+        t.acc[1] = a.bias[r0 + 1 - stride0];
+        if constexpr (F.wide) {  // |bias| < 2^46 ⟸ high word in [−2^14, 2^14)
+          const auto h0 = static_cast<std::uint32_t>(static_cast<std::uint64_t>(t.acc[0]) >> 32) + (1u << 14);
+          const auto h1 = static_cast<std::uint32_t>(static_cast<std::uint64_t>(t.acc[1]) >> 32) + (1u << 14);
+          if ((h0 | h1) >= (1u << 15)) return false;
+        }
+      } else {
+        t.acc[0] = t.acc[1] = 0;
+      }
+      t.x = x;
+      t.w = w;
+      t.steps = cols / 8;
+      dsp::dot2_s16_tile(&t);
+      for (std::int32_t k = cols & ~7; k < cols; ++k) {
+        t.acc[0] += static_cast<std::int32_t>(x[k]) * w[k];
+        t.acc[1] += static_cast<std::int32_t>(x[k]) * w[t.stride + k];
+      }
+      for (std::int32_t i = 0; i < step; ++i) {
+        if (per_channel) {
+          m16 = quant::reduce_multiplier(a.multiplier[r0 + i]);
+          sh = 15 - a.shift[r0 + i];
+          round = std::int64_t{1} << (sh - 1);
+        }
+        const std::int64_t v = (t.acc[i] * m16 + round) >> sh;
+        y[r0 + i] = static_cast<std::int16_t>(v < lo ? lo : (v > hi ? hi : v));
+      }
+    }
+  }
+  return true;
+}
+
+/// DSP-extension fused s16 × s8 linear (contract: `kernels/linear_args.hpp`), compiled for the features
+/// `F` (default full generality). Preconditions: `validate(a) == ok` and `admits(F, a)`.
+/// 2-row assembly tiles (`dot2_s16_tile`, 64-bit `SMLALD`); the last odd row is the overlapping tile
+/// of rows − 2, rows − 1, and a single row is a tile of two copies of itself (stride 0). Calls within
+/// the narrow bound (cols ≤ 8192, every |bias| < 2^46: |acc| < 2^47) requantize with one int64
+/// multiply-add-shift; others run `linear_s16_dsp_exact`.
+template <linear_features F = all_features>
+inline void linear_s16_dsp(const linear_s16_args& a) noexcept {
+  constexpr linear_features T = [] {  // the per-tensor instantiation of F
+    linear_features f = F;
+    f.per_channel = false;
+    return f;
+  }();
+  bool done = !F.wide || a.cols <= 8192;
+  if (done) done = F.per_channel && a.per_channel ? linear_s16_dsp_narrow<F>(a) : linear_s16_dsp_narrow<T>(a);
+  if constexpr (F.wide) {
+    if (!done) linear_s16_dsp_exact<F>(a);
   }
 }
 

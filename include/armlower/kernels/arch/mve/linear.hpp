@@ -165,7 +165,29 @@ inline void linear_s8_packed_batch(const linear_s8_args& a, const s8_requant& q,
   s8_packed_tile t;
   t.w = packed;
   t.cols = a.cols;
-  for (std::int32_t r = 0; r < a.rows; r += 8) {
+  std::int32_t r = 0;
+  if constexpr (!F.per_channel && !F.left_shift && !F.wide) {
+    if (a.kernel_sum != nullptr && a.rows >= 8) {  // whole groups: one assembly loop, requantization included
+      s8_packed_run run;
+      run.x = x;
+      run.w = packed;
+      run.cols = a.cols;
+      run.groups = a.rows / 8;
+      run.kernel_sum = a.kernel_sum;
+      run.y = y;
+      run.multiplier = a.multiplier[0];
+      run.shift = a.shift[0];
+      run.act_min = a.activation_min;
+      run.act_max = a.activation_max;
+      run.output_offset = a.output_offset;
+      run.cb = cb32;
+      run.single_round = Mode == quant::rounding::single_round;
+      linear_s8_packed_run(&run);
+      t.w = run.w;
+      r = a.rows / 8 * 8;
+    }
+  }
+  for (; r < a.rows; r += 8) {
     t.x = x;
     vst1q_s32(t.acc, vdupq_n_s32(0));
     vst1q_s32(t.acc + 4, vdupq_n_s32(0));

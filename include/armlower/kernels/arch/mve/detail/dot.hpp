@@ -245,6 +245,195 @@ struct s8_packed_tile {
       "pop    {r4-r11, pc}               \n");
 }
 
+/// Operands of `linear_s8_packed_run` (layout fixed: the assembly uses the byte offsets noted).
+struct s8_packed_run {
+  const std::int8_t* x = nullptr;           ///< +0: input vector [cols]
+  const std::int8_t* w = nullptr;           ///< +4: packed weights of the first group; advanced past the last
+  std::int32_t cols = 0;                    ///< +8: 1 ≤ cols ≤ 65536
+  std::int32_t groups = 0;                  ///< +12: number of 8-row groups (≥ 1); counted down
+  const std::int32_t* kernel_sum = nullptr; ///< +16: [8·groups], |kernel_sum| ≤ 2^29; advanced
+  std::int8_t* y = nullptr;                 ///< +20: output [8·groups]; advanced
+  std::int32_t multiplier = 0;              ///< +24: TFLite q ≥ 0 (per tensor)
+  std::int32_t shift = 0;                   ///< +28: TFLite shift ≤ 0 (per tensor)
+  std::int32_t act_min = 0;                 ///< +32
+  std::int32_t act_max = 0;                 ///< +36
+  std::int32_t output_offset = 0;           ///< +40
+  std::int32_t cb = 0;                      ///< +44: filter_offset·Σx, |cb| ≤ 2^28
+  std::int32_t single_round = 0;            ///< +48: 0 double rounding, 1 single rounding
+};
+
+/// The narrow per-tensor s8 kernel over `groups` whole 8-row packed groups, requantization included:
+/// per group the eight accumulators start at kernel_sum (`LDRD`), run the `dot8_s8_packed` loops, move
+/// into two vectors (`VMOV` pairs), add cb, and are requantized like `requantize4_s8` with scalar
+/// operands (`VQRDMULH`/`VQDMULH` by scalar, the round-half-away fix-up, `VRSHL` by scalar, `VQADD` of
+/// output_offset, `VMAX`/`VMIN`) and stored with `VSTRB.32`. Exact under the narrow bound (every
+/// accumulator fits int32, shift ≤ 0; `linear_features` wide = false). Out of line (AAPCS, naked):
+/// r9 holds the operands, r11 the kernel_sum pointer; q4/q5 (saved) the activation bounds.
+[[gnu::naked, gnu::noinline]] inline void linear_s8_packed_run(s8_packed_run* /*r0*/) noexcept {
+  __asm volatile(
+      "push   {r4-r11, lr}               \n"
+      "vpush  {d8-d11}                   \n"
+      "mov    r9, r0                     \n"
+      "ldrd   r2, r3, [r9, #32]          \n"
+      "vdup.32 q4, r2                    \n"  // act_min
+      "vdup.32 q5, r3                    \n"  // act_max
+      "ldr    r3, [r9, #4]               \n"  // w
+      "ldr    r11, [r9, #16]             \n"  // kernel_sum
+      "5:                                \n"
+      "ldr    r1, [r9]                   \n"  // x
+      "ldr    r7, [r9, #8]               \n"  // cols
+      "ldrd   r0, r2, [r11]              \n"
+      "ldrd   r4, r6, [r11, #8]          \n"
+      "ldrd   r8, r10, [r11, #16]        \n"
+      "ldrd   r12, lr, [r11, #24]        \n"
+      "adds   r11, r11, #32              \n"
+      "lsrs   r5, r7, #6                 \n"
+      "beq    2f                         \n"
+      "1:                                \n"
+      "vldrb.8  q0, [r1], #16            \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r0, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r2, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r4, q0, q3                \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r6, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r8, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r10, q0, q3               \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r12, q0, q1               \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 lr, q0, q2                \n"
+      "vldrb.8  q0, [r1], #16            \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r0, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r2, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r4, q0, q3                \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r6, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r8, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r10, q0, q3               \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r12, q0, q1               \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 lr, q0, q2                \n"
+      "vldrb.8  q0, [r1], #16            \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r0, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r2, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r4, q0, q3                \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r6, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r8, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r10, q0, q3               \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r12, q0, q1               \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 lr, q0, q2                \n"
+      "vldrb.8  q0, [r1], #16            \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r0, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r2, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r4, q0, q3                \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r6, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r8, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r10, q0, q3               \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r12, q0, q1               \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 lr, q0, q2                \n"
+      "subs   r5, r5, #1                 \n"
+      "bne    1b                         \n"
+      "2:                                \n"
+      "ands   r7, r7, #63                \n"
+      "beq    4f                         \n"
+      "3:                                \n"
+      "vctp.8 r7                         \n"
+      "vpst                              \n"
+      "vldrbt.8 q0, [r1], #16            \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r0, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r2, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r4, q0, q3                \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r6, q0, q1                \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 r8, q0, q2                \n"
+      "vldrb.8  q3, [r3], #16            \n"
+      "vmladava.s8 r10, q0, q3               \n"
+      "vldrb.8  q1, [r3], #16            \n"
+      "vmladava.s8 r12, q0, q1               \n"
+      "vldrb.8  q2, [r3], #16            \n"
+      "vmladava.s8 lr, q0, q2                \n"
+      "subs   r7, r7, #16                \n"
+      "bgt    3b                         \n"
+      "4:                                \n"
+      "vmov   q0[2], q0[0], r0, r4       \n"  // rows 0, 2
+      "vmov   q0[3], q0[1], r2, r6       \n"  // rows 1, 3
+      "vmov   q1[2], q1[0], r8, r12      \n"  // rows 4, 6
+      "vmov   q1[3], q1[1], r10, lr      \n"  // rows 5, 7
+      "ldrd   r0, r2, [r9, #24]          \n"  // multiplier, shift
+      "ldrd   r4, r6, [r9, #40]          \n"  // output_offset, cb
+      "vadd.i32 q0, q0, r6               \n"
+      "vadd.i32 q1, q1, r6               \n"
+      "ldr    r7, [r9, #48]              \n"
+      "cbz    r7, 6f                     \n"  // double rounding
+      "cbz    r2, 6f                     \n"  // single rounding, shift 0: the rounding doubling multiply
+      "vqdmulh.s32 q0, q0, r0            \n"  // single rounding: floor(acc·q / 2^31), then one rounding shift
+      "vqdmulh.s32 q1, q1, r0            \n"
+      "b      7f                         \n"
+      "6:                                \n"
+      "vqrdmulh.s32 q0, q0, r0           \n"
+      "vqrdmulh.s32 q1, q1, r0           \n"
+      "vdup.32 q2, r2                    \n"  // round half away from zero (CMSIS-NN arm_divide_by_power_of_two_mve)
+      "vand   q3, q0, q2                 \n"
+      "vshr.s32 q3, q3, #31              \n"
+      "vqadd.s32 q0, q0, q3              \n"
+      "vand   q3, q1, q2                 \n"
+      "vshr.s32 q3, q3, #31              \n"
+      "vqadd.s32 q1, q1, q3              \n"
+      "7:                                \n"
+      "vrshl.s32 q0, r2                  \n"
+      "vrshl.s32 q1, r2                  \n"
+      "vqadd.s32 q0, q0, r4              \n"
+      "vqadd.s32 q1, q1, r4              \n"
+      "vmax.s32 q0, q0, q4               \n"
+      "vmin.s32 q0, q0, q5               \n"
+      "vmax.s32 q1, q1, q4               \n"
+      "vmin.s32 q1, q1, q5               \n"
+      "ldrd   r0, r2, [r9, #12]          \n"  // groups, (kernel_sum: unused here)
+      "ldr    r4, [r9, #20]              \n"  // y
+      "vstrb.32 q0, [r4]                 \n"
+      "vstrb.32 q1, [r4, #4]             \n"
+      "adds   r4, r4, #8                 \n"
+      "str    r4, [r9, #20]              \n"
+      "subs   r0, r0, #1                 \n"
+      "str    r0, [r9, #12]              \n"
+      "bne    5b                         \n"
+      "str    r3, [r9, #4]               \n"
+      "str    r11, [r9, #16]             \n"
+      "vpop   {d8-d11}                   \n"
+      "pop    {r4-r11, pc}               \n");
+}
+
 /// Σ_c x[c]·w[c] + acc for one row. Preconditions: 1 ≤ cols ≤ 65536, the sum fits int32.
 inline std::int32_t dot1_s8(const std::int8_t* x, const std::int8_t* w, std::int32_t cols,
                             std::int32_t acc) noexcept {
