@@ -329,7 +329,28 @@ inline void linear_s16_mve(const linear_s16_args& a) noexcept {
   for (std::int32_t b = 0; b < a.batches; ++b) {
     tile.x = a.input + static_cast<std::ptrdiff_t>(b) * cols;
     std::int16_t* y = a.output + static_cast<std::ptrdiff_t>(b) * a.rows;
-    if (a.rows >= 4) {
+    if (a.rows >= 4 && !per_channel) {  // one assembly loop over the tiles, then the overlapping last one
+      mve::s16_run run;
+      run.x = tile.x;
+      run.w = a.weights;
+      run.cols = cols;
+      run.bias = a.bias;
+      run.out = y;
+      run.out_end = y + a.rows / 4 * 4;
+      run.act_min = a.activation_min;
+      run.act_max = a.activation_max;
+      run.m16 = tile.m16_t[0];
+      run.t = tile.m16_t[1];
+      mve::linear_s16_run(&run);
+      if (a.rows % 4 != 0) {
+        const std::int32_t t = a.rows - 4;
+        run.w = a.weights + static_cast<std::ptrdiff_t>(t) * cols;
+        run.bias = a.bias != nullptr ? a.bias + t : nullptr;
+        run.out = y + t;
+        run.out_end = y + a.rows;
+        mve::linear_s16_run(&run);
+      }
+    } else if (a.rows >= 4) {
       tile.stride = cols;
       for (std::int32_t r = 0; r < a.rows; r += 4) {
         const std::int32_t t = r + 4 <= a.rows ? r : a.rows - 4;  // last partial tile: overlap
