@@ -331,6 +331,13 @@ void s8_packed_mve(const k::linear_s8_args& a) noexcept {
   ARMLOWER_FW_CHECK(ok);
   k::detail::linear_s8_packed_mve<F>(a, packed);
 }
+// The public compile-time entry (validate + admits + the packed MVE path), as run_plan<A, F> calls it.
+template <k::linear_features F>
+void s8_prepacked_public(const k::linear_s8_args& a) noexcept {
+  const bool packed_ok = k::pack_weights_s8(a.weights, a.rows, a.cols, packed, sizeof packed) == k::status::ok;
+  const bool ran = k::linear_s8_prepacked<F>(a, packed, sizeof packed) == k::status::ok;
+  ARMLOWER_FW_CHECK(packed_ok && ran);
+}
 #endif
 
 void run_paths(s8_path p8, s16_path p16, const char* name8, const char* name16, int cases) {
@@ -353,6 +360,8 @@ int main() {
   admitted = admitted8 = 0;
   run_paths(restricted_s8<plan, s8_packed_mve<plan>>, restricted_s16<plan, k::detail::linear_s16_mve<plan>>,
             "linear_s8_packed_mve<per_tensor>", "linear_s16_mve<per_tensor>", 1500);
+  run_paths(restricted_s8<plan, s8_prepacked_public<plan>>, restricted_s16<plan, k::detail::linear_s16_mve<plan>>,
+            "linear_s8_prepacked<per_tensor>", "linear_s16_mve<per_tensor>", 300);
   run_paths(restricted_s8<plan2, k::detail::linear_s8_mve<plan2>>, restricted_s16<plan2, k::detail::linear_s16_mve<plan2>>,
             "linear_s8_mve<plan2>", "linear_s16_mve<plan2>", 1500);
   std::printf("restricted MVE instantiations ran on %d admitted cases (%d s8)\n", admitted, admitted8);

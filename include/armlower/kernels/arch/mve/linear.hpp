@@ -90,18 +90,20 @@ struct s8_requant {
 /// else row by row with the generic `requantize_row_s8`; only the cases `F` admits are compiled
 /// (`linear_features`: with `left_shift` and `wide` false the scalar fallback is not instantiated).
 /// Partial tiles use `VCTP.32`-predicated loads and stores, so nothing beyond row `rows` is touched.
-template <quant::rounding Mode, linear_features F>
+template <quant::rounding Mode, linear_features F, bool Full = false>
 inline void finish_s8(const linear_s8_args& a, const s8_requant& q, std::int32_t r, std::int32_t n, int32x4_t d,
                       std::int32_t cb32, [[maybe_unused]] std::int64_t cb, [[maybe_unused]] bool cb_small,
                       std::int8_t* y) noexcept {
   constexpr bool fallback = F.wide || F.left_shift;
+  if constexpr (Full) n = 4;
   const mve_pred16_t p = vctp32q(static_cast<std::uint32_t>(n));
+  const auto load = [&](const std::int32_t* v) { return Full ? vldrwq_s32(v) : vldrwq_z_s32(v, p); };
   int32x4_t mult = q.mult, shift = q.shift;
   bool vec = true;
   if constexpr (F.per_channel) {
     if (a.per_channel) {
-      mult = vldrwq_z_s32(a.multiplier + r, p);
-      shift = vldrwq_z_s32(a.shift + r, p);
+      mult = load(a.multiplier + r);
+      shift = load(a.shift + r);
     }
   }
   if constexpr (F.left_shift) vec = vmaxvq_s32(INT32_MIN, shift) <= 0;
@@ -109,7 +111,7 @@ inline void finish_s8(const linear_s8_args& a, const s8_requant& q, std::int32_t
   [[maybe_unused]] std::int64_t rc[4] = {};
   int32x4_t rcv;
   if (a.kernel_sum != nullptr) {
-    rcv = vldrwq_z_s32(a.kernel_sum + r, p);
+    rcv = load(a.kernel_sum + r);
     if constexpr (F.wide) vec = vec && vmaxavq_s32(0u, rcv) <= (1u << 29);
     if constexpr (fallback) {
       for (std::int32_t i = 0; i < n; ++i) rc[i] = a.kernel_sum[r + i];
@@ -126,7 +128,12 @@ inline void finish_s8(const linear_s8_args& a, const s8_requant& q, std::int32_t
   }
   if (!fallback || vec) {
     const int32x4_t acc = vaddq_n_s32(vaddq_s32(d, rcv), cb32);
-    vstrbq_p_s32(y + r, requantize4_s8<Mode>(acc, mult, shift, a.output_offset, q.act_min, q.act_max), p);
+    const int32x4_t v = requantize4_s8<Mode>(acc, mult, shift, a.output_offset, q.act_min, q.act_max);
+    if constexpr (Full) {
+      vstrbq_s32(y + r, v);
+    } else {
+      vstrbq_p_s32(y + r, v, p);
+    }
   } else if constexpr (fallback) {
     std::int32_t dd[4];
     vst1q_s32(dd, d);
@@ -145,7 +152,7 @@ inline void linear_s8_batch(const linear_s8_args& a, const s8_requant& q, const 
   const std::int8_t* w = a.weights;
   std::int32_t r = 0;
   for (; r + 4 <= a.rows; r += 4) {
-    finish_s8<Mode, F>(a, q, r, 4, dot4_s8(x, w, cols, cols), cb32, cb, cb_small, y);
+    finish_s8<Mode, F, true>(a, q, r, 4, dot4_s8(x, w, cols, cols), cb32, cb, cb_small, y);
     w += 4 * static_cast<std::ptrdiff_t>(cols);
   }
   if (r < a.rows) {
