@@ -19,7 +19,11 @@
 /// kernels are picked per activation dtype by `run_plan<A>` (`template <dtype::id A>`), and the
 /// run-time `run_plan` is `dtype::with_dtype` over it — the mechanism of the interpreter and the
 /// MX entry. Firmware whose plan's activation dtype is a compile-time constant calls
-/// `run_plan<dtype::id::i8>` (or `i16`) and links only that dtype's kernels.
+/// `run_plan<dtype::id::i8>` (or `i16`) and links only that dtype's kernels; firmware that also knows
+/// the layers' quantization kind calls `run_plan<A, F>` with a `kernels::linear_features` set `F`
+/// (e.g. `kernels::per_tensor_features`; `static_assert(admits(F, plan))`) and links only those cases.
+/// An s8 layer may carry its weights packed ahead of time (`layer::packed_weights`,
+/// `kernels::pack_weights_s8`) for the 8-row Helium kernel.
 ///
 /// Firmware-clean: noexcept, no heap, no exceptions, no RTTI, no static initialisation; a plan
 /// is a `constexpr` aggregate the generated header (`passes/cortex_m_emit.hpp`) defines.

@@ -6,7 +6,10 @@
 /// Path selection:
 /// - Arm firmware: compile time. `__ARM_FEATURE_MVE` → `detail::linear_s*_mve`
 ///   (`kernels/arch/mve/linear.hpp`), else `__ARM_FEATURE_DSP` → `detail::linear_s*_dsp`
-///   (`kernels/arch/dsp/linear.hpp`), else generic.
+///   (`kernels/arch/dsp/linear.hpp`), else generic. `linear_s8<F>` / `linear_s16<F>` /
+///   `linear_s8_prepacked<F>` compile only the cases of a `linear_features` set `F` (smaller code for
+///   a Cortex-M plan, `cortex_m::run_plan<A, F>`); `linear_s8_prepacked` runs the 8-row Helium kernel
+///   on weights packed ahead of time by `pack_weights_s8`.
 /// - x86-64 host: run time by cpuid (`__builtin_cpu_supports`), ranked by measurement (`best_path`):
 ///   AVX-512 VNNI (F/BW/VL/DQ/VNNI: `arch/x86/linear_vnni_rowdot.hpp` for s8,
 ///   `arch/x86/linear_s16_vnni.hpp` for a16w8) where the CPU has it — measured faster than the AVX2

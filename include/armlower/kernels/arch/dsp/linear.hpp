@@ -4,22 +4,26 @@
 ///
 /// Contract: exactly `kernels/linear_args.hpp` — called only with arguments that passed `validate`,
 /// writes the same bytes as `detail::linear_s8_generic` / `linear_s16_generic` for every valid
-/// argument set. Semantics: CMSIS-NN `arm_nn_vec_mat_mult_t_s8` / `_s16` DSP branches (CMSIS-NN v7)
-/// with armlower's exact accumulators and the generic path's scalar requantization.
+/// argument set. Semantics: CMSIS-NN `arm_nn_vec_mat_mult_t_s8` / `_s16` DSP branches (CMSIS-NN v7,
+/// with `arm_nn_requantize` / `arm_nn_requantize_s64`) with armlower's exact accumulators.
+/// Both are templates over `linear_features` (`kernels/linear_args.hpp`; default full generality): a
+/// Cortex-M plan instantiates only its cases (`per_tensor_features`: the "plan dsp" code size row).
 ///
-/// - s8: 4 rows × 8 columns per step in assembly (filter_offset 0; otherwise, and for the last rows % 4,
-///   2 rows × 4 columns in C++). One unaligned 32-bit input load is split into the int16 pairs
-///   (x0,x2) and (x1,x3) by `SXTAB16`/`SXTAB16 ROR #8`, adding input_offset in the same instruction;
-///   each weight word likewise (adding filter_offset); two `SMLAD` per row. With `kernel_sum` the
-///   input offset is already folded in (acc = kernel_sum + Σ x·(w + filter_offset)); with `bias` it is
-///   added to x (acc = bias + Σ (x + input_offset)·(w + filter_offset)), so no kernel_sum is needed.
-///   int32 partial sums over at most 8192 columns (|(x+io)(w+fo)| ≤ 383²) are exact; longer rows are
-///   summed blockwise in int64.
-/// - s16 × s8: 2 rows × 8 columns per step in assembly; the input pairs are re-paired with `PKHBT`/`PKHTB`, the
-///   weights sign-extended with `SXTB16`, and `SMLALD` accumulates in **64 bits** (exact for any
-///   number of columns, unlike CMSIS-NN's 512-column int32 phase).
-/// Scalar tails for cols % 4 and rows % 2. Requantization: the generic path's `requantize_row_s8` /
-/// `requantize_row_s16` (exact `quant::requantize_exact` / `quant::requantize_s64`).
+/// - s8: 4 rows × 8 columns per step in assembly (`dot4_s8_tile`). One unaligned 32-bit input load
+///   is split into the int16 pairs (x0,x2)+io and (x1,x3)+io by `SXTAB16`/`SXTAB16 ROR #8`; per row one
+///   weight word, `SXTB16`/`SXTB16 ROR #8` and two `SMLAD`. acc = row_init + Σ (x + io)·w +
+///   filter_offset·Σ (x + io), io = input_offset when `bias` is given (no kernel_sum needed), 0 with
+///   `kernel_sum` (which holds it). The last rows % 4 are an overlapping 4-row tile, fewer than 4 rows
+///   a stride-0 tile per row, the last cols % 8 columns a C++ loop — no 2-row code path.
+///   Within the narrow bound (cols ≤ 8192, shifts ≤ 0, |kernel_sum or bias| ≤ 2^29: every accumulator
+///   fits int32) int32 accumulators and `requantize32` (one `SMLAL` + shift); otherwise int64
+///   accumulators over 8192-column blocks and `requantize_row_s8` (`linear_s8_dsp_exact`).
+/// - s16 × s8: 2 rows × 8 columns per step in assembly (`dot2_s16_tile`); the input pairs are
+///   re-paired with `PKHBT`/`PKHTB`, the weights sign-extended with `SXTB16`, and `SMLALD` accumulates in
+///   **64 bits** (exact for any number of columns, unlike CMSIS-NN's 512-column int32 phase). Within
+///   |acc| < 2^47 (cols ≤ 8192, |bias| < 2^46) one int64 `(acc·m16 + 2^(t−1)) >> t`; otherwise the
+///   saturating `linear_s16_dsp_exact`.
+/// Speed and size (QEMU executed instructions per MAC, .text): benchmarks/RESULTS.md §Cortex-M55.
 ///
 /// Compiled only when the target has the DSP extension (`__ARM_FEATURE_DSP`); elsewhere this header
 /// declares nothing.
@@ -29,7 +33,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 
 #include <armlower/kernels/arch/generic/linear.hpp>
@@ -40,61 +43,6 @@ namespace armlower::kernels::detail {
 
 namespace dsp {
 
-/// Unaligned 32-bit load (LDR; Armv7-M/Armv8-M allow unaligned word loads).
-[[nodiscard]] inline std::uint32_t load32(const void* p) noexcept {
-  std::uint32_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-/// SXTB16: int16 pair (byte 0, byte 2), sign-extended.
-[[nodiscard]] inline std::uint32_t sxtb16(std::uint32_t v) noexcept {
-  std::uint32_t r;
-  __asm("sxtb16 %0, %1" : "=r"(r) : "r"(v));
-  return r;
-}
-/// SXTB16 ROR #8: int16 pair (byte 1, byte 3), sign-extended.
-[[nodiscard]] inline std::uint32_t sxtb16_ror8(std::uint32_t v) noexcept {
-  std::uint32_t r;
-  __asm("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
-  return r;
-}
-/// SXTAB16: int16 pair (byte 0, byte 2) sign-extended plus the int16 pair `add`.
-[[nodiscard]] inline std::uint32_t sxtab16(std::uint32_t add, std::uint32_t v) noexcept {
-  std::uint32_t r;
-  __asm("sxtab16 %0, %1, %2" : "=r"(r) : "r"(add), "r"(v));
-  return r;
-}
-/// SXTAB16 ROR #8: int16 pair (byte 1, byte 3) sign-extended plus the int16 pair `add`.
-[[nodiscard]] inline std::uint32_t sxtab16_ror8(std::uint32_t add, std::uint32_t v) noexcept {
-  std::uint32_t r;
-  __asm("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(add), "r"(v));
-  return r;
-}
-/// SMLAD: acc + a.lo·b.lo + a.hi·b.hi (int16 halves, int32 accumulation, wraps).
-[[nodiscard]] inline std::int32_t smlad(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
-  std::int32_t r;
-  __asm("smlad %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
-  return r;
-}
-/// SMLALD: acc + a.lo·b.lo + a.hi·b.hi with a 64-bit accumulator.
-[[nodiscard]] inline std::int64_t smlald(std::uint32_t a, std::uint32_t b, std::int64_t acc) noexcept {
-  std::uint32_t lo = static_cast<std::uint32_t>(acc);
-  std::uint32_t hi = static_cast<std::uint32_t>(static_cast<std::uint64_t>(acc) >> 32);
-  __asm("smlald %0, %1, %2, %3" : "+r"(lo), "+r"(hi) : "r"(a), "r"(b));
-  return static_cast<std::int64_t>((static_cast<std::uint64_t>(hi) << 32) | lo);
-}
-/// PKHBT a, b, LSL #16: (a.lo, b.lo).
-[[nodiscard]] inline std::uint32_t pkhbt16(std::uint32_t a, std::uint32_t b) noexcept {
-  std::uint32_t r;
-  __asm("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-/// PKHTB a, b, ASR #16: (b.hi, a.hi).
-[[nodiscard]] inline std::uint32_t pkhtb16(std::uint32_t a, std::uint32_t b) noexcept {
-  std::uint32_t r;
-  __asm("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
 /// The int16 pair (v, v).
 [[nodiscard]] constexpr std::uint32_t pair16(std::int32_t v) noexcept {
   return (static_cast<std::uint32_t>(v) & 0xFFFFu) * 0x10001u;

@@ -1,29 +1,39 @@
 /// @file armlower/kernels/arch/mve/linear.hpp
 /// Arm Helium (MVE, Cortex-M55/M85) paths of the fused linear kernels:
-/// `detail::linear_s8_mve(const linear_s8_args&)` and `detail::linear_s16_mve(const linear_s16_args&)`.
+/// `detail::linear_s8_mve<F>(const linear_s8_args&)` (row-major weights),
+/// `detail::linear_s8_packed_mve<F>(const linear_s8_args&, packed)` (weights packed ahead of time by
+/// `kernels::pack_weights_s8`; public entry `kernels::linear_s8_prepacked`) and
+/// `detail::linear_s16_mve<F>(const linear_s16_args&)`. `F` is a `linear_features` set (default full
+/// generality): a Cortex-M plan instantiates only its cases (the "plan mve" code size row).
 ///
-/// Contract: exactly `kernels/linear_args.hpp` — called only with arguments that passed `validate`,
-/// writes the same bytes as `detail::linear_s8_generic` / `linear_s16_generic` for every valid
-/// argument set (kernel_sum or bias, per-tensor or per-channel, any cols/rows/batches, both roundings).
-/// Semantics: CMSIS-NN `arm_nn_vec_mat_mult_t_s8` / `arm_nn_vec_mat_mult_t_s16` (CMSIS-NN v7, with `arm_nn_requantize`)
-/// with armlower's exact accumulators.
+/// Contract: exactly `kernels/linear_args.hpp` — called only with arguments that passed `validate`
+/// (and `admits(F, a)`), writes the same bytes as `detail::linear_s8_generic` / `linear_s16_generic`
+/// for every valid argument set (kernel_sum or bias, per-tensor or per-channel, any cols/rows/batches,
+/// both roundings). Semantics: CMSIS-NN `arm_nn_vec_mat_mult_t_s8` / `arm_nn_vec_mat_mult_t_s16`
+/// (CMSIS-NN v7, with `arm_nn_requantize`) with armlower's exact accumulators.
 ///
-/// Structure (per batch, per tile of 4 output rows): one assembly loop computes the four int32 (s8) or
-/// int64 (s16) dot products (`detail/dot.hpp`, 4 rows × 32 or 16 columns per step, tail-predicated
-/// remainder), then the tile is requantized:
-/// - s8: with vector instructions (`VQRDMULH`/`VQDMULH` + rounding `VRSHL` + the CMSIS-NN
-///   round-half-away fix-up for double rounding, `VQADD` of output_offset, `VMAX`/`VMIN`, narrowing
-///   store) when that is provably exact — shift ≤ 0 for all four rows (no CMSIS left shift) and the
-///   accumulator fits int32 (|row constant| ≤ 2^29, |filter_offset·Σx| ≤ 2^28, |Σx·w| ≤ 2^30) —
-///   and otherwise with the scalar `quant::requantize_exact` of the generic path.
-/// - s16: per row `(acc·m16 + 2^(t−1)) >> t` with a 64-bit multiply and `SQRSHRL` (rounding shift of
-///   a register pair), saturated to int32 with `SQSHLL #32`, clamped with `VMAX`/`VMIN`, `VSTRH.32`;
-///   exact while |acc| < 2^47, which holds when every |bias| < 2^46 and cols < 2^24 — other argument
-///   sets (never produced by TFLite/TOSA, whose bias is INT48) run the generic path.
-/// Speed (QEMU executed instructions per MAC, 1024×1024, batch 1, kernel_sum given): see
-/// `benchmarks/RESULTS.md` §Cortex-M55 instruction counts. Passing `kernel_sum` (CMSIS-NN's MVE
-/// convention) is the fast form; with `bias` and a non-zero input_offset each tile first sums its
-/// weight rows (≈ +0.13 instructions/MAC).
+/// Structure (`detail/dot.hpp` holds the assembly):
+/// - s8, row-major: per 4-row tile one assembly loop (64 columns per step, tail-predicated remainder)
+///   computes four int32 dot products; the last rows % 4 are one predicated partial tile.
+/// - s8, packed: 8-row groups, one weight stream (`dot8_s8_packed`, 0.137 instructions/MAC in the
+///   loop); in the common per-tensor kernel_sum case every whole group runs in one assembly loop with
+///   the requantization (`linear_s8_packed_run`).
+/// - s8 requantization: with vector instructions (`VQRDMULH`/`VQDMULH` + rounding `VRSHL` + the
+///   CMSIS-NN round-half-away fix-up for double rounding, `VQADD` of output_offset, `VMAX`/`VMIN`,
+///   narrowing store) when that is provably exact — shift ≤ 0 for all four rows (no CMSIS left shift)
+///   and the accumulator fits int32 (|row constant| ≤ 2^29, |filter_offset·Σx| ≤ 2^28, |Σx·w| ≤ 2^30)
+///   — and otherwise (only compiled when `F` has `left_shift` or `wide`) with the scalar
+///   `quant::requantize_exact` of the generic path.
+/// - s16: 4-row tiles, 64-bit `VMLALDAVA` accumulators; per row `(acc·m16 + 2^(t−1)) >> t` with a
+///   64-bit multiply and `SQRSHRL` (rounding shift of a register pair), saturated to int32 with
+///   `SQSHLL #32`, clamped with `VMAX`/`VMIN`, `VSTRH.32`. Per tensor all tiles run in one assembly
+///   loop (`linear_s16_run`, 64 columns per step); the last rows % 4 are an overlapping tile, fewer
+///   than 4 rows a stride-0 tile per row. Exact while |acc| < 2^47, which holds when every
+///   |bias| < 2^46 and cols < 2^24 — other argument sets (never produced by TFLite/TOSA, whose bias is
+///   INT48) run the generic path.
+/// Speed (QEMU executed instructions per MAC) and code size: `benchmarks/RESULTS.md` §Cortex-M55
+/// instruction counts. Passing `kernel_sum` (CMSIS-NN's MVE convention) is the fast form; with `bias`
+/// and a non-zero input_offset each tile first sums its weight rows (≈ +0.13 instructions/MAC).
 ///
 /// Compiled only when the target has integer MVE (`__ARM_FEATURE_MVE & 1`); elsewhere this header
 /// declares nothing.

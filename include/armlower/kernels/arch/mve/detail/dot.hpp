@@ -13,10 +13,13 @@
 ///   loads and 32 `VMLADAVA.S8` into eight scalar accumulators, `SUBS`/`BNE` (70 instructions per
 ///   512 MACs: 0.137/MAC, against 0.145 for 4 row-major rows, whose four weight pointers leave too few
 ///   registers for eight rows).
-/// - s16 × s8, 4 rows (`linear_s16_tile`, requantization included): `VLDRH.16` input, widening
-///   `VLDRB.S16` weight loads and `VMLALDAVA.S16` into **64-bit** accumulators (exact for any number
-///   of columns, unlike CMSIS-NN's 512-column int32 phase), 16 columns per step, tail-predicated
-///   remainder.
+///   The eighth accumulator is lr (`VMLADAVA` takes any even Rda, r0 … r14: RdaLo = 0b111), so the
+///   loop counts with `SUBS`/`BNE`; `linear_s8_packed_run` adds the per-tensor requantization and
+///   loops over the groups in assembly.
+/// - s16 × s8, 4 rows (`linear_s16_tile` per tile, any parameters; `linear_s16_run` over all tiles of
+///   a per-tensor call, 64 columns per step): `VLDRH.16` input, widening `VLDRB.S16` weight loads and
+///   `VMLALDAVA.S16` into **64-bit** accumulators (exact for any number of columns, unlike CMSIS-NN's
+///   512-column int32 phase), tail-predicated remainder, requantization included.
 /// The int32 accumulators of the s8 loops are exact for cols ≤ 65536 (|x·w| ≤ 2^14); the caller
 /// (`linear_s8_mve`) runs the generic path for longer rows. Pointers need no alignment beyond their
 /// element type.
@@ -771,25 +774,6 @@ struct s16_run {
       "add    sp, sp, #8                 \n"
       "vpop   {d8-d11}                   \n"
       "pop    {r4-r11, pc}               \n");
-}
-
-/// Σ_c x[c]·w[c] + acc for one row, 64-bit accumulation (exact for any cols ≥ 0).
-inline std::int64_t dot1_s16(const std::int16_t* x, const std::int8_t* w, std::int32_t cols,
-                             std::int64_t acc) noexcept {
-  // A 64-bit operand occupies an even/odd register pair (%Q low, %R high), as VMLALDAVA requires.
-  std::uint64_t a = static_cast<std::uint64_t>(acc);
-  __asm volatile(
-      "wlstp.16 lr, %[cols], 2f          \n"
-      "1:                                \n"
-      "vldrh.16  q0, [%[x]], #16         \n"
-      "vldrb.s16 q1, [%[w]], #8          \n"
-      "vmlaldava.s16 %Q[a], %R[a], q0, q1 \n"
-      "letp   lr, 1b                     \n"
-      "2:                                \n"
-      : [a] "+r"(a), [x] "+r"(x), [w] "+l"(w)  // widening load: low base register
-      : [cols] "r"(cols)
-      : "q0", "q1", "lr", "memory");
-  return static_cast<std::int64_t>(a);
 }
 
 }  // namespace armlower::kernels::detail::mve
