@@ -161,6 +161,27 @@ inline void linear_s8_batch(const linear_s8_args& a, const s8_requant& q, const 
   const auto cb32 = static_cast<std::int32_t>(cb);
   const std::int8_t* w = a.weights;
   std::int32_t r = 0;
+  if constexpr (!F.per_channel && !F.left_shift && !F.wide) {
+    if (a.kernel_sum != nullptr && a.rows >= 4) {  // whole tiles: one assembly loop, requantization included
+      s8_packed_run run;
+      run.x = x;
+      run.w = w;
+      run.cols = cols;
+      run.kernel_sum = a.kernel_sum;
+      run.y = y;
+      run.y_end = y + a.rows / 4 * 4;
+      run.multiplier = a.multiplier[0];
+      run.shift = a.shift[0];
+      run.act_min = a.activation_min;
+      run.act_max = a.activation_max;
+      run.output_offset = a.output_offset;
+      run.cb = cb32;
+      run.single_round = Mode == quant::rounding::single_round;
+      linear_s8_run4(&run);
+      r = a.rows / 4 * 4;
+      w = run.w;
+    }
+  }
   for (; r + 4 <= a.rows; r += 4) {
     finish_s8<Mode, F, true>(a, q, r, 4, dot4_s8(x, w, cols, cols), cb32, cb, cb_small, y);
     w += 4 * static_cast<std::ptrdiff_t>(cols);
@@ -189,9 +210,9 @@ inline void linear_s8_packed_batch(const linear_s8_args& a, const s8_requant& q,
       run.x = x;
       run.w = packed;
       run.cols = a.cols;
-      run.groups = a.rows / 8;
       run.kernel_sum = a.kernel_sum;
       run.y = y;
+      run.y_end = y + a.rows / 8 * 8;
       run.multiplier = a.multiplier[0];
       run.shift = a.shift[0];
       run.act_min = a.activation_min;

@@ -253,9 +253,9 @@ struct s8_packed_run {
   const std::int8_t* x = nullptr;           ///< +0: input vector [cols]
   const std::int8_t* w = nullptr;           ///< +4: packed weights of the first group; advanced past the last
   std::int32_t cols = 0;                    ///< +8: 1 ≤ cols ≤ 65536
-  std::int32_t groups = 0;                  ///< +12: number of 8-row groups (≥ 1); counted down
-  const std::int32_t* kernel_sum = nullptr; ///< +16: [8·groups], |kernel_sum| ≤ 2^29; advanced
-  std::int8_t* y = nullptr;                 ///< +20: output [8·groups]; advanced
+  std::int8_t* y_end = nullptr;             ///< +12: y + rows covered (8 per group; 4 per tile in `linear_s8_run4`)
+  const std::int32_t* kernel_sum = nullptr; ///< +16: one per covered row, |kernel_sum| ≤ 2^29; advanced
+  std::int8_t* y = nullptr;                 ///< +20: output, one per covered row; advanced
   std::int32_t multiplier = 0;              ///< +24: TFLite q ≥ 0 (per tensor)
   std::int32_t shift = 0;                   ///< +28: TFLite shift ≤ 0 (per tensor)
   std::int32_t act_min = 0;                 ///< +32
@@ -265,7 +265,7 @@ struct s8_packed_run {
   std::int32_t single_round = 0;            ///< +48: 0 double rounding, 1 single rounding
 };
 
-/// The narrow per-tensor s8 kernel over `groups` whole 8-row packed groups, requantization included:
+/// The narrow per-tensor s8 kernel over whole 8-row packed groups (until y reaches y_end), requantization included:
 /// per group the eight accumulators start at kernel_sum (`LDRD`), run the `dot8_s8_packed` loops, move
 /// into two vectors (`VMOV` pairs), add cb, and are requantized like `requantize4_s8` with scalar
 /// operands (`VQRDMULH`/`VQDMULH` by scalar, the round-half-away fix-up, `VRSHL` by scalar, `VQADD` of
@@ -422,16 +422,130 @@ struct s8_packed_run {
       "vmin.s32 q0, q0, q5               \n"
       "vmax.s32 q1, q1, q4               \n"
       "vmin.s32 q1, q1, q5               \n"
-      "ldrd   r0, r2, [r9, #12]          \n"  // groups, (kernel_sum: unused here)
+      "ldr    r0, [r9, #12]              \n"  // y_end
       "ldr    r4, [r9, #20]              \n"  // y
       "vstrb.32 q0, [r4]                 \n"
       "vstrb.32 q1, [r4, #4]             \n"
       "adds   r4, r4, #8                 \n"
       "str    r4, [r9, #20]              \n"
-      "subs   r0, r0, #1                 \n"
-      "str    r0, [r9, #12]              \n"
+      "cmp    r4, r0                     \n"
       "bne    5b                         \n"
       "str    r3, [r9, #4]               \n"
+      "str    r11, [r9, #16]             \n"
+      "vpop   {d8-d11}                   \n"
+      "pop    {r4-r11, pc}               \n");
+}
+
+/// The narrow per-tensor s8 kernel over whole 4-row tiles of row-major weights (operands as
+/// `s8_packed_run`, `w` = first row of the first tile, advanced by 4·cols per tile): per tile the four
+/// accumulators start at kernel_sum, run the `dot4_s8` loops (64 columns per step), and are
+/// requantized and stored like `linear_s8_packed_run`, all in one assembly loop.
+/// Registers: r0, r2, r4, r6 accumulators, r1 x, r3/r5/r7/r8 the four rows, r9 operands, r11
+/// kernel_sum, r12 cols, lr loop counter; q4/q5 (saved) the activation bounds.
+[[gnu::naked, gnu::noinline]] inline void linear_s8_run4(s8_packed_run* /*r0*/) noexcept {
+  __asm volatile(
+      "push   {r4-r11, lr}               \n"
+      "vpush  {d8-d11}                   \n"
+      "mov    r9, r0                     \n"
+      "ldrd   r2, r3, [r9, #32]          \n"
+      "vdup.32 q4, r2                    \n"  // act_min
+      "vdup.32 q5, r3                    \n"  // act_max
+      "ldr    r11, [r9, #16]             \n"  // kernel_sum
+      "5:                                \n"
+      "ldr    r1, [r9]                   \n"  // x
+      "ldr    r12, [r9, #8]              \n"  // cols
+      "ldr    r3, [r9, #4]               \n"  // row 0
+      "add    r5, r3, r12                \n"
+      "add    r7, r5, r12                \n"
+      "add    r8, r7, r12                \n"
+      "add    r10, r8, r12               \n"  // next tile (the tail loop's write-back overshoots cols)
+      "str    r10, [r9, #4]              \n"
+      "ldrd   r0, r2, [r11]              \n"
+      "ldrd   r4, r6, [r11, #8]          \n"
+      "adds   r11, r11, #16              \n"
+      "lsr    lr, r12, #6                \n"
+      "wls    lr, lr, 2f                 \n"
+      "1:                                \n"
+      "vldrb.8  q0, [r1], #16            \n"
+      "vldrb.8  q1, [r3], #16           \n"
+      "vmladava.s8 r0, q0, q1                \n"
+      "vldrb.8  q2, [r5], #16           \n"
+      "vmladava.s8 r2, q0, q2                \n"
+      "vldrb.8  q3, [r7], #16           \n"
+      "vmladava.s8 r4, q0, q3                \n"
+      "vldrb.8  q1, [r8], #16           \n"
+      "vmladava.s8 r6, q0, q1                \n"
+      "vldrb.8  q0, [r1], #16            \n"
+      "vldrb.8  q1, [r3], #16           \n"
+      "vmladava.s8 r0, q0, q1                \n"
+      "vldrb.8  q2, [r5], #16           \n"
+      "vmladava.s8 r2, q0, q2                \n"
+      "vldrb.8  q3, [r7], #16           \n"
+      "vmladava.s8 r4, q0, q3                \n"
+      "vldrb.8  q1, [r8], #16           \n"
+      "vmladava.s8 r6, q0, q1                \n"
+      "vldrb.8  q0, [r1], #16            \n"
+      "vldrb.8  q1, [r3], #16           \n"
+      "vmladava.s8 r0, q0, q1                \n"
+      "vldrb.8  q2, [r5], #16           \n"
+      "vmladava.s8 r2, q0, q2                \n"
+      "vldrb.8  q3, [r7], #16           \n"
+      "vmladava.s8 r4, q0, q3                \n"
+      "vldrb.8  q1, [r8], #16           \n"
+      "vmladava.s8 r6, q0, q1                \n"
+      "vldrb.8  q0, [r1], #16            \n"
+      "vldrb.8  q1, [r3], #16           \n"
+      "vmladava.s8 r0, q0, q1                \n"
+      "vldrb.8  q2, [r5], #16           \n"
+      "vmladava.s8 r2, q0, q2                \n"
+      "vldrb.8  q3, [r7], #16           \n"
+      "vmladava.s8 r4, q0, q3                \n"
+      "vldrb.8  q1, [r8], #16           \n"
+      "vmladava.s8 r6, q0, q1                \n"
+      "le     lr, 1b                     \n"
+      "2:                                \n"
+      "and    lr, r12, #63               \n"
+      "wlstp.8 lr, lr, 4f                \n"
+      "3:                                \n"
+      "vldrb.8  q0, [r1], #16            \n"
+      "vldrb.8  q1, [r3], #16           \n"
+      "vmladava.s8 r0, q0, q1                \n"
+      "vldrb.8  q2, [r5], #16           \n"
+      "vmladava.s8 r2, q0, q2                \n"
+      "vldrb.8  q3, [r7], #16           \n"
+      "vmladava.s8 r4, q0, q3                \n"
+      "vldrb.8  q1, [r8], #16           \n"
+      "vmladava.s8 r6, q0, q1                \n"
+      "letp   lr, 3b                     \n"
+      "4:                                \n"
+      "vmov   q0[2], q0[0], r0, r4       \n"
+      "vmov   q0[3], q0[1], r2, r6       \n"
+      "ldrd   r0, r2, [r9, #24]          \n"  // multiplier, shift
+      "ldrd   r4, r6, [r9, #40]          \n"  // output_offset, cb
+      "vadd.i32 q0, q0, r6               \n"
+      "ldr    r7, [r9, #48]              \n"
+      "cbz    r7, 6f                     \n"  // double rounding
+      "cbz    r2, 6f                     \n"  // single rounding, shift 0
+      "vqdmulh.s32 q0, q0, r0            \n"
+      "b      7f                         \n"
+      "6:                                \n"
+      "vqrdmulh.s32 q0, q0, r0           \n"
+      "vdup.32 q2, r2                    \n"
+      "vand   q3, q0, q2                 \n"
+      "vshr.s32 q3, q3, #31              \n"
+      "vqadd.s32 q0, q0, q3              \n"
+      "7:                                \n"
+      "vrshl.s32 q0, r2                  \n"
+      "vqadd.s32 q0, q0, r4              \n"
+      "vmax.s32 q0, q0, q4               \n"
+      "vmin.s32 q0, q0, q5               \n"
+      "ldr    r0, [r9, #12]              \n"  // y_end
+      "ldr    r4, [r9, #20]              \n"  // y
+      "vstrb.32 q0, [r4]                 \n"
+      "adds   r4, r4, #4                 \n"
+      "str    r4, [r9, #20]              \n"
+      "cmp    r4, r0                     \n"
+      "bne    5b                         \n"
       "str    r11, [r9, #16]             \n"
       "vpop   {d8-d11}                   \n"
       "pop    {r4-r11, pc}               \n");
@@ -600,8 +714,8 @@ struct s16_run {
   const std::int8_t* w = nullptr;      ///< +4: weight rows of the first tile (row-major, stride cols); advanced
   std::int32_t cols = 0;               ///< +8: ≥ 1
   std::int16_t* out_end = nullptr;     ///< +12: out + 4·(number of tiles), ≥ 1 tile
-  const std::int64_t* bias = nullptr;  ///< +16: [4·groups] or null; advanced
-  std::int16_t* out = nullptr;         ///< +20: [4·groups]; advanced
+  const std::int64_t* bias = nullptr;  ///< +16: one per covered row, or null; advanced
+  std::int16_t* out = nullptr;         ///< +20: one per covered row; advanced
   std::int32_t act_min = 0;            ///< +24
   std::int32_t act_max = 0;            ///< +28
   std::uint32_t m16 = 0;               ///< +32: reduced multiplier (per tensor)
