@@ -101,10 +101,11 @@ done; done
 echo; echo "Code size (bytes of .text, arm-none-eabi-size of one object holding linear_s8 + linear_s16 of the path):"; echo
 echo "| path | -Os | -O2 | CMSIS-NN s8 + s16 -Os |"; echo "|---|---|---|---|"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-for p in mve "plan mve" dsp "plan dsp" generic; do
+for p in mve "plan mve" "plan mve row-major" dsp "plan dsp" generic; do
   case $p in
     mve) id=2; cpu=cortex-m55; ref=3180 ;;
     "plan mve") id=3; cpu=cortex-m55; ref=3180 ;;
+    "plan mve row-major") id=5; cpu=cortex-m55; ref=3180 ;;
     dsp) id=1; cpu=cortex-m55+nomve; ref=2506 ;;
     "plan dsp") id=4; cpu=cortex-m55+nomve; ref=2506 ;;
     *) id=0; cpu=cortex-m55+nomve; ref=– ;;

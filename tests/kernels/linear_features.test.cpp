@@ -185,6 +185,16 @@ TEST_CASE("run_plan<INT8, per_tensor_features> with packed weights == run_plan =
   const auto in = std::as_bytes(std::span(l0.x));
   REQUIRE(cm::run_plan<id::i8, pt>(p, 2, in, std::as_writable_bytes(std::span(y)), scratch) == status::ok);
   CHECK(y == ref);
+  // Packed: every s8 layer needs packed weights.
+  CHECK(cm::run_plan<id::i8, pt, true>(p, 2, in, std::as_writable_bytes(std::span(y)), scratch) == status::null_pointer);
+  std::vector<std::int8_t> packed1(k::packed_weights_s8_size(9, 19));
+  REQUIRE(k::pack_weights_s8(l1.w.data(), 9, 19, packed1.data(), packed1.size()) == status::ok);
+  std::array<cm::layer, 2> both = layers;
+  both[1].packed_weights = packed1.data();
+  const cm::plan pp{both.data(), both.size(), cm::isa::mve};
+  std::fill(y.begin(), y.end(), std::int8_t{0});
+  REQUIRE(cm::run_plan<id::i8, pt, true>(pp, 2, in, std::as_writable_bytes(std::span(y)), scratch) == status::ok);
+  CHECK(y == ref);
   REQUIRE(cm::run_plan(p, 2, in, std::as_writable_bytes(std::span(y2)), scratch) == status::ok);
   CHECK(y2 == ref);
   // A per-channel plan is outside per_tensor_features.

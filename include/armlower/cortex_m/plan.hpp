@@ -23,7 +23,8 @@
 /// the layers' quantization kind calls `run_plan<A, F>` with a `kernels::linear_features` set `F`
 /// (e.g. `kernels::per_tensor_features`; `static_assert(admits(F, plan))`) and links only those cases.
 /// An s8 layer may carry its weights packed ahead of time (`layer::packed_weights`,
-/// `kernels::pack_weights_s8`) for the 8-row Helium kernel.
+/// `kernels::pack_weights_s8`) for the 8-row Helium kernel (`run_plan<A, F, true>`; the run-time
+/// `run_plan` uses them when present).
 ///
 /// Firmware-clean: noexcept, no heap, no exceptions, no RTTI, no static initialisation; a plan
 /// is a `constexpr` aggregate the generated header (`passes/cortex_m_emit.hpp`) defines.
@@ -185,9 +186,10 @@ struct plan {
 }
 
 namespace detail {
-/// One layer with activation dtype `A`, kernels compiled for the features `F` (`kernels::linear_s8<F>`,
-/// `kernels::linear_s8_prepacked<F>` when the layer has packed weights, `kernels::linear_s16<F>`).
-template <dtype::id A, kernels::linear_features F>
+/// One layer with activation dtype `A`, kernels compiled for the features `F`: `kernels::linear_s16<F>`;
+/// s8 with `Packed` `kernels::linear_s8_prepacked<F>` on `packed_weights` (null: `null_pointer`),
+/// else `kernels::linear_s8<F>` on the row-major weights — one s8 kernel instantiated either way.
+template <dtype::id A, kernels::linear_features F, bool Packed>
 [[nodiscard]] status run_layer_features(const layer& l, std::int32_t batches, const std::byte* in,
                                         std::byte* out) noexcept {
   if constexpr (A == dtype::id::i16) {
@@ -223,10 +225,11 @@ template <dtype::id A, kernels::linear_features F>
     a.per_channel = l.per_channel;
     a.activation_min = l.activation_min;
     a.activation_max = l.activation_max;
-    if (l.packed_weights != nullptr) {
+    if constexpr (Packed) {
       return kernels::linear_s8_prepacked<F>(a, l.packed_weights, kernels::packed_weights_s8_size(l.rows, l.cols));
+    } else {
+      return kernels::linear_s8<F>(a);
     }
-    return kernels::linear_s8<F>(a);
   }
 }
 
@@ -262,7 +265,7 @@ template <dtype::id A>
                                       &filter_dims, l.weights, &bias_dims, l.bias_s64, &output_dims,
                                       reinterpret_cast<std::int16_t*>(out));
   } else {
-    if (l.packed_weights != nullptr) return run_layer_features<A, kernels::all_features>(l, batches, in, out);
+    if (l.packed_weights != nullptr) return run_layer_features<A, kernels::all_features, true>(l, batches, in, out);
     // s8: CMSIS-NN's ctx.buf carries the kernel_sum (read only; armlower's kernels never write it).
     const cmsis::context ctx{const_cast<std::int32_t*>(l.kernel_sum), 0};  // NOLINT(cppcoreguidelines-pro-type-const-cast)
     const cmsis::fc_params fc{l.input_offset, l.filter_offset, l.output_offset, {l.activation_min, l.activation_max}};
@@ -326,17 +329,20 @@ template <dtype::id A>
 /// (`kernels::linear_features`: per-tensor/per-channel, rounding, left shifts, filter offset,
 /// accumulator bound), which the lowering knows — e.g. `kernels::per_tensor_features` for a TFLite
 /// per-tensor model: the kernels such firmware links are then smaller than CMSIS-NN's
-/// (benchmarks/RESULTS.md, "plan mve" / "plan dsp"). Layers with `packed_weights` run the packed
-/// kernel. The CMSIS-NN semantics are those of `run_plan<A>` (armlower's kernels are bit-exact).
-/// @return the errors of `run_plan<A>`, and `invalid_attribute` for a layer outside `F`
-///   (`kernels::admits`; the layers before it have run).
-template <dtype::id A, kernels::linear_features F>
+/// (benchmarks/RESULTS.md, "plan mve" / "plan dsp"). `Packed` (s8 only): every s8 layer runs the
+/// packed kernel on its `packed_weights` (the 8-row Helium kernel; a layer without them is refused),
+/// else every s8 layer runs on its row-major `weights` — either way one s8 kernel is linked. The
+/// CMSIS-NN semantics are those of `run_plan<A>` (armlower's kernels are bit-exact).
+/// @return the errors of `run_plan<A>`; `invalid_attribute` for a layer outside `F` (`kernels::admits`)
+///   and, with `Packed`, `null_pointer` for an s8 layer without `packed_weights` (the layers before it
+///   have run).
+template <dtype::id A, kernels::linear_features F, bool Packed = false>
   requires(A == dtype::id::i8 || A == dtype::id::i16)
 [[nodiscard]] status run_plan(const plan& p, std::int32_t batches, std::span<const std::byte> input,
                               std::span<std::byte> output, std::span<std::byte> scratch) noexcept {
   if (const status s = validate(p); s != status::ok) return s;
   if (activation_dtype(p.layers[0].kind) != A) return status::unsupported_type;
-  return detail::run_layers(p, batches, input, output, scratch, &detail::run_layer_features<A, F>);
+  return detail::run_layers(p, batches, input, output, scratch, &detail::run_layer_features<A, F, Packed>);
 }
 
 /// Runs the plan (layers of either activation dtype): each layer's kernels are picked by
