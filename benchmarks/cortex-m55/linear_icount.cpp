@@ -8,7 +8,8 @@
 // DSP and MVE (packed for s8). Each image measures, in this order, batch 1 then batch 8 of
 // K×N = 64×64, 256×256, 1024×1024, 4000×4: 8 begin/end pairs, one kernel call each
 // (ARMLOWER_BENCH_QUICK: 1024×1024 batch 1 only; ARMLOWER_BENCH_SMALL: 64×64 and 256×256, batch 1 then 8).
-// Operands as in anchors.md: s8 per-tensor with kernel_sum precomputed (input_offset 128,
+// Operands as in the CMSIS-NN v7 measurement that run_icount.sh prints next to these counts
+// (CMSIS-NN's own fully_connected test parameters): s8 per-tensor with kernel_sum precomputed (input_offset 128,
 // filter_offset 0; the DSP path gets bias + input_offset instead, as CMSIS-NN's DSP build does, and so
 // does every path with ARMLOWER_BENCH_BIAS);
 // s16 per-tensor with int64 bias. Weights live in the 4 MiB SRAM (.sram.bss), filled by main().

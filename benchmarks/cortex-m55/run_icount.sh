@@ -57,7 +57,8 @@ for d in $dtypes; do
   done
 done
 
-# Shapes in image order (linear_icount.cpp) and the CMSIS-NN anchors (instructions per MAC).
+# Shapes in image order (linear_icount.cpp) and the CMSIS-NN v7 figures (instructions per MAC; source in
+# the header comment).
 if [ "$quick" = _quick ]; then shapes=("1024 1024 1")
 elif [ "$quick" = _small ]; then shapes=("64 64 1" "256 256 1" "64 64 8" "256 256 8"); else
   shapes=("64 64 1" "256 256 1" "1024 1024 1" "4000 4 1" "64 64 8" "256 256 8" "1024 1024 8" "4000 4 8"); fi

@@ -108,6 +108,20 @@ TEST_CASE("admits: each per_tensor_features restriction refuses exactly its case
   CHECK(k::admits(k::all_features, s));
 }
 
+// pack_weights_s8 is constant-evaluable (a generated plan header can pack at compile time).
+constexpr std::array<std::int8_t, 16 * 8> packed_3x17_head = [] {
+  std::array<std::int8_t, 3 * 17> w{};
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::int8_t>(i + 1);
+  std::array<std::int8_t, 8 * 32> p{};
+  (void)k::pack_weights_s8(w.data(), 3, 17, p.data(), p.size());
+  std::array<std::int8_t, 16 * 8> head{};
+  for (std::size_t i = 0; i < head.size(); ++i) head[i] = p[i];
+  return head;
+}();
+static_assert(packed_3x17_head[0] == 1 && packed_3x17_head[15] == 16);  // row 0, columns 0..15
+static_assert(packed_3x17_head[16] == 18 && packed_3x17_head[32] == 35);  // rows 1, 2 start at 17·r + 1
+static_assert(packed_3x17_head[48] == 0);                                  // padding row 3
+
 TEST_CASE("linear_s8<F> / linear_s8_prepacked<F> / linear_s16<F> equal the generic path or refuse") {
   std::mt19937_64 g(11);
   for (int i = 0; i < 60; ++i) {
