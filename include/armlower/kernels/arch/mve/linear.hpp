@@ -89,9 +89,12 @@ template <quant::rounding Mode>
   return c;
 }
 
-/// Requantization constants of one batch (hoisted out of the tile loop).
+/// Requantization constants of one call (hoisted out of the tile loop); per-tensor values broadcast.
 struct s8_requant {
-  int32x4_t act_min, act_max, mult, shift;
+  int32x4_t act_min;  ///< activation_min in every lane
+  int32x4_t act_max;  ///< activation_max in every lane
+  int32x4_t mult;     ///< multiplier[0] (per-channel tiles load their own)
+  int32x4_t shift;    ///< shift[0]
 };
 
 /// Writes y[r .. r+n) (1 ≤ n ≤ 4) of one batch from the four dot products d (lane i = row r+i; lanes
@@ -99,7 +102,8 @@ struct s8_requant {
 /// (`requantize4_s8`) when exact — every shift ≤ 0, |row constant| ≤ 2^29, |cb| ≤ 2^28 (`cb_small`) —
 /// else row by row with the generic `requantize_row_s8`; only the cases `F` admits are compiled
 /// (`linear_features`: with `left_shift` and `wide` false the scalar fallback is not instantiated).
-/// Partial tiles use `VCTP.32`-predicated loads and stores, so nothing beyond row `rows` is touched.
+/// Partial tiles use `VCTP.32`-predicated loads and stores, so nothing beyond row `rows` is touched;
+/// `Full` (n = 4 known at compile time) drops the predication.
 template <quant::rounding Mode, linear_features F, bool Full = false>
 inline void finish_s8(const linear_s8_args& a, const s8_requant& q, std::int32_t r, std::int32_t n, int32x4_t d,
                       std::int32_t cb32, [[maybe_unused]] std::int64_t cb, [[maybe_unused]] bool cb_small,
