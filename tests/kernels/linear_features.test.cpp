@@ -33,11 +33,11 @@ struct s8_case {
 s8_case make_s8(std::mt19937_64& g, std::int32_t batches, std::int32_t cols, std::int32_t rows) {
   auto u = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); };
   s8_case c;
-  c.x.resize(static_cast<std::size_t>(batches * cols));
-  c.w.resize(static_cast<std::size_t>(rows * cols));
+  c.x.resize(static_cast<std::size_t>(batches) * static_cast<std::size_t>(cols));
+  c.w.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
   for (auto& v : c.x) v = static_cast<std::int8_t>(u(-128, 127));
   for (auto& v : c.w) v = static_cast<std::int8_t>(u(-128, 127));
-  c.y.assign(static_cast<std::size_t>(batches * rows), 0);
+  c.y.assign(static_cast<std::size_t>(batches) * static_cast<std::size_t>(rows), 0);
   c.y_ref = c.y;
   c.ks.resize(static_cast<std::size_t>(rows));
   c.mult = {u(1 << 30, 0x7FFFFFFF)};
@@ -109,12 +109,12 @@ TEST_CASE("admits: each per_tensor_features restriction refuses exactly its case
 }
 
 // pack_weights_s8 is constant-evaluable (a generated plan header can pack at compile time).
-constexpr std::array<std::int8_t, 16 * 8> packed_3x17_head = [] {
-  std::array<std::int8_t, 3 * 17> w{};
+constexpr std::array<std::int8_t, std::size_t{16} * 8> packed_3x17_head = [] {
+  std::array<std::int8_t, std::size_t{3} * 17> w{};
   for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::int8_t>(i + 1);
-  std::array<std::int8_t, 8 * 32> p{};
+  std::array<std::int8_t, std::size_t{8} * 32> p{};
   (void)k::pack_weights_s8(w.data(), 3, 17, p.data(), p.size());
-  std::array<std::int8_t, 16 * 8> head{};
+  std::array<std::int8_t, std::size_t{16} * 8> head{};
   for (std::size_t i = 0; i < head.size(); ++i) head[i] = p[i];
   return head;
 }();
@@ -142,7 +142,7 @@ TEST_CASE("linear_s8<F> / linear_s8_prepacked<F> / linear_s16<F> equal the gener
     CHECK(k::linear_s8_prepacked<pt>(c.a, packed.data(), packed.size()) == status::invalid_attribute);
   }
   std::vector<std::int16_t> x(64), y(5), y_ref(5);
-  std::vector<std::int8_t> w(5 * 64);
+  std::vector<std::int8_t> w(std::size_t{5} * 64);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::int16_t>(i * 977 - 30000);
   for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::int8_t>(i * 31);
   std::array<std::int64_t, 5> bias{1, -(std::int64_t{1} << 40), 77, 0, (std::int64_t{1} << 45)};
@@ -188,14 +188,14 @@ TEST_CASE("run_plan<INT8, per_tensor_features> with packed weights == run_plan =
   REQUIRE(cm::validate(p) == status::ok);
   CHECK(cm::admits(pt, p));
   // Reference: the generic kernel, layer by layer.
-  std::vector<std::int8_t> mid(2 * 19), ref(2 * 9);
+  std::vector<std::int8_t> mid(std::size_t{2} * 19), ref(std::size_t{2} * 9);
   l0.a.output = mid.data();
   REQUIRE(k::linear_s8(l0.a, k::linear_path::generic) == status::ok);
   l1.a.input = mid.data();
   l1.a.output = ref.data();
   REQUIRE(k::linear_s8(l1.a, k::linear_path::generic) == status::ok);
   std::vector<std::byte> scratch(cm::scratch_bytes(p, 2));
-  std::vector<std::int8_t> y(2 * 9), y2(2 * 9);
+  std::vector<std::int8_t> y(std::size_t{2} * 9), y2(std::size_t{2} * 9);
   const auto in = std::as_bytes(std::span(l0.x));
   REQUIRE(cm::run_plan<id::i8, pt>(p, 2, in, std::as_writable_bytes(std::span(y)), scratch) == status::ok);
   CHECK(y == ref);
