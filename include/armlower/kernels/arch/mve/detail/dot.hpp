@@ -13,7 +13,8 @@
 ///   loads and 32 `VMLADAVA.S8` into eight scalar accumulators, `SUBS`/`BNE` (70 instructions per
 ///   512 MACs: 0.137/MAC, against 0.145 for 4 row-major rows, whose four weight pointers leave too few
 ///   registers for eight rows).
-///   The eighth accumulator is lr (`VMLADAVA` takes any even Rda, r0 … r14: RdaLo = 0b111), so the
+///   The eighth accumulator is lr (`VMLADAVA` takes any even Rda, r0 … r12 and r14 — RdaLo = 0b111;
+///   LLVM's operand class for it, `tGPREven` in ARMRegisterInfo.td, includes LR), so the
 ///   loop counts with `SUBS`/`BNE`; `linear_s8_packed_run` adds the per-tensor requantization and
 ///   loops over the groups in assembly.
 /// - s16 × s8, 4 rows (`linear_s16_tile` per tile, any parameters; `linear_s16_run` over all tiles of
