@@ -376,6 +376,7 @@ inline void linear_s16_mve(const linear_s16_args& a) noexcept {
       run.x = tile.x;
       run.w = a.weights;
       run.cols = cols;
+      run.tail = cols % 64;
       run.bias = a.bias;
       run.out = y;
       run.out_end = y + a.rows / 4 * 4;

@@ -721,6 +721,7 @@ struct s16_run {
   std::int32_t act_max = 0;            ///< +28
   std::uint32_t m16 = 0;               ///< +32: reduced multiplier (per tensor)
   std::uint32_t t = 0;                 ///< +36: right shift 15 − shift (1..62)
+  std::int32_t tail = 0;               ///< +40: cols % 64
 };
 
 /// The per-tensor s16 × s8 kernel over `groups` consecutive 4-row tiles, as `linear_s16_tile` but in
@@ -736,8 +737,8 @@ struct s16_run {
       "ldrd   r2, r3, [r0, #24]          \n"
       "vdup.32 q4, r2                    \n"
       "vdup.32 q5, r3                    \n"
+      "mov    r12, r0                    \n"  // r12 = run at the top of every tile
       "5:                                \n"
-      "ldr    r12, [sp]                  \n"
       "ldr    lr, [r12, #8]              \n"  // cols
       "ldr    r0, [r12, #4]              \n"  // w0
       "add    r1, r0, lr                 \n"
@@ -842,8 +843,7 @@ struct s16_run {
       "le     lr, 1b                     \n"
       "2:                                \n"
       "ldr    lr, [sp]                   \n"
-      "ldr    lr, [lr, #8]               \n"
-      "and    lr, lr, #63                \n"
+      "ldr    lr, [lr, #40]              \n"  // cols % 64
       "wlstp.16 lr, lr, 4f               \n"
       "3:                                \n"
       "vldrh.16  q0, [r12], #16          \n"
