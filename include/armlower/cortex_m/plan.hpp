@@ -66,7 +66,7 @@ struct layer {
   /// s8, optional: the same weights in the `kernels::pack_weights_s8` layout (8-row groups,
   /// `kernels::packed_weights_s8_size(rows, cols)` bytes), packed ahead of time (e.g. in a constant
   /// array of the generated plan header, or at start-up into caller-owned memory). When set, the layer
-  /// runs `kernels::linear_s8_prepacked` — on Helium the 8-row kernel (0.144 instead of 0.161
+  /// runs `kernels::linear_s8_prepacked` — on Helium the 8-row kernel (0.144 instead of 0.155
   /// instructions per MAC at 1024², benchmarks/RESULTS.md); `weights` must still be valid.
   const std::int8_t* packed_weights = nullptr;
   const std::int32_t* bias = nullptr;        ///< s8, DSP/scalar: [rows] int32 or null
