@@ -3,9 +3,13 @@
 // armlower_bench_begin() and armlower_bench_end()).
 //
 // Build-time selection: ARMLOWER_BENCH_S16 (s16×s8, else s8×s8) and ARMLOWER_BENCH_PATH =
-// 0 generic, 1 DSP, 2 MVE. Each image measures, in this order, batch 1 then batch 8 of
-// K×N = 64×64, 256×256, 1024×1024, 4000×4: 8 begin/end pairs, one kernel call each.
-// Operands as in anchors.md: s8 per-tensor with kernel_sum precomputed (input_offset 128,
+// 0 generic, 1 DSP, 2 MVE, 3 MVE with weights packed by pack_weights_s8 (s8 only; packed in main(),
+// outside the measured pair), 4 and 5: the per-tensor plan instantiations (`per_tensor_features`) of
+// DSP and MVE (packed for s8). Each image measures, in this order, batch 1 then batch 8 of
+// K×N = 64×64, 256×256, 1024×1024, 4000×4: 8 begin/end pairs, one kernel call each
+// (ARMLOWER_BENCH_QUICK: 1024×1024 batch 1 only; ARMLOWER_BENCH_SMALL: 64×64 and 256×256, batch 1 then 8).
+// Operands as in the CMSIS-NN v7 measurement that run_icount.sh prints next to these counts
+// (CMSIS-NN's own fully_connected test parameters): s8 per-tensor with kernel_sum precomputed (input_offset 128,
 // filter_offset 0; the DSP path gets bias + input_offset instead, as CMSIS-NN's DSP build does, and so
 // does every path with ARMLOWER_BENCH_BIAS);
 // s16 per-tensor with int64 bias. Weights live in the 4 MiB SRAM (.sram.bss), filled by main().
@@ -15,6 +19,7 @@
 #include <armlower/kernels/arch/dsp/linear.hpp>
 #include <armlower/kernels/arch/generic/linear.hpp>
 #include <armlower/kernels/arch/mve/linear.hpp>
+#include <armlower/kernels/linear.hpp>
 
 #include "armlower_firmware.hpp"
 
@@ -27,6 +32,9 @@ struct shape {
 #if defined(ARMLOWER_BENCH_QUICK)  // one pair: 1024×1024, batch 1
 constexpr shape shapes[] = {{1024, 1024}};
 constexpr std::int32_t batch_sizes[] = {1};
+#elif defined(ARMLOWER_BENCH_SMALL)
+constexpr shape shapes[] = {{64, 64}, {256, 256}};
+constexpr std::int32_t batch_sizes[] = {1, 8};
 #else
 constexpr shape shapes[] = {{64, 64}, {256, 256}, {1024, 1024}, {4000, 4}};
 constexpr std::int32_t batch_sizes[] = {1, 8};
@@ -44,6 +52,9 @@ std::int32_t kernel_sum[1024], bias32[1024];
 std::int8_t out8[max_output];
 #endif
 std::int32_t multiplier, shift;
+#if (ARMLOWER_BENCH_PATH == 3 || ARMLOWER_BENCH_PATH == 5) && !defined(ARMLOWER_BENCH_S16)
+__attribute__((section(".sram.bss"))) std::int8_t packed[1024 * 1024 + 8 * 4000];
+#endif
 
 std::uint32_t rng_state = 12345u;
 std::uint32_t next() {
@@ -59,7 +70,11 @@ std::uint32_t next() {
 
 #if defined(ARMLOWER_BENCH_S16)
 __attribute__((noinline)) void call(const k::linear_s16_args& a) {
-#if ARMLOWER_BENCH_PATH == 2
+#if ARMLOWER_BENCH_PATH == 5
+  k::detail::linear_s16_mve<k::per_tensor_features>(a);
+#elif ARMLOWER_BENCH_PATH == 4
+  k::detail::linear_s16_dsp<k::per_tensor_features>(a);
+#elif ARMLOWER_BENCH_PATH == 2 || ARMLOWER_BENCH_PATH == 3
   k::detail::linear_s16_mve(a);
 #elif ARMLOWER_BENCH_PATH == 1
   k::detail::linear_s16_dsp(a);
@@ -69,7 +84,13 @@ __attribute__((noinline)) void call(const k::linear_s16_args& a) {
 }
 #else
 __attribute__((noinline)) void call(const k::linear_s8_args& a) {
-#if ARMLOWER_BENCH_PATH == 2
+#if ARMLOWER_BENCH_PATH == 5
+  k::detail::linear_s8_packed_mve<k::per_tensor_features>(a, packed);
+#elif ARMLOWER_BENCH_PATH == 4
+  k::detail::linear_s8_dsp<k::per_tensor_features>(a);
+#elif ARMLOWER_BENCH_PATH == 3
+  k::detail::linear_s8_packed_mve(a, packed);
+#elif ARMLOWER_BENCH_PATH == 2
   k::detail::linear_s8_mve(a);
 #elif ARMLOWER_BENCH_PATH == 1
   k::detail::linear_s8_dsp(a);
@@ -119,7 +140,7 @@ int main() {
         for (int c = 0; c < s.cols; ++c) wsum += weights[r * s.cols + c];
         kernel_sum[r] = bias32[r] + a.input_offset * wsum;
       }
-#if ARMLOWER_BENCH_PATH == 1 || defined(ARMLOWER_BENCH_BIAS)  // DSP convention (or forced)
+#if ARMLOWER_BENCH_PATH == 1 || ARMLOWER_BENCH_PATH == 4 || defined(ARMLOWER_BENCH_BIAS)  // DSP convention (or forced)
       a.bias = bias32;
 #else
       a.kernel_sum = kernel_sum;
@@ -130,6 +151,9 @@ int main() {
       a.rows = s.rows;
       a.multiplier = &multiplier;
       a.shift = &shift;
+#if ARMLOWER_BENCH_PATH == 3 || ARMLOWER_BENCH_PATH == 5
+      if (k::pack_weights_s8(weights, s.rows, s.cols, packed, sizeof packed) != k::status::ok) return 1;
+#endif
       armlower_bench_begin();
       call(a);
       armlower_bench_end();

@@ -3,7 +3,7 @@
 //   `mve` build (-mcpu=cortex-m55):        linear_s8_mve / linear_s16_mve and linear_s8_dsp / linear_s16_dsp
 //   `nomve` build (-mcpu=cortex-m55+nomve): linear_s8_dsp / linear_s16_dsp
 // Cases: batch 1..9, cols 1..1100 (every tail length of the 32/16/4-column steps, non-multiples of 16),
-// rows 1..13 (4-row tiles and 1..3-row tails), extreme and random values, all offsets (0, random,
+// rows 1..21 (4-row tiles and 1..3-row tails; 8-row packed groups, 1..2 whole groups and 1..7-row tails), extreme and random values, all offsets (0, random,
 // ±255), kernel_sum / bias / neither, per-tensor and per-channel with shifts at both ends of the
 // range, both roundings, narrowed activation ranges; the s16 CMSIS-NN overflow case (512+ columns of
 // (−32768)·(−128)) and int64 bias beyond the MVE fast-path bound.
@@ -15,13 +15,14 @@
 #include <armlower/kernels/arch/dsp/linear.hpp>
 #include <armlower/kernels/arch/generic/linear.hpp>
 #include <armlower/kernels/arch/mve/linear.hpp>
+#include <armlower/kernels/linear.hpp>
 
 #include "armlower_firmware.hpp"
 
 namespace {
 namespace k = armlower::kernels;
 
-constexpr int max_batches = 9, max_cols = 1100, max_rows = 13;
+constexpr int max_batches = 9, max_cols = 1100, max_rows = 21;
 
 std::int8_t input8[max_batches * max_cols];
 std::int16_t input16[max_batches * max_cols];
@@ -298,6 +299,47 @@ void long_rows_case(s8_path p8, s16_path p16, const char* name8, const char* nam
   }
 }
 
+// Feature-restricted instantiations (`linear_features`): run where `admits(F, a)`, else the generic
+// path (so the comparison is trivially equal there); `admitted` counts the real runs.
+int admitted = 0, admitted8 = 0;
+template <k::linear_features F, void (*Path)(const k::linear_s8_args&) noexcept>
+void restricted_s8(const k::linear_s8_args& a) noexcept {
+  if (k::admits(F, a)) {
+    ++admitted;
+    ++admitted8;
+    Path(a);
+  } else {
+    k::detail::linear_s8_generic(a);
+  }
+}
+template <k::linear_features F, void (*Path)(const k::linear_s16_args&) noexcept>
+void restricted_s16(const k::linear_s16_args& a) noexcept {
+  if (k::admits(F, a)) {
+    ++admitted;
+    Path(a);
+  } else {
+    k::detail::linear_s16_generic(a);
+  }
+}
+
+#if defined(__ARM_FEATURE_MVE)
+// The packed MVE path: weights packed by pack_weights_s8 (8-row groups) right before the call.
+__attribute__((section(".sram.bss"))) std::int8_t packed[8 * 70016];
+template <k::linear_features F = k::all_features>
+void s8_packed_mve(const k::linear_s8_args& a) noexcept {
+  const bool ok = k::pack_weights_s8(a.weights, a.rows, a.cols, packed, sizeof packed) == k::status::ok;
+  ARMLOWER_FW_CHECK(ok);
+  k::detail::linear_s8_packed_mve<F>(a, packed);
+}
+// The public compile-time entry (validate + admits + the packed MVE path), as run_plan<A, F> calls it.
+template <k::linear_features F>
+void s8_prepacked_public(const k::linear_s8_args& a) noexcept {
+  const bool packed_ok = k::pack_weights_s8(a.weights, a.rows, a.cols, packed, sizeof packed) == k::status::ok;
+  const bool ran = k::linear_s8_prepacked<F>(a, packed, sizeof packed) == k::status::ok;
+  ARMLOWER_FW_CHECK(packed_ok && ran);
+}
+#endif
+
 void run_paths(s8_path p8, s16_path p16, const char* name8, const char* name16, int cases) {
   int bad8 = 0, bad16 = 0;
   for (int i = 0; i < cases; ++i) bad8 += s8_case(p8, name8, i);
@@ -309,9 +351,29 @@ void run_paths(s8_path p8, s16_path p16, const char* name8, const char* name16, 
 }  // namespace
 
 int main() {
+  constexpr k::linear_features plan = k::per_tensor_features;
+  // A per-tensor plan with single rounding and non-zero filter offsets (the other compile-time branches).
+  constexpr k::linear_features plan2{false, false, true, false, true, false};
 #if defined(__ARM_FEATURE_MVE)
-  run_paths(k::detail::linear_s8_mve, k::detail::linear_s16_mve, "linear_s8_mve", "linear_s16_mve", 1000);
+  run_paths(k::detail::linear_s8_mve<>, k::detail::linear_s16_mve<>, "linear_s8_mve", "linear_s16_mve", 1000);
+  run_paths(s8_packed_mve<>, k::detail::linear_s16_mve<>, "linear_s8_packed_mve", "linear_s16_mve", 600);
+  admitted = admitted8 = 0;
+  run_paths(restricted_s8<plan, s8_packed_mve<plan>>, restricted_s16<plan, k::detail::linear_s16_mve<plan>>,
+            "linear_s8_packed_mve<per_tensor>", "linear_s16_mve<per_tensor>", 1500);
+  run_paths(restricted_s8<plan, s8_prepacked_public<plan>>, restricted_s16<plan, k::detail::linear_s16_mve<plan>>,
+            "linear_s8_prepacked<per_tensor>", "linear_s16_mve<per_tensor>", 300);
+  run_paths(restricted_s8<plan2, k::detail::linear_s8_mve<plan2>>, restricted_s16<plan2, k::detail::linear_s16_mve<plan2>>,
+            "linear_s8_mve<plan2>", "linear_s16_mve<plan2>", 1500);
+  std::printf("restricted MVE instantiations ran on %d admitted cases (%d s8)\n", admitted, admitted8);
+  ARMLOWER_FW_CHECK(admitted > 100 && admitted8 > 30);
 #endif
-  run_paths(k::detail::linear_s8_dsp, k::detail::linear_s16_dsp, "linear_s8_dsp", "linear_s16_dsp", 700);
+  run_paths(k::detail::linear_s8_dsp<>, k::detail::linear_s16_dsp<>, "linear_s8_dsp", "linear_s16_dsp", 700);
+  admitted = admitted8 = 0;
+  run_paths(restricted_s8<plan, k::detail::linear_s8_dsp<plan>>, restricted_s16<plan, k::detail::linear_s16_dsp<plan>>,
+            "linear_s8_dsp<per_tensor>", "linear_s16_dsp<per_tensor>", 1500);
+  run_paths(restricted_s8<plan2, k::detail::linear_s8_dsp<plan2>>, restricted_s16<plan2, k::detail::linear_s16_dsp<plan2>>,
+            "linear_s8_dsp<plan2>", "linear_s16_dsp<plan2>", 1500);
+  std::printf("restricted DSP instantiations ran on %d admitted cases (%d s8)\n", admitted, admitted8);
+  ARMLOWER_FW_CHECK(admitted > 100 && admitted8 > 30);
   return armlower::firmware::finish("firmware_linear_paths");
 }

@@ -19,7 +19,12 @@
 /// kernels are picked per activation dtype by `run_plan<A>` (`template <dtype::id A>`), and the
 /// run-time `run_plan` is `dtype::with_dtype` over it — the mechanism of the interpreter and the
 /// MX entry. Firmware whose plan's activation dtype is a compile-time constant calls
-/// `run_plan<dtype::id::i8>` (or `i16`) and links only that dtype's kernels.
+/// `run_plan<dtype::id::i8>` (or `i16`) and links only that dtype's kernels; firmware that also knows
+/// the layers' quantization kind calls `run_plan<A, F>` with a `kernels::linear_features` set `F`
+/// (e.g. `kernels::per_tensor_features`; `static_assert(admits(F, plan))`) and links only those cases.
+/// An s8 layer may carry its weights packed ahead of time (`layer::packed_weights`,
+/// `kernels::pack_weights_s8`) for the 8-row Helium kernel (`run_plan<A, F, true>`; the run-time
+/// `run_plan` uses them when present).
 ///
 /// Firmware-clean: noexcept, no heap, no exceptions, no RTTI, no static initialisation; a plan
 /// is a `constexpr` aggregate the generated header (`passes/cortex_m_emit.hpp`) defines.
@@ -58,6 +63,12 @@ struct layer {
   std::int32_t cols = 0;                     ///< in_features (accumulation depth)
   std::int32_t rows = 0;                     ///< out_features
   const std::int8_t* weights = nullptr;      ///< [rows][cols] row-major
+  /// s8, optional: the same weights in the `kernels::pack_weights_s8` layout (8-row groups,
+  /// `kernels::packed_weights_s8_size(rows, cols)` bytes), packed ahead of time (e.g. in a constant
+  /// array of the generated plan header, or at start-up into caller-owned memory). When set, the layer
+  /// runs `kernels::linear_s8_prepacked` — on Helium the 8-row kernel (0.144 instead of 0.155
+  /// instructions per MAC at 1024², benchmarks/RESULTS.md); `weights` must still be valid.
+  const std::int8_t* packed_weights = nullptr;
   const std::int32_t* bias = nullptr;        ///< s8, DSP/scalar: [rows] int32 or null
   const std::int32_t* kernel_sum = nullptr;  ///< s8, MVE: [rows] int32 (bias folded in) or null
   const std::int64_t* bias_s64 = nullptr;    ///< s16: [rows] int64 or null
@@ -143,8 +154,87 @@ struct plan {
   return status::ok;
 }
 
+/// True if every layer of `p` is within the kernel features `f` (`kernels::admits` of its arguments):
+/// what `run_plan<A, F>` requires. Constant-evaluable, so a generated plan can
+/// `static_assert(admits(kernels::per_tensor_features, plan))`. Preconditions: `validate(p) == ok`.
+[[nodiscard]] constexpr bool admits(const kernels::linear_features& f, const plan& p) noexcept {
+  for (std::size_t i = 0; i < p.layer_count; ++i) {
+    const layer& l = p.layers[i];
+    if (l.kind == layer_kind::linear_s16) {
+      kernels::linear_s16_args a;
+      a.cols = l.cols;
+      a.rows = l.rows;
+      a.bias = l.bias_s64;
+      a.multiplier = l.multiplier;
+      a.shift = l.shift;
+      a.per_channel = l.per_channel;
+      if (!kernels::admits(f, a)) return false;
+    } else {
+      kernels::linear_s8_args a;
+      a.cols = l.cols;
+      a.rows = l.rows;
+      a.bias = l.bias;
+      a.kernel_sum = l.kernel_sum;
+      a.filter_offset = l.filter_offset;
+      a.multiplier = l.multiplier;
+      a.shift = l.shift;
+      a.per_channel = l.per_channel;
+      if (!kernels::admits(f, a)) return false;
+    }
+  }
+  return true;
+}
+
 namespace detail {
-/// One layer with activation dtype `A` (INT8: `fully_connected_s8` kernels, INT16: `fully_connected_s16`).
+/// One layer with activation dtype `A`, kernels compiled for the features `F`: `kernels::linear_s16<F>`;
+/// s8 with `Packed` `kernels::linear_s8_prepacked<F>` on `packed_weights` (null: `null_pointer`),
+/// else `kernels::linear_s8<F>` on the row-major weights — one s8 kernel instantiated either way.
+template <dtype::id A, kernels::linear_features F, bool Packed>
+[[nodiscard]] status run_layer_features(const layer& l, std::int32_t batches, const std::byte* in,
+                                        std::byte* out) noexcept {
+  if constexpr (A == dtype::id::i16) {
+    kernels::linear_s16_args a;
+    a.input = reinterpret_cast<const std::int16_t*>(in);
+    a.weights = l.weights;
+    a.bias = l.bias_s64;
+    a.output = reinterpret_cast<std::int16_t*>(out);
+    a.batches = batches;
+    a.cols = l.cols;
+    a.rows = l.rows;
+    a.multiplier = l.multiplier;
+    a.shift = l.shift;
+    a.per_channel = l.per_channel;
+    a.activation_min = l.activation_min;
+    a.activation_max = l.activation_max;
+    return kernels::linear_s16<F>(a);
+  } else {
+    kernels::linear_s8_args a;
+    a.input = reinterpret_cast<const std::int8_t*>(in);
+    a.weights = l.weights;
+    a.bias = l.bias;
+    a.kernel_sum = l.kernel_sum;
+    a.output = reinterpret_cast<std::int8_t*>(out);
+    a.batches = batches;
+    a.cols = l.cols;
+    a.rows = l.rows;
+    a.input_offset = l.input_offset;
+    a.filter_offset = l.filter_offset;
+    a.output_offset = l.output_offset;
+    a.multiplier = l.multiplier;
+    a.shift = l.shift;
+    a.per_channel = l.per_channel;
+    a.activation_min = l.activation_min;
+    a.activation_max = l.activation_max;
+    if constexpr (Packed) {
+      return kernels::linear_s8_prepacked<F>(a, l.packed_weights, kernels::packed_weights_s8_size(l.rows, l.cols));
+    } else {
+      return kernels::linear_s8<F>(a);
+    }
+  }
+}
+
+/// One layer with activation dtype `A` (INT8: `fully_connected_s8` kernels, INT16: `fully_connected_s16`;
+/// an s8 layer with `packed_weights`: `kernels::linear_s8_prepacked`).
 template <dtype::id A>
 [[nodiscard]] status run_layer(const layer& l, std::int32_t batches, const std::byte* in, std::byte* out) noexcept {
   const cmsis::dims input_dims{batches, 1, 1, l.cols};
@@ -175,6 +265,7 @@ template <dtype::id A>
                                       &filter_dims, l.weights, &bias_dims, l.bias_s64, &output_dims,
                                       reinterpret_cast<std::int16_t*>(out));
   } else {
+    if (l.packed_weights != nullptr) return run_layer_features<A, kernels::all_features, true>(l, batches, in, out);
     // s8: CMSIS-NN's ctx.buf carries the kernel_sum (read only; armlower's kernels never write it).
     const cmsis::context ctx{const_cast<std::int32_t*>(l.kernel_sum), 0};  // NOLINT(cppcoreguidelines-pro-type-const-cast)
     const cmsis::fc_params fc{l.input_offset, l.filter_offset, l.output_offset, {l.activation_min, l.activation_max}};
@@ -232,6 +323,26 @@ template <dtype::id A>
   if (const status s = validate(p); s != status::ok) return s;
   if (activation_dtype(p.layers[0].kind) != A) return status::unsupported_type;
   return detail::run_layers(p, batches, input, output, scratch, &detail::run_layer<A>);
+}
+
+/// Runs the plan like `run_plan<A>`, with kernels compiled only for the compile-time features `F`
+/// (`kernels::linear_features`: per-tensor/per-channel, rounding, left shifts, filter offset,
+/// accumulator bound), which the lowering knows — e.g. `kernels::per_tensor_features` for a TFLite
+/// per-tensor model: the kernels such firmware links are then smaller than CMSIS-NN's
+/// (benchmarks/RESULTS.md, "plan mve" / "plan dsp"). `Packed` (s8 only): every s8 layer runs the
+/// packed kernel on its `packed_weights` (the 8-row Helium kernel; a layer without them is refused),
+/// else every s8 layer runs on its row-major `weights` — either way one s8 kernel is linked. The
+/// CMSIS-NN semantics are those of `run_plan<A>` (armlower's kernels are bit-exact).
+/// @return the errors of `run_plan<A>`; `invalid_attribute` for a layer outside `F` (`kernels::admits`)
+///   and, with `Packed`, `null_pointer` for an s8 layer without `packed_weights` (the layers before it
+///   have run).
+template <dtype::id A, kernels::linear_features F, bool Packed = false>
+  requires(A == dtype::id::i8 || A == dtype::id::i16)
+[[nodiscard]] status run_plan(const plan& p, std::int32_t batches, std::span<const std::byte> input,
+                              std::span<std::byte> output, std::span<std::byte> scratch) noexcept {
+  if (const status s = validate(p); s != status::ok) return s;
+  if (activation_dtype(p.layers[0].kind) != A) return status::unsupported_type;
+  return detail::run_layers(p, batches, input, output, scratch, &detail::run_layer_features<A, F, Packed>);
 }
 
 /// Runs the plan (layers of either activation dtype): each layer's kernels are picked by

@@ -6,7 +6,10 @@
 /// Path selection:
 /// - Arm firmware: compile time. `__ARM_FEATURE_MVE` → `detail::linear_s*_mve`
 ///   (`kernels/arch/mve/linear.hpp`), else `__ARM_FEATURE_DSP` → `detail::linear_s*_dsp`
-///   (`kernels/arch/dsp/linear.hpp`), else generic.
+///   (`kernels/arch/dsp/linear.hpp`), else generic. `linear_s8<F>` / `linear_s16<F>` /
+///   `linear_s8_prepacked<F>` compile only the cases of a `linear_features` set `F` (smaller code for
+///   a Cortex-M plan, `cortex_m::run_plan<A, F>`); `linear_s8_prepacked` runs the 8-row Helium kernel
+///   on weights packed ahead of time by `pack_weights_s8`.
 /// - x86-64 host: run time by cpuid (`__builtin_cpu_supports`), ranked by measurement (`best_path`):
 ///   AVX-512 VNNI (F/BW/VL/DQ/VNNI: `arch/x86/linear_vnni_rowdot.hpp` for s8,
 ///   `arch/x86/linear_s16_vnni.hpp` for a16w8) where the CPU has it — measured faster than the AVX2
@@ -231,6 +234,43 @@ namespace detail {
   }
 }
 
+/// Fused s8 linear compiled for the features `F` (`linear_features`, `kernels/linear_args.hpp`): only
+/// the cases `F` admits are instantiated (a Cortex-M plan knows them at compile time: smaller code).
+/// Validates `a`, checks `admits(F, a)`, then runs the compile-time path (MVE, else DSP, else the
+/// `automatic` path of `linear_s8(a)`). Same bytes as `linear_s8(a)`.
+/// @return the `validate` error, `invalid_attribute` if `a` is outside `F`, else `ok`.
+template <linear_features F>
+[[nodiscard]] status linear_s8(const linear_s8_args& a) noexcept {
+  if (const status s = validate(a); s != status::ok) return s;
+  if (!admits(F, a)) return status::invalid_attribute;
+#if defined(ARMLOWER_KERNELS_HAVE_MVE)
+  detail::linear_s8_mve<F>(a);
+  return status::ok;
+#elif defined(ARMLOWER_KERNELS_HAVE_DSP)
+  detail::linear_s8_dsp<F>(a);
+  return status::ok;
+#else
+  return linear_s8(a);
+#endif
+}
+
+/// Fused a16w8 linear compiled for the features `F` (see `linear_s8<F>`). Same bytes as `linear_s16(a)`.
+/// @return the `validate` error, `invalid_attribute` if `a` is outside `F`, else `ok`.
+template <linear_features F>
+[[nodiscard]] status linear_s16(const linear_s16_args& a) noexcept {
+  if (const status s = validate(a); s != status::ok) return s;
+  if (!admits(F, a)) return status::invalid_attribute;
+#if defined(ARMLOWER_KERNELS_HAVE_MVE)
+  detail::linear_s16_mve<F>(a);
+  return status::ok;
+#elif defined(ARMLOWER_KERNELS_HAVE_DSP)
+  detail::linear_s16_dsp<F>(a);
+  return status::ok;
+#else
+  return linear_s16(a);
+#endif
+}
+
 /// Rows per group of the pre-packed weight layout (`pack_weights_s8`).
 inline constexpr std::int32_t packed_group_rows = 8;
 
@@ -242,12 +282,14 @@ inline constexpr std::int32_t packed_group_rows = 8;
          static_cast<std::size_t>((cols + 15) / 16) * 16;
 }
 
-/// Packs s8 weights [rows][cols] for `linear_s8_prepacked` (host; the layout XNNPACK-style GEMV kernels
-/// read as one stream): groups of 8 rows; within a group, for each 16-column chunk, the 16 bytes of
-/// each of the 8 rows, consecutively (128 bytes); missing rows/columns are zero. Pack once per weight
-/// tensor (ahead of time), into caller-owned memory of `packed_weights_s8_size(rows, cols)` bytes.
+/// Packs s8 weights [rows][cols] for `linear_s8_prepacked` (the layout XNNPACK-style GEMV kernels
+/// read as one stream; on Helium the 8-row MVE kernel `detail::linear_s8_packed_mve`, which needs only
+/// one weight pointer for 8 rows): groups of 8 rows; within a group, for each 16-column chunk, the 16
+/// bytes of each of the 8 rows, consecutively (128 bytes); missing rows/columns are zero. Pack once per
+/// weight tensor (ahead of time, e.g. when a Cortex-M plan is lowered), into caller-owned memory of
+/// `packed_weights_s8_size(rows, cols)` bytes. Constant-evaluable (a plan header can pack at compile time).
 /// @return `null_pointer`, `empty_dimension`, `scratch_too_small` (size < packed_weights_s8_size); else `ok`.
-[[nodiscard]] inline status pack_weights_s8(const std::int8_t* weights, std::int32_t rows, std::int32_t cols,
+[[nodiscard]] constexpr status pack_weights_s8(const std::int8_t* weights, std::int32_t rows, std::int32_t cols,
                                             std::int8_t* packed, std::size_t size) noexcept {
   if (weights == nullptr || packed == nullptr) return status::null_pointer;
   if (rows < 1 || cols < 1) return status::empty_dimension;
@@ -268,8 +310,9 @@ inline constexpr std::int32_t packed_group_rows = 8;
 }
 
 /// Fused s8 linear with weights pre-packed by `pack_weights_s8` (same results as `linear_s8`). Uses
-/// the packed AVX2 path on x86 hosts with AVX2; elsewhere it runs `linear_s8(a)` on `a.weights`
-/// (so `a.weights` must always be valid).
+/// the packed AVX2 path on x86 hosts with AVX2 and the 8-row Helium path on MVE firmware
+/// (`detail::linear_s8_packed_mve`: 0.144 instructions/MAC at 1024², benchmarks/RESULTS.md);
+/// elsewhere it runs `linear_s8(a)` on `a.weights` (so `a.weights` must always be valid).
 /// @return the `validate` errors; `null_pointer` if packed is null; `scratch_too_small` if
 ///   packed_size < packed_weights_s8_size(a.rows, a.cols); else `ok`.
 [[nodiscard]] inline status linear_s8_prepacked(const linear_s8_args& a, const std::int8_t* packed,
@@ -283,7 +326,30 @@ inline constexpr std::int32_t packed_group_rows = 8;
     return status::ok;
   }
 #endif
+#if defined(ARMLOWER_KERNELS_HAVE_MVE)
+  detail::linear_s8_packed_mve(a, packed);
+  return status::ok;
+#else
   return linear_s8(a);
+#endif
+}
+
+/// `linear_s8_prepacked` compiled for the features `F` (see `linear_s8<F>`): on MVE firmware
+/// `detail::linear_s8_packed_mve<F>`, elsewhere `linear_s8<F>(a)` on `a.weights`.
+/// @return as `linear_s8_prepacked`, and `invalid_attribute` if `a` is outside `F`.
+template <linear_features F>
+[[nodiscard]] status linear_s8_prepacked(const linear_s8_args& a, const std::int8_t* packed,
+                                         std::size_t packed_size) noexcept {
+  if (const status s = validate(a); s != status::ok) return s;
+  if (packed == nullptr) return status::null_pointer;
+  if (packed_size < packed_weights_s8_size(a.rows, a.cols)) return status::scratch_too_small;
+  if (!admits(F, a)) return status::invalid_attribute;
+#if defined(ARMLOWER_KERNELS_HAVE_MVE)
+  detail::linear_s8_packed_mve<F>(a, packed);
+  return status::ok;
+#else
+  return linear_s8<F>(a);
+#endif
 }
 
 /// CMSIS-NN v7 `arm_vector_sum_s8`: for each row r,

@@ -93,4 +93,65 @@ struct linear_s16_args {
   std::int32_t activation_max = 32767;
 };
 
+/// Compile-time feature set of one instantiation of a linear kernel path (`detail::linear_s8_mve<F>`,
+/// `detail::linear_s16_dsp<F>`, …, public entries `linear_s8<F>` / `linear_s16<F>` in `kernels/linear.hpp`).
+/// Each `false` removes a case from the instantiation (smaller firmware code: a Cortex-M plan knows
+/// all of them when it is lowered); the default `all_features` is full generality, what the run-time
+/// general entry points use. An instantiation with restricted features may be called only with
+/// arguments that `admits(F, a)` (the public entries check it and return `invalid_attribute`).
+struct linear_features {
+  bool per_channel = true;    ///< per-channel multiplier/shift may occur (false: `per_channel` is false)
+  bool double_round = true;   ///< s8: `rounding` may be double_round (CMSIS-NN/TFLite)
+  bool single_round = true;   ///< s8: `rounding` may be single_round (TOSA RESCALE double_round = false)
+  bool left_shift = true;     ///< a shift may be > 0 (false: every shift ≤ 0, no CMSIS-NN left shift)
+  bool filter_offset = true;  ///< s8: filter_offset may be ≠ 0 (false: symmetric weights)
+  bool wide = true;           ///< false: the narrow accumulator bound holds — cols ≤ 8192 and, per row,
+                              ///< s8 |kernel_sum| (or |bias| when kernel_sum is null) ≤ 2^29, s16 |bias| < 2^46
+                              ///< (then every s8 accumulator fits int32, every s16 one |acc| < 2^47)
+};
+
+/// Full generality (the default of every path).
+inline constexpr linear_features all_features{};
+
+/// The features of a TFLite/CMSIS-NN per-tensor layer (`arm_fully_connected_s8` / `_s16` with
+/// symmetric weights, shifts ≤ 0, double rounding, int32-range accumulators): what a per-tensor
+/// Cortex-M plan instantiates.
+inline constexpr linear_features per_tensor_features{false, true, false, false, false, false};
+
+/// True if the s8 arguments are within the features `f` (see `linear_features`). O(rows) when
+/// `f.wide` is false (bias / kernel_sum bound), else O(1) (O(rows) for per-channel shifts).
+/// Preconditions: `validate(a) == ok` (pointers valid).
+[[nodiscard]] constexpr bool admits(const linear_features& f, const linear_s8_args& a) noexcept {
+  if (!f.per_channel && a.per_channel) return false;
+  if (!f.double_round && a.rounding == quant::rounding::double_round) return false;
+  if (!f.single_round && a.rounding == quant::rounding::single_round) return false;
+  if (!f.filter_offset && a.filter_offset != 0) return false;
+  if (!f.wide && a.cols > 8192) return false;
+  const std::int32_t n = a.per_channel ? a.rows : 1;
+  for (std::int32_t i = 0; i < n && !f.left_shift; ++i) {
+    if (a.shift[i] > 0) return false;
+  }
+  const std::int32_t* c = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;
+  for (std::int32_t r = 0; c != nullptr && !f.wide && r < a.rows; ++r) {
+    if (c[r] < -(1 << 29) || c[r] > (1 << 29)) return false;
+  }
+  return true;
+}
+
+/// True if the a16w8 arguments are within the features `f` (only `per_channel`, `left_shift` and
+/// `wide` apply). Preconditions: `validate(a) == ok`.
+[[nodiscard]] constexpr bool admits(const linear_features& f, const linear_s16_args& a) noexcept {
+  if (!f.per_channel && a.per_channel) return false;
+  if (!f.wide && a.cols > 8192) return false;
+  const std::int32_t n = a.per_channel ? a.rows : 1;
+  for (std::int32_t i = 0; i < n && !f.left_shift; ++i) {
+    if (a.shift[i] > 0) return false;
+  }
+  constexpr std::int64_t lim = std::int64_t{1} << 46;
+  for (std::int32_t r = 0; a.bias != nullptr && !f.wide && r < a.rows; ++r) {
+    if (a.bias[r] <= -lim || a.bias[r] >= lim) return false;
+  }
+  return true;
+}
+
 }  // namespace armlower::kernels

@@ -4,22 +4,26 @@
 ///
 /// Contract: exactly `kernels/linear_args.hpp` — called only with arguments that passed `validate`,
 /// writes the same bytes as `detail::linear_s8_generic` / `linear_s16_generic` for every valid
-/// argument set. Semantics: CMSIS-NN `arm_nn_vec_mat_mult_t_s8` / `_s16` DSP branches (CMSIS-NN v7)
-/// with armlower's exact accumulators and the generic path's scalar requantization.
+/// argument set. Semantics: CMSIS-NN `arm_nn_vec_mat_mult_t_s8` / `_s16` DSP branches (CMSIS-NN v7,
+/// with `arm_nn_requantize` / `arm_nn_requantize_s64`) with armlower's exact accumulators.
+/// Both are templates over `linear_features` (`kernels/linear_args.hpp`; default full generality): a
+/// Cortex-M plan instantiates only its cases (`per_tensor_features`: the "plan dsp" code size row).
 ///
-/// - s8: 4 rows × 8 columns per step in assembly (filter_offset 0; otherwise, and for the last rows % 4,
-///   2 rows × 4 columns in C++). One unaligned 32-bit input load is split into the int16 pairs
-///   (x0,x2) and (x1,x3) by `SXTAB16`/`SXTAB16 ROR #8`, adding input_offset in the same instruction;
-///   each weight word likewise (adding filter_offset); two `SMLAD` per row. With `kernel_sum` the
-///   input offset is already folded in (acc = kernel_sum + Σ x·(w + filter_offset)); with `bias` it is
-///   added to x (acc = bias + Σ (x + input_offset)·(w + filter_offset)), so no kernel_sum is needed.
-///   int32 partial sums over at most 8192 columns (|(x+io)(w+fo)| ≤ 383²) are exact; longer rows are
-///   summed blockwise in int64.
-/// - s16 × s8: 2 rows × 8 columns per step in assembly; the input pairs are re-paired with `PKHBT`/`PKHTB`, the
-///   weights sign-extended with `SXTB16`, and `SMLALD` accumulates in **64 bits** (exact for any
-///   number of columns, unlike CMSIS-NN's 512-column int32 phase).
-/// Scalar tails for cols % 4 and rows % 2. Requantization: the generic path's `requantize_row_s8` /
-/// `requantize_row_s16` (exact `quant::requantize_exact` / `quant::requantize_s64`).
+/// - s8: 4 rows × 8 columns per step in assembly (`dot4_s8_tile`). One unaligned 32-bit input load
+///   is split into the int16 pairs (x0,x2)+io and (x1,x3)+io by `SXTAB16`/`SXTAB16 ROR #8`; per row one
+///   weight word, `SXTB16`/`SXTB16 ROR #8` and two `SMLAD`. acc = row_init + Σ (x + io)·w +
+///   filter_offset·Σ (x + io), io = input_offset when `bias` is given (no kernel_sum needed), 0 with
+///   `kernel_sum` (which holds it). The last rows % 4 are an overlapping 4-row tile, fewer than 4 rows
+///   a stride-0 tile per row, the last cols % 8 columns a C++ loop — no 2-row code path.
+///   Within the narrow bound (cols ≤ 8192, shifts ≤ 0, |kernel_sum or bias| ≤ 2^29: every accumulator
+///   fits int32) int32 accumulators and `requantize32` (one `SMLAL` + shift); otherwise int64
+///   accumulators over 8192-column blocks and `requantize_row_s8` (`linear_s8_dsp_exact`).
+/// - s16 × s8: 2 rows × 8 columns per step in assembly (`dot2_s16_tile`); the input pairs are
+///   re-paired with `PKHBT`/`PKHTB`, the weights sign-extended with `SXTB16`, and `SMLALD` accumulates in
+///   **64 bits** (exact for any number of columns, unlike CMSIS-NN's 512-column int32 phase). Within
+///   |acc| < 2^47 (cols ≤ 8192, |bias| < 2^46) one int64 `(acc·m16 + 2^(t−1)) >> t`; otherwise the
+///   saturating `linear_s16_dsp_exact`.
+/// Speed and size (QEMU executed instructions per MAC, .text): benchmarks/RESULTS.md §Cortex-M55.
 ///
 /// Compiled only when the target has the DSP extension (`__ARM_FEATURE_DSP`); elsewhere this header
 /// declares nothing.
@@ -29,7 +33,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 
 #include <armlower/kernels/arch/generic/linear.hpp>
@@ -40,92 +43,9 @@ namespace armlower::kernels::detail {
 
 namespace dsp {
 
-/// Unaligned 32-bit load (LDR; Armv7-M/Armv8-M allow unaligned word loads).
-[[nodiscard]] inline std::uint32_t load32(const void* p) noexcept {
-  std::uint32_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-/// SXTB16: int16 pair (byte 0, byte 2), sign-extended.
-[[nodiscard]] inline std::uint32_t sxtb16(std::uint32_t v) noexcept {
-  std::uint32_t r;
-  __asm("sxtb16 %0, %1" : "=r"(r) : "r"(v));
-  return r;
-}
-/// SXTB16 ROR #8: int16 pair (byte 1, byte 3), sign-extended.
-[[nodiscard]] inline std::uint32_t sxtb16_ror8(std::uint32_t v) noexcept {
-  std::uint32_t r;
-  __asm("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
-  return r;
-}
-/// SXTAB16: int16 pair (byte 0, byte 2) sign-extended plus the int16 pair `add`.
-[[nodiscard]] inline std::uint32_t sxtab16(std::uint32_t add, std::uint32_t v) noexcept {
-  std::uint32_t r;
-  __asm("sxtab16 %0, %1, %2" : "=r"(r) : "r"(add), "r"(v));
-  return r;
-}
-/// SXTAB16 ROR #8: int16 pair (byte 1, byte 3) sign-extended plus the int16 pair `add`.
-[[nodiscard]] inline std::uint32_t sxtab16_ror8(std::uint32_t add, std::uint32_t v) noexcept {
-  std::uint32_t r;
-  __asm("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(add), "r"(v));
-  return r;
-}
-/// SMLAD: acc + a.lo·b.lo + a.hi·b.hi (int16 halves, int32 accumulation, wraps).
-[[nodiscard]] inline std::int32_t smlad(std::uint32_t a, std::uint32_t b, std::int32_t acc) noexcept {
-  std::int32_t r;
-  __asm("smlad %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
-  return r;
-}
-/// SMLALD: acc + a.lo·b.lo + a.hi·b.hi with a 64-bit accumulator.
-[[nodiscard]] inline std::int64_t smlald(std::uint32_t a, std::uint32_t b, std::int64_t acc) noexcept {
-  std::uint32_t lo = static_cast<std::uint32_t>(acc);
-  std::uint32_t hi = static_cast<std::uint32_t>(static_cast<std::uint64_t>(acc) >> 32);
-  __asm("smlald %0, %1, %2, %3" : "+r"(lo), "+r"(hi) : "r"(a), "r"(b));
-  return static_cast<std::int64_t>((static_cast<std::uint64_t>(hi) << 32) | lo);
-}
-/// PKHBT a, b, LSL #16: (a.lo, b.lo).
-[[nodiscard]] inline std::uint32_t pkhbt16(std::uint32_t a, std::uint32_t b) noexcept {
-  std::uint32_t r;
-  __asm("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-/// PKHTB a, b, ASR #16: (b.hi, a.hi).
-[[nodiscard]] inline std::uint32_t pkhtb16(std::uint32_t a, std::uint32_t b) noexcept {
-  std::uint32_t r;
-  __asm("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
 /// The int16 pair (v, v).
 [[nodiscard]] constexpr std::uint32_t pair16(std::int32_t v) noexcept {
   return (static_cast<std::uint32_t>(v) & 0xFFFFu) * 0x10001u;
-}
-
-/// Σ_c (x[c] + io)·(w0[c] + fo) and the same for w1, c in [0, cols), added to acc0/acc1 (int32).
-/// Preconditions: the two sums fit int32 (cols ≤ 8192 with |io|, |fo| ≤ 255).
-template <bool InputOffset, bool FilterOffset>
-inline void dot2_s8(const std::int8_t* x, const std::int8_t* w0, const std::int8_t* w1, std::int32_t cols,
-                    std::int32_t io, std::int32_t fo, std::int32_t& acc0, std::int32_t& acc1) noexcept {
-  const std::uint32_t io2 = pair16(io), fo2 = pair16(fo);
-  std::int32_t a0 = acc0, a1 = acc1;
-  std::int32_t c = 0;
-#pragma GCC unroll 2
-  for (; c + 4 <= cols; c += 4) {
-    const std::uint32_t xv = load32(x + c);
-    const std::uint32_t xa = InputOffset ? sxtab16(io2, xv) : sxtb16(xv);
-    const std::uint32_t xb = InputOffset ? sxtab16_ror8(io2, xv) : sxtb16_ror8(xv);
-    const std::uint32_t v0 = load32(w0 + c);
-    a0 = smlad(xa, FilterOffset ? sxtab16(fo2, v0) : sxtb16(v0), a0);
-    a0 = smlad(xb, FilterOffset ? sxtab16_ror8(fo2, v0) : sxtb16_ror8(v0), a0);
-    const std::uint32_t v1 = load32(w1 + c);
-    a1 = smlad(xa, FilterOffset ? sxtab16(fo2, v1) : sxtb16(v1), a1);
-    a1 = smlad(xb, FilterOffset ? sxtab16_ror8(fo2, v1) : sxtb16_ror8(v1), a1);
-  }
-  for (; c < cols; ++c) {
-    a0 += (x[c] + io) * (w0[c] + fo);
-    a1 += (x[c] + io) * (w1[c] + fo);
-  }
-  acc0 = a0;
-  acc1 = a1;
 }
 
 /// One 4-row step of the s8 DSP kernel (layout fixed: the assembly uses the byte offsets noted).
@@ -290,157 +210,318 @@ struct s16_tile {
       "pop    {r4-r11, pc}               \n");
 }
 
-/// Σ_c x[c]·w0[c] and Σ_c x[c]·w1[c] added to the int64 acc0/acc1 (exact for any cols).
-inline void dot2_s16(const std::int16_t* x, const std::int8_t* w0, const std::int8_t* w1, std::int32_t cols,
-                     std::int64_t& acc0, std::int64_t& acc1) noexcept {
-  std::int64_t a0 = acc0, a1 = acc1;
-  std::int32_t c = 0;
-#pragma GCC unroll 2
-  for (; c + 4 <= cols; c += 4) {
-    const std::uint32_t x01 = load32(x + c), x23 = load32(x + c + 2);
-    const std::uint32_t xa = pkhbt16(x01, x23);  // (x0, x2)
-    const std::uint32_t xb = pkhtb16(x23, x01);  // (x1, x3)
-    const std::uint32_t v0 = load32(w0 + c);
-    a0 = smlald(xa, sxtb16(v0), a0);
-    a0 = smlald(xb, sxtb16_ror8(v0), a0);
-    const std::uint32_t v1 = load32(w1 + c);
-    a1 = smlald(xa, sxtb16(v1), a1);
-    a1 = smlald(xb, sxtb16_ror8(v1), a1);
+/// Per-tensor (or per-row) constants of `requantize32`.
+struct rq32 {
+  std::int32_t q = 0;            ///< TFLite multiplier
+  std::int32_t k = 0;            ///< total − 32 (≥ 0), or −1 when total = 31 (shift 0)
+  std::int64_t round_pos = 0;    ///< rounding constant for acc ≥ 0
+  std::int64_t round_neg = 0;    ///< for acc < 0 (differs with double rounding: ±2^30)
+};
+
+/// Constants of `requantize32` for multiplier q and shift s ≤ 0 (total = 31 − s).
+[[nodiscard]] inline rq32 make_rq32(std::int32_t q, std::int32_t s, bool double_round) noexcept {
+  const int total = 31 - s;
+  rq32 c;
+  c.q = q;
+  c.k = total - 32;
+  c.round_pos = c.round_neg = std::int64_t{1} << (total - 1);
+  if (double_round && total > 31) {
+    c.round_pos += std::int64_t{1} << 30;
+    c.round_neg -= std::int64_t{1} << 30;
   }
-  for (; c < cols; ++c) {
-    a0 += static_cast<std::int32_t>(x[c]) * w0[c];
-    a1 += static_cast<std::int32_t>(x[c]) * w1[c];
-  }
-  acc0 = a0;
-  acc1 = a1;
+  return c;
 }
 
-/// Requantization of one s8 accumulator: when it fits int32 and the row's shift is ≤ 0 (no CMSIS-NN
-/// left shift), CMSIS-NN's `arm_nn_requantize` (double rounding) / single-rounding formula on int32,
-/// which equal `quant::requantize_exact` there (`quant/requantize.hpp`); otherwise the generic path's
-/// `requantize_row_s8`. Same bytes either way.
-[[nodiscard]] inline std::int8_t requantize_s8(const linear_s8_args& a, std::int32_t r, std::int64_t acc) noexcept {
-  const std::int32_t i = a.per_channel ? r : 0;
-  const std::int32_t s = a.shift[i];
-  if (s <= 0 && acc >= std::numeric_limits<std::int32_t>::min() && acc <= std::numeric_limits<std::int32_t>::max()) {
-    const std::int32_t v = static_cast<std::int32_t>(acc);
-    const std::int64_t y = static_cast<std::int64_t>(a.rounding == quant::rounding::double_round
-                                                         ? quant::requantize(v, a.multiplier[i], s)
-                                                         : quant::requantize_single_round(v, a.multiplier[i], s)) +
-                           a.output_offset;
-    return static_cast<std::int8_t>(y < a.activation_min ? a.activation_min : (y > a.activation_max ? a.activation_max : y));
-  }
-  return requantize_row_s8(a, r, acc);
+/// `quant::requantize_exact(acc, q, s, rounding)` for an int32 acc and s ≤ 0: (acc·q + round) >> total
+/// with one `SMLAL` and a shift of the high word (total ≥ 32) — the CMSIS-NN `arm_nn_requantize`
+/// result for double rounding.
+[[nodiscard]] inline std::int32_t requantize32(std::int32_t acc, const rq32& c) noexcept {
+  const std::int64_t p = static_cast<std::int64_t>(acc) * c.q + (acc < 0 ? c.round_neg : c.round_pos);
+  if (c.k < 0) return static_cast<std::int32_t>(static_cast<std::uint64_t>(p) >> 31);
+  return static_cast<std::int32_t>(p >> 32) >> c.k;
 }
 
-/// All rows of one batch: input x [cols], output y [rows]; `io` is the input offset applied to x (0
-/// when kernel_sum already contains it). 4-row assembly tiles when filter_offset = 0, 2-row C++
-/// otherwise and for the last rows; column blocks keep the int32 partial sums exact.
-template <bool InputOffset, bool FilterOffset>
-inline void linear_s8_rows(const linear_s8_args& a, std::int32_t io, const std::int8_t* x, std::int8_t* y) noexcept {
-  const std::int32_t cols = a.cols;
-  // Blocks keep the int32 partial sums exact (the generic path's bound).
-  const std::int32_t block = (InputOffset || FilterOffset) ? s8_block_with_offsets : s8_block_raw;
-  const auto row_init = [&](std::int32_t r) -> std::int64_t {
-    if (a.kernel_sum != nullptr) return a.kernel_sum[r];
-    return a.bias != nullptr ? a.bias[r] : 0;
-  };
-  std::int32_t r = 0;
-  if constexpr (!FilterOffset) {
-    s8_tile tile;
-    tile.stride = cols;
-    tile.io2 = pair16(io);
-    for (; r + 4 <= a.rows; r += 4) {
-      const std::int8_t* w = a.weights + static_cast<std::ptrdiff_t>(r) * cols;
-      std::int64_t acc[4] = {row_init(r), row_init(r + 1), row_init(r + 2), row_init(r + 3)};
-      for (std::int32_t c0 = 0; c0 < cols; c0 += block) {
-        const std::int32_t n = cols - c0 < block ? cols - c0 : block;
-        tile.x = x + c0;
-        tile.w = w + c0;
-        tile.steps = n / 8;
-        tile.acc[0] = tile.acc[1] = tile.acc[2] = tile.acc[3] = 0;
-        dot4_s8_tile(&tile);
-        for (std::int32_t c = n & ~7; c < n; ++c) {  // the last n % 8 columns
-          const std::int32_t xo = x[c0 + c] + io;
-          for (int i = 0; i < 4; ++i) tile.acc[i] += xo * w[static_cast<std::ptrdiff_t>(i) * cols + c0 + c];
-        }
-        for (int i = 0; i < 4; ++i) acc[i] += tile.acc[i];
-      }
-      for (int i = 0; i < 4; ++i) y[r + i] = requantize_s8(a, r + i, acc[i]);
+/// y = clamp(requantize_exact(acc) + output_offset) for one s8 row with multiplier q, shift s: when
+/// s ≤ 0 and acc fits int32 (always, if `F` excludes left shifts and wide accumulators) the int64
+/// formula `(acc·q + round) >> (31 − s)` (`quant::requantize_exact`, no overflow in that range: CMSIS-NN
+/// `arm_nn_requantize` / single rounding), else the generic `requantize_row_s8` of row r.
+template <linear_features F>
+[[nodiscard]] inline std::int8_t requantize_s8(const linear_s8_args& a, std::int32_t r, std::int32_t q, std::int32_t s,
+                                               std::int64_t acc) noexcept {
+  if constexpr (F.wide || F.left_shift) {
+    if (s > 0 || acc < std::numeric_limits<std::int32_t>::min() || acc > std::numeric_limits<std::int32_t>::max()) {
+      return requantize_row_s8(a, r, acc);
     }
   }
-  for (; r < a.rows; r += 2) {
-    const bool pair = r + 1 < a.rows;
-    const std::int8_t* w0 = a.weights + static_cast<std::ptrdiff_t>(r) * cols;
-    const std::int8_t* w1 = pair ? w0 + cols : w0;  // odd last row: computed twice, stored once
-    std::int64_t acc0 = row_init(r), acc1 = pair ? row_init(r + 1) : 0;
-    for (std::int32_t c0 = 0; c0 < cols; c0 += block) {
-      const std::int32_t n = cols - c0 < block ? cols - c0 : block;
-      std::int32_t p0 = 0, p1 = 0;
-      dot2_s8<InputOffset, FilterOffset>(x + c0, w0 + c0, w1 + c0, n, io, a.filter_offset, p0, p1);
-      acc0 += p0;
-      acc1 += p1;
-    }
-    y[r] = requantize_s8(a, r, acc0);
-    if (pair) y[r + 1] = requantize_s8(a, r + 1, acc1);
+  const int total = 31 - s;
+  std::int64_t round = std::int64_t{1} << (total - 1);
+  const bool double_round = F.double_round && (!F.single_round || a.rounding == quant::rounding::double_round);
+  if (double_round && total > 31) round += acc >= 0 ? (std::int64_t{1} << 30) : -(std::int64_t{1} << 30);
+  const std::int64_t y = ((acc * q + round) >> total) + a.output_offset;
+  return static_cast<std::int8_t>(y < a.activation_min ? a.activation_min : (y > a.activation_max ? a.activation_max : y));
+}
+
+/// y = clamp(requantize_s64(acc, m16, s)) for one s16 row (m16 = reduce_multiplier(q)): the int64
+/// formula `(acc·m16 + 2^(t−1)) >> t`, t = 15 − s, exact while |acc| < 2^47 (always, if `F` excludes
+/// wide accumulators), else `quant::requantize_s64`.
+template <linear_features F>
+[[nodiscard]] inline std::int16_t requantize_s16(const linear_s16_args& a, std::int32_t m16, std::int32_t s,
+                                                 std::int64_t acc) noexcept {
+  std::int64_t y;
+  if (!F.wide || (acc >> 47) == 0 || (acc >> 47) == -1) {
+    const int t = 15 - s;
+    y = (acc * m16 + (std::int64_t{1} << (t - 1))) >> t;
+  } else {
+    y = quant::requantize_s64(acc, m16, s);
   }
+  return static_cast<std::int16_t>(quant::clamp64(y, a.activation_min, a.activation_max));
 }
 
 }  // namespace dsp
 
-/// DSP-extension fused s8 × s8 linear (contract: `kernels/linear_args.hpp`). Preconditions: `validate(a) == ok`.
-inline void linear_s8_dsp(const linear_s8_args& a) noexcept {
-  // kernel_sum already holds bias + input_offset·Σ(w + fo): only the filter offset is applied here.
+/// The s8 kernel with int64 accumulators over column blocks and the exact requantization (any
+/// valid arguments): the fallback of `linear_s8_dsp` outside the narrow bound.
+/// acc = row_init + Σ_c (x[c] + io)·w[c] + filter_offset·Σ_c (x[c] + io), io = input_offset when
+/// kernel_sum is null (row_init = bias) else 0 (row_init = kernel_sum, which holds the input offset).
+/// 4-row assembly tiles over column blocks of 8192 (int32 partial sums exact: |(x+io)·w| ≤ 383·128);
+/// the last rows % 4 are the overlapping tile of rows − 4 … rows − 1, and with fewer than 4 rows each
+/// row is a tile of four copies of itself (stride 0).
+template <linear_features F>
+inline void linear_s8_dsp_exact(const linear_s8_args& a) noexcept {
+  const std::int32_t cols = a.cols, rows = a.rows;
   const std::int32_t io = a.kernel_sum != nullptr ? 0 : a.input_offset;
+  const std::int32_t* init = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;  // may be null
+  const bool per_channel = F.per_channel && a.per_channel;
+  const bool stride0 = rows < 4;
+  dsp::s8_tile t;
+  t.io2 = dsp::pair16(io);
+  t.stride = stride0 ? 0 : cols;
   for (std::int32_t b = 0; b < a.batches; ++b) {
-    const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b) * a.cols;
-    std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b) * a.rows;
-    if (io != 0) {
-      if (a.filter_offset != 0) dsp::linear_s8_rows<true, true>(a, io, x, y);
-      else dsp::linear_s8_rows<true, false>(a, io, x, y);
-    } else {
-      if (a.filter_offset != 0) dsp::linear_s8_rows<false, true>(a, io, x, y);
-      else dsp::linear_s8_rows<false, false>(a, io, x, y);
+    const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b) * cols;
+    std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b) * rows;
+    std::int64_t cb = 0;
+    if (F.filter_offset && a.filter_offset != 0) {
+      std::int64_t xs = static_cast<std::int64_t>(cols) * io;
+      for (std::int32_t c = 0; c < cols; ++c) xs += x[c];
+      cb = xs * a.filter_offset;
+    }
+    for (std::int32_t r = 0; r < rows; r += stride0 ? 1 : 4) {
+      const std::int32_t r0 = stride0 || r + 4 <= rows ? r : rows - 4;
+      const std::int8_t* w = a.weights + static_cast<std::ptrdiff_t>(r0) * cols;
+      std::int64_t acc[4];
+      for (int i = 0; i < 4; ++i) acc[i] = cb + (init != nullptr ? init[stride0 ? r0 : r0 + i] : 0);
+      std::int32_t c0 = 0;
+      do {
+        const std::int32_t n = !F.wide || cols - c0 < s8_block_with_offsets ? cols - c0 : s8_block_with_offsets;
+        t.x = x + c0;
+        t.w = w + c0;
+        t.steps = n / 8;
+        t.acc[0] = t.acc[1] = t.acc[2] = t.acc[3] = 0;
+        dsp::dot4_s8_tile(&t);
+        for (std::int32_t c = n & ~7; c < n; ++c) {  // the last n % 8 columns
+          const std::int32_t xo = x[c0 + c] + io;
+          for (int i = 0; i < 4; ++i) t.acc[i] += xo * w[static_cast<std::ptrdiff_t>(i) * t.stride + c0 + c];
+        }
+        for (int i = 0; i < 4; ++i) acc[i] += t.acc[i];
+        c0 += n;
+      } while (F.wide && c0 < cols);
+      for (int i = 0; i < (stride0 ? 1 : 4); ++i) {
+        const std::int32_t k = per_channel ? r0 + i : 0;
+        y[r0 + i] = dsp::requantize_s8<F>(a, r0 + i, a.multiplier[k], a.shift[k], acc[i]);
+      }
     }
   }
 }
 
-/// DSP-extension fused s16 × s8 linear (contract: `kernels/linear_args.hpp`). Preconditions: `validate(a) == ok`.
-inline void linear_s16_dsp(const linear_s16_args& a) noexcept {
-  const std::int32_t cols = a.cols;
+/// The narrow s8 kernel (`linear_features` wide = false and every shift ≤ 0: int32 accumulators,
+/// `requantize32`). Preconditions: `validate(a) == ok`, cols ≤ 8192, every shift ≤ 0, and unless
+/// `F.wide`, every |kernel_sum| (or |bias|) ≤ 2^29.
+/// @return false (outputs incomplete) if some |kernel_sum or bias| > 2^29 was met — only checked when
+/// `F.wide`; the caller then runs `linear_s8_dsp_exact`, which rewrites every output.
+template <linear_features F>
+[[nodiscard]] inline bool linear_s8_dsp_narrow(const linear_s8_args& a) noexcept {
+  const std::int32_t cols = a.cols, rows = a.rows;
+  const std::int32_t io = a.kernel_sum != nullptr ? 0 : a.input_offset;
+  const std::int32_t* init = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;  // may be null
+  const bool per_channel = F.per_channel && a.per_channel;
+  const bool double_round = F.double_round && (!F.single_round || a.rounding == quant::rounding::double_round);
+  const bool stride0 = rows < 4;
+  const std::int32_t step = stride0 ? 1 : 4;
+  const std::int32_t off = a.output_offset, lo = a.activation_min, hi = a.activation_max;
+  dsp::rq32 c = dsp::make_rq32(a.multiplier[0], a.shift[0], double_round);
+  dsp::s8_tile t;
+  t.io2 = dsp::pair16(io);
+  t.stride = stride0 ? 0 : cols;
   for (std::int32_t b = 0; b < a.batches; ++b) {
-    const std::int16_t* x = a.input + static_cast<std::ptrdiff_t>(b) * cols;
-    std::int16_t* y = a.output + static_cast<std::ptrdiff_t>(b) * a.rows;
-    dsp::s16_tile tile;
-    tile.stride = cols;
-    for (std::int32_t r = 0; r < a.rows; r += 2) {
-      const bool pair = r + 1 < a.rows;
-      const std::int8_t* w0 = a.weights + static_cast<std::ptrdiff_t>(r) * cols;
-      const std::int8_t* w1 = pair ? w0 + cols : w0;
-      std::int64_t acc0 = 0, acc1 = 0;
-      if (pair) {
-        tile.x = x;
-        tile.w = w0;
-        tile.steps = cols / 8;
-        tile.acc[0] = tile.acc[1] = 0;
-        dsp::dot2_s16_tile(&tile);
-        acc0 = tile.acc[0];
-        acc1 = tile.acc[1];
-        const std::int32_t done = cols & ~7;
-        for (std::int32_t c = done; c < cols; ++c) {
-          acc0 += static_cast<std::int32_t>(x[c]) * w0[c];
-          acc1 += static_cast<std::int32_t>(x[c]) * w1[c];
+    const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b) * cols;
+    std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b) * rows;
+    std::int32_t cb = 0;  // |filter_offset·Σ(x + io)| ≤ 255·383·8192 < 2^30
+    if (F.filter_offset && a.filter_offset != 0) {
+      std::int32_t xs = cols * io;
+      for (std::int32_t k = 0; k < cols; ++k) xs += x[k];
+      cb = xs * a.filter_offset;
+    }
+    for (std::int32_t r = 0; r < rows; r += step) {
+      const std::int32_t r0 = stride0 || r + 4 <= rows ? r : rows - 4;
+      const std::int8_t* w = a.weights + static_cast<std::ptrdiff_t>(r0) * cols;
+      if (init != nullptr) {
+        std::uint32_t far = 0;
+        for (int i = 0; i < 4; ++i) {
+          const std::int32_t v = init[r0 + i * (1 - stride0)];
+          if constexpr (F.wide) far |= static_cast<std::uint32_t>(v + (1 << 29)) > (1u << 30);
+          t.acc[i] = cb + v;
         }
+        if (F.wide && far != 0) return false;
       } else {
-        dsp::dot2_s16(x, w0, w1, cols, acc0, acc1);
+        t.acc[0] = t.acc[1] = t.acc[2] = t.acc[3] = cb;
       }
-      if (a.bias != nullptr) acc0 = add_sat64(acc0, a.bias[r]);
-      y[r] = requantize_row_s16(a, r, acc0);
-      if (pair) {
-        if (a.bias != nullptr) acc1 = add_sat64(acc1, a.bias[r + 1]);
-        y[r + 1] = requantize_row_s16(a, r + 1, acc1);
+      t.x = x;
+      t.w = w;
+      t.steps = cols / 8;
+      dsp::dot4_s8_tile(&t);
+      for (std::int32_t k = cols & ~7; k < cols; ++k) {  // the last cols % 8 columns
+        const std::int32_t xo = x[k] + io;
+        for (int i = 0; i < 4; ++i) t.acc[i] += xo * w[i * t.stride + k];
+      }
+      for (std::int32_t i = 0; i < step; ++i) {
+        if (per_channel) c = dsp::make_rq32(a.multiplier[r0 + i], a.shift[r0 + i], double_round);
+        const std::int32_t v = dsp::requantize32(t.acc[i], c) + off;
+        y[r0 + i] = static_cast<std::int8_t>(v < lo ? lo : (v > hi ? hi : v));
       }
     }
+  }
+  return true;
+}
+
+/// DSP-extension fused s8 × s8 linear (contract: `kernels/linear_args.hpp`), compiled for the features
+/// `F` (default full generality). Preconditions: `validate(a) == ok` and `admits(F, a)`.
+/// acc = row_init + Σ_c (x[c] + io)·w[c] + filter_offset·Σ_c (x[c] + io), io = input_offset when
+/// kernel_sum is null (row_init = bias) else 0 (row_init = kernel_sum, which holds the input offset).
+/// 4-row assembly tiles (`dot4_s8_tile`); the last rows % 4 are the overlapping tile of rows − 4 …
+/// rows − 1, and with fewer than 4 rows each row is a tile of four copies of itself (stride 0).
+/// Calls within the narrow bound (cols ≤ 8192, every shift ≤ 0, |kernel_sum or bias| ≤ 2^29 — checked
+/// here unless `F` guarantees it) run with int32 accumulators and `requantize32`; others with int64
+/// accumulators over 8192-column blocks and the exact scalar requantization.
+template <linear_features F = all_features>
+inline void linear_s8_dsp(const linear_s8_args& a) noexcept {
+  bool narrow = !F.wide || a.cols <= 8192;
+  if constexpr (F.left_shift) {
+    const std::int32_t n = a.per_channel ? a.rows : 1;
+    for (std::int32_t i = 0; i < n && narrow; ++i) narrow = a.shift[i] <= 0;
+  }
+  if (!narrow || !linear_s8_dsp_narrow<F>(a)) {
+    if constexpr (F.wide || F.left_shift) linear_s8_dsp_exact<F>(a);
+  }
+}
+
+/// The s16 kernel with saturating int64 bias addition and `quant::requantize_s64` where the
+/// accumulator is beyond 2^47 (any valid arguments): the fallback of `linear_s16_dsp`.
+/// 2-row assembly tiles with 64-bit accumulation; the last odd row is the overlapping tile of rows
+/// rows − 2, rows − 1, and a single row is a tile of two copies of itself (stride 0).
+template <linear_features F>
+inline void linear_s16_dsp_exact(const linear_s16_args& a) noexcept {
+  const std::int32_t cols = a.cols, rows = a.rows;
+  const bool per_channel = F.per_channel && a.per_channel;
+  const std::int32_t m16 = quant::reduce_multiplier(a.multiplier[0]);
+  dsp::s16_tile t;
+  t.stride = rows < 2 ? 0 : cols;
+  for (std::int32_t b = 0; b < a.batches; ++b) {
+    const std::int16_t* x = a.input + static_cast<std::ptrdiff_t>(b) * cols;
+    std::int16_t* y = a.output + static_cast<std::ptrdiff_t>(b) * rows;
+    for (std::int32_t r = 0; r < rows; r += 2) {
+      const std::int32_t r0 = rows < 2 || r + 2 <= rows ? r : rows - 2;
+      const std::int8_t* w = a.weights + static_cast<std::ptrdiff_t>(r0) * cols;
+      t.x = x;
+      t.w = w;
+      t.steps = cols / 8;
+      t.acc[0] = t.acc[1] = 0;
+      dsp::dot2_s16_tile(&t);
+      for (std::int32_t c = cols & ~7; c < cols; ++c) {
+        t.acc[0] += static_cast<std::int32_t>(x[c]) * w[c];
+        t.acc[1] += static_cast<std::int32_t>(x[c]) * w[t.stride + c];
+      }
+      for (int i = 0; i < (rows < 2 ? 1 : 2); ++i) {
+        std::int64_t acc = t.acc[i];
+        if (a.bias != nullptr) acc = F.wide ? add_sat64(acc, a.bias[r0 + i]) : acc + a.bias[r0 + i];
+        const std::int32_t k = per_channel ? r0 + i : 0;
+        y[r0 + i] = dsp::requantize_s16<F>(a, per_channel ? quant::reduce_multiplier(a.multiplier[k]) : m16,
+                                           a.shift[k], acc);
+      }
+    }
+  }
+}
+
+/// The narrow s16 kernel: |acc| < 2^47, so `(acc·m16 + 2^(t−1)) >> t` is exact in int64.
+/// Preconditions: `validate(a) == ok`, cols ≤ 8192, and unless `F.wide` every |bias| < 2^46
+/// (checked as: high word in [−2^14, 2^14), i.e. −2^46 ≤ bias < 2^46).
+/// @return false (outputs incomplete) if some |bias| ≥ 2^46 was met — only checked when `F.wide`.
+template <linear_features F>
+[[nodiscard]] inline bool linear_s16_dsp_narrow(const linear_s16_args& a) noexcept {
+  const std::int32_t cols = a.cols, rows = a.rows;
+  const bool per_channel = F.per_channel && a.per_channel;
+  const bool stride0 = rows < 2;
+  const std::int32_t step = stride0 ? 1 : 2;
+  const std::int32_t lo = a.activation_min, hi = a.activation_max;
+  std::int32_t m16 = quant::reduce_multiplier(a.multiplier[0]), sh = 15 - a.shift[0];
+  std::int64_t round = std::int64_t{1} << (sh - 1);
+  dsp::s16_tile t;
+  t.stride = stride0 ? 0 : cols;
+  for (std::int32_t b = 0; b < a.batches; ++b) {
+    const std::int16_t* x = a.input + static_cast<std::ptrdiff_t>(b) * cols;
+    std::int16_t* y = a.output + static_cast<std::ptrdiff_t>(b) * rows;
+    for (std::int32_t r = 0; r < rows; r += step) {
+      const std::int32_t r0 = stride0 || r + 2 <= rows ? r : rows - 2;
+      const std::int8_t* w = a.weights + static_cast<std::ptrdiff_t>(r0) * cols;
+      if (a.bias != nullptr) {
+        t.acc[0] = a.bias[r0];
+        t.acc[1] = a.bias[r0 + 1 - stride0];
+        if constexpr (F.wide) {  // |bias| < 2^46 ⟸ high word in [−2^14, 2^14)
+          const auto h0 = static_cast<std::uint32_t>(static_cast<std::uint64_t>(t.acc[0]) >> 32) + (1u << 14);
+          const auto h1 = static_cast<std::uint32_t>(static_cast<std::uint64_t>(t.acc[1]) >> 32) + (1u << 14);
+          if ((h0 | h1) >= (1u << 15)) return false;
+        }
+      } else {
+        t.acc[0] = t.acc[1] = 0;
+      }
+      t.x = x;
+      t.w = w;
+      t.steps = cols / 8;
+      dsp::dot2_s16_tile(&t);
+      for (std::int32_t k = cols & ~7; k < cols; ++k) {
+        t.acc[0] += static_cast<std::int32_t>(x[k]) * w[k];
+        t.acc[1] += static_cast<std::int32_t>(x[k]) * w[t.stride + k];
+      }
+      for (std::int32_t i = 0; i < step; ++i) {
+        if (per_channel) {
+          m16 = quant::reduce_multiplier(a.multiplier[r0 + i]);
+          sh = 15 - a.shift[r0 + i];
+          round = std::int64_t{1} << (sh - 1);
+        }
+        const std::int64_t v = (t.acc[i] * m16 + round) >> sh;
+        y[r0 + i] = static_cast<std::int16_t>(v < lo ? lo : (v > hi ? hi : v));
+      }
+    }
+  }
+  return true;
+}
+
+/// DSP-extension fused s16 × s8 linear (contract: `kernels/linear_args.hpp`), compiled for the features
+/// `F` (default full generality). Preconditions: `validate(a) == ok` and `admits(F, a)`.
+/// 2-row assembly tiles (`dot2_s16_tile`, 64-bit `SMLALD`); the last odd row is the overlapping tile
+/// of rows − 2, rows − 1, and a single row is a tile of two copies of itself (stride 0). Calls within
+/// the narrow bound (cols ≤ 8192, every |bias| < 2^46: |acc| < 2^47) requantize with one int64
+/// multiply-add-shift; others run `linear_s16_dsp_exact`.
+template <linear_features F = all_features>
+inline void linear_s16_dsp(const linear_s16_args& a) noexcept {
+  constexpr linear_features T = [] {  // the per-tensor instantiation of F
+    linear_features f = F;
+    f.per_channel = false;
+    return f;
+  }();
+  bool done = !F.wide || a.cols <= 8192;
+  if (done) done = F.per_channel && a.per_channel ? linear_s16_dsp_narrow<F>(a) : linear_s16_dsp_narrow<T>(a);
+  if constexpr (F.wide) {
+    if (!done) linear_s16_dsp_exact<F>(a);
   }
 }
 

@@ -1,29 +1,39 @@
 /// @file armlower/kernels/arch/mve/linear.hpp
 /// Arm Helium (MVE, Cortex-M55/M85) paths of the fused linear kernels:
-/// `detail::linear_s8_mve(const linear_s8_args&)` and `detail::linear_s16_mve(const linear_s16_args&)`.
+/// `detail::linear_s8_mve<F>(const linear_s8_args&)` (row-major weights),
+/// `detail::linear_s8_packed_mve<F>(const linear_s8_args&, packed)` (weights packed ahead of time by
+/// `kernels::pack_weights_s8`; public entry `kernels::linear_s8_prepacked`) and
+/// `detail::linear_s16_mve<F>(const linear_s16_args&)`. `F` is a `linear_features` set (default full
+/// generality): a Cortex-M plan instantiates only its cases (the "plan mve" code size row).
 ///
-/// Contract: exactly `kernels/linear_args.hpp` — called only with arguments that passed `validate`,
-/// writes the same bytes as `detail::linear_s8_generic` / `linear_s16_generic` for every valid
-/// argument set (kernel_sum or bias, per-tensor or per-channel, any cols/rows/batches, both roundings).
-/// Semantics: CMSIS-NN `arm_nn_vec_mat_mult_t_s8` / `arm_nn_vec_mat_mult_t_s16` (CMSIS-NN v7, with `arm_nn_requantize`)
-/// with armlower's exact accumulators.
+/// Contract: exactly `kernels/linear_args.hpp` — called only with arguments that passed `validate`
+/// (and `admits(F, a)`), writes the same bytes as `detail::linear_s8_generic` / `linear_s16_generic`
+/// for every valid argument set (kernel_sum or bias, per-tensor or per-channel, any cols/rows/batches,
+/// both roundings). Semantics: CMSIS-NN `arm_nn_vec_mat_mult_t_s8` / `arm_nn_vec_mat_mult_t_s16`
+/// (CMSIS-NN v7, with `arm_nn_requantize`) with armlower's exact accumulators.
 ///
-/// Structure (per batch, per tile of 4 output rows): one assembly loop computes the four int32 (s8) or
-/// int64 (s16) dot products (`detail/dot.hpp`, 4 rows × 32 or 16 columns per step, tail-predicated
-/// remainder), then the tile is requantized:
-/// - s8: with vector instructions (`VQRDMULH`/`VQDMULH` + rounding `VRSHL` + the CMSIS-NN
-///   round-half-away fix-up for double rounding, `VQADD` of output_offset, `VMAX`/`VMIN`, narrowing
-///   store) when that is provably exact — shift ≤ 0 for all four rows (no CMSIS left shift) and the
-///   accumulator fits int32 (|row constant| ≤ 2^29, |filter_offset·Σx| ≤ 2^28, |Σx·w| ≤ 2^30) —
-///   and otherwise with the scalar `quant::requantize_exact` of the generic path.
-/// - s16: per row `(acc·m16 + 2^(t−1)) >> t` with a 64-bit multiply and `SQRSHRL` (rounding shift of
-///   a register pair), saturated to int32 with `SQSHLL #32`, clamped with `VMAX`/`VMIN`, `VSTRH.32`;
-///   exact while |acc| < 2^47, which holds when every |bias| < 2^46 and cols < 2^24 — other argument
-///   sets (never produced by TFLite/TOSA, whose bias is INT48) run the generic path.
-/// Speed (QEMU executed instructions per MAC, 1024×1024, batch 1, kernel_sum given): see
-/// `benchmarks/RESULTS.md` §Cortex-M55 instruction counts. Passing `kernel_sum` (CMSIS-NN's MVE
-/// convention) is the fast form; with `bias` and a non-zero input_offset each tile first sums its
-/// weight rows (≈ +0.13 instructions/MAC).
+/// Structure (`detail/dot.hpp` holds the assembly):
+/// - s8, row-major: per 4-row tile one assembly loop (64 columns per step, tail-predicated remainder)
+///   computes four int32 dot products; the last rows % 4 are one predicated partial tile.
+/// - s8, packed: 8-row groups, one weight stream (`dot8_s8_packed`, 0.137 instructions/MAC in the
+///   loop); in the common per-tensor kernel_sum case every whole group runs in one assembly loop with
+///   the requantization (`linear_s8_packed_run`).
+/// - s8 requantization: with vector instructions (`VQRDMULH`/`VQDMULH` + rounding `VRSHL` + the
+///   CMSIS-NN round-half-away fix-up for double rounding, `VQADD` of output_offset, `VMAX`/`VMIN`,
+///   narrowing store) when that is provably exact — shift ≤ 0 for all four rows (no CMSIS left shift)
+///   and the accumulator fits int32 (|row constant| ≤ 2^29, |filter_offset·Σx| ≤ 2^28, |Σx·w| ≤ 2^30)
+///   — and otherwise (only compiled when `F` has `left_shift` or `wide`) with the scalar
+///   `quant::requantize_exact` of the generic path.
+/// - s16: 4-row tiles, 64-bit `VMLALDAVA` accumulators; per row `(acc·m16 + 2^(t−1)) >> t` with a
+///   64-bit multiply and `SQRSHRL` (rounding shift of a register pair), saturated to int32 with
+///   `SQSHLL #32`, clamped with `VMAX`/`VMIN`, `VSTRH.32`. Per tensor all tiles run in one assembly
+///   loop (`linear_s16_run`, 64 columns per step); the last rows % 4 are an overlapping tile, fewer
+///   than 4 rows a stride-0 tile per row. Exact while |acc| < 2^47, which holds when every
+///   |bias| < 2^46 and cols < 2^24 — other argument sets (never produced by TFLite/TOSA, whose bias is
+///   INT48) run the generic path.
+/// Speed (QEMU executed instructions per MAC) and code size: `benchmarks/RESULTS.md` §Cortex-M55
+/// instruction counts. Passing `kernel_sum` (CMSIS-NN's MVE convention) is the fast form; with `bias`
+/// and a non-zero input_offset each tile first sums its weight rows (≈ +0.13 instructions/MAC).
 ///
 /// Compiled only when the target has integer MVE (`__ARM_FEATURE_MVE & 1`); elsewhere this header
 /// declares nothing.
@@ -68,30 +78,6 @@ template <quant::rounding Mode>
   return vminq_s32(vmaxq_s32(t, act_min), act_max);
 }
 
-/// The common CMSIS-NN/TFLite configuration — kernel_sum given, per-tensor shift ≤ 0, every
-/// |kernel_sum| ≤ 2^29 and |filter_offset·Σx| ≤ 2^28 (checked by the caller) — with vector
-/// requantization of every 4-row tile and no per-tile checks; rows % 4 run the scalar tail.
-template <quant::rounding Mode>
-inline void linear_s8_batch_fast(const linear_s8_args& a, const std::int8_t* x, std::int8_t* y, std::int32_t cb) noexcept {
-  const std::int32_t cols = a.cols;
-  const int32x4_t act_min = vdupq_n_s32(a.activation_min), act_max = vdupq_n_s32(a.activation_max);
-  const int32x4_t mult = vdupq_n_s32(a.multiplier[0]), shift = vdupq_n_s32(a.shift[0]);
-  const std::int32_t* ks = a.kernel_sum;
-  const std::int8_t* w = a.weights;
-  const std::int32_t tiles = a.rows / 4;
-  for (std::int32_t t = 0; t < tiles; ++t) {
-    const int32x4_t acc = vaddq_n_s32(vaddq_s32(dot4_s8(x, w, cols, cols), vldrwq_s32(ks)), cb);
-    vstrbq_s32(y, requantize4_s8<Mode>(acc, mult, shift, a.output_offset, act_min, act_max));
-    w += 4 * static_cast<std::ptrdiff_t>(cols);
-    ks += 4;
-    y += 4;
-  }
-  for (std::int32_t r = tiles * 4; r < a.rows; ++r) {
-    const std::int32_t d = dot1_s8(x, a.weights + static_cast<std::ptrdiff_t>(r) * cols, cols, 0);
-    y[r - tiles * 4] = requantize_row_s8(a, r, static_cast<std::int64_t>(a.kernel_sum[r]) + d + cb);
-  }
-}
-
 /// The contract's row constant when kernel_sum is null: bias + input_offset·(Σw + cols·filter_offset),
 /// with Σw summed by `VADDVA` (the generic `row_constant_s8` sums bytes one by one).
 [[nodiscard]] inline std::int64_t row_constant(const linear_s8_args& a, std::int32_t r) noexcept {
@@ -103,116 +89,271 @@ inline void linear_s8_batch_fast(const linear_s8_args& a, const std::int8_t* x, 
   return c;
 }
 
-/// All rows of one batch in the general form (any kernel_sum/bias/offsets, per-channel): input x
-/// [cols], output y [rows], cb = filter_offset·Σx. Each 4-row tile is requantized with vectors when
-/// that is exact (all four shifts ≤ 0, |row constant| ≤ 2^29, |cb| ≤ 2^28), else row by row with the
-/// generic `requantize_row_s8`.
-template <quant::rounding Mode>
-inline void linear_s8_batch(const linear_s8_args& a, const std::int8_t* x, std::int8_t* y, std::int64_t cb) noexcept {
-  const std::int32_t cols = a.cols;
-  const bool cb_small = abs_le(cb, std::int64_t{1} << 28);
-  const int32x4_t act_min = vdupq_n_s32(a.activation_min), act_max = vdupq_n_s32(a.activation_max);
-  int32x4_t mult = vdupq_n_s32(a.multiplier[0]), shift = vdupq_n_s32(a.shift[0]);
-  const bool tensor_vec = !a.per_channel && a.shift[0] <= 0;
+/// Requantization constants of one call (hoisted out of the tile loop); per-tensor values broadcast.
+struct s8_requant {
+  int32x4_t act_min;  ///< activation_min in every lane
+  int32x4_t act_max;  ///< activation_max in every lane
+  int32x4_t mult;     ///< multiplier[0] (per-channel tiles load their own)
+  int32x4_t shift;    ///< shift[0]
+};
 
-  std::int32_t r = 0;
-  for (; r + 4 <= a.rows; r += 4) {
-    const std::int8_t* w = a.weights + static_cast<std::ptrdiff_t>(r) * cols;
-    const int32x4_t d = dot4_s8(x, w, cols, cols);
-    bool vec = cb_small;
+/// Writes y[r .. r+n) (1 ≤ n ≤ 4) of one batch from the four dot products d (lane i = row r+i; lanes
+/// ≥ n are ignored), adding the row constants and cb = filter_offset·Σx. Vector requantization
+/// (`requantize4_s8`) when exact — every shift ≤ 0, |row constant| ≤ 2^29, |cb| ≤ 2^28 (`cb_small`) —
+/// else row by row with the generic `requantize_row_s8`; only the cases `F` admits are compiled
+/// (`linear_features`: with `left_shift` and `wide` false the scalar fallback is not instantiated).
+/// Partial tiles use `VCTP.32`-predicated loads and stores, so nothing beyond row `rows` is touched;
+/// `Full` (n = 4 known at compile time) drops the predication.
+template <quant::rounding Mode, linear_features F, bool Full = false>
+inline void finish_s8(const linear_s8_args& a, const s8_requant& q, std::int32_t r, std::int32_t n, int32x4_t d,
+                      std::int32_t cb32, [[maybe_unused]] std::int64_t cb, [[maybe_unused]] bool cb_small,
+                      std::int8_t* y) noexcept {
+  constexpr bool fallback = F.wide || F.left_shift;
+  if constexpr (Full) n = 4;
+  const mve_pred16_t p = vctp32q(static_cast<std::uint32_t>(n));
+  const auto load = [&](const std::int32_t* v) { return Full ? vldrwq_s32(v) : vldrwq_z_s32(v, p); };
+  int32x4_t mult = q.mult, shift = q.shift;
+  bool vec = true;
+  if constexpr (F.per_channel) {
     if (a.per_channel) {
-      shift = vldrwq_s32(a.shift + r);
-      mult = vldrwq_s32(a.multiplier + r);
-      vec = vec && vmaxvq_s32(INT32_MIN, shift) <= 0;
-    } else {
-      vec = vec && tensor_vec;
-    }
-    std::int64_t rc[4];
-    int32x4_t rcv;
-    if (a.kernel_sum != nullptr) {
-      rcv = vldrwq_s32(a.kernel_sum + r);
-      vec = vec && vmaxavq_s32(0u, rcv) <= (1u << 29);
-      if (!vec) {
-        for (int i = 0; i < 4; ++i) rc[i] = a.kernel_sum[r + i];
-      }
-    } else {
-      std::int32_t rc32[4];
-      for (int i = 0; i < 4; ++i) {
-        rc[i] = row_constant(a, r + i);
-        vec = vec && abs_le(rc[i], std::int64_t{1} << 29);
-        rc32[i] = static_cast<std::int32_t>(rc[i]);
-      }
-      rcv = vldrwq_s32(rc32);
-    }
-    if (vec) {
-      const int32x4_t acc = vaddq_n_s32(vaddq_s32(d, rcv), static_cast<std::int32_t>(cb));
-      vstrbq_s32(y + r, requantize4_s8<Mode>(acc, mult, shift, a.output_offset, act_min, act_max));
-    } else {
-      y[r + 0] = requantize_row_s8(a, r + 0, rc[0] + vgetq_lane_s32(d, 0) + cb);
-      y[r + 1] = requantize_row_s8(a, r + 1, rc[1] + vgetq_lane_s32(d, 1) + cb);
-      y[r + 2] = requantize_row_s8(a, r + 2, rc[2] + vgetq_lane_s32(d, 2) + cb);
-      y[r + 3] = requantize_row_s8(a, r + 3, rc[3] + vgetq_lane_s32(d, 3) + cb);
+      mult = load(a.multiplier + r);
+      shift = load(a.shift + r);
     }
   }
-  for (; r < a.rows; ++r) {
-    const std::int32_t d = dot1_s8(x, a.weights + static_cast<std::ptrdiff_t>(r) * cols, cols, 0);
-    const std::int64_t rc = a.kernel_sum != nullptr ? a.kernel_sum[r] : row_constant(a, r);
-    y[r] = requantize_row_s8(a, r, rc + d + cb);
+  if constexpr (F.left_shift) vec = vmaxvq_s32(INT32_MIN, shift) <= 0;
+  if constexpr (F.wide) vec = vec && cb_small;
+  [[maybe_unused]] std::int64_t rc[4] = {};
+  int32x4_t rcv;
+  if (a.kernel_sum != nullptr) {
+    rcv = load(a.kernel_sum + r);
+    if constexpr (F.wide) vec = vec && vmaxavq_s32(0u, rcv) <= (1u << 29);
+    if constexpr (fallback) {
+      for (std::int32_t i = 0; i < n; ++i) rc[i] = a.kernel_sum[r + i];
+    }
+  } else {
+    std::int32_t rc32[4] = {};
+    for (std::int32_t i = 0; i < n; ++i) {
+      const std::int64_t c = row_constant(a, r + i);
+      if constexpr (F.wide) vec = vec && abs_le(c, std::int64_t{1} << 29);
+      if constexpr (fallback) rc[i] = c;
+      rc32[i] = static_cast<std::int32_t>(c);
+    }
+    rcv = vldrwq_s32(rc32);
+  }
+  if (!fallback || vec) {
+    const int32x4_t acc = vaddq_n_s32(vaddq_s32(d, rcv), cb32);
+    const int32x4_t v = requantize4_s8<Mode>(acc, mult, shift, a.output_offset, q.act_min, q.act_max);
+    if constexpr (Full) {
+      vstrbq_s32(y + r, v);
+    } else {
+      vstrbq_p_s32(y + r, v, p);
+    }
+  } else if constexpr (fallback) {
+    std::int32_t dd[4];
+    vst1q_s32(dd, d);
+    for (std::int32_t i = 0; i < n; ++i) y[r + i] = requantize_row_s8(a, r + i, rc[i] + dd[i] + cb);
+  }
+}
+
+/// All rows of one batch, row-major weights: input x [cols], output y [rows]. 4-row tiles
+/// (`dot4_s8`), then the last rows % 4 one dot product each (`dot1_s8`) into one partial tile.
+template <quant::rounding Mode, linear_features F>
+inline void linear_s8_batch(const linear_s8_args& a, const s8_requant& q, const std::int8_t* x, std::int8_t* y,
+                            std::int64_t cb) noexcept {
+  const std::int32_t cols = a.cols;
+  const bool cb_small = abs_le(cb, std::int64_t{1} << 28);
+  const auto cb32 = static_cast<std::int32_t>(cb);
+  const std::int8_t* w = a.weights;
+  std::int32_t r = 0;
+  if constexpr (!F.per_channel && !F.left_shift && !F.wide) {
+    if (a.kernel_sum != nullptr && a.rows >= 4) {  // whole tiles: one assembly loop, requantization included
+      s8_packed_run run;
+      run.x = x;
+      run.w = w;
+      run.cols = cols;
+      run.kernel_sum = a.kernel_sum;
+      run.y = y;
+      run.y_end = y + a.rows / 4 * 4;
+      run.multiplier = a.multiplier[0];
+      run.shift = a.shift[0];
+      run.act_min = a.activation_min;
+      run.act_max = a.activation_max;
+      run.output_offset = a.output_offset;
+      run.cb = cb32;
+      run.single_round = Mode == quant::rounding::single_round;
+      linear_s8_run4(&run);
+      r = a.rows / 4 * 4;
+      w = run.w;
+    }
+  }
+  for (; r + 4 <= a.rows; r += 4) {
+    finish_s8<Mode, F, true>(a, q, r, 4, dot4_s8(x, w, cols, cols), cb32, cb, cb_small, y);
+    w += 4 * static_cast<std::ptrdiff_t>(cols);
+  }
+  if (r < a.rows) {
+    std::int32_t dd[4] = {};
+    for (std::int32_t i = 0; r + i < a.rows; ++i) dd[i] = dot1_s8(x, w + static_cast<std::ptrdiff_t>(i) * cols, cols, 0);
+    finish_s8<Mode, F>(a, q, r, a.rows - r, vldrwq_s32(dd), cb32, cb, cb_small, y);
+  }
+}
+
+/// All rows of one batch, weights packed by `pack_weights_s8` (groups of 8 rows, `dot8_s8_packed`);
+/// the padding rows of the last group are computed and not stored.
+template <quant::rounding Mode, linear_features F>
+inline void linear_s8_packed_batch(const linear_s8_args& a, const s8_requant& q, const std::int8_t* packed,
+                                   const std::int8_t* x, std::int8_t* y, std::int64_t cb) noexcept {
+  const bool cb_small = abs_le(cb, std::int64_t{1} << 28);
+  const auto cb32 = static_cast<std::int32_t>(cb);
+  s8_packed_tile t;
+  t.w = packed;
+  t.cols = a.cols;
+  std::int32_t r = 0;
+  if constexpr (!F.per_channel && !F.left_shift && !F.wide) {
+    if (a.kernel_sum != nullptr && a.rows >= 8) {  // whole groups: one assembly loop, requantization included
+      s8_packed_run run;
+      run.x = x;
+      run.w = packed;
+      run.cols = a.cols;
+      run.kernel_sum = a.kernel_sum;
+      run.y = y;
+      run.y_end = y + a.rows / 8 * 8;
+      run.multiplier = a.multiplier[0];
+      run.shift = a.shift[0];
+      run.act_min = a.activation_min;
+      run.act_max = a.activation_max;
+      run.output_offset = a.output_offset;
+      run.cb = cb32;
+      run.single_round = Mode == quant::rounding::single_round;
+      linear_s8_packed_run(&run);
+      t.w = run.w;
+      r = a.rows / 8 * 8;
+    }
+  }
+  for (; r < a.rows; r += 8) {
+    t.x = x;
+    vst1q_s32(t.acc, vdupq_n_s32(0));
+    vst1q_s32(t.acc + 4, vdupq_n_s32(0));
+    dot8_s8_packed(&t);
+    const std::int32_t left = a.rows - r;
+    finish_s8<Mode, F>(a, q, r, left < 4 ? left : 4, vld1q_s32(t.acc), cb32, cb, cb_small, y);
+    if (left > 4) finish_s8<Mode, F>(a, q, r + 4, left < 8 ? left - 4 : 4, vld1q_s32(t.acc + 4), cb32, cb, cb_small, y);
+  }
+}
+
+/// The features of the common CMSIS-NN/TFLite call within `F`: per tensor, shift ≤ 0, bounded
+/// kernel_sum and cb — no per-tile checks, no scalar fallback.
+[[nodiscard]] constexpr linear_features narrowed(linear_features f) noexcept {
+  f.per_channel = false;
+  f.left_shift = false;
+  f.wide = false;
+  return f;
+}
+
+/// Shared driver of the row-major and packed s8 kernels: per batch, picks the narrowed instantiation
+/// when the call is within it (kernel_sum given, per tensor, shift ≤ 0, |kernel_sum| ≤ 2^29,
+/// |filter_offset·Σx| ≤ 2^28), else the general one; `Batch` runs one batch.
+template <linear_features F, class Batch>
+inline void linear_s8_drive(const linear_s8_args& a, Batch batch) noexcept {
+  constexpr linear_features N = narrowed(F);
+  bool narrow = !F.per_channel && !F.left_shift && !F.wide;
+  if constexpr (F.per_channel || F.left_shift || F.wide) {
+    narrow = a.kernel_sum != nullptr && !a.per_channel && a.shift[0] <= 0;
+    if (narrow) {
+      std::uint32_t max_ks = 0;
+      std::int32_t r = 0;
+      for (; r + 4 <= a.rows; r += 4) max_ks = vmaxavq_s32(max_ks, vldrwq_s32(a.kernel_sum + r));
+      if (r < a.rows) {
+        max_ks = vmaxavq_s32(max_ks, vldrwq_z_s32(a.kernel_sum + r, vctp32q(static_cast<std::uint32_t>(a.rows - r))));
+      }
+      narrow = max_ks <= (1u << 29);
+    }
+  }
+  s8_requant q;
+  q.act_min = vdupq_n_s32(a.activation_min);
+  q.act_max = vdupq_n_s32(a.activation_max);
+  q.mult = vdupq_n_s32(a.multiplier[0]);
+  q.shift = vdupq_n_s32(a.shift[0]);
+  const bool double_round = F.double_round && (!F.single_round || a.rounding == quant::rounding::double_round);
+  for (std::int32_t b = 0; b < a.batches; ++b) {
+    const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b) * a.cols;
+    std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b) * a.rows;
+    std::int64_t cb = 0;
+    if (F.filter_offset && a.filter_offset != 0) cb = static_cast<std::int64_t>(a.filter_offset) * sum_s8(x, a.cols);
+    const bool n = narrow && (!F.filter_offset || abs_le(cb, std::int64_t{1} << 28));
+    if constexpr (F.double_round) {
+      if (double_round) {
+        if (n) batch.template operator()<quant::rounding::double_round, N>(q, x, y, cb);
+        else if constexpr (F.per_channel || F.left_shift || F.wide) batch.template operator()<quant::rounding::double_round, F>(q, x, y, cb);
+        continue;
+      }
+    }
+    if constexpr (F.single_round) {
+      if (n) batch.template operator()<quant::rounding::single_round, N>(q, x, y, cb);
+      else if constexpr (F.per_channel || F.left_shift || F.wide) batch.template operator()<quant::rounding::single_round, F>(q, x, y, cb);
+    }
   }
 }
 
 }  // namespace mve
 
-/// Helium fused s8 × s8 linear (contract: `kernels/linear_args.hpp`). Preconditions: `validate(a) == ok`.
+/// Helium fused s8 × s8 linear, row-major weights (contract: `kernels/linear_args.hpp`), compiled for
+/// the features `F` (`linear_features`; default full generality). Preconditions: `validate(a) == ok`
+/// and `admits(F, a)`.
+template <linear_features F = all_features>
 inline void linear_s8_mve(const linear_s8_args& a) noexcept {
-  if (a.cols > 65536) {  // int32 dot products would need splitting; no model has such rows
-    linear_s8_generic(a);
-    return;
-  }
-  // Fast form possible? (kernel_sum, per-tensor, shift ≤ 0, all |kernel_sum| ≤ 2^29.)
-  bool fast = a.kernel_sum != nullptr && !a.per_channel && a.shift[0] <= 0;
-  if (fast) {
-    std::uint32_t max_ks = 0;
-    std::int32_t r = 0;
-    for (; r + 4 <= a.rows; r += 4) max_ks = vmaxavq_s32(max_ks, vldrwq_s32(a.kernel_sum + r));
-    for (; r < a.rows; ++r) fast = fast && mve::abs_le(a.kernel_sum[r], std::int64_t{1} << 29);
-    fast = fast && max_ks <= (1u << 29);
-  }
-  const bool double_round = a.rounding == quant::rounding::double_round;
-  for (std::int32_t b = 0; b < a.batches; ++b) {
-    const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b) * a.cols;
-    std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b) * a.rows;
-    const std::int64_t cb = a.filter_offset != 0 ? static_cast<std::int64_t>(a.filter_offset) * mve::sum_s8(x, a.cols) : 0;
-    if (fast && mve::abs_le(cb, std::int64_t{1} << 28)) {
-      if (double_round) {
-        mve::linear_s8_batch_fast<quant::rounding::double_round>(a, x, y, static_cast<std::int32_t>(cb));
-      } else {
-        mve::linear_s8_batch_fast<quant::rounding::single_round>(a, x, y, static_cast<std::int32_t>(cb));
-      }
-    } else if (double_round) {
-      mve::linear_s8_batch<quant::rounding::double_round>(a, x, y, cb);
-    } else {
-      mve::linear_s8_batch<quant::rounding::single_round>(a, x, y, cb);
+  if constexpr (F.wide) {
+    if (a.cols > 65536) {  // int32 dot products would need splitting; no model has such rows
+      linear_s8_generic(a);
+      return;
     }
   }
+  mve::linear_s8_drive<F>(a, [&]<quant::rounding Mode, linear_features G>(const mve::s8_requant& q, const std::int8_t* x,
+                                                                         std::int8_t* y, std::int64_t cb) {
+    mve::linear_s8_batch<Mode, G>(a, q, x, y, cb);
+  });
 }
 
-/// Helium fused s16 × s8 linear (contract: `kernels/linear_args.hpp`). Preconditions: `validate(a) == ok`.
-inline void linear_s16_mve(const linear_s16_args& a) noexcept {
-  // Fast (exact) path condition: every |bias| < 2^46 and cols < 2^24, so |acc| < 2^47. The bias scan
-  // de-interleaves 4 int64 into low/high words (VLD2) and takes the largest |high word| (VMAXAV).
-  bool fast = a.cols < (1 << 24);
-  if (a.bias != nullptr && fast) {
-    const std::int32_t* words = reinterpret_cast<const std::int32_t*>(a.bias);
-    std::uint32_t max_hi = 0;
-    std::int32_t r = 0;
-    for (; r + 4 <= a.rows; r += 4) max_hi = vmaxavq_s32(max_hi, vld2q_s32(words + 2 * r).val[1]);
-    for (; r < a.rows; ++r) fast = fast && mve::abs_le(a.bias[r], std::int64_t{1} << 46);
-    fast = fast && max_hi < (1u << 14);  // high word in (−2^14, 2^14): |bias| < 2^46
+/// Helium fused s8 × s8 linear with weights packed by `kernels::pack_weights_s8` (8-row groups:
+/// `dot8_s8_packed`); same bytes as `linear_s8_mve` / the generic path. `a.weights` is not read.
+/// Preconditions: `validate(a) == ok`, `admits(F, a)`, `packed` holds
+/// `packed_weights_s8_size(a.rows, a.cols)` bytes of `pack_weights_s8(a.weights, …)`.
+template <linear_features F = all_features>
+inline void linear_s8_packed_mve(const linear_s8_args& a, const std::int8_t* packed) noexcept {
+  if constexpr (F.wide) {
+    if (a.cols > 65536) {
+      linear_s8_generic(a);
+      return;
+    }
   }
-  if (!fast) {
-    linear_s16_generic(a);
-    return;
+  mve::linear_s8_drive<F>(a, [&]<quant::rounding Mode, linear_features G>(const mve::s8_requant& q, const std::int8_t* x,
+                                                                         std::int8_t* y, std::int64_t cb) {
+    mve::linear_s8_packed_batch<Mode, G>(a, q, packed, x, y, cb);
+  });
+}
+
+/// Helium fused s16 × s8 linear (contract: `kernels/linear_args.hpp`), compiled for the features `F`
+/// (default full generality). Preconditions: `validate(a) == ok` and `admits(F, a)`.
+/// 4-row tiles (`linear_s16_tile`); the last rows % 4 are the overlapping tile of rows − 4 … rows − 1
+/// (same values written twice), and with fewer than 4 rows each row is a tile of four copies of
+/// itself (stride 0) — so the scalar requantization is not needed.
+template <linear_features F = all_features>
+inline void linear_s16_mve(const linear_s16_args& a) noexcept {
+  if constexpr (F.wide) {
+    // Fast (exact) path condition: every |bias| < 2^46 and cols < 2^24, so |acc| < 2^47. The bias scan
+    // de-interleaves 4 int64 into low/high words (VLD2) and takes the largest |high word| (VMAXAV).
+    bool fast = a.cols < (1 << 24);
+    if (a.bias != nullptr && fast) {
+      const std::int32_t* words = reinterpret_cast<const std::int32_t*>(a.bias);
+      std::uint32_t max_hi = 0;
+      std::int32_t r = 0;
+      for (; r + 4 <= a.rows; r += 4) max_hi = vmaxavq_s32(max_hi, vld2q_s32(words + 2 * r).val[1]);
+      for (; r < a.rows; ++r) fast = fast && mve::abs_le(a.bias[r], std::int64_t{1} << 46);
+      fast = fast && max_hi < (1u << 14);  // high word in (−2^14, 2^14): |bias| < 2^46
+    }
+    if (!fast) {
+      linear_s16_generic(a);
+      return;
+    }
   }
   const std::int32_t cols = a.cols;
   mve::s16_tile tile;
@@ -223,27 +364,65 @@ inline void linear_s16_mve(const linear_s16_args& a) noexcept {
     tile.m16_t[2 * i] = static_cast<std::uint32_t>(quant::reduce_multiplier(a.multiplier[r]));
     tile.m16_t[2 * i + 1] = static_cast<std::uint32_t>(15 - a.shift[r]);
   };
-  if (!a.per_channel) {
+  const bool per_channel = F.per_channel && a.per_channel;
+  if (!per_channel) {
     for (int i = 0; i < 4; ++i) set_row(i, 0);
   }
   for (std::int32_t b = 0; b < a.batches; ++b) {
-    const std::int16_t* x = a.input + static_cast<std::ptrdiff_t>(b) * cols;
+    tile.x = a.input + static_cast<std::ptrdiff_t>(b) * cols;
     std::int16_t* y = a.output + static_cast<std::ptrdiff_t>(b) * a.rows;
-    tile.x = x;
-    std::int32_t r = 0;
-    for (; r + 4 <= a.rows; r += 4) {
-      tile.w = a.weights + static_cast<std::ptrdiff_t>(r) * cols;
-      tile.bias = a.bias != nullptr ? a.bias + r : nullptr;
-      tile.out = y + r;
-      if (a.per_channel) {
-        for (int i = 0; i < 4; ++i) set_row(i, r + i);
+    if (a.rows >= 4 && !per_channel) {  // one assembly loop over the tiles, then the overlapping last one
+      mve::s16_run run;
+      run.x = tile.x;
+      run.w = a.weights;
+      run.cols = cols;
+      run.tail = cols % 64;
+      run.bias = a.bias;
+      run.out = y;
+      run.out_end = y + a.rows / 4 * 4;
+      run.act_min = a.activation_min;
+      run.act_max = a.activation_max;
+      run.m16 = tile.m16_t[0];
+      run.t = tile.m16_t[1];
+      mve::linear_s16_run(&run);
+      if (a.rows % 4 != 0) {
+        const std::int32_t t = a.rows - 4;
+        run.w = a.weights + static_cast<std::ptrdiff_t>(t) * cols;
+        run.bias = a.bias != nullptr ? a.bias + t : nullptr;
+        run.out = y + t;
+        run.out_end = y + a.rows;
+        mve::linear_s16_run(&run);
       }
-      mve::linear_s16_tile(&tile);
-    }
-    for (; r < a.rows; ++r) {
-      const std::int64_t acc = mve::dot1_s16(x, a.weights + static_cast<std::ptrdiff_t>(r) * cols, cols,
-                                             a.bias != nullptr ? a.bias[r] : 0);
-      y[r] = requantize_row_s16(a, r, acc);
+    } else if (a.rows >= 4) {
+      tile.stride = cols;
+      for (std::int32_t r = 0; r < a.rows; r += 4) {
+        const std::int32_t t = r + 4 <= a.rows ? r : a.rows - 4;  // last partial tile: overlap
+        tile.w = a.weights + static_cast<std::ptrdiff_t>(t) * cols;
+        tile.bias = a.bias != nullptr ? a.bias + t : nullptr;
+        tile.out = y + t;
+        if (per_channel) {
+          for (int i = 0; i < 4; ++i) set_row(i, t + i);
+        }
+        mve::linear_s16_tile(&tile);
+      }
+    } else {
+      tile.stride = 0;
+      for (std::int32_t r = 0; r < a.rows; ++r) {
+        std::int64_t bias4[4];
+        std::int16_t out4[4];
+        tile.w = a.weights + static_cast<std::ptrdiff_t>(r) * cols;
+        tile.bias = nullptr;
+        if (a.bias != nullptr) {
+          for (auto& v : bias4) v = a.bias[r];
+          tile.bias = bias4;
+        }
+        tile.out = out4;
+        if (per_channel) {
+          for (int i = 0; i < 4; ++i) set_row(i, r);
+        }
+        mve::linear_s16_tile(&tile);
+        y[r] = out4[0];
+      }
     }
   }
 }
