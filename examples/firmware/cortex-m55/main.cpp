@@ -32,7 +32,8 @@ alignas(8) std::int8_t mlp_out[sizeof(demo_mlp_io::expected)];
 __attribute__((noinline)) armlower::kernels::status run_hello_world(std::int8_t x, std::int8_t& y) {
   alignas(8) std::int8_t in[8] = {x};
   alignas(8) std::int8_t out[8] = {};
-  const auto s = armlower::cortex_m::run_plan(
+  // Only the kernel cases the plan needs are linked (the generated header's `features`).
+  const auto s = armlower::cortex_m::run_plan<armlower::dtype::id::i8, hello_world_int8_plan::features>(
       hello_world_int8_plan::plan, hello_world_int8_plan::batches, {reinterpret_cast<const std::byte*>(in), 1},
       {reinterpret_cast<std::byte*>(out), 1}, {hw_scratch.bytes, sizeof hw_scratch.bytes});
   y = out[0];
@@ -41,7 +42,7 @@ __attribute__((noinline)) armlower::kernels::status run_hello_world(std::int8_t 
 
 __attribute__((noinline)) armlower::kernels::status run_demo_mlp() {
   armlower_bench_begin();
-  const auto s = armlower::cortex_m::run_plan(
+  const auto s = armlower::cortex_m::run_plan<armlower::dtype::id::i8, demo_mlp_plan::features>(
       demo_mlp_plan::plan, demo_mlp_plan::batches,
       {reinterpret_cast<const std::byte*>(demo_mlp_io::input), sizeof demo_mlp_io::input},
       {reinterpret_cast<std::byte*>(mlp_out), sizeof mlp_out}, {mlp_scratch.bytes, sizeof mlp_scratch.bytes});

@@ -185,6 +185,28 @@ struct plan {
   return true;
 }
 
+/// The smallest kernel feature set that admits every layer of `p` (`admits(features_of(p), p)`):
+/// each `kernels::linear_features` flag is set only when some layer needs it. A lowering knows
+/// this when it writes a plan, so a generated plan header states it as a constant and firmware
+/// calls `run_plan<A, features>` (only those cases linked). Constant-evaluable; O(layers · rows).
+/// Preconditions: `validate(p) == ok`.
+[[nodiscard]] constexpr kernels::linear_features features_of(const plan& p) noexcept {
+  using F = kernels::linear_features;
+  const auto needs = [&p](bool F::*flag) {
+    F without = kernels::all_features;
+    without.*flag = false;
+    return !admits(without, p);
+  };
+  F f;
+  f.per_channel = needs(&F::per_channel);
+  f.double_round = needs(&F::double_round);
+  f.single_round = needs(&F::single_round);
+  f.left_shift = needs(&F::left_shift);
+  f.filter_offset = needs(&F::filter_offset);
+  f.wide = needs(&F::wide);
+  return f;
+}
+
 namespace detail {
 /// One layer with activation dtype `A`, kernels compiled for the features `F`: `kernels::linear_s16<F>`;
 /// s8 with `Packed` `kernels::linear_s8_prepacked<F>` on `packed_weights` (null: `null_pointer`),

@@ -7,6 +7,12 @@
 ///     std::array<std::byte, my_plan::scratch_size> scratch;           // caller-owned
 ///     auto s = armlower::cortex_m::run_plan(my_plan::plan, my_plan::batches, in, out, scratch);
 ///
+/// or, linking only the kernel cases the plan needs (`my_plan::features`, the plan's
+/// `cortex_m::features_of`, checked by a `static_assert` in the header; `A` the activation dtype):
+///
+///     auto s = armlower::cortex_m::run_plan<armlower::dtype::id::i8, my_plan::features>(
+///         my_plan::plan, my_plan::batches, in, out, scratch);
+///
 /// The header includes only `<armlower/cortex_m/plan.hpp>` (firmware-clean) and `<cstdint>`,
 /// `<cstddef>`. Hosted only (builds a std::string).
 #pragma once
@@ -100,6 +106,9 @@ void emit_array(std::string& s, std::string_view type, const std::string& name, 
        ", armlower::cortex_m::isa::" +
        std::string(prog.isa == cortex_m::isa::mve ? "mve" : prog.isa == cortex_m::isa::dsp ? "dsp" : "scalar") + "};\n";
   const auto batches = prog.batches();
+  s += "/// The kernel cases this plan needs (cortex_m::features_of): run_plan<A, features> links only those.\n";
+  s += "inline constexpr armlower::kernels::linear_features features = armlower::cortex_m::features_of(plan);\n";
+  s += "static_assert(armlower::cortex_m::admits(features, plan));\n";
   s += "inline constexpr std::int32_t batches = " + std::to_string(batches) + ";\n";
   s += "inline constexpr std::size_t input_size = " +
        std::to_string(static_cast<std::int64_t>(batches) * prog.layers.front().cols) + ";\n";
