@@ -220,4 +220,29 @@ TEST_CASE("run_plan<INT8, per_tensor_features> with packed weights == run_plan =
   const cm::plan q{pc.data(), pc.size(), cm::isa::mve};
   CHECK_FALSE(cm::admits(pt, q));
   CHECK(cm::run_plan<id::i8, pt>(q, 2, in, std::as_writable_bytes(std::span(y)), scratch) == status::invalid_attribute);
+  // features_of: the smallest set that admits the plan — per_tensor's for p (double rounding, the
+  // layers' rounding), + per_channel for q, + left_shift when a shift is > 0; each admits its plan
+  // and removing any set flag does not.
+  const auto same = [](const k::linear_features& a, const k::linear_features& b) {
+    return a.per_channel == b.per_channel && a.double_round == b.double_round && a.single_round == b.single_round &&
+           a.left_shift == b.left_shift && a.filter_offset == b.filter_offset && a.wide == b.wide;
+  };
+  CHECK(same(cm::features_of(p), pt));
+  auto fq = pt;
+  fq.per_channel = true;
+  CHECK(same(cm::features_of(q), fq));
+  shifts[3] = 2;
+  fq.left_shift = true;
+  CHECK(same(cm::features_of(q), fq));
+  for (const cm::plan* x : {&p, &q}) {
+    const auto f = cm::features_of(*x);
+    CHECK(cm::admits(f, *x));
+    for (bool k::linear_features::*m : {&k::linear_features::per_channel, &k::linear_features::double_round,
+                                        &k::linear_features::left_shift, &k::linear_features::wide}) {
+      if (!(f.*m)) continue;
+      auto g2 = f;
+      g2.*m = false;
+      CHECK_FALSE(cm::admits(g2, *x));
+    }
+  }
 }
