@@ -1,6 +1,8 @@
 /// @file armlower/armlower.hpp
 /// Umbrella header: every hosted part of armlower except flatbuffers-based serialization
-/// (`<armlower/serialize.hpp>`, target armlower::serialize) and the `.tflite` importer.
+/// (`<armlower/serialize.hpp>`, target armlower::serialize), the importers (`<armlower/import.hpp>`)
+/// and file I/O (`<armlower/io.hpp>`, `<armlower/run/npy.hpp>`: .npy and atomic file writes, which
+/// need <filesystem> and <fstream> — left out so the umbrella stays cheap to compile).
 /// Firmware includes `<armlower/kernels.hpp>` (target armlower::kernels) instead.
 #pragma once
 
