@@ -15,9 +15,9 @@
 ///   target attributes, so no `-mavx2` is needed. Define `ARMLOWER_KERNELS_GENERIC_ONLY` to force the
 ///   generic path everywhere.
 /// - `linear_path` lets tests and benchmarks request one path explicitly.
-/// - Host only, fastest s8 form: `kernels/linear_packed.hpp` (`pack_linear_s8` once into caller-owned
-///   memory, then `linear_s8_packed`: VNNI panel layout, weight sums folded into the bias). The older
-///   `pack_weights_s8` + `linear_s8_prepacked` (AVX2 single-stream layout) stay for AVX2-only hosts.
+/// - Host only, fastest s8 form: `kernels/linear_packed.hpp` — `linear_s8(a, cache, size)` packs on
+///   first use into a caller-owned buffer, or `pack_linear_s8` once + `linear_s8_packed` (AVX-512 VNNI
+///   panel layout, or the AVX2 single-stream layout on AVX2-only CPUs; weight sums folded into the bias).
 /// The AVX-512 paths compile everywhere but are only selected when cpuid reports the features.
 /// AVX2-only CI machines run them through SIMDe's portable AVX-512 (`test_kernels_linear_avx512_simde`:
 /// the CMSIS-NN vectors and the path-equality properties); on an AVX-512 host `test_kernels_linear`
@@ -229,61 +229,6 @@ namespace detail {
 #endif
     default: return status::unsupported_path;
   }
-}
-
-/// Rows per group of the pre-packed weight layout (`pack_weights_s8`).
-inline constexpr std::int32_t packed_group_rows = 8;
-
-/// Bytes of the pre-packed weight layout of `pack_weights_s8`: rows rounded up to 8, cols to 16.
-/// 0 for non-positive dimensions.
-[[nodiscard]] constexpr std::size_t packed_weights_s8_size(std::int32_t rows, std::int32_t cols) noexcept {
-  if (rows < 1 || cols < 1) return 0;
-  return static_cast<std::size_t>((rows + packed_group_rows - 1) / packed_group_rows) * packed_group_rows *
-         static_cast<std::size_t>((cols + 15) / 16) * 16;
-}
-
-/// Packs s8 weights [rows][cols] for `linear_s8_prepacked` (host; the layout XNNPACK-style GEMV kernels
-/// read as one stream): groups of 8 rows; within a group, for each 16-column chunk, the 16 bytes of
-/// each of the 8 rows, consecutively (128 bytes); missing rows/columns are zero. Pack once per weight
-/// tensor (ahead of time), into caller-owned memory of `packed_weights_s8_size(rows, cols)` bytes.
-/// @return `null_pointer`, `empty_dimension`, `scratch_too_small` (size < packed_weights_s8_size); else `ok`.
-[[nodiscard]] inline status pack_weights_s8(const std::int8_t* weights, std::int32_t rows, std::int32_t cols,
-                                            std::int8_t* packed, std::size_t size) noexcept {
-  if (weights == nullptr || packed == nullptr) return status::null_pointer;
-  if (rows < 1 || cols < 1) return status::empty_dimension;
-  if (size < packed_weights_s8_size(rows, cols)) return status::scratch_too_small;
-  const std::int32_t chunks = (cols + 15) / 16;
-  std::size_t o = 0;
-  for (std::int32_t r0 = 0; r0 < rows; r0 += packed_group_rows) {
-    for (std::int32_t c = 0; c < chunks; ++c) {
-      for (std::int32_t i = 0; i < packed_group_rows; ++i) {
-        for (std::int32_t j = 0; j < 16; ++j) {
-          const std::int32_t r = r0 + i, k = c * 16 + j;
-          packed[o++] = (r < rows && k < cols) ? weights[static_cast<std::ptrdiff_t>(r) * cols + k] : std::int8_t{0};
-        }
-      }
-    }
-  }
-  return status::ok;
-}
-
-/// Fused s8 linear with weights pre-packed by `pack_weights_s8` (same results as `linear_s8`). Uses
-/// the packed AVX2 path on x86 hosts with AVX2; elsewhere it runs `linear_s8(a)` on `a.weights`
-/// (so `a.weights` must always be valid).
-/// @return the `validate` errors; `null_pointer` if packed is null; `scratch_too_small` if
-///   packed_size < packed_weights_s8_size(a.rows, a.cols); else `ok`.
-[[nodiscard]] inline status linear_s8_prepacked(const linear_s8_args& a, const std::int8_t* packed,
-                                                std::size_t packed_size) noexcept {
-  if (const status s = validate(a); s != status::ok) return s;
-  if (packed == nullptr) return status::null_pointer;
-  if (packed_size < packed_weights_s8_size(a.rows, a.cols)) return status::scratch_too_small;
-#if defined(ARMLOWER_KERNELS_HAVE_X86)
-  if (detail::x86_has_avx2()) {
-    detail::linear_s8_packed_avx2(a, packed);
-    return status::ok;
-  }
-#endif
-  return linear_s8(a);
 }
 
 /// CMSIS-NN v7 `arm_vector_sum_s8`: for each row r,
