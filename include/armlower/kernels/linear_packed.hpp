@@ -272,16 +272,26 @@ inline void reset_linear_s8_cache(void* cache, std::size_t size) noexcept {
          h.bias_id == (a.kernel_sum != nullptr ? 0 : detail::address_id(a.bias));
 }
 
+/// True if `linear_s8(a, cache, size)` packs a layer with `rows` output channels on this CPU: where
+/// a packed microkernel runs, and rows ≥ 16 — narrower layers run the row-major kernel, measured
+/// faster than their packed form (4000×4, batch 1 and 8: AVX-512 VNNI on Zen 4 and AVX2 on Zen 3,
+/// benchmarks/RESULTS.md), so their buffer is not touched.
+[[nodiscard]] inline bool linear_s8_cache_pays(std::int32_t rows) noexcept {
+  return rows >= 16 && linear_s8_packed_native();
+}
+
 /// Fused s8 linear with PACK ON FIRST USE into the caller-owned `cache` (see the file comment):
 /// where this CPU runs a packed microkernel and `size ≥ linear_s8_packed_size(a.rows, a.cols)`, the
 /// first call (and any call whose weights/bias/kernel_sum addresses, shape or offsets differ from the
 /// packing recorded in the buffer) packs `a` into `cache`, and every call runs `linear_s8_packed`;
-/// otherwise (null or smaller buffer, or no packed microkernel) it runs `linear_s8(a)` and never
-/// touches `cache`. Same bytes as `linear_s8(a)` in every case. No alignment needed.
+/// otherwise (null or smaller buffer, or `linear_s8_cache_pays(a.rows)` false) it runs `linear_s8(a)`
+/// and never touches `cache`. Same bytes as `linear_s8(a)` in every case. No alignment needed.
 /// @return the `validate(a)` errors; else `ok`.
 [[nodiscard]] inline status linear_s8(const linear_s8_args& a, void* cache, std::size_t size) noexcept {
   if (const status s = validate(a); s != status::ok) return s;
-  if (cache == nullptr || size < linear_s8_packed_size(a.rows, a.cols) || !linear_s8_packed_native()) return linear_s8(a);
+  if (cache == nullptr || size < linear_s8_packed_size(a.rows, a.cols) || !linear_s8_cache_pays(a.rows)) {
+    return linear_s8(a);
+  }
   if (!linear_s8_cache_matches(a, cache, size)) {
     if (const status s = pack_linear_s8(a, cache, size); s != status::ok) return s;
   }
