@@ -108,6 +108,38 @@ struct vnni_rowdot_call {
   vnni_acc32_out* acc32 = nullptr;  // raw int32 accumulator output (TOSA CONV2D) instead of requantization
 };
 
+/// One step of 64 columns [k, k + n) of `vnni_rowdot_kernel` (TAIL: n < 64, zero-masked loads of both
+/// operands; `flipw` is 0x80 on the n real columns, so u = 0 beyond them and they add nothing to D or
+/// Σu; with XU the x beyond K become 128 against w = 0).
+template <int MR, int NR, bool WS, bool XU, bool TAIL>
+ARMLOWER_X86_VNNIR_INLINE inline void vnni_rowdot_step(__m512i* acc, __m512i* sad, const std::int8_t* const* xr,
+                                                       const std::int8_t* const* wr, std::ptrdiff_t k,
+                                                       std::ptrdiff_t n, __m512i flipw) noexcept {
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  __m512i xv[MR];
+#pragma GCC unroll 8
+  for (int m = 0; m < MR; ++m) {
+    xv[m] = TAIL ? load_prefix8(xr[m] + k, n) : _mm512_loadu_si512(xr[m] + k);
+    if constexpr (XU) xv[m] = _mm512_xor_si512(xv[m], flip);
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < NR; ++i) {
+    const __m512i wl = TAIL ? load_prefix8(wr[i] + k, n) : _mm512_loadu_si512(wr[i] + k);
+    const __m512i u = XU ? wl : _mm512_xor_si512(wl, flipw);
+    if constexpr (WS) sad[i] = _mm512_add_epi64(sad[i], _mm512_sad_epu8(u, _mm512_setzero_si512()));
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m) {
+      if constexpr (XU && MR == 1) {
+        dpbusd_m(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w (w used once)
+      } else if constexpr (XU) {
+        dpbusd(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w
+      } else {
+        dpbusd(acc[m * NR + i], u, xv[m]);  // unsigned w + 128, signed x
+      }
+    }
+  }
+}
+
 /// Rows [r0, r0 + NR) (clamped to the last row: extra rows are computed, not stored) × batch rows
 /// [m0, m0 + MR), columns [k0, k1), k1 − k0 ≤ 65536: D into d[m][i] (int32) and, if WS, Σu into ws[i].
 template <int MR, int NR, bool WS, bool XU>
@@ -134,61 +166,12 @@ template <int MR, int NR, bool WS, bool XU>
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   const __m512i zero = _mm512_setzero_si512();
   std::ptrdiff_t k = k0;
-  for (; k + 64 <= k1; k += 64) {
-    __m512i xv[MR];
-#pragma GCC unroll 8
-    for (int m = 0; m < MR; ++m) {
-      xv[m] = _mm512_loadu_si512(xr[m] + k);
-      if constexpr (XU) xv[m] = _mm512_xor_si512(xv[m], flip);
-    }
-#pragma GCC unroll 8
-    for (int i = 0; i < NR; ++i) {
-      const __m512i wl = _mm512_loadu_si512(wr[i] + k);
-      const __m512i u = XU ? wl : _mm512_xor_si512(wl, flip);
-      if constexpr (WS) sad[i] = _mm512_add_epi64(sad[i], _mm512_sad_epu8(u, zero));
-#pragma GCC unroll 8
-      for (int m = 0; m < MR; ++m) {
-        if constexpr (XU) {
-          if constexpr (MR == 1) {
-            dpbusd_m(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w (w used once)
-          } else {
-            dpbusd(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w
-          }
-        } else {
-          dpbusd(acc[m * NR + i], u, xv[m]);  // unsigned w + 128, signed x
-        }
-      }
-    }
-  }
+  for (; k + 64 <= k1; k += 64) vnni_rowdot_step<MR, NR, WS, XU, false>(acc, sad, xr, wr, k, 64, flip);
   if (k < k1) {  // tail: zero-masked loads; u is masked too, so the extra columns add nothing to D or Σu
     const std::ptrdiff_t n = k1 - k;
     alignas(64) std::uint8_t fl[64];
     std::memset(fl, 0x80, sizeof fl);
-    const __m512i flipn = load_prefix8(fl, n);  // 0x80 on the n real columns, 0 beyond
-    __m512i xv[MR];
-#pragma GCC unroll 8
-    for (int m = 0; m < MR; ++m) {
-      xv[m] = load_prefix8(xr[m] + k, n);
-      if constexpr (XU) xv[m] = _mm512_xor_si512(xv[m], flip);  // 128 beyond K, against w = 0 there
-    }
-#pragma GCC unroll 8
-    for (int i = 0; i < NR; ++i) {
-      const __m512i wl = load_prefix8(wr[i] + k, n);
-      const __m512i u = XU ? wl : _mm512_xor_si512(wl, flipn);
-      if constexpr (WS) sad[i] = _mm512_add_epi64(sad[i], _mm512_sad_epu8(u, zero));
-#pragma GCC unroll 8
-      for (int m = 0; m < MR; ++m) {
-        if constexpr (XU) {
-          if constexpr (MR == 1) {
-            dpbusd_m(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w (w used once)
-          } else {
-            dpbusd(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w
-          }
-        } else {
-          dpbusd(acc[m * NR + i], u, xv[m]);  // unsigned w + 128, signed x
-        }
-      }
-    }
+    vnni_rowdot_step<MR, NR, WS, XU, true>(acc, sad, xr, wr, k, n, load_prefix8(fl, n));  // 0x80 on the n real columns
   }
   static_assert(NR == 8 || NR == 4);
 #pragma GCC unroll 8
