@@ -160,7 +160,7 @@ void BM_s8_armlower_avx2_prepacked(benchmark::State& st) {
 void BM_s8_armlower_auto(benchmark::State& st) {
   problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
   const auto a = p.s8();
-  std::vector<std::uint8_t> cache(k::linear_s8_packed_size(p.rows, p.cols));
+  std::vector<std::uint8_t> cache(k::linear_s8_cache_size(p.rows, p.cols));
   if (k::linear_s8(a, cache.data(), cache.size()) != armlower::status::ok) st.SkipWithError("kernel error");
   for (auto _ : st) {
     if (k::linear_s8(a, cache.data(), cache.size()) != armlower::status::ok) st.SkipWithError("kernel error");

@@ -75,7 +75,7 @@ s8_call setup(const armlower_test::fc_s8_vector& v, convention conv) {
     case convention::cached_sum_and_bias:
     case convention::cached_sum_only: {
       const std::int32_t cache_bytes = c::fully_connected_s8_get_cache_buffer_size(&s.f_d);
-      REQUIRE(cache_bytes >= static_cast<std::int32_t>(k::linear_s8_packed_size(v.rows, v.cols)) + v.rows * 4);
+      REQUIRE(cache_bytes >= static_cast<std::int32_t>(k::linear_s8_cache_size(v.rows, v.cols)) + v.rows * 4);
       s.buf.resize(static_cast<std::size_t>(cache_bytes + 3) / 4, 0x7A7A7A7A);
       if (conv != convention::cached_bias_garbage_buf) {
         REQUIRE(c::vector_sum_s8(s.buf.data(), v.cols, v.rows, v.weights, v.input_offset, v.filter_offset, v.bias) ==

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -61,9 +62,11 @@ void check_packed(k::linear_s8_args a) {
   REQUIRE(out == ref);
   // pack on first use (the buffer still holds the AVX2 packing: the first call repacks unless
   // that is this CPU's automatic layout), then reuse
+  std::vector<std::uint8_t> cache(k::linear_s8_cache_size(a.rows, a.cols) + 1);
+  std::memcpy(cache.data() + 1, base, size);  // an AVX2 packing at the wrong offset: never matches
   for (int call = 0; call < 2; ++call) {
     std::fill(out.begin(), out.end(), std::int8_t{0x5A});
-    REQUIRE(k::linear_s8(a, base, size) == status::ok);
+    REQUIRE(k::linear_s8(a, cache.data() + 1, cache.size() - 1) == status::ok);
     CAPTURE(call);
     REQUIRE(out == ref);
   }
@@ -208,7 +211,8 @@ TEST_CASE("pack on first use: linear_s8(a, cache, size) repacks on new addresses
     REQUIRE(k::linear_s8(c, cache, size) == status::ok);
     REQUIRE(out == ref);
   };
-  const std::size_t n = k::linear_s8_packed_size(rows, cols);
+  const std::size_t n = k::linear_s8_cache_size(rows, cols);
+  CHECK(n == k::linear_s8_packed_size(rows, cols) + 64);
   std::vector<std::uint8_t> cache(n + 3, std::uint8_t{0xAB});
   void* c = cache.data() + 3;  // unaligned
   expect_same(a, c, n);

@@ -111,7 +111,7 @@ TEST_CASE("s8: every path == generic") {
       CHECK(k::linear_s8_packed(a, packed.data(), packed.size() - 1) == status::scratch_too_small);
       CHECK(k::linear_s8_packed(a, nullptr, packed.size()) == status::null_pointer);
     }
-    std::vector<std::uint8_t> cache(k::linear_s8_packed_size(rows, cols), std::uint8_t{0xEE});
+    std::vector<std::uint8_t> cache(k::linear_s8_cache_size(rows, cols), std::uint8_t{0xEE});
     for (int call = 0; call < 2; ++call) {  // packs, then reuses
       std::fill(out.begin(), out.end(), std::int8_t{0x5A});
       a.output = out.data();

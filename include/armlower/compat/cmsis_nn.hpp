@@ -26,7 +26,8 @@
 ///
 /// ## Packed weights in ctx->buf (armlower extension, opt-in by buffer size; host x86)
 /// A caller that gives `ctx->size ≥ fully_connected_s8_get_cache_buffer_size(filter_dims)` (ctx->buf
-/// then holds [kernel-sum area: rows·4 bytes rounded up to 64][packed weights]) lets the s8 entry
+/// then holds [kernel-sum area: rows·4 bytes rounded up to 64][`kernels::linear_s8(a, cache, size)`
+/// buffer: packed weights]) lets the s8 entry
 /// points run the packed microkernels (`kernels/linear_packed.hpp`): the first call packs the weights
 /// (and bias or kernel_sum, offsets) into the second part, later calls reuse them while the kernel,
 /// bias and ctx->buf kernel_sum addresses, shape and offsets are the same. The kernel-sum area keeps
@@ -121,12 +122,12 @@ namespace detail {
 }  // namespace detail
 
 /// armlower extension: the `ctx->size` that makes the s8 entry points keep packed weights in
-/// `ctx->buf` (see the file comment): kernel-sum area + `kernels::linear_s8_packed_size(rows, cols)`
+/// `ctx->buf` (see the file comment): kernel-sum area + `kernels::linear_s8_cache_size(rows, cols)`
 /// with rows = `filter_dims->c`, cols = `filter_dims->n`. 0 for a null or non-positive filter_dims or
 /// a size above INT32_MAX (no packing possible).
 [[nodiscard]] constexpr std::int32_t fully_connected_s8_get_cache_buffer_size(const dims* filter_dims) noexcept {
   if (filter_dims == nullptr || filter_dims->c < 1 || filter_dims->n < 1) return 0;
-  const std::size_t p = kernels::linear_s8_packed_size(filter_dims->c, filter_dims->n);
+  const std::size_t p = kernels::linear_s8_cache_size(filter_dims->c, filter_dims->n);
   const std::size_t n = detail::kernel_sum_area(filter_dims->c) + p;
   return p == 0 || n > static_cast<std::size_t>(INT32_MAX) ? 0 : static_cast<std::int32_t>(n);
 }

@@ -7,14 +7,14 @@
 ///
 /// 1. **Pack on first use** (what a caller of the unpacked API gets by passing a buffer):
 /// ```
-/// std::vector<std::uint8_t> cache(kernels::linear_s8_packed_size(a.rows, a.cols));  // per layer, persistent
+/// std::vector<std::uint8_t> cache(kernels::linear_s8_cache_size(a.rows, a.cols));  // per layer, persistent
 /// kernels::linear_s8(a, cache.data(), cache.size());   // 1st call packs, later calls reuse the packing
 /// ```
 ///    The buffer's header records what was packed (rows, cols, input/filter offsets, the ADDRESSES of
 ///    `weights`, `bias`, `kernel_sum`, the layout); a call whose arguments differ in any of these
 ///    repacks. What the header cannot see is a change of the CONTENTS at the same addresses: a caller
 ///    that rewrites weights, bias or kernel_sum in place must call `reset_linear_s8_cache` first
-///    (else the old packing is used). A buffer smaller than `linear_s8_packed_size` (or null) is
+///    (else the old packing is used). A buffer smaller than `linear_s8_cache_size` (or null) is
 ///    never written: the call runs the unpacked `linear_s8(a)`. The buffer must belong to this layer
 ///    (not be shared scratch that other code overwrites between calls without a reset).
 /// 2. **Explicit** (plan time):
@@ -209,6 +209,42 @@ namespace detail {
   return detail::packed_s8_runs(detail::packed_s8_kind_for(path));
 }
 
+namespace detail {
+
+/// Runs the packed form for a validated `a` and the buffer's header `h` (already checked to match `a`).
+[[nodiscard]] inline status linear_s8_packed_run(const linear_s8_args& a, const std::uint8_t* base,
+                                                 const packed_s8_header& h) noexcept {
+#if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
+  if (h.layout == static_cast<std::int32_t>(packed_s8_layout_kind::avx2)) {
+    const packed_s8_geometry geo = packed_s8_layout(a.rows, a.cols, packed_s8_layout_kind::avx2);
+    if (x86_has_avx2() && h.cmax <= INT32_MAX &&
+        reinterpret_cast<std::uintptr_t>(base + geo.c32) % alignof(std::int32_t) == 0) {
+      linear_s8_args b = a;  // the folded constants are exactly a kernel_sum (CMSIS-NN form)
+      b.kernel_sum = reinterpret_cast<const std::int32_t*>(base + geo.c32);
+      b.bias = nullptr;
+      linear_s8_packed_avx2(b, reinterpret_cast<const std::int8_t*>(base + geo.weights));
+      return status::ok;
+    }
+  } else if (x86_has_avx512_vnni_vl()) {
+    const packed_s8_geometry geo = packed_s8_layout(a.rows, a.cols);
+    if (geo.narrow) {
+      linear_s8_rowdot_vnni(a, reinterpret_cast<const std::int8_t*>(base + geo.weights),
+                            static_cast<std::ptrdiff_t>(geo.row_stride),
+                            reinterpret_cast<const std::int64_t*>(base + geo.c64));
+    } else {
+      linear_s8_packed_vnni(a, base);
+    }
+    return status::ok;
+  }
+#else
+  (void)base;
+  (void)h;
+#endif
+  return linear_s8(a);
+}
+
+}  // namespace detail
+
 /// Fused s8 linear over a buffer written by `pack_linear_s8` (same bytes as `linear_s8(a)` with the
 /// weights/bias/kernel_sum/offsets given at pack time).
 /// @return the `validate(a)` errors; `null_pointer` (packed); `scratch_too_small` (size <
@@ -224,47 +260,46 @@ namespace detail {
   std::memcpy(&h, packed, sizeof h);
   if (h.magic != detail::packed_s8_magic || h.rows != a.rows || h.cols != a.cols) return status::shape_mismatch;
   if (h.input_offset != a.input_offset || h.filter_offset != a.filter_offset) return status::zero_point_out_of_range;
-#if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
-  const auto* base = static_cast<const std::uint8_t*>(packed);
-  if (h.layout == static_cast<std::int32_t>(detail::packed_s8_layout_kind::avx2)) {
-    const detail::packed_s8_geometry geo = detail::packed_s8_layout(a.rows, a.cols, detail::packed_s8_layout_kind::avx2);
-    if (detail::x86_has_avx2() && h.cmax <= INT32_MAX &&
-        reinterpret_cast<std::uintptr_t>(base + geo.c32) % alignof(std::int32_t) == 0) {
-      linear_s8_args b = a;  // the folded constants are exactly a kernel_sum (CMSIS-NN form)
-      b.kernel_sum = reinterpret_cast<const std::int32_t*>(base + geo.c32);
-      b.bias = nullptr;
-      detail::linear_s8_packed_avx2(b, reinterpret_cast<const std::int8_t*>(base + geo.weights));
-      return status::ok;
-    }
-  } else if (detail::x86_has_avx512_vnni_vl()) {
-    const detail::packed_s8_geometry geo = detail::packed_s8_layout(a.rows, a.cols);
-    if (geo.narrow) {
-      detail::linear_s8_rowdot_vnni(a, reinterpret_cast<const std::int8_t*>(base + geo.weights),
-                                    static_cast<std::ptrdiff_t>(geo.row_stride),
-                                    reinterpret_cast<const std::int64_t*>(base + geo.c64));
-    } else {
-      detail::linear_s8_packed_vnni(a, base);
-    }
-    return status::ok;
-  }
-#endif
-  return linear_s8(a);
+  return detail::linear_s8_packed_run(a, static_cast<const std::uint8_t*>(packed), h);
 }
+
+/// Bytes of a pack-on-first-use buffer (`linear_s8(a, cache, size)`): `linear_s8_packed_size` + 64,
+/// so that the packing can start at the first 64-byte boundary inside the buffer (the microkernels'
+/// 64-byte weight loads then never split cache lines, whatever the buffer's alignment). 0 where
+/// `linear_s8_packed_size` is 0.
+[[nodiscard]] constexpr std::size_t linear_s8_cache_size(std::int32_t rows, std::int32_t cols) noexcept {
+  const std::size_t n = linear_s8_packed_size(rows, cols);
+  return n == 0 ? 0 : n + 64;
+}
+
+namespace detail {
+/// The 64-byte aligned start of the packing inside a cache buffer of `size` bytes (null if the buffer
+/// is null or smaller than `linear_s8_cache_size`).
+[[nodiscard]] inline std::uint8_t* cache_base(const void* cache, std::size_t size, std::int32_t rows,
+                                              std::int32_t cols) noexcept {
+  const std::size_t need = linear_s8_cache_size(rows, cols);
+  if (cache == nullptr || need == 0 || size < need) return nullptr;
+  const auto p = reinterpret_cast<std::uintptr_t>(cache);
+  return reinterpret_cast<std::uint8_t*>(p + ((64 - p % 64) % 64));
+}
+}  // namespace detail
 
 /// Invalidates a pack-on-first-use buffer (next `linear_s8(a, cache, size)` repacks). Call it when
 /// the weights, bias or kernel_sum were changed in place. No effect for null or < 64-byte buffers.
 inline void reset_linear_s8_cache(void* cache, std::size_t size) noexcept {
-  if (cache != nullptr && size >= sizeof(detail::packed_s8_header)) std::memset(cache, 0, sizeof(detail::packed_s8_header));
+  if (cache == nullptr) return;
+  const auto p = reinterpret_cast<std::uintptr_t>(cache);
+  const std::size_t off = (64 - p % 64) % 64;  // where the packing starts (see `linear_s8_cache_size`)
+  if (size >= off + sizeof(detail::packed_s8_header)) std::memset(static_cast<std::uint8_t*>(cache) + off, 0, sizeof(detail::packed_s8_header));
 }
 
 /// True if `cache` holds a packing of exactly `a`'s weights/bias/kernel_sum addresses, shape and
 /// offsets, in the layout `automatic` picks on this CPU (what `linear_s8(a, cache, size)` reuses).
 [[nodiscard]] inline bool linear_s8_cache_matches(const linear_s8_args& a, const void* cache, std::size_t size) noexcept {
-  if (cache == nullptr || size < linear_s8_packed_size(a.rows, a.cols) || size < sizeof(detail::packed_s8_header)) {
-    return false;
-  }
+  const std::uint8_t* base = detail::cache_base(cache, size, a.rows, a.cols);
+  if (base == nullptr) return false;
   detail::packed_s8_header h;
-  std::memcpy(&h, cache, sizeof h);
+  std::memcpy(&h, base, sizeof h);
   return h.magic == detail::packed_s8_magic && h.rows == a.rows && h.cols == a.cols &&
          h.input_offset == a.input_offset && h.filter_offset == a.filter_offset &&
          h.layout == static_cast<std::int32_t>(detail::packed_s8_kind_for(linear_path::automatic)) &&
@@ -281,7 +316,7 @@ inline void reset_linear_s8_cache(void* cache, std::size_t size) noexcept {
 }
 
 /// Fused s8 linear with PACK ON FIRST USE into the caller-owned `cache` (see the file comment):
-/// where this CPU runs a packed microkernel and `size ≥ linear_s8_packed_size(a.rows, a.cols)`, the
+/// where this CPU runs a packed microkernel and `size ≥ linear_s8_cache_size(a.rows, a.cols)`, the
 /// first call (and any call whose weights/bias/kernel_sum addresses, shape or offsets differ from the
 /// packing recorded in the buffer) packs `a` into `cache`, and every call runs `linear_s8_packed`;
 /// otherwise (null or smaller buffer, or `linear_s8_cache_pays(a.rows)` false) it runs `linear_s8(a)`
@@ -289,13 +324,14 @@ inline void reset_linear_s8_cache(void* cache, std::size_t size) noexcept {
 /// @return the `validate(a)` errors; else `ok`.
 [[nodiscard]] inline status linear_s8(const linear_s8_args& a, void* cache, std::size_t size) noexcept {
   if (const status s = validate(a); s != status::ok) return s;
-  if (cache == nullptr || size < linear_s8_packed_size(a.rows, a.cols) || !linear_s8_cache_pays(a.rows)) {
-    return linear_s8(a);
-  }
+  std::uint8_t* base = detail::cache_base(cache, size, a.rows, a.cols);
+  if (base == nullptr || !linear_s8_cache_pays(a.rows)) return linear_s8(a);
   if (!linear_s8_cache_matches(a, cache, size)) {
-    if (const status s = pack_linear_s8(a, cache, size); s != status::ok) return s;
+    if (const status s = pack_linear_s8(a, base, linear_s8_packed_size(a.rows, a.cols)); s != status::ok) return s;
   }
-  return linear_s8_packed(a, cache, size);
+  detail::packed_s8_header h;  // matches `a` (checked or just written): no second validation
+  std::memcpy(&h, base, sizeof h);
+  return detail::linear_s8_packed_run(a, base, h);
 }
 
 }  // namespace armlower::kernels
