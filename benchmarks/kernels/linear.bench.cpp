@@ -263,13 +263,19 @@ void BM_s16_armlower(benchmark::State& st) {
 #if defined(ARMLOWER_BENCH_HAVE_DNNL)
 // oneDNN int8 matmul: src s8 [M,K], weights s8 [K,N] (pre-reordered to oneDNN's preferred layout
 // outside the timed loop), bias s32, dst s8 with a per-tensor output scale.
+// U8 = true: src u8 = x + 128 (the layer's input_offset 128 applied by the data type, no zero point):
+// oneDNN's native int8 GEMM operand order (u8 × s8), its fastest configuration where it has no
+// s8 × s8 brgemm (e.g. restricted to AVX2 by ONEDNN_MAX_CPU_ISA=AVX2).
+template <bool U8>
 void BM_s8_onednn(benchmark::State& st) {
   problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
   using namespace dnnl;
   engine eng(engine::kind::cpu, 0);
   stream s(eng);
   const memory::dim M = p.batch, K = p.cols, N = p.rows;
-  memory::desc src_md({M, K}, memory::data_type::s8, memory::format_tag::ab);
+  std::vector<std::uint8_t> xu(p.x8.size());
+  for (std::size_t i = 0; i < xu.size(); ++i) xu[i] = static_cast<std::uint8_t>(p.x8[i] ^ 0x80);
+  memory::desc src_md({M, K}, U8 ? memory::data_type::u8 : memory::data_type::s8, memory::format_tag::ab);
   memory::desc wei_any({K, N}, memory::data_type::s8, memory::format_tag::any);
   memory::desc wei_user({K, N}, memory::data_type::s8, memory::format_tag::ba);  // our [N][K] rows
   memory::desc bias_md({1, N}, memory::data_type::s32, memory::format_tag::ab);
@@ -277,7 +283,7 @@ void BM_s8_onednn(benchmark::State& st) {
   primitive_attr attr;
   attr.set_output_scales(0, {1.0f / 4096.0f});
   matmul::primitive_desc pd(matmul::desc(src_md, wei_any, bias_md, dst_md), attr, eng);
-  memory src(src_md, eng, p.x8.data()), user_w(wei_user, eng, p.w.data()), wei(pd.weights_desc(), eng);
+  memory src(src_md, eng, U8 ? static_cast<void*>(xu.data()) : static_cast<void*>(p.x8.data())), user_w(wei_user, eng, p.w.data()), wei(pd.weights_desc(), eng);
   memory bias(bias_md, eng, p.bias.data()), dst(dst_md, eng, p.y8.data());
   reorder(user_w, wei).execute(s, user_w, wei);
   s.wait();
@@ -289,7 +295,8 @@ void BM_s8_onednn(benchmark::State& st) {
   }
   set_counters(st, p);
 }
-BENCHMARK(BM_s8_onednn)->Apply(args);
+BENCHMARK(BM_s8_onednn<false>)->Name("BM_s8_onednn")->Apply(args);
+BENCHMARK(BM_s8_onednn<true>)->Name("BM_s8_onednn_u8src")->Apply(args);
 #endif
 
 #if defined(ARMLOWER_BENCH_HAVE_XNNPACK)
