@@ -55,11 +55,19 @@ void check_packed(k::linear_s8_args a) {
   CAPTURE(a.batches); CAPTURE(a.cols); CAPTURE(a.rows); CAPTURE(a.per_channel); CAPTURE(a.input_offset);
   CAPTURE(a.filter_offset); CAPTURE(a.bias != nullptr); CAPTURE(a.kernel_sum != nullptr);
   REQUIRE(out == ref);
-  // the AVX2 layout (AVX2 microkernel where the CPU has it) over the same buffer
+  // the AVX2 layout (AVX2 microkernel where the CPU has it: it needs the row constants 4-byte
+  // aligned, else linear_s8 runs) at the misaligned base and at an aligned one
   REQUIRE(k::pack_linear_s8(a, base, size, k::linear_path::x86_avx2) == status::ok);
   std::fill(out.begin(), out.end(), std::int8_t{0x5A});
   REQUIRE(k::linear_s8_packed(a, base, size) == status::ok);
   REQUIRE(out == ref);
+  {
+    std::vector<std::uint8_t> aligned(size);
+    REQUIRE(k::pack_linear_s8(a, aligned.data(), size, k::linear_path::x86_avx2) == status::ok);
+    std::fill(out.begin(), out.end(), std::int8_t{0x5A});
+    REQUIRE(k::linear_s8_packed(a, aligned.data(), size) == status::ok);
+    REQUIRE(out == ref);
+  }
   // pack on first use (the buffer still holds the AVX2 packing: the first call repacks unless
   // that is this CPU's automatic layout), then reuse
   std::vector<std::uint8_t> cache(k::linear_s8_cache_size(a.rows, a.cols) + 1);
