@@ -1,6 +1,8 @@
 // Host benchmarks of armlower's fused linear kernels (s8 and a16w8), per path, side by side with a
 // naive loop and the host peers oneDNN (int8 matmul, s8×s8→s8 with output scale) and XNNPACK
 // (qs8 fully connected). Single thread. Counter "MAC/s" = batch·K·N multiply-accumulates per second.
+#include <armlower/compat/cmsis_nn.hpp>
+#include <armlower/kernels/conv2d.hpp>
 #include <armlower/kernels/linear.hpp>
 #include <armlower/kernels/linear_packed.hpp>
 
@@ -133,21 +135,90 @@ void BM_s8_armlower(benchmark::State& st) {
   set_counters(st, p);
 }
 
-// AVX2 over weights packed once outside the timed loop (like XNNPACK's operator creation).
+// AVX2 layout of `pack_linear_s8` (path x86_avx2: what AVX2-only CPUs get), packed once outside the
+// timed loop (like XNNPACK's operator creation).
 void BM_s8_armlower_avx2_prepacked(benchmark::State& st) {
   problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
-  const std::size_t bytes = k::packed_weights_s8_size(p.rows, p.cols);
-  std::vector<std::int8_t> storage(bytes + 64);
+  const auto a = p.s8();
+  const std::size_t bytes = k::linear_s8_packed_size(p.rows, p.cols);
+  std::vector<std::uint8_t> storage(bytes + 64);
   auto* base = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;  // 64-byte aligned
-  const std::span<std::int8_t> packed(base, bytes);
-  if (k::pack_weights_s8(p.w.data(), p.rows, p.cols, packed.data(), packed.size()) != armlower::status::ok) {
+  if (k::pack_linear_s8(a, base, bytes, k::linear_path::x86_avx2) != armlower::status::ok) {
     st.SkipWithError("pack failed");
     return;
   }
-  const auto a = p.s8();
   for (auto _ : st) {
-    if (k::linear_s8_prepacked(a, packed.data(), packed.size()) != armlower::status::ok) st.SkipWithError("kernel error");
+    if (k::linear_s8_packed(a, base, bytes) != armlower::status::ok) st.SkipWithError("kernel error");
     benchmark::DoNotOptimize(p.y8.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, p);
+}
+
+// What `linear_s8` users get with a buffer: `linear_s8(a, cache, size)` packs on the first call (made
+// once before the timed loop: that is the first use) and reuses the packing (steady state).
+void BM_s8_armlower_auto(benchmark::State& st) {
+  problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  const auto a = p.s8();
+  std::vector<std::uint8_t> cache(k::linear_s8_cache_size(p.rows, p.cols));
+  if (k::linear_s8(a, cache.data(), cache.size()) != armlower::status::ok) st.SkipWithError("kernel error");
+  for (auto _ : st) {
+    if (k::linear_s8(a, cache.data(), cache.size()) != armlower::status::ok) st.SkipWithError("kernel error");
+    benchmark::DoNotOptimize(p.y8.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, p);
+}
+
+// What `cmsis::fully_connected_s8` users get with ctx->size = fully_connected_s8_get_cache_buffer_size
+// (packed on the first call, made before the timed loop; bias given, CMSIS-NN DSP/C convention).
+void BM_s8_cmsis_compat(benchmark::State& st) {
+  problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  namespace c = armlower::cmsis;
+  const c::dims in_d{p.batch, 1, 1, p.cols}, f_d{p.cols, 1, 1, p.rows}, b_d{1, 1, 1, p.rows}, o_d{p.batch, 1, 1, p.rows};
+  c::fc_params fc;
+  fc.input_offset = 128;
+  fc.output_offset = -5;
+  const c::per_tensor_quant_params q{p.mult, p.shift};
+  std::vector<std::uint8_t> buf(static_cast<std::size_t>(c::fully_connected_s8_get_cache_buffer_size(&f_d)));
+  const c::context ctx{buf.data(), static_cast<std::int32_t>(buf.size())};
+  const auto call = [&] {
+    return c::fully_connected_s8(&ctx, &fc, &q, &in_d, p.x8.data(), &f_d, p.w.data(), &b_d, p.bias.data(), &o_d,
+                                 p.y8.data());
+  };
+  if (call() != armlower::status::ok) st.SkipWithError("kernel error");
+  for (auto _ : st) {
+    if (call() != armlower::status::ok) st.SkipWithError("kernel error");
+    benchmark::DoNotOptimize(p.y8.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, p);
+}
+
+// The TOSA interpreter's kernel for the TOSA form of the layer (CONV2D 1×1, N = batch, IC = K,
+// OC = N, input_zp = −128, int32 accumulator output; the RESCALE that follows is not included):
+// `kernels::conv2d` (automatic: AVX-512 VNNI where available) and the AVX2 dot-rows loop it replaced.
+template <k::linear_path Path>
+void BM_s8_interpreter_conv2d_1x1(benchmark::State& st) {
+  if (!k::path_available(Path)) {
+    st.SkipWithError("path not available on this CPU");
+    return;
+  }
+  problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  k::conv2d_shape s;
+  s.n = p.batch;
+  s.ic = p.cols;
+  s.oc = p.rows;
+  s.bias_size = p.rows;
+  std::vector<std::int32_t> out(static_cast<std::size_t>(p.batch) * static_cast<std::size_t>(p.rows));
+  for (auto _ : st) {
+    const auto r = Path == k::linear_path::automatic
+                       ? k::conv2d<std::int8_t, std::int8_t, std::int32_t>(s, p.x8.data(), p.w.data(), p.bias.data(),
+                                                                           std::int8_t{-128}, std::int8_t{0}, out.data())
+                       : k::detail::conv2d_1x1_s8(s, p.x8.data(), p.w.data(), p.bias.data(), std::int8_t{-128},
+                                                  std::int8_t{0}, out.data(), Path);
+    if (r != armlower::status::ok) st.SkipWithError("kernel error");
+    benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
   set_counters(st, p);
@@ -192,13 +263,19 @@ void BM_s16_armlower(benchmark::State& st) {
 #if defined(ARMLOWER_BENCH_HAVE_DNNL)
 // oneDNN int8 matmul: src s8 [M,K], weights s8 [K,N] (pre-reordered to oneDNN's preferred layout
 // outside the timed loop), bias s32, dst s8 with a per-tensor output scale.
+// U8 = true: src u8 = x + 128 (the layer's input_offset 128 applied by the data type, no zero point):
+// oneDNN's native int8 GEMM operand order (u8 × s8), its fastest configuration where it has no
+// s8 × s8 brgemm (e.g. restricted to AVX2 by ONEDNN_MAX_CPU_ISA=AVX2).
+template <bool U8>
 void BM_s8_onednn(benchmark::State& st) {
   problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
   using namespace dnnl;
   engine eng(engine::kind::cpu, 0);
   stream s(eng);
   const memory::dim M = p.batch, K = p.cols, N = p.rows;
-  memory::desc src_md({M, K}, memory::data_type::s8, memory::format_tag::ab);
+  std::vector<std::uint8_t> xu(p.x8.size());
+  for (std::size_t i = 0; i < xu.size(); ++i) xu[i] = static_cast<std::uint8_t>(p.x8[i] ^ 0x80);
+  memory::desc src_md({M, K}, U8 ? memory::data_type::u8 : memory::data_type::s8, memory::format_tag::ab);
   memory::desc wei_any({K, N}, memory::data_type::s8, memory::format_tag::any);
   memory::desc wei_user({K, N}, memory::data_type::s8, memory::format_tag::ba);  // our [N][K] rows
   memory::desc bias_md({1, N}, memory::data_type::s32, memory::format_tag::ab);
@@ -206,7 +283,7 @@ void BM_s8_onednn(benchmark::State& st) {
   primitive_attr attr;
   attr.set_output_scales(0, {1.0f / 4096.0f});
   matmul::primitive_desc pd(matmul::desc(src_md, wei_any, bias_md, dst_md), attr, eng);
-  memory src(src_md, eng, p.x8.data()), user_w(wei_user, eng, p.w.data()), wei(pd.weights_desc(), eng);
+  memory src(src_md, eng, U8 ? static_cast<void*>(xu.data()) : static_cast<void*>(p.x8.data())), user_w(wei_user, eng, p.w.data()), wei(pd.weights_desc(), eng);
   memory bias(bias_md, eng, p.bias.data()), dst(dst_md, eng, p.y8.data());
   reorder(user_w, wei).execute(s, user_w, wei);
   s.wait();
@@ -218,7 +295,8 @@ void BM_s8_onednn(benchmark::State& st) {
   }
   set_counters(st, p);
 }
-BENCHMARK(BM_s8_onednn)->Apply(args);
+BENCHMARK(BM_s8_onednn<false>)->Name("BM_s8_onednn")->Apply(args);
+BENCHMARK(BM_s8_onednn<true>)->Name("BM_s8_onednn_u8src")->Apply(args);
 #endif
 
 #if defined(ARMLOWER_BENCH_HAVE_XNNPACK)
@@ -254,9 +332,15 @@ BENCHMARK(BM_s8_armlower<k::linear_path::x86_avx2>)->Name("BM_s8_armlower_avx2")
 BENCHMARK(BM_s8_armlower<k::linear_path::x86_avx512_vnni>)->Name("BM_s8_armlower_avx512_vnni")->Apply(args);
 BENCHMARK(BM_s8_armlower_avx2_prepacked)->Apply(args);
 BENCHMARK(BM_s8_armlower_packed)->Apply(args);
-// What users get: `linear_s8` / `cmsis::fully_connected_s8` with the default `linear_path::automatic`
-// (row-major weights); `BM_s8_armlower_packed` is what `pack_linear_s8` users get.
-BENCHMARK(BM_s8_armlower<k::linear_path::automatic>)->Name("BM_s8_armlower_auto")->Apply(args);
+// What users get: `linear_s8(a, cache, size)` (BM_s8_armlower_auto) / `cmsis::fully_connected_s8` with a
+// cache-sized ctx (BM_s8_cmsis_compat), both packed on first use; `linear_s8(a)` with no buffer
+// (row-major weights, BM_s8_armlower_auto_nobuf); `BM_s8_armlower_packed` is what `pack_linear_s8` users
+// get; the interpreter's CONV2D 1×1.
+BENCHMARK(BM_s8_armlower_auto)->Apply(args);
+BENCHMARK(BM_s8_cmsis_compat)->Apply(args);
+BENCHMARK(BM_s8_armlower<k::linear_path::automatic>)->Name("BM_s8_armlower_auto_nobuf")->Apply(args);
+BENCHMARK(BM_s8_interpreter_conv2d_1x1<k::linear_path::automatic>)->Name("BM_s8_interpreter_conv2d_1x1")->Apply(args);
+BENCHMARK(BM_s8_interpreter_conv2d_1x1<k::linear_path::x86_avx2>)->Name("BM_s8_interpreter_conv2d_1x1_avx2")->Apply(args);
 BENCHMARK(BM_s16_naive)->Apply(args);
 BENCHMARK(BM_s16_armlower<k::linear_path::generic>)->Name("BM_s16_armlower_generic")->Apply(args);
 BENCHMARK(BM_s16_armlower<k::linear_path::x86_avx2>)->Name("BM_s16_armlower_avx2")->Apply(args);

@@ -10,6 +10,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -23,7 +24,11 @@ using armlower::status;
 
 namespace {
 
-enum class convention { dsp_bias, dsp_bias_garbage_buf, mve_sum_and_bias, executorch_sum_only };
+enum class convention {
+  dsp_bias, dsp_bias_garbage_buf, mve_sum_and_bias, executorch_sum_only,
+  // armlower extension: ctx->size ≥ fully_connected_s8_get_cache_buffer_size (packed weights kept in ctx->buf)
+  cached_bias_garbage_buf, cached_sum_and_bias, cached_sum_only
+};
 
 struct s8_call {
   c::context ctx;
@@ -66,6 +71,20 @@ s8_call setup(const armlower_test::fc_s8_vector& v, convention conv) {
       s.ctx = {s.buf.data(), 0};
       s.bias = nullptr;
       break;
+    case convention::cached_bias_garbage_buf:
+    case convention::cached_sum_and_bias:
+    case convention::cached_sum_only: {
+      const std::int32_t cache_bytes = c::fully_connected_s8_get_cache_buffer_size(&s.f_d);
+      REQUIRE(cache_bytes >= static_cast<std::int32_t>(k::linear_s8_cache_size(v.rows, v.cols)) + v.rows * 4);
+      s.buf.resize(static_cast<std::size_t>(cache_bytes + 3) / 4, 0x7A7A7A7A);
+      if (conv != convention::cached_bias_garbage_buf) {
+        REQUIRE(c::vector_sum_s8(s.buf.data(), v.cols, v.rows, v.weights, v.input_offset, v.filter_offset, v.bias) ==
+                status::ok);
+      }
+      s.ctx = {s.buf.data(), cache_bytes};
+      s.bias = conv == convention::cached_sum_only ? nullptr : v.bias;
+      break;
+    }
   }
   return s;
 }
@@ -75,14 +94,21 @@ s8_call setup(const armlower_test::fc_s8_vector& v, convention conv) {
 TEST_CASE("compat: every s8 vector set, every bias/kernel_sum convention, per-tensor/per-channel/wrapper") {
   for (const auto& v : armlower_test::fc_s8_vectors) {
     for (auto conv : {convention::dsp_bias, convention::dsp_bias_garbage_buf, convention::mve_sum_and_bias,
-                      convention::executorch_sum_only}) {
+                      convention::executorch_sum_only, convention::cached_bias_garbage_buf,
+                      convention::cached_sum_and_bias, convention::cached_sum_only}) {
       // A never-filled buffer with a null bias is the one documented caller error (see compat/cmsis_nn.hpp).
-      if (conv == convention::dsp_bias_garbage_buf && v.bias == nullptr) continue;
+      if ((conv == convention::dsp_bias_garbage_buf || conv == convention::cached_bias_garbage_buf) &&
+          v.bias == nullptr) {
+        continue;
+      }
       for (int entry = 0; entry < 2; ++entry) {  // 0: direct function, 1: wrapper
         CAPTURE(std::string(v.name));
         CAPTURE(static_cast<int>(conv));
         CAPTURE(entry);
         auto s = setup(v, conv);
+        const std::vector<std::int32_t> kernel_sum_before(s.buf.begin(), s.buf.begin() + v.rows);
+        for (int rep = 0; rep < 2; ++rep) {  // cached conventions: the 2nd call reuses the packing
+        CAPTURE(rep);
         std::vector<std::int8_t> out(static_cast<std::size_t>(v.batches * v.rows), 0x55);
         status st{};
         if (entry == 1) {
@@ -105,9 +131,52 @@ TEST_CASE("compat: every s8 vector set, every bias/kernel_sum convention, per-te
           CAPTURE(i);
           CHECK(out[static_cast<std::size_t>(i)] == v.output_ref[i]);
         }
+        // the kernel-sum area is never written
+        CHECK(std::equal(kernel_sum_before.begin(), kernel_sum_before.end(), s.buf.begin()));
+        }
       }
     }
   }
+}
+
+TEST_CASE("compat: packed weights in ctx->buf — reset after in-place changes, smaller buffers run unpacked") {
+  const auto& v = armlower_test::fc_s8_vectors[0];
+  c::fc_params fc;
+  fc.input_offset = v.input_offset;
+  fc.filter_offset = v.filter_offset;
+  fc.output_offset = v.output_offset;
+  fc.activation = {v.activation_min, v.activation_max};
+  const c::dims in_d{v.batches, 1, 1, v.cols}, f_d{v.cols, 1, 1, v.rows}, b_d{1, 1, 1, v.rows}, o_d{v.batches, 1, 1, v.rows};
+  const std::int32_t bytes = c::fully_connected_s8_get_cache_buffer_size(&f_d);
+  REQUIRE(bytes > 0);
+  std::vector<std::int8_t> w(v.weights, v.weights + static_cast<std::ptrdiff_t>(v.rows) * v.cols);
+  std::vector<std::int32_t> bias(v.bias, v.bias + v.rows);  // vector set 0 has a bias
+  const auto run = [&](c::context ctx, std::vector<std::int8_t>& out) {
+    out.assign(static_cast<std::size_t>(v.batches * v.rows), 0x55);
+    c::quant_params qp{const_cast<std::int32_t*>(v.multiplier), const_cast<std::int32_t*>(v.shift), v.per_channel ? 1 : 0};
+    return c::fully_connected_wrapper_s8(&ctx, &fc, &qp, &in_d, v.input, &f_d, w.data(), &b_d, bias.data(), &o_d,
+                                         out.data());
+  };
+  std::vector<std::uint8_t> buf(static_cast<std::size_t>(bytes), 0xEE);
+  std::vector<std::int8_t> ref, out;
+  REQUIRE(run({nullptr, 0}, ref) == status::ok);
+  REQUIRE(run({buf.data(), bytes}, out) == status::ok);
+  CHECK(out == ref);
+  // weights changed in place: reset, then the result is that of the new weights
+  for (auto& e : w) e = static_cast<std::int8_t>(-(e / 2));
+  c::context ctx{buf.data(), bytes};
+  c::reset_context_cache(&ctx, &f_d);
+  REQUIRE(run({nullptr, 0}, ref) == status::ok);
+  REQUIRE(run(ctx, out) == status::ok);
+  CHECK(out == ref);
+  // one byte short of the cache size: the unpacked path, nothing written
+  std::vector<std::uint8_t> small(static_cast<std::size_t>(bytes - 1), 0xCD);
+  REQUIRE(run({small.data(), bytes - 1}, out) == status::ok);
+  CHECK(out == ref);
+  CHECK(std::all_of(small.begin(), small.end(), [](std::uint8_t e) { return e == 0xCD; }));
+  CHECK(c::fully_connected_s8_get_cache_buffer_size(nullptr) == 0);
+  const c::dims huge{1 << 20, 1, 1, 1 << 20};
+  CHECK(c::fully_connected_s8_get_cache_buffer_size(&huge) == 0);  // above INT32_MAX
 }
 
 TEST_CASE("compat: a16w8 vector set (arm_fully_connected_s16)") {

@@ -9,7 +9,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -53,6 +55,29 @@ void check_packed(k::linear_s8_args a) {
   CAPTURE(a.batches); CAPTURE(a.cols); CAPTURE(a.rows); CAPTURE(a.per_channel); CAPTURE(a.input_offset);
   CAPTURE(a.filter_offset); CAPTURE(a.bias != nullptr); CAPTURE(a.kernel_sum != nullptr);
   REQUIRE(out == ref);
+  // the AVX2 layout (AVX2 microkernel where the CPU has it: it needs the row constants 4-byte
+  // aligned, else linear_s8 runs) at the misaligned base and at an aligned one
+  REQUIRE(k::pack_linear_s8(a, base, size, k::linear_path::x86_avx2) == status::ok);
+  std::fill(out.begin(), out.end(), std::int8_t{0x5A});
+  REQUIRE(k::linear_s8_packed(a, base, size) == status::ok);
+  REQUIRE(out == ref);
+  {
+    std::vector<std::uint8_t> aligned(size);
+    REQUIRE(k::pack_linear_s8(a, aligned.data(), size, k::linear_path::x86_avx2) == status::ok);
+    std::fill(out.begin(), out.end(), std::int8_t{0x5A});
+    REQUIRE(k::linear_s8_packed(a, aligned.data(), size) == status::ok);
+    REQUIRE(out == ref);
+  }
+  // pack on first use (the buffer still holds the AVX2 packing: the first call repacks unless
+  // that is this CPU's automatic layout), then reuse
+  std::vector<std::uint8_t> cache(k::linear_s8_cache_size(a.rows, a.cols) + 1);
+  std::memcpy(cache.data() + 1, base, size);  // an AVX2 packing at the wrong offset: never matches
+  for (int call = 0; call < 2; ++call) {
+    std::fill(out.begin(), out.end(), std::int8_t{0x5A});
+    REQUIRE(k::linear_s8(a, cache.data() + 1, cache.size() - 1) == status::ok);
+    CAPTURE(call);
+    REQUIRE(out == ref);
+  }
   // the row-major AVX-512 VNNI path of linear_s8 (same microkernel as the narrow packed form)
   if (k::path_available(k::linear_path::x86_avx512_vnni)) {
     std::fill(out.begin(), out.end(), std::int8_t{0x5A});
@@ -169,4 +194,79 @@ TEST_CASE("packed s8: argument errors") {
   CHECK(k::linear_s8_packed(b, buf.data(), n) == status::null_pointer);
   std::vector<std::uint8_t> junk(n, 0);
   CHECK(k::linear_s8_packed(a, junk.data(), n) == status::shape_mismatch);
+}
+
+TEST_CASE("pack on first use: linear_s8(a, cache, size) repacks on new addresses/offsets, reset, small buffers") {
+  prng r{std::mt19937_64(1414)};
+  const int batches = 5, cols = 67, rows = 40;
+  std::vector<std::int8_t> x(static_cast<std::size_t>(batches * cols)), w1(static_cast<std::size_t>(rows * cols)),
+      w2(w1.size());
+  std::vector<std::int32_t> b1(static_cast<std::size_t>(rows)), b2(b1.size()), ks(b1.size());
+  r.fill(x, -128, 127, 0);
+  r.fill(w1, -128, 127, 0);
+  r.fill(w2, -128, 127, 0);
+  r.fill(b1, -100000, 100000, 0);
+  r.fill(b2, -100000, 100000, 0);
+  const std::int32_t m = 1518500250, sh = -9;
+  k::linear_s8_args a;
+  a.input = x.data(); a.weights = w1.data(); a.bias = b1.data(); a.batches = batches; a.cols = cols; a.rows = rows;
+  a.multiplier = &m; a.shift = &sh; a.input_offset = 128; a.filter_offset = 3; a.output_offset = -7;
+  const auto expect_same = [&](k::linear_s8_args c, void* cache, std::size_t size) {
+    std::vector<std::int8_t> ref(static_cast<std::size_t>(batches * rows)), out(ref.size(), std::int8_t{0x5A});
+    c.output = ref.data();
+    REQUIRE(k::linear_s8(c, k::linear_path::generic) == status::ok);
+    c.output = out.data();
+    REQUIRE(k::linear_s8(c, cache, size) == status::ok);
+    REQUIRE(out == ref);
+  };
+  const std::size_t n = k::linear_s8_cache_size(rows, cols);
+  CHECK(n == k::linear_s8_packed_size(rows, cols) + 64);
+  std::vector<std::uint8_t> cache(n + 3, std::uint8_t{0xAB});
+  void* c = cache.data() + 3;  // unaligned
+  expect_same(a, c, n);
+  const bool native = k::linear_s8_packed_native();
+  CHECK(k::linear_s8_cache_matches(a, c, n) == native);
+  expect_same(a, c, n);  // reuse
+  k::linear_s8_args b = a;
+  b.weights = w2.data();  // new weights address: repack
+  CHECK_FALSE(k::linear_s8_cache_matches(b, c, n));
+  expect_same(b, c, n);
+  b.bias = b2.data();  // new bias address
+  CHECK_FALSE(k::linear_s8_cache_matches(b, c, n));
+  expect_same(b, c, n);
+  b.bias = nullptr;
+  expect_same(b, c, n);
+  b.input_offset = -3;  // other offsets
+  CHECK_FALSE(k::linear_s8_cache_matches(b, c, n));
+  expect_same(b, c, n);
+  b.filter_offset = -255;
+  expect_same(b, c, n);
+  REQUIRE(k::compute_kernel_sum_s8(ks.data(), cols, rows, w2.data(), b.input_offset, b.filter_offset, b2.data()) ==
+          status::ok);
+  b.kernel_sum = ks.data();  // kernel_sum form
+  CHECK_FALSE(k::linear_s8_cache_matches(b, c, n));
+  expect_same(b, c, n);
+  expect_same(b, c, n);
+  // in-place change at the same addresses: documented to need reset_linear_s8_cache
+  for (std::size_t i = 0; i < w2.size(); ++i) w2[i] = static_cast<std::int8_t>(w2[i] ^ 0x55);
+  REQUIRE(k::compute_kernel_sum_s8(ks.data(), cols, rows, w2.data(), b.input_offset, b.filter_offset, b2.data()) ==
+          status::ok);
+  CHECK(k::linear_s8_cache_matches(b, c, n) == native);  // the header cannot see it ...
+  k::reset_linear_s8_cache(c, n);                         // ... so the caller resets
+  CHECK_FALSE(k::linear_s8_cache_matches(b, c, n));
+  expect_same(b, c, n);
+  // a smaller (or null) buffer: the unpacked path, buffer untouched
+  std::vector<std::uint8_t> small(n - 1, std::uint8_t{0xCD});
+  expect_same(a, small.data(), small.size());
+  CHECK(std::all_of(small.begin(), small.end(), [](std::uint8_t v) { return v == 0xCD; }));
+  expect_same(a, nullptr, n);
+  // errors are validate's
+  b = a;
+  b.output = nullptr;
+  CHECK(k::linear_s8(b, c, n) == status::null_pointer);
+  std::vector<std::int8_t> y(static_cast<std::size_t>(batches * rows));
+  b = a;
+  b.output = y.data();
+  b.input_offset = 256;
+  CHECK(k::linear_s8(b, c, n) == status::zero_point_out_of_range);
 }

@@ -3,6 +3,7 @@
 // extreme values, all zero points, per-channel shifts at both ends of their range, kernel_sum or bias).
 // The generic path itself is checked against TFLite's vectors in linear_vectors.test.cpp.
 #include <armlower/kernels/linear.hpp>
+#include <armlower/kernels/linear_packed.hpp>
 
 #include <doctest/doctest.h>
 
@@ -97,16 +98,28 @@ TEST_CASE("s8: every path == generic") {
       REQUIRE(out == ref);
       ++compared;
     }
-    // pre-packed weights (host AVX2 path, else the normal dispatch)
-    std::vector<std::int8_t> packed(k::packed_weights_s8_size(rows, cols));
-    REQUIRE(k::pack_weights_s8(w.data(), rows, cols, packed.data(), packed.size()) == status::ok);
-    std::fill(out.begin(), out.end(), std::int8_t{0x5A});
-    a.output = out.data();
-    REQUIRE(k::linear_s8_prepacked(a, packed.data(), packed.size()) == status::ok);
-    CAPTURE(batches); CAPTURE(cols); CAPTURE(rows);
-    REQUIRE(out == ref);
-    CHECK(k::linear_s8_prepacked(a, packed.data(), packed.size() - 1) == status::scratch_too_small);
-    CHECK(k::linear_s8_prepacked(a, nullptr, packed.size()) == status::null_pointer);
+    // pre-packed weights in both layouts (AVX2 single stream, AVX-512 VNNI panels; each runs its
+    // microkernel where the CPU has it, else the normal dispatch) and pack on first use
+    for (const auto lp : {k::linear_path::x86_avx2, k::linear_path::x86_avx512_vnni, k::linear_path::automatic}) {
+      std::vector<std::uint8_t> packed(k::linear_s8_packed_size(rows, cols));
+      REQUIRE(k::pack_linear_s8(a, packed.data(), packed.size(), lp) == status::ok);
+      std::fill(out.begin(), out.end(), std::int8_t{0x5A});
+      a.output = out.data();
+      REQUIRE(k::linear_s8_packed(a, packed.data(), packed.size()) == status::ok);
+      CAPTURE(k::to_string(lp)); CAPTURE(batches); CAPTURE(cols); CAPTURE(rows);
+      REQUIRE(out == ref);
+      CHECK(k::linear_s8_packed(a, packed.data(), packed.size() - 1) == status::scratch_too_small);
+      CHECK(k::linear_s8_packed(a, nullptr, packed.size()) == status::null_pointer);
+    }
+    std::vector<std::uint8_t> cache(k::linear_s8_cache_size(rows, cols), std::uint8_t{0xEE});
+    for (int call = 0; call < 2; ++call) {  // packs, then reuses
+      std::fill(out.begin(), out.end(), std::int8_t{0x5A});
+      a.output = out.data();
+      REQUIRE(k::linear_s8(a, cache.data(), cache.size()) == status::ok);
+      CAPTURE(call);
+      REQUIRE(out == ref);
+      CHECK(k::linear_s8_cache_matches(a, cache.data(), cache.size()) == k::linear_s8_cache_pays(rows));
+    }
   }
   if (!paths.empty()) CHECK(compared >= 400);
 }

@@ -24,14 +24,30 @@
 /// caller following the CMSIS-NN MVE recipe (allocate, `vector_sum_s8` into ctx.buf, pass bias or not)
 /// is correct everywhere. No function here needs scratch for its own work.
 ///
+/// ## Packed weights in ctx->buf (armlower extension, opt-in by buffer size; host x86)
+/// A caller that gives `ctx->size ≥ fully_connected_s8_get_cache_buffer_size(filter_dims)` (ctx->buf
+/// then holds [kernel-sum area: rows·4 bytes rounded up to 64][`kernels::linear_s8(a, cache, size)`
+/// buffer: packed weights]) lets the s8 entry
+/// points run the packed microkernels (`kernels/linear_packed.hpp`): the first call packs the weights
+/// (and bias or kernel_sum, offsets) into the second part, later calls reuse them while the kernel,
+/// bias and ctx->buf kernel_sum addresses, shape and offsets are the same. The kernel-sum area keeps
+/// rule 2 above (the caller's kernel_sum, never written by armlower). Because the packing persists,
+/// such a buffer must belong to this layer: a caller that changes the weights, bias or kernel_sum
+/// in place, or lets other code use the buffer between calls, calls `reset_context_cache` first.
+/// `get_buffer_size` keeps CMSIS-NN's meaning (scratch that a runtime such as TFLM may share between
+/// operators), so a caller that asks for it — or passes a smaller buffer or `ctx->size == 0` — runs
+/// the unpacked path and the buffer beyond the kernel_sum is never touched. Same bytes either way.
+///
 /// Return values are `armlower::status` (more specific than `arm_cmsis_nn_status`); `to_cmsis_status`
 /// maps them (ok → 0 = ARM_CMSIS_NN_SUCCESS, errors → −1 = ARM_CMSIS_NN_ARG_ERROR).
 /// Firmware-clean: noexcept, no heap, no exceptions.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include <armlower/kernels/linear.hpp>
+#include <armlower/kernels/linear_packed.hpp>
 #include <armlower/kernels/status.hpp>
 
 namespace armlower::cmsis {
@@ -98,6 +114,35 @@ enum class cmsis_status : std::int32_t { success = 0, arg_error = -1, no_impl_er
 [[nodiscard]] constexpr std::int32_t fully_connected_s8_get_buffer_size(const dims* filter_dims) noexcept {
   return filter_dims != nullptr && filter_dims->c > 0 ? filter_dims->c * static_cast<std::int32_t>(sizeof(std::int32_t)) : 0;
 }
+namespace detail {
+/// Bytes of the kernel-sum area at the start of a cache buffer: rows·4 rounded up to 64.
+[[nodiscard]] constexpr std::size_t kernel_sum_area(std::int32_t rows) noexcept {
+  return rows > 0 ? (static_cast<std::size_t>(rows) * 4 + 63) / 64 * 64 : 0;
+}
+}  // namespace detail
+
+/// armlower extension: the `ctx->size` that makes the s8 entry points keep packed weights in
+/// `ctx->buf` (see the file comment): kernel-sum area + `kernels::linear_s8_cache_size(rows, cols)`
+/// with rows = `filter_dims->c`, cols = `filter_dims->n`. 0 for a null or non-positive filter_dims or
+/// a size above INT32_MAX (no packing possible).
+[[nodiscard]] constexpr std::int32_t fully_connected_s8_get_cache_buffer_size(const dims* filter_dims) noexcept {
+  if (filter_dims == nullptr || filter_dims->c < 1 || filter_dims->n < 1) return 0;
+  const std::size_t p = kernels::linear_s8_cache_size(filter_dims->c, filter_dims->n);
+  const std::size_t n = detail::kernel_sum_area(filter_dims->c) + p;
+  return p == 0 || n > static_cast<std::size_t>(INT32_MAX) ? 0 : static_cast<std::int32_t>(n);
+}
+
+/// armlower extension: invalidates the packed weights kept in `ctx->buf` (the next call repacks).
+/// Needed after changing weights, bias or kernel_sum in place. No effect when ctx, buf are null or
+/// the buffer is too small to have held packed weights.
+inline void reset_context_cache(const context* ctx, const dims* filter_dims) noexcept {
+  if (ctx == nullptr || ctx->buf == nullptr || filter_dims == nullptr || filter_dims->c < 1) return;
+  const std::size_t off = detail::kernel_sum_area(filter_dims->c);
+  if (ctx->size > 0 && static_cast<std::size_t>(ctx->size) >= off + 64) {
+    kernels::reset_linear_s8_cache(static_cast<std::uint8_t*>(ctx->buf) + off, static_cast<std::size_t>(ctx->size) - off);
+  }
+}
+
 /// `arm_fully_connected_s8_get_buffer_size_mve` (same as above).
 [[nodiscard]] constexpr std::int32_t fully_connected_s8_get_buffer_size_mve(const dims* filter_dims) noexcept {
   return fully_connected_s8_get_buffer_size(filter_dims);
@@ -145,7 +190,7 @@ namespace detail {
 [[nodiscard]] inline status fill_s8(const context* ctx, const fc_params* fc, const dims* input_dims,
                                     const std::int8_t* input, const dims* filter_dims, const std::int8_t* kernel,
                                     const std::int32_t* bias, const dims* output_dims, std::int8_t* output,
-                                    kernels::linear_s8_args& a) noexcept {
+                                    kernels::linear_s8_args& a, void*& cache, std::size_t& cache_size) noexcept {
   if (fc == nullptr || input_dims == nullptr || filter_dims == nullptr || output_dims == nullptr) {
     return status::null_pointer;
   }
@@ -170,6 +215,17 @@ namespace detail {
     }
     a.kernel_sum = static_cast<const std::int32_t*>(ctx->buf);
   }
+  cache = nullptr;
+  cache_size = 0;
+  if (ctx != nullptr && ctx->buf != nullptr && a.rows > 0 && a.cols > 0) {
+    const dims fd{a.cols, 1, 1, a.rows};
+    const std::int32_t need = fully_connected_s8_get_cache_buffer_size(&fd);
+    if (need > 0 && ctx->size >= need) {
+      const std::size_t off = kernel_sum_area(a.rows);
+      cache = static_cast<std::uint8_t*>(ctx->buf) + off;
+      cache_size = static_cast<std::size_t>(ctx->size) - off;
+    }
+  }
   return status::ok;
 }
 
@@ -177,7 +233,7 @@ namespace detail {
 
 /// `arm_fully_connected_s8`: per-tensor requantization (CMSIS-NN default double rounding).
 /// Weights `kernel` are [output_dims->c][filter_dims->n] row-major; input [input_dims->n][filter_dims->n];
-/// output [input_dims->n][output_dims->c]. Bias / kernel_sum: see the file comment.
+/// output [input_dims->n][output_dims->c]. Bias / kernel_sum / packed weights in ctx->buf: see the file comment.
 /// @return `null_pointer` (any struct or data pointer), `shape_mismatch` (filter_dims->c ≠ output_dims->c),
 ///   `scratch_misaligned` / `scratch_too_small` (ctx->buf used as kernel_sum), and every error of
 ///   `kernels::validate(linear_s8_args)`; else `ok`.
@@ -189,15 +245,17 @@ namespace detail {
                                                std::int8_t* output) noexcept {
   if (quant_params == nullptr) return status::null_pointer;
   kernels::linear_s8_args a;
+  void* cache = nullptr;
+  std::size_t cache_size = 0;
   if (const status s = detail::fill_s8(ctx, fc_params, input_dims, input, filter_dims, kernel, bias, output_dims,
-                                       output, a);
+                                       output, a, cache, cache_size);
       s != status::ok) {
     return s;
   }
   a.multiplier = &quant_params->multiplier;
   a.shift = &quant_params->shift;
   a.per_channel = false;
-  return kernels::linear_s8(a);
+  return kernels::linear_s8(a, cache, cache_size);
 }
 
 /// `arm_fully_connected_per_channel_s8`: as `fully_connected_s8` with `quant_params->multiplier[r]`,
@@ -211,15 +269,17 @@ namespace detail {
                                                            const dims* output_dims, std::int8_t* output) noexcept {
   if (quant_params == nullptr) return status::null_pointer;
   kernels::linear_s8_args a;
+  void* cache = nullptr;
+  std::size_t cache_size = 0;
   if (const status s = detail::fill_s8(ctx, fc_params, input_dims, input, filter_dims, kernel, bias, output_dims,
-                                       output, a);
+                                       output, a, cache, cache_size);
       s != status::ok) {
     return s;
   }
   a.multiplier = quant_params->multiplier;
   a.shift = quant_params->shift;
   a.per_channel = true;
-  return kernels::linear_s8(a);
+  return kernels::linear_s8(a, cache, cache_size);
 }
 
 /// `arm_fully_connected_wrapper_s8`: dispatches on `quant_params->is_per_channel` (per-tensor uses

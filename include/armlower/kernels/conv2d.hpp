@@ -135,11 +135,43 @@ inline void dot_rows_s8(const std::int8_t* x, const std::int8_t* const* w, int n
 }
 
 /// Fast int8 1×1 CONV2D (stride 1, dilation 1, no pad): a [M = n·ih·iw, ic] × [oc, ic]ᵀ GEMM.
+/// `path` (tests and benchmarks; `automatic` by default): on x86 hosts with AVX-512 VNNI the
+/// row-major `vpdpbusd` microkernel of `linear_s8` (`arch/x86/linear_vnni_rowdot.hpp`, raw int32
+/// accumulator output: acc = Σ (x + input_offset)·(w + filter_offset) with input_offset = −input_zp,
+/// filter_offset = −weight_zp, exact in int64, then the same REQUIRE checks) — measured faster than
+/// the AVX2 dot-rows loop on every benchmarked shape (benchmarks/RESULTS.md,
+/// `BM_s8_interpreter_conv2d_1x1*`); else AVX2 dot rows; else portable.
 inline status conv2d_1x1_s8(const conv2d_shape& s, const std::int8_t* input, const std::int8_t* weight,
                             const std::int32_t* bias, std::int8_t input_zp, std::int8_t weight_zp,
-                            std::int32_t* output) noexcept {
+                            std::int32_t* output, linear_path path = linear_path::automatic) noexcept {
   const std::int64_t m = std::int64_t{s.n} * s.ih * s.iw;
   const std::int32_t ic = s.ic;
+#if defined(ARMLOWER_KERNELS_HAVE_X86)
+  if ((path == linear_path::automatic || path == linear_path::x86_avx512_vnni) && x86_has_avx512_vnni_vl()) {
+    const std::int32_t unit_q = 1 << 30, zero_shift = 0;  // requantization unused (raw accumulators)
+    linear_s8_args a;
+    a.weights = weight;
+    a.cols = ic;
+    a.rows = s.oc;
+    a.input_offset = -std::int32_t{input_zp};
+    a.filter_offset = -std::int32_t{weight_zp};
+    a.multiplier = &unit_q;
+    a.shift = &zero_shift;
+    vnni_acc32_out o;
+    o.bias = bias;
+    o.bias_size = s.bias_size;
+    constexpr std::int64_t chunk = std::int64_t{1} << 24;  // batch rows per call (int32 counts)
+    for (std::int64_t p0 = 0; p0 < m; p0 += chunk) {
+      a.batches = static_cast<std::int32_t>(m - p0 < chunk ? m - p0 : chunk);
+      a.input = input + p0 * ic;
+      o.out = output + p0 * s.oc;
+      linear_s8_rowdot_vnni(a, weight, ic, nullptr, &o);
+      if (o.range_error) return status::value_out_of_range;
+    }
+    return status::ok;
+  }
+#endif
+  (void)path;
   for (std::int32_t o0 = 0; o0 < s.oc; o0 += 4) {
     const int nr = s.oc - o0 < 4 ? s.oc - o0 : 4;
     const std::int8_t* w[4];

@@ -18,9 +18,9 @@
 ///   target attributes, so no `-mavx2` is needed. Define `ARMLOWER_KERNELS_GENERIC_ONLY` to force the
 ///   generic path everywhere.
 /// - `linear_path` lets tests and benchmarks request one path explicitly.
-/// - Host only, fastest s8 form: `kernels/linear_packed.hpp` (`pack_linear_s8` once into caller-owned
-///   memory, then `linear_s8_packed`: VNNI panel layout, weight sums folded into the bias). The older
-///   `pack_weights_s8` + `linear_s8_prepacked` (AVX2 single-stream layout) stay for AVX2-only hosts.
+/// - Host only, fastest s8 form: `kernels/linear_packed.hpp` — `linear_s8(a, cache, size)` packs on
+///   first use into a caller-owned buffer, or `pack_linear_s8` once + `linear_s8_packed` (AVX-512 VNNI
+///   panel layout, or the AVX2 single-stream layout on AVX2-only CPUs; weight sums folded into the bias).
 /// The AVX-512 paths compile everywhere but are only selected when cpuid reports the features.
 /// AVX2-only CI machines run them through SIMDe's portable AVX-512 (`test_kernels_linear_avx512_simde`:
 /// the CMSIS-NN vectors and the path-equality properties); on an AVX-512 host `test_kernels_linear`
@@ -282,8 +282,10 @@ inline constexpr std::int32_t packed_group_rows = 8;
          static_cast<std::size_t>((cols + 15) / 16) * 16;
 }
 
-/// Packs s8 weights [rows][cols] for `linear_s8_prepacked` (the layout XNNPACK-style GEMV kernels
-/// read as one stream; on Helium the 8-row MVE kernel `detail::linear_s8_packed_mve`, which needs only
+/// Packs s8 weights [rows][cols] for `linear_s8_prepacked` — the ahead-of-time, weights-only form
+/// for Cortex-M plans (host code that packs at run time uses `pack_linear_s8`, `kernels/linear_packed.hpp`,
+/// which also folds the row constants and picks the CPU's layout; its AVX2 weight layout is this one).
+/// The layout XNNPACK-style GEMV kernels read as one stream; on Helium the 8-row MVE kernel `detail::linear_s8_packed_mve`, which needs only
 /// one weight pointer for 8 rows): groups of 8 rows; within a group, for each 16-column chunk, the 16
 /// bytes of each of the 8 rows, consecutively (128 bytes); missing rows/columns are zero. Pack once per
 /// weight tensor (ahead of time, e.g. when a Cortex-M plan is lowered), into caller-owned memory of

@@ -1,29 +1,47 @@
 /// @file armlower/kernels/linear_packed.hpp
-/// Pre-packed s8 fused linear (fully connected): weights and the per-row constants packed ONCE
-/// (at plan time or on first use) into caller-owned memory, then any number of calls read the
-/// packed form. Same bytes as `linear_s8` for every valid argument set (contract:
-/// `kernels/linear_args.hpp`; semantics: CMSIS-NN `arm_fully_connected_s8` /
-/// `arm_fully_connected_per_channel_s8`, TFLite reference `FullyConnected` int8).
+/// Pre-packed s8 fused linear (fully connected): weights and the per-row constants packed ONCE into
+/// caller-owned memory, then any number of calls read the packed form. Same bytes as `linear_s8` for
+/// every valid argument set (contract: `kernels/linear_args.hpp`; semantics: CMSIS-NN
+/// `arm_fully_connected_s8` / `arm_fully_connected_per_channel_s8`, TFLite reference
+/// `FullyConnected` int8). Two ways to use it:
 ///
+/// 1. **Pack on first use** (what a caller of the unpacked API gets by passing a buffer):
 /// ```
-/// std::vector<std::uint8_t> buf(kernels::linear_s8_packed_size(a.rows, a.cols));   // hosted caller
+/// std::vector<std::uint8_t> cache(kernels::linear_s8_cache_size(a.rows, a.cols));  // per layer, persistent
+/// kernels::linear_s8(a, cache.data(), cache.size());   // 1st call packs, later calls reuse the packing
+/// ```
+///    The buffer's header records what was packed (rows, cols, input/filter offsets, the ADDRESSES of
+///    `weights`, `bias`, `kernel_sum`, the layout); a call whose arguments differ in any of these
+///    repacks. What the header cannot see is a change of the CONTENTS at the same addresses: a caller
+///    that rewrites weights, bias or kernel_sum in place must call `reset_linear_s8_cache` first
+///    (else the old packing is used). A buffer smaller than `linear_s8_cache_size` (or null) is
+///    never written: the call runs the unpacked `linear_s8(a)`. The buffer must belong to this layer
+///    (not be shared scratch that other code overwrites between calls without a reset).
+/// 2. **Explicit** (plan time):
+/// ```
 /// kernels::pack_linear_s8(a, buf.data(), buf.size());       // once: weights, bias/kernel_sum, offsets
 /// kernels::linear_s8_packed(a, buf.data(), buf.size());     // every call: input, output, batches, requant
 /// ```
-/// What the packed form captures (from `a` at pack time): `rows`, `cols`, `weights`, `bias` or
-/// `kernel_sum`, `input_offset`, `filter_offset`. `linear_s8_packed` reads `input`, `output`,
-/// `batches`, `output_offset`, `multiplier`, `shift`, `per_channel`, `activation_*`, `rounding` from
-/// its own `a`, refuses a buffer packed for other rows/cols/offsets (`shape_mismatch` /
-/// `zero_point_out_of_range`), and uses `a.weights` only when it cannot run the packed form (no
-/// AVX-512 VNNI on this CPU: it then runs `linear_s8(a)`), so `a.weights` must stay valid.
+///    What the packed form captures (from `a` at pack time): `rows`, `cols`, `weights`, `bias` or
+///    `kernel_sum`, `input_offset`, `filter_offset`. `linear_s8_packed` reads `input`, `output`,
+///    `batches`, `output_offset`, `multiplier`, `shift`, `per_channel`, `activation_*`, `rounding`
+///    from its own `a`, refuses a buffer packed for other rows/cols/offsets (`shape_mismatch` /
+///    `zero_point_out_of_range`), and uses `a.weights` only when it cannot run the packed form (it
+///    then runs `linear_s8(a)`), so `a.weights` must stay valid.
 ///
-/// Layout and arithmetic: `kernels/arch/x86/linear_vnni_packed.hpp` (`vpdpbusd` panels of 16
-/// channels × 4 K, weight sums and `input_offset·Σw` folded into a per-row int64 constant at pack
-/// time, 8 batch rows × 32 channels or 4 × 64 of int32 accumulators in zmm registers).
+/// Layouts (`kernels/detail/linear_s8_packed_layout.hpp`), chosen at pack time by the path
+/// (`automatic`: the one measured fastest on this CPU class, benchmarks/RESULTS.md):
+/// - AVX-512 VNNI (`kernels/arch/x86/linear_vnni_packed.hpp`): `vpdpbusd` panels of 16 channels × 4 K,
+///   weight sums and `input_offset·Σw` folded into a per-row int64 constant at pack time, 4 batch
+///   rows × 64 channels of int32 accumulators in zmm registers; rows < 16: row-major, padded;
+/// - AVX2 (`kernels/arch/x86/linear.hpp`, `linear_s8_packed_avx2`): groups of 8 rows × 16-column
+///   chunks read as one stream, the folded row constants passed as its kernel_sum (int32; when some
+///   |c| ≥ 2^31, or the buffer is not 4-byte aligned, the call runs `linear_s8(a)` instead).
 /// The buffer needs no alignment (64 bytes is best).
 ///
 /// Firmware-clean: noexcept, no heap, no exceptions, no static initialisation. On non-x86 targets
-/// `pack_linear_s8` still writes the (portable) layout and `linear_s8_packed` runs `linear_s8`.
+/// `pack_linear_s8` still writes the (portable) layout, `linear_s8_packed` runs `linear_s8`, and the
+/// pack-on-first-use form never touches the buffer.
 #pragma once
 
 #include <cstddef>
@@ -42,23 +60,58 @@
 namespace armlower::kernels {
 
 /// Bytes of the packed form of an s8 linear with `rows` output channels and `cols` accumulation
-/// depth: 64 (header) + 12·Np (row constants, int64 and int32) + Np·Kp (weights), Np = rows rounded up
-/// to 16, Kp = cols rounded up to 4 (`kernels/detail/linear_s8_packed_layout.hpp`). 0 for non-positive
+/// depth, enough for either layout: 64 (header) + 12·Np (row constants, int64 and int32) + the
+/// weights (VNNI: Np·Kp, Np = rows rounded up to 16, Kp = cols rounded up to 4; AVX2: rows rounded up
+/// to 8 × cols rounded up to 16; `kernels/detail/linear_s8_packed_layout.hpp`). 0 for non-positive
 /// dimensions or if the size would exceed 2^40 bytes.
 [[nodiscard]] constexpr std::size_t linear_s8_packed_size(std::int32_t rows, std::int32_t cols) noexcept {
   if (rows < 1 || cols < 1) return 0;
-  const std::uint64_t n = detail::packed_s8_layout(rows, cols).total;
+  const std::uint64_t n = detail::packed_s8_total_any(rows, cols);
   return n > (std::uint64_t{1} << 40) ? 0 : static_cast<std::size_t>(n);
 }
 
-/// Packs `a.weights` [rows][cols] and the folded row constants into `packed` (layout:
-/// `kernels/arch/x86/linear_vnni_packed.hpp`). Row constant c[r] = kernel_sum[r] if `a.kernel_sum`,
-/// else bias[r] (0 if null) + input_offset·Σ_k w[r][k] + cols·input_offset·filter_offset (exact int64).
-/// Only `weights`, `bias`, `kernel_sum`, `rows`, `cols`, `input_offset`, `filter_offset` of `a` are read.
+namespace detail {
+
+/// The layout `path` packs into: `x86_avx2` → AVX2; `automatic` → the fastest packed layout this
+/// CPU runs (AVX-512 VNNI where available, else AVX2 where available); anything else → VNNI (the
+/// portable bytes; run by `linear_s8` where the CPU has neither).
+[[nodiscard]] inline packed_s8_layout_kind packed_s8_kind_for(linear_path path) noexcept {
+#if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
+  if (path == linear_path::x86_avx2) return packed_s8_layout_kind::avx2;
+  if (path == linear_path::automatic && !x86_has_avx512_vnni_vl() && x86_has_avx2()) return packed_s8_layout_kind::avx2;
+#else
+  (void)path;
+#endif
+  return packed_s8_layout_kind::vnni;
+}
+
+/// True if this CPU runs layout `k` with its packed microkernel.
+[[nodiscard]] inline bool packed_s8_runs(packed_s8_layout_kind k) noexcept {
+#if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
+  return k == packed_s8_layout_kind::avx2 ? x86_has_avx2() : x86_has_avx512_vnni_vl();
+#else
+  (void)k;
+  return false;
+#endif
+}
+
+[[nodiscard]] inline std::uint64_t address_id(const void* p) noexcept {
+  return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p));
+}
+
+}  // namespace detail
+
+/// Packs `a.weights` [rows][cols] and the folded row constants into `packed` in the layout of
+/// `path` (`automatic`: the fastest this CPU runs; `x86_avx2`: the AVX2 layout; other paths: the
+/// VNNI layout; `kernels/detail/linear_s8_packed_layout.hpp`). Row constant c[r] = kernel_sum[r] if
+/// `a.kernel_sum`, else bias[r] (0 if null) + input_offset·Σ_k w[r][k] + cols·input_offset·filter_offset
+/// (exact int64). Only `weights`, `bias`, `kernel_sum`, `rows`, `cols`, `input_offset`,
+/// `filter_offset` of `a` are read; their addresses are recorded in the header.
 /// @return `null_pointer` (weights, packed), `empty_dimension` (rows/cols < 1),
 ///   `zero_point_out_of_range` (|offsets| > 255), `scratch_too_small` (size < linear_s8_packed_size
 ///   or that size is 0); else `ok`.
-[[nodiscard]] inline status pack_linear_s8(const linear_s8_args& a, void* packed, std::size_t size) noexcept {
+[[nodiscard]] inline status pack_linear_s8(const linear_s8_args& a, void* packed, std::size_t size,
+                                           linear_path path = linear_path::automatic) noexcept {
   if (a.weights == nullptr || packed == nullptr) return status::null_pointer;
   if (a.rows < 1 || a.cols < 1) return status::empty_dimension;
   if (!detail::in_range(a.input_offset, -255, 255) || !detail::in_range(a.filter_offset, -255, 255)) {
@@ -67,7 +120,8 @@ namespace armlower::kernels {
   const std::size_t need = linear_s8_packed_size(a.rows, a.cols);
   if (need == 0 || size < need) return status::scratch_too_small;
   auto* out = static_cast<std::uint8_t*>(packed);
-  const detail::packed_s8_geometry geo = detail::packed_s8_layout(a.rows, a.cols);
+  const detail::packed_s8_layout_kind kind = detail::packed_s8_kind_for(path);
+  const detail::packed_s8_geometry geo = detail::packed_s8_layout(a.rows, a.cols, kind);
   detail::packed_s8_header h;
   h.magic = detail::packed_s8_magic;
   h.rows = a.rows;
@@ -75,6 +129,10 @@ namespace armlower::kernels {
   h.input_offset = a.input_offset;
   h.filter_offset = a.filter_offset;
   h.kernel_sum_form = a.kernel_sum != nullptr ? 1 : 0;
+  h.weights_id = detail::address_id(a.weights);
+  h.kernel_sum_id = detail::address_id(a.kernel_sum);
+  h.bias_id = a.kernel_sum != nullptr ? 0 : detail::address_id(a.bias);
+  h.layout = static_cast<std::int32_t>(kind);
   const std::ptrdiff_t rows = a.rows, cols = a.cols;
   const auto np = static_cast<std::ptrdiff_t>(geo.np), kp = static_cast<std::ptrdiff_t>(geo.kp);
   std::uint8_t* w = out + geo.weights;
@@ -97,45 +155,95 @@ namespace armlower::kernels {
     std::memcpy(out + geo.c64 + 8 * static_cast<std::uint64_t>(r), &c, 8);
     std::memcpy(out + geo.c32 + 4 * static_cast<std::uint64_t>(r), &c32, 4);
   }
+  h.magic = 0;  // the header becomes valid only once the weights are written
   std::memcpy(out, &h, sizeof h);
-  if (geo.narrow) {  // row-major, rows padded with zeros to a multiple of 64 bytes
+  if (kind == detail::packed_s8_layout_kind::avx2) {
+    // groups of 8 rows; per 16-column chunk the 16 bytes of each of the 8 rows; zero padding
+    const std::ptrdiff_t chunks = (cols + 15) / 16;
+    std::size_t o = 0;
+    for (std::ptrdiff_t r0 = 0; r0 < rows; r0 += 8) {
+      for (std::ptrdiff_t c = 0; c < chunks; ++c) {
+        for (std::ptrdiff_t i = 0; i < 8; ++i) {
+          for (std::ptrdiff_t j = 0; j < 16; ++j) {
+            const std::ptrdiff_t r = r0 + i, k = c * 16 + j;
+            w[o++] = (r < rows && k < cols) ? static_cast<std::uint8_t>(a.weights[r * cols + k]) : std::uint8_t{0};
+          }
+        }
+      }
+    }
+  } else if (geo.narrow) {  // row-major, rows padded with zeros to a multiple of 64 bytes
     const auto stride = static_cast<std::ptrdiff_t>(geo.row_stride);
     for (std::ptrdiff_t r = 0; r < rows; ++r) {
       std::memcpy(w + r * stride, a.weights + r * cols, static_cast<std::size_t>(cols));
       std::memset(w + r * stride + cols, 0, static_cast<std::size_t>(stride - cols));
     }
-    return status::ok;
-  }
-  // panels of 16 channels, groups of 4 panels; in a group of gp panels: line (g, p) at (g·gp + p)·64
-  const std::ptrdiff_t panels = np / 16;
-  for (std::ptrdiff_t p = 0; p < panels; ++p) {
-    const std::ptrdiff_t grp = p / 4, pin = p % 4;
-    const std::ptrdiff_t gp = panels - grp * 4 < 4 ? panels - grp * 4 : 4;
-    std::uint8_t* base = w + grp * 4 * 16 * kp;
-    for (std::ptrdiff_t g = 0; g < kp / 4; ++g) {
-      std::uint8_t* line = base + (g * gp + pin) * 64;
-      for (std::ptrdiff_t j = 0; j < 16; ++j) {
-        const std::ptrdiff_t r = p * 16 + j;
-        for (std::ptrdiff_t i = 0; i < 4; ++i) {
-          const std::ptrdiff_t k = g * 4 + i;
-          line[j * 4 + i] = (r < rows && k < cols)
-                                ? static_cast<std::uint8_t>(static_cast<std::uint8_t>(a.weights[r * cols + k]) ^ 0x80u)
-                                : std::uint8_t{0};
+  } else {
+    // panels of 16 channels, groups of 4 panels; in a group of gp panels: line (g, p) at (g·gp + p)·64
+    const std::ptrdiff_t panels = np / 16;
+    for (std::ptrdiff_t p = 0; p < panels; ++p) {
+      const std::ptrdiff_t grp = p / 4, pin = p % 4;
+      const std::ptrdiff_t gp = panels - grp * 4 < 4 ? panels - grp * 4 : 4;
+      std::uint8_t* base = w + grp * 4 * 16 * kp;
+      for (std::ptrdiff_t g = 0; g < kp / 4; ++g) {
+        std::uint8_t* line = base + (g * gp + pin) * 64;
+        for (std::ptrdiff_t j = 0; j < 16; ++j) {
+          const std::ptrdiff_t r = p * 16 + j;
+          for (std::ptrdiff_t i = 0; i < 4; ++i) {
+            const std::ptrdiff_t k = g * 4 + i;
+            line[j * 4 + i] = (r < rows && k < cols)
+                                  ? static_cast<std::uint8_t>(static_cast<std::uint8_t>(a.weights[r * cols + k]) ^ 0x80u)
+                                  : std::uint8_t{0};
+          }
         }
       }
     }
   }
+  const std::uint32_t magic = detail::packed_s8_magic;
+  std::memcpy(out, &magic, sizeof magic);
   return status::ok;
 }
 
-/// True if `linear_s8_packed` runs the packed form on this CPU (else it runs `linear_s8(a)`).
-[[nodiscard]] inline bool linear_s8_packed_native() noexcept {
-#if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
-  return detail::x86_has_avx512_vnni_vl();
-#else
-  return false;
-#endif
+/// True if `linear_s8_packed` runs a packed microkernel on this CPU for a buffer packed with
+/// `path` (default: `automatic`); else it runs `linear_s8(a)`.
+[[nodiscard]] inline bool linear_s8_packed_native(linear_path path = linear_path::automatic) noexcept {
+  return detail::packed_s8_runs(detail::packed_s8_kind_for(path));
 }
+
+namespace detail {
+
+/// Runs the packed form for a validated `a` and the buffer's header `h` (already checked to match `a`).
+[[nodiscard]] inline status linear_s8_packed_run(const linear_s8_args& a, const std::uint8_t* base,
+                                                 const packed_s8_header& h) noexcept {
+#if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
+  if (h.layout == static_cast<std::int32_t>(packed_s8_layout_kind::avx2)) {
+    const packed_s8_geometry geo = packed_s8_layout(a.rows, a.cols, packed_s8_layout_kind::avx2);
+    if (x86_has_avx2() && h.cmax <= INT32_MAX &&
+        reinterpret_cast<std::uintptr_t>(base + geo.c32) % alignof(std::int32_t) == 0) {
+      linear_s8_args b = a;  // the folded constants are exactly a kernel_sum (CMSIS-NN form)
+      b.kernel_sum = reinterpret_cast<const std::int32_t*>(base + geo.c32);
+      b.bias = nullptr;
+      linear_s8_packed_avx2(b, reinterpret_cast<const std::int8_t*>(base + geo.weights));
+      return status::ok;
+    }
+  } else if (x86_has_avx512_vnni_vl()) {
+    const packed_s8_geometry geo = packed_s8_layout(a.rows, a.cols);
+    if (geo.narrow) {
+      linear_s8_rowdot_vnni(a, reinterpret_cast<const std::int8_t*>(base + geo.weights),
+                            static_cast<std::ptrdiff_t>(geo.row_stride),
+                            reinterpret_cast<const std::int64_t*>(base + geo.c64));
+    } else {
+      linear_s8_packed_vnni(a, base);
+    }
+    return status::ok;
+  }
+#else
+  (void)base;
+  (void)h;
+#endif
+  return linear_s8(a);
+}
+
+}  // namespace detail
 
 /// Fused s8 linear over a buffer written by `pack_linear_s8` (same bytes as `linear_s8(a)` with the
 /// weights/bias/kernel_sum/offsets given at pack time).
@@ -152,21 +260,78 @@ namespace armlower::kernels {
   std::memcpy(&h, packed, sizeof h);
   if (h.magic != detail::packed_s8_magic || h.rows != a.rows || h.cols != a.cols) return status::shape_mismatch;
   if (h.input_offset != a.input_offset || h.filter_offset != a.filter_offset) return status::zero_point_out_of_range;
-#if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
-  if (detail::x86_has_avx512_vnni_vl()) {
-    const auto* base = static_cast<const std::uint8_t*>(packed);
-    const detail::packed_s8_geometry geo = detail::packed_s8_layout(a.rows, a.cols);
-    if (geo.narrow) {
-      detail::linear_s8_rowdot_vnni(a, reinterpret_cast<const std::int8_t*>(base + geo.weights),
-                                    static_cast<std::ptrdiff_t>(geo.row_stride),
-                                    reinterpret_cast<const std::int64_t*>(base + geo.c64));
-    } else {
-      detail::linear_s8_packed_vnni(a, base);
-    }
-    return status::ok;
+  return detail::linear_s8_packed_run(a, static_cast<const std::uint8_t*>(packed), h);
+}
+
+/// Bytes of a pack-on-first-use buffer (`linear_s8(a, cache, size)`): `linear_s8_packed_size` + 64,
+/// so that the packing can start at the first 64-byte boundary inside the buffer (the microkernels'
+/// 64-byte weight loads then never split cache lines, whatever the buffer's alignment). 0 where
+/// `linear_s8_packed_size` is 0.
+[[nodiscard]] constexpr std::size_t linear_s8_cache_size(std::int32_t rows, std::int32_t cols) noexcept {
+  const std::size_t n = linear_s8_packed_size(rows, cols);
+  return n == 0 ? 0 : n + 64;
+}
+
+namespace detail {
+/// The 64-byte aligned start of the packing inside a cache buffer of `size` bytes (null if the buffer
+/// is null or smaller than `linear_s8_cache_size`).
+[[nodiscard]] inline std::uint8_t* cache_base(const void* cache, std::size_t size, std::int32_t rows,
+                                              std::int32_t cols) noexcept {
+  const std::size_t need = linear_s8_cache_size(rows, cols);
+  if (cache == nullptr || need == 0 || size < need) return nullptr;
+  const auto p = reinterpret_cast<std::uintptr_t>(cache);
+  return reinterpret_cast<std::uint8_t*>(p + ((64 - p % 64) % 64));
+}
+}  // namespace detail
+
+/// Invalidates a pack-on-first-use buffer (next `linear_s8(a, cache, size)` repacks). Call it when
+/// the weights, bias or kernel_sum were changed in place. No effect for null or < 64-byte buffers.
+inline void reset_linear_s8_cache(void* cache, std::size_t size) noexcept {
+  if (cache == nullptr) return;
+  const auto p = reinterpret_cast<std::uintptr_t>(cache);
+  const std::size_t off = (64 - p % 64) % 64;  // where the packing starts (see `linear_s8_cache_size`)
+  if (size >= off + sizeof(detail::packed_s8_header)) std::memset(static_cast<std::uint8_t*>(cache) + off, 0, sizeof(detail::packed_s8_header));
+}
+
+/// True if `cache` holds a packing of exactly `a`'s weights/bias/kernel_sum addresses, shape and
+/// offsets, in the layout `automatic` picks on this CPU (what `linear_s8(a, cache, size)` reuses).
+[[nodiscard]] inline bool linear_s8_cache_matches(const linear_s8_args& a, const void* cache, std::size_t size) noexcept {
+  const std::uint8_t* base = detail::cache_base(cache, size, a.rows, a.cols);
+  if (base == nullptr) return false;
+  detail::packed_s8_header h;
+  std::memcpy(&h, base, sizeof h);
+  return h.magic == detail::packed_s8_magic && h.rows == a.rows && h.cols == a.cols &&
+         h.input_offset == a.input_offset && h.filter_offset == a.filter_offset &&
+         h.layout == static_cast<std::int32_t>(detail::packed_s8_kind_for(linear_path::automatic)) &&
+         h.weights_id == detail::address_id(a.weights) && h.kernel_sum_id == detail::address_id(a.kernel_sum) &&
+         h.bias_id == (a.kernel_sum != nullptr ? 0 : detail::address_id(a.bias));
+}
+
+/// True if `linear_s8(a, cache, size)` packs a layer with `rows` output channels on this CPU: where
+/// a packed microkernel runs, and rows ≥ 16 — narrower layers run the row-major kernel, measured
+/// faster than their packed form (4000×4, batch 1 and 8: AVX-512 VNNI on Zen 4 and AVX2 on Zen 3,
+/// benchmarks/RESULTS.md), so their buffer is not touched.
+[[nodiscard]] inline bool linear_s8_cache_pays(std::int32_t rows) noexcept {
+  return rows >= 16 && linear_s8_packed_native();
+}
+
+/// Fused s8 linear with PACK ON FIRST USE into the caller-owned `cache` (see the file comment):
+/// where this CPU runs a packed microkernel and `size ≥ linear_s8_cache_size(a.rows, a.cols)`, the
+/// first call (and any call whose weights/bias/kernel_sum addresses, shape or offsets differ from the
+/// packing recorded in the buffer) packs `a` into `cache`, and every call runs `linear_s8_packed`;
+/// otherwise (null or smaller buffer, or `linear_s8_cache_pays(a.rows)` false) it runs `linear_s8(a)`
+/// and never touches `cache`. Same bytes as `linear_s8(a)` in every case. No alignment needed.
+/// @return the `validate(a)` errors; else `ok`.
+[[nodiscard]] inline status linear_s8(const linear_s8_args& a, void* cache, std::size_t size) noexcept {
+  if (const status s = validate(a); s != status::ok) return s;
+  std::uint8_t* base = detail::cache_base(cache, size, a.rows, a.cols);
+  if (base == nullptr || !linear_s8_cache_pays(a.rows)) return linear_s8(a);
+  if (!linear_s8_cache_matches(a, cache, size)) {
+    if (const status s = pack_linear_s8(a, base, linear_s8_packed_size(a.rows, a.cols)); s != status::ok) return s;
   }
-#endif
-  return linear_s8(a);
+  detail::packed_s8_header h;  // matches `a` (checked or just written): no second validation
+  std::memcpy(&h, base, sizeof h);
+  return detail::linear_s8_packed_run(a, base, h);
 }
 
 }  // namespace armlower::kernels

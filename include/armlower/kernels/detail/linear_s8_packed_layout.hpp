@@ -1,13 +1,18 @@
 /// @file armlower/kernels/detail/linear_s8_packed_layout.hpp
 /// Byte layout of the buffer written by `kernels::pack_linear_s8` (`kernels/linear_packed.hpp`) and
-/// read by the AVX-512 VNNI microkernel (`kernels/arch/x86/linear_vnni_packed.hpp`):
+/// read by the x86 microkernels:
 /// - [0, 64): `packed_s8_header`;
 /// - [64, 64 + 8·Np): int64 row constants c[r] (0 for padding rows), Np = rows rounded up to 16;
 /// - then int32 c[r] (the same values wrapped to 32 bits; used only when `cmax` < 2^31);
-/// - then the weights: Np·Kp bytes (Kp = cols rounded up to 4) in the `vpdpbusd` panel layout of
-///   `arch/x86/linear_vnni_packed.hpp`; or, for narrow layers (rows < 16, where 16-channel panels
-///   would be mostly padding), rows·Kr bytes row-major (Kr = cols rounded up to 64, zero padded; read
-///   by `arch/x86/linear_vnni_rowdot.hpp`).
+/// - then the weights, in one of two layouts (`packed_s8_layout_kind`, recorded in the header):
+///   - `vnni`: Np·Kp bytes (Kp = cols rounded up to 4) in the `vpdpbusd` panel layout of
+///     `arch/x86/linear_vnni_packed.hpp`; or, for narrow layers (rows < 16, where 16-channel panels
+///     would be mostly padding), rows·Kr bytes row-major (Kr = cols rounded up to 64, zero padded;
+///     read by `arch/x86/linear_vnni_rowdot.hpp`);
+///   - `avx2`: groups of 8 rows; within a group, for each 16-column chunk, the 16 bytes of each of
+///     the 8 rows consecutively (128 bytes; one stream for `linear_s8_packed_avx2` in
+///     `arch/x86/linear.hpp`); missing rows/columns are zero: R8·C16 bytes (rows rounded up to 8,
+///     cols to 16).
 /// Firmware-clean: constants and a POD struct only.
 #pragma once
 
@@ -16,7 +21,15 @@
 
 namespace armlower::kernels::detail {
 
+/// Weight layout of a packed s8 linear (which microkernel reads it).
+enum class packed_s8_layout_kind : std::int32_t {
+  vnni = 0,  ///< AVX-512 VNNI panels (or row-major for rows < 16)
+  avx2 = 1,  ///< AVX2 groups of 8 rows × 16-column chunks
+};
+
 /// Header of a packed s8 linear (first 64 bytes of the buffer; copied with memcpy, no alignment needed).
+/// The `*_id` fields are the addresses the weights / bias / kernel_sum were packed from: the
+/// pack-on-first-use form (`kernels::linear_s8(a, cache, size)`) repacks when they change.
 struct packed_s8_header {
   std::uint32_t magic = 0;         ///< `packed_s8_magic`
   std::int32_t rows = 0;           ///< N of the packed layer
@@ -25,7 +38,11 @@ struct packed_s8_header {
   std::int32_t filter_offset = 0;  ///< used at run time (Σx term); must match the call
   std::int32_t kernel_sum_form = 0;  ///< 1 if c[] came from kernel_sum (informational)
   std::int64_t cmax = 0;           ///< max_r |c[r]|
-  std::uint8_t pad[32] = {};
+  std::uint64_t weights_id = 0;    ///< address of the weights packed
+  std::uint64_t bias_id = 0;       ///< address of the bias (0: none or kernel_sum form)
+  std::uint64_t kernel_sum_id = 0; ///< address of the kernel_sum (0: bias form)
+  std::int32_t layout = 0;         ///< `packed_s8_layout_kind`
+  std::uint8_t pad[4] = {};
 };
 static_assert(sizeof(packed_s8_header) == 64);
 inline constexpr std::uint32_t packed_s8_magic = 0x38504C41u;  // "ALP8"
@@ -33,20 +50,32 @@ inline constexpr std::uint32_t packed_s8_magic = 0x38504C41u;  // "ALP8"
 /// Np, Kp and the byte offsets of the parts (see file comment); sizes in bytes.
 struct packed_s8_geometry {
   std::uint64_t np = 0, kp = 0, c64 = 64, c32 = 0, weights = 0, total = 0;
-  bool narrow = false;         ///< rows < 16: row-major weights
+  bool narrow = false;         ///< vnni layout with rows < 16: row-major weights
   std::uint64_t row_stride = 0;  ///< narrow: bytes per weight row (Kr)
 };
 
-[[nodiscard]] constexpr packed_s8_geometry packed_s8_layout(std::int64_t rows, std::int64_t cols) noexcept {
+[[nodiscard]] constexpr packed_s8_geometry packed_s8_layout(std::int64_t rows, std::int64_t cols,
+                                                            packed_s8_layout_kind kind = packed_s8_layout_kind::vnni) noexcept {
   packed_s8_geometry g;
   g.np = static_cast<std::uint64_t>((rows + 15) / 16 * 16);
   g.kp = static_cast<std::uint64_t>((cols + 3) / 4 * 4);
   g.c32 = g.c64 + 8 * g.np;
   g.weights = g.c32 + 4 * g.np;
+  if (kind == packed_s8_layout_kind::avx2) {
+    g.total = g.weights + static_cast<std::uint64_t>((rows + 7) / 8 * 8) * static_cast<std::uint64_t>((cols + 15) / 16 * 16);
+    return g;
+  }
   g.narrow = rows < 16;
   g.row_stride = static_cast<std::uint64_t>((cols + 63) / 64 * 64);
   g.total = g.weights + (g.narrow ? static_cast<std::uint64_t>(rows) * g.row_stride : g.np * g.kp);
   return g;
+}
+
+/// Bytes that hold either layout (the buffer size the public API asks for).
+[[nodiscard]] constexpr std::uint64_t packed_s8_total_any(std::int64_t rows, std::int64_t cols) noexcept {
+  const std::uint64_t v = packed_s8_layout(rows, cols, packed_s8_layout_kind::vnni).total;
+  const std::uint64_t a = packed_s8_layout(rows, cols, packed_s8_layout_kind::avx2).total;
+  return v > a ? v : a;
 }
 
 }  // namespace armlower::kernels::detail

@@ -261,10 +261,10 @@ ARMLOWER_X86_AVX2 inline void linear_s8_avx2(const linear_s8_args& args) noexcep
   _mm256_storeu_si256(accv + 1, _mm256_add_epi64(_mm256_loadu_si256(accv + 1), hi));
 }
 
-/// AVX2 s8 fused linear over weights pre-packed by `kernels::pack_weights_s8` (groups of 8 rows;
+/// AVX2 s8 fused linear over the weights of an AVX2-layout `kernels::pack_linear_s8` buffer (groups of 8 rows;
 /// per 16-column chunk the 8 rows' 16 bytes are contiguous — two 64-byte lines per step, one stream;
 /// rows and columns zero-padded). Same integers as `linear_s8_avx2`. Preconditions: `validate(a) == ok`,
-/// `packed` holds `pack_weights_s8(a.weights, a.rows, a.cols)`, CPU has AVX2.
+/// `packed` holds those weights (`kernels/detail/linear_s8_packed_layout.hpp`, `avx2`), CPU has AVX2.
 ARMLOWER_X86_AVX2 inline void linear_s8_packed_avx2(const linear_s8_args& args, const std::int8_t* packed) noexcept {
   const linear_s8_args a = args;
   const std::ptrdiff_t cols = a.cols;

@@ -85,6 +85,17 @@ ARMLOWER_X86_VNNIR_INLINE inline __m512i reduce8_epi64(const __m512i* a) noexcep
   return _mm512_add_epi64(shuf128<0x88>(t0, t1), shuf128<0xDD>(t0, t1));
 }
 
+/// Raw-accumulator output of the row-major kernel (TOSA CONV2D int8 → int32, `kernels/conv2d.hpp`):
+/// `out[m][r] = acc + bias[bias_size == 1 ? 0 : r]` where acc = Σ_k (x + input_offset)·(w + filter_offset)
+/// (bias of the args null), with TOSA's REQUIRE checks: acc and acc + bias must fit int32, else
+/// `range_error` is set (the output is then unspecified).
+struct vnni_acc32_out {
+  std::int32_t* out = nullptr;          ///< [batches][rows]
+  const std::int32_t* bias = nullptr;   ///< [bias_size]
+  std::int32_t bias_size = 1;           ///< rows or 1 (broadcast)
+  bool range_error = false;
+};
+
 /// Per-call state of the row-major kernel.
 struct vnni_rowdot_call {
   const linear_s8_args* a;
@@ -94,7 +105,40 @@ struct vnni_rowdot_call {
   bool need_wsum;           // bias form with input_offset ≠ 0 and no c: Σw via vpsadbw
   bool x_unsigned;          // bias form with input_offset = 128 and no c: u = x + 128, w signed
   vnni_requant rq;
+  vnni_acc32_out* acc32 = nullptr;  // raw int32 accumulator output (TOSA CONV2D) instead of requantization
 };
+
+/// One step of 64 columns [k, k + n) of `vnni_rowdot_kernel` (TAIL: n < 64, zero-masked loads of both
+/// operands; `flipw` is 0x80 on the n real columns, so u = 0 beyond them and they add nothing to D or
+/// Σu; with XU the x beyond K become 128 against w = 0).
+template <int MR, int NR, bool WS, bool XU, bool TAIL>
+ARMLOWER_X86_VNNIR_INLINE inline void vnni_rowdot_step(__m512i* acc, __m512i* sad, const std::int8_t* const* xr,
+                                                       const std::int8_t* const* wr, std::ptrdiff_t k,
+                                                       std::ptrdiff_t n, __m512i flipw) noexcept {
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  __m512i xv[MR];
+#pragma GCC unroll 8
+  for (int m = 0; m < MR; ++m) {
+    xv[m] = TAIL ? load_prefix8(xr[m] + k, n) : _mm512_loadu_si512(xr[m] + k);
+    if constexpr (XU) xv[m] = _mm512_xor_si512(xv[m], flip);
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < NR; ++i) {
+    const __m512i wl = TAIL ? load_prefix8(wr[i] + k, n) : _mm512_loadu_si512(wr[i] + k);
+    const __m512i u = XU ? wl : _mm512_xor_si512(wl, flipw);
+    if constexpr (WS) sad[i] = _mm512_add_epi64(sad[i], _mm512_sad_epu8(u, _mm512_setzero_si512()));
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m) {
+      if constexpr (XU && MR == 1) {
+        dpbusd_m(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w (w used once)
+      } else if constexpr (XU) {
+        dpbusd(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w
+      } else {
+        dpbusd(acc[m * NR + i], u, xv[m]);  // unsigned w + 128, signed x
+      }
+    }
+  }
+}
 
 /// Rows [r0, r0 + NR) (clamped to the last row: extra rows are computed, not stored) × batch rows
 /// [m0, m0 + MR), columns [k0, k1), k1 − k0 ≤ 65536: D into d[m][i] (int32) and, if WS, Σu into ws[i].
@@ -122,61 +166,12 @@ template <int MR, int NR, bool WS, bool XU>
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   const __m512i zero = _mm512_setzero_si512();
   std::ptrdiff_t k = k0;
-  for (; k + 64 <= k1; k += 64) {
-    __m512i xv[MR];
-#pragma GCC unroll 8
-    for (int m = 0; m < MR; ++m) {
-      xv[m] = _mm512_loadu_si512(xr[m] + k);
-      if constexpr (XU) xv[m] = _mm512_xor_si512(xv[m], flip);
-    }
-#pragma GCC unroll 8
-    for (int i = 0; i < NR; ++i) {
-      const __m512i wl = _mm512_loadu_si512(wr[i] + k);
-      const __m512i u = XU ? wl : _mm512_xor_si512(wl, flip);
-      if constexpr (WS) sad[i] = _mm512_add_epi64(sad[i], _mm512_sad_epu8(u, zero));
-#pragma GCC unroll 8
-      for (int m = 0; m < MR; ++m) {
-        if constexpr (XU) {
-          if constexpr (MR == 1) {
-            dpbusd_m(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w (w used once)
-          } else {
-            dpbusd(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w
-          }
-        } else {
-          dpbusd(acc[m * NR + i], u, xv[m]);  // unsigned w + 128, signed x
-        }
-      }
-    }
-  }
+  for (; k + 64 <= k1; k += 64) vnni_rowdot_step<MR, NR, WS, XU, false>(acc, sad, xr, wr, k, 64, flip);
   if (k < k1) {  // tail: zero-masked loads; u is masked too, so the extra columns add nothing to D or Σu
     const std::ptrdiff_t n = k1 - k;
     alignas(64) std::uint8_t fl[64];
     std::memset(fl, 0x80, sizeof fl);
-    const __m512i flipn = load_prefix8(fl, n);  // 0x80 on the n real columns, 0 beyond
-    __m512i xv[MR];
-#pragma GCC unroll 8
-    for (int m = 0; m < MR; ++m) {
-      xv[m] = load_prefix8(xr[m] + k, n);
-      if constexpr (XU) xv[m] = _mm512_xor_si512(xv[m], flip);  // 128 beyond K, against w = 0 there
-    }
-#pragma GCC unroll 8
-    for (int i = 0; i < NR; ++i) {
-      const __m512i wl = load_prefix8(wr[i] + k, n);
-      const __m512i u = XU ? wl : _mm512_xor_si512(wl, flipn);
-      if constexpr (WS) sad[i] = _mm512_add_epi64(sad[i], _mm512_sad_epu8(u, zero));
-#pragma GCC unroll 8
-      for (int m = 0; m < MR; ++m) {
-        if constexpr (XU) {
-          if constexpr (MR == 1) {
-            dpbusd_m(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w (w used once)
-          } else {
-            dpbusd(acc[m * NR + i], xv[m], u);  // unsigned x + 128, signed w
-          }
-        } else {
-          dpbusd(acc[m * NR + i], u, xv[m]);  // unsigned w + 128, signed x
-        }
-      }
-    }
+    vnni_rowdot_step<MR, NR, WS, XU, true>(acc, sad, xr, wr, k, n, load_prefix8(fl, n));  // 0x80 on the n real columns
   }
   static_assert(NR == 8 || NR == 4);
 #pragma GCC unroll 8
@@ -246,6 +241,21 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot_tile(const vnni_rowdot_call& s, std::
       cv = _mm512_load_si512(c);
     }
   }
+  if (s.acc32 != nullptr) {  // TOSA CONV2D: int32 accumulator + bias, REQUIRE both in int32
+    vnni_acc32_out& o = *s.acc32;
+    for (int m = 0; m < MR; ++m) {
+      alignas(64) std::int64_t v[8];
+      _mm512_store_si512(v, _mm512_add_epi64(_mm512_add_epi64(dv[m], cv), _mm512_set1_epi64(bt[m])));
+      std::int32_t* y = o.out + static_cast<std::ptrdiff_t>(m0 + m) * a.rows + r0;
+      for (int i = 0; i < nv; ++i) {
+        const std::int64_t b = v[i] + o.bias[o.bias_size == 1 ? 0 : r0 + i];
+        const bool bad = v[i] < INT32_MIN || v[i] > INT32_MAX || b < INT32_MIN || b > INT32_MAX;
+        o.range_error = o.range_error || bad;
+        y[i] = static_cast<std::int32_t>(b);
+      }
+    }
+    return;
+  }
   for (int m = 0; m < MR; ++m) {
     const __m512i v = _mm512_add_epi64(_mm512_add_epi64(dv[m], cv), _mm512_set1_epi64(bt[m]));
     store_prefix8(a.output + static_cast<std::ptrdiff_t>(m0 + m) * a.rows + r0, requant8_vnni(a, s.rq, v, r0, nv), nv);
@@ -255,11 +265,15 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot_tile(const vnni_rowdot_call& s, std::
 /// Row-major AVX-512 VNNI s8 fused linear. `w`/`wstride`: the weight rows (a.weights, a.cols for
 /// `linear_s8`); `c`: folded row constants or null. Preconditions: `validate(a) == ok`, CPU has
 /// AVX-512 F/BW/VL/VNNI.
+/// `acc32`: write raw int32 accumulators + bias there instead of requantizing (`vnni_acc32_out`;
+/// then `args.bias`/`kernel_sum` must be null and `c` null).
 ARMLOWER_X86_VNNIR inline void linear_s8_rowdot_vnni(const linear_s8_args& args, const std::int8_t* w,
-                                                     std::ptrdiff_t wstride, const std::int64_t* c) noexcept {
+                                                     std::ptrdiff_t wstride, const std::int64_t* c,
+                                                     vnni_acc32_out* acc32 = nullptr) noexcept {
   const linear_s8_args a = args;
   vnni_rowdot_call s;
   s.a = &a;
+  s.acc32 = acc32;
   s.w = w;
   s.wstride = wstride;
   s.c = c;

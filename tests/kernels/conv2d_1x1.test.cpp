@@ -1,0 +1,118 @@
+// The int8 1×1 CONV2D fast path of `kernels::conv2d` (what the TOSA interpreter runs for the TOSA
+// form of a linear layer) against the TOSA 1.0 CONV2D pseudocode (`operators/CONV2D.tosac`) written
+// out in the test: acc = Σ (in − input_zp)·(w − weight_zp) in int64, REQUIRE acc and acc + bias in
+// int32. Random shapes (IC tails not multiple of 64, OC not multiple of 4/8, M = N·H·W 1..23 so every
+// tile height and remainder runs), zero points over the whole int8 range, per-channel and broadcast
+// bias, and both REQUIRE failures. Every available path: AVX-512 VNNI (natively, or through SIMDe
+// in test_kernels_linear_avx512_simde), AVX2, automatic.
+#include <armlower/kernels/conv2d.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace k = armlower::kernels;
+using armlower::status;
+
+namespace {
+
+struct ref_result {
+  status st = status::ok;
+  std::vector<std::int32_t> out;
+};
+
+ref_result reference(const k::conv2d_shape& s, const std::vector<std::int8_t>& x, const std::vector<std::int8_t>& w,
+                     const std::vector<std::int32_t>& bias, int izp, int wzp) {
+  ref_result r;
+  const std::int64_t m = std::int64_t{s.n} * s.ih * s.iw;
+  r.out.resize(static_cast<std::size_t>(m * s.oc));
+  for (std::int64_t p = 0; p < m; ++p) {
+    for (int o = 0; o < s.oc; ++o) {
+      std::int64_t acc = 0;
+      for (int c = 0; c < s.ic; ++c) {
+        acc += std::int64_t{x[static_cast<std::size_t>(p * s.ic + c)] - izp} *
+               (w[static_cast<std::size_t>(std::int64_t{o} * s.ic + c)] - wzp);
+      }
+      if (acc < INT32_MIN || acc > INT32_MAX) return {status::value_out_of_range, {}};
+      const std::int64_t y = acc + bias[static_cast<std::size_t>(s.bias_size == 1 ? 0 : o)];
+      if (y < INT32_MIN || y > INT32_MAX) return {status::value_out_of_range, {}};
+      r.out[static_cast<std::size_t>(p * s.oc + o)] = static_cast<std::int32_t>(y);
+    }
+  }
+  return r;
+}
+
+void check_all_paths(const k::conv2d_shape& s, const std::vector<std::int8_t>& x, const std::vector<std::int8_t>& w,
+                     const std::vector<std::int32_t>& bias, int izp, int wzp) {
+  const ref_result ref = reference(s, x, w, bias, izp, wzp);
+  const std::int64_t m = std::int64_t{s.n} * s.ih * s.iw;
+  CAPTURE(s.n); CAPTURE(s.ih); CAPTURE(s.iw); CAPTURE(s.ic); CAPTURE(s.oc); CAPTURE(s.bias_size);
+  CAPTURE(izp); CAPTURE(wzp);
+  for (const auto p : {k::linear_path::automatic, k::linear_path::x86_avx512_vnni, k::linear_path::x86_avx2}) {
+    CAPTURE(k::to_string(p));
+    std::vector<std::int32_t> out(static_cast<std::size_t>(m * s.oc), 0x5A5A5A5A);
+    const status st = k::detail::conv2d_1x1_s8(s, x.data(), w.data(), bias.data(), static_cast<std::int8_t>(izp),
+                                               static_cast<std::int8_t>(wzp), out.data(), p);
+    REQUIRE(st == ref.st);
+    if (st == status::ok) REQUIRE(out == ref.out);
+  }
+  // the public entry point
+  std::vector<std::int32_t> out(static_cast<std::size_t>(m * s.oc), 0x5A5A5A5A);
+  const status st = k::conv2d<std::int8_t, std::int8_t, std::int32_t>(
+      s, x.data(), w.data(), bias.data(), static_cast<std::int8_t>(izp), static_cast<std::int8_t>(wzp), out.data());
+  REQUIRE(st == ref.st);
+  if (st == status::ok) REQUIRE(out == ref.out);
+}
+
+}  // namespace
+
+TEST_CASE("CONV2D int8 1x1 fast path == TOSA pseudocode (random shapes, zero points, bias, every path)") {
+  std::mt19937_64 g(1401);
+  const auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); };
+  const int ics[] = {1, 3, 4, 5, 16, 63, 64, 65, 100, 255, 256, 257, 1000};
+  for (int iter = 0; iter < 300; ++iter) {
+    k::conv2d_shape s;
+    s.n = uni(1, 3);
+    s.ih = uni(1, 3);
+    s.iw = iter < 23 ? 1 : uni(1, 4);
+    if (iter < 23) { s.n = iter + 1; s.ih = 1; }
+    s.ic = ics[uni(0, 12)];
+    s.oc = uni(0, 2) == 0 ? uni(1, 5) : uni(6, 70);
+    s.bias_size = uni(0, 3) == 0 ? 1 : s.oc;
+    const std::int64_t m = std::int64_t{s.n} * s.ih * s.iw;
+    std::vector<std::int8_t> x(static_cast<std::size_t>(m * s.ic)), w(static_cast<std::size_t>(s.oc * s.ic));
+    const bool extreme = uni(0, 4) == 0;
+    for (auto& e : x) e = static_cast<std::int8_t>(extreme ? (uni(0, 1) ? 127 : -128) : uni(-128, 127));
+    for (auto& e : w) e = static_cast<std::int8_t>(extreme ? (uni(0, 1) ? 127 : -128) : uni(-128, 127));
+    std::vector<std::int32_t> bias(static_cast<std::size_t>(s.bias_size));
+    for (auto& e : bias) e = uni(-1000000, 1000000);
+    const int zsel = uni(0, 4);
+    const int izp = zsel == 0 ? 0 : zsel == 1 ? -128 : zsel == 2 ? 127 : uni(-128, 127);
+    const int wzp = uni(0, 2) == 0 ? 0 : uni(-128, 127);
+    check_all_paths(s, x, w, bias, izp, wzp);
+  }
+}
+
+TEST_CASE("CONV2D int8 1x1 fast path: REQUIRE failures (accumulator, accumulator + bias)") {
+  k::conv2d_shape s;
+  s.n = 2;
+  s.ic = 40000;  // 40000 · 255 · 255 > INT32_MAX
+  s.oc = 3;
+  s.bias_size = 3;
+  std::vector<std::int8_t> x(static_cast<std::size_t>(2 * s.ic), -128), w(static_cast<std::size_t>(3 * s.ic), -128);
+  std::vector<std::int32_t> bias(3, 0);
+  check_all_paths(s, x, w, bias, 127, 127);  // accumulator out of int32
+  s.ic = 1000;
+  x.resize(static_cast<std::size_t>(2 * s.ic));
+  w.resize(static_cast<std::size_t>(3 * s.ic));
+  bias[1] = INT32_MAX - 100;  // acc + bias out of int32 on one channel
+  check_all_paths(s, x, w, bias, 127, 127);
+  bias[1] = INT32_MIN + 1000;  // fine: acc > 0
+  check_all_paths(s, x, w, bias, 127, 127);
+  s.ic = 70000;  // > 65536 columns: int64-summed passes, in range with zero points 0 and ±1 values
+  x.assign(static_cast<std::size_t>(2 * s.ic), 1);
+  w.assign(static_cast<std::size_t>(3 * s.ic), -1);
+  check_all_paths(s, x, w, bias, 0, 0);
+}
