@@ -184,16 +184,42 @@ struct validator {
   }
 };
 
+/// Rules of an element-wise binary op with TOSA broadcasting (ADD, MAXIMUM, MINIMUM pseudocode:
+/// ERROR_IF(rank(input1) != rank(input2)), each dim equal or 1, the output the broadcast shape;
+/// operands and output share in_out_t): what `tosa::shape_rule::elementwise_binary` in an op's
+/// descriptor selects.
+template <tosa::op O>
+struct binary_broadcast_rules {
+  static constexpr bool row_checked = true;
+  static std::optional<diagnostic> check(const validator& v, std::size_t i) {
+    const std::string n(tosa::name(O));
+    const auto& o = v.g.operators[i];
+    const auto *a = v.get(o.inputs[0]), *b = v.get(o.inputs[1]), *y = v.get(o.outputs[0]);
+    if (b->type != a->type || y->type != a->type) return v.err(i, b->name, n + " operands and output must share a dtype");
+    if (a->shape.size() != b->shape.size() || y->shape.size() != a->shape.size())
+      return v.err(i, b->name, n + " operands must have equal ranks (broadcast needs RESHAPE first)");
+    for (std::size_t k = 0; k < a->shape.size(); ++k) {
+      const auto d = std::max(a->shape[k], b->shape[k]);
+      if ((a->shape[k] != d && a->shape[k] != 1) || (b->shape[k] != d && b->shape[k] != 1) || y->shape[k] != d)
+        return v.err(i, y->name, n + " shapes " + shape_str(a->shape) + " and " + shape_str(b->shape) + " do not broadcast to " + shape_str(y->shape));
+    }
+    return std::nullopt;
+  }
+};
 
 /// Per-op rules of Validate: `check(v, i)` returns the first finding of operator `i` (counts,
-/// tensors and the type-support row already checked). Primary template: no rules beyond the
-/// row (TRANSPOSE, MUL, CAST, CAST_FROM_BLOCK_SCALED; an op added with a descriptor and rows
-/// gets these checks without an edit here). Specialisations state each op's ERROR_IF/REQUIRE
-/// rules from its TOSA 1.0 / 1.1-draft pseudocode.
+/// tensors and the type-support row already checked). Primary template: the rule family the
+/// op's descriptor names (`op_descriptor::rule`), else nothing beyond the row (TRANSPOSE, MUL,
+/// CAST, CAST_FROM_BLOCK_SCALED). An op added with a descriptor and rows gets these checks
+/// without an edit here. Specialisations state one op's own ERROR_IF/REQUIRE rules from its
+/// TOSA 1.0 / 1.1-draft pseudocode.
 template <tosa::op O>
 struct op_rules {
   static constexpr bool row_checked = true;  ///< whether the op table row is checked
-  static std::optional<diagnostic> check(const validator&, std::size_t) { return std::nullopt; }
+  static std::optional<diagnostic> check(const validator& v, std::size_t i) {
+    if constexpr (tosa::describe(O).rule == tosa::shape_rule::elementwise_binary) return binary_broadcast_rules<O>::check(v, i);
+    else return std::nullopt;
+  }
 };
 
 /// CONST: constants are gated by tensor dtype (`tosa::check_tensor`), not by the CONST rows
@@ -339,34 +365,6 @@ struct op_rules<tosa::op::clamp> {
   }
 };
 
-/// Rules of an element-wise binary op with TOSA broadcasting (ADD, MAXIMUM pseudocode:
-/// ERROR_IF(rank(input1) != rank(input2)), each dim equal or 1, the output the broadcast shape;
-/// operands and output share in_out_t). Reused by each such op's `op_rules`.
-template <tosa::op O>
-struct binary_broadcast_rules {
-  static constexpr bool row_checked = true;
-  static std::optional<diagnostic> check(const validator& v, std::size_t i) {
-    const std::string n(tosa::name(O));
-    const auto& o = v.g.operators[i];
-    const auto *a = v.get(o.inputs[0]), *b = v.get(o.inputs[1]), *y = v.get(o.outputs[0]);
-    if (b->type != a->type || y->type != a->type) return v.err(i, b->name, n + " operands and output must share a dtype");
-    if (a->shape.size() != b->shape.size() || y->shape.size() != a->shape.size())
-      return v.err(i, b->name, n + " operands must have equal ranks (broadcast needs RESHAPE first)");
-    for (std::size_t k = 0; k < a->shape.size(); ++k) {
-      const auto d = std::max(a->shape[k], b->shape[k]);
-      if ((a->shape[k] != d && a->shape[k] != 1) || (b->shape[k] != d && b->shape[k] != 1) || y->shape[k] != d)
-        return v.err(i, y->name, n + " shapes " + shape_str(a->shape) + " and " + shape_str(b->shape) + " do not broadcast to " + shape_str(y->shape));
-    }
-    return std::nullopt;
-  }
-};
-
-template <>
-struct op_rules<tosa::op::add> : binary_broadcast_rules<tosa::op::add> {};
-template <>
-struct op_rules<tosa::op::maximum> : binary_broadcast_rules<tosa::op::maximum> {};
-template <>
-struct op_rules<tosa::op::minimum> : binary_broadcast_rules<tosa::op::minimum> {};
 
 template <>
 struct op_rules<tosa::op::cast_to_block_scaled> {

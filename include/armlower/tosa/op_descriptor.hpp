@@ -67,6 +67,14 @@ inline constexpr std::size_t max_inputs = 5;
 inline constexpr std::size_t max_outputs = 2;
 inline constexpr std::size_t max_slots = 3;
 
+/// A validation rule a family of ops shares, stated in each member's descriptor (the ERROR_IFs of
+/// its pseudocode; rules of one op alone are `passes/validate.hpp` `op_rules<O>` specialisations).
+enum class shape_rule : std::uint8_t {
+  none,                ///< no shared rule
+  elementwise_binary,  ///< ADD, MAXIMUM, MINIMUM, …: input1, input2 and output share in_out_t; equal
+                       ///< ranks; each dimension equal or 1; the output has the broadcast shape
+};
+
 /// The facts of one TOSA op.
 struct op_descriptor {
   op code;                                        ///< the op (its value is the serialized `Op`)
@@ -78,6 +86,7 @@ struct op_descriptor {
   attr_kind attr = attr_kind::none;               ///< attribute table kind
   std::array<std::string_view, max_slots> slot_names{};  ///< type-row slot names ("input", "weight", "output")
   std::uint8_t n_slots = 0;                       ///< type-row slot count
+  shape_rule rule = shape_rule::none;             ///< shared validation rule (`passes::validate_graph`)
 
   /// The operands (TOSA order).
   [[nodiscard]] constexpr std::span<const operand> inputs() const noexcept { return {in_.data(), n_in}; }
@@ -135,9 +144,9 @@ inline constexpr std::array descriptors = [] {
        a::rescale,
        {"input", "output"},
        2},
-      {op::add, "ADD", {in("input1", input, 0), in("input2")}, 2, {res("output")}, 1, a::none, {"t"}, 1},
-      {op::maximum, "MAXIMUM", {in("input1", input, 0), in("input2")}, 2, {res("output")}, 1, a::nan_mode, {"t"}, 1},
-      {op::minimum, "MINIMUM", {in("input1", input, 0), in("input2")}, 2, {res("output")}, 1, a::nan_mode, {"t"}, 1},
+      {op::add, "ADD", {in("input1", input, 0), in("input2")}, 2, {res("output")}, 1, a::none, {"t"}, 1, shape_rule::elementwise_binary},
+      {op::maximum, "MAXIMUM", {in("input1", input, 0), in("input2")}, 2, {res("output")}, 1, a::nan_mode, {"t"}, 1, shape_rule::elementwise_binary},
+      {op::minimum, "MINIMUM", {in("input1", input, 0), in("input2")}, 2, {res("output")}, 1, a::nan_mode, {"t"}, 1, shape_rule::elementwise_binary},
       {op::mul, "MUL", {in("input1", input, 0), in("input2"), in("shift", shift)}, 3, {res("output", 1)}, 1, a::none,
        {"input", "output"}, 2},
       {op::clamp, "CLAMP", {in("input", input, 0)}, 1, {res("output")}, 1, a::clamp, {"t"}, 1},
