@@ -37,7 +37,9 @@
 /// - AVX2 (`kernels/arch/x86/linear.hpp`, `linear_s8_packed_avx2`): groups of 8 rows × 16-column
 ///   chunks read as one stream, the folded row constants passed as its kernel_sum (int32; when some
 ///   |c| ≥ 2^31, or the buffer is not 4-byte aligned, the call runs `linear_s8(a)` instead).
-/// The buffer needs no alignment (64 bytes is best).
+/// A buffer that is not 8-byte aligned runs `linear_s8(a)` on the VNNI layout too (its row constants
+/// are int64 read in place); 64-byte alignment is best (`linear_s8(a, cache, size)` aligns its
+/// packing itself).
 ///
 /// Firmware-clean: noexcept, no heap, no exceptions, no static initialisation. On non-x86 targets
 /// `pack_linear_s8` still writes the (portable) layout, `linear_s8_packed` runs `linear_s8`, and the
@@ -225,8 +227,8 @@ namespace detail {
       linear_s8_packed_avx2(b, reinterpret_cast<const std::int8_t*>(base + geo.weights));
       return status::ok;
     }
-  } else if (x86_has_avx512_vnni_vl()) {
-    const packed_s8_geometry geo = packed_s8_layout(a.rows, a.cols);
+  } else if (const packed_s8_geometry geo = packed_s8_layout(a.rows, a.cols);
+             x86_has_avx512_vnni_vl() && reinterpret_cast<std::uintptr_t>(base + geo.c64) % alignof(std::int64_t) == 0) {
     if (geo.narrow) {
       linear_s8_rowdot_vnni(a, reinterpret_cast<const std::int8_t*>(base + geo.weights),
                             static_cast<std::ptrdiff_t>(geo.row_stride),

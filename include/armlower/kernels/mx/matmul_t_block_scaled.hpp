@@ -20,9 +20,10 @@
 ///  - `best`: `best_path(t, H)` — on x86 the AVX-512 path where it measured faster than AVX2 for this
 ///    element type and A row count (`avx512_measured_faster`), else AVX2; then mve, then integer
 ///    (reference for FP8E5M2 without SIMD). Dispatch by measurement, not by ISA rank (issue 14).
-/// Caveat common to all "bit-identical" claims: the block product `block_acc · (scale_A·scale_B)` is
-/// exact unless it is an fp32 subnormal or overflows; there the compiler may fuse it with the
-/// accumulation (FMA contraction) in one path and not another.
+/// The block product `block_acc · (scale_A·scale_B)` is exact unless it is an fp32 subnormal or
+/// overflows; every path rounds it apart from the accumulation, as the pseudocode does (no FMA
+/// contraction, whatever -ffp-contract says: `arch::detail::keep_rounded`), so the bit-identical
+/// claims hold at those edges too (e.g. +Inf + −Inf = NaN).
 #pragma once
 
 #include <cstddef>

@@ -76,6 +76,21 @@ inline float scale_product(std::uint8_t ca, std::uint8_t cb, int extra) noexcept
 }  // namespace detail
 
 namespace detail {
+/// Keeps `v` a rounded value of its own: an empty asm statement the optimiser cannot see through,
+/// so a product written to `v` is not fused with a following add (FMA contraction, which GCC does
+/// under its default -ffp-contract=fast for GNU C++ when the target has FMA). The pseudocode rounds
+/// the scaled block product and the running sum separately; they differ from a fused multiply-add
+/// only when the product overflows or is subnormal (e.g. +Inf + −Inf = NaN unfused, ±Inf fused).
+/// No instruction is emitted for register operands. Not constant-evaluated (callers check).
+template <class V>
+inline void keep_rounded(V& v) noexcept {
+#if defined(__GNUC__)
+  asm("" : "+m"(v));
+#else
+  (void)v;
+#endif
+}
+
 /// The loops both paths share, in the pseudocode's order: for each output (i, j) and each block,
 /// `acc += block_dot(a row i, b row j, first element) · (scale_a · scale_b)`; `block_dot` gives the
 /// block's unscaled dot product as a float.
@@ -93,6 +108,7 @@ constexpr void for_each_block(const rows_args& r, BlockDot block_dot) noexcept {
         const float sb = armlower::mx::decode_e8m0(r.b_scale[j * nb + blk]);
         float block_acc = block_dot(ar, br, blk * armlower::mx::block_size);
         block_acc *= (sa * sb);
+        if (!std::is_constant_evaluated()) keep_rounded(block_acc);  // rounded apart from the sum
         acc += block_acc;
       }
       r.out[i * r.w + j] = acc;

@@ -47,6 +47,10 @@ inline constexpr bool available = true;
 
 namespace detail {
 
+/// `arch::detail::keep_rounded` for a vector in a register (no instruction): the scaled block
+/// product stays rounded apart from the accumulation, as in the pseudocode (no FMA contraction).
+inline void keep_rounded(__m256& v) noexcept { asm("" : "+x"(v)); }
+
 /// fp32 values of 8 E8M0 codes given as int32 lanes (0x00 → 2^-127 subnormal, 0xFF → NaN).
 inline __m256 e8m0_decode8(__m256i c) noexcept {
   __m256i v = _mm256_slli_epi32(c, 23);
@@ -580,7 +584,9 @@ inline void int8_rows(const rows_args& r) noexcept {
             const __m256 sa = _mm256_set1_ps(armlower::mx::decode_e8m0(r.a_scale[(i0 + ii) * nb + g_first + ga]));
             f = _mm256_mul_ps(sa, detail::e8m0_decode8(sbc));
           }
-          acc_r = _mm256_add_ps(acc_r, _mm256_mul_ps(blk, f));
+          __m256 prod = _mm256_mul_ps(blk, f);
+          detail::keep_rounded(prod);  // the pseudocode rounds the product, then adds
+          acc_r = _mm256_add_ps(acc_r, prod);
         };
         __m256i v[8];
         const std::uint8_t* brow[8];  // the tile's rows at the chunk; a short tile repeats its first row

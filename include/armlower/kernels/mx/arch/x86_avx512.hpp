@@ -50,6 +50,17 @@ inline constexpr bool available = true;
 
 namespace detail {
 
+/// `arch::detail::keep_rounded` for a 16-lane vector: the scaled block product stays rounded apart
+/// from the accumulation, as in the pseudocode (no FMA contraction). Native: no instruction; SIMDe's
+/// emulated type goes through memory.
+inline void keep_rounded(__m512& v) noexcept {
+#if defined(ARMLOWER_MX_AVX512_SIMDE)
+  asm("" : "+m"(v));
+#else
+  asm("" : "+v"(v));
+#endif
+}
+
 /// int32 → fp32 lane-wise (exact for the block sums here, all below 2^24).
 inline __m512 to_ps(__m512i v) noexcept {
 #if defined(ARMLOWER_MX_AVX512_SIMDE)  // SIMDe 0.7.4 has no _mm512_cvtepi32_ps
@@ -292,7 +303,9 @@ inline void int8_rows(const rows_args& r) noexcept {
             const __m512 sa = _mm512_set1_ps(armlower::mx::decode_e8m0(r.a_scale[(i0 + ii) * nb + g_first + ga]));
             f = _mm512_mul_ps(sa, detail::e8m0_decode16(sbc));
           }
-          acc_r = _mm512_add_ps(acc_r, _mm512_mul_ps(blk, f));
+          __m512 prod = _mm512_mul_ps(blk, f);
+          detail::keep_rounded(prod);  // the pseudocode rounds the product, then adds
+          acc_r = _mm512_add_ps(acc_r, prod);
         };
         __m512i v[tq / 2];  // `hsum_pair` of the tile's row pairs
         const std::uint8_t* brow[tq];  // the tile's rows at the chunk; a short tile repeats its first row
