@@ -154,33 +154,54 @@ struct plan {
   return status::ok;
 }
 
+namespace detail {
+/// The `kernels::linear_s16_args` of an s16 layer `l` for `batches` input rows, without the input
+/// and output pointers (constant-evaluable: `admits` reads only the layer's facts).
+[[nodiscard]] constexpr kernels::linear_s16_args s16_args(const layer& l, std::int32_t batches) noexcept {
+  kernels::linear_s16_args a;
+  a.weights = l.weights;
+  a.bias = l.bias_s64;
+  a.batches = batches;
+  a.cols = l.cols;
+  a.rows = l.rows;
+  a.multiplier = l.multiplier;
+  a.shift = l.shift;
+  a.per_channel = l.per_channel;
+  a.activation_min = l.activation_min;
+  a.activation_max = l.activation_max;
+  return a;
+}
+
+/// The `kernels::linear_s8_args` of an s8 layer `l` (see `s16_args`).
+[[nodiscard]] constexpr kernels::linear_s8_args s8_args(const layer& l, std::int32_t batches) noexcept {
+  kernels::linear_s8_args a;
+  a.weights = l.weights;
+  a.bias = l.bias;
+  a.kernel_sum = l.kernel_sum;
+  a.batches = batches;
+  a.cols = l.cols;
+  a.rows = l.rows;
+  a.input_offset = l.input_offset;
+  a.filter_offset = l.filter_offset;
+  a.output_offset = l.output_offset;
+  a.multiplier = l.multiplier;
+  a.shift = l.shift;
+  a.per_channel = l.per_channel;
+  a.activation_min = l.activation_min;
+  a.activation_max = l.activation_max;
+  return a;
+}
+}  // namespace detail
+
 /// True if every layer of `p` is within the kernel features `f` (`kernels::admits` of its arguments):
 /// what `run_plan<A, F>` requires. Constant-evaluable, so a generated plan can
 /// `static_assert(admits(kernels::per_tensor_features, plan))`. Preconditions: `validate(p) == ok`.
 [[nodiscard]] constexpr bool admits(const kernels::linear_features& f, const plan& p) noexcept {
   for (std::size_t i = 0; i < p.layer_count; ++i) {
     const layer& l = p.layers[i];
-    if (l.kind == layer_kind::linear_s16) {
-      kernels::linear_s16_args a;
-      a.cols = l.cols;
-      a.rows = l.rows;
-      a.bias = l.bias_s64;
-      a.multiplier = l.multiplier;
-      a.shift = l.shift;
-      a.per_channel = l.per_channel;
-      if (!kernels::admits(f, a)) return false;
-    } else {
-      kernels::linear_s8_args a;
-      a.cols = l.cols;
-      a.rows = l.rows;
-      a.bias = l.bias;
-      a.kernel_sum = l.kernel_sum;
-      a.filter_offset = l.filter_offset;
-      a.multiplier = l.multiplier;
-      a.shift = l.shift;
-      a.per_channel = l.per_channel;
-      if (!kernels::admits(f, a)) return false;
-    }
+    const bool ok = l.kind == layer_kind::linear_s16 ? kernels::admits(f, detail::s16_args(l, 1))
+                                                     : kernels::admits(f, detail::s8_args(l, 1));
+    if (!ok) return false;
   }
   return true;
 }
@@ -215,38 +236,14 @@ template <dtype::id A, kernels::linear_features F, bool Packed>
 [[nodiscard]] status run_layer_features(const layer& l, std::int32_t batches, const std::byte* in,
                                         std::byte* out) noexcept {
   if constexpr (A == dtype::id::i16) {
-    kernels::linear_s16_args a;
+    kernels::linear_s16_args a = s16_args(l, batches);
     a.input = reinterpret_cast<const std::int16_t*>(in);
-    a.weights = l.weights;
-    a.bias = l.bias_s64;
     a.output = reinterpret_cast<std::int16_t*>(out);
-    a.batches = batches;
-    a.cols = l.cols;
-    a.rows = l.rows;
-    a.multiplier = l.multiplier;
-    a.shift = l.shift;
-    a.per_channel = l.per_channel;
-    a.activation_min = l.activation_min;
-    a.activation_max = l.activation_max;
     return kernels::linear_s16<F>(a);
   } else {
-    kernels::linear_s8_args a;
+    kernels::linear_s8_args a = s8_args(l, batches);
     a.input = reinterpret_cast<const std::int8_t*>(in);
-    a.weights = l.weights;
-    a.bias = l.bias;
-    a.kernel_sum = l.kernel_sum;
     a.output = reinterpret_cast<std::int8_t*>(out);
-    a.batches = batches;
-    a.cols = l.cols;
-    a.rows = l.rows;
-    a.input_offset = l.input_offset;
-    a.filter_offset = l.filter_offset;
-    a.output_offset = l.output_offset;
-    a.multiplier = l.multiplier;
-    a.shift = l.shift;
-    a.per_channel = l.per_channel;
-    a.activation_min = l.activation_min;
-    a.activation_max = l.activation_max;
     if constexpr (Packed) {
       return kernels::linear_s8_prepacked<F>(a, l.packed_weights, kernels::packed_weights_s8_size(l.rows, l.cols));
     } else {
@@ -266,19 +263,9 @@ template <dtype::id A>
   if constexpr (A == dtype::id::i16) {
     if (l.per_channel) {
       // CMSIS-NN has no per-channel s16 fully connected; armlower's kernel has the same semantics.
-      kernels::linear_s16_args a;
+      kernels::linear_s16_args a = s16_args(l, batches);
       a.input = reinterpret_cast<const std::int16_t*>(in);
-      a.weights = l.weights;
-      a.bias = l.bias_s64;
       a.output = reinterpret_cast<std::int16_t*>(out);
-      a.batches = batches;
-      a.cols = l.cols;
-      a.rows = l.rows;
-      a.multiplier = l.multiplier;
-      a.shift = l.shift;
-      a.per_channel = true;
-      a.activation_min = l.activation_min;
-      a.activation_max = l.activation_max;
       return kernels::linear_s16(a);
     }
     const cmsis::fc_params fc{0, 0, 0, {l.activation_min, l.activation_max}};

@@ -155,6 +155,29 @@ inline void finish_s8(const linear_s8_args& a, const s8_requant& q, std::int32_t
   }
 }
 
+/// The argument block of the per-tensor assembly runs (`linear_s8_run4`, `linear_s8_packed_run`) for
+/// rows [0, y_end − y) of one batch: input row `x`, weights from `w`, kernel_sum, requantization.
+template <quant::rounding Mode>
+[[nodiscard]] inline s8_packed_run per_tensor_run(const linear_s8_args& a, const std::int8_t* x, const std::int8_t* w,
+                                                  std::int32_t cols, std::int8_t* y, std::int8_t* y_end,
+                                                  std::int32_t cb32) noexcept {
+  s8_packed_run run;
+  run.x = x;
+  run.w = w;
+  run.cols = cols;
+  run.kernel_sum = a.kernel_sum;
+  run.y = y;
+  run.y_end = y_end;
+  run.multiplier = a.multiplier[0];
+  run.shift = a.shift[0];
+  run.act_min = a.activation_min;
+  run.act_max = a.activation_max;
+  run.output_offset = a.output_offset;
+  run.cb = cb32;
+  run.single_round = Mode == quant::rounding::single_round;
+  return run;
+}
+
 /// All rows of one batch, row-major weights: input x [cols], output y [rows]. 4-row tiles
 /// (`dot4_s8`), then the last rows % 4 one dot product each (`dot1_s8`) into one partial tile.
 template <quant::rounding Mode, linear_features F>
@@ -167,20 +190,7 @@ inline void linear_s8_batch(const linear_s8_args& a, const s8_requant& q, const 
   std::int32_t r = 0;
   if constexpr (!F.per_channel && !F.left_shift && !F.wide) {
     if (a.kernel_sum != nullptr && a.rows >= 4) {  // whole tiles: one assembly loop, requantization included
-      s8_packed_run run;
-      run.x = x;
-      run.w = w;
-      run.cols = cols;
-      run.kernel_sum = a.kernel_sum;
-      run.y = y;
-      run.y_end = y + a.rows / 4 * 4;
-      run.multiplier = a.multiplier[0];
-      run.shift = a.shift[0];
-      run.act_min = a.activation_min;
-      run.act_max = a.activation_max;
-      run.output_offset = a.output_offset;
-      run.cb = cb32;
-      run.single_round = Mode == quant::rounding::single_round;
+      s8_packed_run run = per_tensor_run<Mode>(a, x, w, cols, y, y + a.rows / 4 * 4, cb32);
       linear_s8_run4(&run);
       r = a.rows / 4 * 4;
       w = run.w;
@@ -210,20 +220,7 @@ inline void linear_s8_packed_batch(const linear_s8_args& a, const s8_requant& q,
   std::int32_t r = 0;
   if constexpr (!F.per_channel && !F.left_shift && !F.wide) {
     if (a.kernel_sum != nullptr && a.rows >= 8) {  // whole groups: one assembly loop, requantization included
-      s8_packed_run run;
-      run.x = x;
-      run.w = packed;
-      run.cols = a.cols;
-      run.kernel_sum = a.kernel_sum;
-      run.y = y;
-      run.y_end = y + a.rows / 8 * 8;
-      run.multiplier = a.multiplier[0];
-      run.shift = a.shift[0];
-      run.act_min = a.activation_min;
-      run.act_max = a.activation_max;
-      run.output_offset = a.output_offset;
-      run.cb = cb32;
-      run.single_round = Mode == quant::rounding::single_round;
+      s8_packed_run run = per_tensor_run<Mode>(a, x, packed, a.cols, y, y + a.rows / 8 * 8, cb32);
       linear_s8_packed_run(&run);
       t.w = run.w;
       r = a.rows / 8 * 8;
