@@ -209,6 +209,17 @@ ARMLOWER_X86_VNNIP_INLINE inline void store_prefix8(void* p, __m128i v, int n) n
 #endif
 }
 
+/// Stores the low 32 bits of the first n (0 < n ≤ 8) int64 lanes of v as int32 at p (`vpmovqd` + masked store).
+ARMLOWER_X86_VNNIP_INLINE inline void store_prefix32x8(std::int32_t* p, __m512i v, int n) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(64) std::int64_t x[8];
+  _mm512_store_si512(x, v);
+  for (int i = 0; i < n; ++i) p[i] = static_cast<std::int32_t>(x[i]);
+#else
+  _mm512_mask_cvtepi64_storeu_epi32(p, static_cast<__mmask8>((1u << n) - 1u), v);
+#endif
+}
+
 /// Stores the first n (0 < n ≤ 8) int16 of v at p.
 ARMLOWER_X86_VNNIP_INLINE inline void store_prefix16(std::int16_t* p, __m128i v, int n) noexcept {
 #if defined(ARMLOWER_X86_AVX512_SIMDE)
