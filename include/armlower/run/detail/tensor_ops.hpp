@@ -18,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <cstddef>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -139,6 +140,21 @@ template <class T>
   else return elements_as<T>(v);
 }
 
+/// Operand `i` of `c` in the kernel storage type `T` (`kernel_elements`): for a constant held by a
+/// session (`op_context::cached_constant`) the copy made on its first use, else converted into `local`.
+template <class T>
+[[nodiscard]] std::span<const T> kernel_operand(const op_context& c, std::size_t i, std::vector<T>& local) {
+  if (!c.cached_constant(i)) {
+    local = kernel_elements<T>(c.in(i));
+    return local;
+  }
+  using vec = std::vector<T>;
+  const auto key = std::make_pair(c.in_name(i), constant_cache::storage(vec{}).index());
+  auto it = c.cache->kernel.find(key);
+  if (it == c.cache->kernel.end()) it = c.cache->kernel.emplace(key, kernel_elements<T>(c.in(i))).first;
+  return std::get<vec>(it->second);
+}
+
 /// The [1] zero point operand `v` as `T`: 0 for float rows (checked to be zero before).
 template <class T>
 [[nodiscard]] T kernel_zero_point(const value& v) {
@@ -153,9 +169,12 @@ template <const tosa::type_support_row& R>
   using In = kernels::storage_t<R.types[0]>;
   using W = kernels::storage_t<R.types[1]>;
   using Acc = kernels::storage_t<R.acc>;
-  const auto in = kernel_elements<In>(c.in(0));
-  const auto w = kernel_elements<W>(c.in(1));
-  const auto b = kernel_elements<Acc>(c.in(2));
+  std::vector<In> in_local;
+  std::vector<W> w_local;
+  std::vector<Acc> b_local;
+  const auto in = kernel_operand<In>(c, 0, in_local);
+  const auto w = kernel_operand<W>(c, 1, w_local);
+  const auto b = kernel_operand<Acc>(c, 2, b_local);
   std::vector<Acc> out(static_cast<std::size_t>(graph::element_count(out_shape)));
   const kernels::float_rounding fr{real_format_of(R.acc), real_format_of(R.types[2])};
   const auto st = kernels::conv2d<In, W, Acc>(s, in.data(), w.data(), b.data(), kernel_zero_point<In>(c.in(3)),
@@ -245,8 +264,9 @@ template <const tosa::type_support_row& R>
   using In = kernels::storage_t<R.types[0]>;
   static_assert(std::is_same_v<In, kernels::storage_t<R.types[1]>>, "MATMUL rows store A and B alike");
   using Acc = kernels::storage_t<R.acc>;
-  const auto a = kernel_elements<In>(c.in(0));
-  const auto b = kernel_elements<In>(c.in(1));
+  std::vector<In> a_local, b_local;
+  const auto a = kernel_operand<In>(c, 0, a_local);
+  const auto b = kernel_operand<In>(c, 1, b_local);
   std::vector<Acc> out(static_cast<std::size_t>(graph::element_count(out_shape)));
   const kernels::float_rounding fr{real_format_of(R.acc), real_format_of(R.types[2])};
   const auto st = kernels::matmul<In, Acc>(s, a.data(), b.data(), kernel_zero_point<In>(c.in(2)),
