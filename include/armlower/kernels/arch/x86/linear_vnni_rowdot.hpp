@@ -86,17 +86,6 @@ ARMLOWER_X86_VNNIR_INLINE inline __m512i reduce8_epi64(const __m512i* a) noexcep
   return _mm512_add_epi64(shuf128<0x88>(t0, t1), shuf128<0xDD>(t0, t1));
 }
 
-/// Raw-accumulator output of the row-major kernel (TOSA CONV2D int8 → int32, `kernels/conv2d.hpp`):
-/// `out[m][r] = acc + bias[bias_size == 1 ? 0 : r]` where acc = Σ_k (x + input_offset)·(w + filter_offset)
-/// (bias of the args null), with TOSA's REQUIRE checks: acc and acc + bias must fit int32, else
-/// `range_error` is set (the output is then unspecified).
-struct vnni_acc32_out {
-  std::int32_t* out = nullptr;          ///< [batches][rows]
-  const std::int32_t* bias = nullptr;   ///< [bias_size]
-  std::int32_t bias_size = 1;           ///< rows or 1 (broadcast)
-  bool range_error = false;
-};
-
 /// Per-call state of the row-major kernel.
 struct vnni_rowdot_call {
   const linear_s8_args* a;
