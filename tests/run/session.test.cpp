@@ -107,3 +107,36 @@ TEST_CASE("session: errors are those of run::run, on every run") {
     }
   }
 }
+
+TEST_CASE("session: int8 1x1 CONV2D with ≥ 16 channels (packed weights where the CPU runs them) == run::run") {
+  std::mt19937_64 rng(10);
+  for (const bool overflow : {false, true}) {
+    CAPTURE(overflow);
+    builder g;
+    g.input("x", id::i8, {5, 1, 1, 70});
+    g.input("izp", id::i8, {1});  // EXT-DYNAMIC: the zero point changes between runs (the packed form follows)
+    g.constant("w", run::from_ints(id::i8, {40, 1, 1, 70}, random_ints(rng, 40 * 70, -128, 127)));
+    auto bias = random_ints(rng, 40, -5000, 5000);
+    if (overflow) bias[17] = INT32_MAX - 10;  // accumulator + bias leaves int32 for some input
+    g.constant("b", run::from_ints(id::i32, {40}, bias));
+    g.ints("wzp", id::i8, {1}, {3});
+    g.declare("y", id::i32, {5, 1, 1, 40});
+    g.op(tosa::op::conv2d, {"x", "w", "b", "izp", "wzp"}, {"y"},
+         graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, id::i32, false});
+    g.output("y");
+    run::options opt;
+    opt.dynamic = true;
+    run::session s(g.g, opt);
+    for (const std::int64_t izp : {-128, -128, 5, 127}) {
+      CAPTURE(izp);
+      const std::vector<run::value> in{run::from_ints(id::i8, {5, 1, 1, 70}, random_ints(rng, 350, -128, 127)),
+                                       run::from_ints(id::i8, {1}, {izp})};
+      const auto want = run::run(g.g, in, opt);
+      const auto got = s.run(in);
+      REQUIRE(static_cast<bool>(got) == static_cast<bool>(want));
+      if (want) CHECK(got->outputs[0].ints == want->outputs[0].ints);
+      else CHECK(got.error().line() == want.error().line());
+      if (!overflow) CHECK(want);
+    }
+  }
+}

@@ -45,13 +45,17 @@ using tensor_index = std::unordered_map<std::string_view, const graph::tensor*>;
 }
 
 /// What a `run::session` keeps between runs: every constant tensor decoded once (`values`, by
-/// name) and the kernels' storage copies of constant operands (`kernel`, by name and storage
-/// type: int8/int16/int32/int64/float), made on first use. A plain `run::run` has none.
+/// name), the kernels' storage copies of constant operands (`kernel`, by name and storage type:
+/// int8/int16/int32/int64/float) and packed weights (`packed`), made on first use. A plain
+/// `run::run` has none.
 struct constant_cache {
   std::unordered_map<std::string, value> values;
   using storage = std::variant<std::vector<std::int8_t>, std::vector<std::int16_t>, std::vector<std::int32_t>,
                                std::vector<std::int64_t>, std::vector<float>>;
   std::map<std::pair<std::string, std::size_t>, storage> kernel;
+  /// Packed kernel layouts of constant weights by tensor name (int8 1×1 CONV2D:
+  /// `kernels::pack_conv2d_1x1_s8`; repacked if the zero points differ from the packed ones).
+  std::unordered_map<std::string, std::vector<std::uint8_t>> packed;
 };
 
 /// Evaluation context of one operator.

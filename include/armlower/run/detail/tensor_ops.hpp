@@ -8,6 +8,7 @@
 #pragma once
 
 #include <armlower/kernels/conv2d.hpp>
+#include <armlower/kernels/conv2d_packed.hpp>
 #include <armlower/kernels/matmul.hpp>
 #include <armlower/kernels/rescale.hpp>
 #include <armlower/kernels/storage.hpp>
@@ -173,9 +174,29 @@ template <const tosa::type_support_row& R>
   std::vector<W> w_local;
   std::vector<Acc> b_local;
   const auto in = kernel_operand<In>(c, 0, in_local);
-  const auto w = kernel_operand<W>(c, 1, w_local);
   const auto b = kernel_operand<Acc>(c, 2, b_local);
   std::vector<Acc> out(static_cast<std::size_t>(graph::element_count(out_shape)));
+  if constexpr (std::is_same_v<In, std::int8_t> && std::is_same_v<W, std::int8_t> && std::is_same_v<Acc, std::int32_t>) {
+    // a session's constant 1×1 weights: packed once (kernels/conv2d_packed.hpp), where the CPU runs that form
+    if (c.cached_constant(1) && kernels::detail::is_conv2d_1x1(s) && kernels::conv2d_1x1_s8_packed_native()) {
+      const auto izp = kernel_zero_point<In>(c.in(3));
+      const auto wzp = kernel_zero_point<W>(c.in(4));
+      auto& buf = c.cache->packed[c.in_name(1)];
+      auto st = kernels::conv2d_1x1_s8_packed(s, in.data(), buf.data(), buf.size(), b.data(), izp, wzp, out.data());
+      if (st == kernels::status::shape_mismatch || st == kernels::status::scratch_too_small ||
+          st == kernels::status::zero_point_out_of_range || st == kernels::status::null_pointer) {  // (re)pack
+        const auto w = kernel_operand<W>(c, 1, w_local);
+        buf.assign(kernels::conv2d_1x1_s8_packed_size(s.oc, s.ic), 0);
+        if (kernels::pack_conv2d_1x1_s8(s, w.data(), izp, wzp, buf.data(), buf.size()) == kernels::status::ok)
+          st = kernels::conv2d_1x1_s8_packed(s, in.data(), buf.data(), buf.size(), b.data(), izp, wzp, out.data());
+      }
+      if (st == kernels::status::ok) return c.set(0, value_from(R.types[2], std::move(out_shape), out));
+      if (st == kernels::status::value_out_of_range)
+        return c.kernel_fail(st, c.out_name(0), "CONV2D accumulator or bias");
+      // anything else: the general kernel below decides (and reports) as run::run does
+    }
+  }
+  const auto w = kernel_operand<W>(c, 1, w_local);
   const kernels::float_rounding fr{real_format_of(R.acc), real_format_of(R.types[2])};
   const auto st = kernels::conv2d<In, W, Acc>(s, in.data(), w.data(), b.data(), kernel_zero_point<In>(c.in(3)),
                                               kernel_zero_point<W>(c.in(4)), out.data(), fr);
