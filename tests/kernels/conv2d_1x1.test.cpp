@@ -6,6 +6,7 @@
 // bias, and both REQUIRE failures. Every available path: AVX-512 VNNI (natively, or through SIMDe
 // in test_kernels_linear_avx512_simde), AVX2, automatic.
 #include <armlower/kernels/conv2d.hpp>
+#include <armlower/kernels/conv2d_packed.hpp>
 
 #include <doctest/doctest.h>
 
@@ -58,6 +59,20 @@ void check_all_paths(const k::conv2d_shape& s, const std::vector<std::int8_t>& x
     REQUIRE(st == ref.st);
     if (st == status::ok) REQUIRE(out == ref.out);
   }
+  // packed once (`pack_conv2d_1x1_s8`), run by `conv2d_1x1_s8_packed`
+  if (k::conv2d_1x1_s8_packed_native()) {
+    std::vector<std::uint8_t> buf(k::conv2d_1x1_s8_packed_size(s.oc, s.ic) + 8);
+    REQUIRE(k::pack_conv2d_1x1_s8(s, w.data(), static_cast<std::int8_t>(izp), static_cast<std::int8_t>(wzp), buf.data(),
+                                  buf.size()) == status::ok);
+    std::vector<std::int32_t> out(static_cast<std::size_t>(m * s.oc), 0x5A5A5A5A);
+    const status st = k::conv2d_1x1_s8_packed(s, x.data(), buf.data(), buf.size(), bias.data(),
+                                              static_cast<std::int8_t>(izp), static_cast<std::int8_t>(wzp), out.data());
+    REQUIRE(st == ref.st);
+    if (st == status::ok) REQUIRE(out == ref.out);
+    // packed for other zero points: refused by name, not misread
+    CHECK(k::conv2d_1x1_s8_packed(s, x.data(), buf.data(), buf.size(), bias.data(), static_cast<std::int8_t>(izp ^ 1),
+                                  static_cast<std::int8_t>(wzp), out.data()) == status::zero_point_out_of_range);
+  }
   // the public entry point
   std::vector<std::int32_t> out(static_cast<std::size_t>(m * s.oc), 0x5A5A5A5A);
   const status st = k::conv2d<std::int8_t, std::int8_t, std::int32_t>(
@@ -78,6 +93,7 @@ TEST_CASE("CONV2D int8 1x1 fast path == TOSA pseudocode (random shapes, zero poi
     s.ih = uni(1, 3);
     s.iw = iter < 23 ? 1 : uni(1, 4);
     if (iter < 23) { s.n = iter + 1; s.ih = 1; }
+    if (iter >= 23 && iter < 29) { s.n = 1; s.ih = 1; s.iw = 61 + 7 * (iter - 23); }  // batch blocks of 64 rows
     s.ic = ics[uni(0, 12)];
     s.oc = uni(0, 2) == 0 ? uni(1, 5) : uni(6, 70);
     s.bias_size = uni(0, 3) == 0 ? 1 : s.oc;
@@ -93,6 +109,44 @@ TEST_CASE("CONV2D int8 1x1 fast path == TOSA pseudocode (random shapes, zero poi
     const int wzp = uni(0, 2) == 0 ? 0 : uni(-128, 127);
     check_all_paths(s, x, w, bias, izp, wzp);
   }
+}
+
+TEST_CASE("CONV2D int8 1x1 packed: refusals (shape, buffer, other layer)") {
+  k::conv2d_shape s;
+  s.n = 2;
+  s.ic = 40;
+  s.oc = 20;
+  s.bias_size = 20;
+  std::vector<std::int8_t> x(80, 1), w(800, 2);
+  std::vector<std::int32_t> bias(20, 0), out(40);
+  std::vector<std::uint8_t> buf(k::conv2d_1x1_s8_packed_size(20, 40));
+  REQUIRE(k::pack_conv2d_1x1_s8(s, w.data(), 0, 0, buf.data(), buf.size()) == status::ok);
+  k::conv2d_shape s3 = s;
+  s3.kh = 3;
+  CHECK(k::pack_conv2d_1x1_s8(s3, w.data(), 0, 0, buf.data(), buf.size()) == status::invalid_attribute);
+  CHECK(k::pack_conv2d_1x1_s8(s, w.data(), 0, 0, buf.data(), buf.size() - 1) == status::scratch_too_small);
+  CHECK(k::pack_conv2d_1x1_s8(s, nullptr, 0, 0, buf.data(), buf.size()) == status::null_pointer);
+  if (!k::conv2d_1x1_s8_packed_native()) {
+    CHECK(k::conv2d_1x1_s8_packed(s, x.data(), buf.data(), buf.size(), bias.data(), 0, 0, out.data()) ==
+          status::unsupported_path);
+    return;
+  }
+  CHECK(k::conv2d_1x1_s8_packed(s, x.data(), buf.data(), buf.size(), bias.data(), 0, 0, out.data()) == status::ok);
+  CHECK(out[0] == 80);  // 40 · 1 · 2
+  k::conv2d_shape s2 = s;
+  s2.oc = 21;
+  s2.bias_size = 21;
+  std::vector<std::int32_t> bias2(21, 0), out2(42);
+  std::vector<std::uint8_t> big(k::conv2d_1x1_s8_packed_size(21, 40));
+  CHECK(k::conv2d_1x1_s8_packed(s2, x.data(), buf.data(), big.size(), bias2.data(), 0, 0, out2.data()) ==
+        status::shape_mismatch);  // packed for 20 channels
+  std::vector<std::uint8_t> junk(buf.size(), 0);
+  CHECK(k::conv2d_1x1_s8_packed(s, x.data(), junk.data(), junk.size(), bias.data(), 0, 0, out.data()) ==
+        status::shape_mismatch);
+  CHECK(k::conv2d_1x1_s8_packed(s, x.data(), buf.data(), buf.size() - 1, bias.data(), 0, 0, out.data()) ==
+        status::scratch_too_small);
+  CHECK(k::conv2d_1x1_s8_packed(s3, x.data(), buf.data(), buf.size(), bias.data(), 0, 0, out.data()) !=
+        status::ok);
 }
 
 TEST_CASE("CONV2D int8 1x1 fast path: REQUIRE failures (accumulator, accumulator + bias)") {

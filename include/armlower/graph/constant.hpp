@@ -11,6 +11,7 @@
 #include <armlower/dtype/dtype.hpp>
 #include <armlower/graph/graph.hpp>
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -63,6 +64,23 @@ namespace armlower::graph {
     throw std::invalid_argument("decode_ints: " + std::to_string(bytes.size()) + " bytes for " +
                                 std::to_string(n) + " elements of " + std::string(ti.name));
   std::vector<std::int64_t> out(static_cast<std::size_t>(n));
+  const auto widen = [&out, &bytes](auto tag) {  // little-endian storage type of the whole dtype width
+    using S = decltype(tag);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      S v;
+      std::memcpy(&v, bytes.data() + i * sizeof(S), sizeof(S));
+      out[i] = static_cast<std::int64_t>(v);
+    }
+  };
+  if constexpr (std::endian::native == std::endian::little) {
+    if (t != dtype::id::i4 && ti.storage_bits == 8) {
+      if (ti.is_signed) widen(std::int8_t{});
+      else widen(std::uint8_t{});
+      return out;
+    }
+    if (ti.storage_bits == 16 && ti.is_signed) { widen(std::int16_t{}); return out; }
+    if (ti.storage_bits == 32 && ti.is_signed) { widen(std::int32_t{}); return out; }
+  }
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (t == dtype::id::i4) {
       std::uint8_t nib = (i % 2 == 0) ? (bytes[i / 2] & 0xF) : (bytes[i / 2] >> 4);

@@ -129,25 +129,15 @@ struct size_refusal {
   return std::nullopt;
 }
 
-}  // namespace detail
-
-/// Runs the TOSA graph `g` on `inputs` (one value per `g.inputs`, same order, dtype and shape
-/// as the declared tensors). Operators run in the order given (TOSA graphs are topologically
-/// ordered); constant tensors are decoded from their payloads when first used.
-/// Errors (never exceptions, never UB): a non-TOSA operator, wrong operand/result counts,
-/// a tensor used before it is produced or not declared, input values that do not match, a
-/// result whose dtype/shape differs from its declaration, every ERROR_IF/REQUIRE of the ops,
-/// dtype combinations the interpreter does not run, a tensor above `options::max_tensor_bytes`,
-/// and allocation failure. Time and memory are linear in the graph size: tensors are looked up
-/// through an index built once per run (`detail::index_tensors`), and every declared result is
-/// checked (shape rule of its op, size limit) before it is allocated.
-[[nodiscard]] inline result run(const graph::graph& g, std::span<const value> inputs, const options& opt = {}) {
+/// The interpreter loop of `run` and `session::run` over graph `g` indexed by `idx`; constants are
+/// decoded into `cache` (kept between runs) when it is given, else per run.
+[[nodiscard]] inline result run_graph(const graph::graph& g, const tensor_index& idx, std::span<const value> inputs,
+                                      const options& opt, constant_cache* cache) {
   outcome res;
   std::unordered_map<std::string, value> env;
   try {
-    const auto idx = detail::index_tensors(g);
     const auto limit = opt.max_tensor_bytes;
-    if (auto e = detail::bind_inputs(g, idx, inputs, env, limit)) return std::move(*e);
+    if (auto e = bind_inputs(g, idx, inputs, env, limit)) return std::move(*e);
     // Last use of each tensor, so dead values can be freed.
     std::unordered_map<std::string, std::size_t> last_use;
     for (std::size_t i = 0; i < g.operators.size(); ++i)
@@ -159,7 +149,7 @@ struct size_refusal {
       if (!op.is_tosa())
         return make_error(errc::invalid_graph, static_cast<std::int64_t>(i), std::string(op.op_name()), {},
                           "not a TOSA operator; lower the graph first");
-      const detail::op_context c{g, op, i, env, opt.dynamic, idx};
+      const op_context c{g, op, i, env, opt.dynamic, idx, cache};
       if (!tosa::known(op.tosa_op()))
         return c.fail(errc::unsupported, {},
                       "TOSA op " + std::to_string(tosa::serialized(op.tosa_op())) + " is not run by the interpreter");
@@ -170,25 +160,26 @@ struct size_refusal {
                           " results, has " + std::to_string(op.inputs.size()) + " and " +
                           std::to_string(op.outputs.size()));
       for (const auto& n : op.inputs) {
-        if (env.count(n) != 0) continue;
-        const auto* t = detail::find_in(idx, n);
+        if (env.count(n) != 0 || (cache != nullptr && cache->values.count(n) != 0)) continue;
+        const auto* t = find_in(idx, n);
         if (t == nullptr) return c.fail(errc::invalid_graph, n, "operand is not a declared tensor");
         if (!t->is_constant)
           return c.fail(errc::invalid_graph, n,
                         "operand is used before any operator produces it (and it is not a graph input)");
-        if (auto m = detail::check_tensor_size(*t, limit)) return c.fail(m->kind, n, std::move(m->rule));
+        if (auto m = check_tensor_size(*t, limit)) return c.fail(m->kind, n, std::move(m->rule));
         try {
-          env.emplace(n, from_constant(*t));
+          if (cache != nullptr) cache->values.emplace(n, from_constant(*t));
+          else env.emplace(n, from_constant(*t));
         } catch (const std::invalid_argument& ex) {
           return c.fail(errc::invalid_graph, n, ex.what());
         }
       }
       for (const auto& n : op.outputs) {
-        const auto* t = detail::find_in(idx, n);
+        const auto* t = find_in(idx, n);
         if (t == nullptr) return c.fail(errc::invalid_graph, n, "result is not a declared tensor");
-        if (auto m = detail::check_tensor_size(*t, limit)) return c.fail(m->kind, n, std::move(m->rule));
+        if (auto m = check_tensor_size(*t, limit)) return c.fail(m->kind, n, std::move(m->rule));
       }
-      if (auto e = detail::dispatch(c)) return std::move(*e);
+      if (auto e = dispatch(c)) return std::move(*e);
       if (!opt.keep_intermediates) {
         for (const auto& n : op.inputs) {  // operands whose last use this was
           const auto it = last_use.find(n);
@@ -204,22 +195,83 @@ struct size_refusal {
     for (const auto& n : g.outputs) {
       auto it = env.find(n);
       if (it == env.end()) {
-        const auto* t = detail::find_in(idx, n);
+        const auto* t = find_in(idx, n);
         if (t == nullptr || !t->is_constant)
-          return detail::graph_error(errc::invalid_graph, n, "graph output is never produced");
-        if (auto m = detail::check_tensor_size(*t, limit)) return detail::graph_error(m->kind, n, std::move(m->rule));
+          return graph_error(errc::invalid_graph, n, "graph output is never produced");
+        if (auto m = check_tensor_size(*t, limit)) return graph_error(m->kind, n, std::move(m->rule));
+        if (cache != nullptr) {
+          if (const auto c = cache->values.find(n); c != cache->values.end()) {
+            res.outputs.push_back(c->second);
+            continue;
+          }
+        }
         res.outputs.push_back(from_constant(*t));
         continue;
       }
       res.outputs.push_back(it->second);
     }
-    if (opt.keep_intermediates) res.tensors = std::move(env);
+    if (opt.keep_intermediates) {
+      if (cache != nullptr)
+        for (const auto& [n, v] : cache->values) env.emplace(n, v);  // the session's constants
+      res.tensors = std::move(env);
+    }
     return res;
   } catch (const std::bad_alloc&) {
-    return detail::graph_error(errc::limit, {}, "out of memory");
+    return graph_error(errc::limit, {}, "out of memory");
   } catch (const std::exception& ex) {
-    return detail::graph_error(errc::invalid_graph, {}, ex.what());
+    return graph_error(errc::invalid_graph, {}, ex.what());
   }
 }
 
+}  // namespace detail
+
+/// Runs the TOSA graph `g` on `inputs` (one value per `g.inputs`, same order, dtype and shape
+/// as the declared tensors). Operators run in the order given (TOSA graphs are topologically
+/// ordered); constant tensors are decoded from their payloads when first used.
+/// Errors (never exceptions, never UB): a non-TOSA operator, wrong operand/result counts,
+/// a tensor used before it is produced or not declared, input values that do not match, a
+/// result whose dtype/shape differs from its declaration, every ERROR_IF/REQUIRE of the ops,
+/// dtype combinations the interpreter does not run, a tensor above `options::max_tensor_bytes`,
+/// and allocation failure. Time and memory are linear in the graph size: tensors are looked up
+/// through an index built once per run (`detail::index_tensors`), and every declared result is
+/// checked (shape rule of its op, size limit) before it is allocated.
+[[nodiscard]] inline result run(const graph::graph& g, std::span<const value> inputs, const options& opt = {}) {
+  try {
+    return detail::run_graph(g, detail::index_tensors(g), inputs, opt, nullptr);
+  } catch (const std::bad_alloc&) {
+    return detail::graph_error(errc::limit, {}, "out of memory");
+  }
+}
+
+/// A TOSA graph prepared for repeated runs (the interpreter's counterpart of a prepared model):
+/// the tensor index is built once, every constant is decoded once (on its first use) and the
+/// kernels' storage copies of constant operands (e.g. CONV2D/MATMUL weights and bias as int8 /
+/// int32) are made once and reused by every later `run`. Results and errors are exactly those of
+/// `run::run(g, inputs, opt)` (same checks, same location in every error).
+/// Lifetime: `g` must outlive the session and stay unchanged. Memory: the decoded constants (as
+/// `run::value`: 8 bytes per integer element) plus the kernel copies, for the session's lifetime;
+/// `options::max_tensor_bytes` applies to each. Not safe to `run` one session from two threads
+/// at once (the first use of a constant fills the cache); separate sessions are independent.
+class session {
+ public:
+  /// Prepares `g` (nothing is decoded yet; the first `run` decodes the constants it uses).
+  explicit session(const graph::graph& g, const options& opt = {}) : g_(g), opt_(opt), idx_(detail::index_tensors(g)) {}
+  session(const session&) = delete;
+  session& operator=(const session&) = delete;
+
+  /// Runs the graph on `inputs` (as `run::run`).
+  [[nodiscard]] result run(std::span<const value> inputs) {
+    try {
+      return detail::run_graph(g_, idx_, inputs, opt_, &cache_);
+    } catch (const std::bad_alloc&) {
+      return detail::graph_error(errc::limit, {}, "out of memory");
+    }
+  }
+
+ private:
+  const graph::graph& g_;
+  options opt_;
+  detail::tensor_index idx_;
+  detail::constant_cache cache_;
+};
 }  // namespace armlower::run

@@ -110,6 +110,14 @@ struct value {
         if (ints.size() != n || !reals.empty() || !codes.empty())
           return "a " + dt + " value of shape " + to_string(shape) + " needs " + std::to_string(n) +
                  " integers, has " + std::to_string(ints.size());
+        if (n != 0) {  // a vectorisable min/max pass first; the element is located only on failure
+          std::int64_t lo = ints[0], hi = ints[0];
+          for (std::size_t i = 0; i < n; ++i) {
+            lo = ints[i] < lo ? ints[i] : lo;
+            hi = ints[i] > hi ? ints[i] : hi;
+          }
+          if (lo >= ti.int_min && hi <= ti.int_max) return {};
+        }
         for (std::size_t i = 0; i < n; ++i)
           if (ints[i] < ti.int_min || ints[i] > ti.int_max)
             return "element " + std::to_string(i) + " = " + std::to_string(ints[i]) + " does not fit " + dt;

@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <map>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace armlower::run::detail {
@@ -42,6 +44,20 @@ using tensor_index = std::unordered_map<std::string_view, const graph::tensor*>;
   return it == idx.end() ? nullptr : it->second;
 }
 
+/// What a `run::session` keeps between runs: every constant tensor decoded once (`values`, by
+/// name), the kernels' storage copies of constant operands (`kernel`, by name and storage type:
+/// int8/int16/int32/int64/float) and packed weights (`packed`), made on first use. A plain
+/// `run::run` has none.
+struct constant_cache {
+  std::unordered_map<std::string, value> values;
+  using storage = std::variant<std::vector<std::int8_t>, std::vector<std::int16_t>, std::vector<std::int32_t>,
+                               std::vector<std::int64_t>, std::vector<float>>;
+  std::map<std::pair<std::string, std::size_t>, storage> kernel;
+  /// Packed kernel layouts of constant weights by tensor name (int8 1×1 CONV2D:
+  /// `kernels::pack_conv2d_1x1_s8`; repacked if the zero points differ from the packed ones).
+  std::unordered_map<std::string, std::vector<std::uint8_t>> packed;
+};
+
 /// Evaluation context of one operator.
 struct op_context {
   const graph::graph& g;
@@ -50,6 +66,7 @@ struct op_context {
   std::unordered_map<std::string, value>& env;
   bool dynamic;  ///< EXT-DYNAMIC: compile-time-constant operands may be run-time values
   const tensor_index& tensors;  ///< the graph's tensors by name
+  constant_cache* cache = nullptr;  ///< a session's decoded constants (constant operands live there), or null
 
   /// The location of this op and tensor `tensor` (may be empty).
   [[nodiscard]] location at(std::string_view tensor) const {
@@ -72,7 +89,15 @@ struct op_context {
   [[nodiscard]] const std::string& in_name(std::size_t i) const { return op.inputs[i]; }
   [[nodiscard]] const std::string& out_name(std::size_t i) const { return op.outputs[i]; }
   /// Value of operand `i` (bound by the interpreter before dispatch).
-  [[nodiscard]] const value& in(std::size_t i) const { return env.at(op.inputs[i]); }
+  [[nodiscard]] const value& in(std::size_t i) const {
+    const auto it = env.find(op.inputs[i]);
+    if (it != env.end() || cache == nullptr) return env.at(op.inputs[i]);
+    return cache->values.at(op.inputs[i]);
+  }
+  /// True when operand `i` is a constant held by a session's cache (its kernel copies can be reused).
+  [[nodiscard]] bool cached_constant(std::size_t i) const {
+    return cache != nullptr && env.count(op.inputs[i]) == 0 && cache->values.count(op.inputs[i]) != 0;
+  }
   /// Declared result tensor `i` (checked to exist by the interpreter before dispatch).
   [[nodiscard]] const graph::tensor& out(std::size_t i) const { return *find_in(tensors, op.outputs[i]); }
 

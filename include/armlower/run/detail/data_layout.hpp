@@ -34,12 +34,17 @@ namespace armlower::run::detail {
   return r;
 }
 
-/// CONST: the result is the constant payload of its tensor (decoded by the interpreter).
+/// CONST: the result is the constant payload of its tensor (decoded by the interpreter; in a
+/// `run::session`, decoded on the first run into the session's cache and reused).
 [[nodiscard]] inline status eval_const(const op_context& c) {
   const auto& t = c.out(0);
   if (!t.is_constant)
     return c.fail(errc::invalid_graph, t.name, "the result of CONST must be a constant tensor with a payload");
   try {
+    if (c.cache != nullptr) {
+      if (c.cache->values.count(t.name) == 0) c.cache->values.emplace(t.name, from_constant(t));
+      return std::nullopt;
+    }
     return c.set(0, from_constant(t));
   } catch (const std::invalid_argument& e) {
     return c.fail(errc::invalid_graph, t.name, e.what());

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <armlower/kernels/conv2d.hpp>
+#include <armlower/kernels/conv2d_packed.hpp>
 #include <armlower/kernels/matmul.hpp>
 #include <armlower/kernels/rescale.hpp>
 #include <armlower/kernels/storage.hpp>
@@ -18,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <cstddef>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -139,6 +141,21 @@ template <class T>
   else return elements_as<T>(v);
 }
 
+/// Operand `i` of `c` in the kernel storage type `T` (`kernel_elements`): for a constant held by a
+/// session (`op_context::cached_constant`) the copy made on its first use, else converted into `local`.
+template <class T>
+[[nodiscard]] std::span<const T> kernel_operand(const op_context& c, std::size_t i, std::vector<T>& local) {
+  if (!c.cached_constant(i)) {
+    local = kernel_elements<T>(c.in(i));
+    return local;
+  }
+  using vec = std::vector<T>;
+  const auto key = std::make_pair(c.in_name(i), constant_cache::storage(vec{}).index());
+  auto it = c.cache->kernel.find(key);
+  if (it == c.cache->kernel.end()) it = c.cache->kernel.emplace(key, kernel_elements<T>(c.in(i))).first;
+  return std::get<vec>(it->second);
+}
+
 /// The [1] zero point operand `v` as `T`: 0 for float rows (checked to be zero before).
 template <class T>
 [[nodiscard]] T kernel_zero_point(const value& v) {
@@ -153,10 +170,33 @@ template <const tosa::type_support_row& R>
   using In = kernels::storage_t<R.types[0]>;
   using W = kernels::storage_t<R.types[1]>;
   using Acc = kernels::storage_t<R.acc>;
-  const auto in = kernel_elements<In>(c.in(0));
-  const auto w = kernel_elements<W>(c.in(1));
-  const auto b = kernel_elements<Acc>(c.in(2));
+  std::vector<In> in_local;
+  std::vector<W> w_local;
+  std::vector<Acc> b_local;
+  const auto in = kernel_operand<In>(c, 0, in_local);
+  const auto b = kernel_operand<Acc>(c, 2, b_local);
   std::vector<Acc> out(static_cast<std::size_t>(graph::element_count(out_shape)));
+  if constexpr (std::is_same_v<In, std::int8_t> && std::is_same_v<W, std::int8_t> && std::is_same_v<Acc, std::int32_t>) {
+    // a session's constant 1×1 weights: packed once (kernels/conv2d_packed.hpp), where the CPU runs that form
+    if (c.cached_constant(1) && kernels::detail::is_conv2d_1x1(s) && kernels::conv2d_1x1_s8_packed_native()) {
+      const auto izp = kernel_zero_point<In>(c.in(3));
+      const auto wzp = kernel_zero_point<W>(c.in(4));
+      auto& buf = c.cache->packed[c.in_name(1)];
+      auto st = kernels::conv2d_1x1_s8_packed(s, in.data(), buf.data(), buf.size(), b.data(), izp, wzp, out.data());
+      if (st == kernels::status::shape_mismatch || st == kernels::status::scratch_too_small ||
+          st == kernels::status::zero_point_out_of_range || st == kernels::status::null_pointer) {  // (re)pack
+        const auto w = kernel_operand<W>(c, 1, w_local);
+        buf.assign(kernels::conv2d_1x1_s8_packed_size(s.oc, s.ic), 0);
+        if (kernels::pack_conv2d_1x1_s8(s, w.data(), izp, wzp, buf.data(), buf.size()) == kernels::status::ok)
+          st = kernels::conv2d_1x1_s8_packed(s, in.data(), buf.data(), buf.size(), b.data(), izp, wzp, out.data());
+      }
+      if (st == kernels::status::ok) return c.set(0, value_from(R.types[2], std::move(out_shape), out));
+      if (st == kernels::status::value_out_of_range)
+        return c.kernel_fail(st, c.out_name(0), "CONV2D accumulator or bias");
+      // anything else: the general kernel below decides (and reports) as run::run does
+    }
+  }
+  const auto w = kernel_operand<W>(c, 1, w_local);
   const kernels::float_rounding fr{real_format_of(R.acc), real_format_of(R.types[2])};
   const auto st = kernels::conv2d<In, W, Acc>(s, in.data(), w.data(), b.data(), kernel_zero_point<In>(c.in(3)),
                                               kernel_zero_point<W>(c.in(4)), out.data(), fr);
@@ -245,8 +285,9 @@ template <const tosa::type_support_row& R>
   using In = kernels::storage_t<R.types[0]>;
   static_assert(std::is_same_v<In, kernels::storage_t<R.types[1]>>, "MATMUL rows store A and B alike");
   using Acc = kernels::storage_t<R.acc>;
-  const auto a = kernel_elements<In>(c.in(0));
-  const auto b = kernel_elements<In>(c.in(1));
+  std::vector<In> a_local, b_local;
+  const auto a = kernel_operand<In>(c, 0, a_local);
+  const auto b = kernel_operand<In>(c, 1, b_local);
   std::vector<Acc> out(static_cast<std::size_t>(graph::element_count(out_shape)));
   const kernels::float_rounding fr{real_format_of(R.acc), real_format_of(R.types[2])};
   const auto st = kernels::matmul<In, Acc>(s, a.data(), b.data(), kernel_zero_point<In>(c.in(2)),

@@ -190,18 +190,21 @@ ARMLOWER_X86_VNNIW inline void vnni_s16_tile(const linear_s16_args& a, std::int3
 /// AVX-512 VNNI a16w8 fused linear. Preconditions: `validate(a) == ok`, CPU has AVX-512 F/BW/VL/DQ/VNNI.
 ARMLOWER_X86_VNNIW inline void linear_s16_vnni(const linear_s16_args& args) noexcept {
   const linear_s16_args a = args;
-  std::int32_t m0 = 0;
-  for (; m0 + 4 <= a.batches; m0 += 4) {
-    for (std::int32_t r0 = 0; r0 < a.rows; r0 += 4) vnni_s16_tile<4, 4>(a, r0, m0);
-  }
-  const std::int32_t rem = a.batches - m0;
-  const bool narrow = a.rows <= 4;  // 8-row tiles would compute clamped duplicates
-  for (std::int32_t r0 = 0; r0 < a.rows && rem > 0; r0 += (rem == 3 || narrow) ? 4 : 8) {
-    switch (rem) {
-      case 1: narrow ? vnni_s16_tile<1, 4>(a, r0, m0) : vnni_s16_tile<1, 8>(a, r0, m0); break;
-      case 2: narrow ? vnni_s16_tile<2, 4>(a, r0, m0) : vnni_s16_tile<2, 8>(a, r0, m0); break;
-      default: vnni_s16_tile<3, 4>(a, r0, m0); break;
+  // Weight rows outer, batch rows inner (each NR-row weight tile is read from memory once and reused
+  // from L1 by every batch group); 3 × 8 tiles, layers of ≤ 4 rows 4 × 4 (as the s8 row-major kernel).
+  if (a.rows > 4) {
+    const std::int32_t m3 = a.batches / 3 * 3;
+    for (std::int32_t r0 = 0; r0 < a.rows; r0 += 8) {
+      for (std::int32_t g = 0; g < m3; g += 3) vnni_s16_tile<3, 8>(a, r0, g);
+      if (a.batches - m3 == 1) vnni_s16_tile<1, 8>(a, r0, m3);
+      if (a.batches - m3 == 2) vnni_s16_tile<2, 8>(a, r0, m3);
     }
+  } else {
+    const std::int32_t m4 = a.batches / 4 * 4;
+    for (std::int32_t g = 0; g < m4; g += 4) vnni_s16_tile<4, 4>(a, 0, g);
+    if (a.batches - m4 == 1) vnni_s16_tile<1, 4>(a, 0, m4);
+    if (a.batches - m4 == 2) vnni_s16_tile<2, 4>(a, 0, m4);
+    if (a.batches - m4 == 3) vnni_s16_tile<3, 4>(a, 0, m4);
   }
 }
 

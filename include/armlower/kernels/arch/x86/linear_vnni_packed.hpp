@@ -209,6 +209,17 @@ ARMLOWER_X86_VNNIP_INLINE inline void store_prefix8(void* p, __m128i v, int n) n
 #endif
 }
 
+/// Stores the low 32 bits of the first n (0 < n ≤ 8) int64 lanes of v as int32 at p (`vpmovqd` + masked store).
+ARMLOWER_X86_VNNIP_INLINE inline void store_prefix32x8(std::int32_t* p, __m512i v, int n) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(64) std::int64_t x[8];
+  _mm512_store_si512(x, v);
+  for (int i = 0; i < n; ++i) p[i] = static_cast<std::int32_t>(x[i]);
+#else
+  _mm512_mask_cvtepi64_storeu_epi32(p, static_cast<__mmask8>((1u << n) - 1u), v);
+#endif
+}
+
 /// Stores the first n (0 < n ≤ 8) int16 of v at p.
 ARMLOWER_X86_VNNIP_INLINE inline void store_prefix16(std::int16_t* p, __m128i v, int n) noexcept {
 #if defined(ARMLOWER_X86_AVX512_SIMDE)
@@ -406,6 +417,18 @@ template <int MR, int NP, int KU>
 }
 
 /// Per-call state of `linear_s8_packed_vnni`.
+/// Raw-accumulator output of the row-major and packed kernels (TOSA CONV2D int8 → int32,
+/// `kernels/conv2d.hpp`, `kernels/conv2d_packed.hpp`):
+/// `out[m][r] = acc + bias[bias_size == 1 ? 0 : r]` where acc = Σ_k (x + input_offset)·(w + filter_offset)
+/// (bias of the args null), with TOSA's REQUIRE checks: acc and acc + bias must fit int32, else
+/// `range_error` is set (the output is then unspecified).
+struct vnni_acc32_out {
+  std::int32_t* out = nullptr;          ///< [batches][rows]
+  const std::int32_t* bias = nullptr;   ///< [bias_size]
+  std::int32_t bias_size = 1;           ///< rows or 1 (broadcast)
+  bool range_error = false;
+};
+
 struct vnni_s8_call {
   const linear_s8_args* a;
   const std::int64_t* c;       // folded row constants [Np] (int64)
@@ -417,7 +440,31 @@ struct vnni_s8_call {
   bool fast_shift;             // every shift ≤ −1 (31 − s ≥ 32)
   std::int64_t fast_bound;     // fast form when |bt| ≤ this = 2^31 − 1 − cmax − 32640·K
   vnni_requant rq;
+  vnni_acc32_out* acc32 = nullptr;  // raw int32 accumulator + bias output (CONV2D) instead of requantization
 };
+
+/// Raw accumulator of one 16-channel panel of batch row `b` (int32 lanes `acc` + c + bt, in int64)
+/// + bias into `s.acc32`, with the REQUIRE checks of `vnni_acc32_out`.
+ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel_acc32(const vnni_s8_call& s, __m512i acc, std::int32_t ch,
+                                                             std::int32_t b, std::int64_t bt) noexcept {
+  const linear_s8_args& a = *s.a;
+  vnni_acc32_out& o = *s.acc32;
+  const int nv = a.rows - ch < 16 ? a.rows - ch : 16;
+  const __m512i btv = _mm512_set1_epi64(bt);
+  const __m512i lo = _mm512_set1_epi64(INT32_MIN), hi = _mm512_set1_epi64(INT32_MAX);
+  __mmask8 bad = 0;
+  for (int h = 0; h < 2 && 8 * h < nv; ++h) {
+    const int n = nv - 8 * h < 8 ? nv - 8 * h : 8;
+    const auto valid = static_cast<__mmask8>((1u << n) - 1u);
+    const __m512i v = _mm512_add_epi64(_mm512_add_epi64(cvt32_64(acc, h), _mm512_loadu_si512(s.c + ch + 8 * h)), btv);
+    const __m512i bv = o.bias_size == 1 ? _mm512_set1_epi64(o.bias[0]) : load8_i32_as_i64(valid, o.bias + ch + 8 * h);
+    const __m512i y = _mm512_add_epi64(v, bv);
+    bad |= (_mm512_cmpgt_epi64_mask(lo, v) | _mm512_cmpgt_epi64_mask(v, hi) | _mm512_cmpgt_epi64_mask(lo, y) |
+            _mm512_cmpgt_epi64_mask(y, hi)) & valid;
+    store_prefix32x8(o.out + static_cast<std::ptrdiff_t>(b) * a.rows + ch + 8 * h, y, n);
+  }
+  o.range_error = o.range_error || bad != 0;
+}
 
 /// Requantizes and stores one 16-channel panel of one batch row from its int32 lanes `acc` (+ c + bt),
 /// general form (int64 lanes).
@@ -523,12 +570,14 @@ ARMLOWER_X86_VNNIP inline void vnni_s8_tile(const vnni_s8_call& s, std::int32_t 
   const std::int32_t ch0 = (grp * vnni_group_panels + p0) * vnni_panel;
   if (cols <= vnni_s8_block) {
     vnni_kernel<MR, NP, KU>(w, wstride, x, cols, 0, s.full_groups, s.has_tail ? tail : nullptr, d);
-    bool fast = s.fast_shift;
+    bool fast = s.fast_shift && s.acc32 == nullptr;
     for (int m = 0; m < MR; ++m) fast = fast && (bt[m] < 0 ? -bt[m] : bt[m]) <= s.fast_bound;
     for (int p = 0; p < NP; ++p) {
       const std::int32_t ch = ch0 + p * vnni_panel;
       if (ch >= a.rows) break;
-      if (fast) {
+      if (s.acc32 != nullptr) {
+        for (int m = 0; m < MR; ++m) vnni_store_panel_acc32(s, _mm512_load_si512(d + (m * NP + p) * 16), ch, m0 + m, bt[m]);
+      } else if (fast) {
         const int nv = a.rows - ch < 16 ? a.rows - ch : 16;
         const vnni_fast_panel f = make_fast_panel(s, ch, nv);
         for (int m = 0; m < MR; ++m) {
@@ -554,9 +603,15 @@ ARMLOWER_X86_VNNIP inline void vnni_s8_tile(const vnni_s8_call& s, std::int32_t 
   for (int m = 0; m < MR; ++m) {
     for (int j = 0; j < NP * 16; ++j) {
       const std::int32_t ch = ch0 + j;
-      if (ch < a.rows) {
-        a.output[static_cast<std::ptrdiff_t>(m0 + m) * a.rows + ch] =
-            requantize_row_s8(a, ch, sum[m * NP * 16 + j] + s.c[ch] + bt[m]);
+      if (ch >= a.rows) continue;
+      const std::int64_t v = sum[m * NP * 16 + j] + s.c[ch] + bt[m];
+      if (s.acc32 != nullptr) {
+        vnni_acc32_out& o = *s.acc32;
+        const std::int64_t y = v + o.bias[o.bias_size == 1 ? 0 : ch];
+        o.range_error = o.range_error || v < INT32_MIN || v > INT32_MAX || y < INT32_MIN || y > INT32_MAX;
+        o.out[static_cast<std::ptrdiff_t>(m0 + m) * a.rows + ch] = static_cast<std::int32_t>(y);
+      } else {
+        a.output[static_cast<std::ptrdiff_t>(m0 + m) * a.rows + ch] = requantize_row_s8(a, ch, v);
       }
     }
   }
@@ -579,11 +634,15 @@ ARMLOWER_X86_VNNIP inline void vnni_s8_group(const vnni_s8_call& s, std::int32_t
 /// AVX-512 VNNI s8 fused linear over a buffer written by `kernels::pack_linear_s8`.
 /// Preconditions: `validate(a) == ok`, the buffer's header matches `a` (checked by the caller),
 /// CPU has AVX-512 F/BW/VL/VNNI.
-ARMLOWER_X86_VNNIP inline void linear_s8_packed_vnni(const linear_s8_args& args, const std::uint8_t* packed) noexcept {
+/// `acc32`: write raw int32 accumulators + bias there instead of requantizing (`vnni_acc32_out`; the
+/// buffer must then be packed without bias or kernel_sum).
+ARMLOWER_X86_VNNIP inline void linear_s8_packed_vnni(const linear_s8_args& args, const std::uint8_t* packed,
+                                                     vnni_acc32_out* acc32 = nullptr) noexcept {
   const linear_s8_args a = args;
   const std::ptrdiff_t np = round_up(a.rows, vnni_panel);
   vnni_s8_call s;
   s.a = &a;
+  s.acc32 = acc32;
   const packed_s8_geometry geo = packed_s8_layout(a.rows, a.cols);
   packed_s8_header h;
   std::memcpy(&h, packed, sizeof h);

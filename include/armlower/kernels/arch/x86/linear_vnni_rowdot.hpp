@@ -14,7 +14,8 @@
 /// Bias form with input_offset = 128 (TFLite int8 input zero point −128), the other operand order
 /// needs no Σw at all: u = x ⊕ 0x80 = x + 128 (once per input vector and step), w signed, so
 /// D = Σ (x + 128)·w = Σ (x + input_offset)·w and `acc = D + filter_offset·Σx + bias + K·128·filter_offset`.
-/// Tiles: MR batch rows × NR weight rows of int32 accumulators in zmm registers (1×8, 2×8, 3×4, 4×4),
+/// Tiles: MR batch rows × NR weight rows of int32 accumulators in zmm registers (1×8, 2×8, 3×8; ≤ 4 rows:
+/// 1×4 … 4×4), weight rows outer and batch rows inner,
 /// each weight vector loaded once per MR rows; the NR·16 lanes are reduced by a transpose-add tree
 /// and requantized 8 channels at a time (`requant8_vnni`, exact int64 lanes).
 /// Source of the semantics: CMSIS-NN `arm_fully_connected_s8` / `arm_nn_vec_mat_mult_t_s8`, TFLite
@@ -84,17 +85,6 @@ ARMLOWER_X86_VNNIR_INLINE inline __m512i reduce8_epi64(const __m512i* a) noexcep
   // [r01, r23, r45, r67] totals
   return _mm512_add_epi64(shuf128<0x88>(t0, t1), shuf128<0xDD>(t0, t1));
 }
-
-/// Raw-accumulator output of the row-major kernel (TOSA CONV2D int8 → int32, `kernels/conv2d.hpp`):
-/// `out[m][r] = acc + bias[bias_size == 1 ? 0 : r]` where acc = Σ_k (x + input_offset)·(w + filter_offset)
-/// (bias of the args null), with TOSA's REQUIRE checks: acc and acc + bias must fit int32, else
-/// `range_error` is set (the output is then unspecified).
-struct vnni_acc32_out {
-  std::int32_t* out = nullptr;          ///< [batches][rows]
-  const std::int32_t* bias = nullptr;   ///< [bias_size]
-  std::int32_t bias_size = 1;           ///< rows or 1 (broadcast)
-  bool range_error = false;
-};
 
 /// Per-call state of the row-major kernel.
 struct vnni_rowdot_call {
@@ -241,19 +231,19 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot_tile(const vnni_rowdot_call& s, std::
       cv = _mm512_load_si512(c);
     }
   }
-  if (s.acc32 != nullptr) {  // TOSA CONV2D: int32 accumulator + bias, REQUIRE both in int32
+  if (s.acc32 != nullptr) {  // TOSA CONV2D: int32 accumulator + bias, REQUIRE both in int32 (int64 lanes)
     vnni_acc32_out& o = *s.acc32;
+    const __m512i bv = o.bias_size == 1 ? _mm512_set1_epi64(o.bias[0]) : load8_i32_as_i64(valid, o.bias + r0);
+    const __m512i lo = _mm512_set1_epi64(INT32_MIN), hi = _mm512_set1_epi64(INT32_MAX);
+    __mmask8 bad = 0;
     for (int m = 0; m < MR; ++m) {
-      alignas(64) std::int64_t v[8];
-      _mm512_store_si512(v, _mm512_add_epi64(_mm512_add_epi64(dv[m], cv), _mm512_set1_epi64(bt[m])));
-      std::int32_t* y = o.out + static_cast<std::ptrdiff_t>(m0 + m) * a.rows + r0;
-      for (int i = 0; i < nv; ++i) {
-        const std::int64_t b = v[i] + o.bias[o.bias_size == 1 ? 0 : r0 + i];
-        const bool bad = v[i] < INT32_MIN || v[i] > INT32_MAX || b < INT32_MIN || b > INT32_MAX;
-        o.range_error = o.range_error || bad;
-        y[i] = static_cast<std::int32_t>(b);
-      }
+      const __m512i v = _mm512_add_epi64(_mm512_add_epi64(dv[m], cv), _mm512_set1_epi64(bt[m]));
+      const __m512i y = _mm512_add_epi64(v, bv);
+      bad |= _mm512_cmpgt_epi64_mask(lo, v) | _mm512_cmpgt_epi64_mask(v, hi) | _mm512_cmpgt_epi64_mask(lo, y) |
+             _mm512_cmpgt_epi64_mask(y, hi);
+      store_prefix32x8(o.out + static_cast<std::ptrdiff_t>(m0 + m) * a.rows + r0, y, nv);
     }
+    o.range_error = o.range_error || (bad & valid) != 0;
     return;
   }
   for (int m = 0; m < MR; ++m) {
@@ -288,19 +278,23 @@ ARMLOWER_X86_VNNIR inline void linear_s8_rowdot_vnni(const linear_s8_args& args,
       const std::int64_t f = s.x_unsigned ? a.filter_offset : a.filter_offset - 128;
       bt[m - mb] = f == 0 ? 0 : f * sum_s8_vnni(a.input + static_cast<std::ptrdiff_t>(m) * a.cols, a.cols);
     }
-    std::int32_t m0 = mb;
-    for (; m0 + 4 <= me; m0 += 4) {
-      for (std::int32_t r0 = 0; r0 < a.rows; r0 += 4) vnni_rowdot_tile<4, 4>(s, r0, m0, bt + (m0 - mb));
-    }
-    const std::int32_t rem = me - m0;
-    const bool narrow = a.rows <= 4;  // 8-row tiles would compute clamped duplicates
-    for (std::int32_t r0 = 0; r0 < a.rows && rem > 0; r0 += (rem == 3 || narrow) ? 4 : 8) {
-      const std::int64_t* b = bt + (m0 - mb);
-      switch (rem) {
-        case 1: narrow ? vnni_rowdot_tile<1, 4>(s, r0, m0, b) : vnni_rowdot_tile<1, 8>(s, r0, m0, b); break;
-        case 2: narrow ? vnni_rowdot_tile<2, 4>(s, r0, m0, b) : vnni_rowdot_tile<2, 8>(s, r0, m0, b); break;
-        default: vnni_rowdot_tile<3, 4>(s, r0, m0, b); break;
+    // Weight rows outer, batch rows inner: each NR-row weight tile (NR·K bytes) is read from memory once
+    // and reused from L1 by every batch group (the batch rows stay in L1/L2). 3 × 8 tiles (24
+    // accumulators + 3 input + weight vectors fit the 32 zmm registers; every reduction tree is full);
+    // layers of ≤ 4 rows: 4 × 4 (8-row tiles would compute clamped duplicates).
+    if (a.rows > 4) {
+      const std::int32_t m3 = mb + (me - mb) / 3 * 3;
+      for (std::int32_t r0 = 0; r0 < a.rows; r0 += 8) {
+        for (std::int32_t g = mb; g < m3; g += 3) vnni_rowdot_tile<3, 8>(s, r0, g, bt + (g - mb));
+        if (me - m3 == 1) vnni_rowdot_tile<1, 8>(s, r0, m3, bt + (m3 - mb));
+        if (me - m3 == 2) vnni_rowdot_tile<2, 8>(s, r0, m3, bt + (m3 - mb));
       }
+    } else {
+      const std::int32_t m4 = mb + (me - mb) / 4 * 4;
+      for (std::int32_t g = mb; g < m4; g += 4) vnni_rowdot_tile<4, 4>(s, 0, g, bt + (g - mb));
+      if (me - m4 == 1) vnni_rowdot_tile<1, 4>(s, 0, m4, bt + (m4 - mb));
+      if (me - m4 == 2) vnni_rowdot_tile<2, 4>(s, 0, m4, bt + (m4 - mb));
+      if (me - m4 == 3) vnni_rowdot_tile<3, 4>(s, 0, m4, bt + (m4 - mb));
     }
   }
 }

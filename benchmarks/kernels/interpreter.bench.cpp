@@ -1,0 +1,82 @@
+// The TOSA interpreter end to end on a CONV2D 1×1 graph (the int8 fully-connected layer as TOSA
+// lowers it: x [batch,1,1,K] int8, CONST weights [N,1,1,K] int8, bias [N] int32, input_zp −128):
+// `run::run` (constants decoded on every run) and `run::session` (decoded once, kernel copies
+// reused), in the same binary and shapes as the kernel rows of linear.bench.cpp.
+#include <armlower/run.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace {
+
+namespace run = armlower::run;
+namespace graph = armlower::graph;
+using id = armlower::dtype::id;
+
+graph::graph conv1x1_graph(int batch, int k, int n) {
+  std::mt19937 g(42);
+  std::uniform_int_distribution<int> d8(-128, 127), db(-20000, 20000);
+  std::vector<std::int64_t> w(static_cast<std::size_t>(n) * static_cast<std::size_t>(k)), b(static_cast<std::size_t>(n));
+  for (auto& v : w) v = d8(g);
+  for (auto& v : b) v = db(g);
+  graph::graph gr;
+  const auto add_const = [&gr](const char* name, const run::value& v) {
+    gr.add(run::to_constant(v, name));
+    gr.operators.push_back(graph::operation{armlower::tosa::op::const_, {}, {name}, {}});
+  };
+  gr.add(graph::tensor{"x", id::i8, {batch, 1, 1, k}, false, {}, std::nullopt});
+  gr.inputs.push_back("x");
+  add_const("w", run::from_ints(id::i8, {n, 1, 1, k}, w));
+  add_const("b", run::from_ints(id::i32, {n}, b));
+  add_const("izp", run::from_ints(id::i8, {1}, {-128}));
+  add_const("wzp", run::from_ints(id::i8, {1}, {0}));
+  gr.add(graph::tensor{"y", id::i32, {batch, 1, 1, n}, false, {}, std::nullopt});
+  gr.operators.push_back(graph::operation{armlower::tosa::op::conv2d, {"x", "w", "b", "izp", "wzp"}, {"y"},
+                                          graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, id::i32, false}});
+  gr.outputs.push_back("y");
+  return gr;
+}
+
+std::vector<run::value> conv1x1_input(int batch, int k) {
+  std::mt19937 g(7);
+  std::uniform_int_distribution<int> d8(-128, 127);
+  std::vector<std::int64_t> x(static_cast<std::size_t>(batch) * static_cast<std::size_t>(k));
+  for (auto& v : x) v = d8(g);
+  return {run::from_ints(id::i8, {batch, 1, 1, k}, x)};
+}
+
+template <bool Session>
+void BM_s8_interpreter_graph(benchmark::State& st) {
+  const int batch = static_cast<int>(st.range(0)), k = static_cast<int>(st.range(1)), n = static_cast<int>(st.range(2));
+  const graph::graph gr = conv1x1_graph(batch, k, n);
+  const auto in = conv1x1_input(batch, k);
+  run::session s(gr);
+  if (Session && !s.run(in)) {  // first run (decodes the constants) outside the timed loop
+    st.SkipWithError("session run failed");
+    return;
+  }
+  for (auto _ : st) {
+    auto r = Session ? s.run(in) : run::run(gr, in);
+    if (!r) {
+      st.SkipWithError(r.error().line().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(r->outputs.data());
+  }
+  st.counters["MAC/s"] = benchmark::Counter(static_cast<double>(batch) * k * n, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"batch", "K", "N"});
+  for (const int batch : {1, 8})
+    for (const auto& kn : {std::pair{64, 64}, {256, 256}, {1024, 1024}, {2048, 2048}, {4000, 4}, {4096, 4096}})
+      b->Args({batch, kn.first, kn.second});
+}
+
+BENCHMARK(BM_s8_interpreter_graph<false>)->Name("BM_s8_interpreter_run")->Apply(args);
+BENCHMARK(BM_s8_interpreter_graph<true>)->Name("BM_s8_interpreter_session")->Apply(args);
+
+}  // namespace

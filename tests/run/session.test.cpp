@@ -1,0 +1,142 @@
+// run::session (constants decoded once, kernel copies reused) against run::run on the same graph:
+// identical outputs over repeated runs with different inputs, identical kept tensors, identical
+// errors (the session must not change what the interpreter computes or reports).
+#include "run_test_util.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace run_test;
+
+namespace {
+
+// x [2,1,1,16] int8 → CONV2D 1×1 (weights from a CONST op, bias a constant tensor without one)
+// → y int32 [2,1,1,8] → RESCALE → z int8; outputs z and the bias constant itself.
+builder conv_rescale_graph(std::mt19937_64& rng, std::vector<std::int32_t> y_shape = {2, 1, 1, 8}) {
+  builder g;
+  g.input("x", id::i8, {2, 1, 1, 16});
+  g.constant("w", run::from_ints(id::i8, {8, 1, 1, 16}, random_ints(rng, 8 * 16, -128, 127)));
+  g.g.add(run::to_constant(run::from_ints(id::i32, {8}, random_ints(rng, 8, -5000, 5000)), "b"));
+  g.ints("izp", id::i8, {1}, {-3});
+  g.ints("wzp", id::i8, {1}, {0});
+  g.declare("y", id::i32, std::move(y_shape));
+  g.op(tosa::op::conv2d, {"x", "w", "b", "izp", "wzp"}, {"y"},
+       graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, id::i32, false});
+  g.ints("m", id::i32, {1}, {1518500250});
+  g.ints("s", id::i8, {1}, {40});
+  g.ints("yzp", id::i32, {1}, {0});
+  g.ints("zzp", id::i8, {1}, {5});
+  g.declare("z", id::i8, {2, 1, 1, 8});
+  g.op(tosa::op::rescale, {"y", "m", "s", "yzp", "zzp"}, {"z"},
+       graph::rescale_attr{true, tosa::rounding_mode::single_round, false, false, false});
+  g.output("z");
+  g.output("b");
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("session: same outputs as run::run over repeated runs with different inputs") {
+  std::mt19937_64 rng(7);
+  const builder g = conv_rescale_graph(rng);
+  run::session s(g.g);
+  for (int iter = 0; iter < 4; ++iter) {
+    const std::vector<run::value> in{run::from_ints(id::i8, {2, 1, 1, 16}, random_ints(rng, 32, -128, 127))};
+    const auto want = run::run(g.g, in);
+    REQUIRE_MESSAGE(want, (want ? "" : want.error().line()));
+    const auto got = s.run(in);
+    REQUIRE_MESSAGE(got, (got ? "" : got.error().line()));
+    REQUIRE(got->outputs.size() == 2);
+    CHECK(got->outputs[0].ints == want->outputs[0].ints);
+    CHECK(got->outputs[0].type == want->outputs[0].type);
+    CHECK(got->outputs[0].shape == want->outputs[0].shape);
+    CHECK(got->outputs[1].ints == want->outputs[1].ints);
+  }
+}
+
+TEST_CASE("session: keep_intermediates keeps the same tensors as run::run, constants included") {
+  std::mt19937_64 rng(8);
+  const builder g = conv_rescale_graph(rng);
+  run::options opt;
+  opt.keep_intermediates = true;
+  run::session s(g.g, opt);
+  const std::vector<run::value> in{run::from_ints(id::i8, {2, 1, 1, 16}, random_ints(rng, 32, -128, 127))};
+  const auto want = run::run(g.g, in, opt);
+  REQUIRE(want);
+  for (int iter = 0; iter < 2; ++iter) {
+    const auto got = s.run(in);
+    REQUIRE(got);
+    CHECK(got->tensors.size() == want->tensors.size());
+    for (const auto& [name, v] : want->tensors) {
+      CAPTURE(name);
+      REQUIRE(got->tensors.count(name) == 1);
+      CHECK(got->tensors.at(name).ints == v.ints);
+    }
+  }
+}
+
+TEST_CASE("session: errors are those of run::run, on every run") {
+  std::mt19937_64 rng(9);
+  {  // bad input value
+    const builder g = conv_rescale_graph(rng);
+    run::session s(g.g);
+    const std::vector<run::value> bad{run::from_ints(id::i8, {2, 1, 1, 15}, random_ints(rng, 30, -128, 127))};
+    const auto want = run::run(g.g, bad);
+    REQUIRE_FALSE(want);
+    for (int iter = 0; iter < 2; ++iter) {
+      const auto got = s.run(bad);
+      REQUIRE_FALSE(got);
+      CHECK(got.error().line() == want.error().line());
+    }
+    // a good run after the failed ones still matches
+    const std::vector<run::value> in{run::from_ints(id::i8, {2, 1, 1, 16}, random_ints(rng, 32, -128, 127))};
+    const auto w2 = run::run(g.g, in);
+    const auto g2 = s.run(in);
+    REQUIRE((w2 && g2));
+    CHECK(g2->outputs[0].ints == w2->outputs[0].ints);
+  }
+  {  // an operator's ERROR_IF (declared CONV2D result shape wrong), after its constants were cached
+    const builder g = conv_rescale_graph(rng, {2, 1, 1, 9});
+    run::session s(g.g);
+    const std::vector<run::value> in{run::from_ints(id::i8, {2, 1, 1, 16}, random_ints(rng, 32, -128, 127))};
+    const auto want = run::run(g.g, in);
+    REQUIRE_FALSE(want);
+    for (int iter = 0; iter < 2; ++iter) {
+      const auto got = s.run(in);
+      REQUIRE_FALSE(got);
+      CHECK(got.error().line() == want.error().line());
+    }
+  }
+}
+
+TEST_CASE("session: int8 1x1 CONV2D with ≥ 16 channels (packed weights where the CPU runs them) == run::run") {
+  std::mt19937_64 rng(10);
+  for (const bool overflow : {false, true}) {
+    CAPTURE(overflow);
+    builder g;
+    g.input("x", id::i8, {5, 1, 1, 70});
+    g.input("izp", id::i8, {1});  // EXT-DYNAMIC: the zero point changes between runs (the packed form follows)
+    g.constant("w", run::from_ints(id::i8, {40, 1, 1, 70}, random_ints(rng, 40 * 70, -128, 127)));
+    auto bias = random_ints(rng, 40, -5000, 5000);
+    if (overflow) bias[17] = INT32_MAX - 10;  // accumulator + bias leaves int32 for some input
+    g.constant("b", run::from_ints(id::i32, {40}, bias));
+    g.ints("wzp", id::i8, {1}, {3});
+    g.declare("y", id::i32, {5, 1, 1, 40});
+    g.op(tosa::op::conv2d, {"x", "w", "b", "izp", "wzp"}, {"y"},
+         graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, id::i32, false});
+    g.output("y");
+    run::options opt;
+    opt.dynamic = true;
+    run::session s(g.g, opt);
+    for (const std::int64_t izp : {-128, -128, 5, 127}) {
+      CAPTURE(izp);
+      const std::vector<run::value> in{run::from_ints(id::i8, {5, 1, 1, 70}, random_ints(rng, 350, -128, 127)),
+                                       run::from_ints(id::i8, {1}, {izp})};
+      const auto want = run::run(g.g, in, opt);
+      const auto got = s.run(in);
+      REQUIRE(static_cast<bool>(got) == static_cast<bool>(want));
+      if (want) CHECK(got->outputs[0].ints == want->outputs[0].ints);
+      else CHECK(got.error().line() == want.error().line());
+      if (!overflow) CHECK(want);
+    }
+  }
+}
