@@ -62,12 +62,15 @@ struct layer {
   layer_kind kind = layer_kind::linear_s8;
   std::int32_t cols = 0;                     ///< in_features (accumulation depth)
   std::int32_t rows = 0;                     ///< out_features
-  const std::int8_t* weights = nullptr;      ///< [rows][cols] row-major
-  /// s8, optional: the same weights in the `kernels::pack_weights_s8` layout (8-row groups,
-  /// `kernels::packed_weights_s8_size(rows, cols)` bytes), packed ahead of time (e.g. in a constant
-  /// array of the generated plan header, or at start-up into caller-owned memory). When set, the layer
-  /// runs `kernels::linear_s8_prepacked` — on Helium the 8-row kernel (0.144 instead of 0.155
-  /// instructions per MAC at 1024², benchmarks/RESULTS.md); `weights` must still be valid.
+  /// [rows][cols] row-major; required for s16 layers; for s8 layers required unless `packed_weights`
+  /// is set (then it may be null: every path of `kernels::linear_s8_prepacked` reads the packed copy).
+  const std::int8_t* weights = nullptr;
+  /// s8, optional: the weights in the `kernels::pack_weights_s8` layout (8-row groups, rows padded to a
+  /// multiple of 8 and cols to 16: `kernels::packed_weights_s8_size(rows, cols)` bytes), packed ahead of
+  /// time (the generated plan header of an MVE plan holds this copy alone, `weights` null —
+  /// `passes/cortex_m_emit.hpp` — or firmware packs at start-up into caller-owned memory). When set,
+  /// the layer runs `kernels::linear_s8_prepacked` — on Helium the 8-row kernel (0.144 instead of 0.155
+  /// instructions per MAC at 1024², benchmarks/RESULTS.md), elsewhere bit-exact fallbacks.
   const std::int8_t* packed_weights = nullptr;
   const std::int32_t* bias = nullptr;        ///< s8, DSP/scalar: [rows] int32 or null
   const std::int32_t* kernel_sum = nullptr;  ///< s8, MVE: [rows] int32 (bias folded in) or null
@@ -128,7 +131,10 @@ struct plan {
 
 /// Checks a plan's structure: layers present, dims ≥ 1, each layer's cols = previous rows and the
 /// same activation kind throughout, MVE layers without bias (kernel_sum), DSP/scalar without
-/// kernel_sum, multiplier/shift present.
+/// kernel_sum, multiplier/shift present, weights present — `weights` for s16 layers, `weights` or
+/// `packed_weights` (or both) for s8 layers. In constant evaluation (a generated header's
+/// `static_assert`) the weight pointers are not checked (GCC cannot compare an array's address with
+/// null there under -fsanitize=null); `run_plan` checks them at run time.
 /// @return `null_pointer`, `empty_dimension`, `shape_mismatch`, `unsupported_type`, `invalid_attribute`, or `ok`.
 [[nodiscard]] constexpr status validate(const plan& p) noexcept {
   // In constant evaluation (the `static_assert(validate(plan) == ok)` of emitted plans) a null
@@ -138,8 +144,12 @@ struct plan {
   for (std::size_t i = 0; i < p.layer_count; ++i) {
     const auto& l = p.layers[i];
     if (std::is_constant_evaluated()) {
-      static_cast<void>(*l.weights + *l.multiplier + *l.shift);
-    } else if (l.weights == nullptr || l.multiplier == nullptr || l.shift == nullptr) {
+      // An s8 layer's weights may be either array (see `layer`), which GCC cannot test here (above);
+      // the run-time `validate` of `run_plan` checks them.
+      static_cast<void>(*l.multiplier + *l.shift);
+      if (l.kind == layer_kind::linear_s16) static_cast<void>(*l.weights);
+    } else if (l.multiplier == nullptr || l.shift == nullptr ||
+               (l.weights == nullptr && (l.kind == layer_kind::linear_s16 || l.packed_weights == nullptr))) {
       return status::null_pointer;
     }
     if (l.cols < 1 || l.rows < 1) return status::empty_dimension;

@@ -28,6 +28,30 @@ inline constexpr std::int32_t s16_block = 511;
   return r;
 }
 
+/// Row r of weights packed by `kernels::pack_weights_s8` (groups of 8 rows; per 16-column chunk the
+/// 8 rows' 16 bytes, consecutively): `row[k]` is w[r][k], read from the packed bytes alone.
+struct packed_row_s8 {
+  const std::int8_t* base;  ///< byte 0 of row r in chunk 0
+  [[nodiscard]] std::int8_t operator[](std::ptrdiff_t k) const noexcept { return base[(k >> 4) * 128 + (k & 15)]; }
+};
+
+/// The weights of the s8 kernels as rows: row-major `a.weights` (`weights_s8_rows`), or the
+/// `pack_weights_s8` layout (`packed_weights_s8_rows`); `rows(r)[k]` is w[r][k].
+struct weights_s8_rows {
+  const std::int8_t* w;  ///< [rows][cols]
+  std::ptrdiff_t cols;
+  [[nodiscard]] const std::int8_t* operator()(std::int32_t r) const noexcept { return w + r * cols; }
+};
+
+/// See `weights_s8_rows`: weights packed by `kernels::pack_weights_s8` for `cols` columns.
+struct packed_weights_s8_rows {
+  const std::int8_t* packed;
+  std::ptrdiff_t cols;
+  [[nodiscard]] packed_row_s8 operator()(std::int32_t r) const noexcept {
+    return {packed + static_cast<std::ptrdiff_t>(r / 8) * ((cols + 15) / 16) * 128 + (r % 8) * 16};
+  }
+};
+
 /// Row constant of the s8 contract when `kernel_sum` is null: bias + input_offset·(Σw + cols·filter_offset).
 [[nodiscard]] inline std::int64_t row_constant_s8(const linear_s8_args& a, std::int32_t r) noexcept {
   if (a.kernel_sum != nullptr) return a.kernel_sum[r];
@@ -55,8 +79,9 @@ inline constexpr std::int32_t s16_block = 511;
   return static_cast<std::int16_t>(quant::clamp64(y, a.activation_min, a.activation_max));
 }
 
-/// Generic s8 fused linear (contract: `kernels/linear_args.hpp`). Preconditions: `validate(a) == ok`.
-inline void linear_s8_generic(const linear_s8_args& args) noexcept {
+/// Generic s8 fused linear over the weight rows `rows` (`weights_s8_rows` or `packed_weights_s8_rows`).
+template <class Rows>
+inline void linear_s8_generic_rows(const linear_s8_args& args, Rows rows) noexcept {
   const linear_s8_args a = args;  // local copy: the int8 output stores cannot alias it
   const std::ptrdiff_t cols = a.cols;
   for (std::int32_t b = 0; b < a.batches; ++b) {
@@ -66,7 +91,7 @@ inline void linear_s8_generic(const linear_s8_args& args) noexcept {
       for (std::ptrdiff_t k = 0; k < cols; ++k) xsum += x[k];
     }
     for (std::int32_t r = 0; r < a.rows; ++r) {
-      const std::int8_t* w = a.weights + r * cols;
+      const auto w = rows(r);
       std::int64_t acc = 0;
       if (a.kernel_sum != nullptr) {
         // acc = kernel_sum + Σ x·w + filter_offset·Σx
@@ -100,6 +125,16 @@ inline void linear_s8_generic(const linear_s8_args& args) noexcept {
       a.output[b * a.rows + r] = requantize_row_s8(a, r, acc);
     }
   }
+}
+
+/// Generic s8 fused linear (contract: `kernels/linear_args.hpp`). Preconditions: `validate(a) == ok`.
+inline void linear_s8_generic(const linear_s8_args& a) noexcept { linear_s8_generic_rows(a, weights_s8_rows{a.weights, a.cols}); }
+
+/// Generic s8 fused linear with the weights packed by `kernels::pack_weights_s8` (`a.weights` is not
+/// read; may be null): the same bytes as `linear_s8_generic` on the row-major weights. Preconditions:
+/// `validate(a) == ok` except for `a.weights`; `packed` holds `packed_weights_s8_size(a.rows, a.cols)` bytes.
+inline void linear_s8_packed_generic(const linear_s8_args& a, const std::int8_t* packed) noexcept {
+  linear_s8_generic_rows(a, packed_weights_s8_rows{packed, a.cols});
 }
 
 /// Generic s16×s8 fused linear (contract: `kernels/linear_args.hpp`). Preconditions: `validate(a) == ok`.
