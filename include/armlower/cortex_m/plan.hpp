@@ -23,8 +23,9 @@
 /// the layers' quantization kind calls `run_plan<A, F>` with a `kernels::linear_features` set `F`
 /// (e.g. `kernels::per_tensor_features`; `static_assert(admits(F, plan))`) and links only those cases.
 /// An s8 layer may carry its weights packed ahead of time (`layer::packed_weights`,
-/// `kernels::pack_weights_s8`) for the 8-row Helium kernel (`run_plan<A, F, true>`; the run-time
-/// `run_plan` uses them when present).
+/// `kernels::pack_weights_s8`, then `weights` may be null) for the 8-row Helium kernel
+/// (`run_plan<A, F, true>`; the run-time `run_plan` uses them when present). A generated MVE plan
+/// header packs all of its layers or none (`passes::pack_pays`) and states which (`N::packed`).
 ///
 /// Firmware-clean: noexcept, no heap, no exceptions, no RTTI, no static initialisation; a plan
 /// is a `constexpr` aggregate the generated header (`passes/cortex_m_emit.hpp`) defines.
@@ -241,7 +242,8 @@ namespace detail {
 namespace detail {
 /// One layer with activation dtype `A`, kernels compiled for the features `F`: `kernels::linear_s16<F>`;
 /// s8 with `Packed` `kernels::linear_s8_prepacked<F>` on `packed_weights` (null: `null_pointer`),
-/// else `kernels::linear_s8<F>` on the row-major weights — one s8 kernel instantiated either way.
+/// else `kernels::linear_s8<F>` on the row-major weights (null: `null_pointer`) — one s8 kernel
+/// instantiated either way.
 template <dtype::id A, kernels::linear_features F, bool Packed>
 [[nodiscard]] status run_layer_features(const layer& l, std::int32_t batches, const std::byte* in,
                                         std::byte* out) noexcept {
@@ -350,11 +352,13 @@ template <dtype::id A>
 /// per-tensor model: the kernels such firmware links are then smaller than CMSIS-NN's
 /// (benchmarks/RESULTS.md, "plan mve" / "plan dsp"). `Packed` (s8 only): every s8 layer runs the
 /// packed kernel on its `packed_weights` (the 8-row Helium kernel; a layer without them is refused),
-/// else every s8 layer runs on its row-major `weights` — either way one s8 kernel is linked. The
+/// else every s8 layer runs on its row-major `weights` (a layer without them is refused) — either way
+/// one s8 kernel is linked (a per-layer choice would link both; generated plans pack all layers or
+/// none and state which as `N::packed`). The
 /// CMSIS-NN semantics are those of `run_plan<A>` (armlower's kernels are bit-exact).
 /// @return the errors of `run_plan<A>`; `invalid_attribute` for a layer outside `F` (`kernels::admits`)
-///   and, with `Packed`, `null_pointer` for an s8 layer without `packed_weights` (the layers before it
-///   have run).
+///   and `null_pointer` for an s8 layer without `packed_weights` (with `Packed`) or without `weights`
+///   (without; the layers before it have run).
 template <dtype::id A, kernels::linear_features F, bool Packed = false>
   requires(A == dtype::id::i8 || A == dtype::id::i16)
 [[nodiscard]] status run_plan(const plan& p, std::int32_t batches, std::span<const std::byte> input,
