@@ -297,3 +297,29 @@ TEST_CASE("linear_s8_prepacked with weights = nullptr equals linear_s8 on the ro
     CHECK(k::linear_s8_prepacked(a, packed.data(), packed.size() - 1) == status::scratch_too_small);
   }
 }
+
+// cortex_m::validate in constant evaluation (a generated header's static_assert): an s8 layer needs
+// `weights` or `packed_weights` (either suffices), an s16 layer `weights`.
+namespace {
+constexpr std::int32_t one_mult[1] = {1 << 30}, one_shift[1] = {-3};
+constexpr std::int8_t four_w[4] = {1, -2, 3, -4};
+constexpr std::int8_t packed_w[128] = {1, -2};
+constexpr cm::layer no_weights[1] = {{.kind = cm::layer_kind::linear_s8, .cols = 2, .rows = 2, .multiplier = one_mult,
+                                      .shift = one_shift}};
+constexpr cm::layer row_major[1] = {{.kind = cm::layer_kind::linear_s8, .cols = 2, .rows = 2, .weights = four_w,
+                                     .multiplier = one_mult, .shift = one_shift}};
+constexpr cm::layer packed_only[1] = {{.kind = cm::layer_kind::linear_s8, .cols = 2, .rows = 2, .weights = nullptr,
+                                       .packed_weights = packed_w, .multiplier = one_mult, .shift = one_shift}};
+constexpr cm::layer s16_packed_only[1] = {{.kind = cm::layer_kind::linear_s16, .cols = 2, .rows = 2, .weights = nullptr,
+                                           .packed_weights = packed_w, .multiplier = one_mult, .shift = one_shift}};
+static_assert(cm::validate(cm::plan{no_weights, 1, cm::isa::dsp}) == status::null_pointer);
+static_assert(cm::validate(cm::plan{row_major, 1, cm::isa::dsp}) == status::ok);
+static_assert(cm::validate(cm::plan{packed_only, 1, cm::isa::mve}) == status::ok);
+}  // namespace
+
+TEST_CASE("cortex_m::validate at run time: s8 layers need weights or packed_weights, s16 layers weights") {
+  CHECK(cm::validate(cm::plan{no_weights, 1, cm::isa::dsp}) == status::null_pointer);
+  CHECK(cm::validate(cm::plan{row_major, 1, cm::isa::dsp}) == status::ok);
+  CHECK(cm::validate(cm::plan{packed_only, 1, cm::isa::mve}) == status::ok);
+  CHECK(cm::validate(cm::plan{s16_packed_only, 1, cm::isa::dsp}) == status::null_pointer);
+}

@@ -133,9 +133,8 @@ struct plan {
 /// Checks a plan's structure: layers present, dims ≥ 1, each layer's cols = previous rows and the
 /// same activation kind throughout, MVE layers without bias (kernel_sum), DSP/scalar without
 /// kernel_sum, multiplier/shift present, weights present — `weights` for s16 layers, `weights` or
-/// `packed_weights` (or both) for s8 layers. In constant evaluation (a generated header's
-/// `static_assert`) the weight pointers are not checked (GCC cannot compare an array's address with
-/// null there under -fsanitize=null); `run_plan` checks them at run time.
+/// `packed_weights` (or both) for s8 layers. Constant-evaluable (a generated header
+/// `static_assert`s it).
 /// @return `null_pointer`, `empty_dimension`, `shape_mismatch`, `unsupported_type`, `invalid_attribute`, or `ok`.
 [[nodiscard]] constexpr status validate(const plan& p) noexcept {
   // In constant evaluation (the `static_assert(validate(plan) == ok)` of emitted plans) a null
@@ -145,10 +144,16 @@ struct plan {
   for (std::size_t i = 0; i < p.layer_count; ++i) {
     const auto& l = p.layers[i];
     if (std::is_constant_evaluated()) {
-      // An s8 layer's weights may be either array (see `layer`), which GCC cannot test here (above);
-      // the run-time `validate` of `run_plan` checks them.
       static_cast<void>(*l.multiplier + *l.shift);
-      if (l.kind == layer_kind::linear_s16) static_cast<void>(*l.weights);
+      if (l.kind == layer_kind::linear_s16) {
+        static_cast<void>(*l.weights);
+      } else if (__builtin_constant_p(l.weights == nullptr) && __builtin_constant_p(l.packed_weights == nullptr) &&
+                 l.weights == nullptr && l.packed_weights == nullptr) {
+        // An s8 layer needs either array: tested where the comparisons fold (both null always does,
+        // so a layer without weights is caught; an array's address under -fsanitize=null does not,
+        // and then the run-time `validate` of `run_plan` checks).
+        return status::null_pointer;
+      }
     } else if (l.multiplier == nullptr || l.shift == nullptr ||
                (l.weights == nullptr && (l.kind == layer_kind::linear_s16 || l.packed_weights == nullptr))) {
       return status::null_pointer;
