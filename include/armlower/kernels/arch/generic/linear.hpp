@@ -35,36 +35,6 @@ struct packed_row_s8 {
   [[nodiscard]] std::int8_t operator[](std::ptrdiff_t k) const noexcept { return base[(k >> 4) * 128 + (k & 15)]; }
 };
 
-/// The weights of the s8 kernels as rows: row-major `a.weights` (`weights_s8_rows`), or the
-/// `pack_weights_s8` layout (`packed_weights_s8_rows`); `rows(r)[k]` is w[r][k].
-struct weights_s8_rows {
-  const std::int8_t* w;  ///< [rows][cols]
-  std::ptrdiff_t cols;
-  [[nodiscard]] const std::int8_t* operator()(std::int32_t r) const noexcept { return w + r * cols; }
-};
-
-/// See `weights_s8_rows`: weights packed by `kernels::pack_weights_s8` for `cols` columns.
-struct packed_weights_s8_rows {
-  const std::int8_t* packed;
-  std::ptrdiff_t cols;
-  [[nodiscard]] packed_row_s8 operator()(std::int32_t r) const noexcept {
-    return {packed + static_cast<std::ptrdiff_t>(r / 8) * ((cols + 15) / 16) * 128 + (r % 8) * 16};
-  }
-};
-
-/// Row constant of the s8 contract when `kernel_sum` is null: bias + input_offset·(Σw + cols·filter_offset).
-[[nodiscard]] inline std::int64_t row_constant_s8(const linear_s8_args& a, std::int32_t r) noexcept {
-  if (a.kernel_sum != nullptr) return a.kernel_sum[r];
-  std::int64_t c = a.bias != nullptr ? a.bias[r] : 0;
-  if (a.input_offset != 0) {
-    const std::int8_t* w = a.weights + static_cast<std::ptrdiff_t>(r) * a.cols;
-    std::int64_t wsum = 0;
-    for (std::int32_t k = 0; k < a.cols; ++k) wsum += w[k];
-    c += static_cast<std::int64_t>(a.input_offset) * (wsum + static_cast<std::int64_t>(a.cols) * a.filter_offset);
-  }
-  return c;
-}
-
 /// Requantizes one s8 accumulator of row r (`y = clamp(requantize_exact(acc) + output_offset)`).
 [[nodiscard]] inline std::int8_t requantize_row_s8(const linear_s8_args& a, std::int32_t r, std::int64_t acc) noexcept {
   const std::int32_t i = a.per_channel ? r : 0;
@@ -79,9 +49,10 @@ struct packed_weights_s8_rows {
   return static_cast<std::int16_t>(quant::clamp64(y, a.activation_min, a.activation_max));
 }
 
-/// Generic s8 fused linear over the weight rows `rows` (`weights_s8_rows` or `packed_weights_s8_rows`).
-template <class Rows>
-inline void linear_s8_generic_rows(const linear_s8_args& args, Rows rows) noexcept {
+/// Generic s8 fused linear on row-major `a.weights`, or with `Packed` on the `pack_weights_s8` layout at
+/// `packed` (rows read through `packed_row_s8`).
+template <bool Packed>
+inline void linear_s8_generic_layout(const linear_s8_args& args, [[maybe_unused]] const std::int8_t* packed) noexcept {
   const linear_s8_args a = args;  // local copy: the int8 output stores cannot alias it
   const std::ptrdiff_t cols = a.cols;
   for (std::int32_t b = 0; b < a.batches; ++b) {
@@ -91,7 +62,13 @@ inline void linear_s8_generic_rows(const linear_s8_args& args, Rows rows) noexce
       for (std::ptrdiff_t k = 0; k < cols; ++k) xsum += x[k];
     }
     for (std::int32_t r = 0; r < a.rows; ++r) {
-      const auto w = rows(r);
+      const auto w = [&] {
+        if constexpr (Packed) {
+          return packed_row_s8{packed + static_cast<std::ptrdiff_t>(r / 8) * ((cols + 15) / 16) * 128 + (r % 8) * 16};
+        } else {
+          return a.weights + r * cols;
+        }
+      }();
       std::int64_t acc = 0;
       if (a.kernel_sum != nullptr) {
         // acc = kernel_sum + Σ x·w + filter_offset·Σx
@@ -128,13 +105,13 @@ inline void linear_s8_generic_rows(const linear_s8_args& args, Rows rows) noexce
 }
 
 /// Generic s8 fused linear (contract: `kernels/linear_args.hpp`). Preconditions: `validate(a) == ok`.
-inline void linear_s8_generic(const linear_s8_args& a) noexcept { linear_s8_generic_rows(a, weights_s8_rows{a.weights, a.cols}); }
+inline void linear_s8_generic(const linear_s8_args& a) noexcept { linear_s8_generic_layout<false>(a, nullptr); }
 
 /// Generic s8 fused linear with the weights packed by `kernels::pack_weights_s8` (`a.weights` is not
 /// read; may be null): the same bytes as `linear_s8_generic` on the row-major weights. Preconditions:
 /// `validate(a) == ok` except for `a.weights`; `packed` holds `packed_weights_s8_size(a.rows, a.cols)` bytes.
 inline void linear_s8_packed_generic(const linear_s8_args& a, const std::int8_t* packed) noexcept {
-  linear_s8_generic_rows(a, packed_weights_s8_rows{packed, a.cols});
+  linear_s8_generic_layout<true>(a, packed);
 }
 
 /// Generic s16×s8 fused linear (contract: `kernels/linear_args.hpp`). Preconditions: `validate(a) == ok`.
