@@ -28,8 +28,29 @@ inline constexpr std::int32_t s16_block = 511;
   return r;
 }
 
-/// Row r of weights packed by `kernels::pack_weights_s8` (groups of 8 rows; per 16-column chunk the
-/// 8 rows' 16 bytes, consecutively): `row[k]` is w[r][k], read from the packed bytes alone.
+/// Row constant of the s8 contract when `kernel_sum` is null: bias + input_offset·(Σw + cols·filter_offset).
+[[nodiscard]] inline std::int64_t row_constant_s8(const linear_s8_args& a, std::int32_t r) noexcept {
+  if (a.kernel_sum != nullptr) return a.kernel_sum[r];
+  std::int64_t c = a.bias != nullptr ? a.bias[r] : 0;
+  if (a.input_offset != 0) {
+    const std::int8_t* w = a.weights + static_cast<std::ptrdiff_t>(r) * a.cols;
+    std::int64_t wsum = 0;
+    for (std::int32_t k = 0; k < a.cols; ++k) wsum += w[k];
+    c += static_cast<std::int64_t>(a.input_offset) * (wsum + static_cast<std::int64_t>(a.cols) * a.filter_offset);
+  }
+  return c;
+}
+
+/// Offset of w[r][0] in weights packed by `kernels::pack_weights_s8` for `cols` columns (groups of 8
+/// rows; per 16-column chunk the 8 rows' 16 bytes, consecutively: w[r][k] is at this offset +
+/// (k / 16)·128 + k % 16). Preconditions: r ≥ 0, cols ≥ 1.
+[[nodiscard]] constexpr std::ptrdiff_t packed_row_offset_s8(std::int32_t r, std::int32_t cols) noexcept {
+  const auto u = static_cast<std::uint32_t>(r), chunks = (static_cast<std::uint32_t>(cols) + 15) / 16;
+  return static_cast<std::ptrdiff_t>(u / 8) * chunks * 128 + static_cast<std::ptrdiff_t>(u % 8) * 16;
+}
+
+/// Row r of weights packed by `kernels::pack_weights_s8`, from `packed + packed_row_offset_s8(r, cols)`:
+/// `row[k]` is w[r][k], read from the packed bytes alone.
 struct packed_row_s8 {
   const std::int8_t* base;  ///< byte 0 of row r in chunk 0
   [[nodiscard]] std::int8_t operator[](std::ptrdiff_t k) const noexcept { return base[(k >> 4) * 128 + (k & 15)]; }
@@ -64,7 +85,7 @@ inline void linear_s8_generic_layout(const linear_s8_args& args, [[maybe_unused]
     for (std::int32_t r = 0; r < a.rows; ++r) {
       const auto w = [&] {
         if constexpr (Packed) {
-          return packed_row_s8{packed + static_cast<std::ptrdiff_t>(r / 8) * ((cols + 15) / 16) * 128 + (r % 8) * 16};
+          return packed_row_s8{packed + packed_row_offset_s8(r, a.cols)};
         } else {
           return a.weights + r * cols;
         }

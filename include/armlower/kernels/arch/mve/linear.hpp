@@ -89,8 +89,8 @@ template <bool Packed = false>
   if (a.input_offset != 0) {
     std::int64_t wsum;
     if constexpr (Packed) {
-      const auto u = static_cast<std::uint32_t>(r), chunks = (static_cast<std::uint32_t>(a.cols) + 15) / 16;
-      wsum = sum_s8_packed_row(packed + (u / 8 * chunks * 128 + u % 8 * 16), static_cast<std::int32_t>(chunks));
+      wsum = sum_s8_packed_row(packed + packed_row_offset_s8(r, a.cols),
+                               static_cast<std::int32_t>((static_cast<std::uint32_t>(a.cols) + 15) / 16));
     } else {
       wsum = sum_s8(a.weights + static_cast<std::ptrdiff_t>(r) * a.cols, a.cols);
     }
