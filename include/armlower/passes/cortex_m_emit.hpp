@@ -58,7 +58,7 @@ void emit_array(std::string& s, std::string_view type, const std::string& name, 
 }
 }  // namespace detail
 
-/// True if the s8 plan `prog` for MVE runs faster with all of its weights in the
+/// True if the s8 plan `prog` for MVE is expected to run faster with all of its weights in the
 /// `kernels::pack_weights_s8` layout (the 8-row Helium kernel) than row-major: when the padding of
 /// that layout (rows to a multiple of 8, cols to 16) adds at most 1/16 to the plan's MACs. The
 /// packed kernel saves 7–14 % of the instructions per MAC on whole 8-row groups (QEMU counts,
@@ -124,6 +124,8 @@ struct plan_header_options {
     s += "// layer " + std::to_string(i) + ": " + l.name + " [" + std::to_string(l.rows) + " x " + std::to_string(l.cols) + "]\n";
     if (packed) {
       std::vector<std::int8_t> pw(kernels::packed_weights_s8_size(l.rows, l.cols));
+      // Cannot fail for a lowered layer (rows, cols ≥ 1); if it did, the empty array would not compile
+      // (and the static_assert below names the size rule).
       if (kernels::pack_weights_s8(l.weights.data(), l.rows, l.cols, pw.data(), pw.size()) != status::ok) pw.clear();
       detail::emit_array(s, "std::int8_t", p + "packed_weights", pw);
       s += "static_assert(sizeof " + p + "packed_weights == armlower::kernels::packed_weights_s8_size(" +
