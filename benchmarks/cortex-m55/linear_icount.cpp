@@ -7,7 +7,9 @@
 // outside the measured pair), 4 and 5: the per-tensor plan instantiations (`per_tensor_features`) of
 // DSP and MVE (packed for s8). Each image measures, in this order, batch 1 then batch 8 of
 // K×N = 64×64, 256×256, 1024×1024, 4000×4: 8 begin/end pairs, one kernel call each
-// (ARMLOWER_BENCH_QUICK: 1024×1024 batch 1 only; ARMLOWER_BENCH_SMALL: 64×64 and 256×256, batch 1 then 8).
+// (ARMLOWER_BENCH_QUICK: 1024×1024 batch 1 only; ARMLOWER_BENCH_SMALL: 64×64 and 256×256, batch 1 then 8;
+// ARMLOWER_BENCH_ROWS: K = 256 with N = 1, 4, 7, 8, 10, 12, 14, 16, 20, 24, then 16×16, batch 1 — which
+// layers a Cortex-M plan should pack).
 // Operands as in the CMSIS-NN v7 measurement that run_icount.sh prints next to these counts
 // (CMSIS-NN's own fully_connected test parameters): s8 per-tensor with kernel_sum precomputed (input_offset 128,
 // filter_offset 0; the DSP path gets bias + input_offset instead, as CMSIS-NN's DSP build does, and so
@@ -31,6 +33,9 @@ struct shape {
 };
 #if defined(ARMLOWER_BENCH_QUICK)  // one pair: 1024×1024, batch 1
 constexpr shape shapes[] = {{1024, 1024}};
+constexpr std::int32_t batch_sizes[] = {1};
+#elif defined(ARMLOWER_BENCH_ROWS)  // few output rows (which layers a plan should pack), batch 1
+constexpr shape shapes[] = {{256, 1}, {256, 4}, {256, 7}, {256, 8}, {256, 10}, {256, 12}, {256, 14}, {256, 16}, {256, 20}, {256, 24}, {16, 16}};
 constexpr std::int32_t batch_sizes[] = {1};
 #elif defined(ARMLOWER_BENCH_SMALL)
 constexpr shape shapes[] = {{64, 64}, {256, 256}};

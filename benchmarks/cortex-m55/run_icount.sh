@@ -7,10 +7,12 @@
 # QEMU mps3-an547 by the same m55-icount tool; code size = arm-none-eabi-size of those functions'
 # objects at -Os), plus .text sizes.
 #
-# usage: benchmarks/cortex-m55/run_icount.sh [--quick|--small] [--paths "mve dsp generic"] [--dtypes "s8 s16"]
+# usage: benchmarks/cortex-m55/run_icount.sh [--quick|--small|--rows] [--paths "mve dsp generic"] [--dtypes "s8 s16"]
 #   --quick   only 1024×1024, batch 1 (a few minutes instead of ~1 hour: the generic and DSP images
 #             execute tens of millions of single-stepped, logged instructions)
 #   --small   only 64×64 and 256×256, batch 1 and 8
+#   --rows    256 × N for N = 1, 4, 7, 8, 10, 12, 14, 16, 20, 24 and 16 × 16, batch 1 (few output rows:
+#             which s8 layers a Cortex-M plan should pack; e.g. --rows --paths "mve mvepacked" --dtypes s8)
 #   paths: mve, dsp, generic; mvepacked (s8 weights packed by pack_weights_s8; s16 = mve);
 #          planmve, plandsp (the per-tensor plan instantiations, linear_features per_tensor_features)
 # env: BUILD (default <repo>/build/cortex-m55-bench), M55_ICOUNT (default <repo>/../shared/tools/m55-icount)
@@ -24,6 +26,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=_quick ;;
     --small) quick=_small ;;
+    --rows) quick=_rows ;;
     --paths) paths=$2; shift ;;
     --dtypes) dtypes=$2; shift ;;
     *) echo "run_icount.sh: unknown argument $1" >&2; exit 2 ;;
@@ -60,7 +63,10 @@ done
 # Shapes in image order (linear_icount.cpp) and the CMSIS-NN v7 figures (instructions per MAC; source in
 # the header comment).
 if [ "$quick" = _quick ]; then shapes=("1024 1024 1")
-elif [ "$quick" = _small ]; then shapes=("64 64 1" "256 256 1" "64 64 8" "256 256 8"); else
+elif [ "$quick" = _small ]; then shapes=("64 64 1" "256 256 1" "64 64 8" "256 256 8")
+elif [ "$quick" = _rows ]; then
+  shapes=("256 1 1" "256 4 1" "256 7 1" "256 8 1" "256 10 1" "256 12 1" "256 14 1" "256 16 1" "256 20 1" "256 24 1" "16 16 1")
+else
   shapes=("64 64 1" "256 256 1" "1024 1024 1" "4000 4 1" "64 64 8" "256 256 8" "1024 1024 8" "4000 4 8"); fi
 declare -A anchor=(
   [s8,mve,64x64x1]=0.699 [s8,dsp,64x64x1]=2.669 [s16,mve,64x64x1]=1.572 [s16,dsp,64x64x1]=3.130

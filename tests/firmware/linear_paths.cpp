@@ -322,23 +322,30 @@ void restricted_s16(const k::linear_s16_args& a) noexcept {
   }
 }
 
-#if defined(__ARM_FEATURE_MVE)
-// The packed MVE path: weights packed by pack_weights_s8 (8-row groups) right before the call.
+// Weights packed by pack_weights_s8 right before the call; the packed paths get `weights = nullptr`
+// (a generated MVE plan holds only the packed copy), so they must read `packed` alone.
 __attribute__((section(".sram.bss"))) std::int8_t packed[8 * 70016];
+#if defined(__ARM_FEATURE_MVE)
+// The packed MVE path (8-row groups).
 template <k::linear_features F = k::all_features>
 void s8_packed_mve(const k::linear_s8_args& a) noexcept {
   const bool ok = k::pack_weights_s8(a.weights, a.rows, a.cols, packed, sizeof packed) == k::status::ok;
   ARMLOWER_FW_CHECK(ok);
-  k::detail::linear_s8_packed_mve<F>(a, packed);
+  k::linear_s8_args b = a;
+  b.weights = nullptr;
+  k::detail::linear_s8_packed_mve<F>(b, packed);
 }
-// The public compile-time entry (validate + admits + the packed MVE path), as run_plan<A, F> calls it.
+#endif
+// The public compile-time entry (validate + admits + the packed path: MVE, or on DSP/scalar builds
+// the generic packed kernel), as run_plan<A, F, true> calls it.
 template <k::linear_features F>
 void s8_prepacked_public(const k::linear_s8_args& a) noexcept {
   const bool packed_ok = k::pack_weights_s8(a.weights, a.rows, a.cols, packed, sizeof packed) == k::status::ok;
-  const bool ran = k::linear_s8_prepacked<F>(a, packed, sizeof packed) == k::status::ok;
+  k::linear_s8_args b = a;
+  b.weights = nullptr;
+  const bool ran = k::linear_s8_prepacked<F>(b, packed, sizeof packed) == k::status::ok;
   ARMLOWER_FW_CHECK(packed_ok && ran);
 }
-#endif
 
 void run_paths(s8_path p8, s16_path p16, const char* name8, const char* name16, int cases) {
   int bad8 = 0, bad16 = 0;
@@ -368,6 +375,10 @@ int main() {
   ARMLOWER_FW_CHECK(admitted > 100 && admitted8 > 30);
 #endif
   run_paths(k::detail::linear_s8_dsp<>, k::detail::linear_s16_dsp<>, "linear_s8_dsp", "linear_s16_dsp", 700);
+#if !defined(__ARM_FEATURE_MVE)
+  run_paths(s8_prepacked_public<k::all_features>, k::detail::linear_s16_dsp<>, "linear_s8_prepacked (weights null)",
+            "linear_s16_dsp", 200);
+#endif
   admitted = admitted8 = 0;
   run_paths(restricted_s8<plan, k::detail::linear_s8_dsp<plan>>, restricted_s16<plan, k::detail::linear_s16_dsp<plan>>,
             "linear_s8_dsp<per_tensor>", "linear_s16_dsp<per_tensor>", 1500);

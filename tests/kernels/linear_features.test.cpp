@@ -246,3 +246,80 @@ TEST_CASE("run_plan<INT8, per_tensor_features> with packed weights == run_plan =
     }
   }
 }
+
+// A packed s8 layer is self-sufficient (issue 14 item 4: generated MVE plans hold only the packed copy):
+// `linear_s8_prepacked` with `weights = nullptr` computes from the `pack_weights_s8` layout alone on
+// every host path — the packed AVX2 kernel where the CPU has AVX2, the generic packed kernel
+// (`detail::linear_s8_packed_generic`) — and equals the generic path on the row-major weights, for
+// every argument form: kernel_sum or bias (row sums from the packed rows), input/filter offsets,
+// per-channel, both roundings, column blocks beyond 8192 (the exact int32 partial sums).
+TEST_CASE("linear_s8_prepacked with weights = nullptr equals linear_s8 on the row-major weights") {
+  std::mt19937_64 g(23);
+  auto u = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); };
+  for (int i = 0; i < 80; ++i) {
+    const std::int32_t batches = 1 + i % 3, rows = 1 + (i * 5) % 27;
+    const std::int32_t cols = i == 79 ? 9000 : 1 + (i * 41) % 200;
+    s8_case c = make_s8(g, batches, cols, rows);
+    std::vector<std::int32_t> bias(static_cast<std::size_t>(rows)), mults(static_cast<std::size_t>(rows)),
+        shifts(static_cast<std::size_t>(rows));
+    for (auto& v : bias) v = u(-100000, 100000);
+    for (auto& v : mults) v = u(1 << 30, 0x7FFFFFFF);
+    for (auto& v : shifts) v = u(-14, 2);
+    if (i % 2 == 1) {  // the bias form: the row constants need Σw of each (packed) row
+      c.a.kernel_sum = nullptr;
+      c.a.bias = i % 4 == 1 ? bias.data() : nullptr;
+    }
+    if (i % 3 == 1) c.a.filter_offset = u(-255, 255);
+    if (i % 5 == 2) {
+      c.a.per_channel = true;
+      c.a.multiplier = mults.data();
+      c.a.shift = shifts.data();
+    }
+    if (i % 7 == 3) c.a.rounding = armlower::quant::rounding::single_round;
+    CAPTURE(i);
+    c.a.output = c.y_ref.data();
+    REQUIRE(k::linear_s8(c.a, k::linear_path::generic) == status::ok);
+    std::vector<std::int8_t> packed(k::packed_weights_s8_size(rows, cols));
+    REQUIRE(k::pack_weights_s8(c.w.data(), rows, cols, packed.data(), packed.size()) == status::ok);
+    k::linear_s8_args a = c.a;
+    a.weights = nullptr;
+    a.output = c.y.data();
+    CHECK(k::validate(a) == status::null_pointer);  // the row-major entries still need the weights
+    REQUIRE(k::linear_s8_prepacked(a, packed.data(), packed.size()) == status::ok);
+    CHECK(c.y == c.y_ref);
+    std::fill(c.y.begin(), c.y.end(), std::int8_t{0});
+    REQUIRE(k::linear_s8_prepacked<k::all_features>(a, packed.data(), packed.size()) == status::ok);
+    CHECK(c.y == c.y_ref);
+    std::fill(c.y.begin(), c.y.end(), std::int8_t{0});
+    k::detail::linear_s8_packed_generic(a, packed.data());
+    CHECK(c.y == c.y_ref);
+    CHECK(k::linear_s8_prepacked(a, nullptr, packed.size()) == status::null_pointer);
+    CHECK(k::linear_s8_prepacked(a, packed.data(), packed.size() - 1) == status::scratch_too_small);
+  }
+}
+
+// cortex_m::validate in constant evaluation (a generated header's static_assert): an s8 layer needs
+// `weights` or `packed_weights` (either suffices), an s16 layer `weights`.
+namespace {
+constexpr std::int32_t one_mult[1] = {1 << 30}, one_shift[1] = {-3};
+constexpr std::int8_t four_w[4] = {1, -2, 3, -4};
+constexpr std::int8_t packed_w[128] = {1, -2};
+constexpr cm::layer no_weights[1] = {{.kind = cm::layer_kind::linear_s8, .cols = 2, .rows = 2, .multiplier = one_mult,
+                                      .shift = one_shift}};
+constexpr cm::layer row_major[1] = {{.kind = cm::layer_kind::linear_s8, .cols = 2, .rows = 2, .weights = four_w,
+                                     .multiplier = one_mult, .shift = one_shift}};
+constexpr cm::layer packed_only[1] = {{.kind = cm::layer_kind::linear_s8, .cols = 2, .rows = 2, .weights = nullptr,
+                                       .packed_weights = packed_w, .multiplier = one_mult, .shift = one_shift}};
+constexpr cm::layer s16_packed_only[1] = {{.kind = cm::layer_kind::linear_s16, .cols = 2, .rows = 2, .weights = nullptr,
+                                           .packed_weights = packed_w, .multiplier = one_mult, .shift = one_shift}};
+static_assert(cm::validate(cm::plan{no_weights, 1, cm::isa::dsp}) == status::null_pointer);
+static_assert(cm::validate(cm::plan{row_major, 1, cm::isa::dsp}) == status::ok);
+static_assert(cm::validate(cm::plan{packed_only, 1, cm::isa::mve}) == status::ok);
+}  // namespace
+
+TEST_CASE("cortex_m::validate at run time: s8 layers need weights or packed_weights, s16 layers weights") {
+  CHECK(cm::validate(cm::plan{no_weights, 1, cm::isa::dsp}) == status::null_pointer);
+  CHECK(cm::validate(cm::plan{row_major, 1, cm::isa::dsp}) == status::ok);
+  CHECK(cm::validate(cm::plan{packed_only, 1, cm::isa::mve}) == status::ok);
+  CHECK(cm::validate(cm::plan{s16_packed_only, 1, cm::isa::dsp}) == status::null_pointer);
+}

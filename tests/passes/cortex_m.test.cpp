@@ -225,3 +225,70 @@ TEST_CASE("a fused activation no lowering can express is an error on every path 
   CHECK(tf.error().where().stage == "QuantizeFloatGraph");
   CHECK(tf.error().message().find("fused activation #7") != std::string::npos);
 }
+
+namespace {
+// A synthetic lowered s8 program with the given layer shapes (cols of layer 0, then rows of each
+// layer); only the shapes, the ISA and the dtype matter to the weight-packing choice.
+passes::cortex_m_program shaped_program(std::vector<std::int32_t> dims, cortex_m::isa isa, dtype::id act = dtype::id::i8) {
+  passes::cortex_m_program p;
+  p.isa = isa;
+  p.activation = act;
+  p.input_shape = {1, dims.front()};
+  p.input_quant.scale = {0.5f};
+  p.input_quant.zero_point = {0};
+  p.output_quant = p.input_quant;
+  for (std::size_t i = 0; i + 1 < dims.size(); ++i) {
+    passes::cortex_m_layer_data l;
+    l.name = "fc" + std::to_string(i);
+    l.kind = act == dtype::id::i16 ? cortex_m::layer_kind::linear_s16 : cortex_m::layer_kind::linear_s8;
+    l.cols = dims[i];
+    l.rows = dims[i + 1];
+    l.weights.resize(static_cast<std::size_t>(l.rows) * static_cast<std::size_t>(l.cols));
+    for (std::size_t k = 0; k < l.weights.size(); ++k) l.weights[k] = static_cast<std::int8_t>(k * 7 % 255 - 127);
+    if (isa == cortex_m::isa::mve && act == dtype::id::i8) l.kernel_sum.assign(static_cast<std::size_t>(l.rows), 3);
+    l.multiplier = {1 << 30};
+    l.shift = {-4};
+    p.layers.push_back(std::move(l));
+  }
+  return p;
+}
+}  // namespace
+
+TEST_CASE("emit_plan_header packs an MVE int8 plan's weights when the 8-row padding is ≤ 1/16 of its MACs") {
+  // The demo MLP 256-512-256-10: 264,704 MACs, 266,240 padded (+0.6 %): packed.
+  CHECK(passes::pack_pays(shaped_program({256, 512, 256, 10}, cortex_m::isa::mve)));
+  // tests/passes/plan_gen.cpp's 40-24-16-5 (+26 %) and hello_world_int8's 1-16-16-1 (+122 %): row-major.
+  CHECK_FALSE(passes::pack_pays(shaped_program({40, 24, 16, 5}, cortex_m::isa::mve)));
+  CHECK_FALSE(passes::pack_pays(shaped_program({1, 16, 16, 1}, cortex_m::isa::mve)));
+  // 16 rows: no padding; 18 rows pad to 24 (+33 %).
+  CHECK(passes::pack_pays(shaped_program({16, 16}, cortex_m::isa::mve)));
+  CHECK_FALSE(passes::pack_pays(shaped_program({16, 18}, cortex_m::isa::mve)));
+  // 16→136→8: 136 columns pad to 144 (3,328 padded vs 3,264 MACs, +2 %).
+  CHECK(passes::pack_pays(shaped_program({16, 136, 8}, cortex_m::isa::mve)));
+  // 1 padding row over 15 (6.67 % > 6.25 %) no; 1 over 16+ (≤ 6.25 %) yes — the 1/16 bound.
+  CHECK_FALSE(passes::pack_pays(shaped_program({64, 15}, cortex_m::isa::mve)));
+  CHECK(passes::pack_pays(shaped_program({64, 127}, cortex_m::isa::mve)));
+  // No packed kernel for DSP/scalar plans or a16w8.
+  CHECK_FALSE(passes::pack_pays(shaped_program({256, 512}, cortex_m::isa::dsp)));
+  CHECK_FALSE(passes::pack_pays(shaped_program({256, 512}, cortex_m::isa::scalar)));
+  CHECK_FALSE(passes::pack_pays(shaped_program({256, 512}, cortex_m::isa::mve, dtype::id::i16)));
+
+  const auto big = shaped_program({64, 32, 16}, cortex_m::isa::mve);
+  REQUIRE(passes::pack_pays(big));
+  const auto text = passes::emit_plan_header(big, "p");
+  CHECK(text.find("inline constexpr std::int8_t layer0_packed_weights[2048]") != std::string::npos);
+  CHECK(text.find("layer0_weights[") == std::string::npos);  // no row-major copy
+  CHECK(text.find(".weights = nullptr, .packed_weights = layer1_packed_weights") != std::string::npos);
+  CHECK(text.find("inline constexpr bool packed = true;") != std::string::npos);
+  const auto never = passes::emit_plan_header(big, "p", {passes::weight_packing::never});
+  CHECK(never.find("layer0_weights[2048]") != std::string::npos);
+  CHECK(never.find("packed_weights") == std::string::npos);
+  CHECK(never.find("inline constexpr bool packed = false;") != std::string::npos);
+  const auto small = shaped_program({40, 24, 16, 5}, cortex_m::isa::mve);
+  CHECK(passes::emit_plan_header(small, "p").find("inline constexpr bool packed = false;") != std::string::npos);
+  CHECK(passes::emit_plan_header(small, "p", {passes::weight_packing::always}).find("layer2_packed_weights[128]") !=
+        std::string::npos);
+  // Other ISAs and a16w8 keep row-major weights even when asked to pack (no packed kernel).
+  const auto dsp = shaped_program({64, 32}, cortex_m::isa::dsp);
+  CHECK(passes::emit_plan_header(dsp, "p", {passes::weight_packing::always}).find("packed_weights") == std::string::npos);
+}

@@ -193,3 +193,32 @@ TEST_CASE("lower --target writes a Cortex-M plan header; bad targets and MX sche
   CHECK(h4.find("namespace fw::hw") != std::string::npos);
   CHECK(h4.find("_bias") != std::string::npos);
 }
+
+TEST_CASE("lower --target --pack-weights: cortex-m55 int8 weights packed for the 8-row kernel, or row-major") {
+  const auto d = tmp_dir() / "pack";
+  fs::create_directories(d);
+  const auto hw = models + "hello_world_int8.tflite";
+  expect_failure(run("lower " + hw + " --target cortex-m55 --pack-weights sometimes -o " + (d / "p.hpp").string()),
+                 "unknown --pack-weights 'sometimes' (valid: auto, always, never)");
+  expect_failure(run("lower " + hw + " --spec TOSA-1.0+INT --pack-weights always -o " + (d / "a.tosa").string()),
+                 "--pack-weights applies to --target");
+  CHECK(no_outputs_or_temps(d));
+  // hello_world_int8 (1→16→16→1): padding to 8 rows / 16 columns more than doubles its MACs, so auto
+  // (the default) keeps it row-major; always packs every layer (no row-major copy).
+  CHECK(run("lower " + hw + " --target cortex-m55 --namespace hw -o " + (d / "hw_auto.hpp").string()).rc == 0);
+  const auto a = slurp(d / "hw_auto.hpp");
+  CHECK(a.find("inline constexpr bool packed = false;") != std::string::npos);
+  CHECK(a.find("layer0_weights[16]") != std::string::npos);
+  CHECK(run("lower " + hw + " --target cortex-m55 --pack-weights always -o " + (d / "always.hpp").string()).rc == 0);
+  const auto p = slurp(d / "always.hpp");
+  CHECK(p.find("inline constexpr bool packed = true;") != std::string::npos);
+  CHECK(p.find("layer0_packed_weights[256]") != std::string::npos);  // 16 rows × 1 column → 16 × 16
+  CHECK(p.find("layer2_packed_weights[128]") != std::string::npos);  // 1 row × 16 columns → 8 × 16
+  CHECK(p.find("_weights[16]") == std::string::npos);
+  CHECK(run("lower " + hw + " --target cortex-m55 --namespace hw --pack-weights never -o " + (d / "hw_never.hpp").string())
+            .rc == 0);
+  CHECK(slurp(d / "hw_never.hpp") == a);
+  // DSP targets have no packed kernel: row-major whatever is asked.
+  CHECK(run("lower " + hw + " --target cortex-m4 --pack-weights always -o " + (d / "m4.hpp").string()).rc == 0);
+  CHECK(slurp(d / "m4.hpp").find("packed_weights") == std::string::npos);
+}

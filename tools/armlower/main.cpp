@@ -109,7 +109,7 @@ json left_out_json(const std::vector<import::left_out_op>& v) {
 }
 
 struct lower_args {
-  std::string model, spec, target, scheme, calib, out, rounding, ns;
+  std::string model, spec, target, scheme, calib, out, rounding, ns, pack_weights;
   bool strict = false, per_channel = false, json = false;
 };
 
@@ -143,6 +143,14 @@ expected<int> cmd_lower(const lower_args& a) {
                      "TFLite Micro do (equal to TOSA DOUBLE_ROUND)");
   }
   if (t && !a.ns.empty()) return failure("--namespace applies to --target (a C++ plan header), not to --spec");
+  passes::plan_header_options header_opt;
+  if (!a.pack_weights.empty()) {
+    if (t) return failure("--pack-weights applies to --target (a C++ plan header), not to --spec");
+    if (a.pack_weights == "auto") header_opt.packing = passes::weight_packing::automatic;
+    else if (a.pack_weights == "always") header_opt.packing = passes::weight_packing::always;
+    else if (a.pack_weights == "never") header_opt.packing = passes::weight_packing::never;
+    else return failure("unknown --pack-weights '" + a.pack_weights + "' (valid: auto, always, never)");
+  }
   if (auto r = refuse_input_as_output(a.out, a.calib.empty() ? std::vector{a.model} : std::vector{a.model, a.calib}); !r)
     return std::move(r).error();
   req.per_channel = a.per_channel;
@@ -188,7 +196,7 @@ expected<int> cmd_lower(const lower_args& a) {
     for (auto& ch : ns)
       if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != ':') ch = '_';
     if (ns.empty() || std::isdigit(static_cast<unsigned char>(ns[0]))) ns = "plan_" + ns;
-    const auto text = passes::emit_plan_header(c.program, ns);
+    const auto text = passes::emit_plan_header(c.program, ns, header_opt);
     sw = {};
     if (auto w = io::write_file(a.out, std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size())); !w)
       return std::move(w).error();
@@ -615,6 +623,9 @@ int main(int argc, char** argv) {
   lower->add_option("--calib", la.calib, "float32 .npy of calibration inputs (rows x in_features) for float models");
   lower->add_option("--rounding", la.rounding, "RESCALE rounding: single | double (default: double when the spec has doubleround)");
   lower->add_option("--namespace", la.ns, "C++ namespace of the plan header (default: the output file's stem)");
+  lower->add_option("--pack-weights", la.pack_weights,
+                    "cortex-m55 int8 plans: auto | always | never store the weights packed for the 8-row Helium "
+                    "kernel (default auto: when the padding to 8 rows adds at most 1/16 of the MACs)");
   lower->add_flag("--per-channel", la.per_channel, "quantize float weights per output channel");
   lower->add_flag("--strict", la.strict, "refuse the model unless every operator can be lowered");
   lower->add_option("-o,--output", la.out, "output file (.tosa, or .hpp with --target)")->required();

@@ -23,8 +23,9 @@
 /// the layers' quantization kind calls `run_plan<A, F>` with a `kernels::linear_features` set `F`
 /// (e.g. `kernels::per_tensor_features`; `static_assert(admits(F, plan))`) and links only those cases.
 /// An s8 layer may carry its weights packed ahead of time (`layer::packed_weights`,
-/// `kernels::pack_weights_s8`) for the 8-row Helium kernel (`run_plan<A, F, true>`; the run-time
-/// `run_plan` uses them when present).
+/// `kernels::pack_weights_s8`, then `weights` may be null) for the 8-row Helium kernel
+/// (`run_plan<A, F, true>`; the run-time `run_plan` uses them when present). A generated MVE plan
+/// header packs all of its layers or none (`passes::pack_pays`) and states which (`N::packed`).
 ///
 /// Firmware-clean: noexcept, no heap, no exceptions, no RTTI, no static initialisation; a plan
 /// is a `constexpr` aggregate the generated header (`passes/cortex_m_emit.hpp`) defines.
@@ -62,12 +63,15 @@ struct layer {
   layer_kind kind = layer_kind::linear_s8;
   std::int32_t cols = 0;                     ///< in_features (accumulation depth)
   std::int32_t rows = 0;                     ///< out_features
-  const std::int8_t* weights = nullptr;      ///< [rows][cols] row-major
-  /// s8, optional: the same weights in the `kernels::pack_weights_s8` layout (8-row groups,
-  /// `kernels::packed_weights_s8_size(rows, cols)` bytes), packed ahead of time (e.g. in a constant
-  /// array of the generated plan header, or at start-up into caller-owned memory). When set, the layer
-  /// runs `kernels::linear_s8_prepacked` — on Helium the 8-row kernel (0.144 instead of 0.155
-  /// instructions per MAC at 1024², benchmarks/RESULTS.md); `weights` must still be valid.
+  /// [rows][cols] row-major; required for s16 layers; for s8 layers required unless `packed_weights`
+  /// is set (then it may be null: every path of `kernels::linear_s8_prepacked` reads the packed copy).
+  const std::int8_t* weights = nullptr;
+  /// s8, optional: the weights in the `kernels::pack_weights_s8` layout (8-row groups, rows padded to a
+  /// multiple of 8 and cols to 16: `kernels::packed_weights_s8_size(rows, cols)` bytes), packed ahead of
+  /// time (the generated plan header of an MVE plan holds this copy alone, `weights` null —
+  /// `passes/cortex_m_emit.hpp` — or firmware packs at start-up into caller-owned memory). When set,
+  /// the layer runs `kernels::linear_s8_prepacked` — on Helium the 8-row kernel (0.144 instead of 0.155
+  /// instructions per MAC at 1024², benchmarks/RESULTS.md), elsewhere bit-exact fallbacks.
   const std::int8_t* packed_weights = nullptr;
   const std::int32_t* bias = nullptr;        ///< s8, DSP/scalar: [rows] int32 or null
   const std::int32_t* kernel_sum = nullptr;  ///< s8, MVE: [rows] int32 (bias folded in) or null
@@ -128,7 +132,9 @@ struct plan {
 
 /// Checks a plan's structure: layers present, dims ≥ 1, each layer's cols = previous rows and the
 /// same activation kind throughout, MVE layers without bias (kernel_sum), DSP/scalar without
-/// kernel_sum, multiplier/shift present.
+/// kernel_sum, multiplier/shift present, weights present — `weights` for s16 layers, `weights` or
+/// `packed_weights` (or both) for s8 layers. Constant-evaluable (a generated header
+/// `static_assert`s it).
 /// @return `null_pointer`, `empty_dimension`, `shape_mismatch`, `unsupported_type`, `invalid_attribute`, or `ok`.
 [[nodiscard]] constexpr status validate(const plan& p) noexcept {
   // In constant evaluation (the `static_assert(validate(plan) == ok)` of emitted plans) a null
@@ -138,8 +144,18 @@ struct plan {
   for (std::size_t i = 0; i < p.layer_count; ++i) {
     const auto& l = p.layers[i];
     if (std::is_constant_evaluated()) {
-      static_cast<void>(*l.weights + *l.multiplier + *l.shift);
-    } else if (l.weights == nullptr || l.multiplier == nullptr || l.shift == nullptr) {
+      static_cast<void>(*l.multiplier + *l.shift);
+      if (l.kind == layer_kind::linear_s16) {
+        static_cast<void>(*l.weights);
+      } else if (__builtin_constant_p(l.weights == nullptr) && __builtin_constant_p(l.packed_weights == nullptr) &&
+                 l.weights == nullptr && l.packed_weights == nullptr) {
+        // An s8 layer needs either array: tested where the comparisons fold (both null always does,
+        // so a layer without weights is caught; an array's address under -fsanitize=null does not,
+        // and then the run-time `validate` of `run_plan` checks).
+        return status::null_pointer;
+      }
+    } else if (l.multiplier == nullptr || l.shift == nullptr ||
+               (l.weights == nullptr && (l.kind == layer_kind::linear_s16 || l.packed_weights == nullptr))) {
       return status::null_pointer;
     }
     if (l.cols < 1 || l.rows < 1) return status::empty_dimension;
@@ -231,7 +247,8 @@ namespace detail {
 namespace detail {
 /// One layer with activation dtype `A`, kernels compiled for the features `F`: `kernels::linear_s16<F>`;
 /// s8 with `Packed` `kernels::linear_s8_prepacked<F>` on `packed_weights` (null: `null_pointer`),
-/// else `kernels::linear_s8<F>` on the row-major weights — one s8 kernel instantiated either way.
+/// else `kernels::linear_s8<F>` on the row-major weights (null: `null_pointer`) — one s8 kernel
+/// instantiated either way.
 template <dtype::id A, kernels::linear_features F, bool Packed>
 [[nodiscard]] status run_layer_features(const layer& l, std::int32_t batches, const std::byte* in,
                                         std::byte* out) noexcept {
@@ -340,11 +357,13 @@ template <dtype::id A>
 /// per-tensor model: the kernels such firmware links are then smaller than CMSIS-NN's
 /// (benchmarks/RESULTS.md, "plan mve" / "plan dsp"). `Packed` (s8 only): every s8 layer runs the
 /// packed kernel on its `packed_weights` (the 8-row Helium kernel; a layer without them is refused),
-/// else every s8 layer runs on its row-major `weights` — either way one s8 kernel is linked. The
+/// else every s8 layer runs on its row-major `weights` (a layer without them is refused) — either way
+/// one s8 kernel is linked (a per-layer choice would link both; generated plans pack all layers or
+/// none and state which as `N::packed`). The
 /// CMSIS-NN semantics are those of `run_plan<A>` (armlower's kernels are bit-exact).
 /// @return the errors of `run_plan<A>`; `invalid_attribute` for a layer outside `F` (`kernels::admits`)
-///   and, with `Packed`, `null_pointer` for an s8 layer without `packed_weights` (the layers before it
-///   have run).
+///   and `null_pointer` for an s8 layer without `packed_weights` (with `Packed`) or without `weights`
+///   (without; the layers before it have run).
 template <dtype::id A, kernels::linear_features F, bool Packed = false>
   requires(A == dtype::id::i8 || A == dtype::id::i16)
 [[nodiscard]] status run_plan(const plan& p, std::int32_t batches, std::span<const std::byte> input,

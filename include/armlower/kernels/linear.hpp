@@ -126,17 +126,11 @@ namespace detail {
 [[nodiscard]] constexpr bool in_range(std::int64_t v, std::int64_t lo, std::int64_t hi) noexcept {
   return v >= lo && v <= hi;
 }
-}  // namespace detail
 
-/// Checks every precondition of the s8 contract (`kernels/linear_args.hpp`).
-/// @return `null_pointer` (input, weights, output, multiplier, shift), `empty_dimension`
-///         (batches/cols/rows < 1), `zero_point_out_of_range` (|input_offset| or |filter_offset| > 255,
-///         |output_offset| > 65536), `activation_range_invalid` (min > max or outside −128..127),
-///         `multiplier_out_of_range` (q < 0), `shift_out_of_range` (shift outside −31..30),
-///         `invalid_attribute` (rounding not single/double); else `ok`.
-[[nodiscard]] inline status validate(const linear_s8_args& a) noexcept {
-  if (a.input == nullptr || a.weights == nullptr || a.output == nullptr || a.multiplier == nullptr ||
-      a.shift == nullptr) {
+/// `validate(const linear_s8_args&)` without the `weights` check: the prepacked entries
+/// (`linear_s8_prepacked`) read their weights from the packed buffer, so `a.weights` may be null.
+[[nodiscard]] inline status validate_s8_except_weights(const linear_s8_args& a) noexcept {
+  if (a.input == nullptr || a.output == nullptr || a.multiplier == nullptr || a.shift == nullptr) {
     return status::null_pointer;
   }
   if (a.batches < 1 || a.cols < 1 || a.rows < 1) return status::empty_dimension;
@@ -157,6 +151,18 @@ namespace detail {
     if (!detail::in_range(a.shift[i], -31, 30)) return status::shift_out_of_range;
   }
   return status::ok;
+}
+}  // namespace detail
+
+/// Checks every precondition of the s8 contract (`kernels/linear_args.hpp`).
+/// @return `null_pointer` (input, weights, output, multiplier, shift), `empty_dimension`
+///         (batches/cols/rows < 1), `zero_point_out_of_range` (|input_offset| or |filter_offset| > 255,
+///         |output_offset| > 65536), `activation_range_invalid` (min > max or outside −128..127),
+///         `multiplier_out_of_range` (q < 0), `shift_out_of_range` (shift outside −31..30),
+///         `invalid_attribute` (rounding not single/double); else `ok`.
+[[nodiscard]] inline status validate(const linear_s8_args& a) noexcept {
+  if (a.weights == nullptr) return status::null_pointer;
+  return detail::validate_s8_except_weights(a);
 }
 
 /// Checks every precondition of the a16w8 contract (`kernels/linear_args.hpp`).
@@ -311,15 +317,17 @@ inline constexpr std::int32_t packed_group_rows = 8;
   return status::ok;
 }
 
-/// Fused s8 linear with weights pre-packed by `pack_weights_s8` (same results as `linear_s8`). Uses
-/// the packed AVX2 path on x86 hosts with AVX2 and the 8-row Helium path on MVE firmware
-/// (`detail::linear_s8_packed_mve`: 0.144 instructions/MAC at 1024², benchmarks/RESULTS.md);
-/// elsewhere it runs `linear_s8(a)` on `a.weights` (so `a.weights` must always be valid).
-/// @return the `validate` errors; `null_pointer` if packed is null; `scratch_too_small` if
-///   packed_size < packed_weights_s8_size(a.rows, a.cols); else `ok`.
+/// Fused s8 linear with weights pre-packed by `pack_weights_s8` (same results as `linear_s8` on the
+/// row-major weights). Every path computes from `packed` alone, so `a.weights` may be null (a Cortex-M
+/// plan header then holds only the packed copy): the packed AVX2 path on x86 hosts with AVX2, the 8-row
+/// Helium path on MVE firmware (`detail::linear_s8_packed_mve`: 0.144 instructions/MAC at 1024²,
+/// benchmarks/RESULTS.md); elsewhere `linear_s8(a)` on `a.weights` when given (the DSP/vector path),
+/// else the generic path on the packed layout (`detail::linear_s8_packed_generic`).
+/// @return the `validate` errors except for `a.weights`; `null_pointer` if packed is null;
+///   `scratch_too_small` if packed_size < packed_weights_s8_size(a.rows, a.cols); else `ok`.
 [[nodiscard]] inline status linear_s8_prepacked(const linear_s8_args& a, const std::int8_t* packed,
                                                 std::size_t packed_size) noexcept {
-  if (const status s = validate(a); s != status::ok) return s;
+  if (const status s = detail::validate_s8_except_weights(a); s != status::ok) return s;
   if (packed == nullptr) return status::null_pointer;
   if (packed_size < packed_weights_s8_size(a.rows, a.cols)) return status::scratch_too_small;
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
@@ -332,25 +340,33 @@ inline constexpr std::int32_t packed_group_rows = 8;
   detail::linear_s8_packed_mve(a, packed);
   return status::ok;
 #else
-  return linear_s8(a);
+  if (a.weights != nullptr) return linear_s8(a);
+  detail::linear_s8_packed_generic(a, packed);
+  return status::ok;
 #endif
 }
 
 /// `linear_s8_prepacked` compiled for the features `F` (see `linear_s8<F>`): on MVE firmware
-/// `detail::linear_s8_packed_mve<F>`, elsewhere `linear_s8<F>(a)` on `a.weights`.
+/// `detail::linear_s8_packed_mve<F>`; on DSP/scalar firmware `linear_s8<F>(a)` on `a.weights` when
+/// given, else the generic path on `packed`; on hosts `linear_s8_prepacked(a, packed, packed_size)`.
+/// `a.weights` may be null.
 /// @return as `linear_s8_prepacked`, and `invalid_attribute` if `a` is outside `F`.
 template <linear_features F>
 [[nodiscard]] status linear_s8_prepacked(const linear_s8_args& a, const std::int8_t* packed,
                                          std::size_t packed_size) noexcept {
-  if (const status s = validate(a); s != status::ok) return s;
+  if (const status s = detail::validate_s8_except_weights(a); s != status::ok) return s;
   if (packed == nullptr) return status::null_pointer;
   if (packed_size < packed_weights_s8_size(a.rows, a.cols)) return status::scratch_too_small;
   if (!admits(F, a)) return status::invalid_attribute;
 #if defined(ARMLOWER_KERNELS_HAVE_MVE)
   detail::linear_s8_packed_mve<F>(a, packed);
   return status::ok;
+#elif defined(ARMLOWER_KERNELS_HAVE_X86)
+  return linear_s8_prepacked(a, packed, packed_size);
 #else
-  return linear_s8<F>(a);
+  if (a.weights != nullptr) return linear_s8<F>(a);
+  detail::linear_s8_packed_generic(a, packed);
+  return status::ok;
 #endif
 }
 

@@ -48,7 +48,9 @@ namespace armlower::kernels {
 /// TFLite-style shifts).
 struct linear_s8_args {
   const std::int8_t* input = nullptr;        ///< [batches][cols] row-major, required
-  const std::int8_t* weights = nullptr;      ///< [rows][cols] row-major (out_ch × accumulation depth), required
+  /// [rows][cols] row-major (out_ch × accumulation depth), required — except by `linear_s8_prepacked`,
+  /// which reads its own packed copy (then it may be null)
+  const std::int8_t* weights = nullptr;
   const std::int32_t* bias = nullptr;        ///< [rows] int32, or null for no bias; ignored if kernel_sum != null
   const std::int32_t* kernel_sum = nullptr;  ///< [rows] bias + input_offset·(Σ_c w[r][c] + cols·filter_offset), or null
   std::int8_t* output = nullptr;             ///< [batches][rows] row-major, required

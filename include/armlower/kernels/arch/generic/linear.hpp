@@ -41,6 +41,21 @@ inline constexpr std::int32_t s16_block = 511;
   return c;
 }
 
+/// Offset of w[r][0] in weights packed by `kernels::pack_weights_s8` for `cols` columns (groups of 8
+/// rows; per 16-column chunk the 8 rows' 16 bytes, consecutively: w[r][k] is at this offset +
+/// (k / 16)·128 + k % 16). Preconditions: r ≥ 0, cols ≥ 1.
+[[nodiscard]] constexpr std::ptrdiff_t packed_row_offset_s8(std::int32_t r, std::int32_t cols) noexcept {
+  const auto u = static_cast<std::uint32_t>(r), chunks = (static_cast<std::uint32_t>(cols) + 15) / 16;
+  return static_cast<std::ptrdiff_t>(u / 8) * chunks * 128 + static_cast<std::ptrdiff_t>(u % 8) * 16;
+}
+
+/// Row r of weights packed by `kernels::pack_weights_s8`, from `packed + packed_row_offset_s8(r, cols)`:
+/// `row[k]` is w[r][k], read from the packed bytes alone.
+struct packed_row_s8 {
+  const std::int8_t* base;  ///< byte 0 of row r in chunk 0
+  [[nodiscard]] std::int8_t operator[](std::ptrdiff_t k) const noexcept { return base[(k >> 4) * 128 + (k & 15)]; }
+};
+
 /// Requantizes one s8 accumulator of row r (`y = clamp(requantize_exact(acc) + output_offset)`).
 [[nodiscard]] inline std::int8_t requantize_row_s8(const linear_s8_args& a, std::int32_t r, std::int64_t acc) noexcept {
   const std::int32_t i = a.per_channel ? r : 0;
@@ -55,8 +70,10 @@ inline constexpr std::int32_t s16_block = 511;
   return static_cast<std::int16_t>(quant::clamp64(y, a.activation_min, a.activation_max));
 }
 
-/// Generic s8 fused linear (contract: `kernels/linear_args.hpp`). Preconditions: `validate(a) == ok`.
-inline void linear_s8_generic(const linear_s8_args& args) noexcept {
+/// Generic s8 fused linear on row-major `a.weights`, or with `Packed` on the `pack_weights_s8` layout at
+/// `packed` (rows read through `packed_row_s8`).
+template <bool Packed>
+inline void linear_s8_generic_layout(const linear_s8_args& args, [[maybe_unused]] const std::int8_t* packed) noexcept {
   const linear_s8_args a = args;  // local copy: the int8 output stores cannot alias it
   const std::ptrdiff_t cols = a.cols;
   for (std::int32_t b = 0; b < a.batches; ++b) {
@@ -66,7 +83,13 @@ inline void linear_s8_generic(const linear_s8_args& args) noexcept {
       for (std::ptrdiff_t k = 0; k < cols; ++k) xsum += x[k];
     }
     for (std::int32_t r = 0; r < a.rows; ++r) {
-      const std::int8_t* w = a.weights + r * cols;
+      const auto w = [&] {
+        if constexpr (Packed) {
+          return packed_row_s8{packed + packed_row_offset_s8(r, a.cols)};
+        } else {
+          return a.weights + r * cols;
+        }
+      }();
       std::int64_t acc = 0;
       if (a.kernel_sum != nullptr) {
         // acc = kernel_sum + Σ x·w + filter_offset·Σx
@@ -100,6 +123,16 @@ inline void linear_s8_generic(const linear_s8_args& args) noexcept {
       a.output[b * a.rows + r] = requantize_row_s8(a, r, acc);
     }
   }
+}
+
+/// Generic s8 fused linear (contract: `kernels/linear_args.hpp`). Preconditions: `validate(a) == ok`.
+inline void linear_s8_generic(const linear_s8_args& a) noexcept { linear_s8_generic_layout<false>(a, nullptr); }
+
+/// Generic s8 fused linear with the weights packed by `kernels::pack_weights_s8` (`a.weights` is not
+/// read; may be null): the same bytes as `linear_s8_generic` on the row-major weights. Preconditions:
+/// `validate(a) == ok` except for `a.weights`; `packed` holds `packed_weights_s8_size(a.rows, a.cols)` bytes.
+inline void linear_s8_packed_generic(const linear_s8_args& a, const std::int8_t* packed) noexcept {
+  linear_s8_generic_layout<true>(a, packed);
 }
 
 /// Generic s16×s8 fused linear (contract: `kernels/linear_args.hpp`). Preconditions: `validate(a) == ok`.

@@ -79,11 +79,21 @@ template <quant::rounding Mode>
 }
 
 /// The contract's row constant when kernel_sum is null: bias + input_offset·(Σw + cols·filter_offset),
-/// with Σw summed by `VADDVA` (the generic `row_constant_s8` sums bytes one by one).
-[[nodiscard]] inline std::int64_t row_constant(const linear_s8_args& a, std::int32_t r) noexcept {
+/// with Σw summed by `VADDVA` (the generic `row_constant_s8` sums bytes one by one) from the row-major
+/// `a.weights`, or with `Packed` from the `pack_weights_s8` layout at `packed` (`sum_s8_packed_row`;
+/// `a.weights` unread).
+template <bool Packed = false>
+[[nodiscard]] inline std::int64_t row_constant(const linear_s8_args& a, std::int32_t r,
+                                               [[maybe_unused]] const std::int8_t* packed = nullptr) noexcept {
   std::int64_t c = a.bias != nullptr ? a.bias[r] : 0;
   if (a.input_offset != 0) {
-    const std::int64_t wsum = sum_s8(a.weights + static_cast<std::ptrdiff_t>(r) * a.cols, a.cols);
+    std::int64_t wsum;
+    if constexpr (Packed) {
+      wsum = sum_s8_packed_row(packed + packed_row_offset_s8(r, a.cols),
+                               static_cast<std::int32_t>((static_cast<std::uint32_t>(a.cols) + 15) / 16));
+    } else {
+      wsum = sum_s8(a.weights + static_cast<std::ptrdiff_t>(r) * a.cols, a.cols);
+    }
     c += static_cast<std::int64_t>(a.input_offset) * (wsum + static_cast<std::int64_t>(a.cols) * a.filter_offset);
   }
   return c;
@@ -95,6 +105,7 @@ struct s8_requant {
   int32x4_t act_max;  ///< activation_max in every lane
   int32x4_t mult;     ///< multiplier[0] (per-channel tiles load their own)
   int32x4_t shift;    ///< shift[0]
+  const std::int8_t* packed = nullptr;  ///< the weights in the `pack_weights_s8` layout (packed kernel), else null
 };
 
 /// Writes y[r .. r+n) (1 ≤ n ≤ 4) of one batch from the four dot products d (lane i = row r+i; lanes
@@ -103,8 +114,9 @@ struct s8_requant {
 /// else row by row with the generic `requantize_row_s8`; only the cases `F` admits are compiled
 /// (`linear_features`: with `left_shift` and `wide` false the scalar fallback is not instantiated).
 /// Partial tiles use `VCTP.32`-predicated loads and stores, so nothing beyond row `rows` is touched;
-/// `Full` (n = 4 known at compile time) drops the predication.
-template <quant::rounding Mode, linear_features F, bool Full = false>
+/// `Full` (n = 4 known at compile time) drops the predication. `Packed`: the weights are in the
+/// `pack_weights_s8` layout at `q.packed` (for the row constants without kernel_sum), else row-major `a.weights`.
+template <quant::rounding Mode, linear_features F, bool Full = false, bool Packed = false>
 inline void finish_s8(const linear_s8_args& a, const s8_requant& q, std::int32_t r, std::int32_t n, int32x4_t d,
                       std::int32_t cb32, [[maybe_unused]] std::int64_t cb, [[maybe_unused]] bool cb_small,
                       std::int8_t* y) noexcept {
@@ -133,7 +145,7 @@ inline void finish_s8(const linear_s8_args& a, const s8_requant& q, std::int32_t
   } else {
     std::int32_t rc32[4] = {};
     for (std::int32_t i = 0; i < n; ++i) {
-      const std::int64_t c = row_constant(a, r + i);
+      const std::int64_t c = row_constant<Packed>(a, r + i, q.packed);
       if constexpr (F.wide) vec = vec && abs_le(c, std::int64_t{1} << 29);
       if constexpr (fallback) rc[i] = c;
       rc32[i] = static_cast<std::int32_t>(c);
@@ -232,8 +244,10 @@ inline void linear_s8_packed_batch(const linear_s8_args& a, const s8_requant& q,
     vst1q_s32(t.acc + 4, vdupq_n_s32(0));
     dot8_s8_packed(&t);
     const std::int32_t left = a.rows - r;
-    finish_s8<Mode, F>(a, q, r, left < 4 ? left : 4, vld1q_s32(t.acc), cb32, cb, cb_small, y);
-    if (left > 4) finish_s8<Mode, F>(a, q, r + 4, left < 8 ? left - 4 : 4, vld1q_s32(t.acc + 4), cb32, cb, cb_small, y);
+    finish_s8<Mode, F, false, true>(a, q, r, left < 4 ? left : 4, vld1q_s32(t.acc), cb32, cb, cb_small, y);
+    if (left > 4) {
+      finish_s8<Mode, F, false, true>(a, q, r + 4, left < 8 ? left - 4 : 4, vld1q_s32(t.acc + 4), cb32, cb, cb_small, y);
+    }
   }
 }
 
@@ -248,9 +262,10 @@ inline void linear_s8_packed_batch(const linear_s8_args& a, const s8_requant& q,
 
 /// Shared driver of the row-major and packed s8 kernels: per batch, picks the narrowed instantiation
 /// when the call is within it (kernel_sum given, per tensor, shift ≤ 0, |kernel_sum| ≤ 2^29,
-/// |filter_offset·Σx| ≤ 2^28), else the general one; `Batch` runs one batch.
+/// |filter_offset·Σx| ≤ 2^28), else the general one; `Batch` runs one batch. `packed`: the packed
+/// kernel's weights (`s8_requant::packed`), null for the row-major one.
 template <linear_features F, class Batch>
-inline void linear_s8_drive(const linear_s8_args& a, Batch batch) noexcept {
+inline void linear_s8_drive(const linear_s8_args& a, Batch batch, const std::int8_t* packed = nullptr) noexcept {
   constexpr linear_features N = narrowed(F);
   bool narrow = !F.per_channel && !F.left_shift && !F.wide;
   if constexpr (F.per_channel || F.left_shift || F.wide) {
@@ -270,6 +285,7 @@ inline void linear_s8_drive(const linear_s8_args& a, Batch batch) noexcept {
   q.act_max = vdupq_n_s32(a.activation_max);
   q.mult = vdupq_n_s32(a.multiplier[0]);
   q.shift = vdupq_n_s32(a.shift[0]);
+  q.packed = packed;
   const bool double_round = F.double_round && (!F.single_round || a.rounding == quant::rounding::double_round);
   for (std::int32_t b = 0; b < a.batches; ++b) {
     const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b) * a.cols;
@@ -311,21 +327,22 @@ inline void linear_s8_mve(const linear_s8_args& a) noexcept {
 }
 
 /// Helium fused s8 × s8 linear with weights packed by `kernels::pack_weights_s8` (8-row groups:
-/// `dot8_s8_packed`); same bytes as `linear_s8_mve` / the generic path. `a.weights` is not read.
-/// Preconditions: `validate(a) == ok`, `admits(F, a)`, `packed` holds
-/// `packed_weights_s8_size(a.rows, a.cols)` bytes of `pack_weights_s8(a.weights, …)`.
+/// `dot8_s8_packed`); same bytes as `linear_s8_mve` / the generic path. `a.weights` is not read (may
+/// be null: row sums without kernel_sum come from `packed`, columns > 65536 run `linear_s8_packed_generic`).
+/// Preconditions: `validate(a) == ok` except for `a.weights`, `admits(F, a)`, `packed` holds
+/// `packed_weights_s8_size(a.rows, a.cols)` bytes of `pack_weights_s8(weights, …)`.
 template <linear_features F = all_features>
 inline void linear_s8_packed_mve(const linear_s8_args& a, const std::int8_t* packed) noexcept {
   if constexpr (F.wide) {
     if (a.cols > 65536) {
-      linear_s8_generic(a);
+      linear_s8_packed_generic(a, packed);
       return;
     }
   }
   mve::linear_s8_drive<F>(a, [&]<quant::rounding Mode, linear_features G>(const mve::s8_requant& q, const std::int8_t* x,
                                                                          std::int8_t* y, std::int64_t cb) {
     mve::linear_s8_packed_batch<Mode, G>(a, q, packed, x, y, cb);
-  });
+  }, packed);
 }
 
 /// Helium fused s16 × s8 linear (contract: `kernels/linear_args.hpp`), compiled for the features `F`

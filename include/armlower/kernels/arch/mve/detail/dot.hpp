@@ -585,6 +585,24 @@ inline std::int32_t sum_s8(const std::int8_t* v, std::int32_t cols) noexcept {
   return acc;
 }
 
+/// Σ of `chunks` ≥ 1 runs of 16 int8 values, 128 bytes apart (one row of a `pack_weights_s8` group:
+/// Σw of that row, the padding columns being zero). Exact in int32 for chunks < 2^20.
+inline std::int32_t sum_s8_packed_row(const std::int8_t* v, std::int32_t chunks) noexcept {
+  std::int32_t acc = 0;
+  __asm volatile(
+      "wls    lr, %[n], 2f               \n"
+      "1:                                \n"
+      "vldrb.8  q0, [%[v]]               \n"
+      "adds   %[v], #128                 \n"
+      "vaddva.s8 %[a], q0                \n"
+      "le     lr, 1b                     \n"
+      "2:                                \n"
+      : [a] "+Te"(acc), [v] "+r"(v)
+      : [n] "r"(chunks)
+      : "q0", "lr", "memory", "cc");
+  return acc;
+}
+
 /// One 4-row tile of the s16 × s8 linear kernel: operands, per-row requantization parameters and
 /// output of `linear_s16_tile`. Layout is fixed (the assembly uses the byte offsets noted).
 struct s16_tile {
