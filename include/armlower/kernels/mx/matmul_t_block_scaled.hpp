@@ -121,8 +121,12 @@ constexpr status run_rows(matmul_path path, const arch::rows_args& r) noexcept {
     case matmul_path::avx512:
 #if defined(ARMLOWER_MX_AVX512)
       if constexpr (T == dtype::id::fp8e4m3 || T == dtype::id::fp8e5m2) {
+#if defined(ARMLOWER_MX_AVX512_BF16)
+        arch::avx512::fp8_bf16_rows<T>(r);  // exact BF16 decode: NaN/Inf need no check
+#else
         if (r.b_finite) arch::avx512::fp8_rows<T, false>(r);
         else arch::avx512::fp8_rows<T, true>(r);
+#endif
       }
       else arch::avx512::int8_rows<T>(r);
       return status::ok;

@@ -32,8 +32,15 @@
 #define ARMLOWER_MX_AVX512 1
 #endif
 
+#if defined(ARMLOWER_MX_AVX512) && (defined(ARMLOWER_MX_AVX512_SIMDE) || defined(__AVX512BF16__))
+/// Set when the FP8 row kernels use `vdpbf16ps` (`fp8_bf16_rows`): AVX-512 BF16 hardware, or SIMDe's
+/// portable emulation of it (the SIMDe tests run it on any host).
+#define ARMLOWER_MX_AVX512_BF16 1
+#endif
+
 #if defined(ARMLOWER_MX_AVX512)
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -173,6 +180,56 @@ inline float hsum(__m512 v) noexcept {
   const __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
   return avx2::detail::hsum(_mm256_add_ps(lo, hi));
 }
+
+#if defined(ARMLOWER_MX_AVX512_BF16)
+/// BF16 bit patterns of the FP8 codes 0..127 (the magnitudes; bit 7 is the sign in both formats),
+/// byte `Part` (0 low, 1 high) of each, from `mx::decode_table`. Every FP8E4M3/FP8E5M2 value is
+/// exactly a BF16 (8 exponent bits cover both ranges, 7 mantissa bits ≥ 3 / 2), subnormals included —
+/// they become *normal* BF16 values (smallest 2^-9 / 2^-16), so the DAZ of `vdpbf16ps` never applies;
+/// ±Inf and NaN map to BF16 ±Inf / NaN.
+template <dtype::id T, int Part>
+inline constexpr auto bf16_table = [] {
+  constexpr auto values = armlower::mx::decode_table(T);
+  std::array<std::uint8_t, 128> t{};
+  for (std::size_t c = 0; c < t.size(); ++c) {
+    const std::uint32_t bits = values[c] != values[c] ? 0x7FC00000u : std::bit_cast<std::uint32_t>(values[c]);
+    t[c] = static_cast<std::uint8_t>((bits >> (16 + 8 * Part)) & 0xFFu);
+  }
+  return t;
+}();
+
+/// The four 64-byte tables of `fp8_bf16` (high bytes of codes 0..63, 64..127, then low bytes), in
+/// registers for a whole kernel call.
+struct bf16_luts {
+  __m512i h0, h1, l0, l1;
+  template <dtype::id T>
+  static bf16_luts make() noexcept {
+    const auto& th = bf16_table<T, 1>;
+    const auto& tl = bf16_table<T, 0>;
+    return {_mm512_loadu_si512(th.data()), _mm512_loadu_si512(th.data() + 64), _mm512_loadu_si512(tl.data()),
+            _mm512_loadu_si512(tl.data() + 64)};
+  }
+};
+
+/// 64 FP8 codes → 64 exact BF16 values in two vectors: the high and low byte of each by a 128-entry
+/// `vpermi2b` lookup on the code's low 7 bits, the sign OR'ed into the high byte, then interleaved by
+/// `vpunpck{l,h}bw`: lo holds codes 16L+0..7, hi codes 16L+8..15 of 128-bit lane L. So `vdpbf16ps`
+/// fp32 lane 4L+m pairs codes 16L+2m, 16L+2m+1 (lo) and 16L+8+2m, +9 (hi): lanes 0..7 see only codes
+/// 0..31 (the first block), lanes 8..15 only codes 32..63. A and B use the same routine, so every
+/// product pairs the same k.
+inline void fp8_bf16(__m512i c, const bf16_luts& t, __m512i& lo, __m512i& hi) noexcept {
+  const __m512i h = _mm512_ternarylogic_epi32(_mm512_permutex2var_epi8(t.h0, c, t.h1), c,
+                                              _mm512_set1_epi8(static_cast<char>(0x80)), 0xF8);  // h | (c & 0x80)
+  const __m512i l = _mm512_permutex2var_epi8(t.l0, c, t.l1);
+  lo = _mm512_unpacklo_epi8(l, h);
+  hi = _mm512_unpackhi_epi8(l, h);
+}
+
+/// fp32 lanes += Σ of the BF16 products of a and b lane pairs (`vdpbf16ps`).
+inline __m512 dot_bf16(__m512 acc, __m512i a, __m512i b) noexcept {
+  return _mm512_dpbf16_ps(acc, std::bit_cast<__m512bh>(a), std::bit_cast<__m512bh>(b));
+}
+#endif
 
 }  // namespace detail
 
@@ -434,6 +491,106 @@ inline void fp8_rows(const rows_args& r) noexcept {
     }
   }
 }
+
+#if defined(ARMLOWER_MX_AVX512_BF16)
+/// Elements of A decoded per pass of `fp8_bf16_rows` (8 KiB of BF16, shared by the group's A rows).
+inline constexpr std::size_t bf16_chunk = 4096;
+/// B rows of `fp8_bf16_rows` that share each A load (batch 1).
+inline constexpr std::size_t bf16_rows_shared = 4;
+
+/// FP8 AVX-512 BF16 rows for T ∈ {FP8E4M3, FP8E5M2}; within the TOSA dot-product bound of the
+/// pseudocode. Both operands decoded exactly to BF16 by `detail::fp8_bf16` (A once per chunk into
+/// scratch, B per block pair in registers), block sums by two `vdpbf16ps` per block pair (products of
+/// two BF16-exact FP8 values are exact in fp32; every nonzero product and block sum is a normal fp32,
+/// ≥ 2^-18 E4M3 / 2^-32 E5M2, ≤ 2^12·32 / 2^32·32, so neither its DAZ nor its FTZ applies), lanes
+/// 0..7 = block g, 8..15 = block g+1; then `acc += s · [f_g ×8, f_g+1 ×8]` with the product rounded
+/// apart from the add (`keep_rounded`, as the pseudocode). The factors are those of the AVX2 kernel
+/// with no decode exponent (`fp8_factors<T, 0>`). NaN/Inf codes decode to BF16 NaN/±Inf, so they
+/// propagate as in the pseudocode (a block sum's NaN/±Inf class does not depend on the summation
+/// order); no per-block check, `Check` is ignored. Batch 1: `bf16_rows_shared` B rows per A load,
+/// the next group prefetched into L2; batch > 1: each B block pair decoded once for up to 4 A rows.
+template <dtype::id T>
+inline void fp8_bf16_rows(const rows_args& r) noexcept {
+  static_assert(T == dtype::id::fp8e4m3 || T == dtype::id::fp8e5m2);
+  constexpr std::size_t bs = armlower::mx::block_size;
+  constexpr std::size_t nbc = bf16_chunk / bs;
+  constexpr std::size_t hb = fp8_a_rows_shared;
+  constexpr std::size_t nf = hb > bf16_rows_shared ? hb : bf16_rows_shared;
+  constexpr int kbias = -127;                // biased factor exponent = sa + sb − 127
+  alignas(64) std::uint16_t ad[bf16_chunk];  // A row ii at ad + ii·kc; pair P at +64·P: lo, then hi
+  alignas(64) std::int32_t ka[nbc];          // sa + kbias per block, A row ii at ka + ii·(kc/32)
+  alignas(64) float fb[nf][nbc + 16];        // factor per block, per (B row, A row); [gcount] = 0, +16: 512-bit reads
+  int sa_min[hb], sa_max[hb];
+  const detail::bf16_luts lut = detail::bf16_luts::make<T>();
+  const __m512i pair_idx = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+  auto load_codes = [](const std::uint8_t* p, bool two) {  // blocks g, g+1 (or g only, rest +0)
+    return two ? _mm512_loadu_si512(p)
+               : _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), 0);
+  };
+  for (std::size_t i0 = 0; i0 < r.h; i0 += hb) {
+    const std::size_t hn = r.h - i0 < hb ? r.h - i0 : hb;
+    const std::size_t kc = bf16_chunk / hn / (2 * bs) * (2 * bs);  // whole block pairs per A row
+    for (std::size_t k0 = 0; k0 < r.c; k0 += kc) {
+      const std::size_t kn = r.c - k0 < kc ? r.c - k0 : kc;
+      const std::size_t gcount = kn / bs;
+      const std::size_t nb = r.c / bs;
+      for (std::size_t ii = 0; ii < hn; ++ii) {  // A: BF16 scratch, ka, scale code range
+        const std::uint8_t* ar = r.a + (i0 + ii) * r.c + k0;
+        const std::uint8_t* psa = r.a_scale + (i0 + ii) * nb + k0 / bs;
+        sa_min[ii] = 255;
+        sa_max[ii] = 0;
+        avx2::detail::code_range(psa, gcount, sa_min[ii], sa_max[ii]);
+        for (std::size_t g = 0; g < gcount; ++g) ka[ii * (kc / bs) + g] = int(psa[g]) + kbias;
+        for (std::size_t g = 0; g < gcount; g += 2) {
+          __m512i lo, hi;
+          detail::fp8_bf16(load_codes(ar + g * bs, g + 1 < gcount), lut, lo, hi);
+          _mm512_store_si512(ad + ii * kc + g * bs, lo);
+          _mm512_store_si512(ad + ii * kc + g * bs + 32, hi);
+        }
+      }
+      auto tile = [&]<std::size_t Q, std::size_t P>(std::size_t j) {
+        const std::uint8_t* br[Q];
+        const std::uint8_t* pf[Q];  // the rows one group ahead (or these rows again at the end)
+        __m512 acc[Q][P];
+        for (std::size_t q = 0; q < Q; ++q) {
+          br[q] = r.b + (j + q) * r.c + k0;
+          const std::size_t ahead = j + q + Q;
+          pf[q] = ahead < r.w ? r.b + ahead * r.c + k0 : br[q];
+          avx2::detail::fp8_row_factors<T, 0>(r, i0, P, j + q, k0, gcount, kc, ka, sa_min, sa_max, fb[q * P], nbc + 16);
+          for (std::size_t p = 0; p < P; ++p) {
+            fb[q * P + p][gcount] = 0.0f;  // factor of an odd chunk's missing last block
+            acc[q][p] = _mm512_setzero_ps();
+          }
+        }
+        auto step = [&]<bool Two>(std::size_t g) {  // block pair g, g+1 (Two false: g only)
+#pragma GCC unroll 8
+          for (std::size_t q = 0; q < Q; ++q) {
+            _mm_prefetch(reinterpret_cast<const char*>(pf[q] + g * bs), _MM_HINT_T1);
+            __m512i blo, bhi;
+            detail::fp8_bf16(load_codes(br[q] + g * bs, Two), lut, blo, bhi);
+#pragma GCC unroll 4
+            for (std::size_t p = 0; p < P; ++p) {
+              const std::uint16_t* pa = ad + p * kc + g * bs;
+              const __m512 s = detail::dot_bf16(detail::dot_bf16(_mm512_setzero_ps(), _mm512_load_si512(pa), blo),
+                                                _mm512_load_si512(pa + 32), bhi);
+              __m512 prod = _mm512_mul_ps(s, _mm512_permutexvar_ps(pair_idx, _mm512_loadu_ps(fb[q * P + p] + g)));
+              detail::keep_rounded(prod);  // the pseudocode rounds the product, then adds
+              acc[q][p] = _mm512_add_ps(acc[q][p], prod);
+            }
+          }
+        };
+        std::size_t g = 0;
+        for (; g + 1 < gcount; g += 2) step.template operator()<true>(g);
+        if (g < gcount) step.template operator()<false>(g);
+        for (std::size_t q = 0; q < Q; ++q)
+          for (std::size_t p = 0; p < P; ++p)
+            avx2::detail::fp8_store<T>(r, i0 + p, j + q, k0, kn, detail::hsum(acc[q][p]), false);
+      };
+      avx2::detail::fp8_tiles<bf16_rows_shared, hb>(hn, r.w, tile);
+    }
+  }
+}
+#endif
 
 }  // namespace armlower::kernels::mx::arch::avx512
 
