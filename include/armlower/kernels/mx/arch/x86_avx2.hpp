@@ -287,15 +287,14 @@ inline void fp8_decode_a(const std::uint8_t* p, float* dst, std::size_t q_stride
 }
 
 /// Block factors of one (A row, B row) pair of the FP8 row kernels, blocks g < gcount:
-/// f[g] = 2^(sa + sb − 254 + Unscale) as the pseudocode's fp32 arithmetic gives it. `ka[g]` = sa +
-/// kbias (= Unscale − 127); [sa_min, sa_max] and [sb_min, sb_max] the code ranges of psa and psb. Built
-/// in the exponent field when every factor is a normal fp32 and no code is NaN, else exactly by
-/// `scale_product`. `Unscale` 0: the factor of exactly decoded values (the AVX-512 BF16 kernel).
-template <dtype::id T, int Unscale = fp8_exponents<T>::unscale>
+/// f[g] = 2^(sa + sb − 254 + unscale) as the pseudocode's fp32 arithmetic gives it. `ka[g]` = sa +
+/// kbias; [sa_min, sa_max] and [sb_min, sb_max] the code ranges of psa and psb. Built in the exponent
+/// field when every factor is a normal fp32 and no code is NaN, else exactly by `scale_product`.
+template <dtype::id T>
 inline void fp8_factors(const std::int32_t* ka, const std::uint8_t* psa, int sa_min, int sa_max,
                         const std::uint8_t* psb, int sb_min, int sb_max, std::size_t gcount, float* f) noexcept {
-  constexpr int kbias = Unscale - 127;
-  if (normal_factors(sa_min, sa_max, sb_min, sb_max, kbias, kbias)) {
+  using e = fp8_exponents<T>;
+  if (normal_factors(sa_min, sa_max, sb_min, sb_max, e::kbias, e::kbias)) {
     std::size_t g = 0;
     for (; g + 8 <= gcount; g += 8) {
       const __m256i sb = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(psb + g)));
@@ -304,7 +303,7 @@ inline void fp8_factors(const std::int32_t* ka, const std::uint8_t* psa, int sa_
     }
     for (; g < gcount; ++g) f[g] = armlower::mx::detail::pow2f(ka[g] + int(psb[g]) - 127);
   } else {
-    for (std::size_t g = 0; g < gcount; ++g) f[g] = arch::detail::scale_product(psa[g], psb[g], Unscale);
+    for (std::size_t g = 0; g < gcount; ++g) f[g] = arch::detail::scale_product(psa[g], psb[g], e::unscale);
   }
 }
 
@@ -335,8 +334,8 @@ inline void fp8_prepare_a(const rows_args& r, std::size_t i0, std::size_t hn, st
 }
 
 /// Factor arrays of B row `col` with the A rows i0 .. i0+P−1 (`fp8_factors`), A row p's at
-/// f + p·f_stride; `ka`, `sa_min`, `sa_max` as `fp8_prepare_a` left them (`Unscale`: `fp8_factors`).
-template <dtype::id T, int Unscale = fp8_exponents<T>::unscale>
+/// f + p·f_stride; `ka`, `sa_min`, `sa_max` as `fp8_prepare_a` left them.
+template <dtype::id T>
 inline void fp8_row_factors(const rows_args& r, std::size_t i0, std::size_t P, std::size_t col, std::size_t k0,
                             std::size_t gcount, std::size_t kc, const std::int32_t* ka, const int* sa_min,
                             const int* sa_max, float* f, std::size_t f_stride) noexcept {
@@ -346,7 +345,7 @@ inline void fp8_row_factors(const rows_args& r, std::size_t i0, std::size_t P, s
   int sb_min = 255, sb_max = 0;
   code_range(psb, gcount, sb_min, sb_max);
   for (std::size_t p = 0; p < P; ++p)
-    fp8_factors<T, Unscale>(ka + p * (kc / bs), r.a_scale + (i0 + p) * nb + k0 / bs, sa_min[p], sa_max[p], psb, sb_min,
+    fp8_factors<T>(ka + p * (kc / bs), r.a_scale + (i0 + p) * nb + k0 / bs, sa_min[p], sa_max[p], psb, sb_min,
                    sb_max, gcount, f + p * f_stride);
 }
 

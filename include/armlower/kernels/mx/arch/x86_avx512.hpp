@@ -68,6 +68,14 @@ inline void keep_rounded(__m512& v) noexcept {
 #endif
 }
 
+/// Makes v opaque to the optimiser so that it stays in a register once loaded (GCC would otherwise
+/// reload it from memory for each use). Native only; no effect under SIMDe.
+inline void in_register([[maybe_unused]] __m512i& v) noexcept {
+#if !defined(ARMLOWER_MX_AVX512_SIMDE)
+  asm("" : "+v"(v));
+#endif
+}
+
 /// int32 → fp32 lane-wise (exact for the block sums here, all below 2^24).
 inline __m512 to_ps(__m512i v) noexcept {
 #if defined(ARMLOWER_MX_AVX512_SIMDE)  // SIMDe 0.7.4 has no _mm512_cvtepi32_ps
@@ -223,6 +231,49 @@ inline void fp8_bf16(__m512i c, const bf16_luts& t, __m512i& lo, __m512i& hi) no
   const __m512i l = _mm512_permutex2var_epi8(t.l0, c, t.l1);
   lo = _mm512_unpacklo_epi8(l, h);
   hi = _mm512_unpackhi_epi8(l, h);
+}
+
+/// Block factors f[g] = scale_A · scale_B = 2^(sa + sb − 254) of one (A row, B row) pair, g < gcount,
+/// exactly as the pseudocode's fp32 arithmetic gives them (`arch::detail::scale_product`): 16 at a
+/// time in the exponent field (biased exponent ka[g] + sb with ka[g] = sa − 127, or a value far out of
+/// range for a NaN code sa = 255), the lanes whose exponent is not in [1, 254] or whose sb is NaN
+/// redone by `scale_product`. `ka` holds gcount rounded up to 16 entries.
+inline void bf16_factors(const std::int32_t* ka, const std::uint8_t* psa, const std::uint8_t* psb, std::size_t gcount,
+                         float* f) noexcept {
+  for (std::size_t g = 0; g < gcount; g += 16) {
+    const std::size_t n = gcount - g < 16 ? gcount - g : 16;
+    const unsigned live = (1u << n) - 1u;
+    alignas(16) std::uint8_t tail[16] = {};  // a short last group: never read past psb + gcount
+    const std::uint8_t* src = psb + g;
+    if (n < 16) {
+      for (std::size_t q = 0; q < n; ++q) tail[q] = src[q];
+      src = tail;
+    }
+    const __m128i b8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+    const __m512i sb = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_cvtepu8_epi32(b8)),
+                                          _mm256_cvtepu8_epi32(_mm_srli_si128(b8, 8)), 1);
+    const __m512i k = _mm512_add_epi32(sb, _mm512_load_si512(ka + g));
+    _mm512_storeu_si512(f + g, _mm512_slli_epi32(k, 23));
+    const __mmask16 ok = _mm512_cmpgt_epi32_mask(k, _mm512_setzero_si512()) &
+                         _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(255), k) &
+                         _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(255), sb);
+    for (unsigned bad = live & ~ok & 0xFFFFu; bad != 0; bad &= bad - 1) {
+      const std::size_t q = g + static_cast<std::size_t>(std::countr_zero(bad));
+      f[q] = arch::detail::scale_product(psa[q], psb[q], 0);
+    }
+  }
+}
+
+/// The 64 one-byte codes of blocks g, g+1 at p when `m` = ~0, of block g only (rest zero) when
+/// m = 0xFFFFFFFF, none (zero) when m = 0; nothing past them is read. Native: one masked load.
+inline __m512i load_blocks(const std::uint8_t* p, __mmask64 m) noexcept {
+#if defined(ARMLOWER_MX_AVX512_SIMDE)  // SIMDe 0.7.4 has no _mm512_maskz_loadu_epi8
+  if (m == ~__mmask64{0}) return _mm512_loadu_si512(p);
+  if (m == 0) return _mm512_setzero_si512();
+  return _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), 0);
+#else
+  return _mm512_maskz_loadu_epi8(m, p);
+#endif
 }
 
 /// fp32 lanes += Σ of the BF16 products of a and b lane pairs (`vdpbf16ps`).
@@ -497,6 +548,8 @@ inline void fp8_rows(const rows_args& r) noexcept {
 inline constexpr std::size_t bf16_chunk = 4096;
 /// B rows of `fp8_bf16_rows` that share each A load (batch 1).
 inline constexpr std::size_t bf16_rows_shared = 4;
+/// Whether `fp8_bf16_rows` prefetches the next B row group into L2 (batch 1).
+inline constexpr bool bf16_prefetch = true;
 
 /// FP8 AVX-512 BF16 rows for T ∈ {FP8E4M3, FP8E5M2}; within the TOSA dot-product bound of the
 /// pseudocode. Both operands decoded exactly to BF16 by `detail::fp8_bf16` (A once per chunk into
@@ -518,15 +571,9 @@ inline void fp8_bf16_rows(const rows_args& r) noexcept {
   constexpr std::size_t nf = hb > bf16_rows_shared ? hb : bf16_rows_shared;
   constexpr int kbias = -127;                // biased factor exponent = sa + sb − 127
   alignas(64) std::uint16_t ad[bf16_chunk];  // A row ii at ad + ii·kc; pair P at +64·P: lo, then hi
-  alignas(64) std::int32_t ka[nbc];          // sa + kbias per block, A row ii at ka + ii·(kc/32)
-  alignas(64) float fb[nf][nbc + 16];        // factor per block, per (B row, A row); [gcount] = 0, +16: 512-bit reads
-  int sa_min[hb], sa_max[hb];
+  alignas(64) std::int32_t ka[hb][nbc];      // sa − 127 per block of A row ii (NaN code: far out of range)
+  alignas(64) float fb[nf][nbc + 16];        // factor per block, per (B row, A row); [gcount] = 0, +16: 512-bit stores
   const detail::bf16_luts lut = detail::bf16_luts::make<T>();
-  const __m512i pair_idx = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
-  auto load_codes = [](const std::uint8_t* p, bool two) {  // blocks g, g+1 (or g only, rest +0)
-    return two ? _mm512_loadu_si512(p)
-               : _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), 0);
-  };
   for (std::size_t i0 = 0; i0 < r.h; i0 += hb) {
     const std::size_t hn = r.h - i0 < hb ? r.h - i0 : hb;
     const std::size_t kc = bf16_chunk / hn / (2 * bs) * (2 * bs);  // whole block pairs per A row
@@ -537,13 +584,11 @@ inline void fp8_bf16_rows(const rows_args& r) noexcept {
       for (std::size_t ii = 0; ii < hn; ++ii) {  // A: BF16 scratch, ka, scale code range
         const std::uint8_t* ar = r.a + (i0 + ii) * r.c + k0;
         const std::uint8_t* psa = r.a_scale + (i0 + ii) * nb + k0 / bs;
-        sa_min[ii] = 255;
-        sa_max[ii] = 0;
-        avx2::detail::code_range(psa, gcount, sa_min[ii], sa_max[ii]);
-        for (std::size_t g = 0; g < gcount; ++g) ka[ii * (kc / bs) + g] = int(psa[g]) + kbias;
+        for (std::size_t g = 0; g < (gcount + 15) / 16 * 16; ++g)  // `bf16_factors` reads whole 16s
+          ka[ii][g] = g >= gcount ? 0 : psa[g] == 255 ? -100000 : int(psa[g]) + kbias;
         for (std::size_t g = 0; g < gcount; g += 2) {
           __m512i lo, hi;
-          detail::fp8_bf16(load_codes(ar + g * bs, g + 1 < gcount), lut, lo, hi);
+          detail::fp8_bf16(detail::load_blocks(ar + g * bs, g + 1 < gcount ? ~__mmask64{0} : 0xFFFFFFFFu), lut, lo, hi);
           _mm512_store_si512(ad + ii * kc + g * bs, lo);
           _mm512_store_si512(ad + ii * kc + g * bs + 32, hi);
         }
@@ -556,32 +601,42 @@ inline void fp8_bf16_rows(const rows_args& r) noexcept {
           br[q] = r.b + (j + q) * r.c + k0;
           const std::size_t ahead = j + q + Q;
           pf[q] = ahead < r.w ? r.b + ahead * r.c + k0 : br[q];
-          avx2::detail::fp8_row_factors<T, 0>(r, i0, P, j + q, k0, gcount, kc, ka, sa_min, sa_max, fb[q * P], nbc + 16);
           for (std::size_t p = 0; p < P; ++p) {
+            detail::bf16_factors(ka[p], r.a_scale + (i0 + p) * nb + k0 / bs, r.b_scale + (j + q) * nb + k0 / bs, gcount,
+                                 fb[q * P + p]);
             fb[q * P + p][gcount] = 0.0f;  // factor of an odd chunk's missing last block
             acc[q][p] = _mm512_setzero_ps();
           }
         }
-        auto step = [&]<bool Two>(std::size_t g) {  // block pair g, g+1 (Two false: g only)
+        // software-pipelined: the B rows' pair g + 2 is loaded and decoded while pair g is multiplied
+        auto codes_mask = [gcount](std::size_t g) {  // blocks g, g+1 that exist
+          return g + 1 < gcount ? ~__mmask64{0} : g < gcount ? __mmask64{0xFFFFFFFFu} : __mmask64{0};
+        };
+        __m512i nlo[Q], nhi[Q];
+        for (std::size_t q = 0; q < Q; ++q)
+          detail::fp8_bf16(detail::load_blocks(br[q], codes_mask(0)), lut, nlo[q], nhi[q]);
+        for (std::size_t g = 0; g < gcount; g += 2) {
+          const __mmask64 m = codes_mask(g + 2);
+          __m512i a[P][2];  // A's pair, loaded once for the Q rows
+          for (std::size_t p = 0; p < P; ++p) {
+            a[p][0] = _mm512_load_si512(ad + p * kc + g * bs);
+            a[p][1] = _mm512_load_si512(ad + p * kc + g * bs + 32);
+          }
 #pragma GCC unroll 8
           for (std::size_t q = 0; q < Q; ++q) {
-            _mm_prefetch(reinterpret_cast<const char*>(pf[q] + g * bs), _MM_HINT_T1);
-            __m512i blo, bhi;
-            detail::fp8_bf16(load_codes(br[q] + g * bs, Two), lut, blo, bhi);
+            if constexpr (bf16_prefetch) _mm_prefetch(reinterpret_cast<const char*>(pf[q] + g * bs), _MM_HINT_T1);
+            const __m512i blo = nlo[q], bhi = nhi[q];
+            detail::fp8_bf16(detail::load_blocks(br[q] + (m != 0 ? g + 2 : 0) * bs, m), lut, nlo[q], nhi[q]);
 #pragma GCC unroll 4
             for (std::size_t p = 0; p < P; ++p) {
-              const std::uint16_t* pa = ad + p * kc + g * bs;
-              const __m512 s = detail::dot_bf16(detail::dot_bf16(_mm512_setzero_ps(), _mm512_load_si512(pa), blo),
-                                                _mm512_load_si512(pa + 32), bhi);
-              __m512 prod = _mm512_mul_ps(s, _mm512_permutexvar_ps(pair_idx, _mm512_loadu_ps(fb[q * P + p] + g)));
+              const __m512 s = detail::dot_bf16(detail::dot_bf16(_mm512_setzero_ps(), a[p][0], blo), a[p][1], bhi);
+              const float* f = fb[q * P + p] + g;
+              __m512 prod = _mm512_mul_ps(s, _mm512_mask_blend_ps(0xFF00, _mm512_set1_ps(f[0]), _mm512_set1_ps(f[1])));
               detail::keep_rounded(prod);  // the pseudocode rounds the product, then adds
               acc[q][p] = _mm512_add_ps(acc[q][p], prod);
             }
           }
-        };
-        std::size_t g = 0;
-        for (; g + 1 < gcount; g += 2) step.template operator()<true>(g);
-        if (g < gcount) step.template operator()<false>(g);
+        }
         for (std::size_t q = 0; q < Q; ++q)
           for (std::size_t p = 0; p < P; ++p)
             avx2::detail::fp8_store<T>(r, i0 + p, j + q, k0, kn, detail::hsum(acc[q][p]), false);
