@@ -189,6 +189,45 @@ inline float hsum(__m512 v) noexcept {
   return avx2::detail::hsum(_mm256_add_ps(lo, hi));
 }
 
+/// FP4E2M1 GEMV: the 128 codes of 4 blocks (64 packed bytes, `nb` = 1..4 of them present, the rest
+/// zero) as integers ×2 plus `Offset`: lo = the low nibbles (even elements), hi = the high nibbles (odd
+/// elements); bytes 16b..16b+15 of both hold block b, so `vpdpbusd` lanes 4b..4b+3 sum block b only.
+template <int Offset>
+inline void fp4_quad(const std::uint8_t* p, std::size_t nb, __m512i& lo, __m512i& hi) noexcept {
+  __m512i c;
+  if (nb == 4) {
+    c = _mm512_loadu_si512(p);
+  } else {
+    alignas(64) std::uint8_t t[64] = {};
+    for (std::size_t i = 0; i < 16 * nb; ++i) t[i] = p[i];
+    c = _mm512_load_si512(t);
+  }
+  const auto& table = avx2::detail::int_table<dtype::id::fp4e2m1, Offset>;
+  const __m512i lut = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table.data())));
+  const __m512i m4 = _mm512_set1_epi8(0x0F);
+  lo = _mm512_shuffle_epi8(lut, _mm512_and_si512(c, m4));
+  hi = _mm512_shuffle_epi8(lut, _mm512_and_si512(_mm512_srli_epi16(c, 4), m4));
+}
+
+/// Block sums of 4 B rows × 4 blocks: v[r] lanes 4b..4b+3 are row r's partial sums of block b; lane
+/// 4b + r of the result is row r's sum of block b (unpack-and-add over 32- then 64-bit elements).
+inline __m512i hsum4x4(const __m512i* v) noexcept {
+  const __m512i x01 = _mm512_add_epi32(_mm512_unpacklo_epi32(v[0], v[1]), _mm512_unpackhi_epi32(v[0], v[1]));
+  const __m512i x23 = _mm512_add_epi32(_mm512_unpacklo_epi32(v[2], v[3]), _mm512_unpackhi_epi32(v[2], v[3]));
+  return _mm512_add_epi32(_mm512_unpacklo_epi64(x01, x23), _mm512_unpackhi_epi64(x01, x23));
+}
+
+/// 4×4 transpose of 128-bit lanes: z[b] lane group m = y[m] lane group b (y[m] lane 4b + r = row 4m + r,
+/// block b → z[b] lane 4m + r = row 4m + r, block b: one vector of 16 rows per block).
+inline void transpose_lanes4(const __m512i* y, __m512i* z) noexcept {
+  const __m512i t0 = _mm512_shuffle_i32x4(y[0], y[1], 0x44), t1 = _mm512_shuffle_i32x4(y[0], y[1], 0xEE);
+  const __m512i t2 = _mm512_shuffle_i32x4(y[2], y[3], 0x44), t3 = _mm512_shuffle_i32x4(y[2], y[3], 0xEE);
+  z[0] = _mm512_shuffle_i32x4(t0, t2, 0x88);
+  z[1] = _mm512_shuffle_i32x4(t0, t2, 0xDD);
+  z[2] = _mm512_shuffle_i32x4(t1, t3, 0x88);
+  z[3] = _mm512_shuffle_i32x4(t1, t3, 0xDD);
+}
+
 #if defined(ARMLOWER_MX_AVX512_BF16)
 /// BF16 bit patterns of the FP8 codes 0..127 (the magnitudes; bit 7 is the sign in both formats),
 /// byte `Part` (0 low, 1 high) of each, from `mx::decode_table`. Every FP8E4M3/FP8E5M2 value is
@@ -291,6 +330,105 @@ inline constexpr std::size_t int8_rows_shared = 4;
 /// B rows per tile of `int8_rows` (one 512-bit lane each).
 inline constexpr std::size_t int8_tile = 16;
 
+/// Whether `fp4_gemv` prefetches the next tile's B rows into L2.
+inline constexpr bool fp4_gemv_prefetch = true;
+
+/// FP4E2M1 batch-1 rows (A has one row); bit-identical to `reference_rows`. Tiles of 16 B rows
+/// (`int8_tile`), 4 blocks (64 packed bytes) per row and step: `detail::fp4_quad` (one `vpshufb` per
+/// nibble half, B + 12 unsigned, A signed, decoded once per chunk) and two `vpdpbusd` per row, block
+/// sums of 4 rows by `hsum4x4`, a 128-bit lane transpose to one vector of 16 rows per block, then the
+/// fp32 block steps of `int8_rows` lane-wise in block order. Next tile's rows prefetched into L2.
+inline void fp4_gemv(const rows_args& r) noexcept {
+  constexpr dtype::id T = dtype::id::fp4e2m1;
+  constexpr std::size_t bs = armlower::mx::block_size;
+  constexpr std::size_t bb = detail::block_bytes<T>;  // 16
+  constexpr int off = 12;
+  constexpr std::size_t tq = int8_tile;
+  constexpr std::size_t nqc = int8_chunk / bs / 4;  // block quads per chunk
+  const std::size_t stride = armlower::mx::storage_bytes(T, r.c);
+  const std::size_t nb = r.c / bs;
+  constexpr int us = 2 * armlower::mx::format(T).int_shift;
+  const __m512 unscale = _mm512_set1_ps(armlower::mx::detail::pow2f(-us));
+  alignas(64) std::uint8_t a_q[nqc][128];              // quad Q of the chunk: lo nibbles, hi nibbles
+  alignas(64) std::int32_t a_corr[int8_chunk / bs];    // off · Σ A per block
+  alignas(64) std::int32_t a_sk[int8_chunk / bs];      // A scale code − 127 − us per block
+  alignas(64) std::int32_t sb_t[8][tq];                // [block][row] scale codes of the tile
+  alignas(64) float out_t[tq];
+  int sa_min = 255, sa_max = 0;
+  const __m512i zero = _mm512_setzero_si512();
+  for (std::size_t k0 = 0; k0 < r.c; k0 += int8_chunk) {
+    const std::size_t kn = r.c - k0 < int8_chunk ? r.c - k0 : int8_chunk;
+    const std::size_t g_first = k0 / bs, gcount = kn / bs;
+    avx2::detail::int_row_scales(r.a_scale + g_first, gcount, us, sa_min, sa_max, a_sk);
+    for (std::size_t g = 0; g < gcount; g += 4) {
+      const std::size_t n = gcount - g < 4 ? gcount - g : 4;
+      __m512i lo, hi;
+      detail::fp4_quad<0>(r.a + g_first * bb + g * bb, n, lo, hi);
+      _mm512_store_si512(a_q[g / 4], lo);
+      _mm512_store_si512(a_q[g / 4] + 64, hi);
+      alignas(64) std::int32_t s16[16];  // Σ A: lanes 4b..4b+3 block b
+      const __m512i ones = _mm512_set1_epi8(1);
+      _mm512_store_si512(s16, _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, ones, lo), ones, hi));
+      for (std::size_t b = 0; b < n; ++b) a_corr[g + b] = off * (s16[4 * b] + s16[4 * b + 1] + s16[4 * b + 2] + s16[4 * b + 3]);
+    }
+    for (std::size_t j0 = 0; j0 < r.w; j0 += tq) {
+      const std::size_t jt = r.w - j0 < tq ? r.w - j0 : tq;
+      __m512 acc = _mm512_setzero_ps();  // lane q: output j0 + q, carried across chunks in `out`
+      if (k0 != 0) {
+        for (std::size_t q = 0; q < tq; ++q) out_t[q] = q < jt ? r.out[j0 + q] : 0.0f;
+        acc = _mm512_load_ps(out_t);
+      }
+      bool plain;
+      avx2::detail::int_tile_plain(r, j0, jt, g_first, gcount, 1, &sa_min, &sa_max, us, &plain);
+      const std::uint8_t* brow[tq];  // the tile's rows at the chunk; a short tile repeats its first row
+      const std::uint8_t* pf[tq];    // the next tile's rows (or these again at the end)
+      for (std::size_t q = 0; q < tq; ++q) {
+        brow[q] = r.b + (j0 + (q < jt ? q : 0)) * stride + g_first * bb;
+        pf[q] = j0 + tq + q < r.w ? r.b + (j0 + tq + q) * stride + g_first * bb : brow[q];
+      }
+      for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
+        const std::size_t gn = gcount - g0 < 8 ? gcount - g0 : 8;
+        avx2::detail::int_tile_scales<tq>(r.b_scale + j0 * nb + g_first + g0, nb, gn, jt, &sb_t[0][0]);
+        for (std::size_t g = 0; g < gn; g += 4) {
+          const std::size_t ga = g0 + g, n = gn - g < 4 ? gn - g : 4;
+          const __m512i alo = _mm512_load_si512(a_q[ga / 4]), ahi = _mm512_load_si512(a_q[ga / 4] + 64);
+          __m512i y[4];
+          for (std::size_t m = 0; m < 4; ++m) {
+            __m512i v[4];
+            for (std::size_t q = 0; q < 4; ++q) {
+              if constexpr (fp4_gemv_prefetch) _mm_prefetch(reinterpret_cast<const char*>(pf[4 * m + q] + ga * bb), _MM_HINT_T1);
+              __m512i lo, hi;
+              detail::fp4_quad<off>(brow[4 * m + q] + ga * bb, n, lo, hi);
+              v[q] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, lo, alo), hi, ahi);
+            }
+            y[m] = detail::hsum4x4(v);
+          }
+          __m512i z[4];
+          detail::transpose_lanes4(y, z);
+          for (std::size_t b = 0; b < n; ++b) {  // the fp32 block steps, in block order
+            const __m512i isum = _mm512_sub_epi32(z[b], _mm512_set1_epi32(a_corr[ga + b]));
+            const __m512i sbc = _mm512_load_si512(sb_t[g + b]);
+            __m512 blk, f;  // blk · f = block_sum · 2^-us · (sa · sb) per lane
+            if (plain) {
+              blk = detail::to_ps(isum);
+              f = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(sbc, _mm512_set1_epi32(a_sk[ga + b])), 23));
+            } else {
+              blk = _mm512_mul_ps(detail::to_ps(isum), unscale);  // exact
+              const __m512 sa = _mm512_set1_ps(armlower::mx::decode_e8m0(r.a_scale[g_first + ga + b]));
+              f = _mm512_mul_ps(sa, detail::e8m0_decode16(sbc));
+            }
+            __m512 prod = _mm512_mul_ps(blk, f);
+            detail::keep_rounded(prod);  // the pseudocode rounds the product, then adds
+            acc = _mm512_add_ps(acc, prod);
+          }
+        }
+      }
+      _mm512_store_ps(out_t, acc);
+      for (std::size_t q = 0; q < jt; ++q) r.out[j0 + q] = out_t[q];
+    }
+  }
+}
+
 /// Exact-integer AVX-512 rows for T ∈ {FP4E2M1, FP6E2M3, FP6E3M2, MXINT8}; bit-identical to
 /// `reference_rows<T>`. The structure of `avx2::int8_rows` (chunks of A converted once, per-block
 /// exact sums, lane-wise fp32 block steps in block order, outputs carried across chunks in `out`),
@@ -299,6 +437,12 @@ inline constexpr std::size_t int8_tile = 16;
 template <dtype::id T>
 inline void int8_rows(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 || T == dtype::id::mxint8);
+  if constexpr (T == dtype::id::fp4e2m1) {
+    if (r.h == 1) {
+      fp4_gemv(r);
+      return;
+    }
+  }
   constexpr bool i16 = T == dtype::id::fp6e3m2;
   constexpr std::size_t bs = armlower::mx::block_size;
   constexpr std::size_t bb = detail::block_bytes<T>;
