@@ -354,12 +354,14 @@ inline void fp4_gemv(const rows_args& r) noexcept {
   alignas(64) std::int32_t a_sk[int8_chunk / bs];      // A scale code − 127 − us per block
   alignas(64) std::int32_t sb_t[8][tq];                // [block][row] scale codes of the tile
   alignas(64) float out_t[tq];
-  int sa_min = 255, sa_max = 0;
-  const __m512i zero = _mm512_setzero_si512();
+  const __m512i zero = _mm512_setzero_si512(), lim255 = _mm512_set1_epi32(255);
   for (std::size_t k0 = 0; k0 < r.c; k0 += int8_chunk) {
     const std::size_t kn = r.c - k0 < int8_chunk ? r.c - k0 : int8_chunk;
     const std::size_t g_first = k0 / bs, gcount = kn / bs;
-    avx2::detail::int_row_scales(r.a_scale + g_first, gcount, us, sa_min, sa_max, a_sk);
+    for (std::size_t g = 0; g < gcount; ++g) {  // sa − 127 − us; a NaN code far out of range
+      const int sa = r.a_scale[g_first + g];
+      a_sk[g] = sa == 255 ? -100000 : sa - 127 - us;
+    }
     for (std::size_t g = 0; g < gcount; g += 4) {
       const std::size_t n = gcount - g < 4 ? gcount - g : 4;
       __m512i lo, hi;
@@ -378,8 +380,6 @@ inline void fp4_gemv(const rows_args& r) noexcept {
         for (std::size_t q = 0; q < tq; ++q) out_t[q] = q < jt ? r.out[j0 + q] : 0.0f;
         acc = _mm512_load_ps(out_t);
       }
-      bool plain;
-      avx2::detail::int_tile_plain(r, j0, jt, g_first, gcount, 1, &sa_min, &sa_max, us, &plain);
       const std::uint8_t* brow[tq];  // the tile's rows at the chunk; a short tile repeats its first row
       const std::uint8_t* pf[tq];    // the next tile's rows (or these again at the end)
       for (std::size_t q = 0; q < tq; ++q) {
@@ -393,8 +393,10 @@ inline void fp4_gemv(const rows_args& r) noexcept {
           const std::size_t ga = g0 + g, n = gn - g < 4 ? gn - g : 4;
           const __m512i alo = _mm512_load_si512(a_q[ga / 4]), ahi = _mm512_load_si512(a_q[ga / 4] + 64);
           __m512i y[4];
+#pragma GCC unroll 4
           for (std::size_t m = 0; m < 4; ++m) {
             __m512i v[4];
+#pragma GCC unroll 4
             for (std::size_t q = 0; q < 4; ++q) {
               if constexpr (fp4_gemv_prefetch) _mm_prefetch(reinterpret_cast<const char*>(pf[4 * m + q] + ga * bb), _MM_HINT_T1);
               __m512i lo, hi;
@@ -405,13 +407,20 @@ inline void fp4_gemv(const rows_args& r) noexcept {
           }
           __m512i z[4];
           detail::transpose_lanes4(y, z);
-          for (std::size_t b = 0; b < n; ++b) {  // the fp32 block steps, in block order
+#pragma GCC unroll 4
+          for (std::size_t b = 0; b < 4; ++b) {  // the fp32 block steps, in block order
+            if (b >= n) break;
             const __m512i isum = _mm512_sub_epi32(z[b], _mm512_set1_epi32(a_corr[ga + b]));
             const __m512i sbc = _mm512_load_si512(sb_t[g + b]);
+            // biased exponent of sa · sb · 2^-us per lane (far below 1 when sa is NaN): built in the
+            // exponent field when it is in [1, 254] and sb is no NaN in every lane, else decoded
+            const __m512i e = _mm512_add_epi32(sbc, _mm512_set1_epi32(a_sk[ga + b]));
+            const __mmask16 ok = _mm512_cmpgt_epi32_mask(e, zero) & _mm512_cmpgt_epi32_mask(lim255, e) &
+                                 _mm512_cmpgt_epi32_mask(lim255, sbc);
             __m512 blk, f;  // blk · f = block_sum · 2^-us · (sa · sb) per lane
-            if (plain) {
+            if (ok == 0xFFFF) {
               blk = detail::to_ps(isum);
-              f = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(sbc, _mm512_set1_epi32(a_sk[ga + b])), 23));
+              f = _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
             } else {
               blk = _mm512_mul_ps(detail::to_ps(isum), unscale);  // exact
               const __m512 sa = _mm512_set1_ps(armlower::mx::decode_e8m0(r.a_scale[g_first + ga + b]));
