@@ -189,24 +189,31 @@ inline float hsum(__m512 v) noexcept {
   return avx2::detail::hsum(_mm256_add_ps(lo, hi));
 }
 
-/// FP4E2M1 GEMV: the 128 codes of 4 blocks (64 packed bytes, `nb` = 1..4 of them present, the rest
-/// zero) as integers ×2 plus `Offset`: lo = the low nibbles (even elements), hi = the high nibbles (odd
-/// elements); bytes 16b..16b+15 of both hold block b, so `vpdpbusd` lanes 4b..4b+3 sum block b only.
-template <int Offset>
-inline void fp4_quad(const std::uint8_t* p, std::size_t nb, __m512i& lo, __m512i& hi) noexcept {
-  __m512i c;
-  if (nb == 4) {
-    c = _mm512_loadu_si512(p);
-  } else {
-    alignas(64) std::uint8_t t[64] = {};
-    for (std::size_t i = 0; i < 16 * nb; ++i) t[i] = p[i];
-    c = _mm512_load_si512(t);
+/// int8 GEMV (`int8_gemv`): the codes of 4 blocks at p (`nb` = 1..4 of them present, the rest zero)
+/// as integers ×2^k plus `Offset` (`decode_i8`) in two vectors whose 128-bit lane b holds block b only:
+/// FP4E2M1 (64 packed bytes) lo = the low nibbles (even elements), hi = the high nibbles (odd ones);
+/// one-byte codes (128 bytes) lo = the first 16 codes of each block, hi = the last 16 (128-bit lane
+/// shuffles). So `vpdpbusd` lanes 4b..4b+3 sum block b only; A and B use the same order.
+template <dtype::id T, int Offset>
+inline void quad_i8(const std::uint8_t* p, std::size_t nb, __m512i& lo, __m512i& hi) noexcept {
+  constexpr std::size_t qb = 4 * block_bytes<T>;
+  alignas(64) std::uint8_t t[qb];
+  if (nb != 4) {  // a short last quad: never read past its blocks
+    for (std::size_t i = 0; i < qb; ++i) t[i] = i < qb / 4 * nb ? p[i] : 0;
+    p = t;
   }
-  const auto& table = avx2::detail::int_table<dtype::id::fp4e2m1, Offset>;
-  const __m512i lut = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table.data())));
-  const __m512i m4 = _mm512_set1_epi8(0x0F);
-  lo = _mm512_shuffle_epi8(lut, _mm512_and_si512(c, m4));
-  hi = _mm512_shuffle_epi8(lut, _mm512_and_si512(_mm512_srli_epi16(c, 4), m4));
+  if constexpr (T == dtype::id::fp4e2m1) {
+    const __m512i c = _mm512_loadu_si512(p);
+    const auto& table = avx2::detail::int_table<T, Offset>;
+    const __m512i lut = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table.data())));
+    const __m512i m4 = _mm512_set1_epi8(0x0F);
+    lo = _mm512_shuffle_epi8(lut, _mm512_and_si512(c, m4));
+    hi = _mm512_shuffle_epi8(lut, _mm512_and_si512(_mm512_srli_epi16(c, 4), m4));
+  } else {
+    const __m512i c0 = _mm512_loadu_si512(p), c1 = _mm512_loadu_si512(p + 64);
+    lo = decode_i8<T, Offset>(_mm512_shuffle_i32x4(c0, c1, 0x88));
+    hi = decode_i8<T, Offset>(_mm512_shuffle_i32x4(c0, c1, 0xDD));
+  }
 }
 
 /// Block sums of 4 B rows × 4 blocks: v[r] lanes 4b..4b+3 are row r's partial sums of block b; lane
@@ -330,26 +337,28 @@ inline constexpr std::size_t int8_rows_shared = 4;
 /// B rows per tile of `int8_rows` (one 512-bit lane each).
 inline constexpr std::size_t int8_tile = 16;
 
-/// Whether `fp4_gemv` prefetches the next tile's B rows into L2.
-inline constexpr bool fp4_gemv_prefetch = true;
+/// Whether `int8_gemv` prefetches the next tile's B rows into L2.
+inline constexpr bool int8_gemv_prefetch = true;
 
-/// FP4E2M1 batch-1 rows (A has one row); bit-identical to `reference_rows`. Tiles of 16 B rows
-/// (`int8_tile`), 4 blocks (64 packed bytes) per row and step: `detail::fp4_quad` (one `vpshufb` per
-/// nibble half, B + 12 unsigned, A signed, decoded once per chunk) and two `vpdpbusd` per row, block
-/// sums of 4 rows by `hsum4x4`, a 128-bit lane transpose to one vector of 16 rows per block, then the
-/// fp32 block steps of `int8_rows` lane-wise in block order. Next tile's rows prefetched into L2.
-inline void fp4_gemv(const rows_args& r) noexcept {
-  constexpr dtype::id T = dtype::id::fp4e2m1;
+/// Batch-1 rows (A has one row) for T ∈ {FP4E2M1, FP6E2M3, MXINT8}; bit-identical to
+/// `reference_rows`. Tiles of 16 B rows (`int8_tile`), 4 blocks per row and step: `detail::quad_i8`
+/// (B + offset unsigned, A signed, decoded once per chunk) and two `vpdpbusd` per row, block sums of
+/// 4 rows by `hsum4x4`, a 128-bit lane transpose to one vector of 16 rows per block, then the fp32
+/// block steps of `int8_rows` lane-wise in block order (factor built in the exponent field where
+/// every lane's is a normal fp32, else decoded). The next tile's rows are prefetched into L2.
+template <dtype::id T>
+inline void int8_gemv(const rows_args& r) noexcept {
+  static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::mxint8);
   constexpr std::size_t bs = armlower::mx::block_size;
-  constexpr std::size_t bb = detail::block_bytes<T>;  // 16
-  constexpr int off = 12;
+  constexpr std::size_t bb = detail::block_bytes<T>;
+  constexpr int off = T == dtype::id::fp4e2m1 ? 12 : T == dtype::id::fp6e2m3 ? 60 : 128;
   constexpr std::size_t tq = int8_tile;
   constexpr std::size_t nqc = int8_chunk / bs / 4;  // block quads per chunk
   const std::size_t stride = armlower::mx::storage_bytes(T, r.c);
   const std::size_t nb = r.c / bs;
   constexpr int us = 2 * armlower::mx::format(T).int_shift;
   const __m512 unscale = _mm512_set1_ps(armlower::mx::detail::pow2f(-us));
-  alignas(64) std::uint8_t a_q[nqc][128];              // quad Q of the chunk: lo nibbles, hi nibbles
+  alignas(64) std::uint8_t a_q[nqc][128];              // quad Q of the chunk: `quad_i8`'s lo, hi
   alignas(64) std::int32_t a_corr[int8_chunk / bs];    // off · Σ A per block
   alignas(64) std::int32_t a_sk[int8_chunk / bs];      // A scale code − 127 − us per block
   alignas(64) std::int32_t sb_t[8][tq];                // [block][row] scale codes of the tile
@@ -365,7 +374,7 @@ inline void fp4_gemv(const rows_args& r) noexcept {
     for (std::size_t g = 0; g < gcount; g += 4) {
       const std::size_t n = gcount - g < 4 ? gcount - g : 4;
       __m512i lo, hi;
-      detail::fp4_quad<0>(r.a + g_first * bb + g * bb, n, lo, hi);
+      detail::quad_i8<T, 0>(r.a + g_first * bb + g * bb, n, lo, hi);
       _mm512_store_si512(a_q[g / 4], lo);
       _mm512_store_si512(a_q[g / 4] + 64, hi);
       alignas(64) std::int32_t s16[16];  // Σ A: lanes 4b..4b+3 block b
@@ -398,9 +407,12 @@ inline void fp4_gemv(const rows_args& r) noexcept {
             __m512i v[4];
 #pragma GCC unroll 4
             for (std::size_t q = 0; q < 4; ++q) {
-              if constexpr (fp4_gemv_prefetch) _mm_prefetch(reinterpret_cast<const char*>(pf[4 * m + q] + ga * bb), _MM_HINT_T1);
+              if constexpr (int8_gemv_prefetch) {
+                _mm_prefetch(reinterpret_cast<const char*>(pf[4 * m + q] + ga * bb), _MM_HINT_T1);
+                if constexpr (bb == 32) _mm_prefetch(reinterpret_cast<const char*>(pf[4 * m + q] + ga * bb + 64), _MM_HINT_T1);
+              }
               __m512i lo, hi;
-              detail::fp4_quad<off>(brow[4 * m + q] + ga * bb, n, lo, hi);
+              detail::quad_i8<T, off>(brow[4 * m + q] + ga * bb, n, lo, hi);
               v[q] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, lo, alo), hi, ahi);
             }
             y[m] = detail::hsum4x4(v);
@@ -446,9 +458,9 @@ inline void fp4_gemv(const rows_args& r) noexcept {
 template <dtype::id T>
 inline void int8_rows(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 || T == dtype::id::mxint8);
-  if constexpr (T == dtype::id::fp4e2m1) {
+  if constexpr (T != dtype::id::fp6e3m2) {
     if (r.h == 1) {
-      fp4_gemv(r);
+      int8_gemv<T>(r);
       return;
     }
   }
