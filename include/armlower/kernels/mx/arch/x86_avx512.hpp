@@ -363,7 +363,7 @@ inline void int8_gemv(const rows_args& r) noexcept {
   alignas(64) std::int32_t a_sk[int8_chunk / bs];      // A scale code − 127 − us per block
   alignas(64) std::int32_t sb_t[8][tq];                // [block][row] scale codes of the tile
   alignas(64) float out_t[tq];
-  const __m512i zero = _mm512_setzero_si512(), lim255 = _mm512_set1_epi32(255);
+  const __m512i zero = _mm512_setzero_si512(), lim255 = _mm512_set1_epi32(255), lim_e = _mm512_set1_epi32(255 - us);
   for (std::size_t k0 = 0; k0 < r.c; k0 += int8_chunk) {
     const std::size_t kn = r.c - k0 < int8_chunk ? r.c - k0 : int8_chunk;
     const std::size_t g_first = k0 / bs, gcount = kn / bs;
@@ -424,10 +424,12 @@ inline void int8_gemv(const rows_args& r) noexcept {
             if (b >= n) break;
             const __m512i isum = _mm512_sub_epi32(z[b], _mm512_set1_epi32(a_corr[ga + b]));
             const __m512i sbc = _mm512_load_si512(sb_t[g + b]);
-            // biased exponent of sa · sb · 2^-us per lane (far below 1 when sa is NaN): built in the
-            // exponent field when it is in [1, 254] and sb is no NaN in every lane, else decoded
+            // biased exponent e of sa · sb · 2^-us per lane (far below 1 when sa is NaN): the factor is
+            // built in the exponent field when, in every lane, e ≥ 1 (normal), sa · sb itself is finite
+            // (e + us ≤ 254: the pseudocode's scale product overflows to Inf above) and sb is no NaN;
+            // else decoded as the pseudocode computes it (`int_tile_plain`'s rule, per block step)
             const __m512i e = _mm512_add_epi32(sbc, _mm512_set1_epi32(a_sk[ga + b]));
-            const __mmask16 ok = _mm512_cmpgt_epi32_mask(e, zero) & _mm512_cmpgt_epi32_mask(lim255, e) &
+            const __mmask16 ok = _mm512_cmpgt_epi32_mask(e, zero) & _mm512_cmpgt_epi32_mask(lim_e, e) &
                                  _mm512_cmpgt_epi32_mask(lim255, sbc);
             __m512 blk, f;  // blk · f = block_sum · 2^-us · (sa · sb) per lane
             if (ok == 0xFFFF) {
