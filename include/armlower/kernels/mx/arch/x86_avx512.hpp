@@ -4,7 +4,7 @@
 /// -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mavx512vbmi) plus AVX2 and FMA, or when
 /// `ARMLOWER_MX_AVX512_SIMDE` is defined: then the same code is compiled against SIMDe's portable
 /// AVX-512 (Debian `libsimde-dev`; the TU still needs -mavx2 -mfma), which is how the tests run it
-/// on machines without AVX-512. Each 512-bit vector holds two 32-element blocks:
+/// on machines without AVX-512. Each 512-bit vector holds two (or, batch 1, four) 32-element blocks:
 ///  - `int8_rows<T>` (FP4E2M1, FP6E2M3, FP6E3M2, MXINT8): **bit-identical to the pseudocode path**,
 ///    as the AVX2 kernel (arch/x86_avx2.hpp) and for the same reason. Codes → integers ×2^k by
 ///    `vpermb` (FP6: 64-entry `avx2::detail::int_table`s, one per byte of the value) or a nibble
@@ -13,10 +13,25 @@
 ///    `vpdpwssd`). A tile of 16 B rows is reduced
 ///    per block pair by an unpack/add tree (`hsum16x2`) into one lane per B row, then
 ///    `block_acc · (scale_A · scale_B)` and the fp32 accumulation run lane-wise, in block order.
-///  - `fp8_rows<T>` (FP8E4M3, FP8E5M2): the AVX2 kernel's decode (`fp8_split` at 512 bits: two blocks
-///    per decode) and FMA block sums; block pairs scaled by one FMA with a two-valued factor vector.
-///    **Within the TOSA dot-product bound** (TOSA 1.0 dot-product accuracy rule, pseudocode/library/tosa_reference_check_dotproduct.tosac), not bit-identical.
-/// Speed: not measured — the development machine has no AVX-512 (see benchmarks/RESULTS.md).
+///    Batch 1 (A has one row) of FP4E2M1, FP6E2M3, MXINT8: `int8_gemv<T>` — 4 blocks per row and
+///    step, laid out one block per 128-bit lane (`quad_i8`), two `vpdpbusd` per row, a 4×4 block-sum
+///    tree (`hsum4x4`) and a 128-bit lane transpose instead of `hsum16x2` per block pair, the factor
+///    check per block step by lane masks, the next tile prefetched into L2. Same guarantee.
+///  - FP8E4M3, FP8E5M2 with AVX-512 BF16 (`__AVX512BF16__`, e.g. -march=native on Zen 4 / Sapphire
+///    Rapids; and under SIMDe): `fp8_bf16_rows<T>` — both operands decoded **exactly** to BF16 (128-entry
+///    `vpermi2b` tables of the high and low byte, sign OR'ed in, `vpunpck{l,h}bw`; subnormal FP8 codes
+///    become normal BF16 values, NaN/±Inf stay NaN/±Inf), block sums by `vdpbf16ps` (exact products,
+///    no value where its DAZ/FTZ applies), block pairs scaled lane-wise and the product rounded apart
+///    from the accumulation; batch 1: 4 B rows per A load, B decode software-pipelined one block pair
+///    ahead, next rows prefetched into L2. Without AVX-512 BF16: `fp8_rows<T>`, the AVX2 kernel's
+///    decode (`fp8_split` at 512 bits: two blocks per decode) and FMA block sums; block pairs scaled by
+///    one FMA with a two-valued factor vector. Both **within the TOSA dot-product bound** (TOSA 1.0
+///    dot-product accuracy rule, pseudocode/library/tosa_reference_check_dotproduct.tosac), not
+///    bit-identical (summation order).
+/// Speed (AMD EPYC Zen 4, one pinned thread, B [4096, K] warm, benchmarks/RESULTS.md "AVX-512 VNNI
+/// (AMD EPYC Zen 4)", "MX batch-1 GEMV on AVX-512: BF16 FP8, 4-block integer GEMV"): batch 1, K 1024,
+/// FP8 (BF16) ~1.2× and FP4E2M1 / FP6E2M3 / MXINT8 (`int8_gemv`) ~1.4–2× the AVX2 kernels; still
+/// 30–55 % of the read ceiling (compute-bound: decode shuffles + `vdpbf16ps`/`vpdpbusd` throughput).
 #pragma once
 
 #if defined(ARMLOWER_MX_AVX512_SIMDE)
@@ -54,6 +69,12 @@ namespace armlower::kernels::mx::arch::avx512 {
 
 /// True when this translation unit compiles the AVX-512 kernels (natively or through SIMDe).
 inline constexpr bool available = true;
+/// True when the FP8 rows use the AVX-512 BF16 kernel `fp8_bf16_rows` (`ARMLOWER_MX_AVX512_BF16`).
+#if defined(ARMLOWER_MX_AVX512_BF16)
+inline constexpr bool bf16 = true;
+#else
+inline constexpr bool bf16 = false;
+#endif
 
 namespace detail {
 
@@ -717,6 +738,8 @@ inline constexpr std::size_t bf16_chunk = 4096;
 inline constexpr std::size_t bf16_rows_shared = 4;
 /// Whether `fp8_bf16_rows` prefetches the next B row group into L2 (batch 1).
 inline constexpr bool bf16_prefetch = true;
+/// How many row groups ahead `fp8_bf16_rows` prefetches (batch 1).
+inline constexpr std::size_t bf16_prefetch_groups = 1;
 
 /// FP8 AVX-512 BF16 rows for T ∈ {FP8E4M3, FP8E5M2}; within the TOSA dot-product bound of the
 /// pseudocode. Both operands decoded exactly to BF16 by `detail::fp8_bf16` (A once per chunk into
@@ -766,7 +789,7 @@ inline void fp8_bf16_rows(const rows_args& r) noexcept {
         __m512 acc[Q][P];
         for (std::size_t q = 0; q < Q; ++q) {
           br[q] = r.b + (j + q) * r.c + k0;
-          const std::size_t ahead = j + q + Q;
+          const std::size_t ahead = j + q + bf16_prefetch_groups * Q;
           pf[q] = ahead < r.w ? r.b + ahead * r.c + k0 : br[q];
           for (std::size_t p = 0; p < P; ++p) {
             detail::bf16_factors(ka[p], r.a_scale + (i0 + p) * nb + k0 / bs, r.b_scale + (j + q) * nb + k0 / bs, gcount,
@@ -820,5 +843,7 @@ inline void fp8_bf16_rows(const rows_args& r) noexcept {
 namespace armlower::kernels::mx::arch::avx512 {
 /// False: this translation unit compiles no AVX-512 kernels.
 inline constexpr bool available = false;
+/// False: no AVX-512 BF16 FP8 kernel either.
+inline constexpr bool bf16 = false;
 }  // namespace armlower::kernels::mx::arch::avx512
 #endif
