@@ -368,3 +368,105 @@ TEST_CASE("compile-time element type entry: the same results and errors as the r
   check_type(armlower::dtype::fp8e5m2);
   check_type(armlower::dtype::mxint8);
 }
+
+TEST_CASE("batch-1 GEMV and the AVX-512 FP8 BF16 kernel: tails, block pairs, subnormal codes, NaN/Inf") {
+  // The AVX-512 batch-1 kernels step 4 blocks per row in tiles of 16 B rows (`int8_gemv`) or 2 blocks
+  // per row in groups of 4 rows (FP8 `fp8_bf16_rows`): row counts that are no multiple of either,
+  // block counts 1, 3, 5, 6 and 131 (one full A chunk of 128 blocks + 3), against the pseudocode.
+  std::mt19937 rng(21);
+  const int widths[] = {1, 5, 16, 37};
+  const int ks[] = {32, 96, 160, 192, 4192};
+  for (id t : all_types) {
+    CAPTURE(armlower::dtype::name(t));
+    for (int w : widths)
+      for (int c : ks) {
+        CAPTURE(w);
+        CAPTURE(c);
+        const auto a = random_codes(t, 1, 1, c, rng, false);
+        const auto b = random_codes(t, 1, w, c, rng, false);
+        check_fast_paths(t, a, b, std::size_t(w), std::size_t(c), true);
+      }
+  }
+  // Overflow edge of the scale product with zero block sums: sa + sb ≥ 382 makes scale_A · scale_B
+  // +Inf in the pseudocode, so a zero block sum gives NaN there (0 · Inf), not 0. A's block 1 is
+  // all zeros; the B tile scales step across the edge. Bit-identical types only (FP8 overflows data).
+  for (id t : {id::fp4e2m1, id::fp6e2m3, id::mxint8}) {
+    CAPTURE(armlower::dtype::name(t));
+    auto a = random_codes(t, 1, 1, 128, rng, false);
+    mx::packed_codes_mut av(t, a.data, 128);
+    for (int k = 32; k < 64; ++k) av.set(std::size_t(k), 0);
+    for (auto& s : a.scale) s = 200;
+    auto b = random_codes(t, 1, 20, 128, rng, false);
+    for (int row = 0; row < 20; ++row)
+      for (int g = 0; g < 4; ++g) b.scale[std::size_t(row) * 4 + g] = static_cast<std::uint8_t>(170 + row % 16);
+    std::vector<float> ref(20);
+    REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), b.view(), ref, kmx::matmul_path::reference) == mx::status::ok);
+    CHECK(std::isnan(ref[14]));  // the case is not vacuous: sa + sb = 384 → NaN
+    CHECK(!std::isnan(ref[0]));    // sa + sb = 370: finite
+    for (auto p : fast_paths()) {
+      CAPTURE(int(p));
+      std::vector<float> out(20);
+      REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), b.view(), out, p) == mx::status::ok);
+      CHECK(bits_equal(out, ref));
+    }
+  }
+  // FP8: blocks of subnormal codes only (E4M3 0x01..0x07, E5M2 0x01..0x03, either sign) — exact BF16
+  // normals in the BF16 kernel — in either block of a pair, and NaN/±Inf codes (E5M2 ±Inf, NaN; E4M3
+  // NaN) in A or in B, in the first or the second block of a pair: the NaN/±Inf class of every
+  // output as the pseudocode's, finite outputs within the dot-product bound.
+  for (id t : {id::fp8e4m3, id::fp8e5m2}) {
+    CAPTURE(armlower::dtype::name(t));
+    const bool e4 = t == id::fp8e4m3;
+    const std::uint8_t sub_max = e4 ? 0x07 : 0x03;
+    for (int half = 0; half < 2; ++half) {
+      CAPTURE(half);
+      auto a = random_codes(t, 1, 1, 128, rng, false);
+      auto b = random_codes(t, 1, 9, 128, rng, false);
+      for (int k = 0; k < 32; ++k) {  // block `half` of A and of every B row: subnormal codes only
+        a.data[std::size_t(32 * half + k)] = static_cast<std::uint8_t>((1 + rng() % sub_max) | (rng() % 2 ? 0x80 : 0));
+        for (int row = 0; row < 9; ++row)
+          b.data[std::size_t(row) * 128 + 32 * half + k] =
+              static_cast<std::uint8_t>((1 + rng() % sub_max) | (rng() % 2 ? 0x80 : 0));
+      }
+      check_fast_paths(t, a, b, 9, 128, true);
+      // specials: B row 1 NaN, row 2 +Inf, row 3 −Inf and row 4 +Inf and −Inf (E5M2; E4M3 NaN only),
+      // A element in block 2 + half: NaN for A·row 5 .. only through A (every output NaN then)
+      const std::uint8_t nan = e4 ? 0x7F : 0x7E, pinf = 0x7C, ninf = 0xFC;
+      auto bs = b;
+      bs.data[128 + 32 * half + 3] = nan;
+      if (!e4) {
+        bs.data[256 + 32 * half + 4] = pinf;
+        bs.data[384 + 32 * half + 5] = ninf;
+        bs.data[512 + 32 * half + 6] = pinf;
+        bs.data[512 + 32 * (2 + half) + 7] = ninf;
+      }
+      std::vector<float> ref(9);
+      REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), bs.view(), ref, kmx::matmul_path::reference) == mx::status::ok);
+      CHECK(std::isnan(ref[1]));
+      if (!e4) {
+        CHECK(std::isinf(ref[2]));
+        CHECK(std::isinf(ref[3]));
+        CHECK(std::isnan(ref[4]));
+      }
+      auto as = a;
+      as.data[std::size_t(32 * (2 + half) + 1)] = nan;
+      std::vector<float> ref_a(9);
+      REQUIRE(kmx::matmul_t_block_scaled(t, as.view(), b.view(), ref_a, kmx::matmul_path::reference) == mx::status::ok);
+      for (auto p : fast_paths()) {
+        CAPTURE(int(p));
+        if (t == id::fp8e5m2 && p == kmx::matmul_path::integer) continue;
+        std::vector<float> out(9), out_a(9);
+        REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), bs.view(), out, p) == mx::status::ok);
+        REQUIRE(kmx::matmul_t_block_scaled(t, as.view(), b.view(), out_a, p) == mx::status::ok);
+        for (std::size_t o = 0; o < 9; ++o) {
+          CAPTURE(o);
+          CHECK(std::isnan(out[o]) == std::isnan(ref[o]));
+          CHECK(std::isinf(out[o]) == std::isinf(ref[o]));
+          if (std::isinf(ref[o])) CHECK(out[o] == ref[o]);
+          CHECK(std::isnan(out_a[o]));
+          CHECK(std::isnan(ref_a[o]));
+        }
+      }
+    }
+  }
+}

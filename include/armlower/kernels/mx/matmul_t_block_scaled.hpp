@@ -12,7 +12,8 @@
 ///  - `avx2` (x86 with AVX2+FMA): FP4E2M1/FP6E2M3/FP6E3M2/MXINT8 bit-identical (exact integer block
 ///    sums), FP8E4M3/FP8E5M2 within the dot-product bound. `unsupported_path` without AVX2.
 ///  - `avx512` (x86 with AVX-512 F/BW/VL/VNNI/VBMI, or SIMDe's portable AVX-512 when
-///    `ARMLOWER_MX_AVX512_SIMDE` is defined): the same guarantees as `avx2` (arch/x86_avx512.hpp).
+///    `ARMLOWER_MX_AVX512_SIMDE` is defined): the same guarantees as `avx2` (arch/x86_avx512.hpp; FP8
+///    through exact BF16 decoding and `vdpbf16ps` where AVX-512 BF16 is compiled in).
 ///    `unsupported_path` when not compiled in.
 ///  - `mve` (Cortex-M55 with MVE): FP4E2M1/FP6E2M3/FP6E3M2/MXINT8 bit-identical (integer `VMLADAVA`),
 ///    FP8 table-gather decode + 4-lane fp32 FMA block sums, within the dot-product bound (arch/arm_mve.hpp).
@@ -62,19 +63,24 @@ enum class matmul_path : std::uint8_t { reference, integer, avx2, avx512, mve, b
 
 /// True where the AVX-512 path measured faster than the AVX2 one for element type `t` with `a_rows`
 /// rows of A (H; 1 = GEMV), on AMD EPYC Zen 4: benchmarks/RESULTS.md, "AVX-512 VNNI (AMD EPYC Zen 4)",
-/// `bm_mx/*_avx2` vs `bm_mx/*_avx512` (B [4096, K], K 1024 and 4096, batch 1 and 8, median of 5).
-///  - FP6E2M3, FP6E3M2, MXINT8: AVX-512 faster at every measured shape (e.g. FP6E3M2 K 1024 batch 1:
-///    48.0 vs 27.1 GFLOP/s, MXINT8 62.6 vs 33.7).
-///  - FP4E2M1: AVX2 faster for GEMV (batch 1: AVX-512 0.83–0.87×), AVX-512 faster at batch 8 (1.20–1.34×);
+/// `bm_mx/*_avx2` vs `bm_mx/*_avx512` (B [4096, K], K 1024 and 4096, batch 1 and 8, median of 5;
+/// "MX batch-1 GEMV on AVX-512: BF16 FP8, 4-block integer GEMV" for the batch-1 rows).
+///  - FP6E2M3, FP6E3M2, MXINT8: AVX-512 faster at every measured shape (e.g. batch 1, K 1024: FP6E2M3
+///    77.5 vs 34.6 GFLOP/s, MXINT8 78.5 vs 43.0).
+///  - FP4E2M1: AVX-512 faster for GEMV (batch 1, `int8_gemv`: 1.06–1.32×) and at batch 8 (1.20–1.30×);
 ///    batches 2–7 are not measured, so they keep AVX2.
-///  - FP8E4M3, FP8E5M2: no consistent gain (0.76–1.14×, within this host's noise): AVX2.
+///  - FP8E4M3, FP8E5M2: with AVX-512 BF16 (`arch::avx512::bf16`, the `vdpbf16ps` kernel) faster for
+///    GEMV (batch 1: 1.07–1.17×); at batch 8 within this host's noise (1.00–1.12×): AVX2. Without
+///    AVX-512 BF16 (the older FMA kernel): no gain, AVX2.
 /// Both x86 paths give the same guarantees (`bit_exact`), so this choice never changes a bit-exact result.
 [[nodiscard]] constexpr bool avx512_measured_faster(dtype::id t, std::size_t a_rows) noexcept {
   switch (t) {
     case dtype::id::fp6e2m3:
     case dtype::id::fp6e3m2:
     case dtype::id::mxint8: return true;
-    case dtype::id::fp4e2m1: return a_rows >= 8;
+    case dtype::id::fp4e2m1: return a_rows == 1 || a_rows >= 8;
+    case dtype::id::fp8e4m3:
+    case dtype::id::fp8e5m2: return arch::avx512::bf16 && a_rows == 1;
     default: return false;
   }
 }
@@ -121,8 +127,12 @@ constexpr status run_rows(matmul_path path, const arch::rows_args& r) noexcept {
     case matmul_path::avx512:
 #if defined(ARMLOWER_MX_AVX512)
       if constexpr (T == dtype::id::fp8e4m3 || T == dtype::id::fp8e5m2) {
+#if defined(ARMLOWER_MX_AVX512_BF16)
+        arch::avx512::fp8_bf16_rows<T>(r);  // exact BF16 decode: NaN/Inf need no check
+#else
         if (r.b_finite) arch::avx512::fp8_rows<T, false>(r);
         else arch::avx512::fp8_rows<T, true>(r);
+#endif
       }
       else arch::avx512::int8_rows<T>(r);
       return status::ok;

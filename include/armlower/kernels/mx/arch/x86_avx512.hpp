@@ -4,7 +4,7 @@
 /// -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mavx512vbmi) plus AVX2 and FMA, or when
 /// `ARMLOWER_MX_AVX512_SIMDE` is defined: then the same code is compiled against SIMDe's portable
 /// AVX-512 (Debian `libsimde-dev`; the TU still needs -mavx2 -mfma), which is how the tests run it
-/// on machines without AVX-512. Each 512-bit vector holds two 32-element blocks:
+/// on machines without AVX-512. Each 512-bit vector holds two (or, batch 1, four) 32-element blocks:
 ///  - `int8_rows<T>` (FP4E2M1, FP6E2M3, FP6E3M2, MXINT8): **bit-identical to the pseudocode path**,
 ///    as the AVX2 kernel (arch/x86_avx2.hpp) and for the same reason. Codes → integers ×2^k by
 ///    `vpermb` (FP6: 64-entry `avx2::detail::int_table`s, one per byte of the value) or a nibble
@@ -13,10 +13,25 @@
 ///    `vpdpwssd`). A tile of 16 B rows is reduced
 ///    per block pair by an unpack/add tree (`hsum16x2`) into one lane per B row, then
 ///    `block_acc · (scale_A · scale_B)` and the fp32 accumulation run lane-wise, in block order.
-///  - `fp8_rows<T>` (FP8E4M3, FP8E5M2): the AVX2 kernel's decode (`fp8_split` at 512 bits: two blocks
-///    per decode) and FMA block sums; block pairs scaled by one FMA with a two-valued factor vector.
-///    **Within the TOSA dot-product bound** (TOSA 1.0 dot-product accuracy rule, pseudocode/library/tosa_reference_check_dotproduct.tosac), not bit-identical.
-/// Speed: not measured — the development machine has no AVX-512 (see benchmarks/RESULTS.md).
+///    Batch 1 (A has one row) of FP4E2M1, FP6E2M3, MXINT8: `int8_gemv<T>` — 4 blocks per row and
+///    step, laid out one block per 128-bit lane (`quad_i8`), two `vpdpbusd` per row, a 4×4 block-sum
+///    tree (`hsum4x4`) and a 128-bit lane transpose instead of `hsum16x2` per block pair, the factor
+///    check per block step by lane masks, the next tile prefetched into L2. Same guarantee.
+///  - FP8E4M3, FP8E5M2 with AVX-512 BF16 (`__AVX512BF16__`, e.g. -march=native on Zen 4 / Sapphire
+///    Rapids; and under SIMDe): `fp8_bf16_rows<T>` — both operands decoded **exactly** to BF16 (128-entry
+///    `vpermi2b` tables of the high and low byte, sign OR'ed in, `vpunpck{l,h}bw`; subnormal FP8 codes
+///    become normal BF16 values, NaN/±Inf stay NaN/±Inf), block sums by `vdpbf16ps` (exact products,
+///    no value where its DAZ/FTZ applies), block pairs scaled lane-wise and the product rounded apart
+///    from the accumulation; batch 1: 4 B rows per A load, B decode software-pipelined one block pair
+///    ahead, next rows prefetched into L2. Without AVX-512 BF16: `fp8_rows<T>`, the AVX2 kernel's
+///    decode (`fp8_split` at 512 bits: two blocks per decode) and FMA block sums; block pairs scaled by
+///    one FMA with a two-valued factor vector. Both **within the TOSA dot-product bound** (TOSA 1.0
+///    dot-product accuracy rule, pseudocode/library/tosa_reference_check_dotproduct.tosac), not
+///    bit-identical (summation order).
+/// Speed (AMD EPYC Zen 4, one pinned thread, B [4096, K] warm, benchmarks/RESULTS.md "AVX-512 VNNI
+/// (AMD EPYC Zen 4)", "MX batch-1 GEMV on AVX-512: BF16 FP8, 4-block integer GEMV"): batch 1, K 1024,
+/// FP8 (BF16) ~1.2× and FP4E2M1 / FP6E2M3 / MXINT8 (`int8_gemv`) ~1.4–2× the AVX2 kernels; still
+/// 30–55 % of the read ceiling (compute-bound: decode shuffles + `vdpbf16ps`/`vpdpbusd` throughput).
 #pragma once
 
 #if defined(ARMLOWER_MX_AVX512_SIMDE)
@@ -32,8 +47,15 @@
 #define ARMLOWER_MX_AVX512 1
 #endif
 
+#if defined(ARMLOWER_MX_AVX512) && (defined(ARMLOWER_MX_AVX512_SIMDE) || defined(__AVX512BF16__))
+/// Set when the FP8 row kernels use `vdpbf16ps` (`fp8_bf16_rows`): AVX-512 BF16 hardware, or SIMDe's
+/// portable emulation of it (the SIMDe tests run it on any host).
+#define ARMLOWER_MX_AVX512_BF16 1
+#endif
+
 #if defined(ARMLOWER_MX_AVX512)
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -47,6 +69,12 @@ namespace armlower::kernels::mx::arch::avx512 {
 
 /// True when this translation unit compiles the AVX-512 kernels (natively or through SIMDe).
 inline constexpr bool available = true;
+/// True when the FP8 rows use the AVX-512 BF16 kernel `fp8_bf16_rows` (`ARMLOWER_MX_AVX512_BF16`).
+#if defined(ARMLOWER_MX_AVX512_BF16)
+inline constexpr bool bf16 = true;
+#else
+inline constexpr bool bf16 = false;
+#endif
 
 namespace detail {
 
@@ -57,6 +85,14 @@ inline void keep_rounded(__m512& v) noexcept {
 #if defined(ARMLOWER_MX_AVX512_SIMDE)
   asm("" : "+m"(v));
 #else
+  asm("" : "+v"(v));
+#endif
+}
+
+/// Makes v opaque to the optimiser so that it stays in a register once loaded (GCC would otherwise
+/// reload it from memory for each use). Native only; no effect under SIMDe.
+inline void in_register([[maybe_unused]] __m512i& v) noexcept {
+#if !defined(ARMLOWER_MX_AVX512_SIMDE)
   asm("" : "+v"(v));
 #endif
 }
@@ -174,6 +210,145 @@ inline float hsum(__m512 v) noexcept {
   return avx2::detail::hsum(_mm256_add_ps(lo, hi));
 }
 
+/// int8 GEMV (`int8_gemv`): the codes of 4 blocks at p (`nb` = 1..4 of them present, the rest zero)
+/// as integers ×2^k plus `Offset` (`decode_i8`) in two vectors whose 128-bit lane b holds block b only:
+/// FP4E2M1 (64 packed bytes) lo = the low nibbles (even elements), hi = the high nibbles (odd ones);
+/// one-byte codes (128 bytes) lo = the first 16 codes of each block, hi = the last 16 (128-bit lane
+/// shuffles). So `vpdpbusd` lanes 4b..4b+3 sum block b only; A and B use the same order.
+template <dtype::id T, int Offset>
+inline void quad_i8(const std::uint8_t* p, std::size_t nb, __m512i& lo, __m512i& hi) noexcept {
+  constexpr std::size_t qb = 4 * block_bytes<T>;
+  alignas(64) std::uint8_t t[qb];
+  if (nb != 4) {  // a short last quad: never read past its blocks
+    for (std::size_t i = 0; i < qb; ++i) t[i] = i < qb / 4 * nb ? p[i] : 0;
+    p = t;
+  }
+  if constexpr (T == dtype::id::fp4e2m1) {
+    const __m512i c = _mm512_loadu_si512(p);
+    const auto& table = avx2::detail::int_table<T, Offset>;
+    const __m512i lut = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table.data())));
+    const __m512i m4 = _mm512_set1_epi8(0x0F);
+    lo = _mm512_shuffle_epi8(lut, _mm512_and_si512(c, m4));
+    hi = _mm512_shuffle_epi8(lut, _mm512_and_si512(_mm512_srli_epi16(c, 4), m4));
+  } else {
+    const __m512i c0 = _mm512_loadu_si512(p), c1 = _mm512_loadu_si512(p + 64);
+    lo = decode_i8<T, Offset>(_mm512_shuffle_i32x4(c0, c1, 0x88));
+    hi = decode_i8<T, Offset>(_mm512_shuffle_i32x4(c0, c1, 0xDD));
+  }
+}
+
+/// Block sums of 4 B rows × 4 blocks: v[r] lanes 4b..4b+3 are row r's partial sums of block b; lane
+/// 4b + r of the result is row r's sum of block b (unpack-and-add over 32- then 64-bit elements).
+inline __m512i hsum4x4(const __m512i* v) noexcept {
+  const __m512i x01 = _mm512_add_epi32(_mm512_unpacklo_epi32(v[0], v[1]), _mm512_unpackhi_epi32(v[0], v[1]));
+  const __m512i x23 = _mm512_add_epi32(_mm512_unpacklo_epi32(v[2], v[3]), _mm512_unpackhi_epi32(v[2], v[3]));
+  return _mm512_add_epi32(_mm512_unpacklo_epi64(x01, x23), _mm512_unpackhi_epi64(x01, x23));
+}
+
+/// 4×4 transpose of 128-bit lanes: z[b] lane group m = y[m] lane group b (y[m] lane 4b + r = row 4m + r,
+/// block b → z[b] lane 4m + r = row 4m + r, block b: one vector of 16 rows per block).
+inline void transpose_lanes4(const __m512i* y, __m512i* z) noexcept {
+  const __m512i t0 = _mm512_shuffle_i32x4(y[0], y[1], 0x44), t1 = _mm512_shuffle_i32x4(y[0], y[1], 0xEE);
+  const __m512i t2 = _mm512_shuffle_i32x4(y[2], y[3], 0x44), t3 = _mm512_shuffle_i32x4(y[2], y[3], 0xEE);
+  z[0] = _mm512_shuffle_i32x4(t0, t2, 0x88);
+  z[1] = _mm512_shuffle_i32x4(t0, t2, 0xDD);
+  z[2] = _mm512_shuffle_i32x4(t1, t3, 0x88);
+  z[3] = _mm512_shuffle_i32x4(t1, t3, 0xDD);
+}
+
+#if defined(ARMLOWER_MX_AVX512_BF16)
+/// BF16 bit patterns of the FP8 codes 0..127 (the magnitudes; bit 7 is the sign in both formats),
+/// byte `Part` (0 low, 1 high) of each, from `mx::decode_table`. Every FP8E4M3/FP8E5M2 value is
+/// exactly a BF16 (8 exponent bits cover both ranges, 7 mantissa bits ≥ 3 / 2), subnormals included —
+/// they become *normal* BF16 values (smallest 2^-9 / 2^-16), so the DAZ of `vdpbf16ps` never applies;
+/// ±Inf and NaN map to BF16 ±Inf / NaN.
+template <dtype::id T, int Part>
+inline constexpr auto bf16_table = [] {
+  constexpr auto values = armlower::mx::decode_table(T);
+  std::array<std::uint8_t, 128> t{};
+  for (std::size_t c = 0; c < t.size(); ++c) {
+    const std::uint32_t bits = values[c] != values[c] ? 0x7FC00000u : std::bit_cast<std::uint32_t>(values[c]);
+    t[c] = static_cast<std::uint8_t>((bits >> (16 + 8 * Part)) & 0xFFu);
+  }
+  return t;
+}();
+
+/// The four 64-byte tables of `fp8_bf16` (high bytes of codes 0..63, 64..127, then low bytes), in
+/// registers for a whole kernel call.
+struct bf16_luts {
+  __m512i h0, h1, l0, l1;
+  template <dtype::id T>
+  static bf16_luts make() noexcept {
+    const auto& th = bf16_table<T, 1>;
+    const auto& tl = bf16_table<T, 0>;
+    return {_mm512_loadu_si512(th.data()), _mm512_loadu_si512(th.data() + 64), _mm512_loadu_si512(tl.data()),
+            _mm512_loadu_si512(tl.data() + 64)};
+  }
+};
+
+/// 64 FP8 codes → 64 exact BF16 values in two vectors: the high and low byte of each by a 128-entry
+/// `vpermi2b` lookup on the code's low 7 bits, the sign OR'ed into the high byte, then interleaved by
+/// `vpunpck{l,h}bw`: lo holds codes 16L+0..7, hi codes 16L+8..15 of 128-bit lane L. So `vdpbf16ps`
+/// fp32 lane 4L+m pairs codes 16L+2m, 16L+2m+1 (lo) and 16L+8+2m, +9 (hi): lanes 0..7 see only codes
+/// 0..31 (the first block), lanes 8..15 only codes 32..63. A and B use the same routine, so every
+/// product pairs the same k.
+inline void fp8_bf16(__m512i c, const bf16_luts& t, __m512i& lo, __m512i& hi) noexcept {
+  const __m512i h = _mm512_ternarylogic_epi32(_mm512_permutex2var_epi8(t.h0, c, t.h1), c,
+                                              _mm512_set1_epi8(static_cast<char>(0x80)), 0xF8);  // h | (c & 0x80)
+  const __m512i l = _mm512_permutex2var_epi8(t.l0, c, t.l1);
+  lo = _mm512_unpacklo_epi8(l, h);
+  hi = _mm512_unpackhi_epi8(l, h);
+}
+
+/// Block factors f[g] = scale_A · scale_B = 2^(sa + sb − 254) of one (A row, B row) pair, g < gcount,
+/// exactly as the pseudocode's fp32 arithmetic gives them (`arch::detail::scale_product`): 16 at a
+/// time in the exponent field (biased exponent ka[g] + sb with ka[g] = sa − 127, or a value far out of
+/// range for a NaN code sa = 255), the lanes whose exponent is not in [1, 254] or whose sb is NaN
+/// redone by `scale_product`. `ka` holds gcount rounded up to 16 entries.
+inline void bf16_factors(const std::int32_t* ka, const std::uint8_t* psa, const std::uint8_t* psb, std::size_t gcount,
+                         float* f) noexcept {
+  for (std::size_t g = 0; g < gcount; g += 16) {
+    const std::size_t n = gcount - g < 16 ? gcount - g : 16;
+    const unsigned live = (1u << n) - 1u;
+    alignas(16) std::uint8_t tail[16] = {};  // a short last group: never read past psb + gcount
+    const std::uint8_t* src = psb + g;
+    if (n < 16) {
+      for (std::size_t q = 0; q < n; ++q) tail[q] = src[q];
+      src = tail;
+    }
+    const __m128i b8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+    const __m512i sb = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_cvtepu8_epi32(b8)),
+                                          _mm256_cvtepu8_epi32(_mm_srli_si128(b8, 8)), 1);
+    const __m512i k = _mm512_add_epi32(sb, _mm512_load_si512(ka + g));
+    _mm512_storeu_si512(f + g, _mm512_slli_epi32(k, 23));
+    const __mmask16 ok = _mm512_cmpgt_epi32_mask(k, _mm512_setzero_si512()) &
+                         _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(255), k) &
+                         _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(255), sb);
+    for (unsigned bad = live & ~ok & 0xFFFFu; bad != 0; bad &= bad - 1) {
+      const std::size_t q = g + static_cast<std::size_t>(std::countr_zero(bad));
+      f[q] = arch::detail::scale_product(psa[q], psb[q], 0);
+    }
+  }
+}
+
+/// The 64 one-byte codes of blocks g, g+1 at p when `m` = ~0, of block g only (rest zero) when
+/// m = 0xFFFFFFFF, none (zero) when m = 0; nothing past them is read. Native: one masked load.
+inline __m512i load_blocks(const std::uint8_t* p, __mmask64 m) noexcept {
+#if defined(ARMLOWER_MX_AVX512_SIMDE)  // SIMDe 0.7.4 has no _mm512_maskz_loadu_epi8
+  if (m == ~__mmask64{0}) return _mm512_loadu_si512(p);
+  if (m == 0) return _mm512_setzero_si512();
+  return _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), 0);
+#else
+  return _mm512_maskz_loadu_epi8(m, p);
+#endif
+}
+
+/// fp32 lanes += Σ of the BF16 products of a and b lane pairs (`vdpbf16ps`).
+inline __m512 dot_bf16(__m512 acc, __m512i a, __m512i b) noexcept {
+  return _mm512_dpbf16_ps(acc, std::bit_cast<__m512bh>(a), std::bit_cast<__m512bh>(b));
+}
+#endif
+
 }  // namespace detail
 
 /// Elements of A converted per pass of `int8_rows` (per A row).
@@ -183,6 +358,121 @@ inline constexpr std::size_t int8_rows_shared = 4;
 /// B rows per tile of `int8_rows` (one 512-bit lane each).
 inline constexpr std::size_t int8_tile = 16;
 
+/// Whether `int8_gemv` prefetches the next tile's B rows into L2.
+inline constexpr bool int8_gemv_prefetch = true;
+
+/// Batch-1 rows (A has one row) for T ∈ {FP4E2M1, FP6E2M3, MXINT8}; bit-identical to
+/// `reference_rows`. Tiles of 16 B rows (`int8_tile`), 4 blocks per row and step: `detail::quad_i8`
+/// (B + offset unsigned, A signed, decoded once per chunk) and two `vpdpbusd` per row, block sums of
+/// 4 rows by `hsum4x4`, a 128-bit lane transpose to one vector of 16 rows per block, then the fp32
+/// block steps of `int8_rows` lane-wise in block order (factor built in the exponent field where
+/// every lane's is a normal fp32, else decoded). The next tile's rows are prefetched into L2.
+template <dtype::id T>
+inline void int8_gemv(const rows_args& r) noexcept {
+  static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::mxint8);
+  constexpr std::size_t bs = armlower::mx::block_size;
+  constexpr std::size_t bb = detail::block_bytes<T>;
+  constexpr int off = T == dtype::id::fp4e2m1 ? 12 : T == dtype::id::fp6e2m3 ? 60 : 128;
+  constexpr std::size_t tq = int8_tile;
+  constexpr std::size_t nqc = int8_chunk / bs / 4;  // block quads per chunk
+  const std::size_t stride = armlower::mx::storage_bytes(T, r.c);
+  const std::size_t nb = r.c / bs;
+  constexpr int us = 2 * armlower::mx::format(T).int_shift;
+  const __m512 unscale = _mm512_set1_ps(armlower::mx::detail::pow2f(-us));
+  alignas(64) std::uint8_t a_q[nqc][128];              // quad Q of the chunk: `quad_i8`'s lo, hi
+  alignas(64) std::int32_t a_corr[int8_chunk / bs];    // off · Σ A per block
+  alignas(64) std::int32_t a_sk[int8_chunk / bs];      // A scale code − 127 − us per block
+  alignas(64) std::int32_t sb_t[8][tq];                // [block][row] scale codes of the tile
+  alignas(64) float out_t[tq];
+  const __m512i zero = _mm512_setzero_si512(), lim255 = _mm512_set1_epi32(255), lim_e = _mm512_set1_epi32(255 - us);
+  for (std::size_t k0 = 0; k0 < r.c; k0 += int8_chunk) {
+    const std::size_t kn = r.c - k0 < int8_chunk ? r.c - k0 : int8_chunk;
+    const std::size_t g_first = k0 / bs, gcount = kn / bs;
+    for (std::size_t g = 0; g < gcount; ++g) {  // sa − 127 − us; a NaN code far out of range
+      const int sa = r.a_scale[g_first + g];
+      a_sk[g] = sa == 255 ? -100000 : sa - 127 - us;
+    }
+    for (std::size_t g = 0; g < gcount; g += 4) {
+      const std::size_t n = gcount - g < 4 ? gcount - g : 4;
+      __m512i lo, hi;
+      detail::quad_i8<T, 0>(r.a + g_first * bb + g * bb, n, lo, hi);
+      _mm512_store_si512(a_q[g / 4], lo);
+      _mm512_store_si512(a_q[g / 4] + 64, hi);
+      alignas(64) std::int32_t s16[16];  // Σ A: lanes 4b..4b+3 block b
+      const __m512i ones = _mm512_set1_epi8(1);
+      _mm512_store_si512(s16, _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, ones, lo), ones, hi));
+      for (std::size_t b = 0; b < n; ++b) a_corr[g + b] = off * (s16[4 * b] + s16[4 * b + 1] + s16[4 * b + 2] + s16[4 * b + 3]);
+    }
+    for (std::size_t j0 = 0; j0 < r.w; j0 += tq) {
+      const std::size_t jt = r.w - j0 < tq ? r.w - j0 : tq;
+      __m512 acc = _mm512_setzero_ps();  // lane q: output j0 + q, carried across chunks in `out`
+      if (k0 != 0) {
+        for (std::size_t q = 0; q < tq; ++q) out_t[q] = q < jt ? r.out[j0 + q] : 0.0f;
+        acc = _mm512_load_ps(out_t);
+      }
+      const std::uint8_t* brow[tq];  // the tile's rows at the chunk; a short tile repeats its first row
+      const std::uint8_t* pf[tq];    // the next tile's rows (or these again at the end)
+      for (std::size_t q = 0; q < tq; ++q) {
+        brow[q] = r.b + (j0 + (q < jt ? q : 0)) * stride + g_first * bb;
+        pf[q] = j0 + tq + q < r.w ? r.b + (j0 + tq + q) * stride + g_first * bb : brow[q];
+      }
+      for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
+        const std::size_t gn = gcount - g0 < 8 ? gcount - g0 : 8;
+        avx2::detail::int_tile_scales<tq>(r.b_scale + j0 * nb + g_first + g0, nb, gn, jt, &sb_t[0][0]);
+        for (std::size_t g = 0; g < gn; g += 4) {
+          const std::size_t ga = g0 + g, n = gn - g < 4 ? gn - g : 4;
+          const __m512i alo = _mm512_load_si512(a_q[ga / 4]), ahi = _mm512_load_si512(a_q[ga / 4] + 64);
+          __m512i y[4];
+#pragma GCC unroll 4
+          for (std::size_t m = 0; m < 4; ++m) {
+            __m512i v[4];
+#pragma GCC unroll 4
+            for (std::size_t q = 0; q < 4; ++q) {
+              if constexpr (int8_gemv_prefetch) {
+                _mm_prefetch(reinterpret_cast<const char*>(pf[4 * m + q] + ga * bb), _MM_HINT_T1);
+                if constexpr (bb == 32) _mm_prefetch(reinterpret_cast<const char*>(pf[4 * m + q] + ga * bb + 64), _MM_HINT_T1);
+              }
+              __m512i lo, hi;
+              detail::quad_i8<T, off>(brow[4 * m + q] + ga * bb, n, lo, hi);
+              v[q] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, lo, alo), hi, ahi);
+            }
+            y[m] = detail::hsum4x4(v);
+          }
+          __m512i z[4];
+          detail::transpose_lanes4(y, z);
+#pragma GCC unroll 4
+          for (std::size_t b = 0; b < 4; ++b) {  // the fp32 block steps, in block order
+            if (b >= n) break;
+            const __m512i isum = _mm512_sub_epi32(z[b], _mm512_set1_epi32(a_corr[ga + b]));
+            const __m512i sbc = _mm512_load_si512(sb_t[g + b]);
+            // biased exponent e of sa · sb · 2^-us per lane (far below 1 when sa is NaN): the factor is
+            // built in the exponent field when, in every lane, e ≥ 1 (normal), sa · sb itself is finite
+            // (e + us ≤ 254: the pseudocode's scale product overflows to Inf above) and sb is no NaN;
+            // else decoded as the pseudocode computes it (`int_tile_plain`'s rule, per block step)
+            const __m512i e = _mm512_add_epi32(sbc, _mm512_set1_epi32(a_sk[ga + b]));
+            const __mmask16 ok = _mm512_cmpgt_epi32_mask(e, zero) & _mm512_cmpgt_epi32_mask(lim_e, e) &
+                                 _mm512_cmpgt_epi32_mask(lim255, sbc);
+            __m512 blk, f;  // blk · f = block_sum · 2^-us · (sa · sb) per lane
+            if (ok == 0xFFFF) {
+              blk = detail::to_ps(isum);
+              f = _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
+            } else {
+              blk = _mm512_mul_ps(detail::to_ps(isum), unscale);  // exact
+              const __m512 sa = _mm512_set1_ps(armlower::mx::decode_e8m0(r.a_scale[g_first + ga + b]));
+              f = _mm512_mul_ps(sa, detail::e8m0_decode16(sbc));
+            }
+            __m512 prod = _mm512_mul_ps(blk, f);
+            detail::keep_rounded(prod);  // the pseudocode rounds the product, then adds
+            acc = _mm512_add_ps(acc, prod);
+          }
+        }
+      }
+      _mm512_store_ps(out_t, acc);
+      for (std::size_t q = 0; q < jt; ++q) r.out[j0 + q] = out_t[q];
+    }
+  }
+}
+
 /// Exact-integer AVX-512 rows for T ∈ {FP4E2M1, FP6E2M3, FP6E3M2, MXINT8}; bit-identical to
 /// `reference_rows<T>`. The structure of `avx2::int8_rows` (chunks of A converted once, per-block
 /// exact sums, lane-wise fp32 block steps in block order, outputs carried across chunks in `out`),
@@ -191,6 +481,12 @@ inline constexpr std::size_t int8_tile = 16;
 template <dtype::id T>
 inline void int8_rows(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 || T == dtype::id::mxint8);
+  if constexpr (T != dtype::id::fp6e3m2) {
+    if (r.h == 1) {
+      int8_gemv<T>(r);
+      return;
+    }
+  }
   constexpr bool i16 = T == dtype::id::fp6e3m2;
   constexpr std::size_t bs = armlower::mx::block_size;
   constexpr std::size_t bb = detail::block_bytes<T>;
@@ -435,11 +731,119 @@ inline void fp8_rows(const rows_args& r) noexcept {
   }
 }
 
+#if defined(ARMLOWER_MX_AVX512_BF16)
+/// Elements of A decoded per pass of `fp8_bf16_rows` (8 KiB of BF16, shared by the group's A rows).
+inline constexpr std::size_t bf16_chunk = 4096;
+/// B rows of `fp8_bf16_rows` that share each A load (batch 1).
+inline constexpr std::size_t bf16_rows_shared = 4;
+/// Whether `fp8_bf16_rows` prefetches the next B row group into L2 (batch 1).
+inline constexpr bool bf16_prefetch = true;
+/// How many row groups ahead `fp8_bf16_rows` prefetches (batch 1).
+inline constexpr std::size_t bf16_prefetch_groups = 1;
+
+/// FP8 AVX-512 BF16 rows for T ∈ {FP8E4M3, FP8E5M2}; within the TOSA dot-product bound of the
+/// pseudocode. Both operands decoded exactly to BF16 by `detail::fp8_bf16` (A once per chunk into
+/// scratch, B per block pair in registers), block sums by two `vdpbf16ps` per block pair (products of
+/// two BF16-exact FP8 values are exact in fp32; every nonzero product and block sum is a normal fp32,
+/// ≥ 2^-18 E4M3 / 2^-32 E5M2, ≤ 2^12·32 / 2^32·32, so neither its DAZ nor its FTZ applies), lanes
+/// 0..7 = block g, 8..15 = block g+1; then `acc += s · [f_g ×8, f_g+1 ×8]` with the product rounded
+/// apart from the add (`keep_rounded`, as the pseudocode). The factors are those of the AVX2 kernel
+/// with no decode exponent (`fp8_factors<T, 0>`). NaN/Inf codes decode to BF16 NaN/±Inf, so they
+/// propagate as in the pseudocode (a block sum's NaN/±Inf class does not depend on the summation
+/// order); no per-block check, `Check` is ignored. Batch 1: `bf16_rows_shared` B rows per A load,
+/// the next group prefetched into L2; batch > 1: each B block pair decoded once for up to 4 A rows.
+template <dtype::id T>
+inline void fp8_bf16_rows(const rows_args& r) noexcept {
+  static_assert(T == dtype::id::fp8e4m3 || T == dtype::id::fp8e5m2);
+  constexpr std::size_t bs = armlower::mx::block_size;
+  constexpr std::size_t nbc = bf16_chunk / bs;
+  constexpr std::size_t hb = fp8_a_rows_shared;
+  constexpr std::size_t nf = hb > bf16_rows_shared ? hb : bf16_rows_shared;
+  constexpr int kbias = -127;                // biased factor exponent = sa + sb − 127
+  alignas(64) std::uint16_t ad[bf16_chunk];  // A row ii at ad + ii·kc; pair P at +64·P: lo, then hi
+  alignas(64) std::int32_t ka[hb][nbc];      // sa − 127 per block of A row ii (NaN code: far out of range)
+  alignas(64) float fb[nf][nbc + 16];        // factor per block, per (B row, A row); [gcount] = 0, +16: 512-bit stores
+  const detail::bf16_luts lut = detail::bf16_luts::make<T>();
+  for (std::size_t i0 = 0; i0 < r.h; i0 += hb) {
+    const std::size_t hn = r.h - i0 < hb ? r.h - i0 : hb;
+    const std::size_t kc = bf16_chunk / hn / (2 * bs) * (2 * bs);  // whole block pairs per A row
+    for (std::size_t k0 = 0; k0 < r.c; k0 += kc) {
+      const std::size_t kn = r.c - k0 < kc ? r.c - k0 : kc;
+      const std::size_t gcount = kn / bs;
+      const std::size_t nb = r.c / bs;
+      for (std::size_t ii = 0; ii < hn; ++ii) {  // A: BF16 scratch, ka, scale code range
+        const std::uint8_t* ar = r.a + (i0 + ii) * r.c + k0;
+        const std::uint8_t* psa = r.a_scale + (i0 + ii) * nb + k0 / bs;
+        for (std::size_t g = 0; g < (gcount + 15) / 16 * 16; ++g)  // `bf16_factors` reads whole 16s
+          ka[ii][g] = g >= gcount ? 0 : psa[g] == 255 ? -100000 : int(psa[g]) + kbias;
+        for (std::size_t g = 0; g < gcount; g += 2) {
+          __m512i lo, hi;
+          detail::fp8_bf16(detail::load_blocks(ar + g * bs, g + 1 < gcount ? ~__mmask64{0} : 0xFFFFFFFFu), lut, lo, hi);
+          _mm512_store_si512(ad + ii * kc + g * bs, lo);
+          _mm512_store_si512(ad + ii * kc + g * bs + 32, hi);
+        }
+      }
+      auto tile = [&]<std::size_t Q, std::size_t P>(std::size_t j) {
+        const std::uint8_t* br[Q];
+        const std::uint8_t* pf[Q];  // the rows one group ahead (or these rows again at the end)
+        __m512 acc[Q][P];
+        for (std::size_t q = 0; q < Q; ++q) {
+          br[q] = r.b + (j + q) * r.c + k0;
+          const std::size_t ahead = j + q + bf16_prefetch_groups * Q;
+          pf[q] = ahead < r.w ? r.b + ahead * r.c + k0 : br[q];
+          for (std::size_t p = 0; p < P; ++p) {
+            detail::bf16_factors(ka[p], r.a_scale + (i0 + p) * nb + k0 / bs, r.b_scale + (j + q) * nb + k0 / bs, gcount,
+                                 fb[q * P + p]);
+            fb[q * P + p][gcount] = 0.0f;  // factor of an odd chunk's missing last block
+            acc[q][p] = _mm512_setzero_ps();
+          }
+        }
+        // software-pipelined: the B rows' pair g + 2 is loaded and decoded while pair g is multiplied
+        auto codes_mask = [gcount](std::size_t g) {  // blocks g, g+1 that exist
+          return g + 1 < gcount ? ~__mmask64{0} : g < gcount ? __mmask64{0xFFFFFFFFu} : __mmask64{0};
+        };
+        __m512i nlo[Q], nhi[Q];
+        for (std::size_t q = 0; q < Q; ++q)
+          detail::fp8_bf16(detail::load_blocks(br[q], codes_mask(0)), lut, nlo[q], nhi[q]);
+        for (std::size_t g = 0; g < gcount; g += 2) {
+          const __mmask64 m = codes_mask(g + 2);
+          __m512i a[P][2];  // A's pair, loaded once for the Q rows
+          for (std::size_t p = 0; p < P; ++p) {
+            a[p][0] = _mm512_load_si512(ad + p * kc + g * bs);
+            a[p][1] = _mm512_load_si512(ad + p * kc + g * bs + 32);
+          }
+#pragma GCC unroll 8
+          for (std::size_t q = 0; q < Q; ++q) {
+            if constexpr (bf16_prefetch) _mm_prefetch(reinterpret_cast<const char*>(pf[q] + g * bs), _MM_HINT_T1);
+            const __m512i blo = nlo[q], bhi = nhi[q];
+            detail::fp8_bf16(detail::load_blocks(br[q] + (m != 0 ? g + 2 : 0) * bs, m), lut, nlo[q], nhi[q]);
+#pragma GCC unroll 4
+            for (std::size_t p = 0; p < P; ++p) {
+              const __m512 s = detail::dot_bf16(detail::dot_bf16(_mm512_setzero_ps(), a[p][0], blo), a[p][1], bhi);
+              const float* f = fb[q * P + p] + g;
+              __m512 prod = _mm512_mul_ps(s, _mm512_mask_blend_ps(0xFF00, _mm512_set1_ps(f[0]), _mm512_set1_ps(f[1])));
+              detail::keep_rounded(prod);  // the pseudocode rounds the product, then adds
+              acc[q][p] = _mm512_add_ps(acc[q][p], prod);
+            }
+          }
+        }
+        for (std::size_t q = 0; q < Q; ++q)
+          for (std::size_t p = 0; p < P; ++p)
+            avx2::detail::fp8_store<T>(r, i0 + p, j + q, k0, kn, detail::hsum(acc[q][p]), false);
+      };
+      avx2::detail::fp8_tiles<bf16_rows_shared, hb>(hn, r.w, tile);
+    }
+  }
+}
+#endif
+
 }  // namespace armlower::kernels::mx::arch::avx512
 
 #else
 namespace armlower::kernels::mx::arch::avx512 {
 /// False: this translation unit compiles no AVX-512 kernels.
 inline constexpr bool available = false;
+/// False: no AVX-512 BF16 FP8 kernel either.
+inline constexpr bool bf16 = false;
 }  // namespace armlower::kernels::mx::arch::avx512
 #endif
