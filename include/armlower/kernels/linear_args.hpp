@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include <armlower/quant/requantize.hpp>
 
@@ -120,6 +121,17 @@ inline constexpr linear_features all_features{};
 /// Cortex-M plan instantiates.
 inline constexpr linear_features per_tensor_features{false, true, false, false, false, false};
 
+namespace detail {
+/// `p == nullptr`, also in constant evaluation under GCC's -fsanitize=null (part of
+/// -fsanitize=undefined), where comparing an object's address with null does not fold: such a
+/// comparison is then an address, i.e. not null. (A null pointer still compares equal.)
+template <class T>
+[[nodiscard]] constexpr bool is_null(const T* p) noexcept {
+  if (std::is_constant_evaluated() && !__builtin_constant_p(p == nullptr)) return false;
+  return p == nullptr;
+}
+}  // namespace detail
+
 /// True if the s8 arguments are within the features `f` (see `linear_features`). O(rows) when
 /// `f.wide` is false (bias / kernel_sum bound), else O(1) (O(rows) for per-channel shifts).
 /// Preconditions: `validate(a) == ok` (pointers valid).
@@ -133,8 +145,8 @@ inline constexpr linear_features per_tensor_features{false, true, false, false, 
   for (std::int32_t i = 0; i < n && !f.left_shift; ++i) {
     if (a.shift[i] > 0) return false;
   }
-  const std::int32_t* c = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;
-  for (std::int32_t r = 0; c != nullptr && !f.wide && r < a.rows; ++r) {
+  const std::int32_t* c = !detail::is_null(a.kernel_sum) ? a.kernel_sum : a.bias;
+  for (std::int32_t r = 0; !detail::is_null(c) && !f.wide && r < a.rows; ++r) {
     if (c[r] < -(1 << 29) || c[r] > (1 << 29)) return false;
   }
   return true;
@@ -150,7 +162,7 @@ inline constexpr linear_features per_tensor_features{false, true, false, false, 
     if (a.shift[i] > 0) return false;
   }
   constexpr std::int64_t lim = std::int64_t{1} << 46;
-  for (std::int32_t r = 0; a.bias != nullptr && !f.wide && r < a.rows; ++r) {
+  for (std::int32_t r = 0; !detail::is_null(a.bias) && !f.wide && r < a.rows; ++r) {
     if (a.bias[r] <= -lim || a.bias[r] >= lim) return false;
   }
   return true;
