@@ -6,6 +6,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "shapes.hpp"
+
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -69,12 +71,7 @@ void BM_s8_interpreter_graph(benchmark::State& st) {
   st.counters["MAC/s"] = benchmark::Counter(static_cast<double>(batch) * k * n, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void args(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"batch", "K", "N"});
-  for (const int batch : {1, 8})
-    for (const auto& kn : {std::pair{64, 64}, {256, 256}, {1024, 1024}, {2048, 2048}, {4000, 4}, {4096, 4096}})
-      b->Args({batch, kn.first, kn.second});
-}
+using bench_shapes::args;
 
 BENCHMARK(BM_s8_interpreter_graph<false>)->Name("BM_s8_interpreter_run")->Apply(args);
 BENCHMARK(BM_s8_interpreter_graph<true>)->Name("BM_s8_interpreter_session")->Apply(args);

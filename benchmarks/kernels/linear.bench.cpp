@@ -8,6 +8,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "shapes.hpp"
+
 #include <cstdint>
 #include <random>
 #include <span>
@@ -68,16 +70,7 @@ void set_counters(benchmark::State& st, const problem& p) {
                                             benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// Shapes: batch × (K, N)
-// (2048² is kept from the earlier dispatch study, see RESULTS.md.)
-const int shapes[][3] = {{1, 64, 64},   {1, 256, 256}, {1, 1024, 1024}, {1, 2048, 2048}, {1, 4000, 4},
-                         {1, 4096, 4096}, {8, 64, 64}, {8, 256, 256},   {8, 1024, 1024}, {8, 2048, 2048},
-                         {8, 4000, 4},   {8, 4096, 4096}};
-
-void args(benchmark::internal::Benchmark* b) {
-  for (const auto& s : shapes) b->Args({s[0], s[1], s[2]});
-  b->ArgNames({"batch", "K", "N"});
-}
+using bench_shapes::args;
 
 // Naive loop: the textbook CMSIS-semantics loop, no armlower code (compiler may auto-vectorize).
 void BM_s8_naive(benchmark::State& st) {

@@ -2,9 +2,11 @@
 // form of a linear layer) against the TOSA 1.0 CONV2D pseudocode (`operators/CONV2D.tosac`) written
 // out in the test: acc = Σ (in − input_zp)·(w − weight_zp) in int64, REQUIRE acc and acc + bias in
 // int32. Random shapes (IC tails not multiple of 64, OC not multiple of 4/8, M = N·H·W 1..23 so every
-// tile height and remainder runs), zero points over the whole int8 range, per-channel and broadcast
+// tile height and remainder runs, and 61..96 across the 64-row blocks), zero points over the whole int8 range, per-channel and broadcast
 // bias, and both REQUIRE failures. Every available path: AVX-512 VNNI (natively, or through SIMDe
-// in test_kernels_linear_avx512_simde), AVX2, automatic.
+// in test_kernels_linear_avx512_simde), AVX2, automatic, and the packed form (`kernels/conv2d_packed.hpp`).
+#include <algorithm>
+
 #include <armlower/kernels/conv2d.hpp>
 #include <armlower/kernels/conv2d_packed.hpp>
 
@@ -137,9 +139,10 @@ TEST_CASE("CONV2D int8 1x1 packed: refusals (shape, buffer, other layer)") {
   s2.oc = 21;
   s2.bias_size = 21;
   std::vector<std::int32_t> bias2(21, 0), out2(42);
-  std::vector<std::uint8_t> big(k::conv2d_1x1_s8_packed_size(21, 40));
-  CHECK(k::conv2d_1x1_s8_packed(s2, x.data(), buf.data(), big.size(), bias2.data(), 0, 0, out2.data()) ==
-        status::shape_mismatch);  // packed for 20 channels
+  std::vector<std::uint8_t> big(k::conv2d_1x1_s8_packed_size(21, 40));  // large enough, packed for 20 channels
+  std::copy(buf.begin(), buf.end(), big.begin());
+  CHECK(k::conv2d_1x1_s8_packed(s2, x.data(), big.data(), big.size(), bias2.data(), 0, 0, out2.data()) ==
+        status::shape_mismatch);
   std::vector<std::uint8_t> junk(buf.size(), 0);
   CHECK(k::conv2d_1x1_s8_packed(s, x.data(), junk.data(), junk.size(), bias.data(), 0, 0, out.data()) ==
         status::shape_mismatch);

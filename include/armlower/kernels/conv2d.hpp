@@ -134,6 +134,53 @@ inline void dot_rows_s8(const std::int8_t* x, const std::int8_t* const* w, int n
   }
 }
 
+/// True if `s` is a 1×1, stride-1, unpadded CONV2D: a [M = n·ih·iw, ic] × [oc, ic]ᵀ GEMM.
+[[nodiscard]] constexpr bool is_conv2d_1x1(const conv2d_shape& s) noexcept {
+  return s.kh == 1 && s.kw == 1 && s.stride[0] == 1 && s.stride[1] == 1 && s.pad[0] == 0 && s.pad[1] == 0 &&
+         s.pad[2] == 0 && s.pad[3] == 0;
+}
+
+/// The linear view of an int8 1×1 CONV2D: rows = oc, cols = ic, input_offset = −input_zp,
+/// filter_offset = −weight_zp (no bias: TOSA checks the accumulator before adding it).
+[[nodiscard]] inline linear_s8_args conv2d_1x1_linear(const conv2d_shape& s, const std::int8_t* weight,
+                                                      std::int8_t input_zp, std::int8_t weight_zp) noexcept {
+  linear_s8_args a;
+  a.weights = weight;
+  a.rows = s.oc;
+  a.cols = s.ic;
+  a.input_offset = -std::int32_t{input_zp};
+  a.filter_offset = -std::int32_t{weight_zp};
+  return a;
+}
+
+#if defined(ARMLOWER_KERNELS_HAVE_X86)
+/// Runs `kernel(args, out)` — an AVX-512 VNNI s8 kernel writing raw int32 accumulators + bias
+/// (`vnni_acc32_out`) — over the M positions of a 1×1 CONV2D in calls of ≤ 2^24 rows (int32 counts).
+/// @return `value_out_of_range` (REQUIRE: accumulator or accumulator + bias outside int32), else `ok`.
+template <class Kernel>
+[[nodiscard]] status conv2d_1x1_acc32(const conv2d_shape& s, const std::int8_t* input, const std::int32_t* bias,
+                                      std::int8_t input_zp, std::int8_t weight_zp, std::int32_t* output,
+                                      Kernel kernel) noexcept {
+  const std::int64_t m = std::int64_t{s.n} * s.ih * s.iw;
+  const std::int32_t unit_q = 1 << 30, zero_shift = 0;  // requantization unused (raw accumulators)
+  linear_s8_args a = conv2d_1x1_linear(s, nullptr, input_zp, weight_zp);
+  a.multiplier = &unit_q;
+  a.shift = &zero_shift;
+  vnni_acc32_out o;
+  o.bias = bias;
+  o.bias_size = s.bias_size;
+  constexpr std::int64_t chunk = std::int64_t{1} << 24;
+  for (std::int64_t p0 = 0; p0 < m; p0 += chunk) {
+    a.batches = static_cast<std::int32_t>(m - p0 < chunk ? m - p0 : chunk);
+    a.input = input + p0 * s.ic;
+    o.out = output + p0 * s.oc;
+    kernel(a, o);
+    if (o.range_error) return status::value_out_of_range;
+  }
+  return status::ok;
+}
+#endif
+
 /// Fast int8 1×1 CONV2D (stride 1, dilation 1, no pad): a [M = n·ih·iw, ic] × [oc, ic]ᵀ GEMM.
 /// `path` (tests and benchmarks; `automatic` by default): on x86 hosts with AVX-512 VNNI the
 /// row-major `vpdpbusd` microkernel of `linear_s8` (`arch/x86/linear_vnni_rowdot.hpp`, raw int32
@@ -148,27 +195,10 @@ inline status conv2d_1x1_s8(const conv2d_shape& s, const std::int8_t* input, con
   const std::int32_t ic = s.ic;
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
   if ((path == linear_path::automatic || path == linear_path::x86_avx512_vnni) && x86_has_avx512_vnni_vl()) {
-    const std::int32_t unit_q = 1 << 30, zero_shift = 0;  // requantization unused (raw accumulators)
-    linear_s8_args a;
-    a.weights = weight;
-    a.cols = ic;
-    a.rows = s.oc;
-    a.input_offset = -std::int32_t{input_zp};
-    a.filter_offset = -std::int32_t{weight_zp};
-    a.multiplier = &unit_q;
-    a.shift = &zero_shift;
-    vnni_acc32_out o;
-    o.bias = bias;
-    o.bias_size = s.bias_size;
-    constexpr std::int64_t chunk = std::int64_t{1} << 24;  // batch rows per call (int32 counts)
-    for (std::int64_t p0 = 0; p0 < m; p0 += chunk) {
-      a.batches = static_cast<std::int32_t>(m - p0 < chunk ? m - p0 : chunk);
-      a.input = input + p0 * ic;
-      o.out = output + p0 * s.oc;
-      linear_s8_rowdot_vnni(a, weight, ic, nullptr, &o);
-      if (o.range_error) return status::value_out_of_range;
-    }
-    return status::ok;
+    return conv2d_1x1_acc32(s, input, bias, input_zp, weight_zp, output,
+                            [weight, ic](const linear_s8_args& a, vnni_acc32_out& o) {
+                              linear_s8_rowdot_vnni(a, weight, ic, nullptr, &o);
+                            });
   }
 #endif
   (void)path;
@@ -227,8 +257,7 @@ template <class In, class W, class Out>
     }
   }
   if constexpr (std::is_same_v<In, std::int8_t>) {
-    if (s.kh == 1 && s.kw == 1 && s.stride[0] == 1 && s.stride[1] == 1 && s.pad[0] == 0 && s.pad[1] == 0 &&
-        s.pad[2] == 0 && s.pad[3] == 0) {
+    if (detail::is_conv2d_1x1(s)) {
       return detail::conv2d_1x1_s8(s, input, weight, bias, input_zp, weight_zp, output);
     }
   }

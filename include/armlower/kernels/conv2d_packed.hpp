@@ -32,25 +32,6 @@ namespace armlower::kernels {
   return linear_s8_packed_native(linear_path::x86_avx512_vnni);
 }
 
-namespace detail {
-/// True if `s` is a 1×1, stride-1, unpadded CONV2D (the only shape the packed form runs).
-[[nodiscard]] constexpr bool is_conv2d_1x1(const conv2d_shape& s) noexcept {
-  return s.kh == 1 && s.kw == 1 && s.stride[0] == 1 && s.stride[1] == 1 && s.pad[0] == 0 && s.pad[1] == 0 &&
-         s.pad[2] == 0 && s.pad[3] == 0;
-}
-/// The linear view of a 1×1 CONV2D: rows = oc, cols = ic, input_offset = −input_zp, filter_offset = −weight_zp.
-[[nodiscard]] inline linear_s8_args conv2d_1x1_linear(const conv2d_shape& s, const std::int8_t* weight,
-                                                      std::int8_t input_zp, std::int8_t weight_zp) noexcept {
-  linear_s8_args a;
-  a.weights = weight;
-  a.rows = s.oc;
-  a.cols = s.ic;
-  a.input_offset = -std::int32_t{input_zp};
-  a.filter_offset = -std::int32_t{weight_zp};
-  return a;
-}
-}  // namespace detail
-
 /// Packs the weights [oc][1][1][ic] (TOSA CONV2D weight layout OHWI with KH = KW = 1) of a 1×1 CONV2D
 /// with zero points `input_zp`, `weight_zp` into `packed` (`conv2d_1x1_s8_packed_size(s.oc, s.ic)` bytes).
 /// @return `null_pointer` (weight, packed); `invalid_attribute` (not 1×1, stride 1, unpadded);
@@ -96,29 +77,17 @@ namespace detail {
   }
   if (reinterpret_cast<std::uintptr_t>(base + geo.c64) % alignof(std::int64_t) != 0) return status::scratch_misaligned;
 #if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
-  const std::int64_t m = std::int64_t{s.n} * s.ih * s.iw;
-  const std::int32_t unit_q = 1 << 30, zero_shift = 0;  // requantization unused (raw accumulators)
-  linear_s8_args a = detail::conv2d_1x1_linear(s, nullptr, input_zp, weight_zp);
-  a.multiplier = &unit_q;
-  a.shift = &zero_shift;
-  detail::vnni_acc32_out o;
-  o.bias = bias;
-  o.bias_size = s.bias_size;
-  constexpr std::int64_t chunk = std::int64_t{1} << 24;  // positions per call (int32 counts)
-  for (std::int64_t p0 = 0; p0 < m; p0 += chunk) {
-    a.batches = static_cast<std::int32_t>(m - p0 < chunk ? m - p0 : chunk);
-    a.input = input + p0 * s.ic;
-    o.out = output + p0 * s.oc;
-    if (geo.narrow) {
-      detail::linear_s8_rowdot_vnni(a, reinterpret_cast<const std::int8_t*>(base + geo.weights),
-                                    static_cast<std::ptrdiff_t>(geo.row_stride),
-                                    reinterpret_cast<const std::int64_t*>(base + geo.c64), &o);
-    } else {
-      detail::linear_s8_packed_vnni(a, base, &o);
-    }
-    if (o.range_error) return status::value_out_of_range;
-  }
-  return status::ok;
+  return detail::conv2d_1x1_acc32(s, input, bias, input_zp, weight_zp, output,
+                                  [base, &geo](const linear_s8_args& a, detail::vnni_acc32_out& o) {
+                                    if (geo.narrow) {  // < 16 channels: row-major rows, folded constants
+                                      detail::linear_s8_rowdot_vnni(
+                                          a, reinterpret_cast<const std::int8_t*>(base + geo.weights),
+                                          static_cast<std::ptrdiff_t>(geo.row_stride),
+                                          reinterpret_cast<const std::int64_t*>(base + geo.c64), &o);
+                                    } else {
+                                      detail::linear_s8_packed_vnni(a, base, &o);
+                                    }
+                                  });
 #else
   return status::unsupported_path;
 #endif

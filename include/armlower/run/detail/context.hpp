@@ -53,9 +53,14 @@ struct constant_cache {
   using storage = std::variant<std::vector<std::int8_t>, std::vector<std::int16_t>, std::vector<std::int32_t>,
                                std::vector<std::int64_t>, std::vector<float>>;
   std::map<std::pair<std::string, std::size_t>, storage> kernel;
-  /// Packed kernel layouts of constant weights by tensor name (int8 1×1 CONV2D:
-  /// `kernels::pack_conv2d_1x1_s8`; repacked if the zero points differ from the packed ones).
-  std::unordered_map<std::string, std::vector<std::uint8_t>> packed;
+  /// A packed kernel layout of constant weights and the zero points it was packed for.
+  struct packed_weights {
+    std::vector<std::uint8_t> bytes;
+    std::int32_t input_zp = 0, weight_zp = 0;
+  };
+  /// Packed weights by tensor name (int8 1×1 CONV2D: `kernels::pack_conv2d_1x1_s8`; repacked when
+  /// EXT-DYNAMIC zero points differ from the packed ones).
+  std::unordered_map<std::string, packed_weights> packed;
 };
 
 /// Evaluation context of one operator.

@@ -181,15 +181,17 @@ template <const tosa::type_support_row& R>
     if (c.cached_constant(1) && kernels::detail::is_conv2d_1x1(s) && kernels::conv2d_1x1_s8_packed_native()) {
       const auto izp = kernel_zero_point<In>(c.in(3));
       const auto wzp = kernel_zero_point<W>(c.in(4));
-      auto& buf = c.cache->packed[c.in_name(1)];
-      auto st = kernels::conv2d_1x1_s8_packed(s, in.data(), buf.data(), buf.size(), b.data(), izp, wzp, out.data());
-      if (st == kernels::status::shape_mismatch || st == kernels::status::scratch_too_small ||
-          st == kernels::status::zero_point_out_of_range || st == kernels::status::null_pointer) {  // (re)pack
+      auto& pw = c.cache->packed[c.in_name(1)];
+      if (pw.bytes.empty() || pw.input_zp != izp || pw.weight_zp != wzp) {
         const auto w = kernel_operand<W>(c, 1, w_local);
-        buf.assign(kernels::conv2d_1x1_s8_packed_size(s.oc, s.ic), 0);
-        if (kernels::pack_conv2d_1x1_s8(s, w.data(), izp, wzp, buf.data(), buf.size()) == kernels::status::ok)
-          st = kernels::conv2d_1x1_s8_packed(s, in.data(), buf.data(), buf.size(), b.data(), izp, wzp, out.data());
+        pw.bytes.assign(kernels::conv2d_1x1_s8_packed_size(s.oc, s.ic), 0);
+        if (kernels::pack_conv2d_1x1_s8(s, w.data(), izp, wzp, pw.bytes.data(), pw.bytes.size()) != kernels::status::ok)
+          pw.bytes.clear();
+        pw.input_zp = izp;
+        pw.weight_zp = wzp;
       }
+      const auto st = kernels::conv2d_1x1_s8_packed(s, in.data(), pw.bytes.data(), pw.bytes.size(), b.data(), izp,
+                                                    wzp, out.data());
       if (st == kernels::status::ok) return c.set(0, value_from(R.types[2], std::move(out_shape), out));
       if (st == kernels::status::value_out_of_range)
         return c.kernel_fail(st, c.out_name(0), "CONV2D accumulator or bias");
