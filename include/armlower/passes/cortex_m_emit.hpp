@@ -93,10 +93,12 @@ struct plan_header_options {
 
 /// True if `emit_plan_header(prog, ns, o)` stores the weights packed (see `weight_packing`).
 [[nodiscard]] inline bool packs(const cortex_m_program& prog, const plan_header_options& o) {
-  if (o.packing == weight_packing::never || prog.isa != cortex_m::isa::mve || prog.activation != dtype::id::i8) {
-    return false;
+  switch (o.packing) {
+    case weight_packing::never: return false;
+    case weight_packing::automatic: return pack_pays(prog);
+    case weight_packing::always: break;
   }
-  return o.packing == weight_packing::always || pack_pays(prog);
+  return prog.isa == cortex_m::isa::mve && prog.activation == dtype::id::i8;  // the plans with a packed kernel
 }
 
 /// The C++ header text of `prog` in namespace `ns` (a valid C++ identifier or `a::b` path).
