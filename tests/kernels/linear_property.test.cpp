@@ -124,6 +124,63 @@ TEST_CASE("s8: every path == generic") {
   if (!paths.empty()) CHECK(compared >= 400);
 }
 
+TEST_CASE("s8 batch-lane VNNI form (input_offset 128, >= 8 batch rows, K <= 2048): == generic across tiles, blocks, tails") {
+  // `linear_s8_bcast_vnni` (arch/x86/linear_vnni_bcast.hpp) for groups of 8 batch rows, the rowdot
+  // form for the other < 8: 16-row tiles (whole, partial), 128-row blocks with int32 partials across
+  // 1024-column blocks, K tails of 1..3 columns, every output form; K = 2048 with all-extreme operands
+  // reaches |D| = 255·128·K; K > 2048 and batch < 8 check the boundary of the dispatch.
+  if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
+  rng_t r{std::mt19937_64(12)};
+  const int ks_[] = {1, 3, 4, 5, 31, 32, 33, 64, 255, 1023, 1024, 1025, 1027, 2047, 2048, 2049, 4096};
+  const int rows_[] = {5, 8, 15, 16, 17, 31, 32, 48, 127, 128, 129, 130, 257};
+  const int batches_[] = {7, 8, 9, 15, 16, 17, 24, 31};
+  for (int iter = 0; iter < 160; ++iter) {
+    const bool big = iter == 0 || iter == 1;
+    const int cols = big ? 2048 : ks_[iter % 17];
+    const int rows = big ? 33 : rows_[r.uniform(0, 12)];
+    const int batches = big ? 9 : batches_[r.uniform(0, 7)];
+    std::vector<std::int8_t> x(static_cast<std::size_t>(batches * cols)), w(static_cast<std::size_t>(rows * cols));
+    if (big) {  // D = Σ (127 + 128)·(−128) = −66846720 (iteration 0) or Σ 0·127 (iteration 1)
+      std::fill(x.begin(), x.end(), static_cast<std::int8_t>(iter == 0 ? 127 : -128));
+      std::fill(w.begin(), w.end(), static_cast<std::int8_t>(iter == 0 ? -128 : 127));
+    } else {
+      r.fill(x, -128, 127, 15);
+      r.fill(w, -128, 127, 15);
+    }
+    std::vector<std::int32_t> bias(static_cast<std::size_t>(rows)), mult(static_cast<std::size_t>(rows)),
+        shift(static_cast<std::size_t>(rows));
+    for (auto& b : bias) b = r.uniform(-(1 << 20), 1 << 20);
+    for (int i = 0; i < rows; ++i) {
+      mult[static_cast<std::size_t>(i)] = r.uniform(1 << 30, INT32_MAX);
+      const int sel = r.uniform(0, 4);
+      shift[static_cast<std::size_t>(i)] = sel == 0 ? -31 : sel == 1 ? 30 : sel == 2 ? 0 : r.uniform(-20, -1);
+    }
+    k::linear_s8_args a;
+    a.input = x.data();
+    a.weights = w.data();
+    a.batches = batches;
+    a.cols = cols;
+    a.rows = rows;
+    a.input_offset = 128;
+    a.filter_offset = r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 0;
+    a.output_offset = r.uniform(-128, 127);
+    a.multiplier = mult.data();
+    a.shift = shift.data();
+    a.per_channel = r.uniform(0, 1) == 1;
+    a.activation_min = r.uniform(-128, 0);
+    a.activation_max = r.uniform(a.activation_min, 127);
+    a.rounding = r.uniform(0, 1) ? armlower::quant::rounding::double_round : armlower::quant::rounding::single_round;
+    a.bias = r.uniform(0, 3) == 0 ? nullptr : bias.data();
+    std::vector<std::int8_t> ref(static_cast<std::size_t>(batches * rows)), out(ref.size(), std::int8_t{0x5A});
+    a.output = ref.data();
+    REQUIRE(k::linear_s8(a, k::linear_path::generic) == status::ok);
+    a.output = out.data();
+    REQUIRE(k::linear_s8(a, k::linear_path::x86_avx512_vnni) == status::ok);
+    CAPTURE(batches); CAPTURE(cols); CAPTURE(rows); CAPTURE(a.filter_offset); CAPTURE(a.per_channel);
+    REQUIRE(out == ref);
+  }
+}
+
 TEST_CASE("s16: every path == generic") {
   const auto paths = fast_paths();
   rng_t r{std::mt19937_64(12)};

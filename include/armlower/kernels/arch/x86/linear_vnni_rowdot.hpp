@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include <armlower/kernels/arch/x86/linear_vnni_bcast.hpp>
 #include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>
 
 namespace armlower::kernels::detail {
@@ -260,6 +261,24 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot_tile(const vnni_rowdot_call& s, std::
 ARMLOWER_X86_VNNIR inline void linear_s8_rowdot_vnni(const linear_s8_args& args, const std::int8_t* w,
                                                      std::ptrdiff_t wstride, const std::int64_t* c,
                                                      vnni_acc32_out* acc32 = nullptr) noexcept {
+  if (vnni_bcast_applies(args, wstride, c)) {  // batch rows in the lanes (groups of 8), no reductions
+    const std::int32_t b8 = args.batches / 8 * 8;
+    linear_s8_bcast_vnni(args, w, wstride, b8, acc32);
+    if (b8 == args.batches) return;
+    linear_s8_args rest = args;  // the last < 8 batch rows: this form (rows × K bytes read again)
+    rest.batches = args.batches - b8;
+    rest.input += static_cast<std::ptrdiff_t>(b8) * args.cols;
+    if (acc32 == nullptr) {
+      rest.output += static_cast<std::ptrdiff_t>(b8) * args.rows;
+      linear_s8_rowdot_vnni(rest, w, wstride, c, nullptr);
+      return;
+    }
+    vnni_acc32_out o = *acc32;
+    o.out += static_cast<std::ptrdiff_t>(b8) * args.rows;
+    linear_s8_rowdot_vnni(rest, w, wstride, c, &o);
+    acc32->range_error = acc32->range_error || o.range_error;
+    return;
+  }
   const linear_s8_args a = args;
   vnni_rowdot_call s;
   s.a = &a;
