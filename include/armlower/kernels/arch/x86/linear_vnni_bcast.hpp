@@ -75,6 +75,18 @@ ARMLOWER_X86_VNNIB_INLINE inline __m512i cvt8_i32_i64(__m256i v) noexcept {
 #endif
 }
 
+/// [lo, hi] as one vector of 16 int32.
+ARMLOWER_X86_VNNIB_INLINE inline __m512i join256(__m256i lo, __m256i hi) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(64) std::int32_t x[16];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(x), lo);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(x + 8), hi);
+  return _mm512_load_si512(x);
+#else
+  return _mm512_maskz_inserti64x4(all8, _mm512_maskz_broadcast_i64x4(all8, lo), hi, 1);
+#endif
+}
+
 /// 8 × 8 int32 transpose: out[j] lane i = in[i] lane j.
 ARMLOWER_X86_VNNIB_INLINE inline void transpose8x8_epi32(const __m256i* in, __m256i* out) noexcept {
   const __m256i t0 = _mm256_unpacklo_epi32(in[0], in[1]), t1 = _mm256_unpackhi_epi32(in[0], in[1]);
@@ -234,13 +246,29 @@ ARMLOWER_X86_VNNIB inline void vnni_bcast_kernel(const std::int32_t* xt, std::pt
 
 /// Output of one tile: acc[i] lane m = D of weight row r0 + i, batch row b0 + m (nv rows, nb batch
 /// rows valid); `bt[m]` = filter_offset·Σx of batch row b0 + m.
+/// `fast`: the int32 requantization of the packed form (`vnni_store_panel_fast`, its preconditions
+/// checked by the caller), 16 channels at a time.
 ARMLOWER_X86_VNNIB inline void vnni_bcast_store(const linear_s8_args& a, const vnni_requant& rq,
                                                 vnni_acc32_out* acc32, const __m256i* acc, std::int32_t r0,
-                                                int nv, std::int32_t b0, int nb, const std::int64_t* bt) noexcept {
+                                                int nv, std::int32_t b0, int nb, const std::int64_t* bt,
+                                                bool fast) noexcept {
   __m256i t[16];
   transpose8x8_epi32(acc, t);
-  if (nv > 8) transpose8x8_epi32(acc + 8, t + 8);
-  const __m512i kio = _mm512_set1_epi64(static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset);
+  if (nv > 8 || fast) transpose8x8_epi32(acc + 8, t + 8);
+  const std::int64_t kio1 = static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset;
+  if (fast) {  // channel constants bias + K·128·filter_offset fit int32 (fast bound)
+    alignas(64) std::int32_t c[16] = {};
+    for (int i = 0; i < nv; ++i) c[i] = static_cast<std::int32_t>((a.bias != nullptr ? a.bias[r0 + i] : 0) + kio1);
+    const vnni_fast_panel f = make_fast_panel_c(a, rq, _mm512_load_si512(c), r0, nv);
+    vnni_s8_call s;
+    s.a = &a;
+    s.rq = rq;
+    for (int m = 0; m < nb; ++m) {
+      vnni_store_panel_fast(s, f, join256(t[m], t[8 + m]), r0, b0 + m, static_cast<std::int32_t>(bt[m]), nv);
+    }
+    return;
+  }
+  const __m512i kio = _mm512_set1_epi64(kio1);
   for (int h = 0; h < 2 && 8 * h < nv; ++h) {
     const std::int32_t ch = r0 + 8 * h;
     const int n = nv - 8 * h < 8 ? nv - 8 * h : 8;
@@ -283,6 +311,22 @@ ARMLOWER_X86_VNNIB inline void linear_s8_bcast_vnni(const linear_s8_args& args, 
   alignas(64) __m256i part[vnni_bcast_rblock];
   const std::ptrdiff_t cols = a.cols;
   const std::ptrdiff_t nkb = (cols + vnni_bcast_kblock - 1) / vnni_bcast_kblock;
+  // fast requantization (as `linear_s8_packed_vnni`): every shift ≤ −1 and
+  // max|bias + K·128·fo| + |fo·Σx| + 32640·K < 2^31 (then D + c + bt is exact in int32)
+  bool fast_shift = acc32 == nullptr;
+  for (std::int32_t i = 0; fast_shift && i < (a.per_channel ? a.rows : 1); ++i) fast_shift = a.shift[i] <= -1;
+  std::int64_t fast_bound = -1;
+  if (fast_shift) {
+    const std::int64_t kio = static_cast<std::int64_t>(cols) * a.input_offset * a.filter_offset;
+    std::int64_t cmax = kio < 0 ? -kio : kio;
+    if (a.bias != nullptr) {
+      for (std::int32_t r = 0; r < a.rows; ++r) {
+        const std::int64_t v = a.bias[r] + kio;
+        cmax = (v < 0 ? -v : v) > cmax ? (v < 0 ? -v : v) : cmax;
+      }
+    }
+    fast_bound = (std::int64_t{1} << 31) - 1 - cmax - std::int64_t{32640} * cols;  // < 0: never fast
+  }
   for (std::int32_t b0 = 0; b0 < batches; b0 += 8) {
     const int nb = batches - b0 < 8 ? batches - b0 : 8;
     const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b0) * cols;
@@ -290,6 +334,8 @@ ARMLOWER_X86_VNNIB inline void linear_s8_bcast_vnni(const linear_s8_args& args, 
     if (a.filter_offset != 0) {
       for (int m = 0; m < nb; ++m) bt[m] = std::int64_t{a.filter_offset} * sum_s8_vnni(x + m * cols, cols);
     }
+    bool fast = fast_bound >= 0;
+    for (int m = 0; m < nb; ++m) fast = fast && (bt[m] < 0 ? -bt[m] : bt[m]) <= fast_bound;
     // K ≤ kblock: one transposed block serves every row tile; else blocks of rblock rows with partials.
     const std::int32_t rstep = nkb == 1 ? a.rows : vnni_bcast_rblock;
     for (std::int32_t rb0 = 0; rb0 < a.rows; rb0 += rstep) {
@@ -307,7 +353,7 @@ ARMLOWER_X86_VNNIB inline void linear_s8_bcast_vnni(const linear_s8_args& args, 
             for (int i = 0; i < vnni_bcast_nr; ++i) acc[i] = _mm256_setzero_si256();
           }
           vnni_bcast_kernel(xt, n / 4, w + static_cast<std::ptrdiff_t>(r0) * wstride + k0, wstride, nv, n % 4, acc);
-          if (last) vnni_bcast_store(a, rq, acc32, acc, r0, nv, b0, nb, bt);
+          if (last) vnni_bcast_store(a, rq, acc32, acc, r0, nv, b0, nb, bt, fast);
         }
       }
     }

@@ -498,11 +498,11 @@ struct vnni_fast_panel {
   __m512i c32, qe, qo, te, to, re, ro;
 };
 
-ARMLOWER_X86_VNNIP_INLINE inline vnni_fast_panel make_fast_panel(const vnni_s8_call& s, std::int32_t ch,
-                                                                int nv) noexcept {
-  const linear_s8_args& a = *s.a;
+/// As `make_fast_panel`, with the 16 int32 channel constants `c32` given.
+ARMLOWER_X86_VNNIP_INLINE inline vnni_fast_panel make_fast_panel_c(const linear_s8_args& a, const vnni_requant& rq,
+                                                                  __m512i c32, std::int32_t ch, int nv) noexcept {
   vnni_fast_panel f;
-  f.c32 = _mm512_loadu_si512(s.c32 + ch);  // padded to Np: in bounds
+  f.c32 = c32;
   if (a.per_channel) {
     const __m512i q = load_prefix32(a.multiplier + ch, nv);
     const __m512i t = _mm512_sub_epi32(_mm512_set1_epi32(31), load_prefix32(a.shift + ch, nv));
@@ -511,13 +511,18 @@ ARMLOWER_X86_VNNIP_INLINE inline vnni_fast_panel make_fast_panel(const vnni_s8_c
     f.te = _mm512_and_si512(t, _mm512_set1_epi64(0xFFFFFFFF));
     f.to = ARMLOWER_Z512(srli_epi64, all8, t, 32);
   } else {
-    f.qe = f.qo = s.rq.q;
-    f.te = f.to = s.rq.total;
+    f.qe = f.qo = rq.q;
+    f.te = f.to = rq.total;
   }
   const __m512i one = _mm512_set1_epi64(1);
   f.re = ARMLOWER_Z512(sllv_epi64, all8, one, _mm512_sub_epi64(f.te, one));
   f.ro = ARMLOWER_Z512(sllv_epi64, all8, one, _mm512_sub_epi64(f.to, one));
   return f;
+}
+
+ARMLOWER_X86_VNNIP_INLINE inline vnni_fast_panel make_fast_panel(const vnni_s8_call& s, std::int32_t ch,
+                                                                int nv) noexcept {
+  return make_fast_panel_c(*s.a, s.rq, _mm512_loadu_si512(s.c32 + ch), ch, nv);  // padded to Np: in bounds
 }
 
 /// Fast form (see file comment) of one panel of one batch row. Preconditions: s.fast_shift and
