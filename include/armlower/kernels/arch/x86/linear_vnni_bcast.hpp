@@ -2,24 +2,25 @@
 /// AVX-512 VNNI s8 fused linear over ROW-MAJOR weights with the BATCH in the vector lanes (contract:
 /// `kernels/linear_args.hpp`): the form `linear_s8_rowdot_vnni` (`linear_vnni_rowdot.hpp`) takes for
 /// groups of 8 batch rows in the bias form with input_offset = 128 (TFLite int8 input zero point
-/// −128) and K ≤ 2048 (`vnni_bcast_applies`). No packed copy of the weights and no horizontal
+/// −128) and K ≤ 1024 (`vnni_bcast_applies`). No packed copy of the weights and no horizontal
 /// reduction: each weight int32 is read once per 8 batch rows and broadcast by the `vpdpbusd` itself.
 ///
-/// Layout: for a group of 8 batch rows and a block of ≤ `vnni_bcast_kblock` columns the inputs are
-/// transposed once into a fixed stack buffer `xt[g][m]` (one int32 = columns 4g..4g+3 of batch row m,
-/// stored as u = x ⊕ 0x80 = x + 128, unsigned), 32 bytes per k-group. Then for every weight row r and
-/// k-group g: `vpdpbusd(acc_r, xt[g], broadcast(w[r][4g..4g+3]))` (`{1to8}` memory operand, w signed)
+/// Layout: for a group of 8 batch rows the inputs are transposed once into a fixed stack buffer
+/// `xt[g][m]` (one int32 = columns 4g..4g+3 of batch row m, stored as u = x ⊕ 0x80 = x + 128,
+/// unsigned), 32 bytes per k-group. Then for every weight row r and k-group g:
+/// `vpdpbusd(acc_r, xt[g], broadcast(w[r][4g..4g+3]))` (`{1to8}` memory operand, w signed)
 /// accumulates in lane m: D[m][r] = Σ (x + 128)·w = Σ (x + input_offset)·w, so
 /// `acc = D + filter_offset·Σx + bias[r] + K·128·filter_offset` (as the rowdot form with x unsigned);
 /// |D| ≤ 255·128·K < 2^31. A K tail of 1..3 columns is one extra k-group whose weight int32 is built
 /// from the real bytes and zeros (x bytes past K are then 0x80 against zero weights).
 /// Tiles: 16 weight rows (16 ymm accumulators, lanes = batch rows; a last partial tile is copied to a
-/// 16-row stack tile 64 columns at a time, its last row repeated); K > `vnni_bcast_kblock`: blocks of
-/// `vnni_bcast_rblock` weight rows keep int32 partials on the stack across the column blocks. The
-/// accumulators are transposed (8 × 8 int32) to batch-row-major order and requantized 8 channels at a
-/// time (`requant8_vnni`, exact int64 lanes) or written as raw int32 (`vnni_acc32_out`, TOSA CONV2D).
-/// Stack: 8 KB (`xt`) + 4 KB (partials) + 1 KB (last tile), host x86 only. Firmware-clean otherwise:
-/// noexcept, no heap, no static data. Source of the semantics: CMSIS-NN `arm_fully_connected_s8` /
+/// 16-row stack tile 64 columns at a time, its last row repeated). The accumulators are transposed
+/// (8 × 8 int32) to batch-row-major order and requantized like the packed form: 16 channels in int32
+/// lanes when every shift ≤ −1 and max|c| + |filter_offset·Σx| + 32640·K < 2^31
+/// (`vnni_store_panel_fast`), else 8 channels in exact int64 lanes (`requant8_vnni`); or written as
+/// raw int32 (`vnni_acc32_out`, TOSA CONV2D).
+/// Stack: 8 KB (`xt`) + 1 KB (last tile), host x86 only. Firmware-clean otherwise: noexcept, no heap,
+/// no static data. Source of the semantics: CMSIS-NN `arm_fully_connected_s8` /
 /// `arm_nn_vec_mat_mult_t_s8`, TFLite reference `FullyConnected` (int8).
 #pragma once
 
@@ -39,23 +40,21 @@ namespace armlower::kernels::detail {
 #define ARMLOWER_X86_VNNIB_INLINE __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni"), always_inline))
 #endif
 
-/// Columns per transposed input block (8 batch rows × 1024 bytes = 8 KB of stack).
+/// Most columns of this form: the transposed inputs (8 batch rows × 1024 bytes = 8 KB of stack).
 inline constexpr std::int32_t vnni_bcast_kblock = 1024;
-/// Weight rows per pass over the column blocks when K > `vnni_bcast_kblock` (int32 partials of
-/// 128 rows × 8 batch rows = 4 KB of stack).
-inline constexpr std::int32_t vnni_bcast_rblock = 128;
 /// Weight rows per tile (ymm accumulators).
 inline constexpr std::int32_t vnni_bcast_nr = 16;
-/// Largest weight row stride read in place: 16 rows further apart share too few L1 sets (at a stride
-/// of 4096 all 16 lines of a k-step map to one 8-way set and evict each other before their 16
-/// k-groups are used; measured 2× slower than the rowdot form at 4096², equal at 2048²).
-inline constexpr std::ptrdiff_t vnni_bcast_max_stride = 2048;
+/// Largest weight row stride (so K ≤ 1024 = `vnni_bcast_kblock`). Measured on Zen 4 at batch 8
+/// against the rowdot form: faster at 64², 256², 1024²; not faster at 2048² (blocks of 1024 columns
+/// with int32 partials, within noise); at 4096² 16 rows 4 KB apart share one 8-way L1 set and evict each
+/// other before their 16 k-groups are used (2× slower, also with the rows copied to the stack).
+inline constexpr std::ptrdiff_t vnni_bcast_max_stride = 1024;
 
 /// True if `linear_s8_rowdot_vnni(a, w, wstride, c, acc32)` runs this form for its first
 /// ⌊batches/8⌋·8 batch rows: no folded constants, no kernel_sum, input_offset = 128, ≥ 8 batch rows
 /// (each weight int32 is broadcast once per 8 lanes; with fewer rows the rowdot form is faster, measured
 /// at batch 2 and 4), > 4 weight rows (narrower layers keep the rowdot 4 × 4 tiles), row stride
-/// ≤ `vnni_bcast_max_stride` (so K ≤ 2048).
+/// ≤ `vnni_bcast_max_stride`.
 [[nodiscard]] inline bool vnni_bcast_applies(const linear_s8_args& a, std::ptrdiff_t wstride,
                                              const std::int64_t* c) noexcept {
   return c == nullptr && a.kernel_sum == nullptr && a.input_offset == 128 && a.batches >= 8 && a.rows > 4 &&
@@ -108,11 +107,11 @@ ARMLOWER_X86_VNNIB_INLINE inline void transpose8x8_epi32(const __m256i* in, __m2
   out[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
 }
 
-/// xt[g][m] = columns [k0 + 4g, k0 + 4g + 4) of batch row m (< nb; other lanes 0 before the flip)
-/// ⊕ 0x80, for the ⌈n/4⌉ k-groups of the block (rounded up to 8; bytes past K are read as 0 and
-/// meet zero weights). `x`: batch row 0 of the group, rows `cols` bytes apart.
+/// xt[g][m] = columns [4g, 4g + 4) of batch row m (< nb; other lanes 0 before the flip) ⊕ 0x80, for
+/// the ⌈n/4⌉ k-groups of the first n ≤ `vnni_bcast_kblock` columns (rounded up to 8; bytes past n
+/// are read as 0 and meet zero weights). `x`: batch row 0 of the group, rows `cols` bytes apart.
 ARMLOWER_X86_VNNIB inline void vnni_bcast_transpose(const std::int8_t* x, std::ptrdiff_t cols, int nb,
-                                                    std::ptrdiff_t k0, std::ptrdiff_t n, std::int32_t* xt) noexcept {
+                                                    std::ptrdiff_t n, std::int32_t* xt) noexcept {
   const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
   for (std::ptrdiff_t c = 0; c < n; c += 32) {
     __m256i r[8], t[8];
@@ -120,10 +119,10 @@ ARMLOWER_X86_VNNIB inline void vnni_bcast_transpose(const std::int8_t* x, std::p
       if (m >= nb) {
         r[m] = _mm256_setzero_si256();
       } else if (c + 32 <= n) {
-        r[m] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + m * cols + k0 + c));
+        r[m] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + m * cols + c));
       } else {  // last partial chunk: nothing past the row is read
         alignas(32) std::int8_t b[32] = {};
-        std::memcpy(b, x + m * cols + k0 + c, static_cast<std::size_t>(n - c));
+        std::memcpy(b, x + m * cols + c, static_cast<std::size_t>(n - c));
         r[m] = _mm256_load_si256(reinterpret_cast<const __m256i*>(b));
       }
     }
@@ -308,9 +307,7 @@ ARMLOWER_X86_VNNIB inline void linear_s8_bcast_vnni(const linear_s8_args& args, 
   const linear_s8_args a = args;
   const vnni_requant rq = make_vnni_requant(a);
   alignas(64) std::int32_t xt[vnni_bcast_kblock / 4 * 8];
-  alignas(64) __m256i part[vnni_bcast_rblock];
   const std::ptrdiff_t cols = a.cols;
-  const std::ptrdiff_t nkb = (cols + vnni_bcast_kblock - 1) / vnni_bcast_kblock;
   // fast requantization (as `linear_s8_packed_vnni`): every shift ≤ −1 and
   // max|bias + K·128·fo| + |fo·Σx| + 32640·K < 2^31 (then D + c + bt is exact in int32)
   bool fast_shift = acc32 == nullptr;
@@ -336,26 +333,13 @@ ARMLOWER_X86_VNNIB inline void linear_s8_bcast_vnni(const linear_s8_args& args, 
     }
     bool fast = fast_bound >= 0;
     for (int m = 0; m < nb; ++m) fast = fast && (bt[m] < 0 ? -bt[m] : bt[m]) <= fast_bound;
-    // K ≤ kblock: one transposed block serves every row tile; else blocks of rblock rows with partials.
-    const std::int32_t rstep = nkb == 1 ? a.rows : vnni_bcast_rblock;
-    for (std::int32_t rb0 = 0; rb0 < a.rows; rb0 += rstep) {
-      const std::int32_t re = a.rows - rb0 < rstep ? a.rows : rb0 + rstep;
-      for (std::ptrdiff_t kb = 0; kb < nkb; ++kb) {
-        const std::ptrdiff_t k0 = kb * vnni_bcast_kblock;
-        const std::ptrdiff_t n = cols - k0 < vnni_bcast_kblock ? cols - k0 : vnni_bcast_kblock;
-        vnni_bcast_transpose(x, cols, nb, k0, n, xt);
-        const bool last = kb == nkb - 1;
-        for (std::int32_t r0 = rb0; r0 < re; r0 += vnni_bcast_nr) {
-          const int nv = re - r0 < vnni_bcast_nr ? re - r0 : vnni_bcast_nr;
-          __m256i local[vnni_bcast_nr];
-          __m256i* acc = nkb == 1 ? local : part + (r0 - rb0);
-          if (kb == 0) {
-            for (int i = 0; i < vnni_bcast_nr; ++i) acc[i] = _mm256_setzero_si256();
-          }
-          vnni_bcast_kernel(xt, n / 4, w + static_cast<std::ptrdiff_t>(r0) * wstride + k0, wstride, nv, n % 4, acc);
-          if (last) vnni_bcast_store(a, rq, acc32, acc, r0, nv, b0, nb, bt, fast);
-        }
-      }
+    vnni_bcast_transpose(x, cols, nb, cols, xt);  // one block: K ≤ vnni_bcast_kblock
+    for (std::int32_t r0 = 0; r0 < a.rows; r0 += vnni_bcast_nr) {
+      const int nv = a.rows - r0 < vnni_bcast_nr ? a.rows - r0 : vnni_bcast_nr;
+      __m256i acc[vnni_bcast_nr];
+      for (__m256i& v : acc) v = _mm256_setzero_si256();
+      vnni_bcast_kernel(xt, cols / 4, w + static_cast<std::ptrdiff_t>(r0) * wstride, wstride, nv, cols % 4, acc);
+      vnni_bcast_store(a, rq, acc32, acc, r0, nv, b0, nb, bt, fast);
     }
   }
 }
