@@ -150,7 +150,7 @@ template <class T>
     return local;
   }
   using vec = std::vector<T>;
-  const auto key = std::make_pair(c.in_name(i), constant_cache::storage(vec{}).index());
+  const auto key = std::make_pair(c.in_slot(i), constant_cache::storage(vec{}).index());
   auto it = c.cache->kernel.find(key);
   if (it == c.cache->kernel.end()) it = c.cache->kernel.emplace(key, kernel_elements<T>(c.in(i))).first;
   return std::get<vec>(it->second);
@@ -181,7 +181,7 @@ template <const tosa::type_support_row& R>
     if (c.cached_constant(1) && kernels::detail::is_conv2d_1x1(s) && kernels::conv2d_1x1_s8_packed_native()) {
       const auto izp = kernel_zero_point<In>(c.in(3));
       const auto wzp = kernel_zero_point<W>(c.in(4));
-      auto& pw = c.cache->packed[c.in_name(1)];
+      auto& pw = c.cache->packed[c.in_slot(1)];
       if (pw.bytes.empty() || pw.input_zp != izp || pw.weight_zp != wzp) {
         const auto w = kernel_operand<W>(c, 1, w_local);
         pw.bytes.assign(kernels::conv2d_1x1_s8_packed_size(s.oc, s.ic), 0);
@@ -238,16 +238,18 @@ template <const tosa::type_support_row& R>
 
   using dtype::id;
   const std::array<id, 3> sig{x.type, w.type, out_t};
-  const std::string sig_text = std::string(dtype::name(x.type)) + " x " + std::string(dtype::name(w.type)) + " -> " +
-                               std::string(dtype::name(out_t));
+  const auto sig_text = [&] {  // for the error messages only
+    return std::string(dtype::name(x.type)) + " x " + std::string(dtype::name(w.type)) + " -> " +
+           std::string(dtype::name(out_t));
+  };
   if (tosa::find_row(tosa::op::conv2d, sig) == nullptr)
-    return c.fail(errc::unsupported, c.out_name(0), "CONV2D " + sig_text + " is not a TOSA CONV2D type row");
+    return c.fail(errc::unsupported, c.out_name(0), "CONV2D " + sig_text() + " is not a TOSA CONV2D type row");
   if (!tosa::accumulator_allowed(tosa::op::conv2d, sig, a->acc_type)) {
     std::string allowed;
     for (const auto& r : tosa::rows_of(tosa::op::conv2d))
       if (r.types == sig) allowed += (allowed.empty() ? "" : " or ") + std::string(dtype::name(r.acc));
     return c.fail(errc::error_if, c.out_name(0),
-                  "acc_type " + std::string(dtype::name(a->acc_type)) + " is not an accumulator of the row " + sig_text +
+                  "acc_type " + std::string(dtype::name(a->acc_type)) + " is not an accumulator of the row " + sig_text() +
                       " (allowed: " + allowed + ")");
   }
 
