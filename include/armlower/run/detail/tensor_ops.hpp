@@ -183,7 +183,7 @@ template <const tosa::type_support_row& R>
       const auto wzp = kernel_zero_point<W>(c.in(4));
       auto& pw = c.cache->packed[c.in_slot(1)];
       if (pw.bytes.empty() || pw.input_zp != izp || pw.weight_zp != wzp) {
-        const auto w = kernel_operand<W>(c, 1, w_local);
+        const auto w = kernel_elements<W>(c.in(1));  // not kept: the packed form replaces the int8 copy
         pw.bytes.assign(kernels::conv2d_1x1_s8_packed_size(s.oc, s.ic), 0);
         if (kernels::pack_conv2d_1x1_s8(s, w.data(), izp, wzp, pw.bytes.data(), pw.bytes.size()) != kernels::status::ok)
           pw.bytes.clear();
