@@ -111,12 +111,11 @@ namespace detail {
 }
 
 /// The interpreter loop of `run` and `session::run` over graph `g` resolved as `p`, with the run's
-/// values in `st` (reset here); constants are decoded into `cache` (kept between runs) when it is
-/// given, else per run.
+/// values in `st` (precondition: `st.reset(p.names.size())` since its last run); constants are
+/// decoded into `cache` (kept between runs) when it is given, else per run.
 [[nodiscard]] inline result run_graph(const graph::graph& g, const graph_plan& p, std::span<const value> inputs,
                                       const options& opt, constant_cache* cache, run_state& st) {
   outcome res;
-  st.reset(p.names.size());
   try {
     const auto limit = opt.max_tensor_bytes;
     if (auto e = bind_inputs(g, p, inputs, st, limit)) return std::move(*e);
@@ -222,6 +221,7 @@ namespace detail {
   try {
     const detail::graph_plan p(g, detail::index_tensors(g), opt.max_tensor_bytes);
     detail::run_state st;
+    st.reset(p.names.size());
     return detail::run_graph(g, p, inputs, opt, nullptr, st);
   } catch (const std::bad_alloc&) {
     return detail::graph_error(errc::limit, {}, "out of memory");
@@ -243,7 +243,9 @@ class session {
  public:
   /// Prepares `g` (nothing is decoded yet; the first `run` decodes the constants it uses).
   explicit session(const graph::graph& g, const options& opt = {})
-      : g_(g), opt_(opt), plan_(g, detail::index_tensors(g), opt.max_tensor_bytes), cache_(plan_.names.size()) {}
+      : g_(g), opt_(opt), plan_(g, detail::index_tensors(g), opt.max_tensor_bytes), cache_(plan_.names.size()) {
+    st_.reset(plan_.names.size());
+  }
   session(const session&) = delete;
   session& operator=(const session&) = delete;
 
