@@ -251,13 +251,15 @@ class session {
 
   /// Runs the graph on `inputs` (as `run::run`).
   [[nodiscard]] result run(std::span<const value> inputs) {
-    try {
-      auto r = detail::run_graph(g_, plan_, inputs, opt_, &cache_, st_);
-      st_.reset(plan_.names.size());  // this run's values are released, the arrays kept
-      return r;
-    } catch (const std::bad_alloc&) {
-      return detail::graph_error(errc::limit, {}, "out of memory");
-    }
+    result r = [&]() -> result {
+      try {
+        return detail::run_graph(g_, plan_, inputs, opt_, &cache_, st_);
+      } catch (const std::bad_alloc&) {
+        return detail::graph_error(errc::limit, {}, "out of memory");
+      }
+    }();
+    st_.reset(plan_.names.size());  // this run's values are released, the arrays kept
+    return r;
   }
 
  private:
