@@ -236,7 +236,8 @@ namespace detail {
 /// `run::run(g, inputs, opt)` (same checks, same location in every error).
 /// Lifetime: `g` must outlive the session and stay unchanged. Memory: the decoded constants (as
 /// `run::value`: 8 bytes per integer element) plus the kernel copies (for int8 1×1 CONV2D weights
-/// the packed form instead of an int8 copy), for the session's lifetime;
+/// the packed form instead of an int8 copy) and the kernels' scratch buffers (as large as the
+/// largest operand conversion / raw result of one op), for the session's lifetime;
 /// `options::max_tensor_bytes` applies to each. Not safe to `run` one session from two threads
 /// at once (the first use of a constant fills the cache); separate sessions are independent.
 class session {

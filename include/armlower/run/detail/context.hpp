@@ -10,6 +10,7 @@
 #include <armlower/run/value.hpp>
 #include <armlower/tosa/op.hpp>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -127,6 +128,10 @@ struct graph_plan {
   }
 };
 
+/// A kernel's storage copy of a tensor: int8, int16, int32, int64 or float elements.
+using kernel_storage = std::variant<std::vector<std::int8_t>, std::vector<std::int16_t>, std::vector<std::int32_t>,
+                                    std::vector<std::int64_t>, std::vector<float>>;
+
 /// What a `run::session` keeps between runs, by slot of its `graph_plan`: every constant tensor
 /// decoded once (`values`), the kernels' storage copies of constant operands (`kernel`, by slot
 /// and storage type: int8/int16/int32/int64/float) and packed weights (`packed`), made on first
@@ -134,9 +139,7 @@ struct graph_plan {
 struct constant_cache {
   explicit constant_cache(std::size_t slots) : values(slots) {}
   std::vector<std::optional<value>> values;  ///< slot → decoded constant (sized once: addresses stay valid)
-  using storage = std::variant<std::vector<std::int8_t>, std::vector<std::int16_t>, std::vector<std::int32_t>,
-                               std::vector<std::int64_t>, std::vector<float>>;
-  std::map<std::pair<slot_id, std::size_t>, storage> kernel;
+  std::map<std::pair<slot_id, std::size_t>, kernel_storage> kernel;
   /// A packed kernel layout of constant weights and the zero points it was packed for.
   struct packed_weights {
     std::vector<std::uint8_t> bytes;
@@ -153,6 +156,16 @@ struct constant_cache {
 struct run_state {
   std::vector<value> owned;
   std::vector<const value*> val;
+  /// Kernel scratch of one operator at a time (operands converted to kernel storage, raw results),
+  /// by position `k` < 4; in a session kept between runs, so its capacity is reused.
+  std::array<kernel_storage, 4> scratch;
+  /// Scratch buffer `k` as a vector of `T` (emptied when it held another type).
+  template <class T>
+  [[nodiscard]] std::vector<T>& scratch_of(std::size_t k) {
+    auto& s = scratch[k];
+    if (!std::holds_alternative<std::vector<T>>(s)) s = std::vector<T>{};
+    return std::get<std::vector<T>>(s);
+  }
   /// Unbinds every slot and releases the values this run made (keeps the arrays for the next run).
   void reset(std::size_t slots) {
     owned.resize(slots);
