@@ -31,6 +31,49 @@ TEST_CASE("a CONST feeds an op; keep_intermediates exposes every tensor") {
   CHECK(r->tensors.at("y").ints == r->outputs[0].ints);
 }
 
+TEST_CASE("outputs named twice, a graph input as output, an output read by a later op (run and session)") {
+  // c = a + b, d = c + a; outputs c, d, c, a, k (k a constant nothing reads)
+  builder b;
+  b.input("a", id::i32, {3});
+  b.input("b", id::i32, {3});
+  b.ints("k", id::i32, {1}, {7});
+  b.declare("c", id::i32, {3});
+  b.declare("d", id::i32, {3});
+  b.op(tosa::op::add, {"a", "b"}, {"c"});
+  b.op(tosa::op::add, {"c", "a"}, {"d"});
+  for (const char* n : {"c", "d", "c", "a", "k"}) b.output(n);
+  const std::vector<std::int64_t> av{1, -2, 300}, bv{40, 5, -6};
+  const std::vector<run::value> in{run::from_ints(id::i32, {3}, av), run::from_ints(id::i32, {3}, bv)};
+  std::vector<std::int64_t> cv(3), dv(3);
+  for (std::size_t i = 0; i < 3; ++i) cv[i] = av[i] + bv[i], dv[i] = cv[i] + av[i];  // TOSA ADD, no overflow here
+  const auto check = [&](const run::result& r) {
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
+    REQUIRE(r->outputs.size() == 5);
+    CHECK(r->outputs[0].ints == cv);
+    CHECK(r->outputs[1].ints == dv);
+    CHECK(r->outputs[2].ints == cv);
+    CHECK(r->outputs[3].ints == av);
+    CHECK(r->outputs[4].ints == std::vector<std::int64_t>{7});
+  };
+  for (const bool keep : {false, true}) {
+    CAPTURE(keep);
+    const run::options opt{.keep_intermediates = keep};
+    check(run::run(b.g, in, opt));
+    run::session s(b.g, opt);
+    for (int iter = 0; iter < 3; ++iter) {
+      const auto r = s.run(in);
+      check(r);
+      if (keep) {
+        CHECK(r->tensors.size() == 5);
+        CHECK(r->tensors.at("d").ints == dv);
+        CHECK(r->tensors.at("b").ints == bv);
+      }
+    }
+  }
+  CHECK(in[0].ints == av);  // the caller's inputs are read, never changed
+  CHECK(in[1].ints == bv);
+}
+
 TEST_CASE("graph inputs must match the declarations") {
   auto b = add_graph();
   auto r = run::run(b.g, std::vector<run::value>{});

@@ -31,7 +31,6 @@
 #include <span>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -81,38 +80,20 @@ namespace detail {
   return make_error(k, -1, {}, std::move(tensor), std::move(rule));
 }
 
-/// A declared tensor the interpreter refuses to allocate: why, and the error code.
-struct size_refusal {
-  errc kind;  ///< `invalid_graph` for an invalid shape, `limit` above the limit
-  std::string rule;
-};
-
-/// Nothing when tensor `t` (declared dtype and shape) is a valid shape within `limit` bytes of
-/// interpreter storage, else why not (see `options::max_tensor_bytes`). Allocates nothing.
-[[nodiscard]] inline std::optional<size_refusal> check_tensor_size(const graph::tensor& t, std::uint64_t limit) {
-  if (auto m = check_shape(t.shape); !m.empty())
-    return size_refusal{errc::invalid_graph, "bad shape " + to_string(t.shape) + ": " + m};
-  const auto bytes = static_cast<std::uint64_t>(graph::element_count(t.shape)) * element_bytes(t.type);
-  if (bytes > limit)
-    return size_refusal{errc::limit,
-                        "tensor " + to_string(t.shape) + " of " + std::string(dtype::name(t.type)) + " needs " +
-                            std::to_string(bytes) + " bytes, above the per-tensor limit of " + std::to_string(limit) +
-                            " bytes (run::options::max_tensor_bytes)"};
-  return std::nullopt;
-}
-
-/// Binds the graph inputs; returns the error when `inputs` do not match the declarations.
-[[nodiscard]] inline status bind_inputs(const graph::graph& g, const tensor_index& idx, std::span<const value> inputs,
-                                        std::unordered_map<std::string, value>& env, std::uint64_t limit) {
+/// Binds the graph inputs (borrowed: `st` points at the caller's values, nothing is copied); returns
+/// the error when `inputs` do not match the declarations.
+[[nodiscard]] inline status bind_inputs(const graph::graph& g, const graph_plan& p, std::span<const value> inputs,
+                                        run_state& st, std::uint64_t limit) {
   if (inputs.size() != g.inputs.size())
     return graph_error(errc::invalid_graph, {},
                        "the graph has " + std::to_string(g.inputs.size()) + " inputs, " +
                            std::to_string(inputs.size()) + " values were given");
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const auto& n = g.inputs[i];
-    const auto* t = find_in(idx, n);
+    const auto* t = p.decl[p.inputs[i]];
     if (t == nullptr) return graph_error(errc::invalid_graph, n, "graph input is not a declared tensor");
-    if (auto m = check_tensor_size(*t, limit)) return graph_error(m->kind, n, std::move(m->rule));
+    if (!p.size_ok[p.inputs[i]])
+      if (auto m = check_tensor_size(*t, limit)) return graph_error(m->kind, n, std::move(m->rule));
     const auto& v = inputs[i];
     if (v.type != t->type)
       return graph_error(errc::invalid_graph, n,
@@ -124,32 +105,26 @@ struct size_refusal {
                              ", the tensor has " + to_string(t->shape));
     if (auto s = v.check(); !s.empty())
       return graph_error(errc::invalid_graph, n, "input value " + std::to_string(i) + ": " + s);
-    env[n] = v;
+    st.val[p.inputs[i]] = &v;
   }
   return std::nullopt;
 }
 
-/// The interpreter loop of `run` and `session::run` over graph `g` indexed by `idx`; constants are
+/// The interpreter loop of `run` and `session::run` over graph `g` resolved as `p`, with the run's
+/// values in `st` (precondition: `st.reset(p.names.size())` since its last run); constants are
 /// decoded into `cache` (kept between runs) when it is given, else per run.
-[[nodiscard]] inline result run_graph(const graph::graph& g, const tensor_index& idx, std::span<const value> inputs,
-                                      const options& opt, constant_cache* cache) {
+[[nodiscard]] inline result run_graph(const graph::graph& g, const graph_plan& p, std::span<const value> inputs,
+                                      const options& opt, constant_cache* cache, run_state& st) {
   outcome res;
-  std::unordered_map<std::string, value> env;
   try {
     const auto limit = opt.max_tensor_bytes;
-    if (auto e = bind_inputs(g, idx, inputs, env, limit)) return std::move(*e);
-    // Last use of each tensor, so dead values can be freed.
-    std::unordered_map<std::string, std::size_t> last_use;
-    for (std::size_t i = 0; i < g.operators.size(); ++i)
-      for (const auto& n : g.operators[i].inputs) last_use[n] = i;
-    const std::unordered_set<std::string> keep(g.outputs.begin(), g.outputs.end());
-
+    if (auto e = bind_inputs(g, p, inputs, st, limit)) return std::move(*e);
     for (std::size_t i = 0; i < g.operators.size(); ++i) {
       const auto& op = g.operators[i];
       if (!op.is_tosa())
         return make_error(errc::invalid_graph, static_cast<std::int64_t>(i), std::string(op.op_name()), {},
                           "not a TOSA operator; lower the graph first");
-      const op_context c{g, op, i, env, opt.dynamic, idx, cache};
+      const op_context c{op, i, p, st, opt.dynamic, cache};
       if (!tosa::known(op.tosa_op()))
         return c.fail(errc::unsupported, {},
                       "TOSA op " + std::to_string(tosa::serialized(op.tosa_op())) + " is not run by the interpreter");
@@ -159,61 +134,67 @@ struct size_refusal {
                       "expects " + std::to_string(d.n_in) + " operands and " + std::to_string(d.n_out) +
                           " results, has " + std::to_string(op.inputs.size()) + " and " +
                           std::to_string(op.outputs.size()));
-      for (const auto& n : op.inputs) {
-        if (env.count(n) != 0 || (cache != nullptr && cache->values.count(n) != 0)) continue;
-        const auto* t = find_in(idx, n);
+      const auto& slots = p.ops[i];
+      for (std::size_t k = 0; k < slots.in.size(); ++k) {
+        const auto s = slots.in[k];
+        if (st.val[s] != nullptr) continue;
+        const auto& n = op.inputs[k];
+        const auto* t = p.decl[s];
         if (t == nullptr) return c.fail(errc::invalid_graph, n, "operand is not a declared tensor");
         if (!t->is_constant)
           return c.fail(errc::invalid_graph, n,
                         "operand is used before any operator produces it (and it is not a graph input)");
-        if (auto m = check_tensor_size(*t, limit)) return c.fail(m->kind, n, std::move(m->rule));
+        if (!p.size_ok[s])
+          if (auto m = check_tensor_size(*t, limit)) return c.fail(m->kind, n, std::move(m->rule));
         try {
-          if (cache != nullptr) cache->values.emplace(n, from_constant(*t));
-          else env.emplace(n, from_constant(*t));
+          c.bind_constant(s, *t);
         } catch (const std::invalid_argument& ex) {
           return c.fail(errc::invalid_graph, n, ex.what());
         }
       }
-      for (const auto& n : op.outputs) {
-        const auto* t = find_in(idx, n);
-        if (t == nullptr) return c.fail(errc::invalid_graph, n, "result is not a declared tensor");
-        if (auto m = check_tensor_size(*t, limit)) return c.fail(m->kind, n, std::move(m->rule));
+      for (std::size_t k = 0; k < slots.out.size(); ++k) {
+        const auto* t = p.decl[slots.out[k]];
+        if (t == nullptr) return c.fail(errc::invalid_graph, op.outputs[k], "result is not a declared tensor");
+        if (!p.size_ok[slots.out[k]])
+          if (auto m = check_tensor_size(*t, limit)) return c.fail(m->kind, op.outputs[k], std::move(m->rule));
       }
       if (auto e = dispatch(c)) return std::move(*e);
       if (!opt.keep_intermediates) {
-        for (const auto& n : op.inputs) {  // operands whose last use this was
-          const auto it = last_use.find(n);
-          if (it != last_use.end() && it->second == i && keep.count(n) == 0) env.erase(n);
-        }
-        for (const auto& n : op.outputs) {  // results nothing reads (e.g. an unused scale)
-          const auto it = last_use.find(n);
-          if ((it == last_use.end() || it->second < i) && keep.count(n) == 0) env.erase(n);
+        for (const auto s : slots.free_after) {  // operands whose last use this was, results nothing reads
+          if (st.val[s] == &st.owned[s]) st.owned[s] = value{};
+          st.val[s] = nullptr;
         }
       }
     }
     res.outputs.reserve(g.outputs.size());
-    for (const auto& n : g.outputs) {
-      auto it = env.find(n);
-      if (it == env.end()) {
-        const auto* t = find_in(idx, n);
+    for (std::size_t j = 0; j < p.outputs.size(); ++j) {
+      const auto s = p.outputs[j];
+      if (st.val[s] == nullptr) {
+        const auto& n = g.outputs[j];
+        const auto* t = p.decl[s];
         if (t == nullptr || !t->is_constant)
           return graph_error(errc::invalid_graph, n, "graph output is never produced");
         if (auto m = check_tensor_size(*t, limit)) return graph_error(m->kind, n, std::move(m->rule));
-        if (cache != nullptr) {
-          if (const auto c = cache->values.find(n); c != cache->values.end()) {
-            res.outputs.push_back(c->second);
-            continue;
-          }
-        }
-        res.outputs.push_back(from_constant(*t));
+        if (cache != nullptr && cache->values[s]) res.outputs.push_back(*cache->values[s]);
+        else res.outputs.push_back(from_constant(*t));
         continue;
       }
-      res.outputs.push_back(it->second);
+      // a value this run made moves out when no later output and no kept tensor needs it
+      bool last = !opt.keep_intermediates;
+      for (std::size_t l = j + 1; last && l < p.outputs.size(); ++l) last = p.outputs[l] != s;
+      if (last && st.val[s] == &st.owned[s]) {
+        res.outputs.push_back(std::move(st.owned[s]));
+        st.val[s] = nullptr;
+      } else {
+        res.outputs.push_back(*st.val[s]);
+      }
     }
     if (opt.keep_intermediates) {
-      if (cache != nullptr)
-        for (const auto& [n, v] : cache->values) env.emplace(n, v);  // the session's constants
-      res.tensors = std::move(env);
+      for (std::size_t s = 0; s < p.names.size(); ++s)
+        if (st.val[s] != nullptr) res.tensors.emplace(std::string(p.names[s]), *st.val[s]);
+      if (cache != nullptr)  // the session's constants
+        for (std::size_t s = 0; s < p.names.size(); ++s)
+          if (cache->values[s]) res.tensors.emplace(std::string(p.names[s]), *cache->values[s]);
     }
     return res;
   } catch (const std::bad_alloc&) {
@@ -232,46 +213,61 @@ struct size_refusal {
 /// a tensor used before it is produced or not declared, input values that do not match, a
 /// result whose dtype/shape differs from its declaration, every ERROR_IF/REQUIRE of the ops,
 /// dtype combinations the interpreter does not run, a tensor above `options::max_tensor_bytes`,
-/// and allocation failure. Time and memory are linear in the graph size: tensors are looked up
-/// through an index built once per run (`detail::index_tensors`), and every declared result is
-/// checked (shape rule of its op, size limit) before it is allocated.
+/// and allocation failure. Time and memory are linear in the graph size: every tensor name is
+/// resolved to a slot once per run (`detail::graph_plan`), the input values are read where they
+/// are (not copied), and every declared result is checked (shape rule of its op, size limit)
+/// before it is allocated.
 [[nodiscard]] inline result run(const graph::graph& g, std::span<const value> inputs, const options& opt = {}) {
   try {
-    return detail::run_graph(g, detail::index_tensors(g), inputs, opt, nullptr);
+    const detail::graph_plan p(g, detail::index_tensors(g), opt.max_tensor_bytes);
+    detail::run_state st;
+    st.reset(p.names.size());
+    return detail::run_graph(g, p, inputs, opt, nullptr, st);
   } catch (const std::bad_alloc&) {
     return detail::graph_error(errc::limit, {}, "out of memory");
   }
 }
 
 /// A TOSA graph prepared for repeated runs (the interpreter's counterpart of a prepared model):
-/// the tensor index is built once, every constant is decoded once (on its first use) and the
+/// the tensor names are resolved to slots once (`detail::graph_plan`), every constant is decoded
+/// once (on its first use), the run's value slots are reused, and the
 /// kernels' storage copies of constant operands (e.g. CONV2D/MATMUL weights and bias as int8 /
 /// int32) are made once and reused by every later `run`. Results and errors are exactly those of
 /// `run::run(g, inputs, opt)` (same checks, same location in every error).
 /// Lifetime: `g` must outlive the session and stay unchanged. Memory: the decoded constants (as
-/// `run::value`: 8 bytes per integer element) plus the kernel copies, for the session's lifetime;
+/// `run::value`: 8 bytes per integer element) plus the kernel copies (for int8 1×1 CONV2D weights
+/// the packed form instead of an int8 copy) and the kernels' scratch buffers (as large as the
+/// largest operand conversion / raw result of one op), for the session's lifetime;
 /// `options::max_tensor_bytes` applies to each. Not safe to `run` one session from two threads
 /// at once (the first use of a constant fills the cache); separate sessions are independent.
 class session {
  public:
   /// Prepares `g` (nothing is decoded yet; the first `run` decodes the constants it uses).
-  explicit session(const graph::graph& g, const options& opt = {}) : g_(g), opt_(opt), idx_(detail::index_tensors(g)) {}
+  explicit session(const graph::graph& g, const options& opt = {})
+      : g_(g), opt_(opt), plan_(g, detail::index_tensors(g), opt.max_tensor_bytes), cache_(plan_.names.size()) {
+    st_.reset(plan_.names.size());
+  }
   session(const session&) = delete;
   session& operator=(const session&) = delete;
 
   /// Runs the graph on `inputs` (as `run::run`).
   [[nodiscard]] result run(std::span<const value> inputs) {
-    try {
-      return detail::run_graph(g_, idx_, inputs, opt_, &cache_);
-    } catch (const std::bad_alloc&) {
-      return detail::graph_error(errc::limit, {}, "out of memory");
-    }
+    result r = [&]() -> result {
+      try {
+        return detail::run_graph(g_, plan_, inputs, opt_, &cache_, st_);
+      } catch (const std::bad_alloc&) {
+        return detail::graph_error(errc::limit, {}, "out of memory");
+      }
+    }();
+    st_.reset(plan_.names.size());  // this run's values are released, the arrays kept
+    return r;
   }
 
  private:
   const graph::graph& g_;
   options opt_;
-  detail::tensor_index idx_;
+  detail::graph_plan plan_;
   detail::constant_cache cache_;
+  detail::run_state st_;
 };
 }  // namespace armlower::run

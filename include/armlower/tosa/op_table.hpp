@@ -257,13 +257,34 @@ inline constexpr std::array table{
 /// The one type-support table (see the file comment for slot order and sources).
 inline constexpr auto& op_table = detail::rows::table;
 
-/// The rows of `o`, in table order (rows of one op are contiguous).
+namespace detail::rows {
+/// One more than the largest serialized number of a known op.
+inline constexpr std::size_t op_numbers = [] {
+  std::uint32_t m = 0;
+  for (op o : all_ops) m = serialized(o) > m ? serialized(o) : m;
+  return std::size_t{m} + 1;
+}();
+/// `[begin, end)` of each op's rows in `table`, by serialized op number (empty for a number with
+/// no rows), so that `rows_of` does not search the table at run time.
+inline constexpr auto ranges = [] {
+  static_assert(table.size() < 65536);
+  std::array<std::array<std::uint16_t, 2>, op_numbers> r{};
+  for (std::size_t k = 0; k < table.size(); ++k) {
+    auto& e = r[serialized(table[k].o)];
+    if (e[1] == 0) e[0] = static_cast<std::uint16_t>(k);
+    e[1] = static_cast<std::uint16_t>(k + 1);
+  }
+  return r;
+}();
+}  // namespace detail::rows
+
+/// The rows of `o`, in table order (rows of one op are contiguous); empty for an op number with
+/// no rows.
 [[nodiscard]] constexpr std::span<const type_support_row> rows_of(op o) noexcept {
-  std::size_t b = 0;
-  while (b < op_table.size() && op_table[b].o != o) ++b;
-  std::size_t e = b;
-  while (e < op_table.size() && op_table[e].o == o) ++e;
-  return std::span<const type_support_row>(op_table.data() + b, e - b);
+  const std::size_t i = serialized(o);
+  if (i >= detail::rows::op_numbers) return {};
+  const auto& e = detail::rows::ranges[i];
+  return std::span<const type_support_row>(op_table.data() + e[0], std::size_t{e[1]} - e[0]);
 }
 
 /// Index into `op_table` of the first row of `o` whose slot dtypes equal `types` (any version,
@@ -271,9 +292,9 @@ inline constexpr auto& op_table = detail::rows::table;
 /// stays a constant expression under GCC's `-fsanitize=null` (which makes pointer-to-null
 /// comparisons non-constant).
 [[nodiscard]] constexpr std::size_t find_row_index(op o, std::span<const dtype::id> types) noexcept {
-  std::size_t b = 0;
-  while (b < op_table.size() && op_table[b].o != o) ++b;
-  for (std::size_t k = b; k < op_table.size() && op_table[k].o == o; ++k) {
+  const auto rs = rows_of(o);
+  const auto b = static_cast<std::size_t>(rs.data() - op_table.data());
+  for (std::size_t k = b; k < b + rs.size(); ++k) {
     const type_support_row& r = op_table[k];
     if (r.arity != types.size()) continue;
     bool same = true;

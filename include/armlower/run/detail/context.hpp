@@ -6,10 +6,12 @@
 
 #include <armlower/graph/graph.hpp>
 #include <armlower/run/error.hpp>
+#include <armlower/run/detail/plan.hpp>
 #include <armlower/run/kernel_status.hpp>
 #include <armlower/run/value.hpp>
 #include <armlower/tosa/op.hpp>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,52 +27,59 @@ namespace armlower::run::detail {
 /// Success (nullopt) or the error that stopped an op.
 using status = std::optional<error>;
 
-/// The graph's tensors by name, built once per run (`index_tensors`) so that every lookup is
-/// O(1) and a run is linear in the graph size. With duplicate names the first tensor wins (as
-/// `graph::find`).
-using tensor_index = std::unordered_map<std::string_view, const graph::tensor*>;
+/// A kernel's storage copy of a tensor: int8, int16, int32, int64 or float elements.
+using kernel_storage = std::variant<std::vector<std::int8_t>, std::vector<std::int16_t>, std::vector<std::int32_t>,
+                                    std::vector<std::int64_t>, std::vector<float>>;
 
-/// The index of `g.tensors` (views into the graph's names: valid while `g` is unchanged).
-[[nodiscard]] inline tensor_index index_tensors(const graph::graph& g) {
-  tensor_index idx;
-  idx.reserve(g.tensors.size());
-  for (const auto& t : g.tensors) idx.emplace(t.name, &t);
-  return idx;
-}
-
-/// The declared tensor called `n`, or nullptr.
-[[nodiscard]] inline const graph::tensor* find_in(const tensor_index& idx, std::string_view n) {
-  const auto it = idx.find(n);
-  return it == idx.end() ? nullptr : it->second;
-}
-
-/// What a `run::session` keeps between runs: every constant tensor decoded once (`values`, by
-/// name), the kernels' storage copies of constant operands (`kernel`, by name and storage type:
-/// int8/int16/int32/int64/float) and packed weights (`packed`), made on first use. A plain
-/// `run::run` has none.
+/// What a `run::session` keeps between runs, by slot of its `graph_plan`: every constant tensor
+/// decoded once (`values`), the kernels' storage copies of constant operands (`kernel`, by slot
+/// and storage type: int8/int16/int32/int64/float) and packed weights (`packed`), made on first
+/// use. A plain `run::run` has none.
 struct constant_cache {
-  std::unordered_map<std::string, value> values;
-  using storage = std::variant<std::vector<std::int8_t>, std::vector<std::int16_t>, std::vector<std::int32_t>,
-                               std::vector<std::int64_t>, std::vector<float>>;
-  std::map<std::pair<std::string, std::size_t>, storage> kernel;
+  explicit constant_cache(std::size_t slots) : values(slots) {}
+  std::vector<std::optional<value>> values;  ///< slot → decoded constant (sized once: addresses stay valid)
+  std::map<std::pair<slot_id, std::size_t>, kernel_storage> kernel;
   /// A packed kernel layout of constant weights and the zero points it was packed for.
   struct packed_weights {
     std::vector<std::uint8_t> bytes;
     std::int32_t input_zp = 0, weight_zp = 0;
   };
-  /// Packed weights by tensor name (int8 1×1 CONV2D: `kernels::pack_conv2d_1x1_s8`; repacked when
+  /// Packed weights by slot (int8 1×1 CONV2D: `kernels::pack_conv2d_1x1_s8`; repacked when
   /// EXT-DYNAMIC zero points differ from the packed ones).
-  std::unordered_map<std::string, packed_weights> packed;
+  std::map<slot_id, packed_weights> packed;
+};
+
+/// The values of one run, by slot: `val[s]` is the value bound to slot `s` — a caller's input
+/// (borrowed, not copied), a constant in the session's cache, or `owned[s]` — or null when
+/// nothing is bound (not yet produced, or dead).
+struct run_state {
+  std::vector<value> owned;
+  std::vector<const value*> val;
+  /// Kernel scratch of one operator at a time (operands converted to kernel storage, raw results),
+  /// by position `k` < 4; in a session kept between runs, so its capacity is reused.
+  std::array<kernel_storage, 4> scratch;
+  /// Scratch buffer `k` as a vector of `T` (emptied when it held another type).
+  template <class T>
+  [[nodiscard]] std::vector<T>& scratch_of(std::size_t k) {
+    auto& s = scratch[k];
+    if (!std::holds_alternative<std::vector<T>>(s)) s = std::vector<T>{};
+    return std::get<std::vector<T>>(s);
+  }
+  /// Unbinds every slot and releases the values this run made (keeps the arrays for the next run).
+  void reset(std::size_t slots) {
+    owned.resize(slots);
+    for (auto& v : owned) v = value{};
+    val.assign(slots, nullptr);
+  }
 };
 
 /// Evaluation context of one operator.
 struct op_context {
-  const graph::graph& g;
   const graph::operation& op;
   std::size_t index;
-  std::unordered_map<std::string, value>& env;
+  const graph_plan& plan;
+  run_state& st;
   bool dynamic;  ///< EXT-DYNAMIC: compile-time-constant operands may be run-time values
-  const tensor_index& tensors;  ///< the graph's tensors by name
   constant_cache* cache = nullptr;  ///< a session's decoded constants (constant operands live there), or null
 
   /// The location of this op and tensor `tensor` (may be empty).
@@ -93,18 +102,18 @@ struct op_context {
   /// Name of operand `i` / result `i` (precondition: arity checked).
   [[nodiscard]] const std::string& in_name(std::size_t i) const { return op.inputs[i]; }
   [[nodiscard]] const std::string& out_name(std::size_t i) const { return op.outputs[i]; }
+  /// Slot of operand `i` / result `i`.
+  [[nodiscard]] slot_id in_slot(std::size_t i) const { return plan.ops[index].in[i]; }
+  [[nodiscard]] slot_id out_slot(std::size_t i) const { return plan.ops[index].out[i]; }
   /// Value of operand `i` (bound by the interpreter before dispatch).
-  [[nodiscard]] const value& in(std::size_t i) const {
-    const auto it = env.find(op.inputs[i]);
-    if (it != env.end() || cache == nullptr) return env.at(op.inputs[i]);
-    return cache->values.at(op.inputs[i]);
-  }
+  [[nodiscard]] const value& in(std::size_t i) const { return *st.val[in_slot(i)]; }
   /// True when operand `i` is a constant held by a session's cache (its kernel copies can be reused).
   [[nodiscard]] bool cached_constant(std::size_t i) const {
-    return cache != nullptr && env.count(op.inputs[i]) == 0 && cache->values.count(op.inputs[i]) != 0;
+    const auto s = in_slot(i);
+    return cache != nullptr && cache->values[s].has_value() && st.val[s] == &*cache->values[s];
   }
   /// Declared result tensor `i` (checked to exist by the interpreter before dispatch).
-  [[nodiscard]] const graph::tensor& out(std::size_t i) const { return *find_in(tensors, op.outputs[i]); }
+  [[nodiscard]] const graph::tensor& out(std::size_t i) const { return *plan.decl[out_slot(i)]; }
 
   /// Attribute of type `A`, or nullptr.
   template <class A>
@@ -115,7 +124,7 @@ struct op_context {
   /// Error unless operand `i` is a compile-time constant (or EXT-DYNAMIC is on).
   [[nodiscard]] status require_constant(std::size_t i, std::string_view what) const {
     if (dynamic) return std::nullopt;
-    const auto* t = find_in(tensors, op.inputs[i]);
+    const auto* t = plan.decl[in_slot(i)];
     if (t != nullptr && t->is_constant) return std::nullopt;
     return fail(errc::error_if, op.inputs[i],
                 std::string(what) + " must be a compile-time constant (CTC) unless EXT-DYNAMIC");
@@ -157,8 +166,23 @@ struct op_context {
     if (v.shape != decl.shape)
       return fail(errc::error_if, decl.name,
                   "result shape " + to_string(v.shape) + " differs from the declared " + to_string(decl.shape));
-    env[decl.name] = std::move(v);
+    bind(out_slot(i), std::move(v));
     return std::nullopt;
+  }
+
+  /// Binds `v` to slot `s` as a value of this run.
+  void bind(slot_id s, value v) const {
+    st.owned[s] = std::move(v);
+    st.val[s] = &st.owned[s];
+  }
+
+  /// Binds constant tensor `t` (slot `s`): in a session its decoded value in the cache (decoded on
+  /// first use), else decoded for this run. Throws std::invalid_argument for a bad payload.
+  void bind_constant(slot_id s, const graph::tensor& t) const {
+    if (cache == nullptr) return bind(s, from_constant(t));
+    auto& v = cache->values[s];
+    if (!v) v.emplace(from_constant(t));
+    st.val[s] = &*v;
   }
 };
 

@@ -41,11 +41,8 @@ namespace armlower::run::detail {
   if (!t.is_constant)
     return c.fail(errc::invalid_graph, t.name, "the result of CONST must be a constant tensor with a payload");
   try {
-    if (c.cache != nullptr) {
-      if (c.cache->values.count(t.name) == 0) c.cache->values.emplace(t.name, from_constant(t));
-      return std::nullopt;
-    }
-    return c.set(0, from_constant(t));
+    c.bind_constant(c.out_slot(0), t);
+    return std::nullopt;
   } catch (const std::invalid_argument& e) {
     return c.fail(errc::invalid_graph, t.name, e.what());
   }

@@ -116,14 +116,6 @@ template <class T>
                 std::string(what) + " must be 0 unless its dtype is INT8 (is " + std::string(dtype::name(v.type)) + ")");
 }
 
-/// The elements of a float operand as float, exactly (FP16/BF16/FP32 as stored, FP8 codes decoded).
-[[nodiscard]] inline std::vector<float> reals_of(const value& v) {
-  if (storage_of(v.type) == storage::real) return v.reals;
-  std::vector<float> r(v.codes.size());
-  for (std::size_t i = 0; i < r.size(); ++i) r[i] = armlower::mx::decode(v.type, v.codes[i]);
-  return r;
-}
-
 /// The kernel format of an FP16 / BF16 / FP32 accumulator or output dtype.
 [[nodiscard]] constexpr kernels::real_format real_format_of(dtype::id t) noexcept {
   return t == dtype::id::fp16 ? kernels::real_format::fp16
@@ -134,23 +126,44 @@ template <class T>
 // --------------------------------------------------------------------------------------------
 // CONV2D
 
-/// The elements of operand `v` in the kernel storage type `T` (float rows: decoded exactly).
+/// The elements of operand `v` in the kernel storage type `T`, into `out` (resized; its capacity is
+/// reused): integers narrowed (values are within their dtype: `value::check`), float rows exactly
+/// (FP16/BF16/FP32 as stored, FP8 codes decoded).
+template <class T>
+void kernel_elements_into(const value& v, std::vector<T>& out) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (storage_of(v.type) == storage::real) {
+      out.assign(v.reals.begin(), v.reals.end());
+      return;
+    }
+    out.resize(v.codes.size());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = armlower::mx::decode(v.type, v.codes[i]);
+  } else {
+    out.resize(v.ints.size());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(v.ints[i]);
+  }
+}
+
+/// `kernel_elements_into` a new vector.
 template <class T>
 [[nodiscard]] std::vector<T> kernel_elements(const value& v) {
-  if constexpr (std::is_floating_point_v<T>) return reals_of(v);
-  else return elements_as<T>(v);
+  std::vector<T> r;
+  kernel_elements_into(v, r);
+  return r;
 }
 
 /// Operand `i` of `c` in the kernel storage type `T` (`kernel_elements`): for a constant held by a
-/// session (`op_context::cached_constant`) the copy made on its first use, else converted into `local`.
+/// session (`op_context::cached_constant`) the copy made on its first use, else converted into the
+/// run's scratch buffer `k` (`run_state::scratch`).
 template <class T>
-[[nodiscard]] std::span<const T> kernel_operand(const op_context& c, std::size_t i, std::vector<T>& local) {
+[[nodiscard]] std::span<const T> kernel_operand(const op_context& c, std::size_t i, std::size_t k) {
   if (!c.cached_constant(i)) {
-    local = kernel_elements<T>(c.in(i));
+    auto& local = c.st.scratch_of<T>(k);
+    kernel_elements_into(c.in(i), local);
     return local;
   }
   using vec = std::vector<T>;
-  const auto key = std::make_pair(c.in_name(i), constant_cache::storage(vec{}).index());
+  const auto key = std::make_pair(c.in_slot(i), kernel_storage(vec{}).index());
   auto it = c.cache->kernel.find(key);
   if (it == c.cache->kernel.end()) it = c.cache->kernel.emplace(key, kernel_elements<T>(c.in(i))).first;
   return std::get<vec>(it->second);
@@ -170,20 +183,18 @@ template <const tosa::type_support_row& R>
   using In = kernels::storage_t<R.types[0]>;
   using W = kernels::storage_t<R.types[1]>;
   using Acc = kernels::storage_t<R.acc>;
-  std::vector<In> in_local;
-  std::vector<W> w_local;
-  std::vector<Acc> b_local;
-  const auto in = kernel_operand<In>(c, 0, in_local);
-  const auto b = kernel_operand<Acc>(c, 2, b_local);
-  std::vector<Acc> out(static_cast<std::size_t>(graph::element_count(out_shape)));
+  const auto in = kernel_operand<In>(c, 0, 0);
+  const auto b = kernel_operand<Acc>(c, 2, 1);
+  auto& out = c.st.scratch_of<Acc>(3);  // every element written by the kernel
+  out.resize(static_cast<std::size_t>(graph::element_count(out_shape)));
   if constexpr (std::is_same_v<In, std::int8_t> && std::is_same_v<W, std::int8_t> && std::is_same_v<Acc, std::int32_t>) {
     // a session's constant 1×1 weights: packed once (kernels/conv2d_packed.hpp), where the CPU runs that form
     if (c.cached_constant(1) && kernels::detail::is_conv2d_1x1(s) && kernels::conv2d_1x1_s8_packed_native()) {
       const auto izp = kernel_zero_point<In>(c.in(3));
       const auto wzp = kernel_zero_point<W>(c.in(4));
-      auto& pw = c.cache->packed[c.in_name(1)];
+      auto& pw = c.cache->packed[c.in_slot(1)];
       if (pw.bytes.empty() || pw.input_zp != izp || pw.weight_zp != wzp) {
-        const auto w = kernel_operand<W>(c, 1, w_local);
+        const auto w = kernel_elements<W>(c.in(1));  // not kept: the packed form replaces the int8 copy
         pw.bytes.assign(kernels::conv2d_1x1_s8_packed_size(s.oc, s.ic), 0);
         if (kernels::pack_conv2d_1x1_s8(s, w.data(), izp, wzp, pw.bytes.data(), pw.bytes.size()) != kernels::status::ok)
           pw.bytes.clear();
@@ -198,7 +209,7 @@ template <const tosa::type_support_row& R>
       // anything else: the general kernel below decides (and reports) as run::run does
     }
   }
-  const auto w = kernel_operand<W>(c, 1, w_local);
+  const auto w = kernel_operand<W>(c, 1, 2);
   const kernels::float_rounding fr{real_format_of(R.acc), real_format_of(R.types[2])};
   const auto st = kernels::conv2d<In, W, Acc>(s, in.data(), w.data(), b.data(), kernel_zero_point<In>(c.in(3)),
                                               kernel_zero_point<W>(c.in(4)), out.data(), fr);
@@ -238,16 +249,18 @@ template <const tosa::type_support_row& R>
 
   using dtype::id;
   const std::array<id, 3> sig{x.type, w.type, out_t};
-  const std::string sig_text = std::string(dtype::name(x.type)) + " x " + std::string(dtype::name(w.type)) + " -> " +
-                               std::string(dtype::name(out_t));
+  const auto sig_text = [&] {  // for the error messages only
+    return std::string(dtype::name(x.type)) + " x " + std::string(dtype::name(w.type)) + " -> " +
+           std::string(dtype::name(out_t));
+  };
   if (tosa::find_row(tosa::op::conv2d, sig) == nullptr)
-    return c.fail(errc::unsupported, c.out_name(0), "CONV2D " + sig_text + " is not a TOSA CONV2D type row");
+    return c.fail(errc::unsupported, c.out_name(0), "CONV2D " + sig_text() + " is not a TOSA CONV2D type row");
   if (!tosa::accumulator_allowed(tosa::op::conv2d, sig, a->acc_type)) {
     std::string allowed;
     for (const auto& r : tosa::rows_of(tosa::op::conv2d))
       if (r.types == sig) allowed += (allowed.empty() ? "" : " or ") + std::string(dtype::name(r.acc));
     return c.fail(errc::error_if, c.out_name(0),
-                  "acc_type " + std::string(dtype::name(a->acc_type)) + " is not an accumulator of the row " + sig_text +
+                  "acc_type " + std::string(dtype::name(a->acc_type)) + " is not an accumulator of the row " + sig_text() +
                       " (allowed: " + allowed + ")");
   }
 
@@ -287,10 +300,10 @@ template <const tosa::type_support_row& R>
   using In = kernels::storage_t<R.types[0]>;
   static_assert(std::is_same_v<In, kernels::storage_t<R.types[1]>>, "MATMUL rows store A and B alike");
   using Acc = kernels::storage_t<R.acc>;
-  std::vector<In> a_local, b_local;
-  const auto a = kernel_operand<In>(c, 0, a_local);
-  const auto b = kernel_operand<In>(c, 1, b_local);
-  std::vector<Acc> out(static_cast<std::size_t>(graph::element_count(out_shape)));
+  const auto a = kernel_operand<In>(c, 0, 0);
+  const auto b = kernel_operand<In>(c, 1, 1);
+  auto& out = c.st.scratch_of<Acc>(3);  // every element written by the kernel
+  out.resize(static_cast<std::size_t>(graph::element_count(out_shape)));
   const kernels::float_rounding fr{real_format_of(R.acc), real_format_of(R.types[2])};
   const auto st = kernels::matmul<In, Acc>(s, a.data(), b.data(), kernel_zero_point<In>(c.in(2)),
                                           kernel_zero_point<In>(c.in(3)), out.data(), fr);
