@@ -70,8 +70,11 @@ enum class matmul_path : std::uint8_t { reference, integer, avx2, avx512, mve, b
 ///  - FP4E2M1: AVX-512 faster for GEMV (batch 1, `int8_gemv`: 1.06–1.32×) and at batch 8 (1.20–1.30×);
 ///    batches 2–7 are not measured, so they keep AVX2.
 ///  - FP8E4M3, FP8E5M2: with AVX-512 BF16 (`arch::avx512::bf16`, the `vdpbf16ps` kernel) faster for
-///    GEMV (batch 1: 1.07–1.17×); at batch 8 within this host's noise (1.00–1.12×): AVX2. Without
-///    AVX-512 BF16 (the older FMA kernel): no gain, AVX2.
+///    GEMV (batch 1: 1.07–1.17× warm), and with weights cold too since its prefetch runs 4 row groups
+///    ahead as one stream (`bm_mx_cold_pair`, AVX2 ÷ AVX-512 time: K 1024 1.32–1.36×, K 4096
+///    1.14–1.16×; it was 0.95× at K 4096 cold before; mxfp branch results, "FP8 cold dispatch");
+///    at batch 8 within this host's noise (1.00–1.12×): AVX2. Without AVX-512 BF16 (the older FMA
+///    kernel): no gain, AVX2.
 /// Both x86 paths give the same guarantees (`bit_exact`), so this choice never changes a bit-exact result.
 [[nodiscard]] constexpr bool avx512_measured_faster(dtype::id t, std::size_t a_rows) noexcept {
   switch (t) {

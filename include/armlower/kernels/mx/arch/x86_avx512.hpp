@@ -23,7 +23,7 @@
 ///    become normal BF16 values, NaN/±Inf stay NaN/±Inf), block sums by `vdpbf16ps` (exact products,
 ///    no value where its DAZ/FTZ applies), block pairs scaled lane-wise and the product rounded apart
 ///    from the accumulation; batch 1: 4 B rows per A load, B decode software-pipelined one block pair
-///    ahead, next rows prefetched into L2. Without AVX-512 BF16: `fp8_rows<T>`, the AVX2 kernel's
+///    ahead, rows 4 groups ahead prefetched into L2 as one sequential stream. Without AVX-512 BF16: `fp8_rows<T>`, the AVX2 kernel's
 ///    decode (`fp8_split` at 512 bits: two blocks per decode) and FMA block sums; block pairs scaled by
 ///    one FMA with a two-valued factor vector. Both **within the TOSA dot-product bound** (TOSA 1.0
 ///    dot-product accuracy rule, pseudocode/library/tosa_reference_check_dotproduct.tosac), not
@@ -738,8 +738,12 @@ inline constexpr std::size_t bf16_chunk = 4096;
 inline constexpr std::size_t bf16_rows_shared = 4;
 /// Whether `fp8_bf16_rows` prefetches the next B row group into L2 (batch 1).
 inline constexpr bool bf16_prefetch = true;
-/// How many row groups ahead `fp8_bf16_rows` prefetches (batch 1).
-inline constexpr std::size_t bf16_prefetch_groups = 1;
+/// How many row groups ahead `fp8_bf16_rows` prefetches (batch 1). Where a group's rows are whole
+/// (one chunk: K ≤ `bf16_chunk`) they are one contiguous run of bytes, prefetched as such, line after
+/// line, so the prefetches form one sequential stream; else row by row at the same offset. With
+/// weights cold (`bm_mx_cold_pair`, mxfp branch results), 4 groups ahead in one stream beat 1 group
+/// row by row by 1.15× (K 1024) and 1.2× (K 4096): AVX-512 ÷ AVX2 cold 1.20 → 1.40 and 0.95 → 1.17.
+inline constexpr std::size_t bf16_prefetch_groups = 4;
 
 /// FP8 AVX-512 BF16 rows for T ∈ {FP8E4M3, FP8E5M2}; within the TOSA dot-product bound of the
 /// pseudocode. Both operands decoded exactly to BF16 by `detail::fp8_bf16` (A once per chunk into
@@ -751,7 +755,7 @@ inline constexpr std::size_t bf16_prefetch_groups = 1;
 /// with no decode exponent (`fp8_factors<T, 0>`). NaN/Inf codes decode to BF16 NaN/±Inf, so they
 /// propagate as in the pseudocode (a block sum's NaN/±Inf class does not depend on the summation
 /// order); no per-block check, `Check` is ignored. Batch 1: `bf16_rows_shared` B rows per A load,
-/// the next group prefetched into L2; batch > 1: each B block pair decoded once for up to 4 A rows.
+/// the group `bf16_prefetch_groups` ahead prefetched into L2; batch > 1: each B block pair decoded once for up to 4 A rows.
 template <dtype::id T>
 inline void fp8_bf16_rows(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp8e4m3 || T == dtype::id::fp8e5m2);
@@ -785,7 +789,7 @@ inline void fp8_bf16_rows(const rows_args& r) noexcept {
       }
       auto tile = [&]<std::size_t Q, std::size_t P>(std::size_t j) {
         const std::uint8_t* br[Q];
-        const std::uint8_t* pf[Q];  // the rows one group ahead (or these rows again at the end)
+        const std::uint8_t* pf[Q];  // the rows `bf16_prefetch_groups` ahead (or these rows again at the end)
         __m512 acc[Q][P];
         for (std::size_t q = 0; q < Q; ++q) {
           br[q] = r.b + (j + q) * r.c + k0;
@@ -805,28 +809,40 @@ inline void fp8_bf16_rows(const rows_args& r) noexcept {
         __m512i nlo[Q], nhi[Q];
         for (std::size_t q = 0; q < Q; ++q)
           detail::fp8_bf16(detail::load_blocks(br[q], codes_mask(0)), lut, nlo[q], nhi[q]);
-        for (std::size_t g = 0; g < gcount; g += 2) {
-          const __mmask64 m = codes_mask(g + 2);
-          __m512i a[P][2];  // A's pair, loaded once for the Q rows
-          for (std::size_t p = 0; p < P; ++p) {
-            a[p][0] = _mm512_load_si512(ad + p * kc + g * bs);
-            a[p][1] = _mm512_load_si512(ad + p * kc + g * bs + 32);
-          }
-#pragma GCC unroll 8
-          for (std::size_t q = 0; q < Q; ++q) {
-            if constexpr (bf16_prefetch) _mm_prefetch(reinterpret_cast<const char*>(pf[q] + g * bs), _MM_HINT_T1);
-            const __m512i blo = nlo[q], bhi = nhi[q];
-            detail::fp8_bf16(detail::load_blocks(br[q] + (m != 0 ? g + 2 : 0) * bs, m), lut, nlo[q], nhi[q]);
-#pragma GCC unroll 4
+        // one 64-byte line prefetched per row and block pair. `Run`: the group `bf16_prefetch_groups`
+        // ahead is one run of bytes at `run` (its rows whole and in B), line Q·g/2 + q; else row by
+        // row, pf[q] + g·32
+        const bool whole = kn == r.c && j + (bf16_prefetch_groups + 1) * Q <= r.w;
+        const std::uint8_t* run = whole ? r.b + (j + bf16_prefetch_groups * Q) * r.c : nullptr;
+        auto steps = [&]<bool Run>() {
+          for (std::size_t g = 0; g < gcount; g += 2) {
+            const __mmask64 m = codes_mask(g + 2);
+            __m512i a[P][2];  // A's pair, loaded once for the Q rows
             for (std::size_t p = 0; p < P; ++p) {
-              const __m512 s = detail::dot_bf16(detail::dot_bf16(_mm512_setzero_ps(), a[p][0], blo), a[p][1], bhi);
-              const float* f = fb[q * P + p] + g;
-              __m512 prod = _mm512_mul_ps(s, _mm512_mask_blend_ps(0xFF00, _mm512_set1_ps(f[0]), _mm512_set1_ps(f[1])));
-              detail::keep_rounded(prod);  // the pseudocode rounds the product, then adds
-              acc[q][p] = _mm512_add_ps(acc[q][p], prod);
+              a[p][0] = _mm512_load_si512(ad + p * kc + g * bs);
+              a[p][1] = _mm512_load_si512(ad + p * kc + g * bs + 32);
+            }
+#pragma GCC unroll 8
+            for (std::size_t q = 0; q < Q; ++q) {
+              if constexpr (bf16_prefetch) {
+                const std::uint8_t* line = Run ? run + (g / 2 * Q + q) * 64 : pf[q] + g * bs;
+                _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T1);
+              }
+              const __m512i blo = nlo[q], bhi = nhi[q];
+              detail::fp8_bf16(detail::load_blocks(br[q] + (m != 0 ? g + 2 : 0) * bs, m), lut, nlo[q], nhi[q]);
+#pragma GCC unroll 4
+              for (std::size_t p = 0; p < P; ++p) {
+                const __m512 s = detail::dot_bf16(detail::dot_bf16(_mm512_setzero_ps(), a[p][0], blo), a[p][1], bhi);
+                const float* f = fb[q * P + p] + g;
+                __m512 prod = _mm512_mul_ps(s, _mm512_mask_blend_ps(0xFF00, _mm512_set1_ps(f[0]), _mm512_set1_ps(f[1])));
+                detail::keep_rounded(prod);  // the pseudocode rounds the product, then adds
+                acc[q][p] = _mm512_add_ps(acc[q][p], prod);
+              }
             }
           }
-        }
+        };
+        if (whole) steps.template operator()<true>();
+        else steps.template operator()<false>();
         for (std::size_t q = 0; q < Q; ++q)
           for (std::size_t p = 0; p < P; ++p)
             avx2::detail::fp8_store<T>(r, i0 + p, j + q, k0, kn, detail::hsum(acc[q][p]), false);
