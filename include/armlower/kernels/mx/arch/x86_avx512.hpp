@@ -13,8 +13,9 @@
 ///    `vpdpwssd`). A tile of 16 B rows is reduced
 ///    per block pair by an unpack/add tree (`hsum16x2`) into one lane per B row, then
 ///    `block_acc · (scale_A · scale_B)` and the fp32 accumulation run lane-wise, in block order.
-///    Batch 1 (A has one row) of FP4E2M1, FP6E2M3, MXINT8: `int8_gemv<T>` — 4 blocks per row and
-///    step, laid out one block per 128-bit lane (`quad_i8`), two `vpdpbusd` per row, a 4×4 block-sum
+///    Batch 1 (A has one row), every one of these types: `int8_gemv<T>` — 4 blocks per row and
+///    step, laid out one block per 128-bit lane (`quad_i8`), two `vpdpbusd` per row (FP6E3M2:
+///    `quad_e3m2`, four `vpdpwssd`), a 4×4 block-sum
 ///    tree (`hsum4x4`) and a 128-bit lane transpose instead of `hsum16x2` per block pair, the factor
 ///    check per block step by lane masks, the next tile prefetched into L2. Same guarantee.
 ///  - FP8E4M3, FP8E5M2 with AVX-512 BF16 (`__AVX512BF16__`, e.g. -march=native on Zen 4 / Sapphire
@@ -237,6 +238,22 @@ inline void quad_i8(const std::uint8_t* p, std::size_t nb, __m512i& lo, __m512i&
   }
 }
 
+/// FP6E3M2 GEMV (`int8_gemv`): the codes of 4 blocks at p (`nb` = 1..4 present, the rest zero) as
+/// int16 values ×16 (`decode_e3m2`) in four vectors whose 128-bit lane b holds block b only: d[0], d[1]
+/// the first 16 codes of each block (codes 0..7, 8..15 of the half), d[2], d[3] the last 16. So
+/// `vpdpwssd` lanes 4b..4b+3 sum block b only; A and B use the same order.
+inline void quad_e3m2(const std::uint8_t* p, std::size_t nb, __m512i* d) noexcept {
+  constexpr std::size_t qb = 4 * block_bytes<dtype::id::fp6e3m2>;
+  alignas(64) std::uint8_t t[qb];
+  if (nb != 4) {  // a short last quad: never read past its blocks
+    for (std::size_t i = 0; i < qb; ++i) t[i] = i < qb / 4 * nb ? p[i] : 0;
+    p = t;
+  }
+  const __m512i c0 = _mm512_loadu_si512(p), c1 = _mm512_loadu_si512(p + 64);
+  decode_e3m2(_mm512_shuffle_i32x4(c0, c1, 0x88), d[0], d[1]);
+  decode_e3m2(_mm512_shuffle_i32x4(c0, c1, 0xDD), d[2], d[3]);
+}
+
 /// Block sums of 4 B rows × 4 blocks: v[r] lanes 4b..4b+3 are row r's partial sums of block b; lane
 /// 4b + r of the result is row r's sum of block b (unpack-and-add over 32- then 64-bit elements).
 inline __m512i hsum4x4(const __m512i* v) noexcept {
@@ -361,25 +378,28 @@ inline constexpr std::size_t int8_tile = 16;
 /// Whether `int8_gemv` prefetches the next tile's B rows into L2.
 inline constexpr bool int8_gemv_prefetch = true;
 
-/// Batch-1 rows (A has one row) for T ∈ {FP4E2M1, FP6E2M3, MXINT8}; bit-identical to
+/// Batch-1 rows (A has one row) for T ∈ {FP4E2M1, FP6E2M3, FP6E3M2, MXINT8}; bit-identical to
 /// `reference_rows`. Tiles of 16 B rows (`int8_tile`), 4 blocks per row and step: `detail::quad_i8`
-/// (B + offset unsigned, A signed, decoded once per chunk) and two `vpdpbusd` per row, block sums of
+/// (B + offset unsigned, A signed, decoded once per chunk) and two `vpdpbusd` per row (FP6E3M2:
+/// `detail::quad_e3m2`, int16 values ×16 ≤ 448, and four `vpdpwssd`, no offset), block sums of
 /// 4 rows by `hsum4x4`, a 128-bit lane transpose to one vector of 16 rows per block, then the fp32
 /// block steps of `int8_rows` lane-wise in block order (factor built in the exponent field where
 /// every lane's is a normal fp32, else decoded). The next tile's rows are prefetched into L2.
 template <dtype::id T>
 inline void int8_gemv(const rows_args& r) noexcept {
-  static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::mxint8);
+  static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 || T == dtype::id::mxint8);
+  constexpr bool i16 = T == dtype::id::fp6e3m2;  // int16 × int16 `vpdpwssd`, no offset
   constexpr std::size_t bs = armlower::mx::block_size;
   constexpr std::size_t bb = detail::block_bytes<T>;
-  constexpr int off = T == dtype::id::fp4e2m1 ? 12 : T == dtype::id::fp6e2m3 ? 60 : 128;
+  constexpr int off = T == dtype::id::fp4e2m1 ? 12 : T == dtype::id::fp6e2m3 ? 60 : T == dtype::id::mxint8 ? 128 : 0;
+  constexpr std::size_t nv = i16 ? 4 : 2;  // decoded vectors per quad
   constexpr std::size_t tq = int8_tile;
   constexpr std::size_t nqc = int8_chunk / bs / 4;  // block quads per chunk
   const std::size_t stride = armlower::mx::storage_bytes(T, r.c);
   const std::size_t nb = r.c / bs;
   constexpr int us = 2 * armlower::mx::format(T).int_shift;
   const __m512 unscale = _mm512_set1_ps(armlower::mx::detail::pow2f(-us));
-  alignas(64) std::uint8_t a_q[nqc][128];              // quad Q of the chunk: `quad_i8`'s lo, hi
+  alignas(64) std::uint8_t a_q[nqc][64 * nv];          // quad Q of the chunk: `quad_i8`'s lo, hi / `quad_e3m2`'s d
   alignas(64) std::int32_t a_corr[int8_chunk / bs];    // off · Σ A per block
   alignas(64) std::int32_t a_sk[int8_chunk / bs];      // A scale code − 127 − us per block
   alignas(64) std::int32_t sb_t[8][tq];                // [block][row] scale codes of the tile
@@ -394,14 +414,20 @@ inline void int8_gemv(const rows_args& r) noexcept {
     }
     for (std::size_t g = 0; g < gcount; g += 4) {
       const std::size_t n = gcount - g < 4 ? gcount - g : 4;
-      __m512i lo, hi;
-      detail::quad_i8<T, 0>(r.a + g_first * bb + g * bb, n, lo, hi);
-      _mm512_store_si512(a_q[g / 4], lo);
-      _mm512_store_si512(a_q[g / 4] + 64, hi);
-      alignas(64) std::int32_t s16[16];  // Σ A: lanes 4b..4b+3 block b
-      const __m512i ones = _mm512_set1_epi8(1);
-      _mm512_store_si512(s16, _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, ones, lo), ones, hi));
-      for (std::size_t b = 0; b < n; ++b) a_corr[g + b] = off * (s16[4 * b] + s16[4 * b + 1] + s16[4 * b + 2] + s16[4 * b + 3]);
+      if constexpr (i16) {
+        __m512i d[4];
+        detail::quad_e3m2(r.a + g_first * bb + g * bb, n, d);
+        for (std::size_t v = 0; v < 4; ++v) _mm512_store_si512(a_q[g / 4] + 64 * v, d[v]);  // no offset: no a_corr
+      } else {
+        __m512i lo, hi;
+        detail::quad_i8<T, 0>(r.a + g_first * bb + g * bb, n, lo, hi);
+        _mm512_store_si512(a_q[g / 4], lo);
+        _mm512_store_si512(a_q[g / 4] + 64, hi);
+        alignas(64) std::int32_t s16[16];  // Σ A: lanes 4b..4b+3 block b
+        const __m512i ones = _mm512_set1_epi8(1);
+        _mm512_store_si512(s16, _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, ones, lo), ones, hi));
+        for (std::size_t b = 0; b < n; ++b) a_corr[g + b] = off * (s16[4 * b] + s16[4 * b + 1] + s16[4 * b + 2] + s16[4 * b + 3]);
+      }
     }
     for (std::size_t j0 = 0; j0 < r.w; j0 += tq) {
       const std::size_t jt = r.w - j0 < tq ? r.w - j0 : tq;
@@ -421,7 +447,8 @@ inline void int8_gemv(const rows_args& r) noexcept {
         avx2::detail::int_tile_scales<tq>(r.b_scale + j0 * nb + g_first + g0, nb, gn, jt, &sb_t[0][0]);
         for (std::size_t g = 0; g < gn; g += 4) {
           const std::size_t ga = g0 + g, n = gn - g < 4 ? gn - g : 4;
-          const __m512i alo = _mm512_load_si512(a_q[ga / 4]), ahi = _mm512_load_si512(a_q[ga / 4] + 64);
+          __m512i av[nv];  // A's quad
+          for (std::size_t v = 0; v < nv; ++v) av[v] = _mm512_load_si512(a_q[ga / 4] + 64 * v);
           __m512i y[4];
 #pragma GCC unroll 4
           for (std::size_t m = 0; m < 4; ++m) {
@@ -432,9 +459,16 @@ inline void int8_gemv(const rows_args& r) noexcept {
                 _mm_prefetch(reinterpret_cast<const char*>(pf[4 * m + q] + ga * bb), _MM_HINT_T1);
                 if constexpr (bb == 32) _mm_prefetch(reinterpret_cast<const char*>(pf[4 * m + q] + ga * bb + 64), _MM_HINT_T1);
               }
-              __m512i lo, hi;
-              detail::quad_i8<T, off>(brow[4 * m + q] + ga * bb, n, lo, hi);
-              v[q] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, lo, alo), hi, ahi);
+              if constexpr (i16) {
+                __m512i d[4];
+                detail::quad_e3m2(brow[4 * m + q] + ga * bb, n, d);
+                v[q] = _mm512_add_epi32(_mm512_dpwssd_epi32(_mm512_dpwssd_epi32(zero, d[0], av[0]), d[1], av[1]),
+                                        _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(zero, d[2], av[2]), d[3], av[3]));
+              } else {
+                __m512i lo, hi;
+                detail::quad_i8<T, off>(brow[4 * m + q] + ga * bb, n, lo, hi);
+                v[q] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, lo, av[0]), hi, av[1]);
+              }
             }
             y[m] = detail::hsum4x4(v);
           }
@@ -443,7 +477,7 @@ inline void int8_gemv(const rows_args& r) noexcept {
 #pragma GCC unroll 4
           for (std::size_t b = 0; b < 4; ++b) {  // the fp32 block steps, in block order
             if (b >= n) break;
-            const __m512i isum = _mm512_sub_epi32(z[b], _mm512_set1_epi32(a_corr[ga + b]));
+            const __m512i isum = i16 ? z[b] : _mm512_sub_epi32(z[b], _mm512_set1_epi32(a_corr[ga + b]));
             const __m512i sbc = _mm512_load_si512(sb_t[g + b]);
             // biased exponent e of sa · sb · 2^-us per lane (far below 1 when sa is NaN): the factor is
             // built in the exponent field when, in every lane, e ≥ 1 (normal), sa · sb itself is finite
@@ -481,11 +515,9 @@ inline void int8_gemv(const rows_args& r) noexcept {
 template <dtype::id T>
 inline void int8_rows(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 || T == dtype::id::mxint8);
-  if constexpr (T != dtype::id::fp6e3m2) {
-    if (r.h == 1) {
-      int8_gemv<T>(r);
-      return;
-    }
+  if (r.h == 1) {
+    int8_gemv<T>(r);
+    return;
   }
   constexpr bool i16 = T == dtype::id::fp6e3m2;
   constexpr std::size_t bs = armlower::mx::block_size;
