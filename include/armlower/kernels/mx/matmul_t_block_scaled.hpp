@@ -66,7 +66,8 @@ enum class matmul_path : std::uint8_t { reference, integer, avx2, avx512, mve, b
 /// `bm_mx/*_avx2` vs `bm_mx/*_avx512` (B [4096, K], K 1024 and 4096, batch 1 and 8, median of 5;
 /// "MX batch-1 GEMV on AVX-512: BF16 FP8, 4-block integer GEMV" for the batch-1 rows).
 ///  - FP6E2M3, FP6E3M2, MXINT8: AVX-512 faster at every measured shape (e.g. batch 1, K 1024: FP6E2M3
-///    77.5 vs 34.6 GFLOP/s, MXINT8 78.5 vs 43.0).
+///    77.5 vs 34.6 GFLOP/s, MXINT8 78.5 vs 43.0; FP6E3M2, batch 1 through the 4-block `int8_gemv`
+///    since the mxfp branch: ~2.0× warm, 1.3–2.4× with weights cold, `bm_mx_cold_pair`).
 ///  - FP4E2M1: AVX-512 faster for GEMV (batch 1, `int8_gemv`: 1.06–1.32×) and at batch 8 (1.20–1.30×);
 ///    batches 2–7 are not measured, so they keep AVX2.
 ///  - FP8E4M3, FP8E5M2: with AVX-512 BF16 (`arch::avx512::bf16`, the `vdpbf16ps` kernel) faster for
