@@ -24,9 +24,10 @@
 ///    become normal BF16 values, NaN/±Inf stay NaN/±Inf), block sums by `vdpbf16ps` (exact products,
 ///    no value where its DAZ/FTZ applies), block pairs scaled lane-wise and the product rounded apart
 ///    from the accumulation; batch 1: 4 B rows per A load, B decode software-pipelined one block pair
-///    ahead, rows 4 groups ahead prefetched into L2 as one sequential stream. Without AVX-512 BF16: `fp8_rows<T>`, the AVX2 kernel's
-///    decode (`fp8_split` at 512 bits: two blocks per decode) and FMA block sums; block pairs scaled by
-///    one FMA with a two-valued factor vector. Both **within the TOSA dot-product bound** (TOSA 1.0
+///    ahead, the rows 4 groups ahead prefetched into L2 as one sequential stream (`bf16_prefetch_groups`).
+///    Without AVX-512 BF16: `fp8_rows<T>`, the AVX2 kernel's decode (`fp8_split` at 512 bits: two
+///    blocks per decode) and FMA block sums; block pairs scaled by one FMA with a two-valued factor
+///    vector. Both **within the TOSA dot-product bound** (TOSA 1.0
 ///    dot-product accuracy rule, pseudocode/library/tosa_reference_check_dotproduct.tosac), not
 ///    bit-identical (summation order).
 /// Speed (AMD EPYC Zen 4, one pinned thread, B [4096, K] warm, benchmarks/RESULTS.md "AVX-512 VNNI
@@ -387,7 +388,8 @@ inline constexpr bool int8_gemv_prefetch = true;
 /// every lane's is a normal fp32, else decoded). The next tile's rows are prefetched into L2.
 template <dtype::id T>
 inline void int8_gemv(const rows_args& r) noexcept {
-  static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 || T == dtype::id::mxint8);
+  static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 ||
+                T == dtype::id::mxint8);
   constexpr bool i16 = T == dtype::id::fp6e3m2;  // int16 × int16 `vpdpwssd`, no offset
   constexpr std::size_t bs = armlower::mx::block_size;
   constexpr std::size_t bb = detail::block_bytes<T>;
@@ -417,7 +419,7 @@ inline void int8_gemv(const rows_args& r) noexcept {
       if constexpr (i16) {
         __m512i d[4];
         detail::quad_e3m2(r.a + g_first * bb + g * bb, n, d);
-        for (std::size_t v = 0; v < 4; ++v) _mm512_store_si512(a_q[g / 4] + 64 * v, d[v]);  // no offset: no a_corr
+        for (std::size_t v = 0; v < 4; ++v) _mm512_store_si512(a_q[g / 4] + 64 * v, d[v]);  // no offset, no a_corr
       } else {
         __m512i lo, hi;
         detail::quad_i8<T, 0>(r.a + g_first * bb + g * bb, n, lo, hi);
@@ -426,7 +428,8 @@ inline void int8_gemv(const rows_args& r) noexcept {
         alignas(64) std::int32_t s16[16];  // Σ A: lanes 4b..4b+3 block b
         const __m512i ones = _mm512_set1_epi8(1);
         _mm512_store_si512(s16, _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, ones, lo), ones, hi));
-        for (std::size_t b = 0; b < n; ++b) a_corr[g + b] = off * (s16[4 * b] + s16[4 * b + 1] + s16[4 * b + 2] + s16[4 * b + 3]);
+        for (std::size_t b = 0; b < n; ++b)
+          a_corr[g + b] = off * (s16[4 * b] + s16[4 * b + 1] + s16[4 * b + 2] + s16[4 * b + 3]);
       }
     }
     for (std::size_t j0 = 0; j0 < r.w; j0 += tq) {
