@@ -80,11 +80,98 @@ void bm_mx(benchmark::State& st, id t, kmx::matmul_path path, bool check_weights
   set_counters(st, batch, k, double(w.data.size() + w.scale.size()));
 }
 
+// Reads a 96 MiB buffer (3× this host's 32 MiB L3), one word per 64-byte line: afterwards no cache
+// level holds any earlier data (the "cold" rows).
+void evict_caches() {
+  static std::vector<std::uint64_t> evict(std::size_t(96) << 17, 1);
+  std::uint64_t s = 0;
+  for (std::size_t i = 0; i < evict.size(); i += 8) s += evict[i];
+  benchmark::DoNotOptimize(s);
+  benchmark::ClobberMemory();
+}
+
+// bm_mx with COLD weights: before each timed call, a 96 MiB buffer (3× this host's 32 MiB L3) is
+// read, which evicts the weights from every cache level, so each call streams them from DRAM (what a
+// GEMV whose weights were evicted by the other layers' sees). Manual time: only the MX call is timed.
+void bm_mx_cold(benchmark::State& st, id t, kmx::matmul_path path) {
+  const int k = int(st.range(0)), batch = int(st.range(1));
+  const auto w = quantize(t, random_floats(std::size_t(N) * k, 1), N, k);
+  const auto a = quantize(t, random_floats(std::size_t(batch) * k, 2), batch, k);
+  auto wv = w.view();
+  wv.finite_codes = mx::finite_codes(t, w.data);
+  std::vector<float> out(std::size_t(batch) * N);
+  if (kmx::matmul_t_block_scaled(t, a.view(), wv, out, path) != mx::status::ok) {
+    st.SkipWithError("path not available");
+    return;
+  }
+  for (auto _ : st) {
+    evict_caches();
+    const auto t0 = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(kmx::matmul_t_block_scaled(t, a.view(), wv, out, path));
+    benchmark::ClobberMemory();
+    st.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  set_counters(st, batch, k, double(w.data.size() + w.scale.size()));
+}
+
+// The two x86 paths with COLD weights, measured in pairs: every iteration evicts the caches, times
+// the AVX2 path, evicts again, times the AVX-512 path (alternating which goes first), and the counters
+// are the medians of the per-pair ratios t_avx2 / t_avx512 (> 1: AVX-512 faster; 10th/90th
+// percentiles too) and of each path's GFLOP/s. Other processes' DRAM traffic shifts both halves of a
+// pair alike, so the ratio is steadier than two separately timed bm_mx_cold rows.
+void bm_mx_cold_pair(benchmark::State& st, id t) {
+  const int k = int(st.range(0)), batch = int(st.range(1));
+  const auto w = quantize(t, random_floats(std::size_t(N) * k, 1), N, k);
+  const auto a = quantize(t, random_floats(std::size_t(batch) * k, 2), batch, k);
+  auto wv = w.view();
+  wv.finite_codes = mx::finite_codes(t, w.data);
+  std::vector<float> out(std::size_t(batch) * N);
+  for (auto p : {kmx::matmul_path::avx2, kmx::matmul_path::avx512})
+    if (kmx::matmul_t_block_scaled(t, a.view(), wv, out, p) != mx::status::ok) {
+      st.SkipWithError("path not available");
+      return;
+    }
+  auto timed = [&](kmx::matmul_path p) {
+    evict_caches();
+    const auto t0 = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(kmx::matmul_t_block_scaled(t, a.view(), wv, out, p));
+    benchmark::ClobberMemory();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  std::vector<double> ratio, t2, t5;
+  for (auto _ : st) {
+    double x2, x5;
+    if (ratio.size() % 2 == 0) {
+      x2 = timed(kmx::matmul_path::avx2);
+      x5 = timed(kmx::matmul_path::avx512);
+    } else {
+      x5 = timed(kmx::matmul_path::avx512);
+      x2 = timed(kmx::matmul_path::avx2);
+    }
+    st.SetIterationTime(x2 + x5);
+    ratio.push_back(x2 / x5);
+    t2.push_back(x2);
+    t5.push_back(x5);
+  }
+  auto pct = [](std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    return v[std::size_t(q * double(v.size() - 1) + 0.5)];
+  };
+  const double flops = 2.0 * batch * double(N) * k;
+  st.counters["ratio"] = pct(ratio, 0.5);
+  st.counters["ratio_p10"] = pct(ratio, 0.1);
+  st.counters["ratio_p90"] = pct(ratio, 0.9);
+  st.counters["avx2_GFLOP/s"] = flops / pct(t2, 0.5) * 1e-9;
+  st.counters["avx512_GFLOP/s"] = flops / pct(t5, 0.5) * 1e-9;
+}
+
 // The read-bandwidth ceiling of a batch-1 GEMV in the same binary: a streaming read (a sum of
 // 64-bit words, vectorised by the compiler) of exactly the bytes the GEMV reads — the packed weight
 // codes and their E8M0 scales of the same format and shape, warm in cache like bm_mx's. GFLOP/s is
 // reported as if this read were the GEMV (2·N·K per iteration), so bm_mx's GFLOP/s ÷ this row's is
 // the fraction of the ceiling a path reaches (issue 14 item 3); GB/s is the bandwidth itself.
+// Arguments {K, cold}: cold 1 evicts the caches before each timed read (`evict_caches`, the ceiling of
+// the bm_mx_cold rows). Manual time: only the read is timed.
 void bm_read_ceiling(benchmark::State& st, id t) {
   const int k = int(st.range(0));
   const auto w = quantize(t, random_floats(std::size_t(N) * k, 1), N, k);
@@ -108,9 +195,13 @@ void bm_read_ceiling(benchmark::State& st, id t) {
     for (auto a : acc) s += a;
     return s;
   };
+  const bool cold = st.range(1) != 0;
   for (auto _ : st) {
+    if (cold) evict_caches();
+    const auto t0 = std::chrono::steady_clock::now();
     benchmark::DoNotOptimize(sum_words(w.data) + sum_words(w.scale));
     benchmark::ClobberMemory();
+    st.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   const double bytes = double(w.data.size() + w.scale.size());
   set_counters(st, 1, k, bytes);
@@ -286,8 +377,49 @@ MX_BENCH(fp4e2m1, avx512);
 MX_BENCH(fp8e5m2, avx512);
 MX_BENCH(mxint8, avx512);
 #endif
+// Cold-weight batch-1 GEMVs of the x86 paths and `best` (bm_mx_cold).
+#define MX_COLD(T, P)                                                                   \
+  BENCHMARK_CAPTURE(bm_mx_cold, T##_##P, id::T, kmx::matmul_path::P)                    \
+      ->Args({1024, 1})                                                                 \
+      ->Args({4096, 1})                                                                 \
+      ->UseManualTime()                                                                 \
+      ->Unit(benchmark::kMicrosecond)
+#define MX_COLD_PATHS(T) \
+  MX_COLD(T, avx2);      \
+  MX_COLD(T, best)
+MX_COLD_PATHS(fp8e4m3);
+MX_COLD_PATHS(fp8e5m2);
+MX_COLD_PATHS(fp6e2m3);
+MX_COLD_PATHS(fp6e3m2);
+MX_COLD_PATHS(fp4e2m1);
+MX_COLD_PATHS(mxint8);
+#if defined(ARMLOWER_MX_AVX512)
+#define MX_COLD_PAIR(T)                                          \
+  BENCHMARK_CAPTURE(bm_mx_cold_pair, T, id::T)                   \
+      ->Args({1024, 1})                                          \
+      ->Args({4096, 1})                                          \
+      ->UseManualTime()                                          \
+      ->MinTime(1.0)                                             \
+      ->Unit(benchmark::kMicrosecond)
+MX_COLD_PAIR(fp8e4m3);
+MX_COLD_PAIR(fp8e5m2);
+MX_COLD_PAIR(fp6e2m3);
+MX_COLD_PAIR(fp6e3m2);
+MX_COLD_PAIR(fp4e2m1);
+MX_COLD_PAIR(mxint8);
+MX_COLD(fp8e4m3, avx512);
+MX_COLD(fp8e5m2, avx512);
+MX_COLD(fp6e2m3, avx512);
+MX_COLD(fp6e3m2, avx512);
+MX_COLD(fp4e2m1, avx512);
+MX_COLD(mxint8, avx512);
+#endif
 // Read ceilings of the batch-1 GEMVs above (same bytes per format and K).
-#define MX_CEILING(T) BENCHMARK_CAPTURE(bm_read_ceiling, T, id::T)->Arg(1024)->Arg(4096)->Unit(benchmark::kMicrosecond)
+#define MX_CEILING(T)                                                                        \
+  BENCHMARK_CAPTURE(bm_read_ceiling, T, id::T)                                               \
+      ->ArgsProduct({{1024, 4096}, {0, 1}})                                                  \
+      ->UseManualTime()                                                                      \
+      ->Unit(benchmark::kMicrosecond)
 MX_CEILING(fp8e4m3);
 MX_CEILING(fp6e2m3);
 MX_CEILING(fp4e2m1);

@@ -224,6 +224,30 @@ TEST_CASE("fast paths at extreme block scales: subnormal and zero scale products
   }
 }
 
+TEST_CASE("batch-1 GEMV at extreme block scales, NaN scale codes included") {
+  // The batch-1 kernels (AVX-512 `int8_gemv`, FP6E3M2 included, and the FP8 BF16 GEMV) check the
+  // exponent-built factor per block step: E8M0 codes 0..140 make scale_A·scale_B fp32 subnormals and
+  // zeros, and code 0xFF (NaN) in A's block 1 and in some B rows' blocks makes those outputs NaN.
+  // Tails: 37 B rows (two 16-row tiles + 5), 7 blocks (a quad + 3).
+  std::mt19937 rng(23);
+  for (id t : all_types) {
+    CAPTURE(armlower::dtype::name(t));
+    auto a = random_codes(t, 1, 1, 224, rng, false, 0, 140);
+    auto b = random_codes(t, 1, 37, 224, rng, false, 0, 140);
+    check_fast_paths(t, a, b, 37, 224, true);
+    b.scale[3 * 7 + 2] = 255;   // B row 3, block 2
+    b.scale[20 * 7 + 6] = 255;  // B row 20, the last block
+    std::vector<float> ref(37);
+    REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), b.view(), ref, kmx::matmul_path::reference) == mx::status::ok);
+    CHECK(std::isnan(ref[3]));
+    CHECK(std::isnan(ref[20]));
+    CHECK(!std::isnan(ref[4]));
+    check_fast_paths(t, a, b, 37, 224, false);
+    a.scale[1] = 255;  // every output NaN
+    check_fast_paths(t, a, b, 37, 224, false);
+  }
+}
+
 TEST_CASE("fast paths at the edges of the exponent-built scale factors") {
   // The AVX2 paths build the block factor in the exponent field when every factor of an (A row,
   // B tile) pair is a normal fp32: integer types 2^(sa + sb − 254 − us) with us = 2·int_shift (normal
@@ -390,7 +414,7 @@ TEST_CASE("batch-1 GEMV and the AVX-512 FP8 BF16 kernel: tails, block pairs, sub
   // Overflow edge of the scale product with zero block sums: sa + sb ≥ 382 makes scale_A · scale_B
   // +Inf in the pseudocode, so a zero block sum gives NaN there (0 · Inf), not 0. A's block 1 is
   // all zeros; the B tile scales step across the edge. Bit-identical types only (FP8 overflows data).
-  for (id t : {id::fp4e2m1, id::fp6e2m3, id::mxint8}) {
+  for (id t : {id::fp4e2m1, id::fp6e2m3, id::fp6e3m2, id::mxint8}) {
     CAPTURE(armlower::dtype::name(t));
     auto a = random_codes(t, 1, 1, 128, rng, false);
     mx::packed_codes_mut av(t, a.data, 128);
@@ -428,6 +452,9 @@ TEST_CASE("batch-1 GEMV and the AVX-512 FP8 BF16 kernel: tails, block pairs, sub
           b.data[std::size_t(row) * 128 + 32 * half + k] =
               static_cast<std::uint8_t>((1 + rng() % sub_max) | (rng() % 2 ? 0x80 : 0));
       }
+      // A's elements that meet B's ±Inf below: positive (the smallest subnormal), so the pseudocode's
+      // classes do not depend on random signs (row 4: +Inf + −Inf = NaN, rows 2, 3: ±Inf)
+      for (int k : {32 * half + 4, 32 * half + 5, 32 * half + 6, 32 * (2 + half) + 7}) a.data[std::size_t(k)] = 0x01;
       check_fast_paths(t, a, b, 9, 128, true);
       // specials: B row 1 NaN, row 2 +Inf, row 3 −Inf and row 4 +Inf and −Inf (E5M2; E4M3 NaN only),
       // A element in block 2 + half: NaN for A·row 5 .. only through A (every output NaN then)

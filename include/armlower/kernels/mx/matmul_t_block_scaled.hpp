@@ -66,12 +66,16 @@ enum class matmul_path : std::uint8_t { reference, integer, avx2, avx512, mve, b
 /// `bm_mx/*_avx2` vs `bm_mx/*_avx512` (B [4096, K], K 1024 and 4096, batch 1 and 8, median of 5;
 /// "MX batch-1 GEMV on AVX-512: BF16 FP8, 4-block integer GEMV" for the batch-1 rows).
 ///  - FP6E2M3, FP6E3M2, MXINT8: AVX-512 faster at every measured shape (e.g. batch 1, K 1024: FP6E2M3
-///    77.5 vs 34.6 GFLOP/s, MXINT8 78.5 vs 43.0).
+///    77.5 vs 34.6 GFLOP/s, MXINT8 78.5 vs 43.0; FP6E3M2, batch 1 through the 4-block `int8_gemv`
+///    since the mxfp branch: 1.6–2.0× warm, 1.3–3.2× with weights cold, `bm_mx_cold_pair`).
 ///  - FP4E2M1: AVX-512 faster for GEMV (batch 1, `int8_gemv`: 1.06–1.32×) and at batch 8 (1.20–1.30×);
 ///    batches 2–7 are not measured, so they keep AVX2.
 ///  - FP8E4M3, FP8E5M2: with AVX-512 BF16 (`arch::avx512::bf16`, the `vdpbf16ps` kernel) faster for
-///    GEMV (batch 1: 1.07–1.17×); at batch 8 within this host's noise (1.00–1.12×): AVX2. Without
-///    AVX-512 BF16 (the older FMA kernel): no gain, AVX2.
+///    GEMV (batch 1: 1.07–1.17× warm), and with weights cold too since its prefetch runs 4 row groups
+///    ahead as one stream (`bm_mx_cold_pair`, AVX2 ÷ AVX-512 time: K 1024 1.32–1.41×, K 4096
+///    1.11–1.16×; it was 0.93–1.03× at K 4096 cold before; mxfp branch results, "FP8 cold dispatch");
+///    at batch 8 within this host's noise (1.00–1.12×): AVX2. Without AVX-512 BF16 (the older FMA
+///    kernel): no gain, AVX2.
 /// Both x86 paths give the same guarantees (`bit_exact`), so this choice never changes a bit-exact result.
 [[nodiscard]] constexpr bool avx512_measured_faster(dtype::id t, std::size_t a_rows) noexcept {
   switch (t) {

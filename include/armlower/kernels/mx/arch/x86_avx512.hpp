@@ -13,8 +13,9 @@
 ///    `vpdpwssd`). A tile of 16 B rows is reduced
 ///    per block pair by an unpack/add tree (`hsum16x2`) into one lane per B row, then
 ///    `block_acc · (scale_A · scale_B)` and the fp32 accumulation run lane-wise, in block order.
-///    Batch 1 (A has one row) of FP4E2M1, FP6E2M3, MXINT8: `int8_gemv<T>` — 4 blocks per row and
-///    step, laid out one block per 128-bit lane (`quad_i8`), two `vpdpbusd` per row, a 4×4 block-sum
+///    Batch 1 (A has one row), every one of these types: `int8_gemv<T>` — 4 blocks per row and
+///    step, laid out one block per 128-bit lane (`quad_i8`), two `vpdpbusd` per row (FP6E3M2:
+///    `quad_e3m2`, four `vpdpwssd`), a 4×4 block-sum
 ///    tree (`hsum4x4`) and a 128-bit lane transpose instead of `hsum16x2` per block pair, the factor
 ///    check per block step by lane masks, the next tile prefetched into L2. Same guarantee.
 ///  - FP8E4M3, FP8E5M2 with AVX-512 BF16 (`__AVX512BF16__`, e.g. -march=native on Zen 4 / Sapphire
@@ -23,9 +24,10 @@
 ///    become normal BF16 values, NaN/±Inf stay NaN/±Inf), block sums by `vdpbf16ps` (exact products,
 ///    no value where its DAZ/FTZ applies), block pairs scaled lane-wise and the product rounded apart
 ///    from the accumulation; batch 1: 4 B rows per A load, B decode software-pipelined one block pair
-///    ahead, next rows prefetched into L2. Without AVX-512 BF16: `fp8_rows<T>`, the AVX2 kernel's
-///    decode (`fp8_split` at 512 bits: two blocks per decode) and FMA block sums; block pairs scaled by
-///    one FMA with a two-valued factor vector. Both **within the TOSA dot-product bound** (TOSA 1.0
+///    ahead, the rows 4 groups ahead prefetched into L2 as one sequential stream (`bf16_prefetch_groups`).
+///    Without AVX-512 BF16: `fp8_rows<T>`, the AVX2 kernel's decode (`fp8_split` at 512 bits: two
+///    blocks per decode) and FMA block sums; block pairs scaled by one FMA with a two-valued factor
+///    vector. Both **within the TOSA dot-product bound** (TOSA 1.0
 ///    dot-product accuracy rule, pseudocode/library/tosa_reference_check_dotproduct.tosac), not
 ///    bit-identical (summation order).
 /// Speed (AMD EPYC Zen 4, one pinned thread, B [4096, K] warm, benchmarks/RESULTS.md "AVX-512 VNNI
@@ -237,6 +239,22 @@ inline void quad_i8(const std::uint8_t* p, std::size_t nb, __m512i& lo, __m512i&
   }
 }
 
+/// FP6E3M2 GEMV (`int8_gemv`): the codes of 4 blocks at p (`nb` = 1..4 present, the rest zero) as
+/// int16 values ×16 (`decode_e3m2`) in four vectors whose 128-bit lane b holds block b only: d[0], d[1]
+/// the first 16 codes of each block (codes 0..7, 8..15 of the half), d[2], d[3] the last 16. So
+/// `vpdpwssd` lanes 4b..4b+3 sum block b only; A and B use the same order.
+inline void quad_e3m2(const std::uint8_t* p, std::size_t nb, __m512i* d) noexcept {
+  constexpr std::size_t qb = 4 * block_bytes<dtype::id::fp6e3m2>;
+  alignas(64) std::uint8_t t[qb];
+  if (nb != 4) {  // a short last quad: never read past its blocks
+    for (std::size_t i = 0; i < qb; ++i) t[i] = i < qb / 4 * nb ? p[i] : 0;
+    p = t;
+  }
+  const __m512i c0 = _mm512_loadu_si512(p), c1 = _mm512_loadu_si512(p + 64);
+  decode_e3m2(_mm512_shuffle_i32x4(c0, c1, 0x88), d[0], d[1]);
+  decode_e3m2(_mm512_shuffle_i32x4(c0, c1, 0xDD), d[2], d[3]);
+}
+
 /// Block sums of 4 B rows × 4 blocks: v[r] lanes 4b..4b+3 are row r's partial sums of block b; lane
 /// 4b + r of the result is row r's sum of block b (unpack-and-add over 32- then 64-bit elements).
 inline __m512i hsum4x4(const __m512i* v) noexcept {
@@ -361,25 +379,29 @@ inline constexpr std::size_t int8_tile = 16;
 /// Whether `int8_gemv` prefetches the next tile's B rows into L2.
 inline constexpr bool int8_gemv_prefetch = true;
 
-/// Batch-1 rows (A has one row) for T ∈ {FP4E2M1, FP6E2M3, MXINT8}; bit-identical to
+/// Batch-1 rows (A has one row) for T ∈ {FP4E2M1, FP6E2M3, FP6E3M2, MXINT8}; bit-identical to
 /// `reference_rows`. Tiles of 16 B rows (`int8_tile`), 4 blocks per row and step: `detail::quad_i8`
-/// (B + offset unsigned, A signed, decoded once per chunk) and two `vpdpbusd` per row, block sums of
+/// (B + offset unsigned, A signed, decoded once per chunk) and two `vpdpbusd` per row (FP6E3M2:
+/// `detail::quad_e3m2`, int16 values ×16 ≤ 448, and four `vpdpwssd`, no offset), block sums of
 /// 4 rows by `hsum4x4`, a 128-bit lane transpose to one vector of 16 rows per block, then the fp32
 /// block steps of `int8_rows` lane-wise in block order (factor built in the exponent field where
 /// every lane's is a normal fp32, else decoded). The next tile's rows are prefetched into L2.
 template <dtype::id T>
 inline void int8_gemv(const rows_args& r) noexcept {
-  static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::mxint8);
+  static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 ||
+                T == dtype::id::mxint8);
+  constexpr bool i16 = T == dtype::id::fp6e3m2;  // int16 × int16 `vpdpwssd`, no offset
   constexpr std::size_t bs = armlower::mx::block_size;
   constexpr std::size_t bb = detail::block_bytes<T>;
-  constexpr int off = T == dtype::id::fp4e2m1 ? 12 : T == dtype::id::fp6e2m3 ? 60 : 128;
+  constexpr int off = T == dtype::id::fp4e2m1 ? 12 : T == dtype::id::fp6e2m3 ? 60 : T == dtype::id::mxint8 ? 128 : 0;
+  constexpr std::size_t nv = i16 ? 4 : 2;  // decoded vectors per quad
   constexpr std::size_t tq = int8_tile;
   constexpr std::size_t nqc = int8_chunk / bs / 4;  // block quads per chunk
   const std::size_t stride = armlower::mx::storage_bytes(T, r.c);
   const std::size_t nb = r.c / bs;
   constexpr int us = 2 * armlower::mx::format(T).int_shift;
   const __m512 unscale = _mm512_set1_ps(armlower::mx::detail::pow2f(-us));
-  alignas(64) std::uint8_t a_q[nqc][128];              // quad Q of the chunk: `quad_i8`'s lo, hi
+  alignas(64) std::uint8_t a_q[nqc][64 * nv];          // quad Q of the chunk: `quad_i8`'s lo, hi / `quad_e3m2`'s d
   alignas(64) std::int32_t a_corr[int8_chunk / bs];    // off · Σ A per block
   alignas(64) std::int32_t a_sk[int8_chunk / bs];      // A scale code − 127 − us per block
   alignas(64) std::int32_t sb_t[8][tq];                // [block][row] scale codes of the tile
@@ -394,14 +416,21 @@ inline void int8_gemv(const rows_args& r) noexcept {
     }
     for (std::size_t g = 0; g < gcount; g += 4) {
       const std::size_t n = gcount - g < 4 ? gcount - g : 4;
-      __m512i lo, hi;
-      detail::quad_i8<T, 0>(r.a + g_first * bb + g * bb, n, lo, hi);
-      _mm512_store_si512(a_q[g / 4], lo);
-      _mm512_store_si512(a_q[g / 4] + 64, hi);
-      alignas(64) std::int32_t s16[16];  // Σ A: lanes 4b..4b+3 block b
-      const __m512i ones = _mm512_set1_epi8(1);
-      _mm512_store_si512(s16, _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, ones, lo), ones, hi));
-      for (std::size_t b = 0; b < n; ++b) a_corr[g + b] = off * (s16[4 * b] + s16[4 * b + 1] + s16[4 * b + 2] + s16[4 * b + 3]);
+      if constexpr (i16) {
+        __m512i d[4];
+        detail::quad_e3m2(r.a + g_first * bb + g * bb, n, d);
+        for (std::size_t v = 0; v < 4; ++v) _mm512_store_si512(a_q[g / 4] + 64 * v, d[v]);  // no offset, no a_corr
+      } else {
+        __m512i lo, hi;
+        detail::quad_i8<T, 0>(r.a + g_first * bb + g * bb, n, lo, hi);
+        _mm512_store_si512(a_q[g / 4], lo);
+        _mm512_store_si512(a_q[g / 4] + 64, hi);
+        alignas(64) std::int32_t s16[16];  // Σ A: lanes 4b..4b+3 block b
+        const __m512i ones = _mm512_set1_epi8(1);
+        _mm512_store_si512(s16, _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, ones, lo), ones, hi));
+        for (std::size_t b = 0; b < n; ++b)
+          a_corr[g + b] = off * (s16[4 * b] + s16[4 * b + 1] + s16[4 * b + 2] + s16[4 * b + 3]);
+      }
     }
     for (std::size_t j0 = 0; j0 < r.w; j0 += tq) {
       const std::size_t jt = r.w - j0 < tq ? r.w - j0 : tq;
@@ -421,7 +450,8 @@ inline void int8_gemv(const rows_args& r) noexcept {
         avx2::detail::int_tile_scales<tq>(r.b_scale + j0 * nb + g_first + g0, nb, gn, jt, &sb_t[0][0]);
         for (std::size_t g = 0; g < gn; g += 4) {
           const std::size_t ga = g0 + g, n = gn - g < 4 ? gn - g : 4;
-          const __m512i alo = _mm512_load_si512(a_q[ga / 4]), ahi = _mm512_load_si512(a_q[ga / 4] + 64);
+          __m512i av[nv];  // A's quad
+          for (std::size_t v = 0; v < nv; ++v) av[v] = _mm512_load_si512(a_q[ga / 4] + 64 * v);
           __m512i y[4];
 #pragma GCC unroll 4
           for (std::size_t m = 0; m < 4; ++m) {
@@ -432,9 +462,16 @@ inline void int8_gemv(const rows_args& r) noexcept {
                 _mm_prefetch(reinterpret_cast<const char*>(pf[4 * m + q] + ga * bb), _MM_HINT_T1);
                 if constexpr (bb == 32) _mm_prefetch(reinterpret_cast<const char*>(pf[4 * m + q] + ga * bb + 64), _MM_HINT_T1);
               }
-              __m512i lo, hi;
-              detail::quad_i8<T, off>(brow[4 * m + q] + ga * bb, n, lo, hi);
-              v[q] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, lo, alo), hi, ahi);
+              if constexpr (i16) {
+                __m512i d[4];
+                detail::quad_e3m2(brow[4 * m + q] + ga * bb, n, d);
+                v[q] = _mm512_add_epi32(_mm512_dpwssd_epi32(_mm512_dpwssd_epi32(zero, d[0], av[0]), d[1], av[1]),
+                                        _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(zero, d[2], av[2]), d[3], av[3]));
+              } else {
+                __m512i lo, hi;
+                detail::quad_i8<T, off>(brow[4 * m + q] + ga * bb, n, lo, hi);
+                v[q] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, lo, av[0]), hi, av[1]);
+              }
             }
             y[m] = detail::hsum4x4(v);
           }
@@ -443,7 +480,7 @@ inline void int8_gemv(const rows_args& r) noexcept {
 #pragma GCC unroll 4
           for (std::size_t b = 0; b < 4; ++b) {  // the fp32 block steps, in block order
             if (b >= n) break;
-            const __m512i isum = _mm512_sub_epi32(z[b], _mm512_set1_epi32(a_corr[ga + b]));
+            const __m512i isum = i16 ? z[b] : _mm512_sub_epi32(z[b], _mm512_set1_epi32(a_corr[ga + b]));
             const __m512i sbc = _mm512_load_si512(sb_t[g + b]);
             // biased exponent e of sa · sb · 2^-us per lane (far below 1 when sa is NaN): the factor is
             // built in the exponent field when, in every lane, e ≥ 1 (normal), sa · sb itself is finite
@@ -481,11 +518,9 @@ inline void int8_gemv(const rows_args& r) noexcept {
 template <dtype::id T>
 inline void int8_rows(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 || T == dtype::id::mxint8);
-  if constexpr (T != dtype::id::fp6e3m2) {
-    if (r.h == 1) {
-      int8_gemv<T>(r);
-      return;
-    }
+  if (r.h == 1) {
+    int8_gemv<T>(r);
+    return;
   }
   constexpr bool i16 = T == dtype::id::fp6e3m2;
   constexpr std::size_t bs = armlower::mx::block_size;
@@ -738,8 +773,12 @@ inline constexpr std::size_t bf16_chunk = 4096;
 inline constexpr std::size_t bf16_rows_shared = 4;
 /// Whether `fp8_bf16_rows` prefetches the next B row group into L2 (batch 1).
 inline constexpr bool bf16_prefetch = true;
-/// How many row groups ahead `fp8_bf16_rows` prefetches (batch 1).
-inline constexpr std::size_t bf16_prefetch_groups = 1;
+/// How many row groups ahead `fp8_bf16_rows` prefetches (batch 1). Where a group's rows are whole
+/// (one chunk: K ≤ `bf16_chunk`) they are one contiguous run of bytes, prefetched as such, line after
+/// line, so the prefetches form one sequential stream; else row by row at the same offset. With
+/// weights cold (`bm_mx_cold_pair`, mxfp branch results), 4 groups ahead in one stream beat 1 group
+/// row by row by 1.15× (K 1024) and 1.2× (K 4096): AVX-512 ÷ AVX2 cold 1.20 → 1.40 and 0.95 → 1.17.
+inline constexpr std::size_t bf16_prefetch_groups = 4;
 
 /// FP8 AVX-512 BF16 rows for T ∈ {FP8E4M3, FP8E5M2}; within the TOSA dot-product bound of the
 /// pseudocode. Both operands decoded exactly to BF16 by `detail::fp8_bf16` (A once per chunk into
@@ -751,7 +790,7 @@ inline constexpr std::size_t bf16_prefetch_groups = 1;
 /// with no decode exponent (`fp8_factors<T, 0>`). NaN/Inf codes decode to BF16 NaN/±Inf, so they
 /// propagate as in the pseudocode (a block sum's NaN/±Inf class does not depend on the summation
 /// order); no per-block check, `Check` is ignored. Batch 1: `bf16_rows_shared` B rows per A load,
-/// the next group prefetched into L2; batch > 1: each B block pair decoded once for up to 4 A rows.
+/// the group `bf16_prefetch_groups` ahead prefetched into L2; batch > 1: each B block pair decoded once for up to 4 A rows.
 template <dtype::id T>
 inline void fp8_bf16_rows(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp8e4m3 || T == dtype::id::fp8e5m2);
@@ -785,7 +824,7 @@ inline void fp8_bf16_rows(const rows_args& r) noexcept {
       }
       auto tile = [&]<std::size_t Q, std::size_t P>(std::size_t j) {
         const std::uint8_t* br[Q];
-        const std::uint8_t* pf[Q];  // the rows one group ahead (or these rows again at the end)
+        const std::uint8_t* pf[Q];  // the rows `bf16_prefetch_groups` ahead (or these rows again at the end)
         __m512 acc[Q][P];
         for (std::size_t q = 0; q < Q; ++q) {
           br[q] = r.b + (j + q) * r.c + k0;
@@ -805,28 +844,40 @@ inline void fp8_bf16_rows(const rows_args& r) noexcept {
         __m512i nlo[Q], nhi[Q];
         for (std::size_t q = 0; q < Q; ++q)
           detail::fp8_bf16(detail::load_blocks(br[q], codes_mask(0)), lut, nlo[q], nhi[q]);
-        for (std::size_t g = 0; g < gcount; g += 2) {
-          const __mmask64 m = codes_mask(g + 2);
-          __m512i a[P][2];  // A's pair, loaded once for the Q rows
-          for (std::size_t p = 0; p < P; ++p) {
-            a[p][0] = _mm512_load_si512(ad + p * kc + g * bs);
-            a[p][1] = _mm512_load_si512(ad + p * kc + g * bs + 32);
-          }
-#pragma GCC unroll 8
-          for (std::size_t q = 0; q < Q; ++q) {
-            if constexpr (bf16_prefetch) _mm_prefetch(reinterpret_cast<const char*>(pf[q] + g * bs), _MM_HINT_T1);
-            const __m512i blo = nlo[q], bhi = nhi[q];
-            detail::fp8_bf16(detail::load_blocks(br[q] + (m != 0 ? g + 2 : 0) * bs, m), lut, nlo[q], nhi[q]);
-#pragma GCC unroll 4
+        // one 64-byte line prefetched per row and block pair. `Run`: the group `bf16_prefetch_groups`
+        // ahead is one run of bytes at `run` (its rows whole and in B), line Q·g/2 + q; else row by
+        // row, pf[q] + g·32
+        const bool whole = kn == r.c && j + (bf16_prefetch_groups + 1) * Q <= r.w;
+        const std::uint8_t* run = whole ? r.b + (j + bf16_prefetch_groups * Q) * r.c : nullptr;
+        auto steps = [&]<bool Run>() {
+          for (std::size_t g = 0; g < gcount; g += 2) {
+            const __mmask64 m = codes_mask(g + 2);
+            __m512i a[P][2];  // A's pair, loaded once for the Q rows
             for (std::size_t p = 0; p < P; ++p) {
-              const __m512 s = detail::dot_bf16(detail::dot_bf16(_mm512_setzero_ps(), a[p][0], blo), a[p][1], bhi);
-              const float* f = fb[q * P + p] + g;
-              __m512 prod = _mm512_mul_ps(s, _mm512_mask_blend_ps(0xFF00, _mm512_set1_ps(f[0]), _mm512_set1_ps(f[1])));
-              detail::keep_rounded(prod);  // the pseudocode rounds the product, then adds
-              acc[q][p] = _mm512_add_ps(acc[q][p], prod);
+              a[p][0] = _mm512_load_si512(ad + p * kc + g * bs);
+              a[p][1] = _mm512_load_si512(ad + p * kc + g * bs + 32);
+            }
+#pragma GCC unroll 8
+            for (std::size_t q = 0; q < Q; ++q) {
+              if constexpr (bf16_prefetch) {
+                const std::uint8_t* line = Run ? run + (g / 2 * Q + q) * 64 : pf[q] + g * bs;
+                _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T1);
+              }
+              const __m512i blo = nlo[q], bhi = nhi[q];
+              detail::fp8_bf16(detail::load_blocks(br[q] + (m != 0 ? g + 2 : 0) * bs, m), lut, nlo[q], nhi[q]);
+#pragma GCC unroll 4
+              for (std::size_t p = 0; p < P; ++p) {
+                const __m512 s = detail::dot_bf16(detail::dot_bf16(_mm512_setzero_ps(), a[p][0], blo), a[p][1], bhi);
+                const float* f = fb[q * P + p] + g;
+                __m512 prod = _mm512_mul_ps(s, _mm512_mask_blend_ps(0xFF00, _mm512_set1_ps(f[0]), _mm512_set1_ps(f[1])));
+                detail::keep_rounded(prod);  // the pseudocode rounds the product, then adds
+                acc[q][p] = _mm512_add_ps(acc[q][p], prod);
+              }
             }
           }
-        }
+        };
+        if (whole) steps.template operator()<true>();
+        else steps.template operator()<false>();
         for (std::size_t q = 0; q < Q; ++q)
           for (std::size_t p = 0; p < P; ++p)
             avx2::detail::fp8_store<T>(r, i0 + p, j + q, k0, kn, detail::hsum(acc[q][p]), false);
