@@ -137,10 +137,16 @@ void kernel_elements_into(const value& v, std::vector<T>& out) {
       return;
     }
     out.resize(v.codes.size());
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = armlower::mx::decode(v.type, v.codes[i]);
+    float* o = out.data();
+    for (std::size_t i = 0; i < v.codes.size(); ++i) o[i] = armlower::mx::decode(v.type, v.codes[i]);
   } else {
     out.resize(v.ints.size());
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(v.ints[i]);
+    // through raw pointers: an int8 store through `out[i]` may alias the vectors' own members, which
+    // would keep the loop from being vectorised
+    T* o = out.data();
+    const std::int64_t* x = v.ints.data();
+    const std::size_t n = v.ints.size();
+    for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<T>(x[i]);
   }
 }
 
