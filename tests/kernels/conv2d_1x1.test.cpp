@@ -5,13 +5,12 @@
 // tile height and remainder runs, and 61..96 across the 64-row blocks), zero points over the whole int8 range, per-channel and broadcast
 // bias, and both REQUIRE failures. Every available path: AVX-512 VNNI (natively, or through SIMDe
 // in test_kernels_linear_avx512_simde), AVX2, automatic, and the packed form (`kernels/conv2d_packed.hpp`).
-#include <algorithm>
-
 #include <armlower/kernels/conv2d.hpp>
 #include <armlower/kernels/conv2d_packed.hpp>
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -197,6 +196,14 @@ TEST_CASE("CONV2D int8 1x1, input_zp -128 and M >= 8 (batch-lane VNNI form): REQ
   check_all_paths(s, x, w, bias, -128, 127);
   bias[17] = INT32_MAX;  // fine: acc < 0
   check_all_paths(s, x, w, bias, -128, 127);
+  // positive side (the packed tile's int32 form included): acc = 255·255·1000 > 0, + bias out of int32 on channel 5
+  std::fill(x.begin(), x.end(), std::int8_t{127});
+  std::fill(w.begin(), w.end(), std::int8_t{127});
+  bias.assign(20, 0);
+  bias[5] = INT32_MAX - 1000;
+  check_all_paths(s, x, w, bias, -128, -128);
+  bias[5] = INT32_MAX - 65025000;  // the largest bias that still fits
+  check_all_paths(s, x, w, bias, -128, -128);
   std::mt19937_64 g(1402);
   const auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); };
   for (const int ic : {5, 64, 255, 1021, 1024, 1025}) {  // K tails, up to and past 1024

@@ -220,6 +220,17 @@ ARMLOWER_X86_VNNIP_INLINE inline void store_prefix32x8(std::int32_t* p, __m512i 
 #endif
 }
 
+/// Stores the first n (0 < n ≤ 16) int32 lanes of v at p (masked store: nothing else is written).
+ARMLOWER_X86_VNNIP_INLINE inline void store_prefix32(std::int32_t* p, __m512i v, int n) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(64) std::int32_t x[16];
+  _mm512_store_si512(x, v);
+  std::memcpy(p, x, sizeof(std::int32_t) * static_cast<std::size_t>(n));
+#else
+  _mm512_mask_storeu_epi32(p, static_cast<__mmask16>(0xFFFFu >> (16 - n)), v);
+#endif
+}
+
 /// Stores the first n (0 < n ≤ 8) int16 of v at p.
 ARMLOWER_X86_VNNIP_INLINE inline void store_prefix16(std::int16_t* p, __m128i v, int n) noexcept {
 #if defined(ARMLOWER_X86_AVX512_SIMDE)
@@ -466,6 +477,23 @@ ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel_acc32(const vnni_s8_call&
   o.range_error = o.range_error || bad != 0;
 }
 
+/// `vnni_store_panel_acc32` in int32 lanes, when acc + c + bt provably fits int32 (|bt| ≤ s.fast_bound:
+/// max|c| + 32640·K + |bt| < 2^31), so the accumulator REQUIRE holds; acc + bias is added in int32 and
+/// its REQUIRE is the signed-overflow test ((v ⊕ y) ∧ (bias ⊕ y)) < 0.
+ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel_acc32_fast(const vnni_s8_call& s, __m512i acc, std::int32_t ch,
+                                                                  std::int32_t b, std::int32_t bt) noexcept {
+  const linear_s8_args& a = *s.a;
+  vnni_acc32_out& o = *s.acc32;
+  const int nv = a.rows - ch < 16 ? a.rows - ch : 16;
+  const __m512i v = _mm512_add_epi32(_mm512_add_epi32(acc, _mm512_loadu_si512(s.c32 + ch)), _mm512_set1_epi32(bt));
+  const __m512i bv = o.bias_size == 1 ? _mm512_set1_epi32(o.bias[0]) : load_prefix32(o.bias + ch, nv);
+  const __m512i y = _mm512_add_epi32(v, bv);
+  const __m512i t = _mm512_and_si512(_mm512_xor_si512(v, y), _mm512_xor_si512(bv, y));
+  const auto valid = static_cast<__mmask16>(0xFFFFu >> (16 - nv));
+  o.range_error = o.range_error || (_mm512_cmpgt_epi32_mask(_mm512_setzero_si512(), t) & valid) != 0;
+  store_prefix32(o.out + static_cast<std::ptrdiff_t>(b) * a.rows + ch, y, nv);
+}
+
 /// Requantizes and stores one 16-channel panel of one batch row from its int32 lanes `acc` (+ c + bt),
 /// general form (int64 lanes).
 ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel(const vnni_s8_call& s, __m512i acc, std::int32_t ch,
@@ -575,12 +603,17 @@ ARMLOWER_X86_VNNIP inline void vnni_s8_tile(const vnni_s8_call& s, std::int32_t 
   const std::int32_t ch0 = (grp * vnni_group_panels + p0) * vnni_panel;
   if (cols <= vnni_s8_block) {
     vnni_kernel<MR, NP, KU>(w, wstride, x, cols, 0, s.full_groups, s.has_tail ? tail : nullptr, d);
-    bool fast = s.fast_shift && s.acc32 == nullptr;
-    for (int m = 0; m < MR; ++m) fast = fast && (bt[m] < 0 ? -bt[m] : bt[m]) <= s.fast_bound;
+    bool fits32 = true;  // acc + c + bt fits int32 for every row of the tile
+    for (int m = 0; m < MR; ++m) fits32 = fits32 && (bt[m] < 0 ? -bt[m] : bt[m]) <= s.fast_bound;
+    const bool fast = s.fast_shift && s.acc32 == nullptr && fits32;
     for (int p = 0; p < NP; ++p) {
       const std::int32_t ch = ch0 + p * vnni_panel;
       if (ch >= a.rows) break;
-      if (s.acc32 != nullptr) {
+      if (s.acc32 != nullptr && fits32) {
+        for (int m = 0; m < MR; ++m)
+          vnni_store_panel_acc32_fast(s, _mm512_load_si512(d + (m * NP + p) * 16), ch, m0 + m,
+                                      static_cast<std::int32_t>(bt[m]));
+      } else if (s.acc32 != nullptr) {
         for (int m = 0; m < MR; ++m) vnni_store_panel_acc32(s, _mm512_load_si512(d + (m * NP + p) * 16), ch, m0 + m, bt[m]);
       } else if (fast) {
         const int nv = a.rows - ch < 16 ? a.rows - ch : 16;
