@@ -99,7 +99,7 @@ TEST_CASE("CONV2D int8 1x1 fast path == TOSA pseudocode (random shapes, zero poi
     s.oc = uni(0, 2) == 0 ? uni(1, 5) : uni(6, 70);
     s.bias_size = uni(0, 3) == 0 ? 1 : s.oc;
     const std::int64_t m = std::int64_t{s.n} * s.ih * s.iw;
-    std::vector<std::int8_t> x(static_cast<std::size_t>(m * s.ic)), w(static_cast<std::size_t>(s.oc * s.ic));
+    std::vector<std::int8_t> x(static_cast<std::size_t>(m * s.ic)), w(static_cast<std::size_t>(s.oc) * static_cast<std::size_t>(s.ic));
     const bool extreme = uni(0, 4) == 0;
     for (auto& e : x) e = static_cast<std::int8_t>(extreme ? (uni(0, 1) ? 127 : -128) : uni(-128, 127));
     for (auto& e : w) e = static_cast<std::int8_t>(extreme ? (uni(0, 1) ? 127 : -128) : uni(-128, 127));
@@ -157,19 +157,19 @@ TEST_CASE("CONV2D int8 1x1 fast path: REQUIRE failures (accumulator, accumulator
   s.ic = 40000;  // 40000 · 255 · 255 > INT32_MAX
   s.oc = 3;
   s.bias_size = 3;
-  std::vector<std::int8_t> x(static_cast<std::size_t>(2 * s.ic), -128), w(static_cast<std::size_t>(3 * s.ic), -128);
+  std::vector<std::int8_t> x(2 * static_cast<std::size_t>(s.ic), -128), w(3 * static_cast<std::size_t>(s.ic), -128);
   std::vector<std::int32_t> bias(3, 0);
   check_all_paths(s, x, w, bias, 127, 127);  // accumulator out of int32
   s.ic = 1000;
-  x.resize(static_cast<std::size_t>(2 * s.ic));
-  w.resize(static_cast<std::size_t>(3 * s.ic));
+  x.resize(2 * static_cast<std::size_t>(s.ic));
+  w.resize(3 * static_cast<std::size_t>(s.ic));
   bias[1] = INT32_MAX - 100;  // acc + bias out of int32 on one channel
   check_all_paths(s, x, w, bias, 127, 127);
   bias[1] = INT32_MIN + 1000;  // fine: acc > 0
   check_all_paths(s, x, w, bias, 127, 127);
   s.ic = 70000;  // > 65536 columns: int64-summed passes, in range with zero points 0 and ±1 values
-  x.assign(static_cast<std::size_t>(2 * s.ic), 1);
-  w.assign(static_cast<std::size_t>(3 * s.ic), -1);
+  x.assign(2 * static_cast<std::size_t>(s.ic), 1);
+  w.assign(3 * static_cast<std::size_t>(s.ic), -1);
   check_all_paths(s, x, w, bias, 0, 0);
 }
 
@@ -180,18 +180,19 @@ TEST_CASE("CONV2D int8 1x1, input_zp -128 and M >= 8 (batch-lane VNNI form): REQ
   s.ic = 1024;  // acc = Σ (x + 128)·(w − 127) = 255·(−255)·1024 in range; + bias out of range below
   s.oc = 20;
   s.bias_size = 20;
-  std::vector<std::int8_t> x(static_cast<std::size_t>(s.n * s.ic), 127), w(static_cast<std::size_t>(s.oc * s.ic), -128);
+  std::vector<std::int8_t> x(static_cast<std::size_t>(s.n) * static_cast<std::size_t>(s.ic), 127);
+  std::vector<std::int8_t> w(static_cast<std::size_t>(s.oc) * static_cast<std::size_t>(s.ic), -128);
   std::vector<std::int32_t> bias(static_cast<std::size_t>(s.oc), 0);
   bias[3] = INT32_MIN + 50000000;
   check_all_paths(s, x, w, bias, -128, 127);
   bias[3] = 0;
   s.ic = 40000;  // acc = Σ (x + 128)·(w − 127) = 255·(−255)·40000 < INT32_MIN (the rowdot form)
-  x.resize(static_cast<std::size_t>(s.n * s.ic), 127);
-  w.resize(static_cast<std::size_t>(s.oc * s.ic), -128);
+  x.resize(static_cast<std::size_t>(s.n) * static_cast<std::size_t>(s.ic), 127);
+  w.resize(static_cast<std::size_t>(s.oc) * static_cast<std::size_t>(s.ic), -128);
   check_all_paths(s, x, w, bias, -128, 127);
   s.ic = 1000;  // acc = −65025000 in range; acc + bias out of int32 on channel 17 only
-  x.resize(static_cast<std::size_t>(s.n * s.ic));
-  w.resize(static_cast<std::size_t>(s.oc * s.ic));
+  x.resize(static_cast<std::size_t>(s.n) * static_cast<std::size_t>(s.ic));
+  w.resize(static_cast<std::size_t>(s.oc) * static_cast<std::size_t>(s.ic));
   bias[17] = INT32_MIN + 1000;
   check_all_paths(s, x, w, bias, -128, 127);
   bias[17] = INT32_MAX;  // fine: acc < 0
@@ -212,8 +213,8 @@ TEST_CASE("CONV2D int8 1x1, input_zp -128 and M >= 8 (batch-lane VNNI form): REQ
       s.ic = ic;
       s.oc = oc;
       s.bias_size = uni(0, 1) == 0 ? 1 : oc;
-      x.resize(static_cast<std::size_t>(s.n * s.ic));
-      w.resize(static_cast<std::size_t>(s.oc * s.ic));
+      x.resize(static_cast<std::size_t>(s.n) * static_cast<std::size_t>(s.ic));
+      w.resize(static_cast<std::size_t>(s.oc) * static_cast<std::size_t>(s.ic));
       bias.resize(static_cast<std::size_t>(s.bias_size));
       for (auto& e : x) e = static_cast<std::int8_t>(uni(-128, 127));
       for (auto& e : w) e = static_cast<std::int8_t>(uni(-128, 127));

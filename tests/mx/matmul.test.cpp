@@ -447,9 +447,9 @@ TEST_CASE("batch-1 GEMV and the AVX-512 FP8 BF16 kernel: tails, block pairs, sub
       auto a = random_codes(t, 1, 1, 128, rng, false);
       auto b = random_codes(t, 1, 9, 128, rng, false);
       for (int k = 0; k < 32; ++k) {  // block `half` of A and of every B row: subnormal codes only
-        a.data[std::size_t(32 * half + k)] = static_cast<std::uint8_t>((1 + rng() % sub_max) | (rng() % 2 ? 0x80 : 0));
+        a.data[std::size_t{32} * std::size_t(half) + std::size_t(k)] = static_cast<std::uint8_t>((1 + rng() % sub_max) | (rng() % 2 ? 0x80 : 0));
         for (int row = 0; row < 9; ++row)
-          b.data[std::size_t(row) * 128 + 32 * half + k] =
+          b.data[std::size_t(row) * 128 + std::size_t{32} * std::size_t(half) + std::size_t(k)] =
               static_cast<std::uint8_t>((1 + rng() % sub_max) | (rng() % 2 ? 0x80 : 0));
       }
       // A's elements that meet B's ±Inf below: positive (the smallest subnormal), so the pseudocode's
@@ -476,7 +476,7 @@ TEST_CASE("batch-1 GEMV and the AVX-512 FP8 BF16 kernel: tails, block pairs, sub
         CHECK(std::isnan(ref[4]));
       }
       auto as = a;
-      as.data[std::size_t(32 * (2 + half) + 1)] = nan;
+      as.data[std::size_t{32} * std::size_t(2 + half) + 1] = nan;
       std::vector<float> ref_a(9);
       REQUIRE(kmx::matmul_t_block_scaled(t, as.view(), b.view(), ref_a, kmx::matmul_path::reference) == mx::status::ok);
       for (auto p : fast_paths()) {

@@ -14,7 +14,7 @@ namespace {
 builder conv_rescale_graph(std::mt19937_64& rng, std::vector<std::int32_t> y_shape = {2, 1, 1, 8}) {
   builder g;
   g.input("x", id::i8, {2, 1, 1, 16});
-  g.constant("w", run::from_ints(id::i8, {8, 1, 1, 16}, random_ints(rng, 8 * 16, -128, 127)));
+  g.constant("w", run::from_ints(id::i8, {8, 1, 1, 16}, random_ints(rng, std::size_t{8} * 16, -128, 127)));
   g.g.add(run::to_constant(run::from_ints(id::i32, {8}, random_ints(rng, 8, -5000, 5000)), "b"));
   g.ints("izp", id::i8, {1}, {-3});
   g.ints("wzp", id::i8, {1}, {0});
@@ -66,7 +66,9 @@ TEST_CASE("session: keep_intermediates keeps the same tensors as run::run, const
     const auto got = s.run(in);
     REQUIRE(got);
     CHECK(got->tensors.size() == want->tensors.size());
-    for (const auto& [name, v] : want->tensors) {
+    for (const auto& kv : want->tensors) {
+      const auto& name = kv.first;
+      const auto& v = kv.second;
       CAPTURE(name);
       REQUIRE(got->tensors.count(name) == 1);
       CHECK(got->tensors.at(name).ints == v.ints);
@@ -115,7 +117,7 @@ TEST_CASE("session: int8 1x1 CONV2D with ≥ 16 channels (packed weights where t
     builder g;
     g.input("x", id::i8, {5, 1, 1, 70});
     g.input("izp", id::i8, {1});  // EXT-DYNAMIC: the zero point changes between runs (the packed form follows)
-    g.constant("w", run::from_ints(id::i8, {40, 1, 1, 70}, random_ints(rng, 40 * 70, -128, 127)));
+    g.constant("w", run::from_ints(id::i8, {40, 1, 1, 70}, random_ints(rng, std::size_t{40} * 70, -128, 127)));
     auto bias = random_ints(rng, 40, -5000, 5000);
     if (overflow) bias[17] = INT32_MAX - 10;  // accumulator + bias leaves int32 for some input
     g.constant("b", run::from_ints(id::i32, {40}, bias));

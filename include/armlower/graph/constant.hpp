@@ -69,7 +69,7 @@ namespace armlower::graph {
     for (std::size_t i = 0; i < out.size(); ++i) {
       S v;
       std::memcpy(&v, bytes.data() + i * sizeof(S), sizeof(S));
-      out[i] = static_cast<std::int64_t>(v);
+      out[i] = static_cast<std::int64_t>(v);  // NOLINT(bugprone-signed-char-misuse): int8 payloads sign-extend
     }
   };
   if constexpr (std::endian::native == std::endian::little) {

@@ -282,7 +282,7 @@ namespace detail {
   const std::size_t need = linear_s8_cache_size(rows, cols);
   if (cache == nullptr || need == 0 || size < need) return nullptr;
   const auto p = reinterpret_cast<std::uintptr_t>(cache);
-  return reinterpret_cast<std::uint8_t*>(p + ((64 - p % 64) % 64));
+  return static_cast<std::uint8_t*>(const_cast<void*>(cache)) + (64 - p % 64) % 64;
 }
 }  // namespace detail
 

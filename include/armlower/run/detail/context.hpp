@@ -42,7 +42,7 @@ struct constant_cache {
   /// A packed kernel layout of constant weights and the zero points it was packed for.
   struct packed_weights {
     std::vector<std::uint8_t> bytes;
-    std::int32_t input_zp = 0, weight_zp = 0;
+    std::int8_t input_zp = 0, weight_zp = 0;  ///< int8 1×1 CONV2D zero points
   };
   /// Packed weights by slot (int8 1×1 CONV2D: `kernels::pack_conv2d_1x1_s8`; repacked when
   /// EXT-DYNAMIC zero points differ from the packed ones).

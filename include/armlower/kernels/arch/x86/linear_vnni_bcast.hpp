@@ -227,7 +227,7 @@ ARMLOWER_X86_VNNIB inline void vnni_bcast_kernel(const std::int32_t* xt, std::pt
     for (std::ptrdiff_t g0 = 0; g0 < ng; g0 += 16) {
       const std::ptrdiff_t gn = ng - g0 < 16 ? ng - g0 : 16;
       for (int i = 0; i < vnni_bcast_nr; ++i) {
-        _mm512_store_si512(buf + 64 * i, load_prefix8(w + (i < nv ? i : nv - 1) * ws + 4 * g0, 4 * gn));
+        _mm512_store_si512(buf + std::ptrdiff_t{64} * i, load_prefix8(w + (i < nv ? i : nv - 1) * ws + 4 * g0, 4 * gn));
       }
       vnni_bcast_inner(xt + 8 * g0, gn, buf, 64, acc);
     }

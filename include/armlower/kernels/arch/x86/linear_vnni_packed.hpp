@@ -467,12 +467,12 @@ ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel_acc32(const vnni_s8_call&
   for (int h = 0; h < 2 && 8 * h < nv; ++h) {
     const int n = nv - 8 * h < 8 ? nv - 8 * h : 8;
     const auto valid = static_cast<__mmask8>((1u << n) - 1u);
-    const __m512i v = _mm512_add_epi64(_mm512_add_epi64(cvt32_64(acc, h), _mm512_loadu_si512(s.c + ch + 8 * h)), btv);
-    const __m512i bv = o.bias_size == 1 ? _mm512_set1_epi64(o.bias[0]) : load8_i32_as_i64(valid, o.bias + ch + 8 * h);
+    const __m512i v = _mm512_add_epi64(_mm512_add_epi64(cvt32_64(acc, h), _mm512_loadu_si512(s.c + ch + std::ptrdiff_t{8} * h)), btv);
+    const __m512i bv = o.bias_size == 1 ? _mm512_set1_epi64(o.bias[0]) : load8_i32_as_i64(valid, o.bias + ch + std::ptrdiff_t{8} * h);
     const __m512i y = _mm512_add_epi64(v, bv);
     bad |= (_mm512_cmpgt_epi64_mask(lo, v) | _mm512_cmpgt_epi64_mask(v, hi) | _mm512_cmpgt_epi64_mask(lo, y) |
             _mm512_cmpgt_epi64_mask(y, hi)) & valid;
-    store_prefix32x8(o.out + static_cast<std::ptrdiff_t>(b) * a.rows + ch + 8 * h, y, n);
+    store_prefix32x8(o.out + static_cast<std::ptrdiff_t>(b) * a.rows + ch + std::ptrdiff_t{8} * h, y, n);
   }
   o.range_error = o.range_error || bad != 0;
 }
