@@ -275,16 +275,12 @@ ARMLOWER_X86_VNNIB inline void vnni_bcast_store(const linear_s8_args& a, const v
     const __m512i cv = a.bias != nullptr ? _mm512_add_epi64(load8_i32_as_i64(valid, a.bias + ch), kio) : kio;
     if (acc32 != nullptr) {  // TOSA CONV2D: int32 accumulator + bias, REQUIRE both in int32 (int64 lanes)
       vnni_acc32_out& o = *acc32;
-      const __m512i bv = o.bias_size == 1 ? _mm512_set1_epi64(o.bias[0]) : load8_i32_as_i64(valid, o.bias + ch);
-      const __m512i lo = _mm512_set1_epi64(INT32_MIN), hi = _mm512_set1_epi64(INT32_MAX);
+      const __m512i bv = acc32_bias8(o, ch, valid);
       __mmask8 bad = 0;
       for (int m = 0; m < nb; ++m) {
         const __m512i v = _mm512_add_epi64(_mm512_add_epi64(cvt8_i32_i64(t[8 * h + m]), cv),
                                            _mm512_set1_epi64(bt[m]));
-        const __m512i y = _mm512_add_epi64(v, bv);
-        bad |= _mm512_cmpgt_epi64_mask(lo, v) | _mm512_cmpgt_epi64_mask(v, hi) | _mm512_cmpgt_epi64_mask(lo, y) |
-               _mm512_cmpgt_epi64_mask(y, hi);
-        store_prefix32x8(o.out + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + ch, y, n);
+        bad |= store_acc32x8(o.out + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + ch, v, bv, n);
       }
       o.range_error = o.range_error || (bad & valid) != 0;
       continue;

@@ -440,6 +440,22 @@ struct vnni_acc32_out {
   bool range_error = false;
 };
 
+/// The bias of channels [ch, ch + 8) of `o` in int64 lanes (`valid`: the real channels; broadcast
+/// when `bias_size` is 1).
+ARMLOWER_X86_VNNIP_INLINE inline __m512i acc32_bias8(const vnni_acc32_out& o, std::int32_t ch, __mmask8 valid) noexcept {
+  return o.bias_size == 1 ? _mm512_set1_epi64(o.bias[0]) : load8_i32_as_i64(valid, o.bias + ch);
+}
+
+/// Stores the first n (0 < n ≤ 8) lanes of y = acc + bias as int32 at p (`acc`, `bias`: int64 lanes) and
+/// returns the lanes where acc or y is outside int32 (the REQUIREs of `vnni_acc32_out`; lanes ≥ n too).
+ARMLOWER_X86_VNNIP_INLINE inline __mmask8 store_acc32x8(std::int32_t* p, __m512i acc, __m512i bias, int n) noexcept {
+  const __m512i lo = _mm512_set1_epi64(INT32_MIN), hi = _mm512_set1_epi64(INT32_MAX);
+  const __m512i y = _mm512_add_epi64(acc, bias);
+  store_prefix32x8(p, y, n);
+  return _mm512_cmpgt_epi64_mask(lo, acc) | _mm512_cmpgt_epi64_mask(acc, hi) | _mm512_cmpgt_epi64_mask(lo, y) |
+         _mm512_cmpgt_epi64_mask(y, hi);
+}
+
 struct vnni_s8_call {
   const linear_s8_args* a;
   const std::int64_t* c;       // folded row constants [Np] (int64)
@@ -462,17 +478,13 @@ ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel_acc32(const vnni_s8_call&
   vnni_acc32_out& o = *s.acc32;
   const int nv = a.rows - ch < 16 ? a.rows - ch : 16;
   const __m512i btv = _mm512_set1_epi64(bt);
-  const __m512i lo = _mm512_set1_epi64(INT32_MIN), hi = _mm512_set1_epi64(INT32_MAX);
   __mmask8 bad = 0;
   for (int h = 0; h < 2 && 8 * h < nv; ++h) {
+    const std::int32_t c8 = ch + 8 * h;
     const int n = nv - 8 * h < 8 ? nv - 8 * h : 8;
     const auto valid = static_cast<__mmask8>((1u << n) - 1u);
-    const __m512i v = _mm512_add_epi64(_mm512_add_epi64(cvt32_64(acc, h), _mm512_loadu_si512(s.c + ch + std::ptrdiff_t{8} * h)), btv);
-    const __m512i bv = o.bias_size == 1 ? _mm512_set1_epi64(o.bias[0]) : load8_i32_as_i64(valid, o.bias + ch + std::ptrdiff_t{8} * h);
-    const __m512i y = _mm512_add_epi64(v, bv);
-    bad |= (_mm512_cmpgt_epi64_mask(lo, v) | _mm512_cmpgt_epi64_mask(v, hi) | _mm512_cmpgt_epi64_mask(lo, y) |
-            _mm512_cmpgt_epi64_mask(y, hi)) & valid;
-    store_prefix32x8(o.out + static_cast<std::ptrdiff_t>(b) * a.rows + ch + std::ptrdiff_t{8} * h, y, n);
+    const __m512i v = _mm512_add_epi64(_mm512_add_epi64(cvt32_64(acc, h), _mm512_loadu_si512(s.c + c8)), btv);
+    bad |= store_acc32x8(o.out + static_cast<std::ptrdiff_t>(b) * a.rows + c8, v, acc32_bias8(o, c8, valid), n) & valid;
   }
   o.range_error = o.range_error || bad != 0;
 }

@@ -234,15 +234,11 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot_tile(const vnni_rowdot_call& s, std::
   }
   if (s.acc32 != nullptr) {  // TOSA CONV2D: int32 accumulator + bias, REQUIRE both in int32 (int64 lanes)
     vnni_acc32_out& o = *s.acc32;
-    const __m512i bv = o.bias_size == 1 ? _mm512_set1_epi64(o.bias[0]) : load8_i32_as_i64(valid, o.bias + r0);
-    const __m512i lo = _mm512_set1_epi64(INT32_MIN), hi = _mm512_set1_epi64(INT32_MAX);
+    const __m512i bv = acc32_bias8(o, r0, valid);
     __mmask8 bad = 0;
     for (int m = 0; m < MR; ++m) {
       const __m512i v = _mm512_add_epi64(_mm512_add_epi64(dv[m], cv), _mm512_set1_epi64(bt[m]));
-      const __m512i y = _mm512_add_epi64(v, bv);
-      bad |= _mm512_cmpgt_epi64_mask(lo, v) | _mm512_cmpgt_epi64_mask(v, hi) | _mm512_cmpgt_epi64_mask(lo, y) |
-             _mm512_cmpgt_epi64_mask(y, hi);
-      store_prefix32x8(o.out + static_cast<std::ptrdiff_t>(m0 + m) * a.rows + r0, y, nv);
+      bad |= store_acc32x8(o.out + static_cast<std::ptrdiff_t>(m0 + m) * a.rows + r0, v, bv, nv);
     }
     o.range_error = o.range_error || (bad & valid) != 0;
     return;
