@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -62,6 +63,22 @@ void set_counters(benchmark::State& st, int batch, int k, double weight_bytes) {
 
 // `check_weights`: run `mx::finite_codes` on the weights once, ahead of time (what a caller with
 // constant weights does), and pass the promise; false leaves the kernel's NaN/Inf scan on.
+/// The counters of a paired timing (the two sides timed alternately): `ratio` = median of t_a ÷ t_b
+/// (> 1: side b faster) with its 10th / 90th percentiles, and each side's median GFLOP/s as
+/// `<a_name>_GFLOP/s` / `<b_name>_GFLOP/s` (`flops` per call).
+void report_pair(benchmark::State& st, const std::vector<double>& ratio, const std::vector<double>& ta,
+                 const std::vector<double>& tb, double flops, const std::string& a_name, const std::string& b_name) {
+  auto pct = [](std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    return v[std::size_t(q * double(v.size() - 1) + 0.5)];
+  };
+  st.counters["ratio"] = pct(ratio, 0.5);
+  st.counters["ratio_p10"] = pct(ratio, 0.1);
+  st.counters["ratio_p90"] = pct(ratio, 0.9);
+  st.counters[a_name + "_GFLOP/s"] = flops / pct(ta, 0.5) * 1e-9;
+  st.counters[b_name + "_GFLOP/s"] = flops / pct(tb, 0.5) * 1e-9;
+}
+
 void bm_mx(benchmark::State& st, id t, kmx::matmul_path path, bool check_weights = true) {
   const int k = int(st.range(0)), batch = int(st.range(1));
   const auto w = quantize(t, random_floats(std::size_t(N) * k, 1), N, k);
@@ -153,16 +170,7 @@ void bm_mx_cold_pair(benchmark::State& st, id t) {
     t2.push_back(x2);
     t5.push_back(x5);
   }
-  auto pct = [](std::vector<double> v, double q) {
-    std::sort(v.begin(), v.end());
-    return v[std::size_t(q * double(v.size() - 1) + 0.5)];
-  };
-  const double flops = 2.0 * batch * double(N) * k;
-  st.counters["ratio"] = pct(ratio, 0.5);
-  st.counters["ratio_p10"] = pct(ratio, 0.1);
-  st.counters["ratio_p90"] = pct(ratio, 0.9);
-  st.counters["avx2_GFLOP/s"] = flops / pct(t2, 0.5) * 1e-9;
-  st.counters["avx512_GFLOP/s"] = flops / pct(t5, 0.5) * 1e-9;
+  report_pair(st, ratio, t2, t5, 2.0 * batch * double(N) * k, "avx2", "avx512");
 }
 
 // The read-bandwidth ceiling of a batch-1 GEMV in the same binary: a streaming read (a sum of
@@ -304,16 +312,7 @@ void bm_pair_ratio(benchmark::State& st, id t, kmx::matmul_path path) {
     t32.push_back(a32);
     tmx.push_back(amx);
   }
-  auto pct = [](std::vector<double> v, double q) {
-    std::sort(v.begin(), v.end());
-    return v[std::size_t(q * double(v.size() - 1) + 0.5)];
-  };
-  const double flops = 2.0 * batch * double(N) * k;
-  st.counters["ratio"] = pct(ratio, 0.5);
-  st.counters["ratio_p10"] = pct(ratio, 0.1);
-  st.counters["ratio_p90"] = pct(ratio, 0.9);
-  st.counters["fp32_GFLOP/s"] = flops / pct(t32, 0.5) * 1e-9;
-  st.counters["mx_GFLOP/s"] = flops / pct(tmx, 0.5) * 1e-9;
+  report_pair(st, ratio, t32, tmx, 2.0 * batch * double(N) * k, "fp32", "mx");
 }
 #endif
 
