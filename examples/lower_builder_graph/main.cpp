@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   }
   const auto ref = graph::run_float_mlp(layers, x, 1);
   const auto& yq = *g.find(g.outputs[0])->quant;
-  const auto y = graph::dequantize(r->outputs[0].ints, yq);
+  const auto y = graph::dequantize(r->outputs[0].ints.widened(), yq);
   double worst = 0;
   for (std::size_t i = 0; i < y.size(); ++i) worst = std::max(worst, static_cast<double>(std::abs(y[i] - ref[i])));
   std::printf("max |int8 - float| = %.4f (output scale %.4f)\n", worst, yq.scale[0]);

@@ -158,7 +158,7 @@ TEST_CASE("conformance cases: lower, serialize, run in armlower's interpreter, c
     std::string line = "{\"name\":\"" + c.name + "\",\"scheme\":\"" + std::string(passes::name(c.sch)) + "\"";
     if (!mx) {
       const auto& yq = *tg.find(tg.outputs[0])->quant;
-      const auto deq = graph::dequantize(y.ints, yq);
+      const auto deq = graph::dequantize(y.ints.widened(), yq);
       // ExecuTorch TosaPipelineINT: allclose(atol = 1e-3 + qtol*scale, rtol = 1e-3), qtol = 1,
       // against the quantized model evaluated in float. That *is* ExecuTorch's "float model" for
       // quantized pipelines: its tester compares with the Quantize stage's output when the model

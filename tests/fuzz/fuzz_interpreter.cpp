@@ -123,7 +123,8 @@ run::value make_input(const graph::tensor& t, prng& r) {
   const auto& ti = dtype::traits(t.type);
   switch (run::storage_of(t.type)) {
     case run::storage::integer:
-      for (std::int64_t i = 0; i < n; ++i) v.ints.push_back(gen_int(r, ti.int_min, ti.int_max));
+      v.ints.reset(run::int_width_of(t.type), static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) v.ints.set(static_cast<std::size_t>(i), gen_int(r, ti.int_min, ti.int_max));
       break;
     case run::storage::real:
       for (std::int64_t i = 0; i < n; ++i) v.reals.push_back(gen_real(r, t.type));

@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
         "#pragma once\n#include <cstdint>\nnamespace demo_plan_io {\ninline constexpr std::int8_t input[] = {";
   for (auto v : xq) io << v << ",";
   io << "};\ninline constexpr std::int8_t expected[] = {";
-  for (auto v : res->outputs[0].ints) io << v << ",";
+  for (auto v : res->outputs[0].ints.widened()) io << v << ",";
   io << "};\n}  // namespace demo_plan_io\n";
   return io.good() ? 0 : 1;
 }

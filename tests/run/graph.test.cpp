@@ -87,10 +87,17 @@ TEST_CASE("graph inputs must match the declarations") {
   r = run::run(b.g, std::vector<run::value>{run::zeros(id::i32, {3})});
   REQUIRE_FALSE(r);
   CHECK(r.error().message().find("[3]") != std::string::npos);
-  run::value bad{id::i32, {2}, {1}, {}, {}};
+  run::value bad{id::i32, {2}, run::int_elements(std::vector<std::int32_t>{1}), {}, {}};
   r = run::run(b.g, std::vector<run::value>{bad});
   REQUIRE_FALSE(r);
   CHECK(r.error().code() == armlower::errc::invalid_graph);
+  CHECK(r.error().message().find("needs 2 integers, has 1") != std::string::npos);
+  // INT32 elements held at another width than the dtype's storage width (int32)
+  run::value wide{id::i32, {2}, run::int_elements(std::vector<std::int64_t>{1, 2}), {}, {}};
+  r = run::run(b.g, std::vector<run::value>{wide});
+  REQUIRE_FALSE(r);
+  CHECK(r.error().where().tensor == "a");
+  CHECK(r.error().message().find("32-bit elements, holds 64-bit") != std::string::npos);
 }
 
 TEST_CASE("structural errors name the op and the tensor") {

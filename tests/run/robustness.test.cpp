@@ -216,7 +216,7 @@ TEST_CASE("CONV2D output size is int64 in check and run: pad 2^31-1 is refused b
 
 TEST_CASE("declared result shapes and the per-tensor size limit are checked before allocating") {
   const std::int32_t n = 40000;
-  // MATMUL [1,n,1] x [1,1,n]: the true result [1,n,n] would need 12.8 GB of int64 storage.
+  // MATMUL [1,n,1] x [1,1,n]: the true result [1,n,n] would need 6.4 GB of int32 storage.
   auto matmul = [&](std::vector<std::int32_t> declared) {
     builder b;
     b.ints("a", id::i8, {1, n, 1}, std::vector<std::int64_t>(n, 1));
@@ -237,7 +237,7 @@ TEST_CASE("declared result shapes and the per-tensor size limit are checked befo
   CHECK(r.error().code() == armlower::errc::limit);
   CHECK(r.error().where().tensor == "y");
   CHECK(r.error().where().op == "MATMUL");
-  CHECK(has(r.error().message(), "12800000000 bytes"));
+  CHECK(has(r.error().message(), "6400000000 bytes"));
   CHECK(has(r.error().message(), "limit of 2147483648 bytes"));
 
   // Broadcast ADD [n,1] + [1,n].
@@ -277,13 +277,13 @@ TEST_CASE("declared result shapes and the per-tensor size limit are checked befo
   const std::vector<run::value> in{run::from_ints(id::i32, {4, 4}, std::vector<std::int64_t>(16, 1))};
   run::options opt;
   CHECK(run::run(b.g, in, opt));
-  opt.max_tensor_bytes = 100;  // a 4×4 INT32 takes 128 bytes of int64 storage
+  opt.max_tensor_bytes = 60;  // a 4×4 INT32 takes 64 bytes (held as int32)
   r = run::run(b.g, in, opt);
   REQUIRE_FALSE(r);
   CHECK(r.error().code() == armlower::errc::limit);
   CHECK(r.error().where().op_index == -1);  // a graph input: no operator
   CHECK(r.error().where().tensor == "x");
-  CHECK(has(r.error().message(), "needs 128 bytes, above the per-tensor limit of 100 bytes"));
+  CHECK(has(r.error().message(), "needs 64 bytes, above the per-tensor limit of 60 bytes"));
   // Other ops check the declared shape first too (TRANSPOSE, CAST, CLAMP, RESCALE, RESHAPE).
   builder t;
   t.input("x", id::i8, {2, 3});

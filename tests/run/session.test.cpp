@@ -142,3 +142,53 @@ TEST_CASE("session: int8 1x1 CONV2D with ≥ 16 channels (packed weights where t
     }
   }
 }
+
+TEST_CASE("session: a prepared CONV2D (checked once) still reports the data-dependent REQUIRE on the run that breaks it") {
+  // Zero points are constants, so after the first run the session runs CONV2D and RESCALE from their
+  // prepared form (op_context::prepare); whether acc + bias leaves int32 depends on each run's input.
+  std::mt19937_64 rng(11);
+  builder g;
+  g.input("x", id::i8, {3, 1, 1, 70});
+  g.constant("w", run::from_ints(id::i8, {40, 1, 1, 70}, random_ints(rng, std::size_t{40} * 70, -128, 127)));
+  auto bias = random_ints(rng, 40, -5000, 5000);
+  bias[17] = INT32_MAX - 1000;
+  g.constant("b", run::from_ints(id::i32, {40}, bias));
+  g.ints("izp", id::i8, {1}, {0});
+  g.ints("wzp", id::i8, {1}, {0});
+  g.declare("y", id::i32, {3, 1, 1, 40});
+  g.op(tosa::op::conv2d, {"x", "w", "b", "izp", "wzp"}, {"y"},
+       graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, id::i32, false});
+  g.ints("m", id::i32, {1}, {1518500250});
+  g.ints("s", id::i8, {1}, {45});
+  g.ints("yzp", id::i32, {1}, {0});
+  g.ints("zzp", id::i8, {1}, {0});
+  g.declare("z", id::i8, {3, 1, 1, 40});
+  g.op(tosa::op::rescale, {"y", "m", "s", "yzp", "zzp"}, {"z"},
+       graph::rescale_attr{true, tosa::rounding_mode::single_round, false, false, false});
+  g.output("z");
+  run::session s(g.g);
+  // inputs: zeros (fits), batch row 2 = +127 where w[17] > 0 and -128 elsewhere (channel 17 overflows), zeros
+  // again, the overflowing input again
+  std::vector<std::int64_t> up(210, 0);
+  const auto w = g.g.find("w");
+  REQUIRE(w != nullptr);
+  const auto wv = run::from_constant(*w);
+  for (std::size_t k = 0; k < 70; ++k) up[140 + k] = wv.ints[17 * 70 + k] > 0 ? 127 : -128;
+  int failures = 0;
+  const std::vector<std::int64_t> zeros(210, 0);
+  for (const auto& xs : {zeros, up, zeros, up}) {
+    const std::vector<run::value> in{run::from_ints(id::i8, {3, 1, 1, 70}, xs)};
+    const auto want = run::run(g.g, in);
+    const auto got = s.run(in);
+    REQUIRE(static_cast<bool>(got) == static_cast<bool>(want));
+    if (want) {
+      CHECK(got->outputs[0].ints == want->outputs[0].ints);
+    } else {
+      ++failures;
+      CHECK(got.error().line() == want.error().line());
+      CHECK(got.error().code() == armlower::errc::require);
+      CHECK(got.error().where().op == "CONV2D");
+    }
+  }
+  CHECK(failures == 2);
+}

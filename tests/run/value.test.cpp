@@ -47,6 +47,42 @@ TEST_CASE("integer values round-trip through the wire encoding (INT48 as 6 LE by
   CHECK(run::encode(run::from_ints(id::i4, {3}, {1, -2, 7})) == std::vector<std::uint8_t>{0xE1, 0x07});
 }
 
+TEST_CASE("integers are held at their dtype's storage width; from_ints of that type takes the vector") {
+  const std::pair<id, run::int_width> widths[] = {
+      {id::boolean, run::int_width::w8}, {id::i4, run::int_width::w8},   {id::i8, run::int_width::w8},
+      {id::i16, run::int_width::w16},    {id::i32, run::int_width::w32}, {id::i48, run::int_width::w64},
+      {id::i64, run::int_width::w64},    {id::shape, run::int_width::w64}};
+  for (const auto& [t, w] : widths) {
+    CAPTURE(armlower::dtype::name(t));
+    CHECK(run::int_width_of(t) == w);
+    CHECK(run::element_bytes(t) == run::width_bytes(w));
+    CHECK(run::from_ints(t, {2}, {0, 1}).ints.width() == w);
+    CHECK(run::zeros(t, {3}).ints.width() == w);
+    CHECK(run::decode(t, {1}, std::vector<std::uint8_t>(8, 0)).ints.width() == w);
+  }
+  // an int8 vector for INT8 is moved in, not copied: the value owns the same buffer
+  std::vector<std::int8_t> x{-128, 0, 127};
+  const auto* p = x.data();
+  const auto v = run::from_ints(id::i8, {3}, std::move(x));
+  CHECK(v.ints.get<std::int8_t>().data() == p);
+  CHECK(v.ints == std::vector<std::int64_t>{-128, 0, 127});
+  // other types convert, with the dtype's range checked on the values (before any narrowing)
+  CHECK(run::from_ints(id::i16, {2}, std::vector<std::int8_t>{-5, 7}).ints.get<std::int16_t>()[0] == -5);
+  CHECK(run::from_ints(id::i32, {2}, std::vector<std::int16_t>{-300, 300}).ints == std::vector<std::int64_t>{-300, 300});
+  CHECK_THROWS_AS((void)run::from_ints(id::i8, {1}, std::vector<std::int16_t>{200}), std::invalid_argument);
+  CHECK_THROWS_AS((void)run::from_ints(id::i4, {1}, std::vector<std::int8_t>{8}), std::invalid_argument);
+  CHECK_THROWS_AS((void)run::from_ints(id::boolean, {1}, std::vector<std::int8_t>{2}), std::invalid_argument);
+  // INT4, BOOL and INT48 are narrower than their storage: check() tests every element
+  run::value i4{id::i4, {2}, run::int_elements(std::vector<std::int8_t>{7, -8}), {}, {}};
+  CHECK(i4.check() == "element 1 = -8 does not fit INT4");
+  run::value b{id::boolean, {2}, run::int_elements(std::vector<std::int8_t>{1, -1}), {}, {}};
+  CHECK(b.check() == "element 1 = -1 does not fit BOOL");
+  run::value i48{id::i48, {1}, run::int_elements(std::vector<std::int64_t>{std::int64_t{1} << 47}), {}, {}};
+  CHECK(i48.check() == "element 0 = 140737488355328 does not fit INT48");
+  run::value w{id::i16, {1}, run::int_elements(std::vector<std::int32_t>{1}), {}, {}};
+  CHECK(w.check() == "a INT16 value must hold its integers as 16-bit elements, holds 32-bit");
+}
+
 TEST_CASE("value::check and the constructors reject inconsistent values") {
   CHECK_THROWS_AS((void)run::from_ints(id::i8, {2}, {1, 200}), std::invalid_argument);
   CHECK_THROWS_AS((void)run::from_ints(id::i8, {3}, {1, 2}), std::invalid_argument);

@@ -102,7 +102,7 @@ std::vector<std::int64_t> run_tosa(const graph::graph& g, const std::vector<std:
   const auto v = run::from_ints(dtype::id::i16, {B, Ci}, x);
   const auto r = run::run(g, std::span<const run::value>(&v, 1));
   REQUIRE_MESSAGE(static_cast<bool>(r), (r ? std::string() : r.error().line()));
-  return r->outputs.at(0).ints;
+  return r->outputs.at(0).ints.widened();
 }
 
 // Two values beyond INT32 (the reason TFLite uses INT64 here), the rest ordinary.

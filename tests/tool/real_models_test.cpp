@@ -31,7 +31,7 @@ std::vector<std::int64_t> run_ints(const graph::graph& g, dtype::id t, std::vect
   const auto v = run::from_ints(t, std::move(shape), std::move(x));
   const auto r = run::run(g, std::span<const run::value>(&v, 1));
   REQUIRE_MESSAGE(static_cast<bool>(r), (r ? std::string() : r.error().line()));
-  return r->outputs.at(0).ints;
+  return r->outputs.at(0).ints.widened();
 }
 }  // namespace
 

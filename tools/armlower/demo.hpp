@@ -116,7 +116,7 @@ struct demo_config {
     else v = run::from_ints(in->type, in->shape, graph::quantize(x, *l.input_quant));
     const auto out = run::run(g, std::span<const run::value>(&v, 1));
     if (!out) return failure("demo: running " + r.scheme + " failed: " + out.error().line(), out.error().code());
-    yq = out->outputs.at(0).ints;
+    yq = out->outputs.at(0).ints.widened();
     y = real_values(out->outputs.at(0), l.output_quant);
   }
   const auto st = compare(y, ref);
@@ -140,7 +140,7 @@ struct demo_config {
       if (!out)
         return failure("demo: running the TOSA reference for the plan failed: " + out.error().line(),
                        out.error().code());
-      k = out->outputs.at(0).ints;
+      k = out->outputs.at(0).ints.widened();
     } else {
       auto kr = demo_kernel_reference(fw, c.s, calib, x);
       if (!kr) return kr.error();

@@ -382,8 +382,9 @@ struct error_stats {
 /// Real values of a run::value: reals as is, integers dequantized with `q` (per tensor).
 [[nodiscard]] inline std::vector<float> real_values(const run::value& v, const std::optional<graph::quant_params>& q) {
   if (!v.reals.empty()) return v.reals;
-  if (q) return graph::dequantize(v.ints, *q);
-  return std::vector<float>(v.ints.begin(), v.ints.end());
+  if (q) return graph::dequantize(v.ints.widened(), *q);
+  const auto w = v.ints.widened();
+  return std::vector<float>(w.begin(), w.end());
 }
 
 }  // namespace armlower::tool

@@ -48,8 +48,8 @@ struct options {
   /// tensor is freed after its last use, so memory stays near the live set.
   bool keep_intermediates = false;
   /// Per-tensor memory limit, in bytes of the interpreter's storage of the tensor (element count
-  /// × `element_bytes(dtype)`: 8 for integer dtypes, held as int64; 4 for FP16/BF16/FP32; 1 for
-  /// FP8/FP6/FP4/MXINT8/FP8UE8M0 codes). Every graph input, constant and declared op result is
+  /// × `element_bytes(dtype)`: 1, 2, 4 or 8 for integer dtypes, held at their storage width
+  /// (`int_width_of`); 4 for FP16/BF16/FP32; 1 for FP8/FP6/FP4/MXINT8/FP8UE8M0 codes). Every graph input, constant and declared op result is
   /// checked against it BEFORE anything is allocated for it; a larger tensor stops the run with
   /// a `limit` error naming the tensor, its size and this limit. The whole run may use
   /// several tensors of this size (the live set plus one op's scratch).
@@ -158,7 +158,9 @@ namespace detail {
         if (!p.size_ok[slots.out[k]])
           if (auto m = check_tensor_size(*t, limit)) return c.fail(m->kind, op.outputs[k], std::move(m->rule));
       }
-      if (auto e = dispatch(c)) return std::move(*e);
+      // a session's operator whose declaration-only checks passed on an earlier run runs its prepared form
+      const bool prepared = cache != nullptr && cache->prepared[i];
+      if (auto e = prepared ? cache->prepared[i](c) : dispatch(c)) return std::move(*e);
       if (!opt.keep_intermediates) {
         for (const auto s : slots.free_after) {  // operands whose last use this was, results nothing reads
           if (st.val[s] == &st.owned[s]) st.owned[s] = value{};
@@ -230,21 +232,24 @@ namespace detail {
 
 /// A TOSA graph prepared for repeated runs (the interpreter's counterpart of a prepared model):
 /// the tensor names are resolved to slots once (`detail::graph_plan`), every constant is decoded
-/// once (on its first use), the run's value slots are reused, and the
+/// once (on its first use), the run's value slots are reused, operators whose operands other than
+/// their data input are constants are checked once (`detail::op_context::prepare`: CONV2D, RESCALE)
+/// and the
 /// kernels' storage copies of constant operands (e.g. CONV2D/MATMUL weights and bias as int8 /
 /// int32) are made once and reused by every later `run`. Results and errors are exactly those of
 /// `run::run(g, inputs, opt)` (same checks, same location in every error).
 /// Lifetime: `g` must outlive the session and stay unchanged. Memory: the decoded constants (as
-/// `run::value`: 8 bytes per integer element) plus the kernel copies (for int8 1×1 CONV2D weights
-/// the packed form instead of an int8 copy) and the kernels' scratch buffers (as large as the
-/// largest operand conversion / raw result of one op), for the session's lifetime;
+/// `run::value`: integers at their storage width) plus the kernel copies where a kernel's storage
+/// differs from the value's (FP8 codes decoded to float; for int8 1×1 CONV2D weights the packed
+/// form) and the kernels' scratch buffers (as large as the largest operand conversion of one op),
+/// for the session's lifetime;
 /// `options::max_tensor_bytes` applies to each. Not safe to `run` one session from two threads
 /// at once (the first use of a constant fills the cache); separate sessions are independent.
 class session {
  public:
   /// Prepares `g` (nothing is decoded yet; the first `run` decodes the constants it uses).
   explicit session(const graph::graph& g, const options& opt = {})
-      : g_(g), opt_(opt), plan_(g, detail::index_tensors(g), opt.max_tensor_bytes), cache_(plan_.names.size()) {
+      : g_(g), opt_(opt), plan_(g, detail::index_tensors(g), opt.max_tensor_bytes), cache_(plan_.names.size(), g.operators.size()) {
     st_.reset(plan_.names.size());
   }
   session(const session&) = delete;

@@ -54,7 +54,7 @@ namespace armlower::run {
                                 std::string(dtype::name(t)) + " values (needs " + std::string(dtype::name(want)) + ")");
   value v = decode(want, a.shape, a.data);
   if (want == t) return v;
-  return from_ints(t, std::move(v.shape), std::move(v.ints));
+  return from_ints(t, std::move(v.shape), v.ints.widened());
 }
 
 }  // namespace armlower::run

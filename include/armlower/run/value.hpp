@@ -1,8 +1,9 @@
 /// @file armlower/run/value.hpp
 /// `run::value`: a host tensor value the TOSA interpreter reads and writes — a dtype, a
 /// row-major shape and the elements in one of three storages chosen by the dtype:
-///  - integer: BOOL (0/1), INT4, INT8, INT16, INT32, INT48, INT64, SHAPE as `std::int64_t`
-///    (sign-extended, always within the dtype's range);
+///  - integer: BOOL (0/1), INT4, INT8, INT16, INT32, INT48, INT64, SHAPE in `int_elements` at
+///    their storage width (`int_width_of`: int8 for BOOL/INT4/INT8, int16, int32, int64 for
+///    INT48/INT64/SHAPE), always within the dtype's range;
 ///  - real: FP16, BF16, FP32 as `float` (always exactly representable in the dtype);
 ///  - code: FP8E4M3, FP8E5M2, FP6E2M3, FP6E3M2, FP4E2M1, FP8UE8M0, MXINT8 as one raw code
 ///    per element (`std::uint8_t`, FP6 < 64, FP4 < 16), unpacked.
@@ -14,9 +15,11 @@
 #include <armlower/dtype/float16.hpp>
 #include <armlower/graph/constant.hpp>
 #include <armlower/graph/graph.hpp>
+#include <armlower/run/int_elements.hpp>
 #include <armlower/run/detail/float_format.hpp>
 
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <span>
 #include <stdexcept>
@@ -51,11 +54,11 @@ enum class storage : std::uint8_t {
   return 1u << dtype::traits(t).bits;
 }
 
-/// Bytes one element of dtype `t` takes in a `value` (its storage: 8 for `ints`, 4 for `reals`,
-/// 1 for `codes`).
+/// Bytes one element of dtype `t` takes in a `value` (its storage: 1, 2, 4 or 8 for `ints` —
+/// `int_width_of(t)` —, 4 for `reals`, 1 for `codes`).
 [[nodiscard]] constexpr std::uint64_t element_bytes(dtype::id t) noexcept {
   switch (storage_of(t)) {
-    case storage::integer: return sizeof(std::int64_t);
+    case storage::integer: return width_bytes(int_width_of(t));
     case storage::real: return sizeof(float);
     case storage::code: return 1;
   }
@@ -86,11 +89,12 @@ inline constexpr std::int64_t max_elements = 2147483647;
 }
 
 /// A tensor value: dtype, row-major shape and elements (in exactly one of `ints`, `reals`,
-/// `codes`, selected by `storage_of(type)`; the other two are empty).
+/// `codes`, selected by `storage_of(type)`; the other two are empty; `ints` at the width
+/// `int_width_of(type)`).
 struct value {
   dtype::id type = dtype::id::fp32;
   std::vector<std::int32_t> shape;
-  std::vector<std::int64_t> ints;
+  int_elements ints;
   std::vector<float> reals;
   std::vector<std::uint8_t> codes;
 
@@ -106,22 +110,32 @@ struct value {
     const auto& ti = dtype::traits(type);
     const std::string dt(ti.name);
     switch (storage_of(type)) {
-      case storage::integer:
+      case storage::integer: {
         if (ints.size() != n || !reals.empty() || !codes.empty())
           return "a " + dt + " value of shape " + to_string(shape) + " needs " + std::to_string(n) +
                  " integers, has " + std::to_string(ints.size());
-        if (n != 0) {  // a vectorisable min/max pass first; the element is located only on failure
-          std::int64_t lo = ints[0], hi = ints[0];
-          for (std::size_t i = 0; i < n; ++i) {
-            lo = ints[i] < lo ? ints[i] : lo;
-            hi = ints[i] > hi ? ints[i] : hi;
+        if (ints.width() != int_width_of(type))
+          return "a " + dt + " value must hold its integers as " + std::to_string(8 * width_bytes(int_width_of(type))) +
+                 "-bit elements, holds " + std::to_string(8 * width_bytes(ints.width())) + "-bit";
+        // the storage width bounds INT8/INT16/INT32/INT64; BOOL, INT4 and INT48 are narrower than theirs
+        if (ti.int_min == std::numeric_limits<std::int64_t>::min() ||
+            (ti.bits == 8 * width_bytes(ints.width()) && type != dtype::id::boolean))
+          return {};
+        const auto bad = ints.visit([&](auto s) -> std::size_t {  // a vectorisable min/max pass first
+          if (s.empty()) return s.size();
+          auto lo = s[0], hi = s[0];
+          for (const auto x : s) {
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
           }
-          if (lo >= ti.int_min && hi <= ti.int_max) return {};
-        }
-        for (std::size_t i = 0; i < n; ++i)
-          if (ints[i] < ti.int_min || ints[i] > ti.int_max)
-            return "element " + std::to_string(i) + " = " + std::to_string(ints[i]) + " does not fit " + dt;
-        return {};
+          if (lo >= ti.int_min && hi <= ti.int_max) return s.size();
+          for (std::size_t i = 0; i < s.size(); ++i)  // the element is located only on failure
+            if (s[i] < ti.int_min || s[i] > ti.int_max) return i;
+          return s.size();
+        });
+        if (bad == n) return {};
+        return "element " + std::to_string(bad) + " = " + std::to_string(ints[bad]) + " does not fit " + dt;
+      }
       case storage::real:
         if (reals.size() != n || !ints.empty() || !codes.empty())
           return "a " + dt + " value of shape " + to_string(shape) + " needs " + std::to_string(n) +
@@ -150,7 +164,7 @@ struct value {
   value v{t, std::move(shape), {}, {}, {}};
   const auto n = static_cast<std::size_t>(v.size());
   switch (storage_of(t)) {
-    case storage::integer: v.ints.assign(n, 0); break;
+    case storage::integer: v.ints.reset(int_width_of(t), n); break;
     case storage::real: v.reals.assign(n, 0.0f); break;
     case storage::code: v.codes.assign(n, 0); break;
   }
@@ -164,13 +178,32 @@ inline value checked(value v, const char* who) {
 }
 }  // namespace detail
 
-/// An integer-stored value (BOOL, INT4..INT64, SHAPE). Throws std::invalid_argument when `t`
-/// is not integer-stored, the count does not match `shape`, or a value is out of range.
+/// An integer-stored value (BOOL, INT4..INT64, SHAPE) from int64 elements (stored narrowed to
+/// `int_width_of(t)`). Throws std::invalid_argument when `t` is not integer-stored, the count does
+/// not match `shape`, or a value is outside `t`'s range.
 [[nodiscard]] inline value from_ints(dtype::id t, std::vector<std::int32_t> shape,
                                      std::vector<std::int64_t> v) {
   if (storage_of(t) != storage::integer)
     throw std::invalid_argument("run::from_ints: " + std::string(dtype::name(t)) + " is not an integer dtype");
-  return detail::checked(value{t, std::move(shape), std::move(v), {}, {}}, "run::from_ints");
+  const auto& ti = dtype::traits(t);
+  for (std::size_t i = 0; i < v.size(); ++i)  // before narrowing, which would hide an out-of-range element
+    if (v[i] < ti.int_min || v[i] > ti.int_max)
+      throw std::invalid_argument("run::from_ints: element " + std::to_string(i) + " = " + std::to_string(v[i]) +
+                                  " does not fit " + std::string(ti.name));
+  auto e = int_width_of(t) == int_width::w64 ? int_elements(std::move(v)) : int_elements::narrowed(int_width_of(t), v);
+  return detail::checked(value{t, std::move(shape), std::move(e), {}, {}}, "run::from_ints");
+}
+
+/// An integer-stored value from elements already in a storage type `T` (int8/int16/int32/int64):
+/// taken without a copy when `T` is `t`'s storage type (`int_width_of(t)`: e.g. a
+/// `std::vector<std::int8_t>` for INT8), else converted. Throws std::invalid_argument as the
+/// int64 overload.
+template <class T>
+  requires(is_int_storage_v<T> && !std::is_same_v<T, std::int64_t>)
+[[nodiscard]] value from_ints(dtype::id t, std::vector<std::int32_t> shape, std::vector<T> v) {
+  if (storage_of(t) == storage::integer && width_bytes(int_width_of(t)) == sizeof(T))
+    return detail::checked(value{t, std::move(shape), int_elements(std::move(v)), {}, {}}, "run::from_ints");
+  return from_ints(t, std::move(shape), std::vector<std::int64_t>(v.begin(), v.end()));
 }
 
 /// A real-stored value (FP16, BF16, FP32); each element is rounded to nearest-even into `t`
@@ -206,7 +239,7 @@ inline value checked(value v, const char* who) {
                                 " (needs " + std::to_string(graph::payload_bytes(t, n)) + ")");
   value v{t, std::move(shape), {}, {}, {}};
   switch (storage_of(t)) {
-    case storage::integer: v.ints = graph::decode_ints(t, bytes, n); break;
+    case storage::integer: v.ints = int_elements::narrowed(int_width_of(t), graph::decode_ints(t, bytes, n)); break;
     case storage::code: v.codes = graph::decode_codes(t, bytes, n); break;
     case storage::real:
       if (t == dtype::id::fp32) {
@@ -240,7 +273,7 @@ inline value checked(value v, const char* who) {
 [[nodiscard]] inline std::vector<std::uint8_t> encode(const value& v) {
   if (auto s = v.check(); !s.empty()) throw std::invalid_argument("run::encode: " + s);
   switch (storage_of(v.type)) {
-    case storage::integer: return graph::encode_ints(v.type, v.ints);
+    case storage::integer: return graph::encode_ints(v.type, v.ints.widened());
     case storage::code: return graph::encode_codes(v.type, v.codes);
     case storage::real: break;
   }

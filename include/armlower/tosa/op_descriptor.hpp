@@ -227,11 +227,18 @@ template <class F, std::size_t I>
 constexpr decltype(auto) call_with_op(F& f) {
   return f(op_constant<descriptors[I].code>{});
 }
+/// The `call_with_op` of every described op for `F`, one table per `F` in static storage (a local
+/// array would be rebuilt on the stack at every call).
+template <class F, class Seq>
+struct op_call_table;
 template <class F, std::size_t... I>
-constexpr decltype(auto) visit_op_impl(std::size_t k, F& f, std::index_sequence<I...>) {
-  using R = decltype(f(op_constant<descriptors[0].code>{}));
-  constexpr R (*table[])(F&) = {&call_with_op<F, I>...};
-  return table[k](f);
+struct op_call_table<F, std::index_sequence<I...>> {
+  using result = decltype(std::declval<F&>()(op_constant<descriptors[0].code>{}));
+  static constexpr result (*fns[])(F&) = {&call_with_op<F, I>...};
+};
+template <class F, class Seq>
+constexpr decltype(auto) visit_op_impl(std::size_t k, F& f, Seq) {
+  return op_call_table<F, Seq>::fns[k](f);
 }
 }  // namespace detail
 

@@ -12,6 +12,8 @@
 #include <armlower/tosa/op.hpp>
 
 #include <array>
+#include <functional>
+#include <initializer_list>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,16 +29,23 @@ namespace armlower::run::detail {
 /// Success (nullopt) or the error that stopped an op.
 using status = std::optional<error>;
 
+struct op_context;
+
+/// The rest of an operator's evaluation once every check that depends only on its declarations,
+/// attribute and constant operands has passed (`op_context::prepare`): a session runs it directly
+/// on later runs. It still checks what depends on the run's data (the kernels' REQUIREs).
+using prepared_op = std::function<std::optional<error>(const op_context&)>;
+
 /// A kernel's storage copy of a tensor: int8, int16, int32, int64 or float elements.
 using kernel_storage = std::variant<std::vector<std::int8_t>, std::vector<std::int16_t>, std::vector<std::int32_t>,
                                     std::vector<std::int64_t>, std::vector<float>>;
 
 /// What a `run::session` keeps between runs, by slot of its `graph_plan`: every constant tensor
 /// decoded once (`values`), the kernels' storage copies of constant operands (`kernel`, by slot
-/// and storage type: int8/int16/int32/int64/float) and packed weights (`packed`), made on first
-/// use. A plain `run::run` has none.
+/// and storage type: int8/int16/int32/int64/float), packed weights (`packed`) and prepared
+/// operators (`prepared`), made on first use. A plain `run::run` has none.
 struct constant_cache {
-  explicit constant_cache(std::size_t slots) : values(slots) {}
+  constant_cache(std::size_t slots, std::size_t ops) : values(slots), prepared(ops) {}
   std::vector<std::optional<value>> values;  ///< slot → decoded constant (sized once: addresses stay valid)
   std::map<std::pair<slot_id, std::size_t>, kernel_storage> kernel;
   /// A packed kernel layout of constant weights and the zero points it was packed for.
@@ -47,6 +56,8 @@ struct constant_cache {
   /// Packed weights by slot (int8 1×1 CONV2D: `kernels::pack_conv2d_1x1_s8`; repacked when
   /// EXT-DYNAMIC zero points differ from the packed ones).
   std::map<slot_id, packed_weights> packed;
+  /// Operator index → its prepared form (`op_context::prepare`), or empty.
+  std::vector<prepared_op> prepared;
 };
 
 /// The values of one run, by slot: `val[s]` is the value bound to slot `s` — a caller's input
@@ -55,9 +66,10 @@ struct constant_cache {
 struct run_state {
   std::vector<value> owned;
   std::vector<const value*> val;
-  /// Kernel scratch of one operator at a time (operands converted to kernel storage, raw results),
-  /// by position `k` < 4; in a session kept between runs, so its capacity is reused.
-  std::array<kernel_storage, 4> scratch;
+  /// Kernel scratch of one operator at a time (operands converted to kernel storage where the
+  /// value's storage differs), by position `k` < 3; in a session kept between runs, so its
+  /// capacity is reused.
+  std::array<kernel_storage, 3> scratch;
   /// Scratch buffer `k` as a vector of `T` (emptied when it held another type).
   template <class T>
   [[nodiscard]] std::vector<T>& scratch_of(std::size_t k) {
@@ -67,9 +79,15 @@ struct run_state {
   }
   /// Unbinds every slot and releases the values this run made (keeps the arrays for the next run).
   void reset(std::size_t slots) {
-    owned.resize(slots);
-    for (auto& v : owned) v = value{};
-    val.assign(slots, nullptr);
+    if (owned.size() != slots) {
+      owned.assign(slots, value{});
+      val.assign(slots, nullptr);
+      return;
+    }
+    for (std::size_t s = 0; s < slots; ++s) {  // a value this run still owns is bound to its slot
+      if (val[s] == &owned[s]) owned[s] = value{};
+      val[s] = nullptr;
+    }
   }
 };
 
@@ -174,6 +192,22 @@ struct op_context {
   void bind(slot_id s, value v) const {
     st.owned[s] = std::move(v);
     st.val[s] = &st.owned[s];
+  }
+
+  /// In a session, keeps `p` as this operator's prepared form (run instead of the operator's
+  /// checks on later runs) when every operand except those in `data` is a constant held by the
+  /// session — so nothing the skipped checks read can differ between runs: operand dtypes and
+  /// shapes are the declared ones (graph inputs are checked against their declarations, results
+  /// by `set`), attributes and constants are fixed. Otherwise (a plain run, EXT-DYNAMIC operands)
+  /// does nothing.
+  void prepare(prepared_op p, std::initializer_list<std::size_t> data) const {
+    if (cache == nullptr) return;
+    for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+      bool is_data = false;
+      for (const auto d : data) is_data = is_data || d == i;
+      if (!is_data && !cached_constant(i)) return;
+    }
+    cache->prepared[index] = std::move(p);
   }
 
   /// Binds constant tensor `t` (slot `s`): in a session its decoded value in the cache (decoded on

@@ -27,7 +27,13 @@ namespace armlower::run::detail {
     for (std::size_t k = 0; k < index.size(); ++k) to[k] = from[static_cast<std::size_t>(index[k])];
   };
   switch (storage_of(t)) {
-    case storage::integer: pick(src.ints, r.ints); break;
+    case storage::integer:  // at the storage width of both (same dtype)
+      r.ints.reset(src.ints.width(), index.size());
+      src.ints.visit([&](auto from) {
+        const auto to = r.ints.get<typename decltype(from)::value_type>();
+        for (std::size_t k = 0; k < index.size(); ++k) to[k] = from[static_cast<std::size_t>(index[k])];
+      });
+      break;
     case storage::real: pick(src.reals, r.reals); break;
     case storage::code: pick(src.codes, r.codes); break;
   }
@@ -63,7 +69,7 @@ namespace armlower::run::detail {
                   "RESHAPE output dtype " + std::string(dtype::name(o.type)) + " differs from input1's " +
                       std::string(dtype::name(x.type)));
   std::vector<std::int32_t> shape;
-  for (auto d : s.ints) {
+  for (const auto d : s.ints.widened()) {
     if (d < 1 || d > max_elements)
       return c.fail(errc::error_if, c.in_name(1), "shape value " + std::to_string(d) + " is not a dim >= 1");
     shape.push_back(static_cast<std::int32_t>(d));

@@ -104,10 +104,13 @@ template <class IntRow, class IntOp, class RealOp>
   value r{t, shape, {}, {}, {}};
   const auto n = ia.size();
   if (int_row(t)) {
-    r.ints.resize(n);
-    for (std::size_t k = 0; k < n; ++k)
-      if (auto e = int_op(a.ints[static_cast<std::size_t>(ia[k])], b.ints[static_cast<std::size_t>(ib[k])], k, r.ints[k]))
+    r.ints.reset(int_width_of(t), n);
+    for (std::size_t k = 0; k < n; ++k) {
+      std::int64_t o = 0;
+      if (auto e = int_op(a.ints[static_cast<std::size_t>(ia[k])], b.ints[static_cast<std::size_t>(ib[k])], k, o))
         return e;
+      r.ints.set(k, o);
+    }
   } else if (is_real(t)) {
     r.reals.resize(n);
     for (std::size_t k = 0; k < n; ++k)
@@ -188,7 +191,7 @@ template <tosa::op O>
   const auto n = ia.size();
   if (t == dtype::id::i8 || t == dtype::id::i16 || t == dtype::id::i32) {
     value r{dtype::id::i32, shape, {}, {}, {}};
-    r.ints.resize(n);
+    r.ints.reset(int_width::w32, n);
     for (std::size_t k = 0; k < n; ++k) {
       // |a·b| < 2^62 for INT32 operands, so the product is exact in int64.
       std::int64_t p = a.ints[static_cast<std::size_t>(ia[k])] * b.ints[static_cast<std::size_t>(ib[k])];
@@ -200,18 +203,18 @@ template <tosa::op O>
       } else {
         p = static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(p)));
       }
-      r.ints[k] = p;
+      r.ints.set(k, p);
     }
     return c.set(0, std::move(r));
   }
   if (t == dtype::id::i64) {
     value r{dtype::id::i64, shape, {}, {}, {}};
-    r.ints.resize(n);
+    r.ints.reset(int_width::w64, n);
     for (std::size_t k = 0; k < n; ++k) {
       // Two's-complement wrap: multiply as uint64 (defined modulo 2^64), then reinterpret.
       const auto p = static_cast<std::uint64_t>(a.ints[static_cast<std::size_t>(ia[k])]) *
                      static_cast<std::uint64_t>(b.ints[static_cast<std::size_t>(ib[k])]);
-      r.ints[k] = static_cast<std::int64_t>(p);
+      r.ints.set(k, static_cast<std::int64_t>(p));
     }
     return c.set(0, std::move(r));
   }
@@ -251,8 +254,11 @@ template <tosa::op O>
                       "bound " + std::to_string(bound) + " is not an " + std::string(ti.name) + " value");
     const auto lo = static_cast<std::int64_t>(a->min_val);
     const auto hi = static_cast<std::int64_t>(a->max_val);
-    r.ints.resize(x.ints.size());
-    for (std::size_t k = 0; k < x.ints.size(); ++k) r.ints[k] = x.ints[k] < lo ? lo : x.ints[k] > hi ? hi : x.ints[k];
+    r.ints.reset(int_width_of(t), x.ints.size());
+    for (std::size_t k = 0; k < x.ints.size(); ++k) {
+      const auto v = x.ints[k];
+      r.ints.set(k, v < lo ? lo : v > hi ? hi : v);
+    }
   } else if (is_real(t)) {
     const float lo = round_to(t, a->min_val);
     const float hi = round_to(t, a->max_val);
@@ -321,28 +327,28 @@ template <tosa::op O>
     r.reals.resize(n);
     for (std::size_t k = 0; k < n; ++k) r.reals[k] = round_to(to, armlower::mx::decode(from, x.codes[k]));
   } else if (to == dtype::id::boolean && is_real(from)) {  // out = (in != 0)
-    r.ints.resize(n);
-    for (std::size_t k = 0; k < n; ++k) r.ints[k] = x.reals[k] != 0.0f ? 1 : 0;
+    r.ints.reset(int_width_of(to), n);
+    for (std::size_t k = 0; k < n; ++k) r.ints.set(k, x.reals[k] != 0.0f ? 1 : 0);
   } else if (storage_of(from) == storage::integer && storage_of(to) == storage::integer) {
-    r.ints.resize(n);
+    r.ints.reset(int_width_of(to), n);
     const unsigned bits = to_info.bits;
     for (std::size_t k = 0; k < n; ++k) {
       const std::int64_t v = x.ints[k];
       if (to == dtype::id::boolean) {
-        r.ints[k] = v != 0 ? 1 : 0;
+        r.ints.set(k, v != 0 ? 1 : 0);
       } else if (bits >= 64) {
-        r.ints[k] = v;
+        r.ints.set(k, v);
       } else {
         const auto u = static_cast<std::uint64_t>(v) & ((std::uint64_t{1} << bits) - 1);
         const std::uint64_t sign = std::uint64_t{1} << (bits - 1);
-        r.ints[k] = static_cast<std::int64_t>((u ^ sign) - sign);  // sign-extend the low bits
+        r.ints.set(k, static_cast<std::int64_t>((u ^ sign) - sign));  // sign-extend the low bits
       }
     }
   } else if (storage_of(from) == storage::integer) {  // int → float
     r.reals.resize(n);
     for (std::size_t k = 0; k < n; ++k) r.reals[k] = round_to(to, static_cast<double>(x.ints[k]));
   } else if (storage_of(to) == storage::integer) {  // float → int
-    r.ints.resize(n);
+    r.ints.reset(int_width_of(to), n);
     const auto lo = static_cast<double>(to_info.int_min);
     const auto hi = static_cast<double>(to_info.int_max);
     for (std::size_t k = 0; k < n; ++k) {
@@ -351,7 +357,7 @@ template <tosa::op O>
         return c.fail(errc::require, c.in_name(0),
                       "element " + std::to_string(k) + " is NaN; CAST of NaN to an integer is unpredictable");
       const double rv = std::rint(v);
-      r.ints[k] = static_cast<std::int64_t>(rv < lo ? lo : rv > hi ? hi : rv);
+      r.ints.set(k, static_cast<std::int64_t>(rv < lo ? lo : rv > hi ? hi : rv));
     }
   } else {  // float → float
     r.reals.resize(n);

@@ -40,10 +40,15 @@ template <tosa::op O, class F, std::size_t I>
 status call(F& f) {
   return f(row_constant<I>{});
 }
+template <tosa::op O, class F, class Seq>
+struct table;
 template <tosa::op O, class F, std::size_t... I>
-status visit(std::size_t k, F& f, std::index_sequence<I...>) {
-  constexpr status (*table[])(F&) = {&call<O, F, I>...};
-  return table[k](f);
+struct table<O, F, std::index_sequence<I...>> {
+  static constexpr status (*fns[])(F&) = {&call<O, F, I>...};  // static storage, not rebuilt per call
+};
+template <tosa::op O, class F, class Seq>
+status visit(std::size_t k, F& f, Seq) {
+  return table<O, F, Seq>::fns[k](f);
 }
 }  // namespace rows
 
@@ -68,15 +73,17 @@ template <tosa::op O, class F>
   return rs.size();
 }
 
-/// The elements of an integer- or real-stored value in the C++ storage type `T`.
+/// The elements of an integer- or real-stored value in the C++ storage type `T` (a copy).
 template <class T>
 [[nodiscard]] std::vector<T> elements_as(const value& v) {
   if constexpr (std::is_floating_point_v<T>) {
     return std::vector<T>(v.reals.begin(), v.reals.end());
   } else {
-    std::vector<T> r(v.ints.size());
-    for (std::size_t i = 0; i < r.size(); ++i) r[i] = static_cast<T>(v.ints[i]);
-    return r;
+    return v.ints.visit([](auto s) {
+      std::vector<T> r(s.size());
+      for (std::size_t i = 0; i < r.size(); ++i) r[i] = static_cast<T>(s[i]);
+      return r;
+    });
   }
 }
 
@@ -87,12 +94,21 @@ template <class T>
   else return static_cast<T>(v.ints[0]);
 }
 
-/// A value of dtype `t` and `shape` from kernel output storage.
+/// A value of dtype `t` and `shape` from kernel output storage `out` (taken without a copy when
+/// `T` is `t`'s storage: `float` for FP16/BF16/FP32, the `int_width_of(t)` integer type).
 template <class T>
-[[nodiscard]] value value_from(dtype::id t, std::vector<std::int32_t> shape, const std::vector<T>& out) {
+[[nodiscard]] value value_from(dtype::id t, std::vector<std::int32_t> shape, std::vector<T> out) {
   value r{t, std::move(shape), {}, {}, {}};
-  if constexpr (std::is_floating_point_v<T>) r.reals.assign(out.begin(), out.end());
-  else r.ints.assign(out.begin(), out.end());
+  if constexpr (std::is_same_v<T, float>) {
+    r.reals = std::move(out);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    r.reals.assign(out.begin(), out.end());
+  } else if (width_bytes(int_width_of(t)) == sizeof(T)) {
+    r.ints = int_elements(std::move(out));
+  } else {
+    r.ints.reset(int_width_of(t), out.size());
+    for (std::size_t i = 0; i < out.size(); ++i) r.ints.set(i, static_cast<std::int64_t>(out[i]));
+  }
   return r;
 }
 
@@ -127,8 +143,8 @@ template <class T>
 // CONV2D
 
 /// The elements of operand `v` in the kernel storage type `T`, into `out` (resized; its capacity is
-/// reused): integers narrowed (values are within their dtype: `value::check`), float rows exactly
-/// (FP16/BF16/FP32 as stored, FP8 codes decoded).
+/// reused): integers converted from their storage width (values are within their dtype:
+/// `value::check`), float rows exactly (FP16/BF16/FP32 as stored, FP8 codes decoded).
 template <class T>
 void kernel_elements_into(const value& v, std::vector<T>& out) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -140,13 +156,15 @@ void kernel_elements_into(const value& v, std::vector<T>& out) {
     float* o = out.data();
     for (std::size_t i = 0; i < v.codes.size(); ++i) o[i] = armlower::mx::decode(v.type, v.codes[i]);
   } else {
-    out.resize(v.ints.size());
-    // through raw pointers: an int8 store through `out[i]` may alias the vectors' own members, which
-    // would keep the loop from being vectorised
-    T* o = out.data();
-    const std::int64_t* x = v.ints.data();
-    const std::size_t n = v.ints.size();
-    for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<T>(x[i]);
+    v.ints.visit([&out](auto s) {
+      out.resize(s.size());
+      // through raw pointers: an int8 store through `out[i]` may alias the vectors' own members, which
+      // would keep the loop from being vectorised
+      T* o = out.data();
+      const auto* x = s.data();
+      const std::size_t n = s.size();
+      for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<T>(x[i]);
+    });
   }
 }
 
@@ -158,20 +176,27 @@ template <class T>
   return r;
 }
 
-/// Operand `i` of `c` in the kernel storage type `T` (`kernel_elements`): for a constant held by a
-/// session (`op_context::cached_constant`) the copy made on its first use, else converted into the
+/// Operand `i` of `c` in the kernel storage type `T`: the value's own elements when it stores them
+/// as `T` (an INT8 operand for an int8 kernel: no copy), else (`kernel_elements`) for a constant held
+/// by a session (`op_context::cached_constant`) the copy made on its first use, or converted into the
 /// run's scratch buffer `k` (`run_state::scratch`).
 template <class T>
 [[nodiscard]] std::span<const T> kernel_operand(const op_context& c, std::size_t i, std::size_t k) {
+  const auto& v = c.in(i);
+  if constexpr (std::is_same_v<T, float>) {
+    if (storage_of(v.type) == storage::real) return v.reals;
+  } else if constexpr (!std::is_floating_point_v<T>) {
+    if (v.ints.holds<T>()) return v.ints.get<T>();
+  }
   if (!c.cached_constant(i)) {
     auto& local = c.st.scratch_of<T>(k);
-    kernel_elements_into(c.in(i), local);
+    kernel_elements_into(v, local);
     return local;
   }
   using vec = std::vector<T>;
   const auto key = std::make_pair(c.in_slot(i), kernel_storage(vec{}).index());
   auto it = c.cache->kernel.find(key);
-  if (it == c.cache->kernel.end()) it = c.cache->kernel.emplace(key, kernel_elements<T>(c.in(i))).first;
+  if (it == c.cache->kernel.end()) it = c.cache->kernel.emplace(key, kernel_elements<T>(v)).first;
   return std::get<vec>(it->second);
 }
 
@@ -191,8 +216,8 @@ template <const tosa::type_support_row& R>
   using Acc = kernels::storage_t<R.acc>;
   const auto in = kernel_operand<In>(c, 0, 0);
   const auto b = kernel_operand<Acc>(c, 2, 1);
-  auto& out = c.st.scratch_of<Acc>(3);  // every element written by the kernel
-  out.resize(static_cast<std::size_t>(graph::element_count(out_shape)));
+  // the result's own storage, every element written by the kernel
+  std::vector<Acc> out(static_cast<std::size_t>(graph::element_count(out_shape)));
   if constexpr (std::is_same_v<In, std::int8_t> && std::is_same_v<W, std::int8_t> && std::is_same_v<Acc, std::int32_t>) {
     // a session's constant 1×1 weights: packed once (kernels/conv2d_packed.hpp), where the CPU runs that form
     if (c.cached_constant(1) && kernels::detail::is_conv2d_1x1(s) && kernels::conv2d_1x1_s8_packed_native()) {
@@ -209,7 +234,7 @@ template <const tosa::type_support_row& R>
       }
       const auto st = kernels::conv2d_1x1_s8_packed(s, in.data(), pw.bytes.data(), pw.bytes.size(), b.data(), izp,
                                                     wzp, out.data());
-      if (st == kernels::status::ok) return c.set(0, value_from(R.types[2], std::move(out_shape), out));
+      if (st == kernels::status::ok) return c.set(0, value_from(R.types[2], std::move(out_shape), std::move(out)));
       if (st == kernels::status::value_out_of_range)
         return c.kernel_fail(st, c.out_name(0), "CONV2D accumulator or bias");
       // anything else: the general kernel below decides (and reports) as run::run does
@@ -220,7 +245,7 @@ template <const tosa::type_support_row& R>
   const auto st = kernels::conv2d<In, W, Acc>(s, in.data(), w.data(), b.data(), kernel_zero_point<In>(c.in(3)),
                                               kernel_zero_point<W>(c.in(4)), out.data(), fr);
   if (st != kernels::status::ok) return c.kernel_fail(st, c.out_name(0), "CONV2D accumulator or bias");
-  return c.set(0, value_from(R.types[2], std::move(out_shape), out));
+  return c.set(0, value_from(R.types[2], std::move(out_shape), std::move(out)));
 }
 
 /// CONV2D [input, weight, bias, input_zp, weight_zp] with `conv2d_attr` (SPEC-1.0 CONV2D).
@@ -291,9 +316,14 @@ template <const tosa::type_support_row& R>
   std::vector<std::int32_t> out_shape = decl;  // == [N, OH, OW, OC], every dim an int32
   // The kernel instantiation of the row (input, weight, output, acc_type) of the op table.
   const std::size_t k = row_position(tosa::op::conv2d, sig, a->acc_type);
-  return visit_row<tosa::op::conv2d>(k, [&](auto row) {
-    return conv2d_call<row_of<tosa::op::conv2d, decltype(row)::value>>(c, s, std::move(out_shape));
-  });
+  // The rest reads only the input's elements: a session runs it directly on later runs (`prepare`).
+  auto rest = [k, s, out_shape = std::move(out_shape)](const op_context& c) {
+    return visit_row<tosa::op::conv2d>(k, [&](auto row) {
+      return conv2d_call<row_of<tosa::op::conv2d, decltype(row)::value>>(c, s, out_shape);
+    });
+  };
+  c.prepare(rest, {0});
+  return rest(c);
 }
 
 // --------------------------------------------------------------------------------------------
@@ -308,13 +338,12 @@ template <const tosa::type_support_row& R>
   using Acc = kernels::storage_t<R.acc>;
   const auto a = kernel_operand<In>(c, 0, 0);
   const auto b = kernel_operand<In>(c, 1, 1);
-  auto& out = c.st.scratch_of<Acc>(3);  // every element written by the kernel
-  out.resize(static_cast<std::size_t>(graph::element_count(out_shape)));
+  std::vector<Acc> out(static_cast<std::size_t>(graph::element_count(out_shape)));  // the result's storage
   const kernels::float_rounding fr{real_format_of(R.acc), real_format_of(R.types[2])};
   const auto st = kernels::matmul<In, Acc>(s, a.data(), b.data(), kernel_zero_point<In>(c.in(2)),
                                           kernel_zero_point<In>(c.in(3)), out.data(), fr);
   if (st != kernels::status::ok) return c.kernel_fail(st, c.out_name(0), "MATMUL accumulator");
-  return c.set(0, value_from(R.types[2], std::move(out_shape), out));
+  return c.set(0, value_from(R.types[2], std::move(out_shape), std::move(out)));
 }
 
 /// MATMUL [A, B, A_zp, B_zp] (SPEC-1.0 MATMUL): A [N,H,C], B [N,C,W] → [N,H,W]. Rows: every
@@ -394,51 +423,55 @@ template <const tosa::type_support_row& R>
       a->rounding != tosa::rounding_mode::inexact_round)
     return c.fail(errc::error_if, {}, "rounding_mode must be SINGLE_ROUND, INEXACT_ROUND or DOUBLE_ROUND");
 
-  const auto mult = elements_as<std::int32_t>(m);
-  const auto shift = elements_as<std::int32_t>(sh);
-  kernels::rescale_args r;
-  r.in_t = x.type;
-  r.out_t = out_t;
-  r.count = static_cast<std::size_t>(x.size());
-  r.channels = x.shape.empty() ? 1 : x.shape.back();
-  r.multiplier = mult.data();
-  r.shift = shift.data();
-  r.input_zp = static_cast<std::int32_t>(c.in(3).ints[0]);
-  r.output_zp = static_cast<std::int32_t>(c.in(4).ints[0]);
-  r.scale32 = a->scale32;
-  r.rounding = a->rounding == tosa::rounding_mode::double_round ? quant::rounding::double_round : quant::rounding::single_round;
-  r.per_channel = a->per_channel;
-  r.input_unsigned = a->input_unsigned;
-  r.output_unsigned = a->output_unsigned;
+  kernels::rescale_args args;
+  args.in_t = x.type;
+  args.out_t = out_t;
+  args.count = static_cast<std::size_t>(x.size());
+  args.channels = x.shape.empty() ? 1 : x.shape.back();
+  args.input_zp = static_cast<std::int32_t>(c.in(3).ints[0]);
+  args.output_zp = static_cast<std::int32_t>(c.in(4).ints[0]);
+  args.scale32 = a->scale32;
+  args.rounding = a->rounding == tosa::rounding_mode::double_round ? quant::rounding::double_round : quant::rounding::single_round;
+  args.per_channel = a->per_channel;
+  args.input_unsigned = a->input_unsigned;
+  args.output_unsigned = a->output_unsigned;
 
-  auto with_input = [&](auto in_tag) -> status {
-    using In = decltype(in_tag);
-    const auto in = elements_as<In>(x);
-    r.input = in.data();
-    auto with_output = [&](auto out_tag) -> status {
-      using Out = decltype(out_tag);
-      std::vector<Out> out(r.count);
-      r.output = out.data();
-      const auto st = kernels::rescale(r);
-      if (st != kernels::status::ok) {
-        const bool attr_rule = st == kernels::status::invalid_attribute || st == kernels::status::zero_point_out_of_range;
-        return c.kernel_fail(st, st == kernels::status::zero_point_out_of_range ? c.in_name(3) : attr_rule ? std::string_view{} : c.out_name(0),
-                            st == kernels::status::invalid_attribute
-                                ? "scale32 with INT48 input, DOUBLE_ROUND without scale32, or an unsigned flag not allowed for these dtypes"
-                            : st == kernels::status::zero_point_out_of_range
-                                ? "zero points must be 0 unless INT8, or INT16 unsigned with 0 or 32768"
-                                : "");
-      }
-      return c.set(0, value_from(out_t, x.shape, out));
+  // The rest reads only the input's elements: a session runs it directly on later runs (`prepare`).
+  auto rest = [args, mult = elements_as<std::int32_t>(m), shift = elements_as<std::int32_t>(sh)](const op_context& c) -> status {
+    auto r = args;
+    r.multiplier = mult.data();
+    r.shift = shift.data();
+    const auto& x = c.in(0);
+    auto with_input = [&](auto in_tag) -> status {
+      using In = decltype(in_tag);  // the input's storage type: read where it is
+      r.input = x.ints.get<In>().data();
+      auto with_output = [&](auto out_tag) -> status {
+        using Out = decltype(out_tag);
+        std::vector<Out> out(r.count);
+        r.output = out.data();
+        const auto st = kernels::rescale(r);
+        if (st != kernels::status::ok) {
+          const bool attr_rule = st == kernels::status::invalid_attribute || st == kernels::status::zero_point_out_of_range;
+          return c.kernel_fail(st, st == kernels::status::zero_point_out_of_range ? c.in_name(3) : attr_rule ? std::string_view{} : c.out_name(0),
+                              st == kernels::status::invalid_attribute
+                                  ? "scale32 with INT48 input, DOUBLE_ROUND without scale32, or an unsigned flag not allowed for these dtypes"
+                              : st == kernels::status::zero_point_out_of_range
+                                  ? "zero points must be 0 unless INT8, or INT16 unsigned with 0 or 32768"
+                                  : "");
+        }
+        return c.set(0, value_from(r.out_t, x.shape, std::move(out)));
+      };
+      if (r.out_t == id::i8) return with_output(std::int8_t{});
+      if (r.out_t == id::i16) return with_output(std::int16_t{});
+      return with_output(std::int32_t{});
     };
-    if (out_t == id::i8) return with_output(std::int8_t{});
-    if (out_t == id::i16) return with_output(std::int16_t{});
-    return with_output(std::int32_t{});
+    if (x.type == id::i8) return with_input(std::int8_t{});
+    if (x.type == id::i16) return with_input(std::int16_t{});
+    if (x.type == id::i32) return with_input(std::int32_t{});
+    return with_input(std::int64_t{});
   };
-  if (x.type == id::i8) return with_input(std::int8_t{});
-  if (x.type == id::i16) return with_input(std::int16_t{});
-  if (x.type == id::i32) return with_input(std::int32_t{});
-  return with_input(std::int64_t{});
+  c.prepare(rest, {0});
+  return rest(c);
 }
 
 // --------------------------------------------------------------------------------------------
