@@ -28,6 +28,7 @@
 
 #include <armlower/kernels/arch/x86/linear_vnni_bcast.hpp>
 #include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>
+#include <armlower/kernels/arch/x86/linear_vnni_qlane.hpp>
 
 namespace armlower::kernels::detail {
 
@@ -258,9 +259,14 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot_tile(const vnni_rowdot_call& s, std::
 ARMLOWER_X86_VNNIR inline void linear_s8_rowdot_vnni(const linear_s8_args& args, const std::int8_t* w,
                                                      std::ptrdiff_t wstride, const std::int64_t* c,
                                                      vnni_acc32_out* acc32 = nullptr) noexcept {
-  if (vnni_bcast_applies(args, wstride, c)) {  // batch rows in the lanes (groups of 8), no reductions
+  const bool qlane = vnni_qlane_applies(args, c);
+  if (qlane || vnni_bcast_applies(args, wstride, c)) {  // batch rows in the lanes (groups of 8), no reductions
     const std::int32_t b8 = args.batches / 8 * 8;
-    linear_s8_bcast_vnni(args, w, wstride, b8, acc32);
+    if (qlane) {
+      linear_s8_qlane_vnni(args, w, wstride, b8, acc32);
+    } else {
+      linear_s8_bcast_vnni(args, w, wstride, b8, acc32);
+    }
     if (b8 == args.batches) return;
     linear_s8_args rest = args;  // the last < 8 batch rows: this form (rows × K bytes read again)
     rest.batches = args.batches - b8;
