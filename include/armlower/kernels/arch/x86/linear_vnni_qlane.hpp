@@ -2,7 +2,7 @@
 /// AVX-512 VNNI s8 fused linear over ROW-MAJOR weights with the BATCH in the lanes of 512-bit
 /// accumulators (contract: `kernels/linear_args.hpp`): the form `linear_s8_rowdot_vnni`
 /// (`linear_vnni_rowdot.hpp`) takes for groups of 8 batch rows in the bias form with input_offset = 128
-/// (TFLite int8 input zero point −128), ≥ 16 weight rows and K ≤ 65536 (`vnni_qlane_applies`). No
+/// (TFLite int8 input zero point −128), ≥ 16 weight rows and 512 < K ≤ 65536 (`vnni_qlane_applies`). No
 /// packed copy of the weights and no horizontal reduction tree.
 ///
 /// Layout: for a group of 8 batch rows and a block of ≤ `vnni_qlane_kblock` columns, the inputs are
@@ -48,12 +48,21 @@ inline constexpr std::int32_t vnni_qlane_rblock = 256;
 /// Weight rows per tile (zmm accumulators).
 inline constexpr std::int32_t vnni_qlane_nr = 16;
 
+/// Fewest columns for which this form is taken (K > 512). Measured on Zen 4 at batch 8 against the
+/// 256-bit batch-lane form (`linear_vnni_bcast.hpp`), GMAC/s, one run, median of 7 (K×N: ymm / this):
+/// 64×64 90 / 66, 128×128 128 / 107, 256×256 159 / 145, 256×1024 162 / 145, 512×512 181 / 178,
+/// 512×2048 173 / 175, 1024×1024 184 / 192, 1024×256 194 / 199 (per-tile costs — accumulator set-up,
+/// pair sums, partials — weigh on short rows); the rowdot form it replaces for K > 1024 (bench_kernels_linear,
+/// batch 8): 2048² 174 → 198, 4096² 112 → 170.
+inline constexpr std::int32_t vnni_qlane_min_cols = 513;
+
 /// True if `linear_s8_rowdot_vnni(a, w, wstride, c, acc32)` runs this form for its first
-/// ⌊batches/8⌋·8 batch rows: no folded constants, no kernel_sum, input_offset = 128, ≥ 8 batch rows,
-/// ≥ 16 weight rows (the last tile overlaps the previous one), K ≤ 65536 (D exact in int32).
+/// ⌊batches/8⌋·8 batch rows: no folded constants, no kernel_sum, input_offset = 128, ≥ 8 batch rows
+/// (the 256-bit form measured faster than rowdot only from 8, see `vnni_bcast_applies`), ≥ 16 weight
+/// rows (the last tile overlaps the previous one), `vnni_qlane_min_cols` ≤ K ≤ 65536 (D exact in int32).
 [[nodiscard]] inline bool vnni_qlane_applies(const linear_s8_args& a, const std::int64_t* c) noexcept {
   return c == nullptr && a.kernel_sum == nullptr && a.input_offset == 128 && a.batches >= 8 &&
-         a.rows >= vnni_qlane_nr && a.cols <= vnni_s8_block;
+         a.rows >= vnni_qlane_nr && a.cols >= vnni_qlane_min_cols && a.cols <= vnni_s8_block;
 }
 
 /// xt[p][m] = columns [8p, 8p + 8) of batch row m (< nb; other rows 0 before the flip) ⊕ 0x80, for
@@ -92,7 +101,7 @@ ARMLOWER_X86_VNNIQ inline void vnni_qlane_transpose(const std::int8_t* x, std::p
 
 /// acc[i] += Σ_p vpdpbusd(xt[p], broadcast64(w_i[8p..8p+7])) over `np` column pairs, 16 rows w_i = w + i·ws.
 ARMLOWER_X86_VNNIQ inline void vnni_qlane_inner(const std::int8_t* xt, std::ptrdiff_t np, const std::int8_t* w,
-                                                std::ptrdiff_t ws, __m512i* acc) noexcept {
+                                                std::ptrdiff_t ws, const std::int8_t* pf, __m512i* acc) noexcept {
 #if !defined(ARMLOWER_X86_AVX512_SIMDE)
   if (np > 0) {
     // Rows at p0 + {0, s, 2s, 3s}, p4 + …, p8 + …, p12 + … (base + index addressing); accumulators in
@@ -127,6 +136,11 @@ ARMLOWER_X86_VNNIQ inline void vnni_qlane_inner(const std::int8_t* xt, std::ptrd
   "vmovdqu64 256(%[acc]), %%zmm20\n\t" "vmovdqu64 320(%[acc]), %%zmm21\n\t" "vmovdqu64 384(%[acc]), %%zmm22\n\t" "vmovdqu64 448(%[acc]), %%zmm23\n\t" \
   "vmovdqu64 512(%[acc]), %%zmm24\n\t" "vmovdqu64 576(%[acc]), %%zmm25\n\t" "vmovdqu64 640(%[acc]), %%zmm26\n\t" "vmovdqu64 704(%[acc]), %%zmm27\n\t" \
   "vmovdqu64 768(%[acc]), %%zmm28\n\t" "vmovdqu64 832(%[acc]), %%zmm29\n\t" "vmovdqu64 896(%[acc]), %%zmm30\n\t" "vmovdqu64 960(%[acc]), %%zmm31\n\t"
+#define ARMLOWER_Q_PF                                                                                       \
+  "prefetcht1 (%[pf])\n\tprefetcht1 64(%[pf])\n\tprefetcht1 128(%[pf])\n\tprefetcht1 192(%[pf])\n\t"             \
+  "prefetcht1 256(%[pf])\n\tprefetcht1 320(%[pf])\n\tprefetcht1 384(%[pf])\n\tprefetcht1 448(%[pf])\n\t"         \
+  "prefetcht1 512(%[pf])\n\tprefetcht1 576(%[pf])\n\tprefetcht1 640(%[pf])\n\tprefetcht1 704(%[pf])\n\t"         \
+  "prefetcht1 768(%[pf])\n\tprefetcht1 832(%[pf])\n\tprefetcht1 896(%[pf])\n\tprefetcht1 960(%[pf])\n\t"
 #define ARMLOWER_Q_ST(R, D) "vmovdqu64 %%zmm" #R ", " #D "(%[acc])\n\t"
     __asm__ volatile(
         ARMLOWER_Q_ACC
@@ -141,9 +155,11 @@ ARMLOWER_X86_VNNIQ inline void vnni_qlane_inner(const std::int8_t* xt, std::ptrd
         "vmovdqa64 320(%[xp]), %%zmm5\n\t"
         "vmovdqa64 384(%[xp]), %%zmm6\n\t"
         "vmovdqa64 448(%[xp]), %%zmm7\n\t"
+        ARMLOWER_Q_PF
         ARMLOWER_Q8G(ARMLOWER_QG, p0, zmm16, zmm17, zmm18, zmm19) ARMLOWER_Q8G(ARMLOWER_QH, p4, zmm20, zmm21, zmm22, zmm23)
         ARMLOWER_Q8G(ARMLOWER_QG, p8, zmm24, zmm25, zmm26, zmm27) ARMLOWER_Q8G(ARMLOWER_QH, p12, zmm28, zmm29, zmm30, zmm31)
         "addq $512, %[xp]\n\t"
+        "addq %[s], %[pf]\n\t"
         "addq $64, %[p0]\n\t"
         "addq $64, %[p4]\n\t"
         "addq $64, %[p8]\n\t"
@@ -169,12 +185,13 @@ ARMLOWER_X86_VNNIQ inline void vnni_qlane_inner(const std::int8_t* xt, std::ptrd
         ARMLOWER_Q_ST(24, 512) ARMLOWER_Q_ST(25, 576) ARMLOWER_Q_ST(26, 640) ARMLOWER_Q_ST(27, 704)
         ARMLOWER_Q_ST(28, 768) ARMLOWER_Q_ST(29, 832) ARMLOWER_Q_ST(30, 896) ARMLOWER_Q_ST(31, 960)
         : [p0] "+r"(p0), [p4] "+r"(p4), [p8] "+r"(p8), [p12] "+r"(p12), [xp] "+r"(xp), [n] "+r"(chunks),
-          [r] "+r"(rest)
+          [r] "+r"(rest), [pf] "+r"(pf)
         : [s] "r"(ws), [s3] "r"(s3), [acc] "r"(acc)
         : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
           "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20",
           "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31");
 #undef ARMLOWER_Q_ST
+#undef ARMLOWER_Q_PF
 #undef ARMLOWER_Q_ACC
 #undef ARMLOWER_Q8G
 #undef ARMLOWER_QP
@@ -185,6 +202,7 @@ ARMLOWER_X86_VNNIQ inline void vnni_qlane_inner(const std::int8_t* xt, std::ptrd
   } else
 #endif
   {
+    (void)pf;
     for (std::ptrdiff_t p = 0; p < np; ++p) {
       const __m512i xv = _mm512_load_si512(xt + 64 * p);
       for (int i = 0; i < vnni_qlane_nr; ++i) {
@@ -198,11 +216,11 @@ ARMLOWER_X86_VNNIQ inline void vnni_qlane_inner(const std::int8_t* xt, std::ptrd
 
 /// d[i] (lane m = D of row w + i·ws, batch row m) for the first n ≤ `vnni_qlane_kblock` columns of xt / w.
 ARMLOWER_X86_VNNIQ inline void vnni_qlane_tile(const std::int8_t* xt, std::ptrdiff_t n, const std::int8_t* w,
-                                               std::ptrdiff_t ws, __m256i* d) noexcept {
+                                               std::ptrdiff_t ws, const std::int8_t* pf, __m256i* d) noexcept {
   alignas(64) __m512i acc[vnni_qlane_nr];
   for (__m512i& v : acc) v = _mm512_setzero_si512();
   const std::ptrdiff_t np = n / 8;
-  vnni_qlane_inner(xt, np, w, ws, acc);
+  vnni_qlane_inner(xt, np, w, ws, pf, acc);
   if (n % 8 != 0) {  // the last 1..7 columns: zero weight bytes past K
     const __m512i xv = _mm512_load_si512(xt + 64 * np);
     for (int i = 0; i < vnni_qlane_nr; ++i) {
@@ -247,7 +265,10 @@ ARMLOWER_X86_VNNIQ inline void linear_s8_qlane_vnni(const linear_s8_args& args, 
           // the last tile ends at the last row (rows ≥ 16): rows rc .. r − 1 are computed, not kept
           const std::int32_t rc = r + vnni_qlane_nr <= a.rows ? r : a.rows - vnni_qlane_nr;
           __m256i d[vnni_qlane_nr];
-          vnni_qlane_tile(xt, kn, w + static_cast<std::ptrdiff_t>(rc) * wstride + kb, wstride, d);
+          const std::int8_t* wt = w + static_cast<std::ptrdiff_t>(rc) * wstride + kb;
+          // prefetch (L2) of the next tile's 16 rows, one row of ≤ 1 KB per 64 columns of this one
+          const std::int8_t* pf = r + 2 * vnni_qlane_nr <= a.rows ? wt + vnni_qlane_nr * wstride : wt;
+          vnni_qlane_tile(xt, kn, wt, wstride, pf, d);
           const std::int32_t re = r + vnni_qlane_nr < rbe ? r + vnni_qlane_nr : rbe;
           for (std::int32_t row = r; row < re; ++row) {
             auto* p = reinterpret_cast<__m256i*>(part + std::ptrdiff_t{8} * (row - rb));
