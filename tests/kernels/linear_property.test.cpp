@@ -182,17 +182,17 @@ TEST_CASE("s8 batch-lane VNNI form (input_offset 128, >= 8 batch rows, K <= 1024
   }
 }
 
-TEST_CASE("s8 512-bit batch-lane VNNI form (input_offset 128, >= 8 batch rows, >= 16 rows, 512 < K <= 65536): == generic") {
+TEST_CASE("s8 512-bit batch-lane VNNI form (input_offset 128, >= 8 batch rows, >= 16 rows, 512 <= K <= 65536): == generic") {
   // `linear_s8_qlane_vnni` (arch/x86/linear_vnni_qlane.hpp) for groups of 8 batch rows, the rowdot form for
   // the other < 8: K tails of 1..7 columns (pairs of 4-column groups), column blocks of 1024 (K just
   // below / at / above 1024, 2048), 256-row blocks of int32 partials and the last 16-row tile moved back
   // to overlap the previous one (rows 16, 17, 31, 255..257, 270 = 256 + 14: that tile starts in the
   // previous row block), both requantization forms and the int64 fallback; K = 512 / 513 and rows 15 / 16
-  // are the dispatch boundaries (512 and 15 take the 256-bit form). All-extreme operands at K = 65536
+  // are the dispatch boundaries (511 and 15 take the 256-bit form). All-extreme operands at K = 65536
   // (the largest K of this form: |D| = 255·128·65536 < 2^31) and K = 65537 (rowdot, int64 passes).
   if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
   rng_t r{std::mt19937_64(14)};
-  const int ks_[] = {512, 513, 515, 520, 1000, 1023, 1024, 1025, 1031, 1032, 1033, 1039, 2047, 2048, 2049, 3001};
+  const int ks_[] = {511, 512, 515, 520, 1000, 1023, 1024, 1025, 1031, 1032, 1033, 1039, 2047, 2048, 2049, 3001};
   const int rows_[] = {15, 16, 17, 31, 32, 33, 100, 255, 256, 257, 270, 271, 300};
   const int batches_[] = {7, 8, 9, 15, 16, 17, 23};
   for (int iter = 0; iter < 124; ++iter) {

@@ -3,7 +3,7 @@
 /// `kernels/linear_args.hpp`): the form `linear_s8_rowdot_vnni` (`linear_vnni_rowdot.hpp`) takes for
 /// groups of 8 batch rows in the bias form with input_offset = 128 (TFLite int8 input zero point
 /// −128) and K ≤ 1024 (`vnni_bcast_applies`) where the 512-bit form (`linear_vnni_qlane.hpp`,
-/// K > 512 and ≥ 16 rows) does not apply. No packed copy of the weights and no horizontal
+/// K ≥ 512 and ≥ 16 rows) does not apply. No packed copy of the weights and no horizontal
 /// reduction: each weight int32 is read once per 8 batch rows and broadcast by the `vpdpbusd` itself.
 ///
 /// Layout: for a group of 8 batch rows the inputs are transposed once into a fixed stack buffer

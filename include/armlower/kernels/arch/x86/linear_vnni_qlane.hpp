@@ -2,7 +2,7 @@
 /// AVX-512 VNNI s8 fused linear over ROW-MAJOR weights with the BATCH in the lanes of 512-bit
 /// accumulators (contract: `kernels/linear_args.hpp`): the form `linear_s8_rowdot_vnni`
 /// (`linear_vnni_rowdot.hpp`) takes for groups of 8 batch rows in the bias form with input_offset = 128
-/// (TFLite int8 input zero point −128), ≥ 16 weight rows and 512 < K ≤ 65536 (`vnni_qlane_applies`). No
+/// (TFLite int8 input zero point −128), ≥ 16 weight rows and 512 ≤ K ≤ 65536 (`vnni_qlane_applies`). No
 /// packed copy of the weights and no horizontal reduction tree.
 ///
 /// Layout: for a group of 8 batch rows and a block of ≤ `vnni_qlane_kblock` columns, the inputs are
@@ -15,9 +15,10 @@
 /// The 64-bit broadcast is a load (`vpbroadcastq`, no vector ALU work), so every `vpdpbusd` is a
 /// register form on 16 lanes; a K tail of 1..7 columns is one extra pair whose weight bytes past K are
 /// zero (x bytes past K are 0x80 in `xt`).
-/// Tiles: 16 weight rows (16 zmm accumulators, 8 column pairs of `xt` in registers), each row's
-/// 64-byte line used by 8 consecutive `vpdpbusd` of 8 interleaved rows (so rows 4 KB apart, which share
-/// an L1 set, do not evict each other). The last tile of a layer is moved back to end at the last row
+/// Tiles: 16 weight rows (16 zmm accumulators), run as 4 groups of 4 rows over the whole column block
+/// (2 accumulators per row, even and odd pairs, for 8 independent chains), each row's 64-byte line used by
+/// 8 `vpdpbusd` in a row, and the next tile's rows prefetched into L2 meanwhile. The last tile of a
+/// layer is moved back to end at the last row
 /// (it overlaps the previous one; the rows of the overlap are not stored twice). D of a block of
 /// `vnni_qlane_rblock` rows is kept across column blocks in int32 partials on the stack, then
 /// requantized like the 256-bit batch-lane form (`vnni_bcast_store`).
@@ -48,13 +49,12 @@ inline constexpr std::int32_t vnni_qlane_rblock = 256;
 /// Weight rows per tile (zmm accumulators).
 inline constexpr std::int32_t vnni_qlane_nr = 16;
 
-/// Fewest columns for which this form is taken (K > 512). Measured on Zen 4 at batch 8 against the
-/// 256-bit batch-lane form (`linear_vnni_bcast.hpp`), GMAC/s, one run, median of 7 (K×N: ymm / this):
-/// 64×64 90 / 66, 128×128 128 / 107, 256×256 159 / 145, 256×1024 162 / 145, 512×512 181 / 178,
-/// 512×2048 173 / 175, 1024×1024 184 / 192, 1024×256 194 / 199 (per-tile costs — accumulator set-up,
-/// pair sums, partials — weigh on short rows); the rowdot form it replaces for K > 1024 (bench_kernels_linear,
-/// batch 8): 2048² 174 → 198, 4096² 112 → 170.
-inline constexpr std::int32_t vnni_qlane_min_cols = 513;
+/// Fewest columns for which this form is taken (K ≥ 512). Measured on Zen 4 at batch 8 against the
+/// 256-bit batch-lane form (`linear_vnni_bcast.hpp`), GMAC/s, two runs of a harness calling both, median
+/// of 7 (K×N: ymm / this): 256×256 156–159 / 130–153, 512×512 180–182 / 185, 1024×1024 187 / 198–204,
+/// 1024×256 163–194 / 198–207, 1024×4096 181–187 / 198–202 (per-tile costs — accumulator set-up, pair
+/// sums, partials — weigh on short rows).
+inline constexpr std::int32_t vnni_qlane_min_cols = 512;
 
 /// True if `linear_s8_rowdot_vnni(a, w, wstride, c, acc32)` runs this form for its first
 /// ⌊batches/8⌋·8 batch rows: no folded constants, no kernel_sum, input_offset = 128, ≥ 8 batch rows
@@ -99,117 +99,86 @@ ARMLOWER_X86_VNNIQ inline void vnni_qlane_transpose(const std::int8_t* x, std::p
   }
 }
 
-/// acc[i] += Σ_p vpdpbusd(xt[p], broadcast64(w_i[8p..8p+7])) over `np` column pairs, 16 rows w_i = w + i·ws.
+/// acc[i] += Σ_p vpdpbusd(xt[p], broadcast64(w_i[8p..8p+7])) over `np` column pairs, 4 rows w_i = w + i·ws,
+/// over the whole block (xt[p] is loaded once per pair and 4 rows): at most 4 weight lines are in use,
+/// also across the out-of-order window — with 16 rows per pair (xt in registers), rows 4 KB apart, which
+/// share an L1 set, evicted each other (4096 × 256, batch 8: 132–146 GMAC/s against 212). `pf`: 4 rows at
+/// the same stride, prefetched into L2 one line each per 64 columns.
 ARMLOWER_X86_VNNIQ inline void vnni_qlane_inner(const std::int8_t* xt, std::ptrdiff_t np, const std::int8_t* w,
-                                                std::ptrdiff_t ws, const std::int8_t* pf, __m512i* acc) noexcept {
+                                                 std::ptrdiff_t ws, const std::int8_t* pf, __m512i* acc) noexcept {
 #if !defined(ARMLOWER_X86_AVX512_SIMDE)
-  if (np > 0) {
-    // Rows at p0 + {0, s, 2s, 3s}, p4 + …, p8 + …, p12 + … (base + index addressing); accumulators in
-    // zmm16–31 (loaded from and stored back to acc), 8 column pairs (64 columns) of xt in zmm0–7, the
-    // broadcast weights in zmm8–15. Per 64 columns: rows 0–7 over the 8 pairs, then rows 8–15, so at most
-    // 8 weight lines are in use at a time. Inline asm: GCC 12 copies every accumulator of the intrinsic
-    // form once per iteration (see `dpbusd`) and keeps 16 row pointers in memory.
-    const std::int8_t* p0 = w;
-    const std::int8_t* p4 = w + 4 * ws;
-    const std::int8_t* p8 = w + 8 * ws;
-    const std::int8_t* p12 = w + 12 * ws;
-    const std::int8_t* xp = xt;
+  if (np >= 8) {
+    // accumulators: even pairs zmm16–19, odd pairs zmm20–23 (8 chains), summed at the end; xt in zmm0–7
     const std::ptrdiff_t s3 = 3 * ws;
+    const std::int8_t* xp = xt;
     std::ptrdiff_t chunks = np / 8;
-    std::ptrdiff_t rest = np % 8;
 #define ARMLOWER_QR(P, IDX, D, X, T, A) \
   "vpbroadcastq " #D "(%[" #P "]" IDX "), %%" #T "\n\tvpdpbusd %%" #T ", %%" #X ", %%" #A "\n\t"
-#define ARMLOWER_Q4(P, D, X, T0, T1, T2, T3, A0, A1, A2, A3) \
-  ARMLOWER_QR(P, "", D, X, T0, A0)                         \
-  ARMLOWER_QR(P, ",%[s],1", D, X, T1, A1)                  \
-  ARMLOWER_QR(P, ",%[s],2", D, X, T2, A2)                  \
-  ARMLOWER_QR(P, ",%[s3],1", D, X, T3, A3)
-#define ARMLOWER_QG(P, D, X, A0, A1, A2, A3) ARMLOWER_Q4(P, D, X, zmm8, zmm9, zmm10, zmm11, A0, A1, A2, A3)
-#define ARMLOWER_QH(P, D, X, A0, A1, A2, A3) ARMLOWER_Q4(P, D, X, zmm12, zmm13, zmm14, zmm15, A0, A1, A2, A3)
-#define ARMLOWER_QP(D, X) ARMLOWER_QG(p0, D, X, zmm16, zmm17, zmm18, zmm19) ARMLOWER_QH(p4, D, X, zmm20, zmm21, zmm22, zmm23) \
-  ARMLOWER_QG(p8, D, X, zmm24, zmm25, zmm26, zmm27) ARMLOWER_QH(p12, D, X, zmm28, zmm29, zmm30, zmm31)
-#define ARMLOWER_Q8G(G, P, A0, A1, A2, A3) G(P, 0, zmm0, A0, A1, A2, A3) G(P, 8, zmm1, A0, A1, A2, A3) \
-  G(P, 16, zmm2, A0, A1, A2, A3) G(P, 24, zmm3, A0, A1, A2, A3) G(P, 32, zmm4, A0, A1, A2, A3) \
-  G(P, 40, zmm5, A0, A1, A2, A3) G(P, 48, zmm6, A0, A1, A2, A3) G(P, 56, zmm7, A0, A1, A2, A3)
-#define ARMLOWER_Q_ACC                                                                                      \
-  "vmovdqu64 0(%[acc]), %%zmm16\n\t" "vmovdqu64 64(%[acc]), %%zmm17\n\t" "vmovdqu64 128(%[acc]), %%zmm18\n\t" "vmovdqu64 192(%[acc]), %%zmm19\n\t" \
-  "vmovdqu64 256(%[acc]), %%zmm20\n\t" "vmovdqu64 320(%[acc]), %%zmm21\n\t" "vmovdqu64 384(%[acc]), %%zmm22\n\t" "vmovdqu64 448(%[acc]), %%zmm23\n\t" \
-  "vmovdqu64 512(%[acc]), %%zmm24\n\t" "vmovdqu64 576(%[acc]), %%zmm25\n\t" "vmovdqu64 640(%[acc]), %%zmm26\n\t" "vmovdqu64 704(%[acc]), %%zmm27\n\t" \
-  "vmovdqu64 768(%[acc]), %%zmm28\n\t" "vmovdqu64 832(%[acc]), %%zmm29\n\t" "vmovdqu64 896(%[acc]), %%zmm30\n\t" "vmovdqu64 960(%[acc]), %%zmm31\n\t"
-#define ARMLOWER_Q_PF                                                                                       \
-  "prefetcht1 (%[pf])\n\tprefetcht1 64(%[pf])\n\tprefetcht1 128(%[pf])\n\tprefetcht1 192(%[pf])\n\t"             \
-  "prefetcht1 256(%[pf])\n\tprefetcht1 320(%[pf])\n\tprefetcht1 384(%[pf])\n\tprefetcht1 448(%[pf])\n\t"         \
-  "prefetcht1 512(%[pf])\n\tprefetcht1 576(%[pf])\n\tprefetcht1 640(%[pf])\n\tprefetcht1 704(%[pf])\n\t"         \
-  "prefetcht1 768(%[pf])\n\tprefetcht1 832(%[pf])\n\tprefetcht1 896(%[pf])\n\tprefetcht1 960(%[pf])\n\t"
-#define ARMLOWER_Q_ST(R, D) "vmovdqu64 %%zmm" #R ", " #D "(%[acc])\n\t"
+#define ARMLOWER_QR4(D, X, A0, A1, A2, A3)           \
+  ARMLOWER_QR(p, "", D, X, zmm8, A0)                 \
+  ARMLOWER_QR(p, ",%[s],1", D, X, zmm9, A1)          \
+  ARMLOWER_QR(p, ",%[s],2", D, X, zmm10, A2)         \
+  ARMLOWER_QR(p, ",%[s3],1", D, X, zmm11, A3)
+#define ARMLOWER_QE(D, X) ARMLOWER_QR4(D, X, zmm16, zmm17, zmm18, zmm19)
+#define ARMLOWER_QO(D, X) ARMLOWER_QR4(D, X, zmm20, zmm21, zmm22, zmm23)
     __asm__ volatile(
-        ARMLOWER_Q_ACC
-        "testq %[n], %[n]\n\t"
-        "jz 2f\n\t"
+        "vmovdqu64 (%[acc]), %%zmm16\n\t"
+        "vmovdqu64 64(%[acc]), %%zmm17\n\t"
+        "vmovdqu64 128(%[acc]), %%zmm18\n\t"
+        "vmovdqu64 192(%[acc]), %%zmm19\n\t"
+        "vpxorq %%zmm20, %%zmm20, %%zmm20\n\t"
+        "vpxorq %%zmm21, %%zmm21, %%zmm21\n\t"
+        "vpxorq %%zmm22, %%zmm22, %%zmm22\n\t"
+        "vpxorq %%zmm23, %%zmm23, %%zmm23\n\t"
         "1:\n\t"
+        "prefetcht1 (%[pf])\n\t"
+        "prefetcht1 (%[pf],%[s],1)\n\t"
+        "prefetcht1 (%[pf],%[s],2)\n\t"
+        "prefetcht1 (%[pf],%[s3],1)\n\t"
         "vmovdqa64 (%[xp]), %%zmm0\n\t"
         "vmovdqa64 64(%[xp]), %%zmm1\n\t"
+        ARMLOWER_QE(0, zmm0) ARMLOWER_QO(8, zmm1)
         "vmovdqa64 128(%[xp]), %%zmm2\n\t"
         "vmovdqa64 192(%[xp]), %%zmm3\n\t"
+        ARMLOWER_QE(16, zmm2) ARMLOWER_QO(24, zmm3)
         "vmovdqa64 256(%[xp]), %%zmm4\n\t"
         "vmovdqa64 320(%[xp]), %%zmm5\n\t"
+        ARMLOWER_QE(32, zmm4) ARMLOWER_QO(40, zmm5)
         "vmovdqa64 384(%[xp]), %%zmm6\n\t"
         "vmovdqa64 448(%[xp]), %%zmm7\n\t"
-        ARMLOWER_Q_PF
-        ARMLOWER_Q8G(ARMLOWER_QG, p0, zmm16, zmm17, zmm18, zmm19) ARMLOWER_Q8G(ARMLOWER_QH, p4, zmm20, zmm21, zmm22, zmm23)
-        ARMLOWER_Q8G(ARMLOWER_QG, p8, zmm24, zmm25, zmm26, zmm27) ARMLOWER_Q8G(ARMLOWER_QH, p12, zmm28, zmm29, zmm30, zmm31)
+        ARMLOWER_QE(48, zmm6) ARMLOWER_QO(56, zmm7)
         "addq $512, %[xp]\n\t"
-        "addq %[s], %[pf]\n\t"
-        "addq $64, %[p0]\n\t"
-        "addq $64, %[p4]\n\t"
-        "addq $64, %[p8]\n\t"
-        "addq $64, %[p12]\n\t"
+        "addq $64, %[p]\n\t"
+        "addq $64, %[pf]\n\t"
         "decq %[n]\n\t"
         "jnz 1b\n\t"
-        "2:\n\t"
-        "testq %[r], %[r]\n\t"
-        "jz 4f\n\t"
-        "3:\n\t"
-        "vmovdqa64 (%[xp]), %%zmm0\n\t"
-        ARMLOWER_QP(0, zmm0)
-        "addq $64, %[xp]\n\t"
-        "addq $8, %[p0]\n\t"
-        "addq $8, %[p4]\n\t"
-        "addq $8, %[p8]\n\t"
-        "addq $8, %[p12]\n\t"
-        "decq %[r]\n\t"
-        "jnz 3b\n\t"
-        "4:\n\t"
-        ARMLOWER_Q_ST(16, 0) ARMLOWER_Q_ST(17, 64) ARMLOWER_Q_ST(18, 128) ARMLOWER_Q_ST(19, 192)
-        ARMLOWER_Q_ST(20, 256) ARMLOWER_Q_ST(21, 320) ARMLOWER_Q_ST(22, 384) ARMLOWER_Q_ST(23, 448)
-        ARMLOWER_Q_ST(24, 512) ARMLOWER_Q_ST(25, 576) ARMLOWER_Q_ST(26, 640) ARMLOWER_Q_ST(27, 704)
-        ARMLOWER_Q_ST(28, 768) ARMLOWER_Q_ST(29, 832) ARMLOWER_Q_ST(30, 896) ARMLOWER_Q_ST(31, 960)
-        : [p0] "+r"(p0), [p4] "+r"(p4), [p8] "+r"(p8), [p12] "+r"(p12), [xp] "+r"(xp), [n] "+r"(chunks),
-          [r] "+r"(rest), [pf] "+r"(pf)
+        "vpaddd %%zmm20, %%zmm16, %%zmm16\n\t"
+        "vpaddd %%zmm21, %%zmm17, %%zmm17\n\t"
+        "vpaddd %%zmm22, %%zmm18, %%zmm18\n\t"
+        "vpaddd %%zmm23, %%zmm19, %%zmm19\n\t"
+        "vmovdqu64 %%zmm16, (%[acc])\n\t"
+        "vmovdqu64 %%zmm17, 64(%[acc])\n\t"
+        "vmovdqu64 %%zmm18, 128(%[acc])\n\t"
+        "vmovdqu64 %%zmm19, 192(%[acc])\n\t"
+        : [p] "+r"(w), [pf] "+r"(pf), [xp] "+r"(xp), [n] "+r"(chunks)
         : [s] "r"(ws), [s3] "r"(s3), [acc] "r"(acc)
         : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
-          "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20",
-          "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31");
-#undef ARMLOWER_Q_ST
-#undef ARMLOWER_Q_PF
-#undef ARMLOWER_Q_ACC
-#undef ARMLOWER_Q8G
-#undef ARMLOWER_QP
-#undef ARMLOWER_QH
-#undef ARMLOWER_QG
-#undef ARMLOWER_Q4
+          "xmm10", "xmm11", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23");
+#undef ARMLOWER_QO
+#undef ARMLOWER_QE
+#undef ARMLOWER_QR4
 #undef ARMLOWER_QR
-  } else
+    xt += 64 * (np / 8 * 8);
+    np %= 8;
+  }
 #endif
-  {
-    (void)pf;
-    for (std::ptrdiff_t p = 0; p < np; ++p) {
-      const __m512i xv = _mm512_load_si512(xt + 64 * p);
-      for (int i = 0; i < vnni_qlane_nr; ++i) {
-        std::int64_t wq = 0;
-        std::memcpy(&wq, w + i * ws + 8 * p, 8);
-        acc[i] = _mm512_dpbusd_epi32(acc[i], xv, _mm512_set1_epi64(wq));
-      }
+  (void)pf;
+  for (std::ptrdiff_t p = 0; p < np; ++p) {
+    const __m512i xv = _mm512_load_si512(xt + 64 * p);
+    for (int i = 0; i < 4; ++i) {
+      std::int64_t wq = 0;
+      std::memcpy(&wq, w + i * ws + 8 * p, 8);
+      acc[i] = _mm512_dpbusd_epi32(acc[i], xv, _mm512_set1_epi64(wq));
     }
   }
 }
@@ -220,7 +189,7 @@ ARMLOWER_X86_VNNIQ inline void vnni_qlane_tile(const std::int8_t* xt, std::ptrdi
   alignas(64) __m512i acc[vnni_qlane_nr];
   for (__m512i& v : acc) v = _mm512_setzero_si512();
   const std::ptrdiff_t np = n / 8;
-  vnni_qlane_inner(xt, np, w, ws, pf, acc);
+  for (int g = 0; g < vnni_qlane_nr; g += 4) vnni_qlane_inner(xt, np, w + g * ws, ws, pf + g * ws, acc + g);
   if (n % 8 != 0) {  // the last 1..7 columns: zero weight bytes past K
     const __m512i xv = _mm512_load_si512(xt + 64 * np);
     for (int i = 0; i < vnni_qlane_nr; ++i) {

@@ -253,7 +253,7 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot_tile(const vnni_rowdot_call& s, std::
 /// Row-major AVX-512 VNNI s8 fused linear. `w`/`wstride`: the weight rows (a.weights, a.cols for
 /// `linear_s8`); `c`: folded row constants or null. Preconditions: `validate(a) == ok`, CPU has
 /// AVX-512 F/BW/VL/VNNI. Where `vnni_qlane_applies` (≥ 8 batch rows, input_offset 128, ≥ 16 rows,
-/// 512 < K ≤ 65536) the groups of 8 batch rows run the 512-bit batch-lane form (`linear_vnni_qlane.hpp`),
+/// 512 ≤ K ≤ 65536) the groups of 8 batch rows run the 512-bit batch-lane form (`linear_vnni_qlane.hpp`),
 /// else where `vnni_bcast_applies` (≥ 8 batch rows, input_offset 128, stride ≤ 1024) the 256-bit one
 /// (`linear_vnni_bcast.hpp`); the other batch rows this one.
 /// `acc32`: write raw int32 accumulators + bias there instead of requantizing (`vnni_acc32_out`;
