@@ -244,16 +244,16 @@ ARMLOWER_X86_VNNIQ inline void linear_s8_qlane_vnni(const linear_s8_args& args, 
             const __m256i v = d[row - rc];
             _mm256_storeu_si256(p, kb == 0 ? v : _mm256_add_epi32(_mm256_loadu_si256(p), v));
           }
+          if (kb + kn == cols) {  // last column block: rows [r, re) are complete (stored here, so that
+                                  // out-of-order execution overlaps the requantization with the next tile)
+            __m256i acc[vnni_qlane_nr];
+            for (int i = 0; i < vnni_qlane_nr; ++i) {
+              acc[i] = r + i < re ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(part + std::ptrdiff_t{8} * (r - rb + i)))
+                                  : _mm256_setzero_si256();
+            }
+            vnni_bcast_store(a, rq, acc32, acc, r, re - r, b0, nb, bt, fast);
+          }
         }
-      }
-      for (std::int32_t r = rb; r < rbe; r += vnni_qlane_nr) {
-        const int nv = rbe - r < vnni_qlane_nr ? rbe - r : vnni_qlane_nr;
-        __m256i acc[vnni_qlane_nr];
-        for (int i = 0; i < vnni_qlane_nr; ++i) {
-          acc[i] = i < nv ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(part + std::ptrdiff_t{8} * (r - rb + i)))
-                          : _mm256_setzero_si256();
-        }
-        vnni_bcast_store(a, rq, acc32, acc, r, nv, b0, nb, bt, fast);
       }
     }
   }
