@@ -12,14 +12,14 @@
 /// columns 8p + 4h .. 8p + 4h + 3 of batch row m; lane 2m + lane 2m + 1 is then
 /// D[m][r] = Σ (x + 128)·w = Σ (x + input_offset)·w, so `acc = D + filter_offset·Σx + bias[r] +
 /// K·128·filter_offset` (as the other forms with x unsigned); |D| ≤ 255·128·K < 2^31 for K ≤ 65536.
-/// The 64-bit broadcast is a load (`vpbroadcastq`, no vector ALU work), so every `vpdpbusd` is a
-/// register form on 16 lanes; a K tail of 1..7 columns is one extra pair whose weight bytes past K are
+/// The 64-bit broadcast is a separate load (`vpbroadcastq` from memory; `vpdpbusd` can only broadcast
+/// 32 bits), every `vpdpbusd` a register form on 16 lanes; a K tail of 1..7 columns is one extra pair whose weight bytes past K are
 /// zero (x bytes past K are 0x80 in `xt`).
 /// Tiles: 16 weight rows (16 zmm accumulators), run as 4 groups of 4 rows over the whole column block
 /// (2 accumulators per row, even and odd pairs, for 8 independent chains), each row's 64-byte line used by
 /// 8 `vpdpbusd` in a row, and the next tile's rows prefetched into L2 meanwhile. The last tile of a
-/// layer is moved back to end at the last row
-/// (it overlaps the previous one; the rows of the overlap are not stored twice). D of a block of
+/// layer is moved back to end at the last row (it overlaps the previous one; the rows of the overlap are
+/// not stored twice). D of a block of
 /// `vnni_qlane_rblock` rows is kept across column blocks in int32 partials on the stack, then
 /// requantized like the 256-bit batch-lane form (`vnni_bcast_store`).
 /// Stack: 8 KB (`xt`) + 8 KB (partials), host x86 only. Firmware-clean otherwise: noexcept, no heap,
@@ -60,6 +60,8 @@ inline constexpr std::int32_t vnni_qlane_min_cols = 512;
 /// ⌊batches/8⌋·8 batch rows: no folded constants, no kernel_sum, input_offset = 128, ≥ 8 batch rows
 /// (the 256-bit form measured faster than rowdot only from 8, see `vnni_bcast_applies`), ≥ 16 weight
 /// rows (the last tile overlaps the previous one), `vnni_qlane_min_cols` ≤ K ≤ 65536 (D exact in int32).
+/// For K > 1024 it replaces the rowdot form: bench_kernels_linear `BM_s8_armlower_auto_nobuf`, batch 8,
+/// two runs, GMAC/s: 2048² 165–178 → 203–206, 4096² 105–115 → 190–195.
 [[nodiscard]] inline bool vnni_qlane_applies(const linear_s8_args& a, const std::int64_t* c) noexcept {
   return c == nullptr && a.kernel_sum == nullptr && a.input_offset == 128 && a.batches >= 8 &&
          a.rows >= vnni_qlane_nr && a.cols >= vnni_qlane_min_cols && a.cols <= vnni_s8_block;
