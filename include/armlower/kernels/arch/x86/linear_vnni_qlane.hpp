@@ -51,7 +51,7 @@ inline constexpr std::int32_t vnni_qlane_nr = 16;
 
 /// Fewest columns for which this form is taken (K ≥ 512). Measured on Zen 4 at batch 8 against the
 /// 256-bit batch-lane form (`linear_vnni_bcast.hpp`), GMAC/s, two runs of a harness calling both, median
-/// of 7 (K×N: ymm / this): 256×256 156–159 / 130–153, 512×512 180–182 / 185, 1024×1024 187 / 198–204,
+/// of 7 (K×N: ymm / this): 256×256 158–159 / 130–153, 512×512 180–182 / 185, 1024×1024 187 / 198–204,
 /// 1024×256 163–194 / 198–207, 1024×4096 181–187 / 198–202 (per-tile costs — accumulator set-up, pair
 /// sums, partials — weigh on short rows).
 inline constexpr std::int32_t vnni_qlane_min_cols = 512;
