@@ -174,7 +174,9 @@ TEST_CASE("CONV2D int8 1x1 fast path: REQUIRE failures (accumulator, accumulator
 }
 
 TEST_CASE("CONV2D int8 1x1, input_zp -128 and M >= 8 (batch-lane VNNI form): REQUIRE failures, tiles, K tails") {
-  // input_zp −128 with ≥ 8 output pixels and IC ≤ 1024 takes `linear_s8_bcast_vnni` on AVX-512 VNNI hosts.
+  // input_zp −128 with ≥ 8 output pixels takes the batch-lane forms on AVX-512 VNNI hosts: 512 ≤ IC ≤ 65536
+  // with OC ≥ 16 `linear_s8_qlane_vnni` (column blocks of 1024, 256-row blocks, overlapped last tile), else
+  // IC ≤ 1024 `linear_s8_bcast_vnni`.
   k::conv2d_shape s;
   s.n = 9;
   s.ic = 1024;  // acc = Σ (x + 128)·(w − 127) = 255·(−255)·1024 in range; + bias out of range below
@@ -207,8 +209,8 @@ TEST_CASE("CONV2D int8 1x1, input_zp -128 and M >= 8 (batch-lane VNNI form): REQ
   check_all_paths(s, x, w, bias, -128, -128);
   std::mt19937_64 g(1402);
   const auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); };
-  for (const int ic : {5, 64, 255, 1021, 1024, 1025}) {  // K tails, up to and past 1024
-    for (const int oc : {5, 16, 17, 33, 130}) {   // whole and partial 16-row tiles
+  for (const int ic : {5, 64, 255, 511, 512, 1021, 1024, 1025, 2049}) {  // K tails, both forms, column blocks
+    for (const int oc : {5, 16, 17, 33, 130, 270}) {   // whole and partial 16-row tiles, 256-row blocks
       s.n = uni(7, 19);
       s.ic = ic;
       s.oc = oc;

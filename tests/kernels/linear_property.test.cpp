@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -125,10 +126,11 @@ TEST_CASE("s8: every path == generic") {
 }
 
 TEST_CASE("s8 batch-lane VNNI form (input_offset 128, >= 8 batch rows, K <= 1024): == generic across tiles and tails") {
-  // `linear_s8_bcast_vnni` (arch/x86/linear_vnni_bcast.hpp) for groups of 8 batch rows, the rowdot
-  // form for the other < 8: 16-row tiles (whole, partial), K tails of 1..3 columns, both requantization
-  // forms and the int64 fallback; K = 1024 with all-extreme operands reaches |D| = 255·128·K; K > 1024
-  // and batch < 8 check the boundary of the dispatch.
+  // `linear_s8_bcast_vnni` (arch/x86/linear_vnni_bcast.hpp) for groups of 8 batch rows (K < 512, or
+  // rows < 16 — else the 512-bit form, tested below), the rowdot form for the other < 8: 16-row tiles
+  // (whole, partial), K tails of 1..3 columns, both requantization forms and the int64 fallback; K = 1024
+  // with 15 rows and all-extreme operands reaches |D| = 255·128·K in this form; K > 1024 and batch < 8
+  // check the boundary of the dispatch.
   if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
   rng_t r{std::mt19937_64(12)};
   const int ks_[] = {1, 3, 4, 5, 31, 32, 33, 64, 255, 256, 257, 1021, 1022, 1023, 1024, 1025, 2048};
@@ -137,7 +139,7 @@ TEST_CASE("s8 batch-lane VNNI form (input_offset 128, >= 8 batch rows, K <= 1024
   for (int iter = 0; iter < 160; ++iter) {
     const bool big = iter == 0 || iter == 1;
     const int cols = big ? 1024 : ks_[iter % 17];
-    const int rows = big ? 33 : rows_[r.uniform(0, 12)];
+    const int rows = big ? 15 : rows_[r.uniform(0, 12)];
     const int batches = big ? 9 : batches_[r.uniform(0, 7)];
     std::vector<std::int8_t> x(static_cast<std::size_t>(batches * cols)), w(static_cast<std::size_t>(rows * cols));
     if (big) {  // D = Σ (127 + 128)·(−128) = −33423360 (iteration 0) or Σ 0·127 (iteration 1)
@@ -178,6 +180,72 @@ TEST_CASE("s8 batch-lane VNNI form (input_offset 128, >= 8 batch rows, K <= 1024
     REQUIRE(k::linear_s8(a, k::linear_path::x86_avx512_vnni) == status::ok);
     CAPTURE(batches); CAPTURE(cols); CAPTURE(rows); CAPTURE(a.filter_offset); CAPTURE(a.per_channel);
     REQUIRE(out == ref);
+  }
+}
+
+TEST_CASE("s8 512-bit batch-lane VNNI form (input_offset 128, >= 8 batch rows, >= 16 rows, 512 <= K <= 65536): == generic") {
+  // `linear_s8_qlane_vnni` (arch/x86/linear_vnni_qlane.hpp) for groups of 8 batch rows, the rowdot form for
+  // the other < 8: K tails of 1..7 columns (pairs of 4-column groups), column blocks of 1024 (K just
+  // below / at / above 1024, 2048), 256-row blocks of int32 partials and the last 16-row tile moved back
+  // to overlap the previous one (rows 16, 17, 31, 255..257, 270 = 256 + 14: that tile starts in the
+  // previous row block), both requantization forms and the int64 fallback; K = 512 / 513 and rows 15 / 16
+  // are the dispatch boundaries (511 and 15 take the 256-bit form). All-extreme operands at K = 65536
+  // (the largest K of this form: |D| = 255·128·65536 < 2^31) and K = 65537 (rowdot, int64 passes).
+  if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
+  rng_t r{std::mt19937_64(14)};
+  const int ks_[] = {511, 512, 515, 520, 1000, 1023, 1024, 1025, 1031, 1032, 1033, 1039, 2047, 2048, 2049, 3001};
+  const int rows_[] = {15, 16, 17, 31, 32, 33, 100, 255, 256, 257, 270, 271, 300};
+  const int batches_[] = {7, 8, 9, 15, 16, 17, 23};
+  for (int iter = 0; iter < 124; ++iter) {
+    const bool big = iter < 4;
+    const int cols = big ? (iter < 2 ? 65536 : 65537) : ks_[iter % 16];
+    const int rows = big ? 17 : rows_[r.uniform(0, 12)];
+    const int batches = big ? 9 : batches_[r.uniform(0, 6)];
+    std::vector<std::int8_t> x(static_cast<std::size_t>(batches) * static_cast<std::size_t>(cols)),
+        w(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
+    if (big) {  // D = Σ (127 + 128)·(−128) = −2139095040 at K = 65536 (iterations 0, 2) or Σ 0·127 (1, 3)
+      std::fill(x.begin(), x.end(), static_cast<std::int8_t>(iter % 2 == 0 ? 127 : -128));
+      std::fill(w.begin(), w.end(), static_cast<std::int8_t>(iter % 2 == 0 ? -128 : 127));
+    } else {
+      r.fill(x, -128, 127, 15);
+      r.fill(w, -128, 127, 15);
+    }
+    std::vector<std::int32_t> bias(static_cast<std::size_t>(rows)), mult(static_cast<std::size_t>(rows)),
+        shift(static_cast<std::size_t>(rows));
+    for (auto& b : bias) b = r.uniform(-(1 << 20), 1 << 20);
+    const bool fast = r.uniform(0, 1) == 1;  // every shift <= -1: the int32 requantization can be taken
+    for (int i = 0; i < rows; ++i) {
+      mult[static_cast<std::size_t>(i)] = r.uniform(1 << 30, INT32_MAX);
+      const int sel = r.uniform(0, 4);
+      shift[static_cast<std::size_t>(i)] = fast ? r.uniform(-31, -1) : sel == 0 ? -31 : sel == 1 ? 30 : sel == 2 ? 0 : r.uniform(-20, -1);
+    }
+    if (big) shift[0] = -31;
+    k::linear_s8_args a;
+    a.input = x.data();
+    a.weights = w.data();
+    a.batches = batches;
+    a.cols = cols;
+    a.rows = rows;
+    a.input_offset = 128;
+    a.filter_offset = big ? 0 : r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 0;
+    a.output_offset = big ? 0 : r.uniform(-128, 127);  // big: row 0 (shift −31) ends at 0 or −1, not clamped
+    a.multiplier = mult.data();
+    a.shift = shift.data();
+    a.per_channel = big || r.uniform(0, 1) == 1;
+    a.activation_min = big ? -128 : r.uniform(-128, 0);
+    a.activation_max = big ? 127 : r.uniform(a.activation_min, 127);
+    a.rounding = r.uniform(0, 1) ? armlower::quant::rounding::double_round : armlower::quant::rounding::single_round;
+    a.bias = r.uniform(0, 3) == 0 ? nullptr : bias.data();
+    std::vector<std::int8_t> ref(static_cast<std::size_t>(batches * rows)), out(ref.size(), std::int8_t{0x5A});
+    a.output = ref.data();
+    REQUIRE(k::linear_s8(a, k::linear_path::generic) == status::ok);
+    a.output = out.data();
+    REQUIRE(k::linear_s8(a, k::linear_path::x86_avx512_vnni) == status::ok);
+    CAPTURE(batches); CAPTURE(cols); CAPTURE(rows); CAPTURE(a.filter_offset); CAPTURE(a.per_channel); CAPTURE(fast);
+    REQUIRE(out == ref);
+    if (big && iter % 2 == 0) {  // the extreme D reaches the output: not every value saturated
+      CHECK(std::any_of(ref.begin(), ref.end(), [](std::int8_t v) { return v != -128 && v != 127; }));
+    }
   }
 }
 

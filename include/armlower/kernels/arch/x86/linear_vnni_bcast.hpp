@@ -2,7 +2,8 @@
 /// AVX-512 VNNI s8 fused linear over ROW-MAJOR weights with the BATCH in the vector lanes (contract:
 /// `kernels/linear_args.hpp`): the form `linear_s8_rowdot_vnni` (`linear_vnni_rowdot.hpp`) takes for
 /// groups of 8 batch rows in the bias form with input_offset = 128 (TFLite int8 input zero point
-/// −128) and K ≤ 1024 (`vnni_bcast_applies`). No packed copy of the weights and no horizontal
+/// −128) and K ≤ 1024 (`vnni_bcast_applies`) where the 512-bit form (`linear_vnni_qlane.hpp`,
+/// K ≥ 512 and ≥ 16 rows) does not apply. No packed copy of the weights and no horizontal
 /// reduction: each weight int32 is read once per 8 batch rows and broadcast by the `vpdpbusd` itself.
 ///
 /// Layout: for a group of 8 batch rows the inputs are transposed once into a fixed stack buffer
@@ -293,6 +294,26 @@ ARMLOWER_X86_VNNIB inline void vnni_bcast_store(const linear_s8_args& a, const v
   }
 }
 
+/// Bound for the fast (int32) requantization of the batch-lane forms (as `linear_s8_packed_vnni`):
+/// 2^31 − 1 − max|bias + K·128·filter_offset| − 32640·K when every shift ≤ −1 and the output is
+/// requantized (`raw` false), else −1 (never fast). A batch row whose |filter_offset·Σx| ≤ the bound
+/// has D + c + filter_offset·Σx exact in int32.
+[[nodiscard]] inline std::int64_t vnni_bcast_fast_bound(const linear_s8_args& a, bool raw) noexcept {
+  bool fast_shift = !raw;
+  for (std::int32_t i = 0; fast_shift && i < (a.per_channel ? a.rows : 1); ++i) fast_shift = a.shift[i] <= -1;
+  if (!fast_shift) return -1;
+  const std::int64_t kio = static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset;
+  std::int64_t cmax = kio < 0 ? -kio : kio;
+  if (a.bias != nullptr) {
+    for (std::int32_t r = 0; r < a.rows; ++r) {
+      const std::int64_t v = a.bias[r] + kio;
+      cmax = (v < 0 ? -v : v) > cmax ? (v < 0 ? -v : v) : cmax;
+    }
+  }
+  const std::int64_t b = (std::int64_t{1} << 31) - 1 - cmax - std::int64_t{32640} * a.cols;
+  return b < 0 ? -1 : b;
+}
+
 /// The batch-lane form over batch rows [0, batches) of `args` (batches ≤ args.batches; the caller runs
 /// the others). `w`/`wstride`: the weight rows. Preconditions: `validate(args) == ok`,
 /// `vnni_bcast_applies(args, wstride, nullptr)`, CPU has AVX-512 F/BW/VL/VNNI. `acc32`: as in
@@ -304,22 +325,7 @@ ARMLOWER_X86_VNNIB inline void linear_s8_bcast_vnni(const linear_s8_args& args, 
   const vnni_requant rq = make_vnni_requant(a);
   alignas(64) std::int32_t xt[vnni_bcast_kblock / 4 * 8];
   const std::ptrdiff_t cols = a.cols;
-  // fast requantization (as `linear_s8_packed_vnni`): every shift ≤ −1 and
-  // max|bias + K·128·fo| + |fo·Σx| + 32640·K < 2^31 (then D + c + bt is exact in int32)
-  bool fast_shift = acc32 == nullptr;
-  for (std::int32_t i = 0; fast_shift && i < (a.per_channel ? a.rows : 1); ++i) fast_shift = a.shift[i] <= -1;
-  std::int64_t fast_bound = -1;
-  if (fast_shift) {
-    const std::int64_t kio = static_cast<std::int64_t>(cols) * a.input_offset * a.filter_offset;
-    std::int64_t cmax = kio < 0 ? -kio : kio;
-    if (a.bias != nullptr) {
-      for (std::int32_t r = 0; r < a.rows; ++r) {
-        const std::int64_t v = a.bias[r] + kio;
-        cmax = (v < 0 ? -v : v) > cmax ? (v < 0 ? -v : v) : cmax;
-      }
-    }
-    fast_bound = (std::int64_t{1} << 31) - 1 - cmax - std::int64_t{32640} * cols;  // < 0: never fast
-  }
+  const std::int64_t fast_bound = vnni_bcast_fast_bound(a, acc32 != nullptr);
   for (std::int32_t b0 = 0; b0 < batches; b0 += 8) {
     const int nb = batches - b0 < 8 ? batches - b0 : 8;
     const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b0) * cols;

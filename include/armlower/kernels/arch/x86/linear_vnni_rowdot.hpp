@@ -28,6 +28,7 @@
 
 #include <armlower/kernels/arch/x86/linear_vnni_bcast.hpp>
 #include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>
+#include <armlower/kernels/arch/x86/linear_vnni_qlane.hpp>
 
 namespace armlower::kernels::detail {
 
@@ -251,16 +252,23 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot_tile(const vnni_rowdot_call& s, std::
 
 /// Row-major AVX-512 VNNI s8 fused linear. `w`/`wstride`: the weight rows (a.weights, a.cols for
 /// `linear_s8`); `c`: folded row constants or null. Preconditions: `validate(a) == ok`, CPU has
-/// AVX-512 F/BW/VL/VNNI. Where `vnni_bcast_applies` (≥ 8 batch rows, input_offset 128, stride ≤ 1024)
-/// the groups of 8 batch rows run the batch-lane form (`linear_vnni_bcast.hpp`), the rest this one.
+/// AVX-512 F/BW/VL/VNNI. Where `vnni_qlane_applies` (≥ 8 batch rows, input_offset 128, ≥ 16 rows,
+/// 512 ≤ K ≤ 65536) the groups of 8 batch rows run the 512-bit batch-lane form (`linear_vnni_qlane.hpp`),
+/// else where `vnni_bcast_applies` (≥ 8 batch rows, input_offset 128, stride ≤ 1024) the 256-bit one
+/// (`linear_vnni_bcast.hpp`); the other batch rows this one.
 /// `acc32`: write raw int32 accumulators + bias there instead of requantizing (`vnni_acc32_out`;
 /// then `args.bias`/`kernel_sum` must be null and `c` null).
 ARMLOWER_X86_VNNIR inline void linear_s8_rowdot_vnni(const linear_s8_args& args, const std::int8_t* w,
                                                      std::ptrdiff_t wstride, const std::int64_t* c,
                                                      vnni_acc32_out* acc32 = nullptr) noexcept {
-  if (vnni_bcast_applies(args, wstride, c)) {  // batch rows in the lanes (groups of 8), no reductions
+  const bool qlane = vnni_qlane_applies(args, c);
+  if (qlane || vnni_bcast_applies(args, wstride, c)) {  // batch rows in the lanes (groups of 8), no reductions
     const std::int32_t b8 = args.batches / 8 * 8;
-    linear_s8_bcast_vnni(args, w, wstride, b8, acc32);
+    if (qlane) {
+      linear_s8_qlane_vnni(args, w, wstride, b8, acc32);
+    } else {
+      linear_s8_bcast_vnni(args, w, wstride, b8, acc32);
+    }
     if (b8 == args.batches) return;
     linear_s8_args rest = args;  // the last < 8 batch rows: this form (rows × K bytes read again)
     rest.batches = args.batches - b8;
