@@ -1,7 +1,8 @@
-// The TOSA interpreter end to end on a CONV2D 1×1 graph (the int8 fully-connected layer as TOSA
-// lowers it: x [batch,1,1,K] int8, CONST weights [N,1,1,K] int8, bias [N] int32, input_zp −128):
-// `run::run` (constants decoded on every run) and `run::session` (decoded once, kernel copies
-// reused), in the same binary and shapes as the kernel rows of linear.bench.cpp.
+// The TOSA interpreter end to end on a CONV2D 1×1 graph (the fully-connected layer as TOSA lowers
+// it): int8 — x [batch,1,1,K] INT8, CONST weights [N,1,1,K] INT8, bias [N] INT32, input_zp −128 —
+// and a16w8 — x INT16, weights INT8, bias [N] INT48, zero points 0, result INT48: `run::run`
+// (constants decoded on every run) and `run::session` (decoded and checked once), in the same
+// binary and shapes as the kernel rows of linear.bench.cpp.
 #include <armlower/run.hpp>
 
 #include <benchmark/benchmark.h>
@@ -18,7 +19,10 @@ namespace run = armlower::run;
 namespace graph = armlower::graph;
 using id = armlower::dtype::id;
 
+/// The CONV2D 1×1 graph of an int8 (`A16` false) or a16w8 (true) linear layer.
+template <bool A16>
 graph::graph conv1x1_graph(int batch, int k, int n) {
+  const id in_t = A16 ? id::i16 : id::i8, acc_t = A16 ? id::i48 : id::i32;
   std::mt19937 g(42);
   std::uniform_int_distribution<int> d8(-128, 127), db(-20000, 20000);
   std::vector<std::int64_t> w(static_cast<std::size_t>(n) * static_cast<std::size_t>(k)), b(static_cast<std::size_t>(n));
@@ -29,32 +33,33 @@ graph::graph conv1x1_graph(int batch, int k, int n) {
     gr.add(run::to_constant(v, name));
     gr.operators.push_back(graph::operation{armlower::tosa::op::const_, {}, {name}, {}});
   };
-  gr.add(graph::tensor{"x", id::i8, {batch, 1, 1, k}, false, {}, std::nullopt});
+  gr.add(graph::tensor{"x", in_t, {batch, 1, 1, k}, false, {}, std::nullopt});
   gr.inputs.push_back("x");
   add_const("w", run::from_ints(id::i8, {n, 1, 1, k}, w));
-  add_const("b", run::from_ints(id::i32, {n}, b));
-  add_const("izp", run::from_ints(id::i8, {1}, {-128}));
+  add_const("b", run::from_ints(acc_t, {n}, b));
+  add_const("izp", run::from_ints(in_t, {1}, {A16 ? 0 : -128}));
   add_const("wzp", run::from_ints(id::i8, {1}, {0}));
-  gr.add(graph::tensor{"y", id::i32, {batch, 1, 1, n}, false, {}, std::nullopt});
+  gr.add(graph::tensor{"y", acc_t, {batch, 1, 1, n}, false, {}, std::nullopt});
   gr.operators.push_back(graph::operation{armlower::tosa::op::conv2d, {"x", "w", "b", "izp", "wzp"}, {"y"},
-                                          graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, id::i32, false}});
+                                          graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, acc_t, false}});
   gr.outputs.push_back("y");
   return gr;
 }
 
+template <bool A16>
 std::vector<run::value> conv1x1_input(int batch, int k) {
   std::mt19937 g(7);
-  std::uniform_int_distribution<int> d8(-128, 127);
+  std::uniform_int_distribution<int> dx(A16 ? -32768 : -128, A16 ? 32767 : 127);
   std::vector<std::int64_t> x(static_cast<std::size_t>(batch) * static_cast<std::size_t>(k));
-  for (auto& v : x) v = d8(g);
-  return {run::from_ints(id::i8, {batch, 1, 1, k}, x)};
+  for (auto& v : x) v = dx(g);
+  return {run::from_ints(A16 ? id::i16 : id::i8, {batch, 1, 1, k}, x)};
 }
 
-template <bool Session>
-void BM_s8_interpreter_graph(benchmark::State& st) {
+template <bool A16, bool Session>
+void BM_interpreter_graph(benchmark::State& st) {
   const int batch = static_cast<int>(st.range(0)), k = static_cast<int>(st.range(1)), n = static_cast<int>(st.range(2));
-  const graph::graph gr = conv1x1_graph(batch, k, n);
-  const auto in = conv1x1_input(batch, k);
+  const graph::graph gr = conv1x1_graph<A16>(batch, k, n);
+  const auto in = conv1x1_input<A16>(batch, k);
   run::session s(gr);
   if (Session && !s.run(in)) {  // first run (decodes the constants) outside the timed loop
     st.SkipWithError("session run failed");
@@ -73,7 +78,9 @@ void BM_s8_interpreter_graph(benchmark::State& st) {
 
 using bench_shapes::args;
 
-BENCHMARK(BM_s8_interpreter_graph<false>)->Name("BM_s8_interpreter_run")->Apply(args);
-BENCHMARK(BM_s8_interpreter_graph<true>)->Name("BM_s8_interpreter_session")->Apply(args);
+BENCHMARK(BM_interpreter_graph<false, false>)->Name("BM_s8_interpreter_run")->Apply(args);
+BENCHMARK(BM_interpreter_graph<false, true>)->Name("BM_s8_interpreter_session")->Apply(args);
+BENCHMARK(BM_interpreter_graph<true, false>)->Name("BM_s16_interpreter_run")->Apply(args);
+BENCHMARK(BM_interpreter_graph<true, true>)->Name("BM_s16_interpreter_session")->Apply(args);
 
 }  // namespace

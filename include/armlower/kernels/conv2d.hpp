@@ -1,8 +1,9 @@
 /// @file armlower/kernels/conv2d.hpp
 /// TOSA CONV2D (the TOSA form of a linear layer is RESHAPE → CONV2D 1×1 → RESCALE): NHWC input,
 /// OHWI weights, bias, input/weight zero points, pad/stride/dilation. A generic path for every
-/// supported type row (what the TOSA interpreter calls) and a fast path for int8 1×1 convolutions
-/// with stride 1, dilation 1 and no padding (a GEMM; AVX2 on x86 hosts).
+/// supported type row (what the TOSA interpreter calls) and fast paths for int8 and s16 × s8 1×1
+/// convolutions with stride 1, dilation 1 and no padding (a GEMM; on x86 hosts AVX-512 VNNI, int8
+/// also AVX2).
 ///
 /// Source: TOSA 1.0 specification, CONV2D (pseudocode `operators/CONV2D.tosac`). Type rows implemented
 /// (in_t, weight_t, out_t = acc_t) with their C++ storage:
@@ -227,10 +228,76 @@ inline status conv2d_1x1_s8(const conv2d_shape& s, const std::int8_t* input, con
   return status::ok;
 }
 
+#if defined(ARMLOWER_KERNELS_HAVE_X86)
+/// One MR × NR tile (batch positions [m0, m0 + MR), output channels [r0, r0 + NR), clamped) of the
+/// s16 × s8 1×1 CONV2D: exact int64 sums from `vnni_s16_kernel` (`arch/x86/linear_s16_vnni.hpp`),
+/// REQUIRE acc and acc + bias within int48, stored. False on a REQUIRE failure.
+template <int MR, int NR>
+[[nodiscard]] bool conv2d_1x1_s16_tile(const linear_s16_args& a, std::int32_t r0, std::int32_t m0,
+                                       const std::int64_t* bias, std::int32_t bias_size, std::int64_t* out) noexcept {
+  alignas(64) std::int64_t sum[MR * 8] = {};
+  for (std::ptrdiff_t k0 = 0; k0 < a.cols; k0 += vnni_s16_block) {
+    const std::ptrdiff_t k1 = k0 + vnni_s16_block < a.cols ? k0 + vnni_s16_block : a.cols;
+    vnni_s16_kernel<MR, NR>(a, r0, m0, k0, k1, sum);
+  }
+  using lim = int_out_traits<std::int64_t>;
+  const int nv = a.rows - r0 < NR ? a.rows - r0 : NR;
+  for (int m = 0; m < MR; ++m) {
+    for (int i = 0; i < nv; ++i) {
+      const std::int64_t acc = sum[8 * m + i];
+      if (acc < lim::min || acc > lim::max) return false;
+      const std::int64_t v = acc + bias[bias_size == 1 ? 0 : r0 + i];
+      if (v < lim::min || v > lim::max) return false;
+      out[static_cast<std::ptrdiff_t>(m0 + m) * a.rows + r0 + i] = v;
+    }
+  }
+  return true;
+}
+
+/// Fast s16 × s8 → INT48 1×1 CONV2D (stride 1, dilation 1, no pad, input_zp 0 as TOSA requires for
+/// INT16, weight_zp 0) on x86 hosts with AVX-512 F/BW/VL/DQ/VNNI: the `vpdpwssd` microkernel of
+/// `linear_s16` (`arch/x86/linear_s16_vnni.hpp`, exact for any K) over the M = n·ih·iw positions, its
+/// tiles (weight rows outer, 3 batch rows × 8 channels; ≤ 4 channels 4 × 4), then the generic path's
+/// REQUIREs. Precondition: `x86_has_avx512_vnni_dq()`.
+/// @return `value_out_of_range` (REQUIRE: accumulator or accumulator + bias outside int48), else `ok`.
+[[nodiscard]] inline status conv2d_1x1_s16(const conv2d_shape& s, const std::int16_t* input, const std::int8_t* weight,
+                                           const std::int64_t* bias, std::int64_t* output) noexcept {
+  const std::int64_t m = std::int64_t{s.n} * s.ih * s.iw;
+  linear_s16_args a;
+  a.weights = weight;
+  a.rows = s.oc;
+  a.cols = s.ic;
+  constexpr std::int64_t chunk = std::int64_t{1} << 24;  // int32 batch counts
+  for (std::int64_t p0 = 0; p0 < m; p0 += chunk) {
+    a.batches = static_cast<std::int32_t>(m - p0 < chunk ? m - p0 : chunk);
+    a.input = input + p0 * s.ic;
+    std::int64_t* out = output + p0 * s.oc;
+    bool ok = true;
+    if (a.rows > 4) {
+      const std::int32_t m3 = a.batches / 3 * 3;
+      for (std::int32_t r0 = 0; ok && r0 < a.rows; r0 += 8) {
+        for (std::int32_t g = 0; ok && g < m3; g += 3) ok = conv2d_1x1_s16_tile<3, 8>(a, r0, g, bias, s.bias_size, out);
+        if (ok && a.batches - m3 == 1) ok = conv2d_1x1_s16_tile<1, 8>(a, r0, m3, bias, s.bias_size, out);
+        if (ok && a.batches - m3 == 2) ok = conv2d_1x1_s16_tile<2, 8>(a, r0, m3, bias, s.bias_size, out);
+      }
+    } else {
+      const std::int32_t m4 = a.batches / 4 * 4;
+      for (std::int32_t g = 0; ok && g < m4; g += 4) ok = conv2d_1x1_s16_tile<4, 4>(a, 0, g, bias, s.bias_size, out);
+      if (ok && a.batches - m4 == 1) ok = conv2d_1x1_s16_tile<1, 4>(a, 0, m4, bias, s.bias_size, out);
+      if (ok && a.batches - m4 == 2) ok = conv2d_1x1_s16_tile<2, 4>(a, 0, m4, bias, s.bias_size, out);
+      if (ok && a.batches - m4 == 3) ok = conv2d_1x1_s16_tile<3, 4>(a, 0, m4, bias, s.bias_size, out);
+    }
+    if (!ok) return status::value_out_of_range;
+  }
+  return status::ok;
+}
+#endif
+
 }  // namespace detail
 
 /// TOSA CONV2D: `out[n,oy,ox,oc] = Σ_{ky,kx,ic in bounds} (in − input_zp)·(w − weight_zp) + bias[BC==1 ? 0 : oc]`;
-/// padding contributes 0 (not input_zp). Chooses the fast int8 1×1 path when it applies.
+/// padding contributes 0 (not input_zp). Chooses the fast int8 1×1 path when it applies, and for
+/// s16 × s8 → INT48 1×1 with weight_zp 0 the AVX-512 VNNI one (`detail::conv2d_1x1_s16`) where the CPU has it.
 /// @tparam In, W, Out `storage_t` of a CONV2D type row's input, weight and accumulator dtypes (the
 ///   interpreter names them from `tosa::rows_of(op::conv2d)`); `dot_storage` states what compiles.
 /// @param output [n, oh, ow, oc] (`conv2d_output_size`)
@@ -261,6 +328,13 @@ template <class In, class W, class Out>
       return detail::conv2d_1x1_s8(s, input, weight, bias, input_zp, weight_zp, output);
     }
   }
+#if defined(ARMLOWER_KERNELS_HAVE_X86)
+  if constexpr (std::is_same_v<In, std::int16_t> && std::is_same_v<W, std::int8_t> && std::is_same_v<Out, std::int64_t>) {
+    if (detail::is_conv2d_1x1(s) && weight_zp == 0 && detail::x86_has_avx512_vnni_dq()) {
+      return detail::conv2d_1x1_s16(s, input, weight, bias, output);
+    }
+  }
+#endif
   using acc_t = std::conditional_t<is_float, float, std::int64_t>;
   for (std::int32_t n = 0; n < s.n; ++n) {
     for (std::int32_t oy = 0; oy < oh; ++oy) {
