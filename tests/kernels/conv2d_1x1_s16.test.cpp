@@ -93,8 +93,8 @@ TEST_CASE("CONV2D s16 x s8 -> INT48 1x1 == TOSA pseudocode (random shapes, bias,
   // batch positions spread over N, H, W (M = 2·3·4 = 24: whole 3- and 4-row tiles)
   {
     const auto s = shape_1x1(2, 3, 4, 70, 12, 12);
-    std::vector<std::int16_t> x(24 * 70);
-    std::vector<std::int8_t> w(12 * 70);
+    std::vector<std::int16_t> x(std::size_t{24} * 70);
+    std::vector<std::int8_t> w(std::size_t{12} * 70);
     std::vector<std::int64_t> b(12);
     for (auto& v : x) v = static_cast<std::int16_t>(d16(rng));
     for (auto& v : w) v = static_cast<std::int8_t>(d8(rng));
@@ -103,7 +103,7 @@ TEST_CASE("CONV2D s16 x s8 -> INT48 1x1 == TOSA pseudocode (random shapes, bias,
     check(s, x, w, b, 7);  // weight_zp != 0: the generic path (same pseudocode)
     auto s3 = s;           // a 3x3 kernel: not 1x1, the generic path
     s3.kh = 3, s3.kw = 3, s3.pad = {1, 1, 1, 1};
-    std::vector<std::int8_t> w3(12 * 9 * 70);
+    std::vector<std::int8_t> w3(std::size_t{12} * 9 * 70);
     for (auto& v : w3) v = static_cast<std::int8_t>(d8(rng));
     const std::int64_t m = 24;
     std::vector<std::int64_t> out(static_cast<std::size_t>(m * 12));

@@ -173,7 +173,7 @@ TEST_CASE("session: a prepared CONV2D (checked once) still reports the data-depe
   const auto w = g.g.find("w");
   REQUIRE(w != nullptr);
   const auto wv = run::from_constant(*w);
-  for (std::size_t k = 0; k < 70; ++k) up[140 + k] = wv.ints[17 * 70 + k] > 0 ? 127 : -128;
+  for (std::size_t k = 0; k < 70; ++k) up[140 + k] = wv.ints[std::size_t{17} * 70 + k] > 0 ? 127 : -128;
   int failures = 0;
   const std::vector<std::int64_t> zeros(210, 0);
   for (const auto& xs : {zeros, up, zeros, up}) {

@@ -52,7 +52,9 @@ TEST_CASE("integers are held at their dtype's storage width; from_ints of that t
       {id::boolean, run::int_width::w8}, {id::i4, run::int_width::w8},   {id::i8, run::int_width::w8},
       {id::i16, run::int_width::w16},    {id::i32, run::int_width::w32}, {id::i48, run::int_width::w64},
       {id::i64, run::int_width::w64},    {id::shape, run::int_width::w64}};
-  for (const auto& [t, w] : widths) {
+  for (const auto& tw : widths) {
+    const id t = tw.first;  // (not a structured binding: CAPTURE below takes it by reference)
+    const run::int_width w = tw.second;
     CAPTURE(armlower::dtype::name(t));
     CHECK(run::int_width_of(t) == w);
     CHECK(run::element_bytes(t) == run::width_bytes(w));

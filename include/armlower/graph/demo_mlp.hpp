@@ -29,7 +29,7 @@ namespace armlower::graph {
     l.out_features = dims[i + 1];
     std::normal_distribution<float> w(0.0f, 1.0f / std::sqrt(static_cast<float>(dims[i])));
     std::normal_distribution<float> b(0.0f, 0.1f);
-    l.weight.resize(static_cast<std::size_t>(dims[i] * dims[i + 1]));
+    l.weight.resize(static_cast<std::size_t>(dims[i]) * static_cast<std::size_t>(dims[i + 1]));
     for (auto& v : l.weight) v = w(rng);
     l.bias.resize(static_cast<std::size_t>(dims[i + 1]));
     for (auto& v : l.bias) v = b(rng);

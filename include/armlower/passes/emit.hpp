@@ -170,9 +170,9 @@ constexpr std::array<dtype::id, tosa::describe(O).n_slots> row_of(const std::arr
   constexpr const auto& d = tosa::describe(O);
   std::array<dtype::id, d.n_slots> r{};
   for (std::size_t i = 0; i < d.n_in; ++i)
-    if (d.in_[i].slot >= 0) r[static_cast<std::size_t>(d.in_[i].slot)] = ds[i];
+    if (d.in_[i].slot >= 0) r[static_cast<std::size_t>(static_cast<unsigned char>(d.in_[i].slot))] = ds[i];
   for (std::size_t i = 0; i < d.n_out; ++i)
-    if (d.out_[i].slot >= 0) r[static_cast<std::size_t>(d.out_[i].slot)] = ds[d.n_in + i];
+    if (d.out_[i].slot >= 0) r[static_cast<std::size_t>(static_cast<unsigned char>(d.out_[i].slot))] = ds[d.n_in + i];
   return r;
 }
 
@@ -211,9 +211,9 @@ inline void emit_core(emission_state& ctx, tosa::op o, std::span<const handle_vi
   if (run_time_check) {
     std::array<dtype::id, tosa::max_slots> row{};
     for (std::size_t i = 0; i < d.n_in; ++i)
-      if (d.in_[i].slot >= 0) row[static_cast<std::size_t>(d.in_[i].slot)] = hs[i].type;
+      if (d.in_[i].slot >= 0) row[static_cast<std::size_t>(static_cast<unsigned char>(d.in_[i].slot))] = hs[i].type;
     for (std::size_t i = 0; i < d.n_out; ++i)
-      if (d.out_[i].slot >= 0) row[static_cast<std::size_t>(d.out_[i].slot)] = hs[d.n_in + i].type;
+      if (d.out_[i].slot >= 0) row[static_cast<std::size_t>(static_cast<unsigned char>(d.out_[i].slot))] = hs[d.n_in + i].type;
     const auto c = tosa::check(ctx.target(), o, std::span<const dtype::id>(row.data(), d.n_slots));
     if (!c.ok()) ctx.fail(errc::not_legal, d.name, first_result, std::string(c.reason()));
   }

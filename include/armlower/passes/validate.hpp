@@ -88,9 +88,9 @@ struct validator {
     std::array<dtype::id, tosa::max_slots> ts{};
     std::string last;
     for (std::size_t k = 0; k < d.n_in; ++k)
-      if (d.in_[k].slot >= 0) ts[static_cast<std::size_t>(d.in_[k].slot)] = get(o.inputs[k])->type;
+      if (d.in_[k].slot >= 0) ts[static_cast<std::size_t>(static_cast<unsigned char>(d.in_[k].slot))] = get(o.inputs[k])->type;
     for (std::size_t k = 0; k < d.n_out; ++k)
-      if (d.out_[k].slot >= 0) ts[static_cast<std::size_t>(d.out_[k].slot)] = get(o.outputs[k])->type;
+      if (d.out_[k].slot >= 0) ts[static_cast<std::size_t>(static_cast<unsigned char>(d.out_[k].slot))] = get(o.outputs[k])->type;
     for (std::size_t k = 0; k < d.n_in; ++k)
       if (d.in_[k].slot == d.n_slots - 1) last = o.inputs[k];
     for (std::size_t k = 0; k < d.n_out; ++k)

@@ -154,7 +154,7 @@ __attribute__((target("avx2,fma"))) inline void calib_tile_avx2(const float* x, 
   #pragma GCC unroll 32
   for (int i = 0; i < MR; ++i)
     #pragma GCC unroll 32
-    for (int j = 0; j < 4; ++j) _mm256_storeu_ps(tile + static_cast<std::size_t>(i) * calib_panel + 8 * j, sum[i][j]);
+    for (int j = 0; j < 4; ++j) _mm256_storeu_ps(tile + static_cast<std::size_t>(i) * calib_panel + std::ptrdiff_t{8} * j, sum[i][j]);
 }
 
 /// AVX-512F tile: MR rows × 32 columns (2 zmm per row).
@@ -279,15 +279,15 @@ __attribute__((target("avx2,fma"))) inline void calib_exact_tile_avx2(const doub
   static_assert(MR == 1);
   __m256d acc[8];
 #pragma GCC unroll 8
-  for (int j = 0; j < 8; ++j) acc[j] = _mm256_loadu_pd(b0 + 4 * j);
+  for (int j = 0; j < 8; ++j) acc[j] = _mm256_loadu_pd(b0 + std::ptrdiff_t{4} * j);
   for (std::size_t kk = 0; kk < k; ++kk) {
     const float* wk = panel + kk * calib_panel;
     const __m256d xv = _mm256_broadcast_sd(xd + kk);
 #pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) acc[j] = _mm256_fmadd_pd(xv, _mm256_cvtps_pd(_mm_loadu_ps(wk + 4 * j)), acc[j]);
+    for (int j = 0; j < 8; ++j) acc[j] = _mm256_fmadd_pd(xv, _mm256_cvtps_pd(_mm_loadu_ps(wk + std::ptrdiff_t{4} * j)), acc[j]);
   }
 #pragma GCC unroll 8
-  for (int j = 0; j < 8; ++j) _mm256_storeu_pd(tile + 4 * j, acc[j]);
+  for (int j = 0; j < 8; ++j) _mm256_storeu_pd(tile + std::ptrdiff_t{4} * j, acc[j]);
 }
 
 /// AVX-512F exact tile: MR rows × 32 outputs (4 zmm chains per row).
@@ -299,12 +299,12 @@ __attribute__((target("avx512f,avx2,fma"))) inline void calib_exact_tile_avx512(
 #pragma GCC unroll 8
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 4
-    for (int j = 0; j < 4; ++j) acc[i][j] = _mm512_loadu_pd(b0 + 8 * j);
+    for (int j = 0; j < 4; ++j) acc[i][j] = _mm512_loadu_pd(b0 + std::ptrdiff_t{8} * j);
   for (std::size_t kk = 0; kk < k; ++kk) {
     const float* wk = panel + kk * calib_panel;
     __m512d w[4];
 #pragma GCC unroll 4
-    for (int j = 0; j < 4; ++j) w[j] = _mm512_maskz_cvtps_pd(0xFF, _mm256_loadu_ps(wk + 8 * j));  // maskz: GCC 12 warns on the unmasked form
+    for (int j = 0; j < 4; ++j) w[j] = _mm512_maskz_cvtps_pd(0xFF, _mm256_loadu_ps(wk + std::ptrdiff_t{8} * j));  // maskz: GCC 12 warns on the unmasked form
 #pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) {
       const __m512d xv = _mm512_set1_pd(xd[static_cast<std::size_t>(i) * k + kk]);
@@ -315,7 +315,7 @@ __attribute__((target("avx512f,avx2,fma"))) inline void calib_exact_tile_avx512(
 #pragma GCC unroll 8
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 4
-    for (int j = 0; j < 4; ++j) _mm512_storeu_pd(tile + static_cast<std::size_t>(i) * calib_panel + 8 * j, acc[i][j]);
+    for (int j = 0; j < 4; ++j) _mm512_storeu_pd(tile + static_cast<std::size_t>(i) * calib_panel + std::ptrdiff_t{8} * j, acc[i][j]);
 }
 #endif
 

@@ -81,7 +81,7 @@ template <class T>
   } else {
     return v.ints.visit([](auto s) {
       std::vector<T> r(s.size());
-      for (std::size_t i = 0; i < r.size(); ++i) r[i] = static_cast<T>(s[i]);
+      for (std::size_t i = 0; i < r.size(); ++i) r[i] = static_cast<T>(s[i]);  // NOLINT(bugprone-signed-char-misuse): int8 sign-extends
       return r;
     });
   }
@@ -163,7 +163,7 @@ void kernel_elements_into(const value& v, std::vector<T>& out) {
       T* o = out.data();
       const auto* x = s.data();
       const std::size_t n = s.size();
-      for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<T>(x[i]);
+      for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<T>(x[i]);  // NOLINT(bugprone-signed-char-misuse): int8 sign-extends
     });
   }
 }

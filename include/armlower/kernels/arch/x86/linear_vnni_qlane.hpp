@@ -88,11 +88,12 @@ ARMLOWER_X86_VNNIQ inline void vnni_qlane_transpose(const std::int8_t* x, std::p
     }
     for (int h = 0; h < 2; ++h) {  // batch rows 4h..4h+3: the 32-byte half h of pairs c/8 .. c/8 + 3
       // per 128-bit lane: [row 4h q0, row 4h+1 q0 | … q2] and [… q1 | … q3] (q = 8-byte column group)
-      const __m256i t0 = _mm256_unpacklo_epi64(r[4 * h], r[4 * h + 1]);
-      const __m256i t1 = _mm256_unpackhi_epi64(r[4 * h], r[4 * h + 1]);
-      const __m256i t2 = _mm256_unpacklo_epi64(r[4 * h + 2], r[4 * h + 3]);
-      const __m256i t3 = _mm256_unpackhi_epi64(r[4 * h + 2], r[4 * h + 3]);
-      std::int8_t* o = xt + (c / 8) * 64 + 32 * h;
+      const std::ptrdiff_t b = std::ptrdiff_t{4} * h;
+      const __m256i t0 = _mm256_unpacklo_epi64(r[b], r[b + 1]);
+      const __m256i t1 = _mm256_unpackhi_epi64(r[b], r[b + 1]);
+      const __m256i t2 = _mm256_unpacklo_epi64(r[b + 2], r[b + 3]);
+      const __m256i t3 = _mm256_unpackhi_epi64(r[b + 2], r[b + 3]);
+      std::int8_t* o = xt + (c / 8) * 64 + std::ptrdiff_t{32} * h;
       _mm256_store_si256(reinterpret_cast<__m256i*>(o), _mm256_xor_si256(_mm256_permute2x128_si256(t0, t2, 0x20), flip));
       _mm256_store_si256(reinterpret_cast<__m256i*>(o + 64), _mm256_xor_si256(_mm256_permute2x128_si256(t1, t3, 0x20), flip));
       _mm256_store_si256(reinterpret_cast<__m256i*>(o + 128), _mm256_xor_si256(_mm256_permute2x128_si256(t0, t2, 0x31), flip));
