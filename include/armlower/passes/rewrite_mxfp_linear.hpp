@@ -99,7 +99,7 @@ struct mx_linear {
   }
   const std::int32_t cp = (ci + bs - 1) / bs * bs;
   const auto B = leading_product(x.shape);
-  const std::string base = y_name;
+  const std::string& base = y_name;
 
   // Weights -> [1, Co, Cp] codes + [1, Co, Cp/32] E8M0 scales, zero columns for the padding.
   wbuf.assign(static_cast<std::size_t>(co) * static_cast<std::size_t>(cp), 0.0f);
