@@ -82,6 +82,30 @@ template <int MB, int G>
 #define ARMLOWER_WV(q) _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>((q) + p * 16)))
 #define ARMLOWER_XB(m) pairs_bcast_avx2(xb + (m) * avx2_pairs_kb + 2 * p)
 #define ARMLOWER_MAC(A, W, X) (A) = _mm256_add_epi32((A), _mm256_madd_epi16((W), (X)))
+  if constexpr (G == 1 && MB <= 4) {
+    // ≤ 4 accumulators: even pairs into a0..a3, odd pairs into a4..a7 (two independent add chains)
+    for (std::ptrdiff_t p = 0; p < np; p += 2) {
+      const __m256i w0 = ARMLOWER_WV(w), w1 = ARMLOWER_WV(w + 16);
+      ARMLOWER_MAC(a0, w0, ARMLOWER_XB(0));
+      ARMLOWER_MAC(a4, w1, pairs_bcast_avx2(xb + 2 * p + 2));
+      if constexpr (MB > 1) {
+        ARMLOWER_MAC(a1, w0, ARMLOWER_XB(1));
+        ARMLOWER_MAC(a5, w1, pairs_bcast_avx2(xb + avx2_pairs_kb + 2 * p + 2));
+      }
+      if constexpr (MB > 2) {
+        ARMLOWER_MAC(a2, w0, ARMLOWER_XB(2));
+        ARMLOWER_MAC(a6, w1, pairs_bcast_avx2(xb + 2 * avx2_pairs_kb + 2 * p + 2));
+      }
+      if constexpr (MB > 3) {
+        ARMLOWER_MAC(a3, w0, ARMLOWER_XB(3));
+        ARMLOWER_MAC(a7, w1, pairs_bcast_avx2(xb + 3 * avx2_pairs_kb + 2 * p + 2));
+      }
+    }
+    a0 = _mm256_add_epi32(a0, a4);
+    a1 = _mm256_add_epi32(a1, a5);
+    a2 = _mm256_add_epi32(a2, a6);
+    a3 = _mm256_add_epi32(a3, a7);
+  } else {
   for (std::ptrdiff_t p = 0; p < np; ++p) {
     if constexpr (G == 1) {
       const __m256i w0 = ARMLOWER_WV(w);
@@ -133,6 +157,7 @@ template <int MB, int G>
       }
     }
   }
+  }
 #undef ARMLOWER_MAC
 #undef ARMLOWER_XB
 #undef ARMLOWER_WV
@@ -161,6 +186,44 @@ template <int MB, int G>
 /// accumulators + G weight vectors + 1 broadcast fit the 16 ymm registers).
 template <int MB>
 inline constexpr int pairs_groups_avx2 = MB >= 5 ? 1 : MB >= 3 ? 2 : 4;
+
+/// Output channels r0..r0+7 of batch rows b0..b0+MB−1: acc = row constant (kernel_sum, or bias, or 0)
+/// + part[m][0..8) + filter_offset·xsum[m], requantized 8 channels at a time (the row constants
+/// loaded once for the MB rows); a pair of 4 outside int32 runs `requantize_row_s8`.
+template <int MB>
+ARMLOWER_X86_AVX2 inline void requant_group8_s8_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
+                                                     std::int32_t r0, const std::int64_t* part,
+                                                     const std::int64_t* xsum, std::int32_t b0) noexcept {
+  __m256i clo = _mm256_setzero_si256(), chi = clo;
+  const std::int32_t* cs = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;
+  if (cs != nullptr) {
+    clo = _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(cs + r0)));
+    chi = _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(cs + r0 + 4)));
+  }
+  __m256i qlo, shlo, rndlo, qhi, shhi, rndhi;
+  requant_consts4_s8_avx2(a, rc, r0, qlo, shlo, rndlo);
+  requant_consts4_s8_avx2(a, rc, r0 + 4, qhi, shhi, rndhi);
+  for (int m = 0; m < MB; ++m) {
+    const __m256i fx = _mm256_set1_epi64x(static_cast<std::int64_t>(a.filter_offset) * xsum[m]);
+    const __m256i vlo = _mm256_add_epi64(_mm256_add_epi64(clo, fx), _mm256_load_si256(reinterpret_cast<const __m256i*>(part + m * 8)));
+    const __m256i vhi = _mm256_add_epi64(_mm256_add_epi64(chi, fx), _mm256_load_si256(reinterpret_cast<const __m256i*>(part + m * 8 + 4)));
+    std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0;
+    if (!in_int32_avx2(vlo) || !in_int32_avx2(vhi)) {
+      alignas(32) std::int64_t v[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(v), vlo);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(v + 4), vhi);
+      for (int i = 0; i < 8; ++i) y[i] = requantize_row_s8(a, r0 + i, v[i]);
+      continue;
+    }
+    const __m256i ylo = requant_core4_s8_avx2(rc, vlo, qlo, shlo, rndlo);
+    const __m256i yhi = requant_core4_s8_avx2(rc, vhi, qhi, shhi, rndhi);
+    // dwords (lo0, hi0, lo1, hi1, …) → (lo0..lo3, hi0..hi3) → int8
+    const __m256i y32 = _mm256_permutevar8x32_epi32(_mm256_blend_epi32(ylo, _mm256_slli_epi64(yhi, 32), 0xAA),
+                                                    _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+    const __m128i y16 = _mm_packs_epi32(_mm256_castsi256_si128(y32), _mm256_extracti128_si256(y32, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(y), _mm_packs_epi16(y16, y16));
+  }
+}
 
 /// Batch rows b0 .. b0+MB−1 of `linear_s8_pairs_avx2`.
 template <int MB>
@@ -197,6 +260,10 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
     for (std::ptrdiff_t g = 0; g < gn; ++g) {
       const auto r0 = static_cast<std::int32_t>((g0 + g) * 8);
       const int nr = a.rows - r0 < 8 ? a.rows - r0 : 8;
+      if (nr == 8) {
+        requant_group8_s8_avx2<MB>(a, rc, r0, part + g * MB * 8, xsum, b0);
+        continue;
+      }
       std::int64_t cst[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       for (int i = 0; i < nr; ++i) cst[i] = ks ? a.kernel_sum[r0 + i] : (a.bias != nullptr ? a.bias[r0 + i] : 0);
       for (int m = 0; m < MB; ++m) {
