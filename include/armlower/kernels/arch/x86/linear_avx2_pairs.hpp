@@ -72,7 +72,8 @@ ARMLOWER_X86_AVX2 inline __m256i pairs_bcast_avx2(const std::int16_t* q) noexcep
 template <int MB, int G>
 [[gnu::noinline]] ARMLOWER_X86_AVX2 inline void pairs_block_avx2(const std::int16_t* xb, const std::int8_t* w,
                                                                 std::ptrdiff_t gstride, std::ptrdiff_t np,
-                                                                std::int64_t* part, bool first) noexcept {
+                                                                std::int64_t* part, std::ptrdiff_t gpart,
+                                                                bool first) noexcept {
   static_assert(MB >= 1 && (G == 1 || G == 2 || G == 4) && MB * G <= 8);
   constexpr int S = 8 / G;  // accumulator index stride between groups
   __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
@@ -169,7 +170,7 @@ template <int MB, int G>
   for (int g = 0; g < G; ++g) {
     for (int m = 0; m < MB; ++m) {
       const std::int32_t* acc = fin[g * S + m];
-      auto* pv = reinterpret_cast<__m256i*>(part + (g * MB + m) * 8);
+      auto* pv = reinterpret_cast<__m256i*>(part + g * gpart + m * 8);
       __m256i lo = _mm256_cvtepi32_epi64(_mm_load_si128(reinterpret_cast<const __m128i*>(acc)));
       __m256i hi = _mm256_cvtepi32_epi64(_mm_load_si128(reinterpret_cast<const __m128i*>(acc + 4)));
       if (!first) {
@@ -254,8 +255,9 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
       const std::ptrdiff_t np = (n + 15) / 16 * 8;
       const std::int8_t* w = packed + g0 * gstride + k0 * 8;  // k0/2 pairs × 16 bytes
       std::ptrdiff_t g = 0;
-      for (; g + G <= gn; g += G) pairs_block_avx2<MB, G>(xb, w + g * gstride, gstride, np, part + g * MB * 8, k0 == 0);
-      for (; g < gn; ++g) pairs_block_avx2<MB, 1>(xb, w + g * gstride, gstride, np, part + g * MB * 8, k0 == 0);
+      constexpr std::ptrdiff_t gp = MB * 8;  // part elements per group
+      for (; g + G <= gn; g += G) pairs_block_avx2<MB, G>(xb, w + g * gstride, gstride, np, part + g * gp, gp, k0 == 0);
+      for (; g < gn; ++g) pairs_block_avx2<MB, 1>(xb, w + g * gstride, gstride, np, part + g * gp, gp, k0 == 0);
     }
     for (std::ptrdiff_t g = 0; g < gn; ++g) {
       const auto r0 = static_cast<std::int32_t>((g0 + g) * 8);
