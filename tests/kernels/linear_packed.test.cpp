@@ -307,9 +307,10 @@ TEST_CASE("packed s8 AVX2 column-pair kernel: batch blocks, row/K tails, K block
   MESSAGE("AVX2 packed kernel runs natively: " << (k::linear_s8_packed_native(k::linear_path::x86_avx2) ? "yes" : "no"));
   prng r{std::mt19937_64(148)};
   // batch: remainders 1..7 and blocks of 8; cols: K tails (pairs, 16-column padding) and the edges
-  // of the 1024-column K blocks; rows: group (8) tails and the 64-channel passes
+  // of the K blocks (8192/MB rounded down to 16 columns: 1024 for 8 rows, 2720 for 3, 8192 for 1);
+  // rows: group (8) tails and the 64-channel passes
   const int batch_values[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17};
-  const int col_values[] = {1, 2, 3, 15, 16, 17, 31, 1023, 1024, 1025, 2048, 2049};
+  const int col_values[] = {1, 2, 3, 15, 16, 17, 31, 1023, 1024, 1025, 2048, 2049, 2721, 8193};
   const int row_values[] = {1, 3, 7, 8, 9, 16, 17, 63, 64, 65, 72, 129};
   int n = 0;
   for (const int batches : batch_values) {

@@ -14,9 +14,9 @@
 /// so there is no horizontal reduction and the requantization runs across the 8 channels
 /// (`requant4_s8_avx2`).
 ///
-/// Exactness: |x + xoff| ≤ 383 and |w| ≤ 128, so one `vpmaddwd` lane is ≤ 2·383·128 < 2^17 and
-/// an int32 lane summed over one K block (`avx2_pairs_kb` = 1024 columns = 512 pairs) is < 2^26;
-/// the blocks are added in int64 (`part`), so any K is exact.
+/// Exactness: |x + xoff| ≤ 383 and |w| ≤ 128, so one `vpmaddwd` lane is ≤ 2·383·128 = 98048 and an
+/// int32 lane summed over one K block (`avx2_pairs_kb<MB>` ≤ 8192 columns = 4096 pairs) is
+/// ≤ 4096·98048 < 2^29; the blocks are added in int64 (`part`), so any K is exact.
 #pragma once
 
 #include <cstddef>
@@ -32,21 +32,24 @@ namespace armlower::kernels::detail {
 
 #define ARMLOWER_X86_AVX2 __attribute__((target("avx2")))
 
-/// Columns per K block (the widened-input buffer holds MB·1024 int16 ≤ 16 KiB: it stays in L1).
-inline constexpr std::ptrdiff_t avx2_pairs_kb = 1024;
+/// Columns per K block for MB batch rows (a multiple of 16): the widened-input buffer holds MB·KB ≤ 8192 int16 = 16 KiB
+/// (stays in L1); one block covers K ≤ 8192/MB, so each group of weights is one contiguous stream
+/// (batch 1: up to 8192 columns).
+template <int MB>
+inline constexpr std::ptrdiff_t avx2_pairs_kb = 8192 / MB / 16 * 16;
 /// Groups of 8 channels per pass over K (the int64 block sums `part` hold 8·MB·8 ≤ 4 KiB; the input is
 /// re-widened once per pass, 1/64 of the weight work).
 inline constexpr std::ptrdiff_t avx2_pairs_sg = 8;
 
-/// Writes (x[m][k0 + j] + xoff) for j < n (n ≤ avx2_pairs_kb), then zeros up to the next multiple of 16,
-/// into row m of `xb` (stride avx2_pairs_kb), for the MB rows of `x` (stride cols).
+/// Writes (x[m][k0 + j] + xoff) for j < n (n ≤ avx2_pairs_kb<MB>), then zeros up to the next multiple of 16,
+/// into row m of `xb` (stride avx2_pairs_kb<MB>), for the MB rows of `x` (stride cols).
 template <int MB>
 ARMLOWER_X86_AVX2 inline void pairs_widen_x_avx2(const std::int8_t* x, std::ptrdiff_t cols, std::ptrdiff_t k0,
                                                  std::ptrdiff_t n, std::int16_t xoff, std::int16_t* xb) noexcept {
   const __m256i off = _mm256_set1_epi16(xoff);
   for (int m = 0; m < MB; ++m) {
     const std::int8_t* xr = x + m * cols + k0;
-    std::int16_t* d = xb + m * avx2_pairs_kb;
+    std::int16_t* d = xb + m * avx2_pairs_kb<MB>;
     std::ptrdiff_t j = 0;
     for (; j + 16 <= n; j += 16) {
       _mm256_store_si256(reinterpret_cast<__m256i*>(d + j),
@@ -81,7 +84,7 @@ template <int MB, int G>
   const std::int8_t* w2p = w + (G > 2 ? 2 * gstride : 0);
   const std::int8_t* w3p = w + (G > 2 ? 3 * gstride : 0);
 #define ARMLOWER_WV(q) _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>((q) + p * 16)))
-#define ARMLOWER_XB(m) pairs_bcast_avx2(xb + (m) * avx2_pairs_kb + 2 * p)
+#define ARMLOWER_XB(m) pairs_bcast_avx2(xb + (m) * avx2_pairs_kb<MB> + 2 * p)
 #define ARMLOWER_MAC(A, W, X) (A) = _mm256_add_epi32((A), _mm256_madd_epi16((W), (X)))
   if constexpr (G == 1 && MB <= 4) {
     // ≤ 4 accumulators: even pairs into a0..a3, odd pairs into a4..a7 (two independent add chains)
@@ -91,15 +94,15 @@ template <int MB, int G>
       ARMLOWER_MAC(a4, w1, pairs_bcast_avx2(xb + 2 * p + 2));
       if constexpr (MB > 1) {
         ARMLOWER_MAC(a1, w0, ARMLOWER_XB(1));
-        ARMLOWER_MAC(a5, w1, pairs_bcast_avx2(xb + avx2_pairs_kb + 2 * p + 2));
+        ARMLOWER_MAC(a5, w1, pairs_bcast_avx2(xb + avx2_pairs_kb<MB> + 2 * p + 2));
       }
       if constexpr (MB > 2) {
         ARMLOWER_MAC(a2, w0, ARMLOWER_XB(2));
-        ARMLOWER_MAC(a6, w1, pairs_bcast_avx2(xb + 2 * avx2_pairs_kb + 2 * p + 2));
+        ARMLOWER_MAC(a6, w1, pairs_bcast_avx2(xb + 2 * avx2_pairs_kb<MB> + 2 * p + 2));
       }
       if constexpr (MB > 3) {
         ARMLOWER_MAC(a3, w0, ARMLOWER_XB(3));
-        ARMLOWER_MAC(a7, w1, pairs_bcast_avx2(xb + 3 * avx2_pairs_kb + 2 * p + 2));
+        ARMLOWER_MAC(a7, w1, pairs_bcast_avx2(xb + 3 * avx2_pairs_kb<MB> + 2 * p + 2));
       }
     }
     a0 = _mm256_add_epi32(a0, a4);
@@ -245,12 +248,12 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
       xsum[m] = s + static_cast<std::int64_t>(xoff) * cols;
     }
   }
-  alignas(32) std::int16_t xb[MB * avx2_pairs_kb];
+  alignas(32) std::int16_t xb[MB * avx2_pairs_kb<MB>];
   alignas(32) std::int64_t part[avx2_pairs_sg * MB * 8];
   for (std::ptrdiff_t g0 = 0; g0 < groups; g0 += avx2_pairs_sg) {
     const std::ptrdiff_t gn = groups - g0 < avx2_pairs_sg ? groups - g0 : avx2_pairs_sg;
-    for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += avx2_pairs_kb) {
-      const std::ptrdiff_t n = cols - k0 < avx2_pairs_kb ? cols - k0 : avx2_pairs_kb;
+    for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += avx2_pairs_kb<MB>) {
+      const std::ptrdiff_t n = cols - k0 < avx2_pairs_kb<MB> ? cols - k0 : avx2_pairs_kb<MB>;
       pairs_widen_x_avx2<MB>(x, cols, k0, n, xoff, xb);
       const std::ptrdiff_t np = (n + 15) / 16 * 8;
       const std::int8_t* w = packed + g0 * gstride + k0 * 8;  // k0/2 pairs × 16 bytes
