@@ -37,8 +37,8 @@ namespace armlower::kernels::detail {
 /// (batch 1: up to 8192 columns).
 template <int MB>
 inline constexpr std::ptrdiff_t avx2_pairs_kb = 8192 / MB / 16 * 16;
-/// Groups of 8 channels per pass over K (the int64 block sums `part` hold 8·MB·8 ≤ 4 KiB; the input is
-/// re-widened once per pass, 1/64 of the weight work).
+/// Groups of 8 channels per pass over K (the int64 block sums `part` hold 8·MB·8 ≤ 4 KiB; where K
+/// spans several blocks the input is re-widened once per pass, 1/64 of the weight work).
 inline constexpr std::ptrdiff_t avx2_pairs_sg = 8;
 
 /// Writes (x[m][k0 + j] + xoff) for j < n (n ≤ avx2_pairs_kb<MB>), then zeros up to the next multiple of 16,
@@ -250,11 +250,13 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
   }
   alignas(32) std::int16_t xb[MB * avx2_pairs_kb<MB>];
   alignas(32) std::int64_t part[avx2_pairs_sg * MB * 8];
+  const bool one_block = cols <= avx2_pairs_kb<MB>;  // then the input is widened once for all passes
+  if (one_block) pairs_widen_x_avx2<MB>(x, cols, 0, cols, xoff, xb);
   for (std::ptrdiff_t g0 = 0; g0 < groups; g0 += avx2_pairs_sg) {
     const std::ptrdiff_t gn = groups - g0 < avx2_pairs_sg ? groups - g0 : avx2_pairs_sg;
     for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += avx2_pairs_kb<MB>) {
       const std::ptrdiff_t n = cols - k0 < avx2_pairs_kb<MB> ? cols - k0 : avx2_pairs_kb<MB>;
-      pairs_widen_x_avx2<MB>(x, cols, k0, n, xoff, xb);
+      if (!one_block) pairs_widen_x_avx2<MB>(x, cols, k0, n, xoff, xb);
       const std::ptrdiff_t np = (n + 15) / 16 * 8;
       const std::int8_t* w = packed + g0 * gstride + k0 * 8;  // k0/2 pairs × 16 bytes
       std::ptrdiff_t g = 0;
