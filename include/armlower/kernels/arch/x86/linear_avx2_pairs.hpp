@@ -14,11 +14,12 @@
 /// so there is no horizontal reduction and the requantization runs across the 8 channels
 /// (`requant4_s8_avx2`).
 ///
-/// Measured (Zen 4 restricted to AVX2, `bench_kernels_linear`, GMAC/s, against the row-chunk layout and
-/// its one-batch-row kernel it replaces, same run): batch 8 at 64² / 256² / 1024² / 2048² / 4096²
-/// 39.6 / 62.6 / 72.5 / 73.4 / 43.0 against 14.3 / 32.4 / 46.4 / 49.3 / 42.0; batch 1 29.7 / 47.7 /
-/// 51.1 / 53.1 / 36.1 against 13.3 / 31.8 / 45.1 / 49.6 / 40.0 (4096², weights from DRAM: within the
-/// run-to-run spread); so it is the only AVX2 packed kernel, for every batch.
+/// Measured (Zen 4 restricted to AVX2, `bench_kernels_linear`, median GMAC/s; the row-chunk layout and
+/// its one-batch-row kernel it replaces in a back-to-back run): batch 8 at 64² / 256² / 1024² / 2048² /
+/// 4096²: 40.7 / 67.5 / 79.2 / 76.6 / 45.3 against 14.8 / 32.9 / 47.4 / 49.5 / 43.2; batch 1: 29.4 /
+/// 48.9 / 53.1 / 54.4 / 42.2 against 13.5 / 31.8 / 45.6 / 50.4 / 42.5; so it is the only AVX2 packed
+/// kernel, for every batch (4000×4: 22.6 / 33.2 against 26.0 / 27.0, but such narrow layers run the
+/// row-major kernel, `linear_s8_cache_pays`).
 ///
 /// Exactness: |x + xoff| ≤ 383 and |w| ≤ 128, so one `vpmaddwd` lane is ≤ 2·383·128 = 98048 and an
 /// int32 lane summed over one K block (`avx2_pairs_kb<MB>` ≤ 8192 columns = 4096 pairs) is
