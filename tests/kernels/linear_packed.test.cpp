@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -269,4 +270,123 @@ TEST_CASE("pack on first use: linear_s8(a, cache, size) repacks on new addresses
   b.output = y.data();
   b.input_offset = 256;
   CHECK(k::linear_s8(b, c, n) == status::zero_point_out_of_range);
+}
+
+namespace {
+
+/// Packs `a` in the AVX2 layout (`linear_path::x86_avx2`: the batch-blocked column-pair kernel
+/// `linear_s8_pairs_avx2` where the CPU has AVX2) and requires the bytes of the generic path.
+void check_avx2_pairs(k::linear_s8_args a) {
+  std::vector<std::int8_t> ref(static_cast<std::size_t>(a.batches) * static_cast<std::size_t>(a.rows)),
+      out(ref.size(), std::int8_t{0x5A});
+  a.output = ref.data();
+  REQUIRE(k::linear_s8(a, k::linear_path::generic) == status::ok);
+  const std::size_t size = k::linear_s8_packed_size(a.rows, a.cols);
+  std::vector<std::uint8_t> buf(size);
+  REQUIRE(k::pack_linear_s8(a, buf.data(), size, k::linear_path::x86_avx2) == status::ok);
+  a.output = out.data();
+  REQUIRE(k::linear_s8_packed(a, buf.data(), size) == status::ok);
+  CAPTURE(a.batches); CAPTURE(a.cols); CAPTURE(a.rows); CAPTURE(a.per_channel); CAPTURE(a.input_offset);
+  CAPTURE(a.filter_offset); CAPTURE(a.bias != nullptr); CAPTURE(a.kernel_sum != nullptr);
+  CAPTURE(static_cast<int>(a.rounding));
+  REQUIRE(out == ref);
+#if defined(ARMLOWER_KERNELS_HAVE_X86)
+  // the kernel itself in the bias form (x' = x + input_offset widened, |x'| ≤ 383), as packed above
+  if (k::path_available(k::linear_path::x86_avx2) && a.kernel_sum == nullptr) {
+    std::fill(out.begin(), out.end(), std::int8_t{0x5A});
+    const auto geo = k::detail::packed_s8_layout(a.rows, a.cols, k::detail::packed_s8_layout_kind::avx2_pairs);
+    k::detail::linear_s8_pairs_avx2(a, reinterpret_cast<const std::int8_t*>(buf.data() + geo.weights));
+    REQUIRE(out == ref);
+  }
+#endif
+}
+
+}  // namespace
+
+TEST_CASE("packed s8 AVX2 column-pair kernel: batch blocks, row/K tails, K blocks, extreme operands") {
+  MESSAGE("AVX2 packed kernel runs natively: " << (k::linear_s8_packed_native(k::linear_path::x86_avx2) ? "yes" : "no"));
+  prng r{std::mt19937_64(148)};
+  // batch: remainders 1..7 and blocks of 8; cols: K tails (pairs, 16-column padding) and the edges
+  // of the K blocks (8192/MB rounded down to 16 columns: 1024 for 8 rows, 2720 for 3, 8192 for 1);
+  // rows: group (8) tails and the 64-channel passes
+  const int batch_values[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17};
+  const int col_values[] = {1, 2, 3, 15, 16, 17, 31, 1023, 1024, 1025, 2048, 2049, 2721, 8193};
+  const int row_values[] = {1, 3, 7, 8, 9, 16, 17, 63, 64, 65, 72, 129};
+  int n = 0;
+  for (const int batches : batch_values) {
+    for (const int cols : col_values) {
+      for (const int rows : row_values) {
+        if (static_cast<long>(batches) * cols * rows > 4'000'000 && (n++ % 4) != 0) continue;  // keep it fast
+        s8_case c;
+        const auto bs = static_cast<std::size_t>(batches), cs = static_cast<std::size_t>(cols),
+                   rs = static_cast<std::size_t>(rows);
+        c.x.resize(bs * cs);
+        c.w.resize(rs * cs);
+        const int mode = r.uniform(0, 3);  // 0: all operands at the extremes that maximise |Σ|
+        if (mode == 0) {
+          std::fill(c.x.begin(), c.x.end(), std::int8_t{-128});
+          std::fill(c.w.begin(), c.w.end(), std::int8_t{-128});
+        } else {
+          r.fill(c.x, -128, 127, 20);
+          r.fill(c.w, -128, 127, 20);
+        }
+        c.bias.resize(rs);
+        c.mult.resize(rs);
+        c.shift.resize(rs);
+        c.ks.resize(rs);
+        for (auto& b : c.bias) b = r.uniform(-(1 << 20), 1 << 20);
+        for (std::size_t i = 0; i < rs; ++i) {
+          c.mult[i] = r.uniform(1 << 30, INT32_MAX);
+          c.shift[i] = r.uniform(0, 2) == 0 ? r.uniform(1, 30) : r.uniform(-31, -1);
+        }
+        k::linear_s8_args a;
+        a.input = c.x.data();
+        a.weights = c.w.data();
+        a.batches = batches;
+        a.cols = cols;
+        a.rows = rows;
+        a.input_offset = mode == 0 ? -255 : r.uniform(-255, 255);
+        a.filter_offset = mode == 0 ? 0 : (r.uniform(0, 1) ? 0 : r.uniform(-255, 255));
+        a.output_offset = r.uniform(-128, 127);
+        a.multiplier = c.mult.data();
+        a.shift = c.shift.data();
+        a.per_channel = r.uniform(0, 1) == 1;
+        a.activation_min = -128;
+        a.activation_max = 127;
+        for (const auto rnd : {armlower::quant::rounding::single_round, armlower::quant::rounding::double_round}) {
+          a.rounding = rnd;
+          a.bias = nullptr;
+          a.kernel_sum = nullptr;
+          check_avx2_pairs(a);  // no bias
+          a.bias = c.bias.data();
+          check_avx2_pairs(a);  // bias
+          if (r.uniform(0, 3) == 0) {
+            a.filter_offset = r.uniform(-255, 255);
+            check_avx2_pairs(a);  // filter offset ≠ 0 (the Σx' term)
+          }
+          REQUIRE(k::compute_kernel_sum_s8(c.ks.data(), cols, rows, c.w.data(), a.input_offset, a.filter_offset,
+                                           c.bias.data()) == status::ok);
+          a.kernel_sum = c.ks.data();
+          check_avx2_pairs(a);  // kernel_sum form
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("packed s8: a buffer whose header names another layout is refused") {
+  std::vector<std::int8_t> x(40, 1), w(3 * 40, 2), y(3);
+  const std::int32_t m = 1 << 30, s = 0;
+  k::linear_s8_args a;
+  a.input = x.data(); a.weights = w.data(); a.output = y.data(); a.batches = 1; a.cols = 40; a.rows = 3;
+  a.multiplier = &m; a.shift = &s;
+  const std::size_t n = k::linear_s8_packed_size(3, 40);
+  std::vector<std::uint8_t> buf(n);
+  REQUIRE(k::pack_linear_s8(a, buf.data(), n, k::linear_path::x86_avx2) == status::ok);
+  CHECK(k::linear_s8_packed(a, buf.data(), n) == status::ok);
+  for (const std::int32_t layout : {1, 3, -1}) {  // 1: the retired row-chunk AVX2 layout
+    std::memcpy(buf.data() + offsetof(k::detail::packed_s8_header, layout), &layout, sizeof layout);
+    CAPTURE(layout);
+    CHECK(k::linear_s8_packed(a, buf.data(), n) == status::shape_mismatch);
+  }
 }

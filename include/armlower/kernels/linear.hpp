@@ -290,7 +290,8 @@ inline constexpr std::int32_t packed_group_rows = 8;
 
 /// Packs s8 weights [rows][cols] for `linear_s8_prepacked` — the ahead-of-time, weights-only form
 /// for Cortex-M plans (host code that packs at run time uses `pack_linear_s8`, `kernels/linear_packed.hpp`,
-/// which also folds the row constants and picks the CPU's layout; its AVX2 weight layout is this one).
+/// which also folds the row constants and picks the CPU's layout; its AVX2 layout orders the bytes of a
+/// group by column pair instead, for the batch-blocked `linear_s8_pairs_avx2`).
 /// The layout XNNPACK-style GEMV kernels read as one stream; on Helium the 8-row MVE kernel `detail::linear_s8_packed_mve`, which needs only
 /// one weight pointer for 8 rows): groups of 8 rows; within a group, for each 16-column chunk, the 16
 /// bytes of each of the 8 rows, consecutively (128 bytes); missing rows/columns are zero. Pack once per

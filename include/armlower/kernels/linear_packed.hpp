@@ -34,8 +34,9 @@
 /// - AVX-512 VNNI (`kernels/arch/x86/linear_vnni_packed.hpp`): `vpdpbusd` panels of 16 channels × 4 K,
 ///   weight sums and `input_offset·Σw` folded into a per-row int64 constant at pack time, 4 batch
 ///   rows × 64 channels of int32 accumulators in zmm registers; rows < 16: row-major, padded;
-/// - AVX2 (`kernels/arch/x86/linear.hpp`, `linear_s8_packed_avx2`): groups of 8 rows × 16-column
-///   chunks read as one stream, the folded row constants passed as its kernel_sum (int32; when some
+/// - AVX2 (`kernels/arch/x86/linear_avx2_pairs.hpp`, `linear_s8_pairs_avx2`): groups of 8 rows ×
+///   column pairs read as one stream, 8 channels × up to 8 batch rows of int32 accumulators per
+///   widened weight vector, the folded row constants passed as its kernel_sum (int32; when some
 ///   |c| ≥ 2^31, or the buffer is not 4-byte aligned, the call runs `linear_s8(a)` instead).
 /// A buffer that is not 8-byte aligned runs `linear_s8(a)` on the VNNI layout too (its row constants
 /// are int64 read in place); 64-byte alignment is best (`linear_s8(a, cache, size)` aligns its
@@ -56,6 +57,7 @@
 #include <armlower/kernels/status.hpp>
 
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
+#include <armlower/kernels/arch/x86/linear_avx2_pairs.hpp>
 #define ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED 1
 #endif
 
@@ -79,8 +81,8 @@ namespace detail {
 /// portable bytes; run by `linear_s8` where the CPU has neither).
 [[nodiscard]] inline packed_s8_layout_kind packed_s8_kind_for(linear_path path) noexcept {
 #if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
-  if (path == linear_path::x86_avx2) return packed_s8_layout_kind::avx2;
-  if (path == linear_path::automatic && !x86_has_avx512_vnni_vl() && x86_has_avx2()) return packed_s8_layout_kind::avx2;
+  if (path == linear_path::x86_avx2) return packed_s8_layout_kind::avx2_pairs;
+  if (path == linear_path::automatic && !x86_has_avx512_vnni_vl() && x86_has_avx2()) return packed_s8_layout_kind::avx2_pairs;
 #else
   (void)path;
 #endif
@@ -90,7 +92,7 @@ namespace detail {
 /// True if this CPU runs layout `k` with its packed microkernel.
 [[nodiscard]] inline bool packed_s8_runs(packed_s8_layout_kind k) noexcept {
 #if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
-  return k == packed_s8_layout_kind::avx2 ? x86_has_avx2() : x86_has_avx512_vnni_vl();
+  return k == packed_s8_layout_kind::avx2_pairs ? x86_has_avx2() : x86_has_avx512_vnni_vl();
 #else
   (void)k;
   return false;
@@ -159,15 +161,15 @@ namespace detail {
   }
   h.magic = 0;  // the header becomes valid only once the weights are written
   std::memcpy(out, &h, sizeof h);
-  if (kind == detail::packed_s8_layout_kind::avx2) {
-    // groups of 8 rows; per 16-column chunk the 16 bytes of each of the 8 rows; zero padding
-    const std::ptrdiff_t chunks = (cols + 15) / 16;
+  if (kind == detail::packed_s8_layout_kind::avx2_pairs) {
+    // groups of 8 rows; per column pair the 2 bytes of each of the 8 rows; cols padded to 16; zero padding
+    const std::ptrdiff_t pairs = (cols + 15) / 16 * 8;
     std::size_t o = 0;
     for (std::ptrdiff_t r0 = 0; r0 < rows; r0 += 8) {
-      for (std::ptrdiff_t c = 0; c < chunks; ++c) {
+      for (std::ptrdiff_t p = 0; p < pairs; ++p) {
         for (std::ptrdiff_t i = 0; i < 8; ++i) {
-          for (std::ptrdiff_t j = 0; j < 16; ++j) {
-            const std::ptrdiff_t r = r0 + i, k = c * 16 + j;
+          for (std::ptrdiff_t j = 0; j < 2; ++j) {
+            const std::ptrdiff_t r = r0 + i, k = 2 * p + j;
             w[o++] = (r < rows && k < cols) ? static_cast<std::uint8_t>(a.weights[r * cols + k]) : std::uint8_t{0};
           }
         }
@@ -217,14 +219,14 @@ namespace detail {
 [[nodiscard]] inline status linear_s8_packed_run(const linear_s8_args& a, const std::uint8_t* base,
                                                  const packed_s8_header& h) noexcept {
 #if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
-  if (h.layout == static_cast<std::int32_t>(packed_s8_layout_kind::avx2)) {
-    const packed_s8_geometry geo = packed_s8_layout(a.rows, a.cols, packed_s8_layout_kind::avx2);
+  if (h.layout == static_cast<std::int32_t>(packed_s8_layout_kind::avx2_pairs)) {
+    const packed_s8_geometry geo = packed_s8_layout(a.rows, a.cols, packed_s8_layout_kind::avx2_pairs);
     if (x86_has_avx2() && h.cmax <= INT32_MAX &&
         reinterpret_cast<std::uintptr_t>(base + geo.c32) % alignof(std::int32_t) == 0) {
       linear_s8_args b = a;  // the folded constants are exactly a kernel_sum (CMSIS-NN form)
       b.kernel_sum = reinterpret_cast<const std::int32_t*>(base + geo.c32);
       b.bias = nullptr;
-      linear_s8_packed_avx2(b, reinterpret_cast<const std::int8_t*>(base + geo.weights));
+      linear_s8_pairs_avx2(b, reinterpret_cast<const std::int8_t*>(base + geo.weights));
       return status::ok;
     }
   } else if (const packed_s8_geometry geo = packed_s8_layout(a.rows, a.cols);
@@ -260,7 +262,10 @@ namespace detail {
   }
   detail::packed_s8_header h;
   std::memcpy(&h, packed, sizeof h);
-  if (h.magic != detail::packed_s8_magic || h.rows != a.rows || h.cols != a.cols) return status::shape_mismatch;
+  if (h.magic != detail::packed_s8_magic || h.rows != a.rows || h.cols != a.cols ||
+      !detail::packed_s8_layout_known(h.layout)) {
+    return status::shape_mismatch;
+  }
   if (h.input_offset != a.input_offset || h.filter_offset != a.filter_offset) return status::zero_point_out_of_range;
   return detail::linear_s8_packed_run(a, static_cast<const std::uint8_t*>(packed), h);
 }
@@ -312,7 +317,8 @@ inline void reset_linear_s8_cache(void* cache, std::size_t size) noexcept {
 /// True if `linear_s8(a, cache, size)` packs a layer with `rows` output channels on this CPU: where
 /// a packed microkernel runs, and rows ≥ 16 — narrower layers run the row-major kernel, measured
 /// faster than their packed form (4000×4, batch 1 and 8: AVX-512 VNNI on Zen 4 and AVX2 on Zen 3,
-/// benchmarks/RESULTS.md), so their buffer is not touched.
+/// benchmarks/RESULTS.md; the column-pair AVX2 kernel on Zen 4 restricted to AVX2: 22.1 / 29.3 GMAC/s
+/// packed against 47.5 / 48.9 row-major), so their buffer is not touched.
 [[nodiscard]] inline bool linear_s8_cache_pays(std::int32_t rows) noexcept {
   return rows >= 16 && linear_s8_packed_native();
 }

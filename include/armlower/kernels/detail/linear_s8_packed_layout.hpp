@@ -9,10 +9,11 @@
 ///     `arch/x86/linear_vnni_packed.hpp`; or, for narrow layers (rows < 16, where 16-channel panels
 ///     would be mostly padding), rows·Kr bytes row-major (Kr = cols rounded up to 64, zero padded;
 ///     read by `arch/x86/linear_vnni_rowdot.hpp`);
-///   - `avx2`: groups of 8 rows; within a group, for each 16-column chunk, the 16 bytes of each of
-///     the 8 rows consecutively (128 bytes; one stream for `linear_s8_packed_avx2` in
-///     `arch/x86/linear.hpp`); missing rows/columns are zero: R8·C16 bytes (rows rounded up to 8,
-///     cols to 16).
+///   - `avx2_pairs`: groups of 8 rows; within a group, for each column pair p, the bytes
+///     (w[r][2p], w[r][2p+1]) of each of the 8 rows r consecutively (16 bytes: one `vpmovsxbw` gives
+///     the pair of 8 channels as int16; one stream for `linear_s8_pairs_avx2` in
+///     `arch/x86/linear_avx2_pairs.hpp`); missing rows/columns are zero: R8·C16 bytes (rows rounded
+///     up to 8, cols to 16).
 /// Firmware-clean: constants and a POD struct only.
 #pragma once
 
@@ -23,9 +24,16 @@ namespace armlower::kernels::detail {
 
 /// Weight layout of a packed s8 linear (which microkernel reads it).
 enum class packed_s8_layout_kind : std::int32_t {
-  vnni = 0,  ///< AVX-512 VNNI panels (or row-major for rows < 16)
-  avx2 = 1,  ///< AVX2 groups of 8 rows × 16-column chunks
+  vnni = 0,        ///< AVX-512 VNNI panels (or row-major for rows < 16)
+  // 1 was the AVX2 layout of 8 rows × 16-column chunks (row-major within a chunk), replaced by 2
+  avx2_pairs = 2,  ///< AVX2 groups of 8 rows × column pairs
 };
+
+/// True if `layout` (a header field) names a layout `pack_linear_s8` writes.
+[[nodiscard]] constexpr bool packed_s8_layout_known(std::int32_t layout) noexcept {
+  return layout == static_cast<std::int32_t>(packed_s8_layout_kind::vnni) ||
+         layout == static_cast<std::int32_t>(packed_s8_layout_kind::avx2_pairs);
+}
 
 /// Header of a packed s8 linear (first 64 bytes of the buffer; copied with memcpy, no alignment needed).
 /// The `*_id` fields are the addresses the weights / bias / kernel_sum were packed from: the
@@ -61,7 +69,7 @@ struct packed_s8_geometry {
   g.kp = static_cast<std::uint64_t>((cols + 3) / 4 * 4);
   g.c32 = g.c64 + 8 * g.np;
   g.weights = g.c32 + 4 * g.np;
-  if (kind == packed_s8_layout_kind::avx2) {
+  if (kind == packed_s8_layout_kind::avx2_pairs) {
     g.total = g.weights + static_cast<std::uint64_t>((rows + 7) / 8 * 8) * static_cast<std::uint64_t>((cols + 15) / 16 * 16);
     return g;
   }
@@ -74,7 +82,7 @@ struct packed_s8_geometry {
 /// Bytes that hold either layout (the buffer size the public API asks for).
 [[nodiscard]] constexpr std::uint64_t packed_s8_total_any(std::int64_t rows, std::int64_t cols) noexcept {
   const std::uint64_t v = packed_s8_layout(rows, cols, packed_s8_layout_kind::vnni).total;
-  const std::uint64_t a = packed_s8_layout(rows, cols, packed_s8_layout_kind::avx2).total;
+  const std::uint64_t a = packed_s8_layout(rows, cols, packed_s8_layout_kind::avx2_pairs).total;
   return v > a ? v : a;
 }
 

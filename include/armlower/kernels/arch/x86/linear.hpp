@@ -147,25 +147,32 @@ ARMLOWER_X86_AVX2 inline requant_s8_avx2_consts make_requant_s8_avx2(const linea
   return c;
 }
 
-/// Requantizes the accumulators v[0..3] of rows r..r+3 (AVX2, 64-bit lanes) exactly like
-/// `requantize_row_s8`; falls back to it when a value is outside int32 (then `_mm256_mul_epi32`,
-/// which multiplies the low 32 bits, would not be exact).
-ARMLOWER_X86_AVX2 inline void requant4_s8_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& c,
-                                               std::int32_t r, const std::int64_t* v, std::int8_t* out) noexcept {
-  const __m256i vv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v));
-  // all four in int32 ⇔ (v + 2^31) >> 32 == 0 for every lane
-  const __m256i biased = _mm256_add_epi64(vv, _mm256_set1_epi64x(std::int64_t{1} << 31));
-  if (!_mm256_testz_si256(_mm256_srli_epi64(biased, 32), _mm256_srli_epi64(biased, 32))) {
-    for (int i = 0; i < 4; ++i) out[i] = requantize_row_s8(a, r + i, v[i]);
-    return;
-  }
-  __m256i q = c.q, sh = c.sh, rnd = c.rnd;
+/// The requantization constants of rows r..r+3 in 64-bit lanes (multiplier, 31 − shift, rounding bit).
+ARMLOWER_X86_AVX2 inline void requant_consts4_s8_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& c,
+                                                      std::int32_t r, __m256i& q, __m256i& sh, __m256i& rnd) noexcept {
+  q = c.q;
+  sh = c.sh;
+  rnd = c.rnd;
   if (c.per_channel) {
     q = _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a.multiplier + r)));
     sh = _mm256_cvtepi32_epi64(
         _mm_sub_epi32(_mm_set1_epi32(31), _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.shift + r))));  // 1..62
     rnd = _mm256_sllv_epi64(_mm256_set1_epi64x(1), _mm256_sub_epi64(sh, _mm256_set1_epi64x(1)));
   }
+}
+
+/// True if every 64-bit lane of v is in int32 (then `_mm256_mul_epi32`, which multiplies the low
+/// 32 bits, is exact).
+ARMLOWER_X86_AVX2 inline bool in_int32_avx2(__m256i v) noexcept {
+  // (v + 2^31) >> 32 == 0 for every lane
+  const __m256i t = _mm256_srli_epi64(_mm256_add_epi64(v, _mm256_set1_epi64x(std::int64_t{1} << 31)), 32);
+  return _mm256_testz_si256(t, t) != 0;
+}
+
+/// `requantize_row_s8` of four int32-range accumulators vv (64-bit lanes) with the row constants
+/// q, sh, rnd (`requant_consts4_s8_avx2`): the clamped outputs in 64-bit lanes.
+ARMLOWER_X86_AVX2 inline __m256i requant_core4_s8_avx2(const requant_s8_avx2_consts& c, __m256i vv, __m256i q,
+                                                       __m256i sh, __m256i rnd) noexcept {
   const __m256i zero = _mm256_setzero_si256();
   if (c.dbl) {
     const __m256i neg = _mm256_cmpgt_epi64(zero, vv);                                                // v < 0
@@ -177,7 +184,21 @@ ARMLOWER_X86_AVX2 inline void requant4_s8_avx2(const linear_s8_args& a, const re
   __m256i y = _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(t, m), sh), m);  // arithmetic shift
   y = _mm256_add_epi64(y, c.out_off);
   y = _mm256_blendv_epi8(y, c.lo, _mm256_cmpgt_epi64(c.lo, y));
-  y = _mm256_blendv_epi8(y, c.hi, _mm256_cmpgt_epi64(y, c.hi));
+  return _mm256_blendv_epi8(y, c.hi, _mm256_cmpgt_epi64(y, c.hi));
+}
+
+/// Requantizes the accumulators v[0..3] of rows r..r+3 (AVX2, 64-bit lanes) exactly like
+/// `requantize_row_s8`; falls back to it when a value is outside int32.
+ARMLOWER_X86_AVX2 inline void requant4_s8_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& c,
+                                               std::int32_t r, const std::int64_t* v, std::int8_t* out) noexcept {
+  const __m256i vv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v));
+  if (!in_int32_avx2(vv)) {
+    for (int i = 0; i < 4; ++i) out[i] = requantize_row_s8(a, r + i, v[i]);
+    return;
+  }
+  __m256i q, sh, rnd;
+  requant_consts4_s8_avx2(a, c, r, q, sh, rnd);
+  const __m256i y = requant_core4_s8_avx2(c, vv, q, sh, rnd);
   const __m128i y32 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(y, _mm256_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0)));
   const __m128i y8 = _mm_packs_epi16(_mm_packs_epi32(y32, y32), _mm_setzero_si128());
   const std::int32_t packed = _mm_cvtsi128_si32(y8);

@@ -1,0 +1,322 @@
+/// @file armlower/kernels/arch/x86/linear_avx2_pairs.hpp
+/// AVX2 s8 fused linear over the `avx2_pairs` weight layout of `kernels::pack_linear_s8`
+/// (`kernels/detail/linear_s8_packed_layout.hpp`): the path `linear_s8(a, cache, size)`,
+/// `linear_s8_packed` and the cached CMSIS-NN entry points run on an AVX2-only CPU. Contract:
+/// `kernels/linear_args.hpp` (same integers as `linear_s8_avx2` and the generic path).
+///
+/// Form ("channel lanes, broadcast input pairs"): a ymm holds one column pair of 8 output channels,
+/// sign-extended to int16 (`vpmovsxbw` of the 16 packed bytes: lane n = (w[n][2p], w[n][2p+1]));
+/// the input pair (x[m][2p] + xoff, x[m][2p+1] + xoff) of batch row m, widened to int16 once per
+/// call and K block into a stack buffer, is broadcast (`vpbroadcastd`), and `vpmaddwd` adds
+/// 8 channels × 2 columns of batch row m per instruction into int32 lanes (Intel Intrinsics Guide
+/// `_mm256_madd_epi16`). One widened weight vector serves MB ≤ 8 batch rows (MB·G ≤ 8 accumulators
+/// for G groups of 8 channels); the accumulators of batch row m are 8 consecutive output channels,
+/// so there is no horizontal reduction and the requantization runs across the 8 channels
+/// (`requant4_s8_avx2`).
+///
+/// Measured (Zen 4 restricted to AVX2, `bench_kernels_linear`, median GMAC/s; the row-chunk layout and
+/// its one-batch-row kernel it replaces in a back-to-back run): batch 8 at 64² / 256² / 1024² / 2048² /
+/// 4096²: 40.7 / 67.5 / 79.2 / 76.6 / 45.3 against 14.8 / 32.9 / 47.4 / 49.5 / 43.2; batch 1: 29.4 /
+/// 48.9 / 53.1 / 54.4 / 42.2 against 13.5 / 31.8 / 45.6 / 50.4 / 42.5; so it is the only AVX2 packed
+/// kernel, for every batch (4000×4: 22.6 / 33.2 against 26.0 / 27.0, but such narrow layers run the
+/// row-major kernel, `linear_s8_cache_pays`).
+///
+/// Exactness: |x + xoff| ≤ 383 and |w| ≤ 128, so one `vpmaddwd` lane is ≤ 2·383·128 = 98048 and an
+/// int32 lane summed over one K block (`avx2_pairs_kb<MB>` ≤ 8192 columns = 4096 pairs) is
+/// ≤ 4096·98048 < 2^29; the blocks are added in int64 (`part`), so any K is exact.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include <immintrin.h>
+
+#include <armlower/kernels/arch/x86/linear.hpp>
+#include <armlower/kernels/linear_args.hpp>
+
+namespace armlower::kernels::detail {
+
+#define ARMLOWER_X86_AVX2 __attribute__((target("avx2")))
+
+/// Columns per K block for MB batch rows (a multiple of 16): the widened-input buffer holds MB·KB ≤ 8192 int16 = 16 KiB
+/// (stays in L1); one block covers K ≤ 8192/MB, so each group of weights is one contiguous stream
+/// (batch 1: up to 8192 columns).
+template <int MB>
+inline constexpr std::ptrdiff_t avx2_pairs_kb = 8192 / MB / 16 * 16;
+/// Groups of 8 channels per pass over K (the int64 block sums `part` hold 8·MB·8 ≤ 4 KiB; where K
+/// spans several blocks the input is re-widened once per pass, 1/64 of the weight work).
+inline constexpr std::ptrdiff_t avx2_pairs_sg = 8;
+
+/// Writes (x[m][k0 + j] + xoff) for j < n (n ≤ avx2_pairs_kb<MB>), then zeros up to the next multiple of 16,
+/// into row m of `xb` (stride avx2_pairs_kb<MB>), for the MB rows of `x` (stride cols).
+template <int MB>
+ARMLOWER_X86_AVX2 inline void pairs_widen_x_avx2(const std::int8_t* x, std::ptrdiff_t cols, std::ptrdiff_t k0,
+                                                 std::ptrdiff_t n, std::int16_t xoff, std::int16_t* xb) noexcept {
+  const __m256i off = _mm256_set1_epi16(xoff);
+  for (int m = 0; m < MB; ++m) {
+    const std::int8_t* xr = x + m * cols + k0;
+    std::int16_t* d = xb + m * avx2_pairs_kb<MB>;
+    std::ptrdiff_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+      _mm256_store_si256(reinterpret_cast<__m256i*>(d + j),
+                         _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(xr + j))), off));
+    }
+    if (j < n) {
+      for (std::ptrdiff_t t = 0; t < 16; ++t) d[j + t] = static_cast<std::int16_t>(j + t < n ? xr[j + t] + xoff : 0);
+    }
+  }
+}
+
+/// The int16 pair at q broadcast to 8 lanes (`vpbroadcastd` from memory).
+ARMLOWER_X86_AVX2 inline __m256i pairs_bcast_avx2(const std::int16_t* q) noexcept {
+  std::int32_t t;
+  std::memcpy(&t, q, sizeof t);
+  return _mm256_set1_epi32(t);
+}
+
+/// part[g][m][0..8) (+)= Σ_{p < np} (xb[m][2p], xb[m][2p+1]) · (w_g[p][n][0], w_g[p][n][1]) for the G groups
+/// at w + g·gstride (16 bytes per pair: 8 channels × 2 columns), MB batch rows of `xb`; np a multiple of 8.
+/// `first`: store instead of add. Accumulator of (g, m): a_{g·(8/G) + m}, eight named ymm variables
+/// (GCC 12 keeps an __m256i array in registers only with a copy per step).
+template <int MB, int G>
+[[gnu::noinline]] ARMLOWER_X86_AVX2 inline void pairs_block_avx2(const std::int16_t* xb, const std::int8_t* w,
+                                                                std::ptrdiff_t gstride, std::ptrdiff_t np,
+                                                                std::int64_t* part, std::ptrdiff_t gpart,
+                                                                bool first) noexcept {
+  static_assert(MB >= 1 && (G == 1 || G == 2 || G == 4) && MB * G <= 8);
+  constexpr int S = 8 / G;  // accumulator index stride between groups
+  __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+  const std::int8_t* w1p = w + (G > 1 ? gstride : 0);
+  const std::int8_t* w2p = w + (G > 2 ? 2 * gstride : 0);
+  const std::int8_t* w3p = w + (G > 2 ? 3 * gstride : 0);
+#define ARMLOWER_WV(q) _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>((q) + p * 16)))
+#define ARMLOWER_XB(m) pairs_bcast_avx2(xb + (m) * avx2_pairs_kb<MB> + 2 * p)
+#define ARMLOWER_MAC(A, W, X) (A) = _mm256_add_epi32((A), _mm256_madd_epi16((W), (X)))
+  if constexpr (G == 1 && MB <= 4) {
+    // ≤ 4 accumulators: even pairs into a0..a3, odd pairs into a4..a7 (two independent add chains)
+    for (std::ptrdiff_t p = 0; p < np; p += 2) {
+      const __m256i w0 = ARMLOWER_WV(w), w1 = ARMLOWER_WV(w + 16);
+      ARMLOWER_MAC(a0, w0, ARMLOWER_XB(0));
+      ARMLOWER_MAC(a4, w1, pairs_bcast_avx2(xb + 2 * p + 2));
+      if constexpr (MB > 1) {
+        ARMLOWER_MAC(a1, w0, ARMLOWER_XB(1));
+        ARMLOWER_MAC(a5, w1, pairs_bcast_avx2(xb + avx2_pairs_kb<MB> + 2 * p + 2));
+      }
+      if constexpr (MB > 2) {
+        ARMLOWER_MAC(a2, w0, ARMLOWER_XB(2));
+        ARMLOWER_MAC(a6, w1, pairs_bcast_avx2(xb + 2 * avx2_pairs_kb<MB> + 2 * p + 2));
+      }
+      if constexpr (MB > 3) {
+        ARMLOWER_MAC(a3, w0, ARMLOWER_XB(3));
+        ARMLOWER_MAC(a7, w1, pairs_bcast_avx2(xb + 3 * avx2_pairs_kb<MB> + 2 * p + 2));
+      }
+    }
+    a0 = _mm256_add_epi32(a0, a4);
+    a1 = _mm256_add_epi32(a1, a5);
+    a2 = _mm256_add_epi32(a2, a6);
+    a3 = _mm256_add_epi32(a3, a7);
+  } else {
+  for (std::ptrdiff_t p = 0; p < np; ++p) {
+    if constexpr (G == 1) {
+      const __m256i w0 = ARMLOWER_WV(w);
+      ARMLOWER_MAC(a0, w0, ARMLOWER_XB(0));
+      if constexpr (MB > 1) ARMLOWER_MAC(a1, w0, ARMLOWER_XB(1));
+      if constexpr (MB > 2) ARMLOWER_MAC(a2, w0, ARMLOWER_XB(2));
+      if constexpr (MB > 3) ARMLOWER_MAC(a3, w0, ARMLOWER_XB(3));
+      if constexpr (MB > 4) ARMLOWER_MAC(a4, w0, ARMLOWER_XB(4));
+      if constexpr (MB > 5) ARMLOWER_MAC(a5, w0, ARMLOWER_XB(5));
+      if constexpr (MB > 6) ARMLOWER_MAC(a6, w0, ARMLOWER_XB(6));
+      if constexpr (MB > 7) ARMLOWER_MAC(a7, w0, ARMLOWER_XB(7));
+    } else if constexpr (G == 2) {
+      const __m256i w0 = ARMLOWER_WV(w), w1 = ARMLOWER_WV(w1p);
+      {
+        const __m256i x = ARMLOWER_XB(0);
+        ARMLOWER_MAC(a0, w0, x);
+        ARMLOWER_MAC(a4, w1, x);
+      }
+      if constexpr (MB > 1) {
+        const __m256i x = ARMLOWER_XB(1);
+        ARMLOWER_MAC(a1, w0, x);
+        ARMLOWER_MAC(a5, w1, x);
+      }
+      if constexpr (MB > 2) {
+        const __m256i x = ARMLOWER_XB(2);
+        ARMLOWER_MAC(a2, w0, x);
+        ARMLOWER_MAC(a6, w1, x);
+      }
+      if constexpr (MB > 3) {
+        const __m256i x = ARMLOWER_XB(3);
+        ARMLOWER_MAC(a3, w0, x);
+        ARMLOWER_MAC(a7, w1, x);
+      }
+    } else {
+      const __m256i w0 = ARMLOWER_WV(w), w1 = ARMLOWER_WV(w1p), w2 = ARMLOWER_WV(w2p), w3 = ARMLOWER_WV(w3p);
+      {
+        const __m256i x = ARMLOWER_XB(0);
+        ARMLOWER_MAC(a0, w0, x);
+        ARMLOWER_MAC(a2, w1, x);
+        ARMLOWER_MAC(a4, w2, x);
+        ARMLOWER_MAC(a6, w3, x);
+      }
+      if constexpr (MB > 1) {
+        const __m256i x = ARMLOWER_XB(1);
+        ARMLOWER_MAC(a1, w0, x);
+        ARMLOWER_MAC(a3, w1, x);
+        ARMLOWER_MAC(a5, w2, x);
+        ARMLOWER_MAC(a7, w3, x);
+      }
+    }
+  }
+  }
+#undef ARMLOWER_MAC
+#undef ARMLOWER_XB
+#undef ARMLOWER_WV
+  // through memory: converting the halves of a register in place makes GCC 12 keep a second copy
+  // of every accumulator in the loop (a register move per step)
+  alignas(32) std::int32_t fin[8][8];
+  const __m256i all[8] = {a0, a1, a2, a3, a4, a5, a6, a7};
+  for (int i = 0; i < 8; ++i) _mm256_store_si256(reinterpret_cast<__m256i*>(fin[i]), all[i]);
+  for (int g = 0; g < G; ++g) {
+    for (int m = 0; m < MB; ++m) {
+      const std::int32_t* acc = fin[g * S + m];
+      auto* pv = reinterpret_cast<__m256i*>(part + g * gpart + m * 8);
+      __m256i lo = _mm256_cvtepi32_epi64(_mm_load_si128(reinterpret_cast<const __m128i*>(acc)));
+      __m256i hi = _mm256_cvtepi32_epi64(_mm_load_si128(reinterpret_cast<const __m128i*>(acc + 4)));
+      if (!first) {
+        lo = _mm256_add_epi64(lo, _mm256_load_si256(pv));
+        hi = _mm256_add_epi64(hi, _mm256_load_si256(pv + 1));
+      }
+      _mm256_store_si256(pv, lo);
+      _mm256_store_si256(pv + 1, hi);
+    }
+  }
+}
+
+/// Accumulators per widened weight vector: MB batch rows × G groups with MB·G ≤ 8 (8 int32 ymm
+/// accumulators + G weight vectors + 1 broadcast fit the 16 ymm registers).
+template <int MB>
+inline constexpr int pairs_groups_avx2 = MB >= 5 ? 1 : MB >= 3 ? 2 : 4;
+
+/// Output channels r0..r0+7 of batch rows b0..b0+MB−1: acc = row constant (kernel_sum, or bias, or 0)
+/// + part[m][0..8) + filter_offset·xsum[m], requantized 8 channels at a time (the row constants
+/// loaded once for the MB rows); a pair of 4 outside int32 runs `requantize_row_s8`.
+template <int MB>
+ARMLOWER_X86_AVX2 inline void requant_group8_s8_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
+                                                     std::int32_t r0, const std::int64_t* part,
+                                                     const std::int64_t* xsum, std::int32_t b0) noexcept {
+  __m256i clo = _mm256_setzero_si256(), chi = clo;
+  const std::int32_t* cs = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;
+  if (cs != nullptr) {
+    clo = _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(cs + r0)));
+    chi = _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(cs + r0 + 4)));
+  }
+  __m256i qlo, shlo, rndlo, qhi, shhi, rndhi;
+  requant_consts4_s8_avx2(a, rc, r0, qlo, shlo, rndlo);
+  requant_consts4_s8_avx2(a, rc, r0 + 4, qhi, shhi, rndhi);
+  for (int m = 0; m < MB; ++m) {
+    const __m256i fx = _mm256_set1_epi64x(static_cast<std::int64_t>(a.filter_offset) * xsum[m]);
+    const __m256i vlo = _mm256_add_epi64(_mm256_add_epi64(clo, fx), _mm256_load_si256(reinterpret_cast<const __m256i*>(part + m * 8)));
+    const __m256i vhi = _mm256_add_epi64(_mm256_add_epi64(chi, fx), _mm256_load_si256(reinterpret_cast<const __m256i*>(part + m * 8 + 4)));
+    std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0;
+    if (!in_int32_avx2(vlo) || !in_int32_avx2(vhi)) {
+      alignas(32) std::int64_t v[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(v), vlo);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(v + 4), vhi);
+      for (int i = 0; i < 8; ++i) y[i] = requantize_row_s8(a, r0 + i, v[i]);
+      continue;
+    }
+    const __m256i ylo = requant_core4_s8_avx2(rc, vlo, qlo, shlo, rndlo);
+    const __m256i yhi = requant_core4_s8_avx2(rc, vhi, qhi, shhi, rndhi);
+    // dwords (lo0, hi0, lo1, hi1, …) → (lo0..lo3, hi0..hi3) → int8
+    const __m256i y32 = _mm256_permutevar8x32_epi32(_mm256_blend_epi32(ylo, _mm256_slli_epi64(yhi, 32), 0xAA),
+                                                    _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+    const __m128i y16 = _mm_packs_epi32(_mm256_castsi256_si128(y32), _mm256_extracti128_si256(y32, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(y), _mm_packs_epi16(y16, y16));
+  }
+}
+
+/// Batch rows b0 .. b0+MB−1 of `linear_s8_pairs_avx2`.
+template <int MB>
+ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
+                                                        const std::int8_t* packed, std::int32_t b0,
+                                                        std::int16_t xoff) noexcept {
+  constexpr int G = pairs_groups_avx2<MB>;
+  const std::ptrdiff_t cols = a.cols;
+  const std::ptrdiff_t gstride = (cols + 15) / 16 * 128;  // bytes per group of 8 channels
+  const std::ptrdiff_t groups = (a.rows + 7) / 8;
+  const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b0) * cols;
+  const bool ks = a.kernel_sum != nullptr;
+  std::int64_t xsum[MB] = {};  // Σ x' per batch row (only needed with a filter offset)
+  if (a.filter_offset != 0) {
+    for (int m = 0; m < MB; ++m) {
+      std::int64_t s = 0;
+      for (std::ptrdiff_t k = 0; k < cols; ++k) s += x[m * cols + k];
+      xsum[m] = s + static_cast<std::int64_t>(xoff) * cols;
+    }
+  }
+  alignas(32) std::int16_t xb[MB * avx2_pairs_kb<MB>];
+  alignas(32) std::int64_t part[avx2_pairs_sg * MB * 8];
+  const bool one_block = cols <= avx2_pairs_kb<MB>;  // then the input is widened once for all passes
+  if (one_block) pairs_widen_x_avx2<MB>(x, cols, 0, cols, xoff, xb);
+  for (std::ptrdiff_t g0 = 0; g0 < groups; g0 += avx2_pairs_sg) {
+    const std::ptrdiff_t gn = groups - g0 < avx2_pairs_sg ? groups - g0 : avx2_pairs_sg;
+    for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += avx2_pairs_kb<MB>) {
+      const std::ptrdiff_t n = cols - k0 < avx2_pairs_kb<MB> ? cols - k0 : avx2_pairs_kb<MB>;
+      if (!one_block) pairs_widen_x_avx2<MB>(x, cols, k0, n, xoff, xb);
+      const std::ptrdiff_t np = (n + 15) / 16 * 8;
+      const std::int8_t* w = packed + g0 * gstride + k0 * 8;  // k0/2 pairs × 16 bytes
+      std::ptrdiff_t g = 0;
+      constexpr std::ptrdiff_t gp = MB * 8;  // part elements per group
+      for (; g + G <= gn; g += G) pairs_block_avx2<MB, G>(xb, w + g * gstride, gstride, np, part + g * gp, gp, k0 == 0);
+      for (; g < gn; ++g) pairs_block_avx2<MB, 1>(xb, w + g * gstride, gstride, np, part + g * gp, gp, k0 == 0);
+    }
+    for (std::ptrdiff_t g = 0; g < gn; ++g) {
+      const auto r0 = static_cast<std::int32_t>((g0 + g) * 8);
+      const int nr = a.rows - r0 < 8 ? a.rows - r0 : 8;
+      if (nr == 8) {
+        requant_group8_s8_avx2<MB>(a, rc, r0, part + g * MB * 8, xsum, b0);
+        continue;
+      }
+      std::int64_t cst[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      for (int i = 0; i < nr; ++i) cst[i] = ks ? a.kernel_sum[r0 + i] : (a.bias != nullptr ? a.bias[r0 + i] : 0);
+      for (int m = 0; m < MB; ++m) {
+        const std::int64_t* acc = part + (g * MB + m) * 8;
+        const std::int64_t fx = static_cast<std::int64_t>(a.filter_offset) * xsum[m];
+        alignas(32) std::int64_t v[8];
+        for (int i = 0; i < 8; ++i) v[i] = cst[i] + acc[i] + fx;
+        std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0;
+        int i = 0;
+        for (; i + 4 <= nr; i += 4) requant4_s8_avx2(a, rc, r0 + i, v + i, y + i);
+        for (; i < nr; ++i) y[i] = requantize_row_s8(a, r0 + i, v[i]);
+      }
+    }
+  }
+}
+
+/// AVX2 s8 fused linear over `avx2_pairs` packed weights (groups of 8 rows; per column pair p the
+/// 8 rows' (w[2p], w[2p+1]) bytes, 16 bytes; rows padded to 8 and columns to 16 with zeros).
+/// Batch rows in blocks of 8, then one block of the remainder (1..7). Same integers as
+/// `linear_s8_avx2`. Preconditions: `validate(a) == ok`, `packed` holding those
+/// weights, CPU has AVX2.
+ARMLOWER_X86_AVX2 inline void linear_s8_pairs_avx2(const linear_s8_args& args, const std::int8_t* packed) noexcept {
+  const linear_s8_args a = args;  // local copy: int8 output stores cannot alias it
+  const auto xoff = static_cast<std::int16_t>(a.kernel_sum != nullptr ? 0 : a.input_offset);
+  const requant_s8_avx2_consts rc = make_requant_s8_avx2(a);
+  std::int32_t b = 0;
+  for (; b + 8 <= a.batches; b += 8) linear_s8_pairs_rows_avx2<8>(a, rc, packed, b, xoff);
+  switch (a.batches - b) {
+    case 7: linear_s8_pairs_rows_avx2<7>(a, rc, packed, b, xoff); break;
+    case 6: linear_s8_pairs_rows_avx2<6>(a, rc, packed, b, xoff); break;
+    case 5: linear_s8_pairs_rows_avx2<5>(a, rc, packed, b, xoff); break;
+    case 4: linear_s8_pairs_rows_avx2<4>(a, rc, packed, b, xoff); break;
+    case 3: linear_s8_pairs_rows_avx2<3>(a, rc, packed, b, xoff); break;
+    case 2: linear_s8_pairs_rows_avx2<2>(a, rc, packed, b, xoff); break;
+    case 1: linear_s8_pairs_rows_avx2<1>(a, rc, packed, b, xoff); break;
+    default: break;
+  }
+}
+
+#undef ARMLOWER_X86_AVX2
+
+}  // namespace armlower::kernels::detail
