@@ -673,7 +673,7 @@ void importer::translate(std::size_t i) {
     }
     auto k = graph::framework_op::relu;
     if (op == "Clip") {
-      double lo = -INFINITY, hi = INFINITY;
+      double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
       for (std::size_t a = 1; a <= 2; ++a) {
         if (in(i, a).empty()) continue;
         auto cv = constant(in(i, a), why);

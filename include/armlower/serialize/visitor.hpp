@@ -267,9 +267,9 @@ inline detail::operator_offset visit(detail::emit_context& c, const graph::opera
                                              std::array<dtype::id, tosa::max_slots>& out) {
   const tosa::op_descriptor& d = tosa::describe(o.tosa_op());
   for (std::size_t i = 0; i < d.n_in; ++i)
-    if (d.in_[i].slot >= 0) out[static_cast<std::size_t>(d.in_[i].slot)] = g.find(o.inputs[i])->type;
+    if (d.in_[i].slot >= 0) out[static_cast<std::size_t>(static_cast<unsigned char>(d.in_[i].slot))] = g.find(o.inputs[i])->type;
   for (std::size_t i = 0; i < d.n_out; ++i)
-    if (d.out_[i].slot >= 0) out[static_cast<std::size_t>(d.out_[i].slot)] = g.find(o.outputs[i])->type;
+    if (d.out_[i].slot >= 0) out[static_cast<std::size_t>(static_cast<unsigned char>(d.out_[i].slot))] = g.find(o.outputs[i])->type;
   return d.n_slots;
 }
 
