@@ -314,6 +314,21 @@ ARMLOWER_X86_VNNIB inline void vnni_bcast_store(const linear_s8_args& a, const v
   return b < 0 ? -1 : b;
 }
 
+/// The batch-row terms of a group of nb ≤ 8 batch rows at `x` (rows `cols` bytes apart), shared by the
+/// batch-lane forms: bt[m] = filter_offset · Σx of row m (0 when filter_offset is 0, rows ≥ nb left 0).
+/// Returns whether the int32 fast requantization holds for the whole group (every |bt[m]| ≤ `fast_bound`,
+/// `vnni_bcast_fast_bound`; false when that is negative).
+ARMLOWER_X86_VNNIB inline bool vnni_group_terms(const linear_s8_args& a, const std::int8_t* x, std::ptrdiff_t cols, int nb,
+                                                std::int64_t fast_bound, std::int64_t (&bt)[8]) noexcept {
+  for (auto& v : bt) v = 0;
+  if (a.filter_offset != 0) {
+    for (int m = 0; m < nb; ++m) bt[m] = std::int64_t{a.filter_offset} * sum_s8_vnni(x + m * cols, cols);
+  }
+  bool fast = fast_bound >= 0;
+  for (int m = 0; m < nb; ++m) fast = fast && (bt[m] < 0 ? -bt[m] : bt[m]) <= fast_bound;
+  return fast;
+}
+
 /// The batch-lane form over batch rows [0, batches) of `args` (batches ≤ args.batches; the caller runs
 /// the others). `w`/`wstride`: the weight rows. Preconditions: `validate(args) == ok`,
 /// `vnni_bcast_applies(args, wstride, nullptr)`, CPU has AVX-512 F/BW/VL/VNNI. `acc32`: as in
@@ -329,12 +344,8 @@ ARMLOWER_X86_VNNIB inline void linear_s8_bcast_vnni(const linear_s8_args& args, 
   for (std::int32_t b0 = 0; b0 < batches; b0 += 8) {
     const int nb = batches - b0 < 8 ? batches - b0 : 8;
     const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b0) * cols;
-    std::int64_t bt[8] = {};
-    if (a.filter_offset != 0) {
-      for (int m = 0; m < nb; ++m) bt[m] = std::int64_t{a.filter_offset} * sum_s8_vnni(x + m * cols, cols);
-    }
-    bool fast = fast_bound >= 0;
-    for (int m = 0; m < nb; ++m) fast = fast && (bt[m] < 0 ? -bt[m] : bt[m]) <= fast_bound;
+    std::int64_t bt[8];
+    const bool fast = vnni_group_terms(a, x, cols, nb, fast_bound, bt);
     vnni_bcast_transpose(x, cols, nb, cols, xt);  // one block: K ≤ vnni_bcast_kblock
     for (std::int32_t r0 = 0; r0 < a.rows; r0 += vnni_bcast_nr) {
       const int nv = a.rows - r0 < vnni_bcast_nr ? a.rows - r0 : vnni_bcast_nr;

@@ -222,12 +222,8 @@ ARMLOWER_X86_VNNIQ inline void linear_s8_qlane_vnni(const linear_s8_args& args, 
   for (std::int32_t b0 = 0; b0 < batches; b0 += 8) {
     const int nb = batches - b0 < 8 ? batches - b0 : 8;
     const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b0) * cols;
-    std::int64_t bt[8] = {};
-    if (a.filter_offset != 0) {
-      for (int m = 0; m < nb; ++m) bt[m] = std::int64_t{a.filter_offset} * sum_s8_vnni(x + m * cols, cols);
-    }
-    bool fast = fast_bound >= 0;
-    for (int m = 0; m < nb; ++m) fast = fast && (bt[m] < 0 ? -bt[m] : bt[m]) <= fast_bound;
+    std::int64_t bt[8];
+    const bool fast = vnni_group_terms(a, x, cols, nb, fast_bound, bt);
     for (std::int32_t rb = 0; rb < a.rows; rb += vnni_qlane_rblock) {
       const std::int32_t rbe = a.rows - rb < vnni_qlane_rblock ? a.rows : rb + vnni_qlane_rblock;
       for (std::ptrdiff_t kb = 0; kb < cols; kb += vnni_qlane_kblock) {
