@@ -49,7 +49,8 @@ struct options {
   bool keep_intermediates = false;
   /// Per-tensor memory limit, in bytes of the interpreter's storage of the tensor (element count
   /// × `element_bytes(dtype)`: 1, 2, 4 or 8 for integer dtypes, held at their storage width
-  /// (`int_width_of`); 4 for FP16/BF16/FP32; 1 for FP8/FP6/FP4/MXINT8/FP8UE8M0 codes). Every graph input, constant and declared op result is
+  /// (`int_width_of`); 4 for FP16/BF16/FP32; 1 for FP8/FP6/FP4/MXINT8/FP8UE8M0 codes). Every
+  /// graph input, constant and declared op result is
   /// checked against it BEFORE anything is allocated for it; a larger tensor stops the run with
   /// a `limit` error naming the tensor, its size and this limit. The whole run may use
   /// several tensors of this size (the live set plus one op's scratch).
@@ -234,9 +235,8 @@ namespace detail {
 /// the tensor names are resolved to slots once (`detail::graph_plan`), every constant is decoded
 /// once (on its first use), the run's value slots are reused, operators whose operands other than
 /// their data input are constants are checked once (`detail::op_context::prepare`: CONV2D, RESCALE)
-/// and the
-/// kernels' storage copies of constant operands (e.g. CONV2D/MATMUL weights and bias as int8 /
-/// int32) are made once and reused by every later `run`. Results and errors are exactly those of
+/// and the kernels' forms of constant operands (int8 1×1 CONV2D weights packed, FP8 codes decoded
+/// to float) are made once and reused by every later `run`. Results and errors are exactly those of
 /// `run::run(g, inputs, opt)` (same checks, same location in every error).
 /// Lifetime: `g` must outlive the session and stay unchanged. Memory: the decoded constants (as
 /// `run::value`: integers at their storage width) plus the kernel copies where a kernel's storage
