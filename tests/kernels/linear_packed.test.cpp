@@ -375,7 +375,7 @@ TEST_CASE("packed s8 AVX2 column-pair kernel: batch blocks, row/K tails, K block
 }
 
 TEST_CASE("packed s8: a buffer whose header names another layout is refused") {
-  std::vector<std::int8_t> x(40, 1), w(3 * 40, 2), y(3);
+  std::vector<std::int8_t> x(40, 1), w(std::size_t{3} * 40, 2), y(3);
   const std::int32_t m = 1 << 30, s = 0;
   k::linear_s8_args a;
   a.input = x.data(); a.weights = w.data(); a.output = y.data(); a.batches = 1; a.cols = 40; a.rows = 3;

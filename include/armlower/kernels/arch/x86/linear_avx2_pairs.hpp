@@ -43,7 +43,7 @@ namespace armlower::kernels::detail {
 /// (stays in L1); one block covers K ≤ 8192/MB, so each group of weights is one contiguous stream
 /// (batch 1: up to 8192 columns).
 template <int MB>
-inline constexpr std::ptrdiff_t avx2_pairs_kb = 8192 / MB / 16 * 16;
+inline constexpr std::ptrdiff_t avx2_pairs_kb = std::ptrdiff_t{8192} / MB / 16 * 16;
 /// Groups of 8 channels per pass over K (the int64 block sums `part` hold 8·MB·8 ≤ 4 KiB; where K
 /// spans several blocks the input is re-widened once per pass, 1/64 of the weight work).
 inline constexpr std::ptrdiff_t avx2_pairs_sg = 8;
@@ -180,7 +180,7 @@ template <int MB, int G>
   for (int g = 0; g < G; ++g) {
     for (int m = 0; m < MB; ++m) {
       const std::int32_t* acc = fin[g * S + m];
-      auto* pv = reinterpret_cast<__m256i*>(part + g * gpart + m * 8);
+      auto* pv = reinterpret_cast<__m256i*>(part + g * gpart + std::ptrdiff_t{m} * 8);
       __m256i lo = _mm256_cvtepi32_epi64(_mm_load_si128(reinterpret_cast<const __m128i*>(acc)));
       __m256i hi = _mm256_cvtepi32_epi64(_mm_load_si128(reinterpret_cast<const __m128i*>(acc + 4)));
       if (!first) {
@@ -216,8 +216,8 @@ ARMLOWER_X86_AVX2 inline void requant_group8_s8_avx2(const linear_s8_args& a, co
   requant_consts4_s8_avx2(a, rc, r0 + 4, qhi, shhi, rndhi);
   for (int m = 0; m < MB; ++m) {
     const __m256i fx = _mm256_set1_epi64x(static_cast<std::int64_t>(a.filter_offset) * xsum[m]);
-    const __m256i vlo = _mm256_add_epi64(_mm256_add_epi64(clo, fx), _mm256_load_si256(reinterpret_cast<const __m256i*>(part + m * 8)));
-    const __m256i vhi = _mm256_add_epi64(_mm256_add_epi64(chi, fx), _mm256_load_si256(reinterpret_cast<const __m256i*>(part + m * 8 + 4)));
+    const __m256i vlo = _mm256_add_epi64(_mm256_add_epi64(clo, fx), _mm256_load_si256(reinterpret_cast<const __m256i*>(part + std::ptrdiff_t{m} * 8)));
+    const __m256i vhi = _mm256_add_epi64(_mm256_add_epi64(chi, fx), _mm256_load_si256(reinterpret_cast<const __m256i*>(part + std::ptrdiff_t{m} * 8 + 4)));
     std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0;
     if (!in_int32_avx2(vlo) || !in_int32_avx2(vhi)) {
       alignas(32) std::int64_t v[8];
@@ -267,7 +267,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
       const std::ptrdiff_t np = (n + 15) / 16 * 8;
       const std::int8_t* w = packed + g0 * gstride + k0 * 8;  // k0/2 pairs × 16 bytes
       std::ptrdiff_t g = 0;
-      constexpr std::ptrdiff_t gp = MB * 8;  // part elements per group
+      constexpr std::ptrdiff_t gp = std::ptrdiff_t{MB} * 8;  // part elements per group
       for (; g + G <= gn; g += G) pairs_block_avx2<MB, G>(xb, w + g * gstride, gstride, np, part + g * gp, gp, k0 == 0);
       for (; g < gn; ++g) pairs_block_avx2<MB, 1>(xb, w + g * gstride, gstride, np, part + g * gp, gp, k0 == 0);
     }
