@@ -230,16 +230,13 @@ inline status conv2d_1x1_s8(const conv2d_shape& s, const std::int8_t* input, con
 
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
 /// One MR × NR tile (batch positions [m0, m0 + MR), output channels [r0, r0 + NR), clamped) of the
-/// s16 × s8 1×1 CONV2D: exact int64 sums from `vnni_s16_kernel` (`arch/x86/linear_s16_vnni.hpp`),
+/// s16 × s8 1×1 CONV2D: exact int64 sums from `vnni_s16_sums` (`arch/x86/linear_s16_vnni.hpp`),
 /// REQUIRE acc and acc + bias within int48, stored. False on a REQUIRE failure.
 template <int MR, int NR>
 [[nodiscard]] bool conv2d_1x1_s16_tile(const linear_s16_args& a, std::int32_t r0, std::int32_t m0,
                                        const std::int64_t* bias, std::int32_t bias_size, std::int64_t* out) noexcept {
-  alignas(64) std::int64_t sum[MR * 8] = {};
-  for (std::ptrdiff_t k0 = 0; k0 < a.cols; k0 += vnni_s16_block) {
-    const std::ptrdiff_t k1 = k0 + vnni_s16_block < a.cols ? k0 + vnni_s16_block : a.cols;
-    vnni_s16_kernel<MR, NR>(a, r0, m0, k0, k1, sum);
-  }
+  alignas(64) std::int64_t sum[MR * 8];
+  vnni_s16_sums<MR, NR>(a, r0, m0, sum);
   using lim = int_out_traits<std::int64_t>;
   const int nv = a.rows - r0 < NR ? a.rows - r0 : NR;
   for (int m = 0; m < MR; ++m) {
@@ -256,9 +253,8 @@ template <int MR, int NR>
 
 /// Fast s16 × s8 → INT48 1×1 CONV2D (stride 1, dilation 1, no pad, input_zp 0 as TOSA requires for
 /// INT16, weight_zp 0) on x86 hosts with AVX-512 F/BW/VL/DQ/VNNI: the `vpdpwssd` microkernel of
-/// `linear_s16` (`arch/x86/linear_s16_vnni.hpp`, exact for any K) over the M = n·ih·iw positions, its
-/// tiles (weight rows outer, 3 batch rows × 8 channels; ≤ 4 channels 4 × 4), then the generic path's
-/// REQUIREs. Precondition: `x86_has_avx512_vnni_dq()`.
+/// `linear_s16` (`arch/x86/linear_s16_vnni.hpp`, exact for any K) over the M = n·ih·iw positions in
+/// its tile order (`vnni_s16_tiles`), then the generic path's REQUIREs. Precondition: `x86_has_avx512_vnni_dq()`.
 /// @return `value_out_of_range` (REQUIRE: accumulator or accumulator + bias outside int48), else `ok`.
 [[nodiscard]] inline status conv2d_1x1_s16(const conv2d_shape& s, const std::int16_t* input, const std::int8_t* weight,
                                            const std::int64_t* bias, std::int64_t* output) noexcept {
@@ -272,21 +268,9 @@ template <int MR, int NR>
     a.batches = static_cast<std::int32_t>(m - p0 < chunk ? m - p0 : chunk);
     a.input = input + p0 * s.ic;
     std::int64_t* out = output + p0 * s.oc;
-    bool ok = true;
-    if (a.rows > 4) {
-      const std::int32_t m3 = a.batches / 3 * 3;
-      for (std::int32_t r0 = 0; ok && r0 < a.rows; r0 += 8) {
-        for (std::int32_t g = 0; ok && g < m3; g += 3) ok = conv2d_1x1_s16_tile<3, 8>(a, r0, g, bias, s.bias_size, out);
-        if (ok && a.batches - m3 == 1) ok = conv2d_1x1_s16_tile<1, 8>(a, r0, m3, bias, s.bias_size, out);
-        if (ok && a.batches - m3 == 2) ok = conv2d_1x1_s16_tile<2, 8>(a, r0, m3, bias, s.bias_size, out);
-      }
-    } else {
-      const std::int32_t m4 = a.batches / 4 * 4;
-      for (std::int32_t g = 0; ok && g < m4; g += 4) ok = conv2d_1x1_s16_tile<4, 4>(a, 0, g, bias, s.bias_size, out);
-      if (ok && a.batches - m4 == 1) ok = conv2d_1x1_s16_tile<1, 4>(a, 0, m4, bias, s.bias_size, out);
-      if (ok && a.batches - m4 == 2) ok = conv2d_1x1_s16_tile<2, 4>(a, 0, m4, bias, s.bias_size, out);
-      if (ok && a.batches - m4 == 3) ok = conv2d_1x1_s16_tile<3, 4>(a, 0, m4, bias, s.bias_size, out);
-    }
+    const bool ok = vnni_s16_tiles(a, [&](auto mr, auto nr, std::int32_t r0, std::int32_t m0) {
+      return conv2d_1x1_s16_tile<decltype(mr)::value, decltype(nr)::value>(a, r0, m0, bias, s.bias_size, out);
+    });
     if (!ok) return status::value_out_of_range;
   }
   return status::ok;

@@ -317,8 +317,8 @@ inline void reset_linear_s8_cache(void* cache, std::size_t size) noexcept {
 /// True if `linear_s8(a, cache, size)` packs a layer with `rows` output channels on this CPU: where
 /// a packed microkernel runs, and rows ≥ 16 — narrower layers run the row-major kernel, measured
 /// faster than their packed form (4000×4, batch 1 and 8: AVX-512 VNNI on Zen 4 and AVX2 on Zen 3,
-/// benchmarks/RESULTS.md; the column-pair AVX2 kernel on Zen 4 restricted to AVX2: 22.1 / 29.3 GMAC/s
-/// packed against 47.5 / 48.9 row-major), so their buffer is not touched.
+/// benchmarks/RESULTS.md; the column-pair AVX2 kernel on Zen 4 restricted to AVX2: 22.6 / 33.2 GMAC/s
+/// packed against 48.6 / 49.4 row-major), so their buffer is not touched.
 [[nodiscard]] inline bool linear_s8_cache_pays(std::int32_t rows) noexcept {
   return rows >= 16 && linear_s8_packed_native();
 }

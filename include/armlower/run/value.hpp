@@ -117,10 +117,8 @@ struct value {
         if (ints.width() != int_width_of(type))
           return "a " + dt + " value must hold its integers as " + std::to_string(8 * width_bytes(int_width_of(type))) +
                  "-bit elements, holds " + std::to_string(8 * width_bytes(ints.width())) + "-bit";
-        // the storage width bounds INT8/INT16/INT32/INT64; BOOL, INT4 and INT48 are narrower than theirs
-        if (ti.int_min == std::numeric_limits<std::int64_t>::min() ||
-            (ti.bits == 8 * width_bytes(ints.width()) && type != dtype::id::boolean))
-          return {};
+        // the storage width bounds INT8/INT16/INT32/INT64/SHAPE; BOOL, INT4 and INT48 are narrower than theirs
+        if (ti.bits == 8 * width_bytes(ints.width())) return {};
         const auto bad = ints.visit([&](auto s) -> std::size_t {  // a vectorisable min/max pass first
           if (s.empty()) return s.size();
           auto lo = s[0], hi = s[0];

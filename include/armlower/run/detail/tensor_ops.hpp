@@ -73,20 +73,6 @@ template <tosa::op O, class F>
   return rs.size();
 }
 
-/// The elements of an integer- or real-stored value in the C++ storage type `T` (a copy).
-template <class T>
-[[nodiscard]] std::vector<T> elements_as(const value& v) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::vector<T>(v.reals.begin(), v.reals.end());
-  } else {
-    return v.ints.visit([](auto s) {
-      std::vector<T> r(s.size());
-      for (std::size_t i = 0; i < r.size(); ++i) r[i] = static_cast<T>(s[i]);  // NOLINT(bugprone-signed-char-misuse): int8 sign-extends
-      return r;
-    });
-  }
-}
-
 /// The single element of a [1] operand as `T` (precondition: `expect_single` passed).
 template <class T>
 [[nodiscard]] T scalar_as(const value& v) {
@@ -215,6 +201,7 @@ template <const tosa::type_support_row& R>
   using W = kernels::storage_t<R.types[1]>;
   using Acc = kernels::storage_t<R.acc>;
   const auto in = kernel_operand<In>(c, 0, 0);
+  const auto w = kernel_operand<W>(c, 1, 2);
   const auto b = kernel_operand<Acc>(c, 2, 1);
   // the result's own storage, every element written by the kernel
   std::vector<Acc> out(static_cast<std::size_t>(graph::element_count(out_shape)));
@@ -225,7 +212,6 @@ template <const tosa::type_support_row& R>
       const auto wzp = kernel_zero_point<W>(c.in(4));
       auto& pw = c.cache->packed[c.in_slot(1)];
       if (pw.bytes.empty() || pw.input_zp != izp || pw.weight_zp != wzp) {
-        const auto w = kernel_elements<W>(c.in(1));  // not kept: the packed form replaces the int8 copy
         pw.bytes.assign(kernels::conv2d_1x1_s8_packed_size(s.oc, s.ic), 0);
         if (kernels::pack_conv2d_1x1_s8(s, w.data(), izp, wzp, pw.bytes.data(), pw.bytes.size()) != kernels::status::ok)
           pw.bytes.clear();
@@ -240,7 +226,6 @@ template <const tosa::type_support_row& R>
       // anything else: the general kernel below decides (and reports) as run::run does
     }
   }
-  const auto w = kernel_operand<W>(c, 1, 2);
   const kernels::float_rounding fr{real_format_of(R.acc), real_format_of(R.types[2])};
   const auto st = kernels::conv2d<In, W, Acc>(s, in.data(), w.data(), b.data(), kernel_zero_point<In>(c.in(3)),
                                               kernel_zero_point<W>(c.in(4)), out.data(), fr);
@@ -437,7 +422,7 @@ template <const tosa::type_support_row& R>
   args.output_unsigned = a->output_unsigned;
 
   // The rest reads only the input's elements: a session runs it directly on later runs (`prepare`).
-  auto rest = [args, mult = elements_as<std::int32_t>(m), shift = elements_as<std::int32_t>(sh)](const op_context& c) -> status {
+  auto rest = [args, mult = kernel_elements<std::int32_t>(m), shift = kernel_elements<std::int32_t>(sh)](const op_context& c) -> status {
     auto r = args;
     r.multiplier = mult.data();
     r.shift = shift.data();

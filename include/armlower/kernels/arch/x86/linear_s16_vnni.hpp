@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include <armlower/kernels/arch/x86/linear_vnni_rowdot.hpp>
 #include <armlower/quant/multiplier.hpp>
@@ -172,14 +173,22 @@ ARMLOWER_X86_VNNIW_INLINE inline __m128i requant8_s16_vnni(const linear_s16_args
   return cvt64_16(y);
 }
 
-/// One MR × NR tile over all columns, requantized and stored.
+/// The exact int64 sums of one MR × NR tile over all columns (in exact int32 passes of
+/// `vnni_s16_block` columns) into sum[m·8 + i] (zeroed first).
 template <int MR, int NR>
-ARMLOWER_X86_VNNIW inline void vnni_s16_tile(const linear_s16_args& a, std::int32_t r0, std::int32_t m0) noexcept {
-  alignas(64) std::int64_t sum[MR * 8] = {};
+inline void vnni_s16_sums(const linear_s16_args& a, std::int32_t r0, std::int32_t m0, std::int64_t* sum) noexcept {
+  for (int i = 0; i < MR * 8; ++i) sum[i] = 0;
   for (std::ptrdiff_t k0 = 0; k0 < a.cols; k0 += vnni_s16_block) {
     const std::ptrdiff_t k1 = k0 + vnni_s16_block < a.cols ? k0 + vnni_s16_block : a.cols;
     vnni_s16_kernel<MR, NR>(a, r0, m0, k0, k1, sum);
   }
+}
+
+/// One MR × NR tile over all columns, requantized and stored.
+template <int MR, int NR>
+ARMLOWER_X86_VNNIW inline void vnni_s16_tile(const linear_s16_args& a, std::int32_t r0, std::int32_t m0) noexcept {
+  alignas(64) std::int64_t sum[MR * 8];
+  vnni_s16_sums<MR, NR>(a, r0, m0, sum);
   const int nv = a.rows - r0 < NR ? a.rows - r0 : NR;
   for (int m = 0; m < MR; ++m) {
     const __m128i y = requant8_s16_vnni(a, _mm512_load_si512(sum + 8 * m), r0, nv);
@@ -187,25 +196,39 @@ ARMLOWER_X86_VNNIW inline void vnni_s16_tile(const linear_s16_args& a, std::int3
   }
 }
 
-/// AVX-512 VNNI a16w8 fused linear. Preconditions: `validate(a) == ok`, CPU has AVX-512 F/BW/VL/DQ/VNNI.
-ARMLOWER_X86_VNNIW inline void linear_s16_vnni(const linear_s16_args& args) noexcept {
-  const linear_s16_args a = args;
-  // Weight rows outer, batch rows inner (each NR-row weight tile is read from memory once and reused
-  // from L1 by every batch group); 3 × 8 tiles, layers of ≤ 4 rows 4 × 4 (as the s8 row-major kernel).
+/// The tile order of the a16w8 VNNI kernels: weight rows outer, batch rows inner (each NR-row weight tile
+/// is read from memory once and reused from L1 by every batch group); 3 × 8 tiles, layers of ≤ 4 rows
+/// 4 × 4 (as the s8 row-major kernel). Calls `tile(mr, nr, r0, m0)` (mr, nr: `std::integral_constant<int,
+/// …>`) for each tile of `a`'s batches × rows, in order, until one returns false; returns false then.
+template <class Tile>
+inline bool vnni_s16_tiles(const linear_s16_args& a, Tile&& tile) noexcept {
+  using std::integral_constant;
   if (a.rows > 4) {
     const std::int32_t m3 = a.batches / 3 * 3;
     for (std::int32_t r0 = 0; r0 < a.rows; r0 += 8) {
-      for (std::int32_t g = 0; g < m3; g += 3) vnni_s16_tile<3, 8>(a, r0, g);
-      if (a.batches - m3 == 1) vnni_s16_tile<1, 8>(a, r0, m3);
-      if (a.batches - m3 == 2) vnni_s16_tile<2, 8>(a, r0, m3);
+      for (std::int32_t g = 0; g < m3; g += 3)
+        if (!tile(integral_constant<int, 3>{}, integral_constant<int, 8>{}, r0, g)) return false;
+      if (a.batches - m3 == 1 && !tile(integral_constant<int, 1>{}, integral_constant<int, 8>{}, r0, m3)) return false;
+      if (a.batches - m3 == 2 && !tile(integral_constant<int, 2>{}, integral_constant<int, 8>{}, r0, m3)) return false;
     }
-  } else {
-    const std::int32_t m4 = a.batches / 4 * 4;
-    for (std::int32_t g = 0; g < m4; g += 4) vnni_s16_tile<4, 4>(a, 0, g);
-    if (a.batches - m4 == 1) vnni_s16_tile<1, 4>(a, 0, m4);
-    if (a.batches - m4 == 2) vnni_s16_tile<2, 4>(a, 0, m4);
-    if (a.batches - m4 == 3) vnni_s16_tile<3, 4>(a, 0, m4);
+    return true;
   }
+  const std::int32_t m4 = a.batches / 4 * 4;
+  for (std::int32_t g = 0; g < m4; g += 4)
+    if (!tile(integral_constant<int, 4>{}, integral_constant<int, 4>{}, 0, g)) return false;
+  if (a.batches - m4 == 1) return tile(integral_constant<int, 1>{}, integral_constant<int, 4>{}, 0, m4);
+  if (a.batches - m4 == 2) return tile(integral_constant<int, 2>{}, integral_constant<int, 4>{}, 0, m4);
+  if (a.batches - m4 == 3) return tile(integral_constant<int, 3>{}, integral_constant<int, 4>{}, 0, m4);
+  return true;
+}
+
+/// AVX-512 VNNI a16w8 fused linear. Preconditions: `validate(a) == ok`, CPU has AVX-512 F/BW/VL/DQ/VNNI.
+ARMLOWER_X86_VNNIW inline void linear_s16_vnni(const linear_s16_args& args) noexcept {
+  const linear_s16_args a = args;
+  (void)vnni_s16_tiles(a, [&a](auto mr, auto nr, std::int32_t r0, std::int32_t m0) {
+    vnni_s16_tile<decltype(mr)::value, decltype(nr)::value>(a, r0, m0);
+    return true;
+  });
 }
 
 #undef ARMLOWER_X86_VNNIW
