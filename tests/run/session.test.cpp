@@ -192,3 +192,39 @@ TEST_CASE("session: a prepared CONV2D (checked once) still reports the data-depe
   }
   CHECK(failures == 2);
 }
+
+TEST_CASE("session: running into the same outcome reuses its output buffers, results and errors as run::run") {
+  std::mt19937_64 rng(12);
+  const builder g = conv_rescale_graph(rng);
+  run::session s(g.g);
+  run::outcome out;
+  // handed-back values of another shape, and one value too many, are only storage to reuse; the first
+  // has a 4096-byte buffer, so a new 16-byte one could not land at its address (other malloc size class)
+  out.outputs.push_back(run::from_ints(id::i8, {4096}, std::vector<std::int8_t>(4096, 9)));
+  out.outputs.push_back(run::from_ints(id::i16, {3}, {1, 2, 3}));
+  out.outputs.push_back(run::from_ints(id::i8, {1}, {4}));
+  const std::int8_t* buffer = out.outputs[0].ints.get<std::int8_t>().data();
+  for (int iter = 0; iter < 6; ++iter) {
+    CAPTURE(iter);
+    const bool bad = iter == 3;  // a run that fails (input shape) between good ones
+    const std::vector<run::value> in{
+        run::from_ints(id::i8, {2, 1, 1, bad ? 15 : 16}, random_ints(rng, bad ? 30 : 32, -128, 127))};
+    const auto want = run::run(g.g, in);
+    const auto got = s.run(in, out);
+    REQUIRE(static_cast<bool>(got) == static_cast<bool>(want));
+    if (!want) {
+      CHECK(got.error().line() == want.error().line());
+      continue;
+    }
+    REQUIRE(out.outputs.size() == 2);
+    CHECK(out.outputs[0].type == want->outputs[0].type);
+    CHECK(out.outputs[0].shape == want->outputs[0].shape);
+    CHECK(out.outputs[0].ints == want->outputs[0].ints);
+    CHECK(out.outputs[0].check().empty());
+    CHECK(out.outputs[1].ints == want->outputs[1].ints);
+    CHECK(out.tensors.empty());
+    const std::int8_t* p = out.outputs[0].ints.get<std::int8_t>().data();
+    REQUIRE(p != nullptr);
+    CHECK(p == buffer);  // the handed-back buffer on every run (kept through the failed one), never a new one
+  }
+}

@@ -19,6 +19,7 @@
 #include <functional>
 #include <optional>
 #include <stdexcept>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -297,7 +298,7 @@ struct graph {
 };
 
 /// Number of elements of a shape (1 for rank 0).
-[[nodiscard]] inline std::int64_t element_count(const std::vector<std::int32_t>& shape) noexcept {
+[[nodiscard]] inline std::int64_t element_count(std::span<const std::int32_t> shape) noexcept {
   std::int64_t n = 1;
   for (auto d : shape) n *= d;
   return n;

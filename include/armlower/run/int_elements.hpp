@@ -114,6 +114,16 @@ class int_elements {
     if (auto* p = std::get_if<std::vector<T>>(&v_)) return *p;
     return {};
   }
+  /// Moves the elements out as a vector of `T` when stored as `T` (its capacity comes along: a caller
+  /// reusing a value's buffer), else returns an empty vector; either way this holds no elements after.
+  template <class T>
+    requires is_int_storage_v<T>
+  [[nodiscard]] std::vector<T> release() {
+    std::vector<T> r;
+    if (auto* p = std::get_if<std::vector<T>>(&v_)) r.swap(*p);
+    else resize(0);
+    return r;
+  }
   /// Calls `f(std::span<const T>)` with the elements at their storage type `T`.
   template <class F>
   decltype(auto) visit(F&& f) const {

@@ -113,13 +113,21 @@ namespace detail {
 
 /// The interpreter loop of `run` and `session::run` over graph `g` resolved as `p`, with the run's
 /// values in `st` (precondition: `st.reset(p.names.size())` since its last run); constants are
-/// decoded into `cache` (kept between runs) when it is given, else per run.
-[[nodiscard]] inline result run_graph(const graph::graph& g, const graph_plan& p, std::span<const value> inputs,
-                                      const options& opt, constant_cache* cache, run_state& st) {
-  outcome res;
+/// decoded into `cache` (kept between runs) when it is given, else per run. Writes the outputs
+/// (and with `keep_intermediates` the tensors) into `res`, whose earlier outputs are first handed
+/// to their slots as spares when `st.keep_storage` (their buffers are reused); on an error `res`
+/// is unspecified.
+[[nodiscard]] inline status run_graph(const graph::graph& g, const graph_plan& p, std::span<const value> inputs,
+                                      const options& opt, constant_cache* cache, run_state& st, outcome& res) {
+  if (st.keep_storage) {
+    for (std::size_t j = 0; j < p.outputs.size() && j < res.outputs.size(); ++j)
+      if (st.val[p.outputs[j]] == nullptr) st.owned[p.outputs[j]] = std::move(res.outputs[j]);
+  }
+  res.outputs.clear();
+  res.tensors.clear();
   try {
     const auto limit = opt.max_tensor_bytes;
-    if (auto e = bind_inputs(g, p, inputs, st, limit)) return std::move(*e);
+    if (auto e = bind_inputs(g, p, inputs, st, limit)) return e;
     for (std::size_t i = 0; i < g.operators.size(); ++i) {
       const auto& op = g.operators[i];
       if (!op.is_tosa())
@@ -161,12 +169,9 @@ namespace detail {
       }
       // a session's operator whose declaration-only checks passed on an earlier run runs its prepared form
       const bool prepared = cache != nullptr && cache->prepared[i];
-      if (auto e = prepared ? cache->prepared[i](c) : dispatch(c)) return std::move(*e);
+      if (auto e = prepared ? cache->prepared[i](c) : dispatch(c)) return e;
       if (!opt.keep_intermediates) {
-        for (const auto s : slots.free_after) {  // operands whose last use this was, results nothing reads
-          if (st.val[s] == &st.owned[s]) st.owned[s] = value{};
-          st.val[s] = nullptr;
-        }
+        for (const auto s : slots.free_after) st.unbind(s);  // operands whose last use this was, results nothing reads
       }
     }
     res.outputs.reserve(g.outputs.size());
@@ -199,7 +204,7 @@ namespace detail {
         for (std::size_t s = 0; s < p.names.size(); ++s)
           if (cache->values[s]) res.tensors.emplace(std::string(p.names[s]), *cache->values[s]);
     }
-    return res;
+    return std::nullopt;
   } catch (const std::bad_alloc&) {
     return graph_error(errc::limit, {}, "out of memory");
   } catch (const std::exception& ex) {
@@ -225,7 +230,9 @@ namespace detail {
     const detail::graph_plan p(g, detail::index_tensors(g), opt.max_tensor_bytes);
     detail::run_state st;
     st.reset(p.names.size());
-    return detail::run_graph(g, p, inputs, opt, nullptr, st);
+    outcome res;
+    if (auto e = detail::run_graph(g, p, inputs, opt, nullptr, st, res)) return std::move(*e);
+    return res;
   } catch (const std::bad_alloc&) {
     return detail::graph_error(errc::limit, {}, "out of memory");
   }
@@ -242,7 +249,8 @@ namespace detail {
 /// `run::value`: integers at their storage width) plus the kernel copies where a kernel's storage
 /// differs from the value's (FP8 codes decoded to float; for int8 1×1 CONV2D weights the packed
 /// form) and the kernels' scratch buffers (as large as the largest operand conversion of one op),
-/// for the session's lifetime;
+/// for the session's lifetime, and between runs the buffers of the results of every operator (each
+/// run reuses its slot's buffer: no allocation for a result whose buffer is large enough);
 /// `options::max_tensor_bytes` applies to each. Not safe to `run` one session from two threads
 /// at once (the first use of a constant fills the cache); separate sessions are independent.
 class session {
@@ -250,6 +258,7 @@ class session {
   /// Prepares `g` (nothing is decoded yet; the first `run` decodes the constants it uses).
   explicit session(const graph::graph& g, const options& opt = {})
       : g_(g), opt_(opt), plan_(g, detail::index_tensors(g), opt.max_tensor_bytes), cache_(plan_.names.size(), g.operators.size()) {
+    st_.keep_storage = true;
     st_.reset(plan_.names.size());
   }
   session(const session&) = delete;
@@ -257,15 +266,26 @@ class session {
 
   /// Runs the graph on `inputs` (as `run::run`).
   [[nodiscard]] result run(std::span<const value> inputs) {
-    result r = [&]() -> result {
-      try {
-        return detail::run_graph(g_, plan_, inputs, opt_, &cache_, st_);
-      } catch (const std::bad_alloc&) {
-        return detail::graph_error(errc::limit, {}, "out of memory");
-      }
-    }();
-    st_.reset(plan_.names.size());  // this run's values are released, the arrays kept
-    return r;
+    outcome o;
+    if (auto r = run(inputs, o); !r) return std::move(r).error();
+    return o;
+  }
+
+  /// Runs the graph on `inputs` (as `run::run`) into `out`: `out.outputs` (and with
+  /// `keep_intermediates` `out.tensors`) are replaced by this run's; the buffers of the values
+  /// `out.outputs` held (an earlier run's outputs handed back) are reused for this run's outputs
+  /// — with the same `out` on every run, a run allocates nothing for its outputs. On an error,
+  /// the error of `run::run`; `out` is then unspecified (valid, reusable).
+  [[nodiscard]] expected<void> run(std::span<const value> inputs, outcome& out) {
+    std::optional<error> e;
+    try {
+      e = detail::run_graph(g_, plan_, inputs, opt_, &cache_, st_, out);
+    } catch (const std::bad_alloc&) {
+      e = detail::graph_error(errc::limit, {}, "out of memory");
+    }
+    st_.reset(plan_.names.size());  // unbinds this run's values; their buffers stay as the slots' spares
+    if (e) return std::move(*e);
+    return {};
   }
 
  private:

@@ -62,10 +62,14 @@ struct constant_cache {
 
 /// The values of one run, by slot: `val[s]` is the value bound to slot `s` — a caller's input
 /// (borrowed, not copied), a constant in the session's cache, or `owned[s]` — or null when
-/// nothing is bound (not yet produced, or dead).
+/// nothing is bound (not yet produced, or dead). With `keep_storage` (a session), an unbound
+/// `owned[s]` is a spare: the storage of slot `s`'s value from an earlier run (or of an output
+/// the caller handed back), which the op producing slot `s` reuses (`op_context::spare`).
 struct run_state {
   std::vector<value> owned;
   std::vector<const value*> val;
+  /// Dead values keep their storage as their slot's spare (a session), instead of releasing it.
+  bool keep_storage = false;
   /// Kernel scratch of one operator at a time (operands converted to kernel storage where the
   /// value's storage differs), by position `k` < 3; in a session kept between runs, so its
   /// capacity is reused.
@@ -77,17 +81,21 @@ struct run_state {
     if (!std::holds_alternative<std::vector<T>>(s)) s = std::vector<T>{};
     return std::get<std::vector<T>>(s);
   }
-  /// Unbinds every slot and releases the values this run made (keeps the arrays for the next run).
+  /// Unbinds every slot and releases the values this run made, or keeps them as spares with
+  /// `keep_storage` (keeps the arrays for the next run).
   void reset(std::size_t slots) {
     if (owned.size() != slots) {
       owned.assign(slots, value{});
       val.assign(slots, nullptr);
       return;
     }
-    for (std::size_t s = 0; s < slots; ++s) {  // a value this run still owns is bound to its slot
-      if (val[s] == &owned[s]) owned[s] = value{};
-      val[s] = nullptr;
-    }
+    for (std::size_t s = 0; s < slots; ++s) unbind(static_cast<slot_id>(s));
+  }
+  /// Unbinds slot `s`; a value this run made there is released, or kept as the slot's spare with
+  /// `keep_storage`.
+  void unbind(slot_id s) {
+    if (val[s] == &owned[s] && !keep_storage) owned[s] = value{};
+    val[s] = nullptr;
   }
 };
 
@@ -188,6 +196,14 @@ struct op_context {
     return std::nullopt;
   }
 
+  /// The spare of result `i`'s slot (`run_state`: storage of an earlier run's value there), moved
+  /// out; an empty value when there is none (always in `run::run`).
+  [[nodiscard]] value spare(std::size_t i) const {
+    const auto s = out_slot(i);
+    if (st.val[s] == &st.owned[s]) return {};  // bound: a value of this run, not a spare
+    return std::exchange(st.owned[s], value{});
+  }
+
   /// Binds `v` to slot `s` as a value of this run.
   void bind(slot_id s, value v) const {
     st.owned[s] = std::move(v);
@@ -199,9 +215,9 @@ struct op_context {
   /// session — so nothing the skipped checks read can differ between runs: operand dtypes and
   /// shapes are the declared ones (graph inputs are checked against their declarations, results
   /// by `set`), attributes and constants are fixed. Otherwise (a plain run, EXT-DYNAMIC operands)
-  /// does nothing.
+  /// does nothing; so does an operator prepared already (running its prepared form).
   void prepare(prepared_op p, std::initializer_list<std::size_t> data) const {
-    if (cache == nullptr) return;
+    if (cache == nullptr || cache->prepared[index]) return;
     for (std::size_t i = 0; i < op.inputs.size(); ++i) {
       bool is_data = false;
       for (const auto d : data) is_data = is_data || d == i;

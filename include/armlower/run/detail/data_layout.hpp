@@ -48,6 +48,7 @@ namespace armlower::run::detail {
     return c.fail(errc::invalid_graph, t.name, "the result of CONST must be a constant tensor with a payload");
   try {
     c.bind_constant(c.out_slot(0), t);
+    c.prepare(eval_const, {});  // a session's later runs: only the binding of the cached value
     return std::nullopt;
   } catch (const std::invalid_argument& e) {
     return c.fail(errc::invalid_graph, t.name, e.what());

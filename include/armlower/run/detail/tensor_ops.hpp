@@ -80,11 +80,28 @@ template <class T>
   else return static_cast<T>(v.ints[0]);
 }
 
-/// A value of dtype `t` and `shape` from kernel output storage `out` (taken without a copy when
-/// `T` is `t`'s storage: `float` for FP16/BF16/FP32, the `int_width_of(t)` integer type).
+/// A vector of `n` elements of kernel storage `T` for a result: the buffer of `spare` (a result slot's
+/// spare, `op_context::spare`) when it stores its elements as `T` — no allocation while its capacity
+/// suffices —, else new. Elements the spare held stay (unspecified): the kernel writes every element.
 template <class T>
-[[nodiscard]] value value_from(dtype::id t, std::vector<std::int32_t> shape, std::vector<T> out) {
-  value r{t, std::move(shape), {}, {}, {}};
+[[nodiscard]] std::vector<T> result_storage(value& spare, std::size_t n) {
+  std::vector<T> r;
+  if constexpr (std::is_same_v<T, float>) r.swap(spare.reals);
+  else if constexpr (is_int_storage_v<T>) r = spare.ints.release<T>();
+  r.resize(n);
+  return r;
+}
+
+/// A value of dtype `t` and `shape` from kernel output storage `out` (taken without a copy when
+/// `T` is `t`'s storage: `float` for FP16/BF16/FP32, the `int_width_of(t)` integer type), built in
+/// `r` (a spare: its shape's capacity is reused; its other storage is dropped).
+template <class T>
+[[nodiscard]] value value_from(dtype::id t, std::span<const std::int32_t> shape, std::vector<T> out, value r = {}) {
+  r.type = t;
+  r.shape.assign(shape.begin(), shape.end());
+  r.ints = int_elements{};
+  r.reals = {};
+  r.codes = {};
   if constexpr (std::is_same_v<T, float>) {
     r.reals = std::move(out);
   } else if constexpr (std::is_floating_point_v<T>) {
@@ -196,15 +213,16 @@ template <class T>
 /// Runs `kernels::conv2d` for the op-table row `R` (input, weight, output, accumulator).
 template <const tosa::type_support_row& R>
 [[nodiscard]] status conv2d_call(const op_context& c, const kernels::conv2d_shape& s,
-                                 std::vector<std::int32_t> out_shape) {
+                                 std::span<const std::int32_t> out_shape) {
   using In = kernels::storage_t<R.types[0]>;
   using W = kernels::storage_t<R.types[1]>;
   using Acc = kernels::storage_t<R.acc>;
   const auto in = kernel_operand<In>(c, 0, 0);
   const auto w = kernel_operand<W>(c, 1, 2);
   const auto b = kernel_operand<Acc>(c, 2, 1);
-  // the result's own storage, every element written by the kernel
-  std::vector<Acc> out(static_cast<std::size_t>(graph::element_count(out_shape)));
+  // the result's own storage (the slot's spare buffer in a session), every element written by the kernel
+  value spare = c.spare(0);
+  std::vector<Acc> out = result_storage<Acc>(spare, static_cast<std::size_t>(graph::element_count(out_shape)));
   if constexpr (std::is_same_v<In, std::int8_t> && std::is_same_v<W, std::int8_t> && std::is_same_v<Acc, std::int32_t>) {
     // a session's constant 1×1 weights: packed once (kernels/conv2d_packed.hpp), where the CPU runs that form
     if (c.cached_constant(1) && kernels::detail::is_conv2d_1x1(s) && kernels::conv2d_1x1_s8_packed_native()) {
@@ -220,7 +238,7 @@ template <const tosa::type_support_row& R>
       }
       const auto st = kernels::conv2d_1x1_s8_packed(s, in.data(), pw.bytes.data(), pw.bytes.size(), b.data(), izp,
                                                     wzp, out.data());
-      if (st == kernels::status::ok) return c.set(0, value_from(R.types[2], std::move(out_shape), std::move(out)));
+      if (st == kernels::status::ok) return c.set(0, value_from(R.types[2], out_shape, std::move(out), std::move(spare)));
       if (st == kernels::status::value_out_of_range)
         return c.kernel_fail(st, c.out_name(0), "CONV2D accumulator or bias");
       // anything else: the general kernel below decides (and reports) as run::run does
@@ -230,7 +248,7 @@ template <const tosa::type_support_row& R>
   const auto st = kernels::conv2d<In, W, Acc>(s, in.data(), w.data(), b.data(), kernel_zero_point<In>(c.in(3)),
                                               kernel_zero_point<W>(c.in(4)), out.data(), fr);
   if (st != kernels::status::ok) return c.kernel_fail(st, c.out_name(0), "CONV2D accumulator or bias");
-  return c.set(0, value_from(R.types[2], std::move(out_shape), std::move(out)));
+  return c.set(0, value_from(R.types[2], out_shape, std::move(out), std::move(spare)));
 }
 
 /// CONV2D [input, weight, bias, input_zp, weight_zp] with `conv2d_attr` (SPEC-1.0 CONV2D).
@@ -317,18 +335,19 @@ template <const tosa::type_support_row& R>
 /// Runs `kernels::matmul` for the op-table row `R` (A, B, output = accumulator).
 template <const tosa::type_support_row& R>
 [[nodiscard]] status matmul_call(const op_context& c, const kernels::matmul_shape& s,
-                                 std::vector<std::int32_t> out_shape) {
+                                 std::span<const std::int32_t> out_shape) {
   using In = kernels::storage_t<R.types[0]>;
   static_assert(std::is_same_v<In, kernels::storage_t<R.types[1]>>, "MATMUL rows store A and B alike");
   using Acc = kernels::storage_t<R.acc>;
   const auto a = kernel_operand<In>(c, 0, 0);
   const auto b = kernel_operand<In>(c, 1, 1);
-  std::vector<Acc> out(static_cast<std::size_t>(graph::element_count(out_shape)));  // the result's storage
+  value spare = c.spare(0);  // the result's storage (the slot's spare buffer in a session)
+  std::vector<Acc> out = result_storage<Acc>(spare, static_cast<std::size_t>(graph::element_count(out_shape)));
   const kernels::float_rounding fr{real_format_of(R.acc), real_format_of(R.types[2])};
   const auto st = kernels::matmul<In, Acc>(s, a.data(), b.data(), kernel_zero_point<In>(c.in(2)),
                                           kernel_zero_point<In>(c.in(3)), out.data(), fr);
   if (st != kernels::status::ok) return c.kernel_fail(st, c.out_name(0), "MATMUL accumulator");
-  return c.set(0, value_from(R.types[2], std::move(out_shape), std::move(out)));
+  return c.set(0, value_from(R.types[2], out_shape, std::move(out), std::move(spare)));
 }
 
 /// MATMUL [A, B, A_zp, B_zp] (SPEC-1.0 MATMUL): A [N,H,C], B [N,C,W] → [N,H,W]. Rows: every
@@ -363,7 +382,7 @@ template <const tosa::type_support_row& R>
   // (MATMUL rows have one accumulator per signature: the row `find_row` found.)
   const std::size_t k = row_position(tosa::op::matmul, sig, tosa::find_row(tosa::op::matmul, sig)->acc);
   return visit_row<tosa::op::matmul>(k, [&](auto row) {
-    return matmul_call<row_of<tosa::op::matmul, decltype(row)::value>>(c, s, std::move(out_shape));
+    return matmul_call<row_of<tosa::op::matmul, decltype(row)::value>>(c, s, out_shape);
   });
 }
 
@@ -432,7 +451,8 @@ template <const tosa::type_support_row& R>
       r.input = x.ints.get<In>().data();
       auto with_output = [&](auto out_tag) -> status {
         using Out = decltype(out_tag);
-        std::vector<Out> out(r.count);
+        value spare = c.spare(0);  // the result's storage (the slot's spare buffer in a session)
+        std::vector<Out> out = result_storage<Out>(spare, r.count);
         r.output = out.data();
         const auto st = kernels::rescale(r);
         if (st != kernels::status::ok) {
@@ -444,7 +464,7 @@ template <const tosa::type_support_row& R>
                                   ? "zero points must be 0 unless INT8, or INT16 unsigned with 0 or 32768"
                                   : "");
         }
-        return c.set(0, value_from(r.out_t, x.shape, std::move(out)));
+        return c.set(0, value_from(r.out_t, x.shape, std::move(out), std::move(spare)));
       };
       if (r.out_t == id::i8) return with_output(std::int8_t{});
       if (r.out_t == id::i16) return with_output(std::int16_t{});
