@@ -111,6 +111,14 @@ namespace detail {
   return std::nullopt;
 }
 
+/// True when `slots` is not empty and every slot of it is pinned to a session constant (`run_state::pinned`).
+[[nodiscard]] inline bool all_pinned(const run_state& st, const std::vector<slot_id>& slots) noexcept {
+  if (slots.empty()) return false;
+  for (const auto s : slots)
+    if (st.pinned[s] == 0) return false;
+  return true;
+}
+
 /// The interpreter loop of `run` and `session::run` over graph `g` resolved as `p`, with the run's
 /// values in `st` (precondition: `st.reset(p.names.size())` since its last run); constants are
 /// decoded into `cache` (kept between runs) when it is given, else per run. Writes the outputs
@@ -130,6 +138,8 @@ namespace detail {
     if (auto e = bind_inputs(g, p, inputs, st, limit)) return e;
     for (std::size_t i = 0; i < g.operators.size(); ++i) {
       const auto& op = g.operators[i];
+      // a session's prepared operator whose results are pinned constants (CONST) has nothing left to do
+      if (cache != nullptr && cache->prepared[i] && all_pinned(st, p.ops[i].out)) continue;
       if (!op.is_tosa())
         return make_error(errc::invalid_graph, static_cast<std::int64_t>(i), std::string(op.op_name()), {},
                           "not a TOSA operator; lower the graph first");

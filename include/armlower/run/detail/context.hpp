@@ -70,6 +70,9 @@ struct run_state {
   std::vector<const value*> val;
   /// Dead values keep their storage as their slot's spare (a session), instead of releasing it.
   bool keep_storage = false;
+  /// Slot → bound to a session's cached constant for the session's lifetime (never unbound: every
+  /// run binds the same value there).
+  std::vector<std::uint8_t> pinned;
   /// Kernel scratch of one operator at a time (operands converted to kernel storage where the
   /// value's storage differs), by position `k` < 3; in a session kept between runs, so its
   /// capacity is reused.
@@ -87,13 +90,15 @@ struct run_state {
     if (owned.size() != slots) {
       owned.assign(slots, value{});
       val.assign(slots, nullptr);
+      pinned.assign(slots, 0);
       return;
     }
     for (std::size_t s = 0; s < slots; ++s) unbind(static_cast<slot_id>(s));
   }
-  /// Unbinds slot `s`; a value this run made there is released, or kept as the slot's spare with
-  /// `keep_storage`.
+  /// Unbinds slot `s` unless pinned; a value this run made there is released, or kept as the slot's
+  /// spare with `keep_storage`.
   void unbind(slot_id s) {
+    if (pinned[s] != 0) return;
     if (val[s] == &owned[s] && !keep_storage) owned[s] = value{};
     val[s] = nullptr;
   }
@@ -227,12 +232,13 @@ struct op_context {
   }
 
   /// Binds constant tensor `t` (slot `s`): in a session its decoded value in the cache (decoded on
-  /// first use), else decoded for this run. Throws std::invalid_argument for a bad payload.
+  /// first use; the slot stays bound to it, `run_state::pinned`), else decoded for this run. Throws std::invalid_argument for a bad payload.
   void bind_constant(slot_id s, const graph::tensor& t) const {
     if (cache == nullptr) return bind(s, from_constant(t));
     auto& v = cache->values[s];
     if (!v) v.emplace(from_constant(t));
     st.val[s] = &*v;
+    st.pinned[s] = 1;
   }
 };
 
