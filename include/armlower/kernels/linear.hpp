@@ -47,6 +47,7 @@
 #endif
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
 #include <armlower/kernels/arch/x86/linear.hpp>
+#include <armlower/kernels/arch/x86/linear_avx2_rowpairs.hpp>
 #include <armlower/kernels/arch/x86/linear_s16_vnni.hpp>
 #include <armlower/kernels/arch/x86/linear_vnni_rowdot.hpp>
 #define ARMLOWER_KERNELS_HAVE_X86 1
@@ -196,7 +197,11 @@ namespace detail {
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
     case linear_path::x86_avx2:
       if (!detail::x86_has_avx2()) return status::unsupported_path;
-      detail::linear_s8_avx2(a);
+      if (detail::rowpairs_pays(a)) {
+        detail::linear_s8_rowpairs_avx2(a);
+      } else {
+        detail::linear_s8_avx2(a);
+      }
       return status::ok;
     case linear_path::x86_avx512_vnni:
       if (!detail::x86_has_avx512_vnni_dq()) return status::unsupported_path;

@@ -236,6 +236,47 @@ ARMLOWER_X86_AVX2 inline void requant_group8_s8_avx2(const linear_s8_args& a, co
   }
 }
 
+/// `requant_group8_s8_avx2` for the group of channels r0 .. min(r0 + 8, rows) − 1 (a tail group of
+/// fewer than 8 channels requantizes 4 at a time, then one at a time).
+template <int MB>
+ARMLOWER_X86_AVX2 inline void requant_group_s8_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
+                                                    std::int32_t r0, const std::int64_t* part,
+                                                    const std::int64_t* xsum, std::int32_t b0) noexcept {
+  const int nr = a.rows - r0 < 8 ? a.rows - r0 : 8;
+  if (nr == 8) {
+    requant_group8_s8_avx2<MB>(a, rc, r0, part, xsum, b0);
+    return;
+  }
+  const bool ks = a.kernel_sum != nullptr;
+  std::int64_t cst[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int i = 0; i < nr; ++i) cst[i] = ks ? a.kernel_sum[r0 + i] : (a.bias != nullptr ? a.bias[r0 + i] : 0);
+  for (int m = 0; m < MB; ++m) {
+    const std::int64_t* acc = part + std::ptrdiff_t{m} * 8;
+    const std::int64_t fx = static_cast<std::int64_t>(a.filter_offset) * xsum[m];
+    alignas(32) std::int64_t v[8];
+    for (int i = 0; i < 8; ++i) v[i] = cst[i] + acc[i] + fx;
+    std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0;
+    int i = 0;
+    for (; i + 4 <= nr; i += 4) requant4_s8_avx2(a, rc, r0 + i, v + i, y + i);
+    for (; i < nr; ++i) y[i] = requantize_row_s8(a, r0 + i, v[i]);
+  }
+}
+
+/// xsum[m] = Σ_k (x[m][k] + xoff) for the MB batch rows at x (stride cols) when the filter offset is
+/// non-zero (the filter_offset·Σx' term), else 0.
+template <int MB>
+inline void pairs_xsum(const linear_s8_args& a, const std::int8_t* x, std::int16_t xoff, std::int64_t* xsum) noexcept {
+  const std::ptrdiff_t cols = a.cols;
+  for (int m = 0; m < MB; ++m) {
+    std::int64_t s = 0;
+    if (a.filter_offset != 0) {
+      for (std::ptrdiff_t k = 0; k < cols; ++k) s += x[m * cols + k];
+      s += static_cast<std::int64_t>(xoff) * cols;
+    }
+    xsum[m] = s;
+  }
+}
+
 /// Batch rows b0 .. b0+MB−1 of `linear_s8_pairs_avx2`.
 template <int MB>
 ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
@@ -246,15 +287,8 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
   const std::ptrdiff_t gstride = (cols + 15) / 16 * 128;  // bytes per group of 8 channels
   const std::ptrdiff_t groups = (a.rows + 7) / 8;
   const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b0) * cols;
-  const bool ks = a.kernel_sum != nullptr;
-  std::int64_t xsum[MB] = {};  // Σ x' per batch row (only needed with a filter offset)
-  if (a.filter_offset != 0) {
-    for (int m = 0; m < MB; ++m) {
-      std::int64_t s = 0;
-      for (std::ptrdiff_t k = 0; k < cols; ++k) s += x[m * cols + k];
-      xsum[m] = s + static_cast<std::int64_t>(xoff) * cols;
-    }
-  }
+  std::int64_t xsum[MB];
+  pairs_xsum<MB>(a, x, xoff, xsum);
   alignas(32) std::int16_t xb[MB * avx2_pairs_kb<MB>];
   alignas(32) std::int64_t part[avx2_pairs_sg * MB * 8];
   const bool one_block = cols <= avx2_pairs_kb<MB>;  // then the input is widened once for all passes
@@ -272,24 +306,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
       for (; g < gn; ++g) pairs_block_avx2<MB, 1>(xb, w + g * gstride, gstride, np, part + g * gp, gp, k0 == 0);
     }
     for (std::ptrdiff_t g = 0; g < gn; ++g) {
-      const auto r0 = static_cast<std::int32_t>((g0 + g) * 8);
-      const int nr = a.rows - r0 < 8 ? a.rows - r0 : 8;
-      if (nr == 8) {
-        requant_group8_s8_avx2<MB>(a, rc, r0, part + g * MB * 8, xsum, b0);
-        continue;
-      }
-      std::int64_t cst[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      for (int i = 0; i < nr; ++i) cst[i] = ks ? a.kernel_sum[r0 + i] : (a.bias != nullptr ? a.bias[r0 + i] : 0);
-      for (int m = 0; m < MB; ++m) {
-        const std::int64_t* acc = part + (g * MB + m) * 8;
-        const std::int64_t fx = static_cast<std::int64_t>(a.filter_offset) * xsum[m];
-        alignas(32) std::int64_t v[8];
-        for (int i = 0; i < 8; ++i) v[i] = cst[i] + acc[i] + fx;
-        std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0;
-        int i = 0;
-        for (; i + 4 <= nr; i += 4) requant4_s8_avx2(a, rc, r0 + i, v + i, y + i);
-        for (; i < nr; ++i) y[i] = requantize_row_s8(a, r0 + i, v[i]);
-      }
+      requant_group_s8_avx2<MB>(a, rc, static_cast<std::int32_t>((g0 + g) * 8), part + g * MB * 8, xsum, b0);
     }
   }
 }

@@ -1,0 +1,195 @@
+/// @file armlower/kernels/arch/x86/linear_avx2_rowpairs.hpp
+/// AVX2 s8 fused linear over ROW-MAJOR weights, batch-blocked: the column-pair microkernel of
+/// `arch/x86/linear_avx2_pairs.hpp` (`pairs_block_avx2`, up to 8 batch rows × 8 channels per widened
+/// weight vector) fed by a repack on the fly. For each group of 8 output channels and K tile, the
+/// row-major weights w[r0 .. r0+8)[k0 .. k0+KT) are rearranged into the `avx2_pairs` form (per column
+/// pair p the 8 channels' (w[2p], w[2p+1]) bytes, 16 bytes; an 8×8 transpose of 16-bit elements,
+/// `vpunpck{l,h}{wd,dq,qdq}`) in a stack tile of ≤ 8 KiB, then every batch row of the block runs over
+/// that tile: the repack (≈ 3 shuffle µops per 16 weight bytes) is paid once per batch block of ≤ 8
+/// rows. No heap, no caller buffer: what `linear_s8(a)` runs on an AVX2-only CPU for batched layers
+/// (`rowpairs_pays`). Contract: `kernels/linear_args.hpp` (same integers as `linear_s8_avx2`, the
+/// generic path and `linear_s8_pairs_avx2`).
+///
+/// Stack: widened input 16 KiB (`avx2_pairs_kb`) + weight tile 8 KiB + int64 block sums ≤ 4 KiB.
+///
+/// Exactness (as `linear_s8_pairs_avx2`): |x + xoff| ≤ 128 + 255 = 383 (|input_offset| ≤ 255, the
+/// kernel_sum form uses xoff = 0) and |w| ≤ 128, so one `vpmaddwd` lane is ≤ 2·383·128 = 98048; an int32
+/// lane sums at most one K tile (≤ 1024 columns = 512 pairs) per `pairs_block_avx2` call: ≤ 512·98048
+/// < 2^26; the calls are added in int64 (`part`), and filter_offset·Σx' and the row constant in int64 in
+/// the requantization, so any K is exact.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <immintrin.h>
+
+#include <armlower/kernels/arch/x86/linear.hpp>
+#include <armlower/kernels/arch/x86/linear_avx2_pairs.hpp>
+#include <armlower/kernels/linear_args.hpp>
+
+namespace armlower::kernels::detail {
+
+#define ARMLOWER_X86_AVX2 __attribute__((target("avx2")))
+
+/// Columns of one weight tile for G groups of 8 channels: G·8·KT bytes ≤ 8 KiB (a multiple of 16, ≤ the
+/// K block `avx2_pairs_kb<MB>` of the widened input).
+template <int MB>
+inline constexpr std::ptrdiff_t rowpairs_kt =
+    std::ptrdiff_t{1024} / pairs_groups_avx2<MB> < avx2_pairs_kb<MB> ? std::ptrdiff_t{1024} / pairs_groups_avx2<MB>
+                                                                     : avx2_pairs_kb<MB>;
+
+ARMLOWER_X86_AVX2 inline __m128i rp_lo16(__m128i a, __m128i b) noexcept { return _mm_unpacklo_epi16(a, b); }
+ARMLOWER_X86_AVX2 inline __m128i rp_hi16(__m128i a, __m128i b) noexcept { return _mm_unpackhi_epi16(a, b); }
+ARMLOWER_X86_AVX2 inline __m128i rp_lo32(__m128i a, __m128i b) noexcept { return _mm_unpacklo_epi32(a, b); }
+ARMLOWER_X86_AVX2 inline __m128i rp_hi32(__m128i a, __m128i b) noexcept { return _mm_unpackhi_epi32(a, b); }
+ARMLOWER_X86_AVX2 inline __m128i rp_lo64(__m128i a, __m128i b) noexcept { return _mm_unpacklo_epi64(a, b); }
+ARMLOWER_X86_AVX2 inline __m128i rp_hi64(__m128i a, __m128i b) noexcept { return _mm_unpackhi_epi64(a, b); }
+ARMLOWER_X86_AVX2 inline __m256i rp_lo16(__m256i a, __m256i b) noexcept { return _mm256_unpacklo_epi16(a, b); }
+ARMLOWER_X86_AVX2 inline __m256i rp_hi16(__m256i a, __m256i b) noexcept { return _mm256_unpackhi_epi16(a, b); }
+ARMLOWER_X86_AVX2 inline __m256i rp_lo32(__m256i a, __m256i b) noexcept { return _mm256_unpacklo_epi32(a, b); }
+ARMLOWER_X86_AVX2 inline __m256i rp_hi32(__m256i a, __m256i b) noexcept { return _mm256_unpackhi_epi32(a, b); }
+ARMLOWER_X86_AVX2 inline __m256i rp_lo64(__m256i a, __m256i b) noexcept { return _mm256_unpacklo_epi64(a, b); }
+ARMLOWER_X86_AVX2 inline __m256i rp_hi64(__m256i a, __m256i b) noexcept { return _mm256_unpackhi_epi64(a, b); }
+
+/// 8×8 transpose of 16-bit elements within each 128-bit lane: r[i] holds channel i's column pairs
+/// 0..7 (per lane); on return r[p] holds pair p of channels 0..7 (per lane) — one `avx2_pairs` unit.
+template <class V>
+ARMLOWER_X86_AVX2 inline void rowpairs_transpose8(V* r) noexcept {
+  const V t0 = rp_lo16(r[0], r[1]), t1 = rp_hi16(r[0], r[1]), t2 = rp_lo16(r[2], r[3]), t3 = rp_hi16(r[2], r[3]);
+  const V t4 = rp_lo16(r[4], r[5]), t5 = rp_hi16(r[4], r[5]), t6 = rp_lo16(r[6], r[7]), t7 = rp_hi16(r[6], r[7]);
+  const V u0 = rp_lo32(t0, t2), u1 = rp_hi32(t0, t2), u2 = rp_lo32(t1, t3), u3 = rp_hi32(t1, t3);
+  const V u4 = rp_lo32(t4, t6), u5 = rp_hi32(t4, t6), u6 = rp_lo32(t5, t7), u7 = rp_hi32(t5, t7);
+  r[0] = rp_lo64(u0, u4);
+  r[1] = rp_hi64(u0, u4);
+  r[2] = rp_lo64(u1, u5);
+  r[3] = rp_hi64(u1, u5);
+  r[4] = rp_lo64(u2, u6);
+  r[5] = rp_hi64(u2, u6);
+  r[6] = rp_lo64(u3, u7);
+  r[7] = rp_hi64(u3, u7);
+}
+
+/// Writes the `avx2_pairs` form of channels w[i] (i < nr ≤ 8; w[i] = row i at column k0, stride cols),
+/// columns [0, n), into t: (n + 15)/16·8 pairs × 16 bytes, channels ≥ nr and columns ≥ n zero.
+ARMLOWER_X86_AVX2 inline void rowpairs_pack_avx2(const std::int8_t* w, std::ptrdiff_t cols, int nr, std::ptrdiff_t n,
+                                                 std::int8_t* t) noexcept {
+  std::ptrdiff_t j = 0;
+  if (nr == 8) {
+    for (; j + 32 <= n; j += 32) {  // 16 pairs: two 8×8 transposes (one per 128-bit lane)
+      __m256i r[8];
+      for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + i * cols + j));
+      rowpairs_transpose8(r);
+      std::int8_t* d = t + j * 8;  // j/2 pairs × 16 bytes
+      for (int p = 0; p < 8; ++p) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + p * 16), _mm256_castsi256_si128(r[p]));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + (p + 8) * 16), _mm256_extracti128_si256(r[p], 1));
+      }
+    }
+    for (; j + 16 <= n; j += 16) {
+      __m128i r[8];
+      for (int i = 0; i < 8; ++i) r[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i * cols + j));
+      rowpairs_transpose8(r);
+      for (int p = 0; p < 8; ++p) _mm_storeu_si128(reinterpret_cast<__m128i*>(t + j * 8 + p * 16), r[p]);
+    }
+  }
+  for (; j < n; j += 16) {  // channel tail (nr < 8) or the last < 16 columns: zero-padded copy
+    alignas(16) std::int8_t z[8][16] = {};
+    const std::ptrdiff_t m = n - j < 16 ? n - j : 16;
+    for (int i = 0; i < nr; ++i) {
+      for (std::ptrdiff_t c = 0; c < m; ++c) z[i][c] = w[i * cols + j + c];
+    }
+    __m128i r[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm_load_si128(reinterpret_cast<const __m128i*>(z[i]));
+    rowpairs_transpose8(r);
+    for (int p = 0; p < 8; ++p) _mm_storeu_si128(reinterpret_cast<__m128i*>(t + j * 8 + p * 16), r[p]);
+  }
+}
+
+/// Batch rows b0 .. b0+MB−1 over the row-major weights w (row r at w + r·cols): for each pass of
+/// `avx2_pairs_sg` groups of 8 channels, the int64 sums part[g][m][0..8) = Σ_k (x[m][k] + xoff)·w[r0+i][k]
+/// (repacked per group and K tile, `pairs_block_avx2`), then `epi(r0, part_g, xsum)` for each group
+/// (r0 its first channel, part_g its MB × 8 sums, xsum[m] = Σ_k (x[m][k] + xoff) when the filter offset
+/// is non-zero, else 0).
+template <int MB, class Epilogue>
+ARMLOWER_X86_AVX2 inline void rowpairs_rows_avx2(const linear_s8_args& a, const std::int8_t* w, std::int32_t b0,
+                                                 std::int16_t xoff, Epilogue&& epi) noexcept {
+  constexpr int G = pairs_groups_avx2<MB>;
+  constexpr std::ptrdiff_t KB = avx2_pairs_kb<MB>, KT = rowpairs_kt<MB>;
+  constexpr std::ptrdiff_t gp = std::ptrdiff_t{MB} * 8;  // part elements per group
+  const std::ptrdiff_t cols = a.cols;
+  const std::ptrdiff_t groups = (a.rows + 7) / 8;
+  const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b0) * cols;
+  std::int64_t xsum[MB];
+  pairs_xsum<MB>(a, x, xoff, xsum);
+  alignas(32) std::int16_t xb[MB * KB];
+  alignas(32) std::int64_t part[avx2_pairs_sg * gp];
+  alignas(32) std::int8_t tile[G * KT * 8];
+  const bool one_block = cols <= KB;  // then the input is widened once for all passes
+  if (one_block) pairs_widen_x_avx2<MB>(x, cols, 0, cols, xoff, xb);
+  for (std::ptrdiff_t g0 = 0; g0 < groups; g0 += avx2_pairs_sg) {
+    const std::ptrdiff_t gn = groups - g0 < avx2_pairs_sg ? groups - g0 : avx2_pairs_sg;
+    for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += KB) {
+      const std::ptrdiff_t n = cols - k0 < KB ? cols - k0 : KB;
+      if (!one_block) pairs_widen_x_avx2<MB>(x, cols, k0, n, xoff, xb);
+      for (std::ptrdiff_t g = 0; g < gn;) {
+        const int gg = g + G <= gn ? G : 1;  // groups of this call
+        for (std::ptrdiff_t kt = 0; kt < n; kt += KT) {
+          const std::ptrdiff_t nt = n - kt < KT ? n - kt : KT;
+          for (int q = 0; q < gg; ++q) {
+            const std::ptrdiff_t r0 = (g0 + g + q) * 8;
+            const int nr = a.rows - r0 < 8 ? static_cast<int>(a.rows - r0) : 8;
+            rowpairs_pack_avx2(w + r0 * cols + k0 + kt, cols, nr, nt, tile + q * KT * 8);
+          }
+          const std::ptrdiff_t np = (nt + 15) / 16 * 8;
+          const bool first = k0 == 0 && kt == 0;
+          if (gg == G) {
+            pairs_block_avx2<MB, G>(xb + kt, tile, KT * 8, np, part + g * gp, gp, first);
+          } else {
+            pairs_block_avx2<MB, 1>(xb + kt, tile, KT * 8, np, part + g * gp, gp, first);
+          }
+        }
+        g += gg;
+      }
+    }
+    for (std::ptrdiff_t g = 0; g < gn; ++g) epi(static_cast<std::int32_t>((g0 + g) * 8), part + g * gp, xsum);
+  }
+}
+
+/// Batch rows b0 .. b0+MB−1 of `linear_s8_rowpairs_avx2`.
+template <int MB>
+ARMLOWER_X86_AVX2 inline void linear_s8_rowpairs_rows_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
+                                                           std::int32_t b0, std::int16_t xoff) noexcept {
+  rowpairs_rows_avx2<MB>(a, a.weights, b0, xoff, [&](std::int32_t r0, const std::int64_t* part, const std::int64_t* xsum) {
+    requant_group_s8_avx2<MB>(a, rc, r0, part, xsum, b0);
+  });
+}
+
+/// AVX2 s8 fused linear over row-major weights (`a.weights`), repacked on the fly into stack tiles for
+/// the column-pair microkernel; batch rows in blocks of 8, then one block of the remainder (1..7).
+/// Same integers as `linear_s8_avx2`. Preconditions: `validate(a) == ok`, CPU has AVX2.
+ARMLOWER_X86_AVX2 inline void linear_s8_rowpairs_avx2(const linear_s8_args& args) noexcept {
+  const linear_s8_args a = args;  // local copy: int8 output stores cannot alias it
+  const auto xoff = static_cast<std::int16_t>(a.kernel_sum != nullptr ? 0 : a.input_offset);
+  const requant_s8_avx2_consts rc = make_requant_s8_avx2(a);
+  std::int32_t b = 0;
+  for (; b + 8 <= a.batches; b += 8) linear_s8_rowpairs_rows_avx2<8>(a, rc, b, xoff);
+  switch (a.batches - b) {
+    case 7: linear_s8_rowpairs_rows_avx2<7>(a, rc, b, xoff); break;
+    case 6: linear_s8_rowpairs_rows_avx2<6>(a, rc, b, xoff); break;
+    case 5: linear_s8_rowpairs_rows_avx2<5>(a, rc, b, xoff); break;
+    case 4: linear_s8_rowpairs_rows_avx2<4>(a, rc, b, xoff); break;
+    case 3: linear_s8_rowpairs_rows_avx2<3>(a, rc, b, xoff); break;
+    case 2: linear_s8_rowpairs_rows_avx2<2>(a, rc, b, xoff); break;
+    case 1: linear_s8_rowpairs_rows_avx2<1>(a, rc, b, xoff); break;
+    default: break;
+  }
+}
+
+/// True if `linear_s8_rowpairs_avx2` is the faster AVX2 form for `a` (else `linear_s8_avx2`, the
+/// row-major dot-rows kernel). PROVISIONAL thresholds, to be measured.
+[[nodiscard]] constexpr bool rowpairs_pays(const linear_s8_args& a) noexcept { return a.batches >= 2 && a.rows >= 16; }
+
+#undef ARMLOWER_X86_AVX2
+
+}  // namespace armlower::kernels::detail
