@@ -147,8 +147,18 @@ void BM_s8_armlower_avx2_form(benchmark::State& st) {
   }
   set_counters(st, p);
 }
-BENCHMARK(BM_s8_armlower_avx2_form<k::detail::linear_s8_avx2>)->Name("BM_s8_armlower_avx2_dotrows")->Apply(args);
-BENCHMARK(BM_s8_armlower_avx2_form<k::detail::linear_s8_rowpairs_avx2>)->Name("BM_s8_armlower_avx2_rowpairs")->Apply(args);
+// the table's shapes and, for the dispatch thresholds (`rowpairs_pays`), batches 2 and 4 and narrow layers
+void form_args(benchmark::internal::Benchmark* b) {
+  args(b);
+  for (const int n : {64, 256, 1024, 4096}) {
+    for (const int batch : {2, 4}) b->Args({batch, n, n});
+  }
+  for (const int batch : {1, 2, 8}) {
+    for (const int rows : {8, 16}) b->Args({batch, 1024, rows});
+  }
+}
+BENCHMARK(BM_s8_armlower_avx2_form<k::detail::linear_s8_avx2>)->Name("BM_s8_armlower_avx2_dotrows")->Apply(form_args);
+BENCHMARK(BM_s8_armlower_avx2_form<k::detail::linear_s8_rowpairs_avx2>)->Name("BM_s8_armlower_avx2_rowpairs")->Apply(form_args);
 #endif
 
 // AVX2 layout of `pack_linear_s8` (path x86_avx2: what AVX2-only CPUs get), packed once outside the

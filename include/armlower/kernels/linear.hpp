@@ -197,7 +197,7 @@ namespace detail {
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
     case linear_path::x86_avx2:
       if (!detail::x86_has_avx2()) return status::unsupported_path;
-      if (detail::rowpairs_pays(a)) {
+      if (detail::rowpairs_pays(a.batches, a.rows, a.cols)) {
         detail::linear_s8_rowpairs_avx2(a);
       } else {
         detail::linear_s8_avx2(a);

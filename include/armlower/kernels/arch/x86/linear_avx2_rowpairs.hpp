@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include <immintrin.h>
 
@@ -70,39 +71,60 @@ ARMLOWER_X86_AVX2 inline void rowpairs_transpose8(V* r) noexcept {
   r[7] = rp_hi64(u3, u7);
 }
 
-/// Writes the `avx2_pairs` form of channels w[i] (i < nr ≤ 8; w[i] = row i at column k0, stride cols),
-/// columns [0, n), into t: (n + 15)/16·8 pairs × 16 bytes, channels ≥ nr and columns ≥ n zero.
+/// Writes the weights of channels w[i] (i < nr ≤ 8; w[i] = row i, stride cols), columns [0, n), into t
+/// as `avx2_pairs` units (per column pair the 8 channels' two bytes, 16 bytes; channels ≥ nr and
+/// columns ≥ n zero), (n + 15)/16·8 units, in the `rowpairs` order: each full 32-column chunk (at a
+/// multiple of 32) as pairs 0, 8, 1, 9, …, 7, 15 of the chunk (the two 128-bit lanes of one 8×8
+/// transpose stored as one 32-byte unit, no lane crossing), the rest in column order. The widened input
+/// (`rowpairs_widen_x_avx2`) uses the same order.
+/// `Full`: nr == 8 (no zero channels to insert).
+template <bool Full>
 ARMLOWER_X86_AVX2 inline void rowpairs_pack_avx2(const std::int8_t* w, std::ptrdiff_t cols, int nr, std::ptrdiff_t n,
                                                  std::int8_t* t) noexcept {
   std::ptrdiff_t j = 0;
-  if (nr == 8) {
-    for (; j + 32 <= n; j += 32) {  // 16 pairs: two 8×8 transposes (one per 128-bit lane)
-      __m256i r[8];
-      for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + i * cols + j));
-      rowpairs_transpose8(r);
-      std::int8_t* d = t + j * 8;  // j/2 pairs × 16 bytes
-      for (int p = 0; p < 8; ++p) {
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + p * 16), _mm256_castsi256_si128(r[p]));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + (p + 8) * 16), _mm256_extracti128_si256(r[p], 1));
-      }
+  for (; j + 32 <= n; j += 32) {  // 16 pairs: two 8×8 transposes (one per 128-bit lane)
+    __m256i r[8];
+    for (int i = 0; i < 8; ++i) {
+      r[i] = Full || i < nr ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + i * cols + j))
+                            : _mm256_setzero_si256();
     }
-    for (; j + 16 <= n; j += 16) {
-      __m128i r[8];
-      for (int i = 0; i < 8; ++i) r[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i * cols + j));
-      rowpairs_transpose8(r);
-      for (int p = 0; p < 8; ++p) _mm_storeu_si128(reinterpret_cast<__m128i*>(t + j * 8 + p * 16), r[p]);
-    }
+    rowpairs_transpose8(r);
+    for (int p = 0; p < 8; ++p) _mm256_storeu_si256(reinterpret_cast<__m256i*>(t + j * 8 + p * 32), r[p]);
   }
-  for (; j < n; j += 16) {  // channel tail (nr < 8) or the last < 16 columns: zero-padded copy
-    alignas(16) std::int8_t z[8][16] = {};
-    const std::ptrdiff_t m = n - j < 16 ? n - j : 16;
-    for (int i = 0; i < nr; ++i) {
-      for (std::ptrdiff_t c = 0; c < m; ++c) z[i][c] = w[i * cols + j + c];
-    }
+  for (; j < n; j += 16) {  // < 32 columns left: 16-column chunks in column order, the last zero-padded
     __m128i r[8];
-    for (int i = 0; i < 8; ++i) r[i] = _mm_load_si128(reinterpret_cast<const __m128i*>(z[i]));
+    if (j + 16 <= n) {
+      for (int i = 0; i < 8; ++i) {
+        r[i] = i < nr ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i * cols + j)) : _mm_setzero_si128();
+      }
+    } else {
+      alignas(16) std::int8_t z[8][16] = {};
+      for (int i = 0; i < nr; ++i) {
+        for (std::ptrdiff_t c = 0; c < n - j; ++c) z[i][c] = w[i * cols + j + c];
+      }
+      for (int i = 0; i < 8; ++i) r[i] = _mm_load_si128(reinterpret_cast<const __m128i*>(z[i]));
+    }
     rowpairs_transpose8(r);
     for (int p = 0; p < 8; ++p) _mm_storeu_si128(reinterpret_cast<__m128i*>(t + j * 8 + p * 16), r[p]);
+  }
+}
+
+/// `pairs_widen_x_avx2` in the `rowpairs` order of `rowpairs_pack_avx2`: (x[m][k0 + j] + xoff) for
+/// j < n as int16, each full 32-column chunk's column pairs in the order 0, 8, 1, 9, …, 7, 15, the rest in
+/// column order, zeros up to the next multiple of 16; row m of `xb` at stride avx2_pairs_kb<MB>.
+template <int MB>
+ARMLOWER_X86_AVX2 inline void rowpairs_widen_x_avx2(const std::int8_t* x, std::ptrdiff_t cols, std::ptrdiff_t k0,
+                                                    std::ptrdiff_t n, std::int16_t xoff, std::int16_t* xb) noexcept {
+  pairs_widen_x_avx2<MB>(x, cols, k0, n, xoff, xb);
+  for (int m = 0; m < MB; ++m) {
+    std::int16_t* d = xb + m * avx2_pairs_kb<MB>;
+    for (std::ptrdiff_t j = 0; j + 32 <= n; j += 32) {
+      const __m256i v0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(d + j));       // pairs 0..7
+      const __m256i v1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(d + j + 16));  // pairs 8..15
+      const __m256i lo = _mm256_unpacklo_epi32(v0, v1), hi = _mm256_unpackhi_epi32(v0, v1);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(d + j), _mm256_permute2x128_si256(lo, hi, 0x20));
+      _mm256_store_si256(reinterpret_cast<__m256i*>(d + j + 16), _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
   }
 }
 
@@ -116,6 +138,7 @@ ARMLOWER_X86_AVX2 inline void rowpairs_rows_avx2(const linear_s8_args& a, const 
                                                  std::int16_t xoff, Epilogue&& epi) noexcept {
   constexpr int G = pairs_groups_avx2<MB>;
   constexpr std::ptrdiff_t KB = avx2_pairs_kb<MB>, KT = rowpairs_kt<MB>;
+  static_assert(KT % 32 == 0);  // tiles start on a 32-column chunk of the K block (the `rowpairs` order)
   constexpr std::ptrdiff_t gp = std::ptrdiff_t{MB} * 8;  // part elements per group
   const std::ptrdiff_t cols = a.cols;
   const std::ptrdiff_t groups = (a.rows + 7) / 8;
@@ -126,12 +149,12 @@ ARMLOWER_X86_AVX2 inline void rowpairs_rows_avx2(const linear_s8_args& a, const 
   alignas(32) std::int64_t part[avx2_pairs_sg * gp];
   alignas(32) std::int8_t tile[G * KT * 8];
   const bool one_block = cols <= KB;  // then the input is widened once for all passes
-  if (one_block) pairs_widen_x_avx2<MB>(x, cols, 0, cols, xoff, xb);
+  if (one_block) rowpairs_widen_x_avx2<MB>(x, cols, 0, cols, xoff, xb);
   for (std::ptrdiff_t g0 = 0; g0 < groups; g0 += avx2_pairs_sg) {
     const std::ptrdiff_t gn = groups - g0 < avx2_pairs_sg ? groups - g0 : avx2_pairs_sg;
     for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += KB) {
       const std::ptrdiff_t n = cols - k0 < KB ? cols - k0 : KB;
-      if (!one_block) pairs_widen_x_avx2<MB>(x, cols, k0, n, xoff, xb);
+      if (!one_block) rowpairs_widen_x_avx2<MB>(x, cols, k0, n, xoff, xb);
       for (std::ptrdiff_t g = 0; g < gn;) {
         const int gg = g + G <= gn ? G : 1;  // groups of this call
         for (std::ptrdiff_t kt = 0; kt < n; kt += KT) {
@@ -139,7 +162,11 @@ ARMLOWER_X86_AVX2 inline void rowpairs_rows_avx2(const linear_s8_args& a, const 
           for (int q = 0; q < gg; ++q) {
             const std::ptrdiff_t r0 = (g0 + g + q) * 8;
             const int nr = a.rows - r0 < 8 ? static_cast<int>(a.rows - r0) : 8;
-            rowpairs_pack_avx2(w + r0 * cols + k0 + kt, cols, nr, nt, tile + q * KT * 8);
+            if (nr == 8) {
+              rowpairs_pack_avx2<true>(w + r0 * cols + k0 + kt, cols, nr, nt, tile + q * KT * 8);
+            } else {
+              rowpairs_pack_avx2<false>(w + r0 * cols + k0 + kt, cols, nr, nt, tile + q * KT * 8);
+            }
           }
           const std::ptrdiff_t np = (nt + 15) / 16 * 8;
           const bool first = k0 == 0 && kt == 0;
@@ -156,39 +183,114 @@ ARMLOWER_X86_AVX2 inline void rowpairs_rows_avx2(const linear_s8_args& a, const 
   }
 }
 
-/// Batch rows b0 .. b0+MB−1 of `linear_s8_rowpairs_avx2`.
-template <int MB>
-ARMLOWER_X86_AVX2 inline void linear_s8_rowpairs_rows_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
-                                                           std::int32_t b0, std::int16_t xoff) noexcept {
-  rowpairs_rows_avx2<MB>(a, a.weights, b0, xoff, [&](std::int32_t r0, const std::int64_t* part, const std::int64_t* xsum) {
-    requant_group_s8_avx2<MB>(a, rc, r0, part, xsum, b0);
-  });
+/// Calls f(std::integral_constant<int, MB>{}, b0) for the batch rows of `a` in blocks of MB = 8, then one
+/// block of the remainder (1..7).
+template <class F>
+inline void rowpairs_batch_blocks(std::int32_t batches, F&& f) noexcept {
+  std::int32_t b = 0;
+  for (; b + 8 <= batches; b += 8) f(std::integral_constant<int, 8>{}, b);
+  switch (batches - b) {
+    case 7: f(std::integral_constant<int, 7>{}, b); break;
+    case 6: f(std::integral_constant<int, 6>{}, b); break;
+    case 5: f(std::integral_constant<int, 5>{}, b); break;
+    case 4: f(std::integral_constant<int, 4>{}, b); break;
+    case 3: f(std::integral_constant<int, 3>{}, b); break;
+    case 2: f(std::integral_constant<int, 2>{}, b); break;
+    case 1: f(std::integral_constant<int, 1>{}, b); break;
+    default: break;
+  }
 }
 
 /// AVX2 s8 fused linear over row-major weights (`a.weights`), repacked on the fly into stack tiles for
-/// the column-pair microkernel; batch rows in blocks of 8, then one block of the remainder (1..7).
+/// the column-pair kernel; batch rows in blocks of 8, then one block of the remainder (1..7).
 /// Same integers as `linear_s8_avx2`. Preconditions: `validate(a) == ok`, CPU has AVX2.
 ARMLOWER_X86_AVX2 inline void linear_s8_rowpairs_avx2(const linear_s8_args& args) noexcept {
   const linear_s8_args a = args;  // local copy: int8 output stores cannot alias it
   const auto xoff = static_cast<std::int16_t>(a.kernel_sum != nullptr ? 0 : a.input_offset);
   const requant_s8_avx2_consts rc = make_requant_s8_avx2(a);
-  std::int32_t b = 0;
-  for (; b + 8 <= a.batches; b += 8) linear_s8_rowpairs_rows_avx2<8>(a, rc, b, xoff);
-  switch (a.batches - b) {
-    case 7: linear_s8_rowpairs_rows_avx2<7>(a, rc, b, xoff); break;
-    case 6: linear_s8_rowpairs_rows_avx2<6>(a, rc, b, xoff); break;
-    case 5: linear_s8_rowpairs_rows_avx2<5>(a, rc, b, xoff); break;
-    case 4: linear_s8_rowpairs_rows_avx2<4>(a, rc, b, xoff); break;
-    case 3: linear_s8_rowpairs_rows_avx2<3>(a, rc, b, xoff); break;
-    case 2: linear_s8_rowpairs_rows_avx2<2>(a, rc, b, xoff); break;
-    case 1: linear_s8_rowpairs_rows_avx2<1>(a, rc, b, xoff); break;
-    default: break;
-  }
+  rowpairs_batch_blocks(a.batches, [&](auto mb, std::int32_t b0) {
+    constexpr int MB = decltype(mb)::value;
+    rowpairs_rows_avx2<MB>(a, a.weights, b0, xoff, [&](std::int32_t r0, const std::int64_t* part, const std::int64_t* xsum) {
+      requant_group_s8_avx2<MB>(a, rc, r0, part, xsum, b0);
+    });
+  });
 }
 
-/// True if `linear_s8_rowpairs_avx2` is the faster AVX2 form for `a` (else `linear_s8_avx2`, the
-/// row-major dot-rows kernel). PROVISIONAL thresholds, to be measured.
-[[nodiscard]] constexpr bool rowpairs_pays(const linear_s8_args& a) noexcept { return a.batches >= 2 && a.rows >= 16; }
+/// Raw int32 accumulator output of `conv_s8_acc32_rowpairs_avx2` for the channels r0 .. min(r0 + 8,
+/// rows) − 1 of batch rows b0 .. b0+MB−1: acc = part[m][i] + filter_offset·xsum[m] (exact, int64), y = acc +
+/// bias (bias[0] when bias_size is 1) stored as int32; sets o.range_error if acc or y is outside int32
+/// (the TOSA CONV2D REQUIREs). `Out`: `vnni_acc32_out` (arch/x86/linear_vnni_packed.hpp) or a struct
+/// with the same fields (out, bias, bias_size, range_error).
+template <int MB, class Out>
+ARMLOWER_X86_AVX2 inline void rowpairs_acc32_group_avx2(const linear_s8_args& a, Out& o, std::int32_t r0,
+                                                        const std::int64_t* part, const std::int64_t* xsum,
+                                                        std::int32_t b0) noexcept {
+  const int nr = a.rows - r0 < 8 ? a.rows - r0 : 8;
+  const bool one = o.bias_size == 1;
+  bool bad = false;
+  if (nr == 8) {
+    const __m256i blo = one ? _mm256_set1_epi64x(o.bias[0])
+                            : _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(o.bias + r0)));
+    const __m256i bhi = one ? blo
+                            : _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(o.bias + r0 + 4)));
+    for (int m = 0; m < MB; ++m) {
+      const __m256i fx = _mm256_set1_epi64x(static_cast<std::int64_t>(a.filter_offset) * xsum[m]);
+      const __m256i vlo = _mm256_add_epi64(fx, _mm256_load_si256(reinterpret_cast<const __m256i*>(part + std::ptrdiff_t{m} * 8)));
+      const __m256i vhi = _mm256_add_epi64(fx, _mm256_load_si256(reinterpret_cast<const __m256i*>(part + std::ptrdiff_t{m} * 8 + 4)));
+      const __m256i ylo = _mm256_add_epi64(vlo, blo), yhi = _mm256_add_epi64(vhi, bhi);
+      bad = bad || !in_int32_avx2(vlo) || !in_int32_avx2(vhi) || !in_int32_avx2(ylo) || !in_int32_avx2(yhi);
+      // low dwords (lo0, lo1, lo2, lo3, hi0, …, hi3) in order
+      const __m256i y32 = _mm256_permutevar8x32_epi32(_mm256_blend_epi32(ylo, _mm256_slli_epi64(yhi, 32), 0xAA),
+                                                      _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o.out + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0), y32);
+    }
+  } else {
+    for (int m = 0; m < MB; ++m) {
+      const std::int64_t fx = static_cast<std::int64_t>(a.filter_offset) * xsum[m];
+      for (int i = 0; i < nr; ++i) {
+        const std::int64_t v = part[m * 8 + i] + fx;
+        const std::int64_t y = v + o.bias[one ? 0 : r0 + i];
+        bad = bad || v < INT32_MIN || v > INT32_MAX || y < INT32_MIN || y > INT32_MAX;
+        o.out[static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0 + i] = static_cast<std::int32_t>(y);
+      }
+    }
+  }
+  o.range_error = o.range_error || bad;
+}
+
+/// The raw int32 accumulators + bias of an int8 1×1 CONV2D seen as a linear (`conv2d_1x1_linear`: rows =
+/// oc, cols = ic, input_offset = −input_zp, filter_offset = −weight_zp; `a.weights` unused) over the
+/// row-major weights w [oc][ic], into o (`rowpairs_acc32_group_avx2`: acc = Σ (x + input_offset)·(w +
+/// filter_offset) exact, the REQUIREs reported in o.range_error). Preconditions: a.kernel_sum null, CPU
+/// has AVX2.
+template <class Out>
+ARMLOWER_X86_AVX2 inline void conv_s8_acc32_rowpairs_avx2(const linear_s8_args& args, const std::int8_t* w, Out& o) noexcept {
+  const linear_s8_args a = args;
+  const auto xoff = static_cast<std::int16_t>(a.input_offset);
+  rowpairs_batch_blocks(a.batches, [&](auto mb, std::int32_t b0) {
+    constexpr int MB = decltype(mb)::value;
+    rowpairs_rows_avx2<MB>(a, w, b0, xoff, [&](std::int32_t r0, const std::int64_t* part, const std::int64_t* xsum) {
+      rowpairs_acc32_group_avx2<MB>(a, o, r0, part, xsum, b0);
+    });
+  });
+}
+
+/// True if the repack form (`linear_s8_rowpairs_avx2`, `conv_s8_acc32_rowpairs_avx2`) is the faster
+/// AVX2 form without a weight buffer for `batches` input rows × `rows` output channels × `cols` (else
+/// the row-major dot-rows kernels `linear_s8_avx2` / `dot_rows_s8`). Measured (Zen 4 restricted to AVX2,
+/// `bench_kernels_linear`, BM_s8_armlower_avx2_rowpairs ÷ BM_s8_armlower_avx2_dotrows, medians):
+/// - batch 1: 1.80 / 1.08 at 64² / 256², 0.57 / 0.56 / 0.51 at 1024² / 2048² / 4096², 0.68 at 1024×16 →
+///   only for K ≤ 256;
+/// - batch 2: 2.54 / 1.66 at 64² / 256², 1.03 at 1024², 0.79 at 4096², 0.89 / 0.91 at 1024×16 / 1024×8 → K ≤ 256
+///   (batch 3 not measured: taken as batch 2);
+/// - batch 4: 2.66 / 2.16 / 1.41 / 1.10 at 64² / 256² / 1024² / 4096²; batch 8: 3.09 / 2.19 / 1.48 / 1.49 / 1.04
+///   at 64² / 256² / 1024² / 2048² / 4096², 1.27 / 1.22 at 1024×16 / 1024×8, 0.47 at 4000×4 → every K for
+///   ≥ 16 channels from batch 4 (≥ 8 channels from batch 8; batches 4–7 at 8–15 channels not measured).
+[[nodiscard]] constexpr bool rowpairs_pays(std::int32_t batches, std::int32_t rows, std::int32_t cols) noexcept {
+  if (batches >= 8) return rows >= 8;
+  if (batches >= 4) return rows >= 16;
+  return rows >= 16 && cols <= 256;
+}
 
 #undef ARMLOWER_X86_AVX2
 
