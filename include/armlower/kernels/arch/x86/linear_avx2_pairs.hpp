@@ -214,6 +214,19 @@ ARMLOWER_X86_AVX2 inline void requant_group8_s8_avx2(const linear_s8_args& a, co
   __m256i qlo, shlo, rndlo, qhi, shhi, rndhi;
   requant_consts4_s8_avx2(a, rc, r0, qlo, shlo, rndlo);
   requant_consts4_s8_avx2(a, rc, r0 + 4, qhi, shhi, rndhi);
+  // the rounding constants of `requant_core4_s8_avx2` for v ≥ 0 (p) and v < 0 (n), hoisted out of the rows:
+  // with double rounding and 31 − shift > 31, ±2^30
+  __m256i plo = rndlo, nlo = rndlo, phi = rndhi, nhi = rndhi;
+  if (rc.dbl) {
+    const __m256i h = _mm256_set1_epi64x(1 << 30);
+    const __m256i alo = _mm256_and_si256(h, _mm256_cmpgt_epi64(shlo, rc.wide));
+    const __m256i ahi = _mm256_and_si256(h, _mm256_cmpgt_epi64(shhi, rc.wide));
+    plo = _mm256_add_epi64(rndlo, alo);
+    nlo = _mm256_sub_epi64(rndlo, alo);
+    phi = _mm256_add_epi64(rndhi, ahi);
+    nhi = _mm256_sub_epi64(rndhi, ahi);
+  }
+  const __m256i zero = _mm256_setzero_si256();
   for (int m = 0; m < MB; ++m) {
     const __m256i fx = _mm256_set1_epi64x(static_cast<std::int64_t>(a.filter_offset) * xsum[m]);
     const __m256i vlo = _mm256_add_epi64(_mm256_add_epi64(clo, fx), _mm256_load_si256(reinterpret_cast<const __m256i*>(part + std::ptrdiff_t{m} * 8)));
@@ -226,8 +239,8 @@ ARMLOWER_X86_AVX2 inline void requant_group8_s8_avx2(const linear_s8_args& a, co
       for (int i = 0; i < 8; ++i) y[i] = requantize_row_s8(a, r0 + i, v[i]);
       continue;
     }
-    const __m256i ylo = requant_core4_s8_avx2(rc, vlo, qlo, shlo, rndlo);
-    const __m256i yhi = requant_core4_s8_avx2(rc, vhi, qhi, shhi, rndhi);
+    const __m256i ylo = requant_apply4_s8_avx2(rc, vlo, qlo, shlo, _mm256_blendv_epi8(plo, nlo, _mm256_cmpgt_epi64(zero, vlo)));
+    const __m256i yhi = requant_apply4_s8_avx2(rc, vhi, qhi, shhi, _mm256_blendv_epi8(phi, nhi, _mm256_cmpgt_epi64(zero, vhi)));
     // dwords (lo0, hi0, lo1, hi1, …) → (lo0..lo3, hi0..hi3) → int8
     const __m256i y32 = _mm256_permutevar8x32_epi32(_mm256_blend_epi32(ylo, _mm256_slli_epi64(yhi, 32), 0xAA),
                                                     _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
