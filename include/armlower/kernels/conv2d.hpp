@@ -190,7 +190,9 @@ template <class Kernel>
 /// the AVX2 dot-rows loop on every benchmarked shape (benchmarks/RESULTS.md,
 /// `BM_s8_interpreter_conv2d_1x1*`); else, with AVX2, where `rowpairs_pays` (M positions, oc, ic) the
 /// repack form of `linear_s8(a)` (`conv_s8_acc32_rowpairs_avx2`, arch/x86/linear_avx2_rowpairs.hpp: the
-/// same raw accumulator output and REQUIREs), else AVX2 dot rows; else portable.
+/// same raw accumulator output and REQUIREs; `BM_s8_interpreter_conv2d_1x1_avx2` at 8 positions × 64² / 256² /
+/// 1024²: 47.1 / 64.9 / 64.2 GMAC/s against 12.2 / 29.7 / 35.9 for the dot rows, Zen 4 restricted to AVX2),
+/// else AVX2 dot rows; else portable.
 inline status conv2d_1x1_s8(const conv2d_shape& s, const std::int8_t* input, const std::int8_t* weight,
                             const std::int32_t* bias, std::int8_t input_zp, std::int8_t weight_zp,
                             std::int32_t* output, linear_path path = linear_path::automatic) noexcept {

@@ -14,7 +14,9 @@
 ///   AVX-512 VNNI (F/BW/VL/DQ/VNNI: `arch/x86/linear_vnni_rowdot.hpp` for s8,
 ///   `arch/x86/linear_s16_vnni.hpp` for a16w8) where the CPU has it — measured faster than the AVX2
 ///   path on every benchmarked shape, s8 and a16w8, batch 1 and 8 (benchmarks/RESULTS.md, "AVX-512
-///   VNNI (AMD EPYC Zen 4)") —, else AVX2, else generic. The x86 paths are compiled with function
+///   VNNI (AMD EPYC Zen 4)") —, else AVX2 (`linear_s8`: the on-the-fly repack into the column-pair
+///   kernel, `arch/x86/linear_avx2_rowpairs.hpp`, where `rowpairs_pays` — batched layers —, else the
+///   row-major dot-rows kernel), else generic. The x86 paths are compiled with function
 ///   target attributes, so no `-mavx2` is needed. Define `ARMLOWER_KERNELS_GENERIC_ONLY` to force the
 ///   generic path everywhere.
 /// - `linear_path` lets tests and benchmarks request one path explicitly.

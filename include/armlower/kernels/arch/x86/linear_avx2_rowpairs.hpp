@@ -6,9 +6,15 @@
 /// pair p the 8 channels' (w[2p], w[2p+1]) bytes, 16 bytes; an 8×8 transpose of 16-bit elements,
 /// `vpunpck{l,h}{wd,dq,qdq}`) in a stack tile of ≤ 8 KiB, then every batch row of the block runs over
 /// that tile: the repack (≈ 3 shuffle µops per 16 weight bytes) is paid once per batch block of ≤ 8
-/// rows. No heap, no caller buffer: what `linear_s8(a)` runs on an AVX2-only CPU for batched layers
-/// (`rowpairs_pays`). Contract: `kernels/linear_args.hpp` (same integers as `linear_s8_avx2`, the
-/// generic path and `linear_s8_pairs_avx2`).
+/// rows. No heap, no caller buffer: what `linear_s8(a)` (and the interpreter's int8 CONV2D 1×1,
+/// `conv_s8_acc32_rowpairs_avx2`) runs on an AVX2-only CPU where `rowpairs_pays`. Contract:
+/// `kernels/linear_args.hpp` (same integers as `linear_s8_avx2`, the generic path and `linear_s8_pairs_avx2`).
+///
+/// Measured (Zen 4 restricted to AVX2, `bench_kernels_linear` BM_s8_armlower_avx2, median GMAC/s, oneDNN 2.6
+/// `gemm:jit` u8 src in the same run): batch 8 at 64² / 256² / 1024² / 2048² / 4096²: 39.6 / 62.3 / 63.8 / 62.3 /
+/// 46.5 against 23.3 / 61.8 / 60.3 / 38.4 / 30.4 (the dot-rows kernel before: 12.1 / 25.7 / 41.6 / 42.6 / 35.4);
+/// a repacked tile costs ≈ 10 % of the time at 256² (three `vpunpck` stages per 16 pairs × 8 channels), which the
+/// prepacked `linear_s8_pairs_avx2` does not pay (69.3 there).
 ///
 /// Stack: widened input 16 KiB (`avx2_pairs_kb`) + weight tile 8 KiB + int64 block sums ≤ 4 KiB.
 ///
@@ -278,14 +284,14 @@ ARMLOWER_X86_AVX2 inline void conv_s8_acc32_rowpairs_avx2(const linear_s8_args& 
 /// True if the repack form (`linear_s8_rowpairs_avx2`, `conv_s8_acc32_rowpairs_avx2`) is the faster
 /// AVX2 form without a weight buffer for `batches` input rows × `rows` output channels × `cols` (else
 /// the row-major dot-rows kernels `linear_s8_avx2` / `dot_rows_s8`). Measured (Zen 4 restricted to AVX2,
-/// `bench_kernels_linear`, BM_s8_armlower_avx2_rowpairs ÷ BM_s8_armlower_avx2_dotrows, medians):
-/// - batch 1: 1.80 / 1.08 at 64² / 256², 0.57 / 0.56 / 0.51 at 1024² / 2048² / 4096², 0.68 at 1024×16 →
-///   only for K ≤ 256;
-/// - batch 2: 2.54 / 1.66 at 64² / 256², 1.03 at 1024², 0.79 at 4096², 0.89 / 0.91 at 1024×16 / 1024×8 → K ≤ 256
+/// `bench_kernels_linear`, BM_s8_armlower_avx2_rowpairs ÷ BM_s8_armlower_avx2_dotrows, medians of 5):
+/// - batch 1: 1.93 / 1.22 at 64² / 256², 0.71 / 0.60 / 0.57 at 1024² / 2048² / 4096², 0.70 / 0.63 at
+///   1024×16 / 1024×8 → only for K ≤ 256;
+/// - batch 2: 2.36 / 1.68 at 64² / 256², 1.02 / 0.98 at 1024² / 4096², 0.96 / 0.86 at 1024×16 / 1024×8 → K ≤ 256
 ///   (batch 3 not measured: taken as batch 2);
-/// - batch 4: 2.66 / 2.16 / 1.41 / 1.10 at 64² / 256² / 1024² / 4096²; batch 8: 3.09 / 2.19 / 1.48 / 1.49 / 1.04
-///   at 64² / 256² / 1024² / 2048² / 4096², 1.27 / 1.22 at 1024×16 / 1024×8, 0.47 at 4000×4 → every K for
-///   ≥ 16 channels from batch 4 (≥ 8 channels from batch 8; batches 4–7 at 8–15 channels not measured).
+/// - batch 4: 2.90 / 2.04 / 1.39 / 1.17 at 64² / 256² / 1024² / 4096²; batch 8: 3.27 / 2.40 / 1.54 / 1.42 / 1.26
+///   at 64² / 256² / 1024² / 2048² / 4096², 1.26 / 1.08 at 1024×16 / 1024×8, 0.53 at 4000×4 → every K for
+///   ≥ 16 channels from batch 4, ≥ 8 channels from batch 8 (batches 4–7 at 8–15 channels not measured).
 [[nodiscard]] constexpr bool rowpairs_pays(std::int32_t batches, std::int32_t rows, std::int32_t cols) noexcept {
   if (batches >= 8) return rows >= 8;
   if (batches >= 4) return rows >= 16;
