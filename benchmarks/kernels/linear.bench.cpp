@@ -128,6 +128,39 @@ void BM_s8_armlower(benchmark::State& st) {
   set_counters(st, p);
 }
 
+#if defined(ARMLOWER_KERNELS_HAVE_X86)
+// The two no-buffer AVX2 s8 forms forced (`linear_s8(a, x86_avx2)` picks one by `rowpairs_pays`):
+// row-major dot rows (`linear_s8_avx2`) and the on-the-fly repack into the column-pair kernel
+// (`linear_s8_rowpairs_avx2`).
+template <void (*Kernel)(const k::linear_s8_args&) noexcept>
+void BM_s8_armlower_avx2_form(benchmark::State& st) {
+  if (!k::path_available(k::linear_path::x86_avx2)) {
+    st.SkipWithError("path not available on this CPU");
+    return;
+  }
+  problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  const auto a = p.s8();
+  for (auto _ : st) {
+    Kernel(a);
+    benchmark::DoNotOptimize(p.y8.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, p);
+}
+// the table's shapes and, for the dispatch thresholds (`rowpairs_pays`), batches 2 and 4 and narrow layers
+void form_args(benchmark::internal::Benchmark* b) {
+  args(b);
+  for (const int n : {64, 256, 1024, 4096}) {
+    for (const int batch : {2, 4}) b->Args({batch, n, n});
+  }
+  for (const int batch : {1, 2, 8}) {
+    for (const int rows : {8, 16}) b->Args({batch, 1024, rows});
+  }
+}
+BENCHMARK(BM_s8_armlower_avx2_form<k::detail::linear_s8_avx2>)->Name("BM_s8_armlower_avx2_dotrows")->Apply(form_args);
+BENCHMARK(BM_s8_armlower_avx2_form<k::detail::linear_s8_rowpairs_avx2>)->Name("BM_s8_armlower_avx2_rowpairs")->Apply(form_args);
+#endif
+
 // AVX2 layout of `pack_linear_s8` (path x86_avx2: what AVX2-only CPUs get), packed once outside the
 // timed loop (like XNNPACK's operator creation).
 void BM_s8_armlower_avx2_prepacked(benchmark::State& st) {

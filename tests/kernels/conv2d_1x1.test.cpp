@@ -225,3 +225,82 @@ TEST_CASE("CONV2D int8 1x1, input_zp -128 and M >= 8 (batch-lane VNNI form): REQ
     }
   }
 }
+
+#if defined(ARMLOWER_KERNELS_HAVE_X86)
+namespace {
+
+/// The AVX2 repack form of the 1×1 CONV2D (`conv_s8_acc32_rowpairs_avx2`, forced whatever
+/// `rowpairs_pays` says) and `conv2d_1x1_s8(…, x86_avx2)` against the pseudocode.
+void check_rowpairs_conv(const k::conv2d_shape& s, const std::vector<std::int8_t>& x, const std::vector<std::int8_t>& w,
+                         const std::vector<std::int32_t>& bias, int izp, int wzp) {
+  if (!k::path_available(k::linear_path::x86_avx2)) return;
+  const ref_result ref = reference(s, x, w, bias, izp, wzp);
+  const std::int64_t m = std::int64_t{s.n} * s.ih * s.iw;
+  CAPTURE(m); CAPTURE(s.ic); CAPTURE(s.oc); CAPTURE(s.bias_size); CAPTURE(izp); CAPTURE(wzp);
+  std::vector<std::int32_t> out(static_cast<std::size_t>(m * s.oc), 0x5A5A5A5A);
+  const status st = k::detail::conv2d_1x1_acc32(
+      s, x.data(), bias.data(), static_cast<std::int8_t>(izp), static_cast<std::int8_t>(wzp), out.data(),
+      [&w](const k::linear_s8_args& a, k::detail::vnni_acc32_out& o) { k::detail::conv_s8_acc32_rowpairs_avx2(a, w.data(), o); });
+  REQUIRE(st == ref.st);
+  if (st == status::ok) REQUIRE(out == ref.out);
+  std::fill(out.begin(), out.end(), 0x5A5A5A5A);
+  const status st2 = k::detail::conv2d_1x1_s8(s, x.data(), w.data(), bias.data(), static_cast<std::int8_t>(izp),
+                                              static_cast<std::int8_t>(wzp), out.data(), k::linear_path::x86_avx2);
+  REQUIRE(st2 == ref.st);
+  if (st2 == status::ok) REQUIRE(out == ref.out);
+}
+
+}  // namespace
+
+TEST_CASE("CONV2D int8 1x1, AVX2 repack form: batch blocks, tails, extremes, REQUIRE failures") {
+  std::mt19937_64 g(1402);
+  const auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); };
+  // M: batch-block remainders and blocks of 8; ic: odd, not a multiple of 16, the K tile / block edges;
+  // oc: group (8) tails and 64-channel passes
+  const int ms[] = {1, 2, 3, 5, 7, 8, 9, 15, 16, 17};
+  const int ics[] = {1, 3, 17, 33, 255, 256, 257, 1025, 2049};
+  const int ocs[] = {1, 7, 8, 9, 16, 17, 24, 65, 72};
+  for (const int mm : ms) {
+    for (const int ic : ics) {
+      for (const int oc : ocs) {
+        k::conv2d_shape s;
+        s.n = 1;
+        s.ih = 1;
+        s.iw = mm;
+        s.ic = ic;
+        s.oc = oc;
+        s.bias_size = uni(0, 3) == 0 ? 1 : oc;
+        std::vector<std::int8_t> x(static_cast<std::size_t>(mm) * static_cast<std::size_t>(ic)),
+            w(static_cast<std::size_t>(oc) * static_cast<std::size_t>(ic));
+        const bool extreme = uni(0, 3) == 0;  // x = w = −128, zero points 127: |x − izp|·|w − wzp| = 255²
+        for (auto& e : x) e = static_cast<std::int8_t>(extreme ? -128 : uni(-128, 127));
+        for (auto& e : w) e = static_cast<std::int8_t>(extreme ? -128 : uni(-128, 127));
+        std::vector<std::int32_t> bias(static_cast<std::size_t>(s.bias_size));
+        for (auto& e : bias) e = uni(-1000000, 1000000);
+        const int izp = extreme ? 127 : uni(-128, 127);
+        const int wzp = extreme ? 127 : (uni(0, 1) ? 0 : uni(-128, 127));
+        check_rowpairs_conv(s, x, w, bias, izp, wzp);
+      }
+    }
+  }
+  // accumulators near and past int32: 255²·33000 = 2 145 825 000 fits (acc + bias past INT32_MAX with bias
+  // 2e6 → REQUIRE on acc + bias), 255²·33100 does not (REQUIRE on acc); both with oc a group tail and not
+  for (const int ic : {33000, 33100}) {
+    for (const int oc : {16, 11}) {
+      for (const std::int32_t b : {0, 2000000, -2000000}) {
+        k::conv2d_shape s;
+        s.n = 1;
+        s.ih = 1;
+        s.iw = 9;
+        s.ic = ic;
+        s.oc = oc;
+        s.bias_size = 1;
+        std::vector<std::int8_t> x(static_cast<std::size_t>(9) * static_cast<std::size_t>(ic), std::int8_t{-128}),
+            w(static_cast<std::size_t>(oc) * static_cast<std::size_t>(ic), std::int8_t{-128});
+        std::vector<std::int32_t> bias{b};
+        check_rowpairs_conv(s, x, w, bias, 127, 127);
+      }
+    }
+  }
+}
+#endif

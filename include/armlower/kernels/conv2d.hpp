@@ -155,7 +155,7 @@ inline void dot_rows_s8(const std::int8_t* x, const std::int8_t* const* w, int n
 }
 
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
-/// Runs `kernel(args, out)` — an AVX-512 VNNI s8 kernel writing raw int32 accumulators + bias
+/// Runs `kernel(args, out)` — an s8 kernel writing raw int32 accumulators + bias (AVX-512 VNNI or AVX2)
 /// (`vnni_acc32_out`) — over the M positions of a 1×1 CONV2D in calls of ≤ 2^24 rows (int32 counts).
 /// @return `value_out_of_range` (REQUIRE: accumulator or accumulator + bias outside int32), else `ok`.
 template <class Kernel>
@@ -188,7 +188,11 @@ template <class Kernel>
 /// accumulator output: acc = Σ (x + input_offset)·(w + filter_offset) with input_offset = −input_zp,
 /// filter_offset = −weight_zp, exact in int64, then the same REQUIRE checks) — measured faster than
 /// the AVX2 dot-rows loop on every benchmarked shape (benchmarks/RESULTS.md,
-/// `BM_s8_interpreter_conv2d_1x1*`); else AVX2 dot rows; else portable.
+/// `BM_s8_interpreter_conv2d_1x1*`); else, with AVX2, where `rowpairs_pays` (M positions, oc, ic) the
+/// repack form of `linear_s8(a)` (`conv_s8_acc32_rowpairs_avx2`, arch/x86/linear_avx2_rowpairs.hpp: the
+/// same raw accumulator output and REQUIREs; `BM_s8_interpreter_conv2d_1x1_avx2` at 8 positions × 64² / 256² /
+/// 1024²: 47.1 / 64.9 / 64.2 GMAC/s against 12.2 / 29.7 / 35.9 for the dot rows, Zen 4 restricted to AVX2),
+/// else AVX2 dot rows; else portable.
 inline status conv2d_1x1_s8(const conv2d_shape& s, const std::int8_t* input, const std::int8_t* weight,
                             const std::int32_t* bias, std::int8_t input_zp, std::int8_t weight_zp,
                             std::int32_t* output, linear_path path = linear_path::automatic) noexcept {
@@ -199,6 +203,13 @@ inline status conv2d_1x1_s8(const conv2d_shape& s, const std::int8_t* input, con
     return conv2d_1x1_acc32(s, input, bias, input_zp, weight_zp, output,
                             [weight, ic](const linear_s8_args& a, vnni_acc32_out& o) {
                               linear_s8_rowdot_vnni(a, weight, ic, nullptr, &o);
+                            });
+  }
+  if ((path == linear_path::automatic || path == linear_path::x86_avx2) && x86_has_avx2() &&
+      rowpairs_pays(m < INT32_MAX ? static_cast<std::int32_t>(m) : INT32_MAX, s.oc, ic)) {
+    return conv2d_1x1_acc32(s, input, bias, input_zp, weight_zp, output,
+                            [weight](const linear_s8_args& a, vnni_acc32_out& o) {
+                              conv_s8_acc32_rowpairs_avx2(a, weight, o);
                             });
   }
 #endif

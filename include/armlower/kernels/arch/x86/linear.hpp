@@ -169,22 +169,30 @@ ARMLOWER_X86_AVX2 inline bool in_int32_avx2(__m256i v) noexcept {
   return _mm256_testz_si256(t, t) != 0;
 }
 
-/// `requantize_row_s8` of four int32-range accumulators vv (64-bit lanes) with the row constants
-/// q, sh, rnd (`requant_consts4_s8_avx2`): the clamped outputs in 64-bit lanes.
-ARMLOWER_X86_AVX2 inline __m256i requant_core4_s8_avx2(const requant_s8_avx2_consts& c, __m256i vv, __m256i q,
-                                                       __m256i sh, __m256i rnd) noexcept {
+/// `requant_core4_s8_avx2` with the rounding constant of each lane already chosen (`rnd`: with double
+/// rounding and 31 − shift > 31, ±2^30 by the sign of v added): t = v·q + rnd, arithmetic shift by sh,
+/// + output offset, clamped (64-bit lanes).
+ARMLOWER_X86_AVX2 inline __m256i requant_apply4_s8_avx2(const requant_s8_avx2_consts& c, __m256i vv, __m256i q,
+                                                        __m256i sh, __m256i rnd) noexcept {
   const __m256i zero = _mm256_setzero_si256();
-  if (c.dbl) {
-    const __m256i neg = _mm256_cmpgt_epi64(zero, vv);                                                // v < 0
-    const __m256i adj = _mm256_sub_epi64(_mm256_xor_si256(_mm256_set1_epi64x(1 << 30), neg), neg);  // ±2^30
-    rnd = _mm256_add_epi64(rnd, _mm256_and_si256(adj, _mm256_cmpgt_epi64(sh, c.wide)));            // if shift > 31
-  }
   const __m256i t = _mm256_add_epi64(_mm256_mul_epi32(vv, q), rnd);  // |v·q| < 2^62: exact
   const __m256i m = _mm256_cmpgt_epi64(zero, t);
   __m256i y = _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(t, m), sh), m);  // arithmetic shift
   y = _mm256_add_epi64(y, c.out_off);
   y = _mm256_blendv_epi8(y, c.lo, _mm256_cmpgt_epi64(c.lo, y));
   return _mm256_blendv_epi8(y, c.hi, _mm256_cmpgt_epi64(y, c.hi));
+}
+
+/// `requantize_row_s8` of four int32-range accumulators vv (64-bit lanes) with the row constants
+/// q, sh, rnd (`requant_consts4_s8_avx2`): the clamped outputs in 64-bit lanes.
+ARMLOWER_X86_AVX2 inline __m256i requant_core4_s8_avx2(const requant_s8_avx2_consts& c, __m256i vv, __m256i q,
+                                                       __m256i sh, __m256i rnd) noexcept {
+  if (c.dbl) {
+    const __m256i neg = _mm256_cmpgt_epi64(_mm256_setzero_si256(), vv);                            // v < 0
+    const __m256i adj = _mm256_sub_epi64(_mm256_xor_si256(_mm256_set1_epi64x(1 << 30), neg), neg);  // ±2^30
+    rnd = _mm256_add_epi64(rnd, _mm256_and_si256(adj, _mm256_cmpgt_epi64(sh, c.wide)));            // if shift > 31
+  }
+  return requant_apply4_s8_avx2(c, vv, q, sh, rnd);
 }
 
 /// Requantizes the accumulators v[0..3] of rows r..r+3 (AVX2, 64-bit lanes) exactly like

@@ -214,6 +214,19 @@ ARMLOWER_X86_AVX2 inline void requant_group8_s8_avx2(const linear_s8_args& a, co
   __m256i qlo, shlo, rndlo, qhi, shhi, rndhi;
   requant_consts4_s8_avx2(a, rc, r0, qlo, shlo, rndlo);
   requant_consts4_s8_avx2(a, rc, r0 + 4, qhi, shhi, rndhi);
+  // the rounding constants of `requant_core4_s8_avx2` for v ≥ 0 (p) and v < 0 (n), hoisted out of the rows:
+  // with double rounding and 31 − shift > 31, ±2^30
+  __m256i plo = rndlo, nlo = rndlo, phi = rndhi, nhi = rndhi;
+  if (rc.dbl) {
+    const __m256i h = _mm256_set1_epi64x(1 << 30);
+    const __m256i alo = _mm256_and_si256(h, _mm256_cmpgt_epi64(shlo, rc.wide));
+    const __m256i ahi = _mm256_and_si256(h, _mm256_cmpgt_epi64(shhi, rc.wide));
+    plo = _mm256_add_epi64(rndlo, alo);
+    nlo = _mm256_sub_epi64(rndlo, alo);
+    phi = _mm256_add_epi64(rndhi, ahi);
+    nhi = _mm256_sub_epi64(rndhi, ahi);
+  }
+  const __m256i zero = _mm256_setzero_si256();
   for (int m = 0; m < MB; ++m) {
     const __m256i fx = _mm256_set1_epi64x(static_cast<std::int64_t>(a.filter_offset) * xsum[m]);
     const __m256i vlo = _mm256_add_epi64(_mm256_add_epi64(clo, fx), _mm256_load_si256(reinterpret_cast<const __m256i*>(part + std::ptrdiff_t{m} * 8)));
@@ -226,13 +239,54 @@ ARMLOWER_X86_AVX2 inline void requant_group8_s8_avx2(const linear_s8_args& a, co
       for (int i = 0; i < 8; ++i) y[i] = requantize_row_s8(a, r0 + i, v[i]);
       continue;
     }
-    const __m256i ylo = requant_core4_s8_avx2(rc, vlo, qlo, shlo, rndlo);
-    const __m256i yhi = requant_core4_s8_avx2(rc, vhi, qhi, shhi, rndhi);
+    const __m256i ylo = requant_apply4_s8_avx2(rc, vlo, qlo, shlo, _mm256_blendv_epi8(plo, nlo, _mm256_cmpgt_epi64(zero, vlo)));
+    const __m256i yhi = requant_apply4_s8_avx2(rc, vhi, qhi, shhi, _mm256_blendv_epi8(phi, nhi, _mm256_cmpgt_epi64(zero, vhi)));
     // dwords (lo0, hi0, lo1, hi1, …) → (lo0..lo3, hi0..hi3) → int8
     const __m256i y32 = _mm256_permutevar8x32_epi32(_mm256_blend_epi32(ylo, _mm256_slli_epi64(yhi, 32), 0xAA),
                                                     _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
     const __m128i y16 = _mm_packs_epi32(_mm256_castsi256_si128(y32), _mm256_extracti128_si256(y32, 1));
     _mm_storel_epi64(reinterpret_cast<__m128i*>(y), _mm_packs_epi16(y16, y16));
+  }
+}
+
+/// `requant_group8_s8_avx2` for the group of channels r0 .. min(r0 + 8, rows) − 1 (a tail group of
+/// fewer than 8 channels requantizes 4 at a time, then one at a time).
+template <int MB>
+ARMLOWER_X86_AVX2 inline void requant_group_s8_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
+                                                    std::int32_t r0, const std::int64_t* part,
+                                                    const std::int64_t* xsum, std::int32_t b0) noexcept {
+  const int nr = a.rows - r0 < 8 ? a.rows - r0 : 8;
+  if (nr == 8) {
+    requant_group8_s8_avx2<MB>(a, rc, r0, part, xsum, b0);
+    return;
+  }
+  const bool ks = a.kernel_sum != nullptr;
+  std::int64_t cst[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int i = 0; i < nr; ++i) cst[i] = ks ? a.kernel_sum[r0 + i] : (a.bias != nullptr ? a.bias[r0 + i] : 0);
+  for (int m = 0; m < MB; ++m) {
+    const std::int64_t* acc = part + std::ptrdiff_t{m} * 8;
+    const std::int64_t fx = static_cast<std::int64_t>(a.filter_offset) * xsum[m];
+    alignas(32) std::int64_t v[8];
+    for (int i = 0; i < 8; ++i) v[i] = cst[i] + acc[i] + fx;
+    std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0;
+    int i = 0;
+    for (; i + 4 <= nr; i += 4) requant4_s8_avx2(a, rc, r0 + i, v + i, y + i);
+    for (; i < nr; ++i) y[i] = requantize_row_s8(a, r0 + i, v[i]);
+  }
+}
+
+/// xsum[m] = Σ_k (x[m][k] + xoff) for the MB batch rows at x (stride cols) when the filter offset is
+/// non-zero (the filter_offset·Σx' term), else 0.
+template <int MB>
+inline void pairs_xsum(const linear_s8_args& a, const std::int8_t* x, std::int16_t xoff, std::int64_t* xsum) noexcept {
+  const std::ptrdiff_t cols = a.cols;
+  for (int m = 0; m < MB; ++m) {
+    std::int64_t s = 0;
+    if (a.filter_offset != 0) {
+      for (std::ptrdiff_t k = 0; k < cols; ++k) s += x[m * cols + k];
+      s += static_cast<std::int64_t>(xoff) * cols;
+    }
+    xsum[m] = s;
   }
 }
 
@@ -246,15 +300,8 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
   const std::ptrdiff_t gstride = (cols + 15) / 16 * 128;  // bytes per group of 8 channels
   const std::ptrdiff_t groups = (a.rows + 7) / 8;
   const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b0) * cols;
-  const bool ks = a.kernel_sum != nullptr;
-  std::int64_t xsum[MB] = {};  // Σ x' per batch row (only needed with a filter offset)
-  if (a.filter_offset != 0) {
-    for (int m = 0; m < MB; ++m) {
-      std::int64_t s = 0;
-      for (std::ptrdiff_t k = 0; k < cols; ++k) s += x[m * cols + k];
-      xsum[m] = s + static_cast<std::int64_t>(xoff) * cols;
-    }
-  }
+  std::int64_t xsum[MB];
+  pairs_xsum<MB>(a, x, xoff, xsum);
   alignas(32) std::int16_t xb[MB * avx2_pairs_kb<MB>];
   alignas(32) std::int64_t part[avx2_pairs_sg * MB * 8];
   const bool one_block = cols <= avx2_pairs_kb<MB>;  // then the input is widened once for all passes
@@ -272,24 +319,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
       for (; g < gn; ++g) pairs_block_avx2<MB, 1>(xb, w + g * gstride, gstride, np, part + g * gp, gp, k0 == 0);
     }
     for (std::ptrdiff_t g = 0; g < gn; ++g) {
-      const auto r0 = static_cast<std::int32_t>((g0 + g) * 8);
-      const int nr = a.rows - r0 < 8 ? a.rows - r0 : 8;
-      if (nr == 8) {
-        requant_group8_s8_avx2<MB>(a, rc, r0, part + g * MB * 8, xsum, b0);
-        continue;
-      }
-      std::int64_t cst[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      for (int i = 0; i < nr; ++i) cst[i] = ks ? a.kernel_sum[r0 + i] : (a.bias != nullptr ? a.bias[r0 + i] : 0);
-      for (int m = 0; m < MB; ++m) {
-        const std::int64_t* acc = part + (g * MB + m) * 8;
-        const std::int64_t fx = static_cast<std::int64_t>(a.filter_offset) * xsum[m];
-        alignas(32) std::int64_t v[8];
-        for (int i = 0; i < 8; ++i) v[i] = cst[i] + acc[i] + fx;
-        std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0;
-        int i = 0;
-        for (; i + 4 <= nr; i += 4) requant4_s8_avx2(a, rc, r0 + i, v + i, y + i);
-        for (; i < nr; ++i) y[i] = requantize_row_s8(a, r0 + i, v[i]);
-      }
+      requant_group_s8_avx2<MB>(a, rc, static_cast<std::int32_t>((g0 + g) * 8), part + g * MB * 8, xsum, b0);
     }
   }
 }
