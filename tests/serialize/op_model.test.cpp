@@ -74,9 +74,10 @@ TEST_CASE("generic attribute encoders write flatc's bytes") {
         finished([&](auto& fbb) { return fb::CreateCastFromBlockScaledAttribute(fbb, bs).Union(); }));
   CHECK(generic(tosa::op::matmul_t_block_scaled, graph::block_scaled_attr{32}) ==
         finished([&](auto& fbb) { return fb::CreateMatMulTBlockScaledAttribute(fbb, bs).Union(); }));
-  for (const auto& [m, wire] : {std::pair{graph::nan_mode::propagate, fb::NanPropagationMode::PROPAGATE},
-                               std::pair{graph::nan_mode::ignore, fb::NanPropagationMode::IGNORE}}) {
-    const auto bytes = generic(tosa::op::maximum, graph::nan_mode_attr{m});
+  for (const auto& mw : {std::pair{graph::nan_mode::propagate, fb::NanPropagationMode::PROPAGATE},
+                         std::pair{graph::nan_mode::ignore, fb::NanPropagationMode::IGNORE}}) {
+    const auto wire = mw.second;  // not a structured binding: clang 14 cannot capture those in a lambda
+    const auto bytes = generic(tosa::op::maximum, graph::nan_mode_attr{mw.first});
     CHECK(bytes == finished([&](auto& fbb) { return fb::CreateMaximumAttribute(fbb, wire).Union(); }));
     // The kind is the table's, not the op's: MinimumAttribute has the same layout.
     CHECK(bytes == finished([&](auto& fbb) { return fb::CreateMinimumAttribute(fbb, wire).Union(); }));
