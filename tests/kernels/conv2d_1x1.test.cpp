@@ -290,10 +290,14 @@ TEST_CASE("CONV2D int8 1x1 packed, AVX2 column pairs (forced x86_avx2): batch bl
       bias.assign(9, 0);
       CHECK(run(s, x, w, bias, 127, 127) == status::ok);
       if (ic != 33025) continue;
-      bias[8] = 33022;  // acc + bias = INT32_MAX: fits
-      CHECK(run(s, x, w, bias, 127, 127) == status::ok);
-      bias[8] = 33023;  // acc + bias = INT32_MAX + 1 on the last (tail-group) channel: REQUIRE fails
-      CHECK(run(s, x, w, bias, 127, 127) == status::value_out_of_range);
+      for (int ch = 0; ch < 9; ++ch) {  // every lane of a full group and the tail group's first
+        CAPTURE(ch);
+        bias[static_cast<std::size_t>(ch)] = 33022;  // acc + bias = INT32_MAX: fits
+        CHECK(run(s, x, w, bias, 127, 127) == status::ok);
+        bias[static_cast<std::size_t>(ch)] = 33023;  // acc + bias = INT32_MAX + 1 on this channel only: REQUIRE fails
+        CHECK(run(s, x, w, bias, 127, 127) == status::value_out_of_range);
+        bias[static_cast<std::size_t>(ch)] = 0;
+      }
       bias.assign(1, -33023);  // broadcast bias: fits
       s.bias_size = 1;
       CHECK(run(s, x, w, bias, 127, 127) == status::ok);
@@ -313,28 +317,32 @@ TEST_CASE("CONV2D int8 1x1 packed, AVX2 column pairs (forced x86_avx2): batch bl
     std::fill(w.begin(), w.end(), std::int8_t{127});  // (−255)·(255) per column: acc < INT32_MIN
     bias.assign(12, INT32_MAX);
     CHECK(run(s, x, w, bias, 127, -128) == status::value_out_of_range);
-    // acc in range, acc + bias below INT32_MIN on channel 10 only
+    // acc in range, acc + bias below INT32_MIN on one channel
     s.ic = 1000;
     x.resize(3 * static_cast<std::size_t>(s.ic));
     w.resize(12 * static_cast<std::size_t>(s.ic));
     bias.assign(12, 0);
-    bias[10] = INT32_MIN + 65024999;  // acc = −65025000
-    CHECK(run(s, x, w, bias, 127, -128) == status::value_out_of_range);
-    bias[10] = INT32_MIN + 65025000;  // = INT32_MIN: fits
-    CHECK(run(s, x, w, bias, 127, -128) == status::ok);
+    for (std::size_t ch = 0; ch < 12; ++ch) {  // each channel alone, both groups (the second a tail of 4)
+      CAPTURE(ch);
+      bias[ch] = INT32_MIN + 65024999;  // acc = −65025000
+      CHECK(run(s, x, w, bias, 127, -128) == status::value_out_of_range);
+      bias[ch] = INT32_MIN + 65025000;  // = INT32_MIN: fits
+      CHECK(run(s, x, w, bias, 127, -128) == status::ok);
+      bias[ch] = 0;
+    }
   }
-  // padded channels (oc = 3: lanes 3..7 of the group) never raise the REQUIRE: huge |filter_offset·Σx| there
+  // padded channels (oc = 3: lanes 3..7 of the group) never raise the REQUIRE: there acc is
+  // filter_offset·Σx = 128·127·140000 > INT32_MAX
   {
     k::conv2d_shape s;
     s.n = 2;
-    s.ic = 70000;
+    s.ic = 140000;
     s.oc = 3;
     s.bias_size = 3;
-    x.assign(2 * static_cast<std::size_t>(s.ic), 127);  // Σx = 8890000, ·(−wzp = 128) > INT32_MAX
-    w.assign(3 * static_cast<std::size_t>(s.ic), 0);
-    for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<std::int8_t>(i % 2 == 0 ? -128 : 127);
+    x.assign(2 * static_cast<std::size_t>(s.ic), 127);
+    w.assign(3 * static_cast<std::size_t>(s.ic), -128);  // w − weight_zp = 0 ...
+    for (std::size_t i = 0; i < w.size(); i += 1000) w[i] = 0;  // ... but every 1000th: acc = 127·128·140 on each channel
     bias.assign(3, 5);
-    // acc = Σ x·(w + 128) = 127·(0 + 255)·35000 = 1133475000 in int32 on the real channels
     CHECK(run(s, x, w, bias, 0, -128) == status::ok);
   }
 }
