@@ -174,10 +174,18 @@ template <int MB, int G>
 #undef ARMLOWER_XB
 #undef ARMLOWER_WV
   // through memory: converting the halves of a register in place makes GCC 12 keep a second copy
-  // of every accumulator in the loop (a register move per step)
+  // of every accumulator in the loop (a register move per step); one named store each: copying them
+  // into an __m256i array first makes GCC 12 -O2 keep every accumulator on the stack in the loop (a
+  // load and a store per vpmaddwd; the kernel ran at half speed at -O2, at full speed only at -O3)
   alignas(32) std::int32_t fin[8][8];
-  const __m256i all[8] = {a0, a1, a2, a3, a4, a5, a6, a7};
-  for (int i = 0; i < 8; ++i) _mm256_store_si256(reinterpret_cast<__m256i*>(fin[i]), all[i]);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(fin[0]), a0);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(fin[1]), a1);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(fin[2]), a2);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(fin[3]), a3);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(fin[4]), a4);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(fin[5]), a5);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(fin[6]), a6);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(fin[7]), a7);
   for (int g = 0; g < G; ++g) {
     for (int m = 0; m < MB; ++m) {
       const std::int32_t* acc = fin[g * S + m];
