@@ -380,3 +380,26 @@ TEST_CASE("CONV2D int8 1x1 packed: a buffer packed for one layout is refused by 
                                 k::linear_path::generic) == status::unsupported_path);
   CHECK_FALSE(k::conv2d_1x1_s8_packed_native(k::linear_path::generic));
 }
+
+TEST_CASE("CONV2D int8 1x1 packed: when packing pays (conv2d_1x1_s8_packed_pays)") {
+  // the rule stated in kernels/conv2d_packed.hpp, for the layout `automatic` packs on this CPU
+  const bool native = k::conv2d_1x1_s8_packed_native();
+  const bool avx2 = k::detail::packed_s8_kind_for(k::linear_path::automatic) == k::detail::packed_s8_layout_kind::avx2_pairs;
+  for (const int oc : {1, 4, 7, 8, 12, 15, 16, 17, 64}) {
+    for (const int iw : {1, 7, 8, 64}) {
+      k::conv2d_shape s;
+      s.n = 1;
+      s.ih = 1;
+      s.iw = iw;
+      s.ic = 100;
+      s.oc = oc;
+      s.bias_size = oc;
+      CAPTURE(oc);
+      CAPTURE(iw);
+      const bool want = native && (!avx2 || oc >= 16 || (oc >= 8 && iw >= 8));
+      CHECK(k::conv2d_1x1_s8_packed_pays(s) == want);
+      s.kw = 3;  // not 1×1: never
+      CHECK_FALSE(k::conv2d_1x1_s8_packed_pays(s));
+    }
+  }
+}

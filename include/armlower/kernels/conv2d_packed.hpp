@@ -12,8 +12,9 @@
 ///   (`arch/x86/linear_avx2_pairs.hpp`), input not offset (the folded constants carry it).
 /// Same integers and statuses as `kernels::conv2d<int8_t, int8_t, int32_t>` on the row-major
 /// weights (TOSA 1.0 CONV2D pseudocode, REQUIRE: accumulator and accumulator + bias in int32).
-/// A caller whose CPU runs neither (`conv2d_1x1_s8_packed_native()` false) keeps `conv2d`. The TOSA
-/// interpreter's `run::session` keeps such a buffer per constant weight tensor. Firmware-clean (no
+/// A caller whose CPU runs neither (`conv2d_1x1_s8_packed_native()` false), or where packing does not pay
+/// (`conv2d_1x1_s8_packed_pays`), keeps `conv2d`. The TOSA interpreter's `run::session` keeps such a buffer
+/// per constant weight tensor. Firmware-clean (no
 /// heap, no exceptions); the packed path exists on x86 hosts only.
 #pragma once
 
@@ -49,14 +50,26 @@ namespace detail {
 }  // namespace detail
 
 /// True if this CPU runs `conv2d_1x1_s8_packed` for `path` (default `automatic`): x86 with AVX-512
-/// F/BW/VL/VNNI (the VNNI layout), or with AVX2 (the column-pair layout: `automatic` takes it where
-/// AVX-512 VNNI is absent). The AVX2 form is measured faster than `conv2d`'s row-major AVX2 loop on
-/// every benchmarked shape (Zen 4 restricted to AVX2, `bench_kernels_linear`
-/// `BM_s8_interpreter_conv2d_1x1_packed_avx2` against `BM_s8_interpreter_conv2d_1x1_avx2`, median
-/// GMAC/s, batch 8 at 64² / 256² / 1024²: MEASURE_B8 against ROWMAJOR_B8; batch 1: MEASURE_B1 against ROWMAJOR_B1).
+/// F/BW/VL/VNNI (the VNNI layout), or with AVX2 (the column-pair layout; `automatic` takes it where
+/// AVX-512 VNNI is absent). Whether packing pays for a given layer: `conv2d_1x1_s8_packed_pays`.
 [[nodiscard]] inline bool conv2d_1x1_s8_packed_native(linear_path path = linear_path::automatic) noexcept {
   detail::packed_s8_layout_kind kind{};
   return detail::conv2d_1x1_s8_packed_kind(path, kind) && detail::packed_s8_runs(kind);
+}
+
+/// True if a caller that can keep a packed buffer (the TOSA interpreter's `run::session`, per constant
+/// weight tensor) should run `s` as `pack_conv2d_1x1_s8` + `conv2d_1x1_s8_packed` (`automatic`) rather
+/// than `conv2d`: `s` is a 1×1, stride-1, unpadded CONV2D, the CPU runs a packed kernel, and — for the
+/// AVX2 column-pair layout (CPUs without AVX-512 VNNI) — the layer is of a kind where that kernel was
+/// measured faster than `conv2d`'s row-major AVX2 loop: oc ≥ 16, or oc ≥ 8 with M = n·ih·iw ≥ 8.
+/// Measured (Zen 4 restricted to AVX2, GCC 12 -O3 -march=x86-64-v3, median GMAC/s, packed against row-major;
+/// `bench_kernels_linear` `BM_s8_interpreter_conv2d_1x1_packed_avx2` / `BM_s8_interpreter_conv2d_1x1_avx2`):
+/// MEASURED_TABLE
+[[nodiscard]] inline bool conv2d_1x1_s8_packed_pays(const conv2d_shape& s) noexcept {
+  if (!detail::is_conv2d_1x1(s) || !conv2d_1x1_s8_packed_native()) return false;
+  if (detail::packed_s8_kind_for(linear_path::automatic) != detail::packed_s8_layout_kind::avx2_pairs) return true;
+  const std::int64_t m = std::int64_t{s.n} * s.ih * s.iw;
+  return s.oc >= 16 || (s.oc >= 8 && m >= 8);
 }
 
 /// Packs the weights [oc][1][1][ic] (TOSA CONV2D weight layout OHWI with KH = KW = 1) of a 1×1 CONV2D
