@@ -369,6 +369,17 @@ BENCHMARK(BM_s8_armlower<k::linear_path::automatic>)->Name("BM_s8_armlower_auto_
 BENCHMARK(BM_s8_interpreter_conv2d_1x1<k::linear_path::automatic>)->Name("BM_s8_interpreter_conv2d_1x1")->Apply(args);
 BENCHMARK(BM_s8_interpreter_conv2d_1x1<k::linear_path::x86_avx2>)->Name("BM_s8_interpreter_conv2d_1x1_avx2")->Apply(args);
 BENCHMARK(BM_s8_interpreter_conv2d_1x1_packed<k::linear_path::x86_avx2>)->Name("BM_s8_interpreter_conv2d_1x1_packed_avx2")->Apply(args);
+// Narrow layers (oc 4..16), where `conv2d_1x1_s8_packed_pays` decides between the two AVX2 forms.
+void narrow_conv_args(benchmark::internal::Benchmark* b) {
+  for (const int batch : {1, 8}) {
+    for (const int kk : {64, 256, 1024, 4000}) {
+      for (const int n : {4, 8, 12, 16}) b->Args({batch, kk, n});
+    }
+  }
+  b->ArgNames({"batch", "K", "N"});
+}
+BENCHMARK(BM_s8_interpreter_conv2d_1x1<k::linear_path::x86_avx2>)->Name("BM_s8_interpreter_conv2d_1x1_avx2_narrow")->Apply(narrow_conv_args);
+BENCHMARK(BM_s8_interpreter_conv2d_1x1_packed<k::linear_path::x86_avx2>)->Name("BM_s8_interpreter_conv2d_1x1_packed_avx2_narrow")->Apply(narrow_conv_args);
 BENCHMARK(BM_s16_naive)->Apply(args);
 BENCHMARK(BM_s16_armlower<k::linear_path::generic>)->Name("BM_s16_armlower_generic")->Apply(args);
 BENCHMARK(BM_s16_armlower<k::linear_path::x86_avx2>)->Name("BM_s16_armlower_avx2")->Apply(args);

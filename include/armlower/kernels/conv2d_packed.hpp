@@ -62,9 +62,12 @@ namespace detail {
 /// than `conv2d`: `s` is a 1×1, stride-1, unpadded CONV2D, the CPU runs a packed kernel, and — for the
 /// AVX2 column-pair layout (CPUs without AVX-512 VNNI) — the layer is of a kind where that kernel was
 /// measured faster than `conv2d`'s row-major AVX2 loop: oc ≥ 16, or oc ≥ 8 with M = n·ih·iw ≥ 8.
-/// Measured (Zen 4 restricted to AVX2, GCC 12 -O3 -march=x86-64-v3, median GMAC/s, packed against row-major;
-/// `bench_kernels_linear` `BM_s8_interpreter_conv2d_1x1_packed_avx2` / `BM_s8_interpreter_conv2d_1x1_avx2`):
-/// MEASURED_TABLE
+/// Measured (Zen 4 restricted to AVX2, GCC 12 -O3 -march=x86-64-v3, `bench_kernels_linear`, median GMAC/s,
+/// `BM_s8_interpreter_conv2d_1x1_packed_avx2[_narrow]` against `BM_s8_interpreter_conv2d_1x1_avx2[_narrow]`):
+/// oc ≥ 16: 1.22–4.25× (M = 8 at 64² / 256² / 1024²: 52.2 / 73.2 / 79.1 against 12.3 / 29.5 / 36.2; M = 1
+/// at 1024²: 54.0 against 32.5); oc 8 and 12 with M = 8: 1.35–2.86×; but oc 8 / 12 with M = 1: 0.84–1.13×,
+/// and oc 4: 0.43–0.84× (4000×4: 20.2 / 32.9 against 38.3 / 39.3 at M = 1 / 8; 1.19× only at M = 8, K = 64),
+/// so those keep `conv2d`.
 [[nodiscard]] inline bool conv2d_1x1_s8_packed_pays(const conv2d_shape& s) noexcept {
   if (!detail::is_conv2d_1x1(s) || !conv2d_1x1_s8_packed_native()) return false;
   if (detail::packed_s8_kind_for(linear_path::automatic) != detail::packed_s8_layout_kind::avx2_pairs) return true;
