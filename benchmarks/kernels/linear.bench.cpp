@@ -3,6 +3,7 @@
 // (qs8 fully connected). Single thread. Counter "MAC/s" = batch·K·N multiply-accumulates per second.
 #include <armlower/compat/cmsis_nn.hpp>
 #include <armlower/kernels/conv2d.hpp>
+#include <armlower/kernels/conv2d_packed.hpp>
 #include <armlower/kernels/linear.hpp>
 #include <armlower/kernels/linear_packed.hpp>
 
@@ -250,6 +251,39 @@ void BM_s8_interpreter_conv2d_1x1(benchmark::State& st) {
   set_counters(st, p);
 }
 
+// The interpreter session's CONV2D 1×1 over constant weights: `pack_conv2d_1x1_s8` once outside the timed
+// loop + `conv2d_1x1_s8_packed`, in the layout of `Path` (`x86_avx2`: the column pairs an AVX2-only CPU runs).
+template <k::linear_path Path>
+void BM_s8_interpreter_conv2d_1x1_packed(benchmark::State& st) {
+  if (!k::conv2d_1x1_s8_packed_native(Path)) {
+    st.SkipWithError("path not available on this CPU");
+    return;
+  }
+  problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  k::conv2d_shape s;
+  s.n = p.batch;
+  s.ic = p.cols;
+  s.oc = p.rows;
+  s.bias_size = p.rows;
+  const std::size_t bytes = k::conv2d_1x1_s8_packed_size(s.oc, s.ic);
+  std::vector<std::uint8_t> storage(bytes + 64);
+  auto* base = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;  // 64-byte aligned
+  if (k::pack_conv2d_1x1_s8(s, p.w.data(), std::int8_t{-128}, std::int8_t{0}, base, bytes, Path) != armlower::status::ok) {
+    st.SkipWithError("pack failed");
+    return;
+  }
+  std::vector<std::int32_t> out(static_cast<std::size_t>(p.batch) * static_cast<std::size_t>(p.rows));
+  for (auto _ : st) {
+    if (k::conv2d_1x1_s8_packed(s, p.x8.data(), base, bytes, p.bias.data(), std::int8_t{-128}, std::int8_t{0},
+                                out.data(), Path) != armlower::status::ok) {
+      st.SkipWithError("kernel error");
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, p);
+}
+
 // Pre-packed s8 (`pack_linear_s8` once outside the timed loop + `linear_s8_packed`): the AVX-512 VNNI
 // microkernel on CPUs that have it, else `linear_s8` automatic.
 void BM_s8_armlower_packed(benchmark::State& st) {
@@ -367,6 +401,18 @@ BENCHMARK(BM_s8_cmsis_compat)->Apply(args);
 BENCHMARK(BM_s8_armlower<k::linear_path::automatic>)->Name("BM_s8_armlower_auto_nobuf")->Apply(args);
 BENCHMARK(BM_s8_interpreter_conv2d_1x1<k::linear_path::automatic>)->Name("BM_s8_interpreter_conv2d_1x1")->Apply(args);
 BENCHMARK(BM_s8_interpreter_conv2d_1x1<k::linear_path::x86_avx2>)->Name("BM_s8_interpreter_conv2d_1x1_avx2")->Apply(args);
+BENCHMARK(BM_s8_interpreter_conv2d_1x1_packed<k::linear_path::x86_avx2>)->Name("BM_s8_interpreter_conv2d_1x1_packed_avx2")->Apply(args);
+// Narrow layers (oc 4..16), where `conv2d_1x1_s8_packed_pays` decides between the two AVX2 forms.
+void narrow_conv_args(benchmark::internal::Benchmark* b) {
+  for (const int batch : {1, 8}) {
+    for (const int kk : {64, 256, 1024, 4000}) {
+      for (const int n : {4, 8, 12, 16}) b->Args({batch, kk, n});
+    }
+  }
+  b->ArgNames({"batch", "K", "N"});
+}
+BENCHMARK(BM_s8_interpreter_conv2d_1x1<k::linear_path::x86_avx2>)->Name("BM_s8_interpreter_conv2d_1x1_avx2_narrow")->Apply(narrow_conv_args);
+BENCHMARK(BM_s8_interpreter_conv2d_1x1_packed<k::linear_path::x86_avx2>)->Name("BM_s8_interpreter_conv2d_1x1_packed_avx2_narrow")->Apply(narrow_conv_args);
 BENCHMARK(BM_s16_naive)->Apply(args);
 BENCHMARK(BM_s16_armlower<k::linear_path::generic>)->Name("BM_s16_armlower_generic")->Apply(args);
 BENCHMARK(BM_s16_armlower<k::linear_path::x86_avx2>)->Name("BM_s16_armlower_avx2")->Apply(args);

@@ -4,7 +4,8 @@
 // int32. Random shapes (IC tails not multiple of 64, OC not multiple of 4/8, M = N·H·W 1..23 so every
 // tile height and remainder runs, and 61..96 across the 64-row blocks), zero points over the whole int8 range, per-channel and broadcast
 // bias, and both REQUIRE failures. Every available path: AVX-512 VNNI (natively, or through SIMDe
-// in test_kernels_linear_avx512_simde), AVX2, automatic, and the packed form (`kernels/conv2d_packed.hpp`).
+// in test_kernels_linear_avx512_simde), AVX2, automatic, and the packed form (`kernels/conv2d_packed.hpp`)
+// in each layout this CPU runs (AVX-512 VNNI panels; AVX2 column pairs, forced with `linear_path::x86_avx2`).
 #include <armlower/kernels/conv2d.hpp>
 #include <armlower/kernels/conv2d_packed.hpp>
 
@@ -60,19 +61,22 @@ void check_all_paths(const k::conv2d_shape& s, const std::vector<std::int8_t>& x
     REQUIRE(st == ref.st);
     if (st == status::ok) REQUIRE(out == ref.out);
   }
-  // packed once (`pack_conv2d_1x1_s8`), run by `conv2d_1x1_s8_packed`
-  if (k::conv2d_1x1_s8_packed_native()) {
+  // packed once (`pack_conv2d_1x1_s8`), run by `conv2d_1x1_s8_packed`: the layout `automatic` picks, and each
+  // layout forced (AVX2 column pairs, AVX-512 VNNI panels) where this CPU runs it
+  for (const auto p : {k::linear_path::automatic, k::linear_path::x86_avx2, k::linear_path::x86_avx512_vnni}) {
+    if (!k::conv2d_1x1_s8_packed_native(p)) continue;
+    CAPTURE(k::to_string(p));
     std::vector<std::uint8_t> buf(k::conv2d_1x1_s8_packed_size(s.oc, s.ic) + 8);
     REQUIRE(k::pack_conv2d_1x1_s8(s, w.data(), static_cast<std::int8_t>(izp), static_cast<std::int8_t>(wzp), buf.data(),
-                                  buf.size()) == status::ok);
+                                  buf.size(), p) == status::ok);
     std::vector<std::int32_t> out(static_cast<std::size_t>(m * s.oc), 0x5A5A5A5A);
     const status st = k::conv2d_1x1_s8_packed(s, x.data(), buf.data(), buf.size(), bias.data(),
-                                              static_cast<std::int8_t>(izp), static_cast<std::int8_t>(wzp), out.data());
+                                              static_cast<std::int8_t>(izp), static_cast<std::int8_t>(wzp), out.data(), p);
     REQUIRE(st == ref.st);
     if (st == status::ok) REQUIRE(out == ref.out);
     // packed for other zero points: refused by name, not misread
     CHECK(k::conv2d_1x1_s8_packed(s, x.data(), buf.data(), buf.size(), bias.data(), static_cast<std::int8_t>(izp ^ 1),
-                                  static_cast<std::int8_t>(wzp), out.data()) == status::zero_point_out_of_range);
+                                  static_cast<std::int8_t>(wzp), out.data(), p) == status::zero_point_out_of_range);
   }
   // the public entry point
   std::vector<std::int32_t> out(static_cast<std::size_t>(m * s.oc), 0x5A5A5A5A);
@@ -304,3 +308,177 @@ TEST_CASE("CONV2D int8 1x1, AVX2 repack form: batch blocks, tails, extremes, REQ
   }
 }
 #endif
+
+TEST_CASE("CONV2D int8 1x1 packed, AVX2 column pairs (forced x86_avx2): batch blocks, tails, K blocks, extremes, REQUIREs") {
+  if (!k::conv2d_1x1_s8_packed_native(k::linear_path::x86_avx2)) return;  // no AVX2
+  std::mt19937_64 g(1403);
+  const auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); };
+  const auto run = [&](const k::conv2d_shape& s, const std::vector<std::int8_t>& x, const std::vector<std::int8_t>& w,
+                       const std::vector<std::int32_t>& bias, int izp, int wzp) {
+    CAPTURE(s.n); CAPTURE(s.iw); CAPTURE(s.ic); CAPTURE(s.oc); CAPTURE(s.bias_size); CAPTURE(izp); CAPTURE(wzp);
+    const ref_result ref = reference(s, x, w, bias, izp, wzp);
+    std::vector<std::uint8_t> buf(k::conv2d_1x1_s8_packed_size(s.oc, s.ic));
+    REQUIRE(k::pack_conv2d_1x1_s8(s, w.data(), static_cast<std::int8_t>(izp), static_cast<std::int8_t>(wzp), buf.data(),
+                                  buf.size(), k::linear_path::x86_avx2) == status::ok);
+    std::vector<std::int32_t> out(static_cast<std::size_t>(std::int64_t{s.n} * s.ih * s.iw * s.oc), 0x5A5A5A5A);
+    const status st = k::conv2d_1x1_s8_packed(s, x.data(), buf.data(), buf.size(), bias.data(), static_cast<std::int8_t>(izp),
+                                              static_cast<std::int8_t>(wzp), out.data(), k::linear_path::x86_avx2);
+    REQUIRE(st == ref.st);
+    if (st == status::ok) REQUIRE(out == ref.out);
+    return ref.st;
+  };
+  const auto fill = [&](std::vector<std::int8_t>& v, std::size_t n, bool extreme) {
+    v.resize(n);
+    for (auto& e : v) e = static_cast<std::int8_t>(extreme ? (uni(0, 1) ? 127 : -128) : uni(-128, 127));
+  };
+  std::vector<std::int8_t> x, w;
+  std::vector<std::int32_t> bias;
+  // random shapes: M = 1..19 (blocks of 8 batch rows and every remainder 1..7), oc not a multiple of 8,
+  // ic odd / not a multiple of 16 (pair and 16-column tails), K past the 8192/MB-column blocks
+  const int ics[] = {1, 2, 3, 15, 17, 31, 33, 100, 255, 1023, 1024, 1025, 1169, 2049, 2731, 4097, 8193};
+  const int ocs[] = {1, 3, 7, 8, 9, 15, 17, 23, 63, 65, 70};
+  for (int iter = 0; iter < 240; ++iter) {
+    k::conv2d_shape s;
+    s.n = iter < 19 ? iter + 1 : uni(1, 19);
+    s.iw = 1;
+    s.ic = ics[uni(0, 16)];
+    s.oc = ocs[uni(0, 10)];
+    s.bias_size = uni(0, 2) == 0 ? 1 : s.oc;
+    const bool extreme = uni(0, 3) == 0;
+    fill(x, static_cast<std::size_t>(s.n) * static_cast<std::size_t>(s.ic), extreme);
+    fill(w, static_cast<std::size_t>(s.oc) * static_cast<std::size_t>(s.ic), extreme);
+    bias.resize(static_cast<std::size_t>(s.bias_size));
+    for (auto& e : bias) e = uni(-1000000, 1000000);
+    const int zsel = uni(0, 4);
+    const int izp = extreme ? 127 : zsel == 0 ? 0 : zsel == 1 ? -128 : zsel == 2 ? 127 : uni(-128, 127);
+    const int wzp = extreme ? (uni(0, 1) ? 127 : -128) : uni(0, 2) == 0 ? 0 : uni(-128, 127);
+    run(s, x, w, bias, izp, wzp);
+  }
+  // all-extreme operands: x = w = −128, input_zp = weight_zp = 127 → every product 255² = 65025.
+  // K = 8192 (one block for 1 batch row), 8193 (two), and 33025 (acc = 2147450625, the largest such sum
+  // in int32) over M = 1, 8, 9 (8-row blocks; 1024-column blocks there), 17
+  for (const int ic : {1024, 1025, 8192, 8193, 33025}) {
+    for (const int n : {1, 8, 9, 17}) {
+      k::conv2d_shape s;
+      s.n = n;
+      s.ic = ic;
+      s.oc = 9;
+      s.bias_size = 9;
+      x.assign(static_cast<std::size_t>(n) * static_cast<std::size_t>(ic), -128);
+      w.assign(static_cast<std::size_t>(s.oc) * static_cast<std::size_t>(ic), -128);
+      bias.assign(9, 0);
+      CHECK(run(s, x, w, bias, 127, 127) == status::ok);
+      if (ic != 33025) continue;
+      for (int ch = 0; ch < 9; ++ch) {  // every lane of a full group and the tail group's first
+        CAPTURE(ch);
+        bias[static_cast<std::size_t>(ch)] = 33022;  // acc + bias = INT32_MAX: fits
+        CHECK(run(s, x, w, bias, 127, 127) == status::ok);
+        bias[static_cast<std::size_t>(ch)] = 33023;  // acc + bias = INT32_MAX + 1 on this channel only: REQUIRE fails
+        CHECK(run(s, x, w, bias, 127, 127) == status::value_out_of_range);
+        bias[static_cast<std::size_t>(ch)] = 0;
+      }
+      bias.assign(1, -33023);  // broadcast bias: fits
+      s.bias_size = 1;
+      CHECK(run(s, x, w, bias, 127, 127) == status::ok);
+    }
+  }
+  // beyond: K = 33026 → acc = INT32_MAX + 65024 (accumulator REQUIRE, whatever the bias); and below INT32_MIN
+  {
+    k::conv2d_shape s;
+    s.n = 3;
+    s.ic = 33026;
+    s.oc = 12;
+    s.bias_size = 12;
+    x.assign(3 * static_cast<std::size_t>(s.ic), -128);
+    w.assign(12 * static_cast<std::size_t>(s.ic), -128);
+    bias.assign(12, INT32_MIN);
+    CHECK(run(s, x, w, bias, 127, 127) == status::value_out_of_range);
+    std::fill(w.begin(), w.end(), std::int8_t{127});  // (−255)·(255) per column: acc < INT32_MIN
+    bias.assign(12, INT32_MAX);
+    CHECK(run(s, x, w, bias, 127, -128) == status::value_out_of_range);
+    // acc in range, acc + bias below INT32_MIN on one channel
+    s.ic = 1000;
+    x.resize(3 * static_cast<std::size_t>(s.ic));
+    w.resize(12 * static_cast<std::size_t>(s.ic));
+    bias.assign(12, 0);
+    for (std::size_t ch = 0; ch < 12; ++ch) {  // each channel alone, both groups (the second a tail of 4)
+      CAPTURE(ch);
+      bias[ch] = INT32_MIN + 65024999;  // acc = −65025000
+      CHECK(run(s, x, w, bias, 127, -128) == status::value_out_of_range);
+      bias[ch] = INT32_MIN + 65025000;  // = INT32_MIN: fits
+      CHECK(run(s, x, w, bias, 127, -128) == status::ok);
+      bias[ch] = 0;
+    }
+  }
+  // padded channels (oc = 3: lanes 3..7 of the group) never raise the REQUIRE: there acc is
+  // filter_offset·Σx = 128·127·140000 > INT32_MAX
+  {
+    k::conv2d_shape s;
+    s.n = 2;
+    s.ic = 140000;
+    s.oc = 3;
+    s.bias_size = 3;
+    x.assign(2 * static_cast<std::size_t>(s.ic), 127);
+    w.assign(3 * static_cast<std::size_t>(s.ic), -128);  // w − weight_zp = 0 ...
+    for (std::size_t i = 0; i < w.size(); i += 1000) w[i] = 0;  // ... but every 1000th: acc = 127·128·140 on each channel
+    bias.assign(3, 5);
+    CHECK(run(s, x, w, bias, 0, -128) == status::ok);
+  }
+}
+
+TEST_CASE("CONV2D int8 1x1 packed: a buffer packed for one layout is refused by the other path") {
+  if (!k::conv2d_1x1_s8_packed_native(k::linear_path::x86_avx2) ||
+      !k::conv2d_1x1_s8_packed_native(k::linear_path::x86_avx512_vnni)) {
+    return;  // needs both layouts runnable (AVX-512 VNNI, natively or through SIMDe)
+  }
+  k::conv2d_shape s;
+  s.n = 3;
+  s.ic = 40;
+  s.oc = 20;
+  s.bias_size = 20;
+  std::vector<std::int8_t> x(120, 1), w(800, 2);
+  std::vector<std::int32_t> bias(20, 0), out(60);
+  std::vector<std::uint8_t> avx2(k::conv2d_1x1_s8_packed_size(20, 40)), vnni(avx2.size());
+  REQUIRE(k::pack_conv2d_1x1_s8(s, w.data(), 0, 0, avx2.data(), avx2.size(), k::linear_path::x86_avx2) == status::ok);
+  REQUIRE(k::pack_conv2d_1x1_s8(s, w.data(), 0, 0, vnni.data(), vnni.size(), k::linear_path::x86_avx512_vnni) ==
+          status::ok);
+  CHECK(k::conv2d_1x1_s8_packed(s, x.data(), avx2.data(), avx2.size(), bias.data(), 0, 0, out.data(),
+                                k::linear_path::x86_avx512_vnni) == status::shape_mismatch);
+  CHECK(k::conv2d_1x1_s8_packed(s, x.data(), vnni.data(), vnni.size(), bias.data(), 0, 0, out.data(),
+                                k::linear_path::x86_avx2) == status::shape_mismatch);
+  CHECK(k::conv2d_1x1_s8_packed(s, x.data(), avx2.data(), avx2.size(), bias.data(), 0, 0, out.data(),
+                                k::linear_path::x86_avx2) == status::ok);
+  CHECK(out[59] == 80);  // 40 · 1 · 2
+  // `automatic` runs the layout it packs (VNNI here), so it refuses the AVX2 buffer
+  if (k::detail::packed_s8_kind_for(k::linear_path::automatic) == k::detail::packed_s8_layout_kind::vnni) {
+    CHECK(k::conv2d_1x1_s8_packed(s, x.data(), avx2.data(), avx2.size(), bias.data(), 0, 0, out.data()) ==
+          status::shape_mismatch);
+  }
+  // a path with no packed CONV2D
+  CHECK(k::conv2d_1x1_s8_packed(s, x.data(), avx2.data(), avx2.size(), bias.data(), 0, 0, out.data(),
+                                k::linear_path::generic) == status::unsupported_path);
+  CHECK_FALSE(k::conv2d_1x1_s8_packed_native(k::linear_path::generic));
+}
+
+TEST_CASE("CONV2D int8 1x1 packed: when packing pays (conv2d_1x1_s8_packed_pays)") {
+  // the rule stated in kernels/conv2d_packed.hpp, for the layout `automatic` packs on this CPU
+  const bool native = k::conv2d_1x1_s8_packed_native();
+  const bool avx2 = k::detail::packed_s8_kind_for(k::linear_path::automatic) == k::detail::packed_s8_layout_kind::avx2_pairs;
+  for (const int oc : {1, 4, 7, 8, 12, 15, 16, 17, 64}) {
+    for (const int iw : {1, 7, 8, 64}) {
+      k::conv2d_shape s;
+      s.n = 1;
+      s.ih = 1;
+      s.iw = iw;
+      s.ic = 100;
+      s.oc = oc;
+      s.bias_size = oc;
+      CAPTURE(oc);
+      CAPTURE(iw);
+      const bool want = native && (!avx2 || oc >= 16 || (oc >= 8 && iw >= 8));
+      CHECK(k::conv2d_1x1_s8_packed_pays(s) == want);
+      s.kw = 3;  // not 1×1: never
+      CHECK_FALSE(k::conv2d_1x1_s8_packed_pays(s));
+    }
+  }
+}

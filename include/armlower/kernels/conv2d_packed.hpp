@@ -1,14 +1,21 @@
 /// @file armlower/kernels/conv2d_packed.hpp
 /// int8 1×1 CONV2D (stride 1, dilation 1, no padding: the TOSA form of a fully-connected layer)
-/// over weights packed once: `pack_conv2d_1x1_s8` writes the `pack_linear_s8` AVX-512 VNNI layout
-/// (weights as `vpdpbusd` panels, input_offset·Σw and K·input_offset·filter_offset folded into
-/// per-channel constants; the bias is NOT folded, because TOSA checks the accumulator before the
-/// bias is added), `conv2d_1x1_s8_packed` runs the packed microkernel with an int32 epilogue.
+/// over weights packed once: `pack_conv2d_1x1_s8` writes a `pack_linear_s8` layout
+/// (`kernels/detail/linear_s8_packed_layout.hpp`) with input_offset·Σw and K·input_offset·filter_offset
+/// folded into per-channel int64 constants (the bias is NOT folded, because TOSA checks the
+/// accumulator before the bias is added), `conv2d_1x1_s8_packed` runs that layout's microkernel
+/// with a raw int32 accumulator epilogue (`detail::vnni_acc32_out`). The layout is the one the CPU
+/// runs (`linear_path`, default `automatic`):
+/// - AVX-512 F/BW/VL/VNNI: the `vpdpbusd` panels (`arch/x86/linear_vnni_packed.hpp`; rows < 16
+///   row-major, `arch/x86/linear_vnni_rowdot.hpp`);
+/// - AVX2 without AVX-512 VNNI: the column pairs of `linear_s8_pairs_avx2`
+///   (`arch/x86/linear_avx2_pairs.hpp`), input not offset (the folded constants carry it).
 /// Same integers and statuses as `kernels::conv2d<int8_t, int8_t, int32_t>` on the row-major
 /// weights (TOSA 1.0 CONV2D pseudocode, REQUIRE: accumulator and accumulator + bias in int32).
-/// Runs only where the packed VNNI kernel does (`conv2d_1x1_s8_packed_native`); a caller without it
-/// keeps `conv2d`. The TOSA interpreter's `run::session` keeps such a buffer per constant weight
-/// tensor. Firmware-clean (no heap, no exceptions); the packed path exists on x86 hosts only.
+/// A caller whose CPU runs neither (`conv2d_1x1_s8_packed_native()` false), or where packing does not pay
+/// (`conv2d_1x1_s8_packed_pays`), keeps `conv2d`. The TOSA interpreter's `run::session` keeps such a buffer
+/// per constant weight tensor. Firmware-clean (no
+/// heap, no exceptions); the packed path exists on x86 hosts only.
 #pragma once
 
 #include <cstddef>
@@ -21,55 +28,101 @@
 
 namespace armlower::kernels {
 
-/// Bytes of a `pack_conv2d_1x1_s8` buffer for `oc` output channels × `ic` input channels
-/// (= `linear_s8_packed_size(oc, ic)`; 0 if either is < 1 or the size overflows).
+/// Bytes of a `pack_conv2d_1x1_s8` buffer for `oc` output channels × `ic` input channels, for any
+/// layout (= `linear_s8_packed_size(oc, ic)`; 0 if either is < 1 or the size overflows).
 [[nodiscard]] constexpr std::size_t conv2d_1x1_s8_packed_size(std::int32_t oc, std::int32_t ic) noexcept {
   return linear_s8_packed_size(oc, ic);
 }
 
-/// True if this CPU runs `conv2d_1x1_s8_packed` (x86 with AVX-512 F/BW/VL/VNNI).
-[[nodiscard]] inline bool conv2d_1x1_s8_packed_native() noexcept {
-  return linear_s8_packed_native(linear_path::x86_avx512_vnni);
+namespace detail {
+
+/// The layout a packed 1×1 CONV2D uses for `path` (`automatic`: AVX-512 VNNI where the CPU has it,
+/// else the AVX2 column pairs where it has AVX2; `x86_avx2` / `x86_avx512_vnni`: that layout); false
+/// for paths with no packed CONV2D (`generic`, Arm paths, non-x86 hosts).
+[[nodiscard]] inline bool conv2d_1x1_s8_packed_kind(linear_path path, packed_s8_layout_kind& kind) noexcept {
+  if (path != linear_path::automatic && path != linear_path::x86_avx2 && path != linear_path::x86_avx512_vnni) {
+    return false;
+  }
+  kind = packed_s8_kind_for(path);
+  return true;
+}
+
+}  // namespace detail
+
+/// True if this CPU runs `conv2d_1x1_s8_packed` for `path` (default `automatic`): x86 with AVX-512
+/// F/BW/VL/VNNI (the VNNI layout), or with AVX2 (the column-pair layout; `automatic` takes it where
+/// AVX-512 VNNI is absent). Whether packing pays for a given layer: `conv2d_1x1_s8_packed_pays`.
+[[nodiscard]] inline bool conv2d_1x1_s8_packed_native(linear_path path = linear_path::automatic) noexcept {
+  detail::packed_s8_layout_kind kind{};
+  return detail::conv2d_1x1_s8_packed_kind(path, kind) && detail::packed_s8_runs(kind);
+}
+
+/// True if a caller that can keep a packed buffer (the TOSA interpreter's `run::session`, per constant
+/// weight tensor) should run `s` as `pack_conv2d_1x1_s8` + `conv2d_1x1_s8_packed` (`automatic`) rather
+/// than `conv2d`: `s` is a 1×1, stride-1, unpadded CONV2D, the CPU runs a packed kernel, and — for the
+/// AVX2 column-pair layout (CPUs without AVX-512 VNNI) — the layer is of a kind where that kernel was
+/// measured faster than `conv2d`'s row-major AVX2 loop: oc ≥ 16, or oc ≥ 8 with M = n·ih·iw ≥ 8.
+/// Measured (Zen 4 restricted to AVX2, GCC 12 -O3 -march=x86-64-v3, `bench_kernels_linear`, median GMAC/s,
+/// `BM_s8_interpreter_conv2d_1x1_packed_avx2[_narrow]` against `BM_s8_interpreter_conv2d_1x1_avx2[_narrow]`):
+/// oc ≥ 16: 1.22–4.25× (M = 8 at 64² / 256² / 1024²: 52.2 / 73.2 / 79.1 against 12.3 / 29.5 / 36.2; M = 1
+/// at 1024²: 54.0 against 32.5); oc 8 and 12 with M = 8: 1.35–2.86×; but oc 8 / 12 with M = 1: 0.84–1.13×,
+/// and oc 4: 0.43–0.84× (4000×4: 20.2 / 32.9 against 38.3 / 39.3 at M = 1 / 8; 1.19× only at M = 8, K = 64),
+/// so those keep `conv2d`.
+[[nodiscard]] inline bool conv2d_1x1_s8_packed_pays(const conv2d_shape& s) noexcept {
+  if (!detail::is_conv2d_1x1(s) || !conv2d_1x1_s8_packed_native()) return false;
+  if (detail::packed_s8_kind_for(linear_path::automatic) != detail::packed_s8_layout_kind::avx2_pairs) return true;
+  const std::int64_t m = std::int64_t{s.n} * s.ih * s.iw;
+  return s.oc >= 16 || (s.oc >= 8 && m >= 8);
 }
 
 /// Packs the weights [oc][1][1][ic] (TOSA CONV2D weight layout OHWI with KH = KW = 1) of a 1×1 CONV2D
-/// with zero points `input_zp`, `weight_zp` into `packed` (`conv2d_1x1_s8_packed_size(s.oc, s.ic)` bytes).
+/// with zero points `input_zp`, `weight_zp` into `packed` (`conv2d_1x1_s8_packed_size(s.oc, s.ic)` bytes),
+/// in the layout `conv2d_1x1_s8_packed` runs for `path` (see `conv2d_1x1_s8_packed_native`; a path
+/// with no packed CONV2D packs the VNNI layout, which no path then runs).
 /// @return `null_pointer` (weight, packed); `invalid_attribute` (not 1×1, stride 1, unpadded);
 ///   `empty_dimension` (oc or ic < 1); `scratch_too_small`; else `ok`.
 [[nodiscard]] inline status pack_conv2d_1x1_s8(const conv2d_shape& s, const std::int8_t* weight, std::int8_t input_zp,
-                                               std::int8_t weight_zp, void* packed, std::size_t size) noexcept {
+                                               std::int8_t weight_zp, void* packed, std::size_t size,
+                                               linear_path path = linear_path::automatic) noexcept {
   if (weight == nullptr || packed == nullptr) return status::null_pointer;
   if (!detail::is_conv2d_1x1(s)) return status::invalid_attribute;
+  detail::packed_s8_layout_kind kind = detail::packed_s8_layout_kind::vnni;
+  (void)detail::conv2d_1x1_s8_packed_kind(path, kind);
   return pack_linear_s8(detail::conv2d_1x1_linear(s, weight, input_zp, weight_zp), packed, size,
-                        linear_path::x86_avx512_vnni);
+                        kind == detail::packed_s8_layout_kind::avx2_pairs ? linear_path::x86_avx2
+                                                                          : linear_path::x86_avx512_vnni);
 }
 
 /// CONV2D int8 × int8 → int32 of `s` (1×1, stride 1, unpadded) over a buffer written by
-/// `pack_conv2d_1x1_s8`: `output[p][oc] = Σ_ic (input[p][ic] − input_zp)·(w[oc][ic] − weight_zp) +
-/// bias[bias_size == 1 ? 0 : oc]` for the n·ih·iw input positions p.
+/// `pack_conv2d_1x1_s8` with the same `path`: `output[p][oc] = Σ_ic (input[p][ic] − input_zp)·(w[oc][ic] −
+/// weight_zp) + bias[bias_size == 1 ? 0 : oc]` for the n·ih·iw input positions p.
 /// @param input [n, ih, iw, ic] int8; @param bias [s.bias_size] int32; @param output [n, ih, iw, oc] int32
 /// @return `null_pointer`; the `conv2d_output_size` errors; `invalid_attribute` (not 1×1, stride 1,
-///   unpadded); `unsupported_path` (the CPU has no packed kernel: `conv2d_1x1_s8_packed_native()` is
-///   false); `shape_mismatch` (buffer not packed, or packed for another oc/ic, or bias_size ∉ {1, oc});
-///   `scratch_too_small`; `zero_point_out_of_range` (packed for other zero points); `value_out_of_range`
-///   (REQUIRE: accumulator or accumulator + bias outside int32; the output is then unspecified); else `ok`.
+///   unpadded); `unsupported_path` (the CPU has no packed kernel for `path`: `conv2d_1x1_s8_packed_native(path)`
+///   is false); `shape_mismatch` (buffer not packed, or packed for another oc/ic or another layout than
+///   `path`'s, or bias_size ∉ {1, oc}); `scratch_too_small`; `scratch_misaligned` (the buffer's int64
+///   constants not 8-byte aligned); `zero_point_out_of_range` (packed for other zero points);
+///   `value_out_of_range` (REQUIRE: accumulator or accumulator + bias outside int32; the output is then
+///   unspecified); else `ok`.
 [[nodiscard]] inline status conv2d_1x1_s8_packed(const conv2d_shape& s, const std::int8_t* input, const void* packed,
                                                  std::size_t size, const std::int32_t* bias, std::int8_t input_zp,
-                                                 std::int8_t weight_zp, std::int32_t* output) noexcept {
+                                                 std::int8_t weight_zp, std::int32_t* output,
+                                                 linear_path path = linear_path::automatic) noexcept {
   if (input == nullptr || packed == nullptr || bias == nullptr || output == nullptr) return status::null_pointer;
   std::int32_t oh = 0, ow = 0;
   if (const status st = conv2d_output_size(s, oh, ow); st != status::ok) return st;
   if (!detail::is_conv2d_1x1(s)) return status::invalid_attribute;
-  if (!conv2d_1x1_s8_packed_native()) return status::unsupported_path;
+  detail::packed_s8_layout_kind kind{};
+  if (!detail::conv2d_1x1_s8_packed_kind(path, kind) || !detail::packed_s8_runs(kind)) return status::unsupported_path;
   if (size < conv2d_1x1_s8_packed_size(s.oc, s.ic) || size < sizeof(detail::packed_s8_header)) {
     return status::scratch_too_small;
   }
   detail::packed_s8_header h;
   std::memcpy(&h, packed, sizeof h);
   const auto* base = static_cast<const std::uint8_t*>(packed);
-  const detail::packed_s8_geometry geo = detail::packed_s8_layout(s.oc, s.ic);
+  const detail::packed_s8_geometry geo = detail::packed_s8_layout(s.oc, s.ic, kind);
   if (h.magic != detail::packed_s8_magic || h.rows != s.oc || h.cols != s.ic || h.kernel_sum_form != 0 ||
-      h.bias_id != 0 || h.layout != static_cast<std::int32_t>(detail::packed_s8_layout_kind::vnni)) {
+      h.bias_id != 0 || h.layout != static_cast<std::int32_t>(kind)) {
     return status::shape_mismatch;
   }
   if (h.input_offset != -std::int32_t{input_zp} || h.filter_offset != -std::int32_t{weight_zp}) {
@@ -77,13 +130,20 @@ namespace armlower::kernels {
   }
   if (reinterpret_cast<std::uintptr_t>(base + geo.c64) % alignof(std::int64_t) != 0) return status::scratch_misaligned;
 #if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
+  const auto* c64 = reinterpret_cast<const std::int64_t*>(base + geo.c64);
+  if (kind == detail::packed_s8_layout_kind::avx2_pairs) {
+    return detail::conv2d_1x1_acc32(s, input, bias, input_zp, weight_zp, output,
+                                    [base, c64, &geo](const linear_s8_args& a, detail::vnni_acc32_out& o) {
+                                      detail::linear_s8_pairs_avx2(
+                                          a, reinterpret_cast<const std::int8_t*>(base + geo.weights), &o, c64);
+                                    });
+  }
   return detail::conv2d_1x1_acc32(s, input, bias, input_zp, weight_zp, output,
-                                  [base, &geo](const linear_s8_args& a, detail::vnni_acc32_out& o) {
+                                  [base, c64, &geo](const linear_s8_args& a, detail::vnni_acc32_out& o) {
                                     if (geo.narrow) {  // < 16 channels: row-major rows, folded constants
                                       detail::linear_s8_rowdot_vnni(
                                           a, reinterpret_cast<const std::int8_t*>(base + geo.weights),
-                                          static_cast<std::ptrdiff_t>(geo.row_stride),
-                                          reinterpret_cast<const std::int64_t*>(base + geo.c64), &o);
+                                          static_cast<std::ptrdiff_t>(geo.row_stride), c64, &o);
                                     } else {
                                       detail::linear_s8_packed_vnni(a, base, &o);
                                     }

@@ -224,8 +224,8 @@ template <const tosa::type_support_row& R>
   value spare = c.spare(0);
   std::vector<Acc> out = result_storage<Acc>(spare, static_cast<std::size_t>(graph::element_count(out_shape)));
   if constexpr (std::is_same_v<In, std::int8_t> && std::is_same_v<W, std::int8_t> && std::is_same_v<Acc, std::int32_t>) {
-    // a session's constant 1×1 weights: packed once (kernels/conv2d_packed.hpp), where the CPU runs that form
-    if (c.cached_constant(1) && kernels::detail::is_conv2d_1x1(s) && kernels::conv2d_1x1_s8_packed_native()) {
+    // a session's constant 1×1 weights: packed once (kernels/conv2d_packed.hpp), where that form pays
+    if (c.cached_constant(1) && kernels::conv2d_1x1_s8_packed_pays(s)) {
       const auto izp = kernel_zero_point<In>(c.in(3));
       const auto wzp = kernel_zero_point<W>(c.in(4));
       auto& pw = c.cache->packed[c.in_slot(1)];

@@ -33,6 +33,7 @@
 #include <immintrin.h>
 
 #include <armlower/kernels/arch/x86/linear.hpp>
+#include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>  // vnni_acc32_out (the raw-accumulator output)
 #include <armlower/kernels/linear_args.hpp>
 
 namespace armlower::kernels::detail {
@@ -173,10 +174,20 @@ template <int MB, int G>
 #undef ARMLOWER_XB
 #undef ARMLOWER_WV
   // through memory: converting the halves of a register in place makes GCC 12 keep a second copy
-  // of every accumulator in the loop (a register move per step)
+  // of every accumulator in the loop (a register move per step). The empty asm pins the accumulators
+  // in registers at the loop exit, and each is stored by name (not through an __m256i array): without
+  // both, GCC 12 -O2 kept every accumulator on the stack inside the loop (a load and a store per
+  // vpmaddwd: 1.8–2.8× slower than -O3); without the asm, -O3 spilled one per step at 8 batch rows
   alignas(32) std::int32_t fin[8][8];
-  const __m256i all[8] = {a0, a1, a2, a3, a4, a5, a6, a7};
-  for (int i = 0; i < 8; ++i) _mm256_store_si256(reinterpret_cast<__m256i*>(fin[i]), all[i]);
+  asm("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5), "+x"(a6), "+x"(a7));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(fin[0]), a0);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(fin[1]), a1);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(fin[2]), a2);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(fin[3]), a3);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(fin[4]), a4);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(fin[5]), a5);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(fin[6]), a6);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(fin[7]), a7);
   for (int g = 0; g < G; ++g) {
     for (int m = 0; m < MB; ++m) {
       const std::int32_t* acc = fin[g * S + m];
@@ -290,11 +301,66 @@ inline void pairs_xsum(const linear_s8_args& a, const std::int8_t* x, std::int16
   }
 }
 
+/// Raw-accumulator epilogue (TOSA CONV2D int8 → int32, `vnni_acc32_out` states the output and its
+/// REQUIREs): for output channels r0..r0+nr−1 (nr ≤ 8) of batch rows b0..b0+MB−1, acc = c[r] + part[m][r]
+/// + filter_offset·xsum[m] (int64 lanes; `c` the folded row constants, readable for 8 rows from r0, or
+/// null for none — the repack form `conv_s8_acc32_rowpairs_avx2`, whose part already holds every term),
+/// y = acc + bias[bias_size == 1 ? 0 : r]; stores y as int32 and sets `o.range_error` where acc or y
+/// is outside int32 (lanes ≥ nr ignored: their padded channels are not outputs).
+template <int MB>
+ARMLOWER_X86_AVX2 inline void pairs_acc32_group8_avx2(const linear_s8_args& a, vnni_acc32_out& o, const std::int64_t* c,
+                                                      std::int32_t r0, int nr, const std::int64_t* part,
+                                                      const std::int64_t* xsum, std::int32_t b0) noexcept {
+  const __m256i clo = c != nullptr ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + r0)) : _mm256_setzero_si256();
+  const __m256i chi = c != nullptr ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + r0 + 4)) : _mm256_setzero_si256();
+  __m256i blo, bhi;
+  if (o.bias_size == 1) {
+    blo = bhi = _mm256_set1_epi64x(o.bias[0]);
+  } else if (nr == 8) {
+    blo = _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(o.bias + r0)));
+    bhi = _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(o.bias + r0 + 4)));
+  } else {
+    alignas(32) std::int64_t b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < nr; ++i) b[i] = o.bias[r0 + i];
+    blo = _mm256_load_si256(reinterpret_cast<const __m256i*>(b));
+    bhi = _mm256_load_si256(reinterpret_cast<const __m256i*>(b + 4));
+  }
+  const __m256i lo = _mm256_set1_epi64x(INT32_MIN), hi = _mm256_set1_epi64x(INT32_MAX);
+#define ARMLOWER_OUTSIDE(v) _mm256_or_si256(_mm256_cmpgt_epi64(lo, (v)), _mm256_cmpgt_epi64((v), hi))
+  __m256i bad_lo = _mm256_setzero_si256(), bad_hi = bad_lo;
+  for (int m = 0; m < MB; ++m) {
+    const __m256i fx = _mm256_set1_epi64x(static_cast<std::int64_t>(a.filter_offset) * xsum[m]);
+    const __m256i vlo = _mm256_add_epi64(_mm256_add_epi64(clo, fx), _mm256_load_si256(reinterpret_cast<const __m256i*>(part + std::ptrdiff_t{m} * 8)));
+    const __m256i vhi = _mm256_add_epi64(_mm256_add_epi64(chi, fx), _mm256_load_si256(reinterpret_cast<const __m256i*>(part + std::ptrdiff_t{m} * 8 + 4)));
+    const __m256i ylo = _mm256_add_epi64(vlo, blo), yhi = _mm256_add_epi64(vhi, bhi);
+    bad_lo = _mm256_or_si256(bad_lo, _mm256_or_si256(ARMLOWER_OUTSIDE(vlo), ARMLOWER_OUTSIDE(ylo)));
+    bad_hi = _mm256_or_si256(bad_hi, _mm256_or_si256(ARMLOWER_OUTSIDE(vhi), ARMLOWER_OUTSIDE(yhi)));
+    // low dwords (lo0, hi0, lo1, hi1, …) → (lo0..lo3, hi0..hi3)
+    const __m256i y32 = _mm256_permutevar8x32_epi32(_mm256_blend_epi32(ylo, _mm256_slli_epi64(yhi, 32), 0xAA),
+                                                    _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+    std::int32_t* y = o.out + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0;
+    if (nr == 8) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), y32);
+    } else {
+      alignas(32) std::int32_t t[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(t), y32);
+      std::memcpy(y, t, static_cast<std::size_t>(nr) * sizeof(std::int32_t));
+    }
+  }
+#undef ARMLOWER_OUTSIDE
+  const __m256i n = _mm256_set1_epi64x(nr);  // lane i is a channel if i < nr
+  bad_lo = _mm256_and_si256(bad_lo, _mm256_cmpgt_epi64(n, _mm256_setr_epi64x(0, 1, 2, 3)));
+  bad_hi = _mm256_and_si256(bad_hi, _mm256_cmpgt_epi64(n, _mm256_setr_epi64x(4, 5, 6, 7)));
+  const __m256i bad = _mm256_or_si256(bad_lo, bad_hi);
+  o.range_error = o.range_error || _mm256_testz_si256(bad, bad) == 0;
+}
+
 /// Batch rows b0 .. b0+MB−1 of `linear_s8_pairs_avx2`.
 template <int MB>
 ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
                                                         const std::int8_t* packed, std::int32_t b0,
-                                                        std::int16_t xoff) noexcept {
+                                                        std::int16_t xoff, vnni_acc32_out* acc32,
+                                                        const std::int64_t* c64) noexcept {
   constexpr int G = pairs_groups_avx2<MB>;
   const std::ptrdiff_t cols = a.cols;
   const std::ptrdiff_t gstride = (cols + 15) / 16 * 128;  // bytes per group of 8 channels
@@ -319,7 +385,13 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
       for (; g < gn; ++g) pairs_block_avx2<MB, 1>(xb, w + g * gstride, gstride, np, part + g * gp, gp, k0 == 0);
     }
     for (std::ptrdiff_t g = 0; g < gn; ++g) {
-      requant_group_s8_avx2<MB>(a, rc, static_cast<std::int32_t>((g0 + g) * 8), part + g * MB * 8, xsum, b0);
+      const auto r0 = static_cast<std::int32_t>((g0 + g) * 8);
+      if (acc32 != nullptr) {
+        const int nr = a.rows - r0 < 8 ? a.rows - r0 : 8;
+        pairs_acc32_group8_avx2<MB>(a, *acc32, c64, r0, nr, part + g * MB * 8, xsum, b0);
+        continue;
+      }
+      requant_group_s8_avx2<MB>(a, rc, r0, part + g * MB * 8, xsum, b0);
     }
   }
 }
@@ -329,20 +401,27 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
 /// Batch rows in blocks of 8, then one block of the remainder (1..7). Same integers as
 /// `linear_s8_avx2`. Preconditions: `validate(a) == ok`, `packed` holding those
 /// weights, CPU has AVX2.
-ARMLOWER_X86_AVX2 inline void linear_s8_pairs_avx2(const linear_s8_args& args, const std::int8_t* packed) noexcept {
+/// `acc32` (TOSA CONV2D, `kernels/conv2d_packed.hpp`): write raw int32 accumulators + bias there
+/// instead of requantizing (`vnni_acc32_out`, with its REQUIRE checks): acc = c64[r] + Σ_k x·w +
+/// filter_offset·Σ_k x, where `c64` holds the int64 row constants of `pack_linear_s8` (input_offset·Σw
+/// + cols·input_offset·filter_offset; no bias, no kernel_sum in `args`), so x is not offset (|x| ≤ 128:
+/// exact as above).
+ARMLOWER_X86_AVX2 inline void linear_s8_pairs_avx2(const linear_s8_args& args, const std::int8_t* packed,
+                                                   vnni_acc32_out* acc32 = nullptr,
+                                                   const std::int64_t* c64 = nullptr) noexcept {
   const linear_s8_args a = args;  // local copy: int8 output stores cannot alias it
-  const auto xoff = static_cast<std::int16_t>(a.kernel_sum != nullptr ? 0 : a.input_offset);
+  const auto xoff = static_cast<std::int16_t>(a.kernel_sum != nullptr || acc32 != nullptr ? 0 : a.input_offset);
   const requant_s8_avx2_consts rc = make_requant_s8_avx2(a);
   std::int32_t b = 0;
-  for (; b + 8 <= a.batches; b += 8) linear_s8_pairs_rows_avx2<8>(a, rc, packed, b, xoff);
+  for (; b + 8 <= a.batches; b += 8) linear_s8_pairs_rows_avx2<8>(a, rc, packed, b, xoff, acc32, c64);
   switch (a.batches - b) {
-    case 7: linear_s8_pairs_rows_avx2<7>(a, rc, packed, b, xoff); break;
-    case 6: linear_s8_pairs_rows_avx2<6>(a, rc, packed, b, xoff); break;
-    case 5: linear_s8_pairs_rows_avx2<5>(a, rc, packed, b, xoff); break;
-    case 4: linear_s8_pairs_rows_avx2<4>(a, rc, packed, b, xoff); break;
-    case 3: linear_s8_pairs_rows_avx2<3>(a, rc, packed, b, xoff); break;
-    case 2: linear_s8_pairs_rows_avx2<2>(a, rc, packed, b, xoff); break;
-    case 1: linear_s8_pairs_rows_avx2<1>(a, rc, packed, b, xoff); break;
+    case 7: linear_s8_pairs_rows_avx2<7>(a, rc, packed, b, xoff, acc32, c64); break;
+    case 6: linear_s8_pairs_rows_avx2<6>(a, rc, packed, b, xoff, acc32, c64); break;
+    case 5: linear_s8_pairs_rows_avx2<5>(a, rc, packed, b, xoff, acc32, c64); break;
+    case 4: linear_s8_pairs_rows_avx2<4>(a, rc, packed, b, xoff, acc32, c64); break;
+    case 3: linear_s8_pairs_rows_avx2<3>(a, rc, packed, b, xoff, acc32, c64); break;
+    case 2: linear_s8_pairs_rows_avx2<2>(a, rc, packed, b, xoff, acc32, c64); break;
+    case 1: linear_s8_pairs_rows_avx2<1>(a, rc, packed, b, xoff, acc32, c64); break;
     default: break;
   }
 }

@@ -222,61 +222,19 @@ ARMLOWER_X86_AVX2 inline void linear_s8_rowpairs_avx2(const linear_s8_args& args
   });
 }
 
-/// Raw int32 accumulator output of `conv_s8_acc32_rowpairs_avx2` for the channels r0 .. min(r0 + 8,
-/// rows) − 1 of batch rows b0 .. b0+MB−1: acc = part[m][i] + filter_offset·xsum[m] (exact, int64), y = acc +
-/// bias (bias[0] when bias_size is 1) stored as int32; sets o.range_error if acc or y is outside int32
-/// (the TOSA CONV2D REQUIREs). `Out`: `vnni_acc32_out` (arch/x86/linear_vnni_packed.hpp) or a struct
-/// with the same fields (out, bias, bias_size, range_error).
-template <int MB, class Out>
-ARMLOWER_X86_AVX2 inline void rowpairs_acc32_group_avx2(const linear_s8_args& a, Out& o, std::int32_t r0,
-                                                        const std::int64_t* part, const std::int64_t* xsum,
-                                                        std::int32_t b0) noexcept {
-  const int nr = a.rows - r0 < 8 ? a.rows - r0 : 8;
-  const bool one = o.bias_size == 1;
-  bool bad = false;
-  if (nr == 8) {
-    const __m256i blo = one ? _mm256_set1_epi64x(o.bias[0])
-                            : _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(o.bias + r0)));
-    const __m256i bhi = one ? blo
-                            : _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(o.bias + r0 + 4)));
-    for (int m = 0; m < MB; ++m) {
-      const __m256i fx = _mm256_set1_epi64x(static_cast<std::int64_t>(a.filter_offset) * xsum[m]);
-      const __m256i vlo = _mm256_add_epi64(fx, _mm256_load_si256(reinterpret_cast<const __m256i*>(part + std::ptrdiff_t{m} * 8)));
-      const __m256i vhi = _mm256_add_epi64(fx, _mm256_load_si256(reinterpret_cast<const __m256i*>(part + std::ptrdiff_t{m} * 8 + 4)));
-      const __m256i ylo = _mm256_add_epi64(vlo, blo), yhi = _mm256_add_epi64(vhi, bhi);
-      bad = bad || !in_int32_avx2(vlo) || !in_int32_avx2(vhi) || !in_int32_avx2(ylo) || !in_int32_avx2(yhi);
-      // low dwords (lo0, lo1, lo2, lo3, hi0, …, hi3) in order
-      const __m256i y32 = _mm256_permutevar8x32_epi32(_mm256_blend_epi32(ylo, _mm256_slli_epi64(yhi, 32), 0xAA),
-                                                      _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o.out + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0), y32);
-    }
-  } else {
-    for (int m = 0; m < MB; ++m) {
-      const std::int64_t fx = static_cast<std::int64_t>(a.filter_offset) * xsum[m];
-      for (int i = 0; i < nr; ++i) {
-        const std::int64_t v = part[m * 8 + i] + fx;
-        const std::int64_t y = v + o.bias[one ? 0 : r0 + i];
-        bad = bad || v < INT32_MIN || v > INT32_MAX || y < INT32_MIN || y > INT32_MAX;
-        o.out[static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0 + i] = static_cast<std::int32_t>(y);
-      }
-    }
-  }
-  o.range_error = o.range_error || bad;
-}
-
 /// The raw int32 accumulators + bias of an int8 1×1 CONV2D seen as a linear (`conv2d_1x1_linear`: rows =
 /// oc, cols = ic, input_offset = −input_zp, filter_offset = −weight_zp; `a.weights` unused) over the
-/// row-major weights w [oc][ic], into o (`rowpairs_acc32_group_avx2`: acc = Σ (x + input_offset)·(w +
+/// row-major weights w [oc][ic], into o (`pairs_acc32_group8_avx2`: acc = Σ (x + input_offset)·(w +
 /// filter_offset) exact, the REQUIREs reported in o.range_error). Preconditions: a.kernel_sum null, CPU
 /// has AVX2.
-template <class Out>
-ARMLOWER_X86_AVX2 inline void conv_s8_acc32_rowpairs_avx2(const linear_s8_args& args, const std::int8_t* w, Out& o) noexcept {
+ARMLOWER_X86_AVX2 inline void conv_s8_acc32_rowpairs_avx2(const linear_s8_args& args, const std::int8_t* w,
+                                                         vnni_acc32_out& o) noexcept {
   const linear_s8_args a = args;
   const auto xoff = static_cast<std::int16_t>(a.input_offset);
   rowpairs_batch_blocks(a.batches, [&](auto mb, std::int32_t b0) {
     constexpr int MB = decltype(mb)::value;
     rowpairs_rows_avx2<MB>(a, w, b0, xoff, [&](std::int32_t r0, const std::int64_t* part, const std::int64_t* xsum) {
-      rowpairs_acc32_group_avx2<MB>(a, o, r0, part, xsum, b0);
+      pairs_acc32_group8_avx2<MB>(a, o, nullptr, r0, a.rows - r0 < 8 ? a.rows - r0 : 8, part, xsum, b0);
     });
   });
 }
