@@ -681,7 +681,7 @@ void importer::translate(std::size_t i) {
           cd.reason = std::string(a == 1 ? "min" : "max") + " is not a constant FLOAT scalar";
           return;
         }
-        (a == 1 ? lo : hi) = cv->t.real(0) * (cv->quantized ? 1.0 : 1.0);
+        (a == 1 ? lo : hi) = cv->t.real(0);
       }
       if (lo == 0.0 && hi == 6.0) k = graph::framework_op::relu6;
       else if (!(lo == 0.0 && std::isinf(hi) && hi > 0)) {

@@ -107,7 +107,7 @@ fs::path external_path(const model_ctx& c, const pb::TensorProto& t, const std::
   std::error_code ec;
   const auto base = fs::weakly_canonical(c.dir.empty() ? fs::path(".") : c.dir, ec);
   if (ec) throw import_error(who + ": cannot resolve the model's folder " + c.dir.string());
-  const auto full = fs::weakly_canonical(base / rel, ec);
+  auto full = fs::weakly_canonical(base / rel, ec);
   if (ec) throw import_error(who + ": cannot resolve external data location '" + *loc + "'");
   const auto r = full.lexically_relative(base);
   if (r.empty() || *r.begin() == "..")

@@ -24,7 +24,6 @@ namespace {
 
 using namespace armlower;
 namespace fbs = armlower::import::tflite_fbs;
-using armlower_test::bytes_of_i64;
 using armlower_test::model_builder;
 
 void save(const std::filesystem::path& p, const std::vector<std::uint8_t>& b) {

@@ -427,7 +427,7 @@ namespace {
 builder extremum_graph(tosa::op op, id t, std::vector<std::int32_t> sb, graph::attribute a) {
   builder b;
   b.input("a", t, {2, 3});
-  b.input("b", t, sb);
+  b.input("b", t, std::move(sb));
   b.declare("y", t, {2, 3});
   b.op(op, {"a", "b"}, {"y"}, std::move(a));
   b.output("y");

@@ -95,7 +95,7 @@ ARMLOWER_X86_AVX2 inline void rowpairs_pack_avx2(const std::int8_t* w, std::ptrd
                             : _mm256_setzero_si256();
     }
     rowpairs_transpose8(r);
-    for (int p = 0; p < 8; ++p) _mm256_storeu_si256(reinterpret_cast<__m256i*>(t + j * 8 + p * 32), r[p]);
+    for (int p = 0; p < 8; ++p) _mm256_storeu_si256(reinterpret_cast<__m256i*>(t + j * 8 + std::ptrdiff_t{32} * p), r[p]);
   }
   for (; j < n; j += 16) {  // < 32 columns left: 16-column chunks in column order, the last zero-padded
     __m128i r[8];
@@ -111,7 +111,7 @@ ARMLOWER_X86_AVX2 inline void rowpairs_pack_avx2(const std::int8_t* w, std::ptrd
       for (int i = 0; i < 8; ++i) r[i] = _mm_load_si128(reinterpret_cast<const __m128i*>(z[i]));
     }
     rowpairs_transpose8(r);
-    for (int p = 0; p < 8; ++p) _mm_storeu_si128(reinterpret_cast<__m128i*>(t + j * 8 + p * 16), r[p]);
+    for (int p = 0; p < 8; ++p) _mm_storeu_si128(reinterpret_cast<__m128i*>(t + j * 8 + std::ptrdiff_t{16} * p), r[p]);
   }
 }
 
