@@ -222,6 +222,16 @@ void BM_s8_cmsis_compat(benchmark::State& st) {
   set_counters(st, p);
 }
 
+// The 1×1 CONV2D of problem `p`: N = batch, IC = K, OC = N, per-channel bias.
+k::conv2d_shape conv1x1_of(const problem& p) {
+  k::conv2d_shape s;
+  s.n = p.batch;
+  s.ic = p.cols;
+  s.oc = p.rows;
+  s.bias_size = p.rows;
+  return s;
+}
+
 // The TOSA interpreter's kernel for the TOSA form of the layer (CONV2D 1×1, N = batch, IC = K,
 // OC = N, input_zp = −128, int32 accumulator output; the RESCALE that follows is not included):
 // `kernels::conv2d` (automatic: AVX-512 VNNI where available) and the AVX2 dot-rows loop it replaced.
@@ -232,11 +242,7 @@ void BM_s8_interpreter_conv2d_1x1(benchmark::State& st) {
     return;
   }
   problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
-  k::conv2d_shape s;
-  s.n = p.batch;
-  s.ic = p.cols;
-  s.oc = p.rows;
-  s.bias_size = p.rows;
+  const k::conv2d_shape s = conv1x1_of(p);
   std::vector<std::int32_t> out(static_cast<std::size_t>(p.batch) * static_cast<std::size_t>(p.rows));
   for (auto _ : st) {
     const auto r = Path == k::linear_path::automatic
@@ -260,11 +266,7 @@ void BM_s8_interpreter_conv2d_1x1_packed(benchmark::State& st) {
     return;
   }
   problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
-  k::conv2d_shape s;
-  s.n = p.batch;
-  s.ic = p.cols;
-  s.oc = p.rows;
-  s.bias_size = p.rows;
+  const k::conv2d_shape s = conv1x1_of(p);
   const std::size_t bytes = k::conv2d_1x1_s8_packed_size(s.oc, s.ic);
   std::vector<std::uint8_t> storage(bytes + 64);
   auto* base = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;  // 64-byte aligned

@@ -131,6 +131,8 @@ TEST_CASE("CONV2D int8 1x1 packed: refusals (shape, buffer, other layer)") {
   CHECK(k::pack_conv2d_1x1_s8(s3, w.data(), 0, 0, buf.data(), buf.size()) == status::invalid_attribute);
   CHECK(k::pack_conv2d_1x1_s8(s, w.data(), 0, 0, buf.data(), buf.size() - 1) == status::scratch_too_small);
   CHECK(k::pack_conv2d_1x1_s8(s, nullptr, 0, 0, buf.data(), buf.size()) == status::null_pointer);
+  CHECK(k::pack_conv2d_1x1_s8(s, w.data(), 0, 0, buf.data(), buf.size(), k::linear_path::generic) ==
+        status::unsupported_path);  // no packed layout for that path: refused, not packed as another one
   if (!k::conv2d_1x1_s8_packed_native()) {
     CHECK(k::conv2d_1x1_s8_packed(s, x.data(), buf.data(), buf.size(), bias.data(), 0, 0, out.data()) ==
           status::unsupported_path);

@@ -77,17 +77,18 @@ namespace detail {
 
 /// Packs the weights [oc][1][1][ic] (TOSA CONV2D weight layout OHWI with KH = KW = 1) of a 1×1 CONV2D
 /// with zero points `input_zp`, `weight_zp` into `packed` (`conv2d_1x1_s8_packed_size(s.oc, s.ic)` bytes),
-/// in the layout `conv2d_1x1_s8_packed` runs for `path` (see `conv2d_1x1_s8_packed_native`; a path
-/// with no packed CONV2D packs the VNNI layout, which no path then runs).
+/// in the layout `conv2d_1x1_s8_packed` runs for `path` (see `conv2d_1x1_s8_packed_native`; the layout
+/// is written whether or not this CPU runs it).
 /// @return `null_pointer` (weight, packed); `invalid_attribute` (not 1×1, stride 1, unpadded);
-///   `empty_dimension` (oc or ic < 1); `scratch_too_small`; else `ok`.
+///   `unsupported_path` (`path` has no packed CONV2D: `generic`, the Arm paths); `empty_dimension`
+///   (oc or ic < 1); `scratch_too_small`; else `ok`.
 [[nodiscard]] inline status pack_conv2d_1x1_s8(const conv2d_shape& s, const std::int8_t* weight, std::int8_t input_zp,
                                                std::int8_t weight_zp, void* packed, std::size_t size,
                                                linear_path path = linear_path::automatic) noexcept {
   if (weight == nullptr || packed == nullptr) return status::null_pointer;
   if (!detail::is_conv2d_1x1(s)) return status::invalid_attribute;
   detail::packed_s8_layout_kind kind = detail::packed_s8_layout_kind::vnni;
-  (void)detail::conv2d_1x1_s8_packed_kind(path, kind);
+  if (!detail::conv2d_1x1_s8_packed_kind(path, kind)) return status::unsupported_path;
   return pack_linear_s8(detail::conv2d_1x1_linear(s, weight, input_zp, weight_zp), packed, size,
                         kind == detail::packed_s8_layout_kind::avx2_pairs ? linear_path::x86_avx2
                                                                           : linear_path::x86_avx512_vnni);
