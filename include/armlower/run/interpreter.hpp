@@ -45,7 +45,8 @@ struct options {
   /// compile-time constants. When false (TOSA's default), such operands must be constants.
   bool dynamic = false;
   /// Keep every tensor computed (and every constant used) in `result::tensors`; otherwise a
-  /// tensor is freed after its last use, so memory stays near the live set.
+  /// tensor is freed after its last use, so memory stays near the live set (in a `run::session`
+  /// its buffer is kept for the next run instead).
   bool keep_intermediates = false;
   /// Per-tensor memory limit, in bytes of the interpreter's storage of the tensor (element count
   /// × `element_bytes(dtype)`: 1, 2, 4 or 8 for integer dtypes, held at their storage width
@@ -259,8 +260,8 @@ namespace detail {
 /// `run::value`: integers at their storage width) plus the kernel copies where a kernel's storage
 /// differs from the value's (FP8 codes decoded to float; for int8 1×1 CONV2D weights the packed
 /// form) and the kernels' scratch buffers (as large as the largest operand conversion of one op),
-/// for the session's lifetime, and between runs the buffers of the results of every operator (each
-/// run reuses its slot's buffer: no allocation for a result whose buffer is large enough);
+/// for the session's lifetime, and the buffer of every operator result, kept from its last use to
+/// the next run (which builds the result there: no allocation while it is large enough);
 /// `options::max_tensor_bytes` applies to each. Not safe to `run` one session from two threads
 /// at once (the first use of a constant fills the cache); separate sessions are independent.
 class session {
