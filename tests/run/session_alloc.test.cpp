@@ -52,6 +52,7 @@ TEST_CASE("session: a run into a kept outcome allocates nothing once warm (int8 
     run::outcome out;
     const std::int64_t lo = a16 ? -32768 : -128, hi = a16 ? 32767 : 127;
     std::vector<std::vector<run::value>> ins;
+    ins.reserve(4);
     for (int i = 0; i < 4; ++i) ins.push_back({run::from_ints(in_t, {4, 1, 1, 70}, random_ints(rng, 280, lo, hi))});
     for (int warm = 0; warm < 2; ++warm) REQUIRE(s.run(ins[static_cast<std::size_t>(warm)], out));
     for (std::size_t i = 2; i < ins.size(); ++i) {
