@@ -152,7 +152,7 @@ TEST_CASE("compat: packed weights in ctx->buf — reset after in-place changes, 
   std::vector<std::int8_t> w(v.weights, v.weights + static_cast<std::ptrdiff_t>(v.rows) * v.cols);
   std::vector<std::int32_t> bias(v.bias, v.bias + v.rows);  // vector set 0 has a bias
   const auto run = [&](c::context ctx, std::vector<std::int8_t>& out) {
-    out.assign(static_cast<std::size_t>(v.batches * v.rows), 0x55);
+    out.assign(static_cast<std::size_t>(v.batches) * static_cast<std::size_t>(v.rows), 0x55);
     c::quant_params qp{const_cast<std::int32_t*>(v.multiplier), const_cast<std::int32_t*>(v.shift), v.per_channel ? 1 : 0};
     return c::fully_connected_wrapper_s8(&ctx, &fc, &qp, &in_d, v.input, &f_d, w.data(), &b_d, bias.data(), &o_d,
                                          out.data());
