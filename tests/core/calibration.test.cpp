@@ -238,14 +238,14 @@ TEST_CASE("calibrate_mlp's float pass: exact ties, all-zero outputs, clamps at 6
   std::mt19937 rng(4);
   // Duplicated weight rows and a ReLU6 that saturates: the maximum 6 is certain, many rows tie.
   auto l0 = random_layer(rng, 37, 70, 30.0f, graph::activation::relu6);
-  for (std::size_t k = 0; k < 37; ++k) l0.weight[69 * 37 + k] = l0.weight[k];
+  for (std::size_t k = 0; k < 37; ++k) l0.weight[std::size_t{69} * 37 + k] = l0.weight[k];
   auto l1 = random_layer(rng, 70, 33, 1.0f, graph::activation::relu);
-  std::vector<float> x(13 * 37);
+  std::vector<float> x(std::size_t{13} * 37);
   std::normal_distribution<float> nd(0.0f, 1.0f);
   for (auto& v : x) v = nd(rng);
   CHECK(check_all_paths({l0, l1}, x, 13).blocks_reference == 0);
   // A layer whose outputs are all exactly 0 (zero weights, no bias), then one more.
-  graph::mlp_layer z{37, 5, std::vector<float>(37 * 5, 0.0f), {}, graph::activation::none};
+  graph::mlp_layer z{37, 5, std::vector<float>(std::size_t{37} * 5, 0.0f), {}, graph::activation::none};
   check_all_paths({z, random_layer(rng, 5, 3, 1.0f, graph::activation::none)}, x, 13);
   // Tiny values: products in the subnormal range.
   auto tiny = random_layer(rng, 37, 9, 1.0f, graph::activation::none);

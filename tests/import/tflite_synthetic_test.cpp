@@ -13,7 +13,6 @@
 
 using namespace armlower;
 namespace fbs = armlower::import::tflite_fbs;
-using armlower_test::bytes_of_i64;
 using armlower_test::model_builder;
 
 TEST_CASE("QUANTIZE -> int16 x int8 per-channel FC (int64 bias, keep_num_dims, RELU6) -> DEQUANTIZE") {
