@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include <immintrin.h>
 
@@ -396,6 +397,24 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
   }
 }
 
+/// Calls f(std::integral_constant<int, MB>{}, b0) for `batches` rows in blocks of MB = 8, then one
+/// block of the remainder (1..7).
+template <class F>
+inline void pairs_batch_blocks(std::int32_t batches, F&& f) noexcept {
+  std::int32_t b = 0;
+  for (; b + 8 <= batches; b += 8) f(std::integral_constant<int, 8>{}, b);
+  switch (batches - b) {
+    case 7: f(std::integral_constant<int, 7>{}, b); break;
+    case 6: f(std::integral_constant<int, 6>{}, b); break;
+    case 5: f(std::integral_constant<int, 5>{}, b); break;
+    case 4: f(std::integral_constant<int, 4>{}, b); break;
+    case 3: f(std::integral_constant<int, 3>{}, b); break;
+    case 2: f(std::integral_constant<int, 2>{}, b); break;
+    case 1: f(std::integral_constant<int, 1>{}, b); break;
+    default: break;
+  }
+}
+
 /// AVX2 s8 fused linear over `avx2_pairs` packed weights (groups of 8 rows; per column pair p the
 /// 8 rows' (w[2p], w[2p+1]) bytes, 16 bytes; rows padded to 8 and columns to 16 with zeros).
 /// Batch rows in blocks of 8, then one block of the remainder (1..7). Same integers as
@@ -412,18 +431,9 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_avx2(const linear_s8_args& args, c
   const linear_s8_args a = args;  // local copy: int8 output stores cannot alias it
   const auto xoff = static_cast<std::int16_t>(a.kernel_sum != nullptr || acc32 != nullptr ? 0 : a.input_offset);
   const requant_s8_avx2_consts rc = make_requant_s8_avx2(a);
-  std::int32_t b = 0;
-  for (; b + 8 <= a.batches; b += 8) linear_s8_pairs_rows_avx2<8>(a, rc, packed, b, xoff, acc32, c64);
-  switch (a.batches - b) {
-    case 7: linear_s8_pairs_rows_avx2<7>(a, rc, packed, b, xoff, acc32, c64); break;
-    case 6: linear_s8_pairs_rows_avx2<6>(a, rc, packed, b, xoff, acc32, c64); break;
-    case 5: linear_s8_pairs_rows_avx2<5>(a, rc, packed, b, xoff, acc32, c64); break;
-    case 4: linear_s8_pairs_rows_avx2<4>(a, rc, packed, b, xoff, acc32, c64); break;
-    case 3: linear_s8_pairs_rows_avx2<3>(a, rc, packed, b, xoff, acc32, c64); break;
-    case 2: linear_s8_pairs_rows_avx2<2>(a, rc, packed, b, xoff, acc32, c64); break;
-    case 1: linear_s8_pairs_rows_avx2<1>(a, rc, packed, b, xoff, acc32, c64); break;
-    default: break;
-  }
+  pairs_batch_blocks(a.batches, [&](auto mb, std::int32_t b0) {
+    linear_s8_pairs_rows_avx2<decltype(mb)::value>(a, rc, packed, b0, xoff, acc32, c64);
+  });
 }
 
 #undef ARMLOWER_X86_AVX2

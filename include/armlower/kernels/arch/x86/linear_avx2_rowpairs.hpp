@@ -189,24 +189,6 @@ ARMLOWER_X86_AVX2 inline void rowpairs_rows_avx2(const linear_s8_args& a, const 
   }
 }
 
-/// Calls f(std::integral_constant<int, MB>{}, b0) for the batch rows of `a` in blocks of MB = 8, then one
-/// block of the remainder (1..7).
-template <class F>
-inline void rowpairs_batch_blocks(std::int32_t batches, F&& f) noexcept {
-  std::int32_t b = 0;
-  for (; b + 8 <= batches; b += 8) f(std::integral_constant<int, 8>{}, b);
-  switch (batches - b) {
-    case 7: f(std::integral_constant<int, 7>{}, b); break;
-    case 6: f(std::integral_constant<int, 6>{}, b); break;
-    case 5: f(std::integral_constant<int, 5>{}, b); break;
-    case 4: f(std::integral_constant<int, 4>{}, b); break;
-    case 3: f(std::integral_constant<int, 3>{}, b); break;
-    case 2: f(std::integral_constant<int, 2>{}, b); break;
-    case 1: f(std::integral_constant<int, 1>{}, b); break;
-    default: break;
-  }
-}
-
 /// AVX2 s8 fused linear over row-major weights (`a.weights`), repacked on the fly into stack tiles for
 /// the column-pair kernel; batch rows in blocks of 8, then one block of the remainder (1..7).
 /// Same integers as `linear_s8_avx2`. Preconditions: `validate(a) == ok`, CPU has AVX2.
@@ -214,7 +196,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_rowpairs_avx2(const linear_s8_args& args
   const linear_s8_args a = args;  // local copy: int8 output stores cannot alias it
   const auto xoff = static_cast<std::int16_t>(a.kernel_sum != nullptr ? 0 : a.input_offset);
   const requant_s8_avx2_consts rc = make_requant_s8_avx2(a);
-  rowpairs_batch_blocks(a.batches, [&](auto mb, std::int32_t b0) {
+  pairs_batch_blocks(a.batches, [&](auto mb, std::int32_t b0) {
     constexpr int MB = decltype(mb)::value;
     rowpairs_rows_avx2<MB>(a, a.weights, b0, xoff, [&](std::int32_t r0, const std::int64_t* part, const std::int64_t* xsum) {
       requant_group_s8_avx2<MB>(a, rc, r0, part, xsum, b0);
@@ -231,7 +213,7 @@ ARMLOWER_X86_AVX2 inline void conv_s8_acc32_rowpairs_avx2(const linear_s8_args& 
                                                          vnni_acc32_out& o) noexcept {
   const linear_s8_args a = args;
   const auto xoff = static_cast<std::int16_t>(a.input_offset);
-  rowpairs_batch_blocks(a.batches, [&](auto mb, std::int32_t b0) {
+  pairs_batch_blocks(a.batches, [&](auto mb, std::int32_t b0) {
     constexpr int MB = decltype(mb)::value;
     rowpairs_rows_avx2<MB>(a, w, b0, xoff, [&](std::int32_t r0, const std::int64_t* part, const std::int64_t* xsum) {
       pairs_acc32_group8_avx2<MB>(a, o, nullptr, r0, a.rows - r0 < 8 ? a.rows - r0 : 8, part, xsum, b0);
