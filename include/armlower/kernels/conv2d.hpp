@@ -62,9 +62,18 @@ struct conv2d_shape {
                           (std::int64_t{s.kh} - 1) * std::int64_t{s.dilation[0]};
   const std::int64_t nx = std::int64_t{s.iw} - 1 + std::int64_t{s.pad[2]} + std::int64_t{s.pad[3]} -
                           (std::int64_t{s.kw} - 1) * std::int64_t{s.dilation[1]};
-  if (ny < 0 || nx < 0 || ny % s.stride[0] != 0 || nx % s.stride[1] != 0) return status::shape_mismatch;
-  oh = ny / s.stride[0] + 1;
-  ow = nx / s.stride[1] + 1;
+  if (ny < 0 || nx < 0) return status::shape_mismatch;
+  std::int64_t qy = ny, qx = nx;  // stride 1 (most layers) needs no 64-bit division
+  if (s.stride[0] > 1) {
+    if (ny % s.stride[0] != 0) return status::shape_mismatch;
+    qy = ny / s.stride[0];
+  }
+  if (s.stride[1] > 1) {
+    if (nx % s.stride[1] != 0) return status::shape_mismatch;
+    qx = nx / s.stride[1];
+  }
+  oh = qy + 1;
+  ow = qx + 1;
   return status::ok;
 }
 

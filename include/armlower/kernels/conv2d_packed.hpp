@@ -146,7 +146,7 @@ namespace detail {
                                           a, reinterpret_cast<const std::int8_t*>(base + geo.weights),
                                           static_cast<std::ptrdiff_t>(geo.row_stride), c64, &o);
                                     } else {
-                                      detail::linear_s8_packed_vnni(a, base, &o);
+                                      detail::linear_s8_packed_vnni(a, base, geo, &o);
                                     }
                                   });
 #else

@@ -236,7 +236,7 @@ namespace detail {
                             static_cast<std::ptrdiff_t>(geo.row_stride),
                             reinterpret_cast<const std::int64_t*>(base + geo.c64));
     } else {
-      linear_s8_packed_vnni(a, base);
+      linear_s8_packed_vnni(a, base, geo);
     }
     return status::ok;
   }

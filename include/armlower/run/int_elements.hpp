@@ -124,6 +124,14 @@ class int_elements {
     else resize(0);
     return r;
   }
+  /// The elements as a vector of `T`, writable, switched to width `T` (emptied) when stored at
+  /// another width: a caller building elements in place keeps the vector's capacity.
+  template <class T>
+    requires is_int_storage_v<T>
+  [[nodiscard]] std::vector<T>& storage() {
+    if (auto* p = std::get_if<std::vector<T>>(&v_)) return *p;
+    return v_.template emplace<std::vector<T>>();
+  }
   /// Calls `f(std::span<const T>)` with the elements at their storage type `T`.
   template <class F>
   decltype(auto) visit(F&& f) const {

@@ -139,21 +139,26 @@ namespace detail {
     if (auto e = bind_inputs(g, p, inputs, st, limit)) return e;
     for (std::size_t i = 0; i < g.operators.size(); ++i) {
       const auto& op = g.operators[i];
-      // a session's prepared operator whose results are pinned constants (CONST) has nothing left to do
-      if (cache != nullptr && cache->prepared[i] && all_pinned(st, p.ops[i].out)) continue;
-      if (!op.is_tosa())
-        return make_error(errc::invalid_graph, static_cast<std::int64_t>(i), std::string(op.op_name()), {},
-                          "not a TOSA operator; lower the graph first");
+      // a session's operator prepared on an earlier run (`op_context::prepare`) passed every check that
+      // depends on declarations only: the op, its arity, its result declarations and their sizes
+      const bool prepared = cache != nullptr && cache->prepared[i];
+      // ... and one whose results are pinned constants (CONST) has nothing left to do
+      if (prepared && all_pinned(st, p.ops[i].out)) continue;
       const op_context c{op, i, p, st, opt.dynamic, cache};
-      if (!tosa::known(op.tosa_op()))
-        return c.fail(errc::unsupported, {},
-                      "TOSA op " + std::to_string(tosa::serialized(op.tosa_op())) + " is not run by the interpreter");
-      const auto& d = tosa::describe(op.tosa_op());
-      if (op.inputs.size() != d.n_in || op.outputs.size() != d.n_out)
-        return c.fail(errc::invalid_graph, {},
-                      "expects " + std::to_string(d.n_in) + " operands and " + std::to_string(d.n_out) +
-                          " results, has " + std::to_string(op.inputs.size()) + " and " +
-                          std::to_string(op.outputs.size()));
+      if (!prepared) {
+        if (!op.is_tosa())
+          return make_error(errc::invalid_graph, static_cast<std::int64_t>(i), std::string(op.op_name()), {},
+                            "not a TOSA operator; lower the graph first");
+        if (!tosa::known(op.tosa_op()))
+          return c.fail(errc::unsupported, {},
+                        "TOSA op " + std::to_string(tosa::serialized(op.tosa_op())) + " is not run by the interpreter");
+        const auto& d = tosa::describe(op.tosa_op());
+        if (op.inputs.size() != d.n_in || op.outputs.size() != d.n_out)
+          return c.fail(errc::invalid_graph, {},
+                        "expects " + std::to_string(d.n_in) + " operands and " + std::to_string(d.n_out) +
+                            " results, has " + std::to_string(op.inputs.size()) + " and " +
+                            std::to_string(op.outputs.size()));
+      }
       const auto& slots = p.ops[i];
       for (std::size_t k = 0; k < slots.in.size(); ++k) {
         const auto s = slots.in[k];
@@ -172,14 +177,13 @@ namespace detail {
           return c.fail(errc::invalid_graph, n, ex.what());
         }
       }
-      for (std::size_t k = 0; k < slots.out.size(); ++k) {
+      for (std::size_t k = 0; !prepared && k < slots.out.size(); ++k) {
         const auto* t = p.decl[slots.out[k]];
         if (t == nullptr) return c.fail(errc::invalid_graph, op.outputs[k], "result is not a declared tensor");
         if (!p.size_ok[slots.out[k]])
           if (auto m = check_tensor_size(*t, limit)) return c.fail(m->kind, op.outputs[k], std::move(m->rule));
       }
-      // a session's operator whose declaration-only checks passed on an earlier run runs its prepared form
-      const bool prepared = cache != nullptr && cache->prepared[i];
+      // a prepared operator runs its prepared form (the checks that depend on the run's data only)
       if (auto e = prepared ? cache->prepared[i](c) : dispatch(c)) return e;
       if (!opt.keep_intermediates) {
         for (const auto s : slots.free_after) st.unbind(s);  // operands whose last use this was, results nothing reads

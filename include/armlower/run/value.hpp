@@ -108,14 +108,14 @@ struct value {
     if (auto s = check_shape(shape); !s.empty()) return "bad shape " + to_string(shape) + ": " + s;
     const auto n = static_cast<std::size_t>(size());
     const auto& ti = dtype::traits(type);
-    const std::string dt(ti.name);
+    const auto dt = [&ti] { return std::string(ti.name); };  // for the messages only
     switch (storage_of(type)) {
       case storage::integer: {
         if (ints.size() != n || !reals.empty() || !codes.empty())
-          return "a " + dt + " value of shape " + to_string(shape) + " needs " + std::to_string(n) +
+          return "a " + dt() + " value of shape " + to_string(shape) + " needs " + std::to_string(n) +
                  " integers, has " + std::to_string(ints.size());
         if (ints.width() != int_width_of(type))
-          return "a " + dt + " value must hold its integers as " + std::to_string(8 * width_bytes(int_width_of(type))) +
+          return "a " + dt() + " value must hold its integers as " + std::to_string(8 * width_bytes(int_width_of(type))) +
                  "-bit elements, holds " + std::to_string(8 * width_bytes(ints.width())) + "-bit";
         // the storage width bounds INT8/INT16/INT32/INT64/SHAPE; BOOL, INT4 and INT48 are narrower than theirs
         if (ti.bits == 8 * width_bytes(ints.width())) return {};
@@ -132,23 +132,23 @@ struct value {
           return s.size();
         });
         if (bad == n) return {};
-        return "element " + std::to_string(bad) + " = " + std::to_string(ints[bad]) + " does not fit " + dt;
+        return "element " + std::to_string(bad) + " = " + std::to_string(ints[bad]) + " does not fit " + dt();
       }
       case storage::real:
         if (reals.size() != n || !ints.empty() || !codes.empty())
-          return "a " + dt + " value of shape " + to_string(shape) + " needs " + std::to_string(n) +
+          return "a " + dt() + " value of shape " + to_string(shape) + " needs " + std::to_string(n) +
                  " floats, has " + std::to_string(reals.size());
         for (std::size_t i = 0; i < n; ++i)
           if (!std::isnan(reals[i]) && detail::round_to(type, reals[i]) != reals[i])
-            return "element " + std::to_string(i) + " is not representable in " + dt;
+            return "element " + std::to_string(i) + " is not representable in " + dt();
         return {};
       case storage::code:
         if (codes.size() != n || !ints.empty() || !reals.empty())
-          return "a " + dt + " value of shape " + to_string(shape) + " needs " + std::to_string(n) +
+          return "a " + dt() + " value of shape " + to_string(shape) + " needs " + std::to_string(n) +
                  " codes, has " + std::to_string(codes.size());
         for (std::size_t i = 0; i < n; ++i)
           if (codes[i] >= code_count(type))
-            return "element " + std::to_string(i) + " code " + std::to_string(codes[i]) + " is not a " + dt + " code";
+            return "element " + std::to_string(i) + " code " + std::to_string(codes[i]) + " is not a " + dt() + " code";
         return {};
     }
     return {};

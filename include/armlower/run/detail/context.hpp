@@ -18,6 +18,8 @@
 #include <optional>
 #include <string>
 #include <map>
+#include <span>
+#include <type_traits>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -64,7 +66,7 @@ struct constant_cache {
 /// (borrowed, not copied), a constant in the session's cache, or `owned[s]` — or null when
 /// nothing is bound (not yet produced, or dead). With `keep_storage` (a session), an unbound
 /// `owned[s]` is a spare: the storage of slot `s`'s value from an earlier run (or of an output
-/// the caller handed back), which the op producing slot `s` reuses (`op_context::spare`).
+/// the caller handed back), which the op producing slot `s` reuses (`op_context::result_buffer`).
 struct run_state {
   std::vector<value> owned;
   std::vector<const value*> val;
@@ -73,6 +75,8 @@ struct run_state {
   /// Slot → bound to a session's cached constant for the session's lifetime (never unbound: every
   /// run binds the same value there).
   std::vector<std::uint8_t> pinned;
+  /// A result built apart from its slot (`op_context::result_buffer`, for a tensor written twice).
+  value pending;
   /// Kernel scratch of one operator at a time (operands converted to kernel storage where the
   /// value's storage differs), by position `k` < 3; in a session kept between runs, so its
   /// capacity is reused.
@@ -201,18 +205,53 @@ struct op_context {
     return std::nullopt;
   }
 
-  /// The spare of result `i`'s slot (`run_state`: storage of an earlier run's value there), moved
-  /// out; an empty value when there is none (always in `run::run`).
-  [[nodiscard]] value spare(std::size_t i) const {
-    const auto s = out_slot(i);
-    if (st.val[s] == &st.owned[s]) return {};  // bound: a value of this run, not a spare
-    return std::exchange(st.owned[s], value{});
-  }
-
   /// Binds `v` to slot `s` as a value of this run.
   void bind(slot_id s, value v) const {
     st.owned[s] = std::move(v);
+    bind_owned(s);
+  }
+
+  /// Binds slot `s` to `st.owned[s]` as a value of this run (no longer pinned: an operator result that
+  /// replaces a session constant of the same name is unbound after the run, as in `run::run`).
+  void bind_owned(slot_id s) const {
     st.val[s] = &st.owned[s];
+    st.pinned[s] = 0;
+  }
+
+  /// The elements of result `i`, built in its slot as a value of its declared dtype and shape, in
+  /// storage `T` (precondition: `T` is the declared dtype's storage — `int_width_of` for integers,
+  /// `float` for FP16/BF16/FP32 — and the op's shape rule gives the declared shape): the slot's spare
+  /// (`run_state`: an earlier run's value there) is reused, so nothing is allocated while its capacity
+  /// suffices. Contents unspecified: the kernel writes every element, then `commit(i)` binds the result.
+  /// In a graph that writes a tensor twice (the slot holds a value of this run, maybe this op's operand)
+  /// the result is built apart (`run_state::pending`).
+  template <class T>
+  [[nodiscard]] std::span<T> result_buffer(std::size_t i) const {
+    const auto s = out_slot(i);
+    const auto& decl = out(i);
+    value& r = st.val[s] == &st.owned[s] ? st.pending : st.owned[s];
+    r.type = decl.type;
+    r.shape.assign(decl.shape.begin(), decl.shape.end());
+    const auto n = static_cast<std::size_t>(graph::element_count(decl.shape));
+    r.codes.clear();
+    if constexpr (std::is_same_v<T, float>) {
+      r.ints.resize(0);
+      r.reals.resize(n);
+      return r.reals;
+    } else {
+      r.reals.clear();
+      auto& v = r.ints.storage<T>();
+      v.resize(n);
+      return v;
+    }
+  }
+
+  /// Binds result `i` built by `result_buffer` (its dtype and shape are the declared ones).
+  [[nodiscard]] status commit(std::size_t i) const {
+    const auto s = out_slot(i);
+    if (st.val[s] == &st.owned[s]) st.owned[s] = std::move(st.pending);
+    bind_owned(s);
+    return std::nullopt;
   }
 
   /// In a session, keeps `p` as this operator's prepared form (run instead of the operator's
@@ -222,13 +261,19 @@ struct op_context {
   /// by `set`), attributes and constants are fixed. Otherwise (a plain run, EXT-DYNAMIC operands)
   /// does nothing; so does an operator prepared already (running its prepared form).
   void prepare(prepared_op p, std::initializer_list<std::size_t> data) const {
-    if (cache == nullptr || cache->prepared[index]) return;
+    if (preparable(data)) cache->prepared[index] = std::move(p);
+  }
+
+  /// True when `prepare(p, data)` would keep `p`: a session, the operator not prepared yet, every
+  /// operand except those in `data` a constant held by the session.
+  [[nodiscard]] bool preparable(std::initializer_list<std::size_t> data) const {
+    if (cache == nullptr || cache->prepared[index]) return false;
     for (std::size_t i = 0; i < op.inputs.size(); ++i) {
       bool is_data = false;
       for (const auto d : data) is_data = is_data || d == i;
-      if (!is_data && !cached_constant(i)) return;
+      if (!is_data && !cached_constant(i)) return false;
     }
-    cache->prepared[index] = std::move(p);
+    return true;
   }
 
   /// Binds constant tensor `t` (slot `s`): in a session its decoded value in the cache (decoded on

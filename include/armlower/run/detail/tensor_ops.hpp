@@ -80,41 +80,6 @@ template <class T>
   else return static_cast<T>(v.ints[0]);
 }
 
-/// A vector of `n` elements of kernel storage `T` for a result: the buffer of `spare` (a result slot's
-/// spare, `op_context::spare`) when it stores its elements as `T` — no allocation while its capacity
-/// suffices —, else new. Elements the spare held stay (unspecified): the kernel writes every element.
-template <class T>
-[[nodiscard]] std::vector<T> result_storage(value& spare, std::size_t n) {
-  std::vector<T> r;
-  if constexpr (std::is_same_v<T, float>) r.swap(spare.reals);
-  else if constexpr (is_int_storage_v<T>) r = spare.ints.release<T>();
-  r.resize(n);
-  return r;
-}
-
-/// A value of dtype `t` and `shape` from kernel output storage `out` (taken without a copy when
-/// `T` is `t`'s storage: `float` for FP16/BF16/FP32, the `int_width_of(t)` integer type), built in
-/// `r` (a spare: its shape's capacity is reused; its other storage is dropped).
-template <class T>
-[[nodiscard]] value value_from(dtype::id t, std::span<const std::int32_t> shape, std::vector<T> out, value r = {}) {
-  r.type = t;
-  r.shape.assign(shape.begin(), shape.end());
-  r.ints = int_elements{};
-  r.reals = {};
-  r.codes = {};
-  if constexpr (std::is_same_v<T, float>) {
-    r.reals = std::move(out);
-  } else if constexpr (std::is_floating_point_v<T>) {
-    r.reals.assign(out.begin(), out.end());
-  } else if (width_bytes(int_width_of(t)) == sizeof(T)) {
-    r.ints = int_elements(std::move(out));
-  } else {
-    r.ints.reset(int_width_of(t), out.size());
-    for (std::size_t i = 0; i < out.size(); ++i) r.ints.set(i, static_cast<std::int64_t>(out[i]));
-  }
-  return r;
-}
-
 /// Checks a [1] zero-point operand `i`: dtype `t`, one element, compile-time constant.
 [[nodiscard]] inline status check_zero_point(const op_context& c, std::size_t i, dtype::id t, std::string_view what) {
   if (auto e = c.expect_type(i, t, what)) return e;
@@ -210,45 +175,66 @@ template <class T>
   else return scalar_as<T>(v);
 }
 
+/// A session's packed form of the constant int8 weights `w` (operand 1 of `c`) of a 1×1 CONV2D `s` for
+/// zero points `izp`, `wzp` (`kernels::pack_conv2d_1x1_s8`): made on first use, remade when EXT-DYNAMIC
+/// zero points differ from the packed ones; nullptr when `c` has no session, the weights are not its
+/// constant, the packed form does not pay for `s` (`kernels::conv2d_1x1_s8_packed_pays`) or packing fails.
+[[nodiscard]] inline const constant_cache::packed_weights* packed_conv2d_weights(const op_context& c,
+                                                                                const kernels::conv2d_shape& s,
+                                                                                std::span<const std::int8_t> w,
+                                                                                std::int8_t izp, std::int8_t wzp) {
+  if (!c.cached_constant(1) || !kernels::conv2d_1x1_s8_packed_pays(s)) return nullptr;
+  auto& pw = c.cache->packed[c.in_slot(1)];
+  if (pw.bytes.empty() || pw.input_zp != izp || pw.weight_zp != wzp) {
+    pw.bytes.assign(kernels::conv2d_1x1_s8_packed_size(s.oc, s.ic), 0);
+    if (kernels::pack_conv2d_1x1_s8(s, w.data(), izp, wzp, pw.bytes.data(), pw.bytes.size()) != kernels::status::ok)
+      pw.bytes.clear();
+    pw.input_zp = izp;
+    pw.weight_zp = wzp;
+  }
+  return pw.bytes.empty() ? nullptr : &pw;
+}
+
+/// `kernels::conv2d_1x1_s8_packed` of `s` on input `in` (int8), packed weights `pw` (for zero points
+/// `izp`, `wzp`) and bias (int32) into result 0 of `c`. True when the kernel decided: `e` is then the
+/// result (committed) or the REQUIRE error (accumulator or accumulator + bias outside int32); false
+/// when it refused the call (weights packed for other zero points, no packed kernel on this CPU): the
+/// general kernel then decides and reports, as `run::run` does.
+[[nodiscard]] inline bool conv2d_packed_into(const op_context& c, const kernels::conv2d_shape& s,
+                                             const constant_cache::packed_weights& pw, const std::int8_t* in,
+                                             const std::int32_t* bias, std::int8_t izp, std::int8_t wzp, status& e) {
+  const auto st = kernels::conv2d_1x1_s8_packed(s, in, pw.bytes.data(), pw.bytes.size(), bias, izp, wzp,
+                                                c.result_buffer<std::int32_t>(0).data());
+  if (st == kernels::status::ok) e = c.commit(0);
+  else if (st == kernels::status::value_out_of_range) e = c.kernel_fail(st, c.out_name(0), "CONV2D accumulator or bias");
+  else return false;
+  return true;
+}
+
 /// Runs `kernels::conv2d` for the op-table row `R` (input, weight, output, accumulator).
 template <const tosa::type_support_row& R>
-[[nodiscard]] status conv2d_call(const op_context& c, const kernels::conv2d_shape& s,
-                                 std::span<const std::int32_t> out_shape) {
+[[nodiscard]] status conv2d_call(const op_context& c, const kernels::conv2d_shape& s) {
   using In = kernels::storage_t<R.types[0]>;
   using W = kernels::storage_t<R.types[1]>;
   using Acc = kernels::storage_t<R.acc>;
   const auto in = kernel_operand<In>(c, 0, 0);
   const auto w = kernel_operand<W>(c, 1, 2);
   const auto b = kernel_operand<Acc>(c, 2, 1);
-  // the result's own storage (the slot's spare buffer in a session), every element written by the kernel
-  value spare = c.spare(0);
-  std::vector<Acc> out = result_storage<Acc>(spare, static_cast<std::size_t>(graph::element_count(out_shape)));
   if constexpr (std::is_same_v<In, std::int8_t> && std::is_same_v<W, std::int8_t> && std::is_same_v<Acc, std::int32_t>) {
     // a session's constant 1×1 weights: packed once (kernels/conv2d_packed.hpp), where that form pays
-    if (c.cached_constant(1) && kernels::conv2d_1x1_s8_packed_pays(s)) {
-      const auto izp = kernel_zero_point<In>(c.in(3));
-      const auto wzp = kernel_zero_point<W>(c.in(4));
-      auto& pw = c.cache->packed[c.in_slot(1)];
-      if (pw.bytes.empty() || pw.input_zp != izp || pw.weight_zp != wzp) {
-        pw.bytes.assign(kernels::conv2d_1x1_s8_packed_size(s.oc, s.ic), 0);
-        if (kernels::pack_conv2d_1x1_s8(s, w.data(), izp, wzp, pw.bytes.data(), pw.bytes.size()) != kernels::status::ok)
-          pw.bytes.clear();
-        pw.input_zp = izp;
-        pw.weight_zp = wzp;
-      }
-      const auto st = kernels::conv2d_1x1_s8_packed(s, in.data(), pw.bytes.data(), pw.bytes.size(), b.data(), izp,
-                                                    wzp, out.data());
-      if (st == kernels::status::ok) return c.set(0, value_from(R.types[2], out_shape, std::move(out), std::move(spare)));
-      if (st == kernels::status::value_out_of_range)
-        return c.kernel_fail(st, c.out_name(0), "CONV2D accumulator or bias");
-      // anything else: the general kernel below decides (and reports) as run::run does
-    }
+    const auto izp = kernel_zero_point<In>(c.in(3)), wzp = kernel_zero_point<W>(c.in(4));
+    status e;
+    if (const auto* pw = packed_conv2d_weights(c, s, w, izp, wzp); pw && conv2d_packed_into(c, s, *pw, in.data(), b.data(), izp, wzp, e))
+      return e;
   }
+  static_assert(std::is_same_v<Acc, kernels::storage_t<R.types[2]>>, "CONV2D rows store acc_t as out_t");
+  // the result's own storage (its slot's buffer of the last run, in a session), every element written by the kernel
+  const std::span<Acc> out = c.result_buffer<Acc>(0);
   const kernels::float_rounding fr{real_format_of(R.acc), real_format_of(R.types[2])};
   const auto st = kernels::conv2d<In, W, Acc>(s, in.data(), w.data(), b.data(), kernel_zero_point<In>(c.in(3)),
                                               kernel_zero_point<W>(c.in(4)), out.data(), fr);
   if (st != kernels::status::ok) return c.kernel_fail(st, c.out_name(0), "CONV2D accumulator or bias");
-  return c.set(0, value_from(R.types[2], out_shape, std::move(out), std::move(spare)));
+  return c.commit(0);
 }
 
 /// CONV2D [input, weight, bias, input_zp, weight_zp] with `conv2d_attr` (SPEC-1.0 CONV2D).
@@ -316,15 +302,29 @@ template <const tosa::type_support_row& R>
     return c.fail(errc::error_if, c.out_name(0),
                   "output shape must be [" + std::to_string(s.n) + "," + std::to_string(oh) + "," + std::to_string(ow) + "," +
                       std::to_string(s.oc) + "], is declared " + to_string(decl));
-  std::vector<std::int32_t> out_shape = decl;  // == [N, OH, OW, OC], every dim an int32
   // The kernel instantiation of the row (input, weight, output, acc_type) of the op table.
   const std::size_t k = row_position(tosa::op::conv2d, sig, a->acc_type);
   // The rest reads only the input's elements: a session runs it directly on later runs (`prepare`).
-  auto rest = [k, s, out_shape = std::move(out_shape)](const op_context& c) {
+  auto rest = [k, s](const op_context& c) {
     return visit_row<tosa::op::conv2d>(k, [&](auto row) {
-      return conv2d_call<row_of<tosa::op::conv2d, decltype(row)::value>>(c, s, out_shape);
+      return conv2d_call<row_of<tosa::op::conv2d, decltype(row)::value>>(c, s);
     });
   };
+  if (const auto& row = tosa::rows_of(tosa::op::conv2d)[k];
+      row.types[0] == id::i8 && row.types[1] == id::i8 && row.acc == id::i32 && c.preparable({0})) {
+    // a session's int8 layer with packed weights: its prepared form goes straight to the packed kernel
+    const auto izp = kernel_zero_point<std::int8_t>(c.in(3)), wzp = kernel_zero_point<std::int8_t>(c.in(4));
+    if (const auto* pw = packed_conv2d_weights(c, s, kernel_operand<std::int8_t>(c, 1, 2), izp, wzp)) {
+      const std::int32_t* bias = kernel_operand<std::int32_t>(c, 2, 1).data();  // the session's constant
+      auto packed = [s, pw, bias, izp, wzp, rest](const op_context& c) -> status {
+        status e;
+        if (conv2d_packed_into(c, s, *pw, c.in(0).ints.get<std::int8_t>().data(), bias, izp, wzp, e)) return e;
+        return rest(c);
+      };
+      c.prepare(packed, {0});
+      return packed(c);
+    }
+  }
   c.prepare(rest, {0});
   return rest(c);
 }
@@ -334,20 +334,19 @@ template <const tosa::type_support_row& R>
 
 /// Runs `kernels::matmul` for the op-table row `R` (A, B, output = accumulator).
 template <const tosa::type_support_row& R>
-[[nodiscard]] status matmul_call(const op_context& c, const kernels::matmul_shape& s,
-                                 std::span<const std::int32_t> out_shape) {
+[[nodiscard]] status matmul_call(const op_context& c, const kernels::matmul_shape& s) {
   using In = kernels::storage_t<R.types[0]>;
   static_assert(std::is_same_v<In, kernels::storage_t<R.types[1]>>, "MATMUL rows store A and B alike");
   using Acc = kernels::storage_t<R.acc>;
   const auto a = kernel_operand<In>(c, 0, 0);
   const auto b = kernel_operand<In>(c, 1, 1);
-  value spare = c.spare(0);  // the result's storage (the slot's spare buffer in a session)
-  std::vector<Acc> out = result_storage<Acc>(spare, static_cast<std::size_t>(graph::element_count(out_shape)));
+  static_assert(std::is_same_v<Acc, kernels::storage_t<R.types[2]>>, "MATMUL rows store acc_t as out_t");
+  const std::span<Acc> out = c.result_buffer<Acc>(0);  // the result's storage (its slot's buffer, in a session)
   const kernels::float_rounding fr{real_format_of(R.acc), real_format_of(R.types[2])};
   const auto st = kernels::matmul<In, Acc>(s, a.data(), b.data(), kernel_zero_point<In>(c.in(2)),
                                           kernel_zero_point<In>(c.in(3)), out.data(), fr);
   if (st != kernels::status::ok) return c.kernel_fail(st, c.out_name(0), "MATMUL accumulator");
-  return c.set(0, value_from(R.types[2], out_shape, std::move(out), std::move(spare)));
+  return c.commit(0);
 }
 
 /// MATMUL [A, B, A_zp, B_zp] (SPEC-1.0 MATMUL): A [N,H,C], B [N,C,W] → [N,H,W]. Rows: every
@@ -376,13 +375,12 @@ template <const tosa::type_support_row& R>
   if (auto e = check_zero_point_is_zero(c, 2, "A_zp")) return e;
   if (auto e = check_zero_point_is_zero(c, 3, "B_zp")) return e;
   kernels::matmul_shape s{a.shape[0], a.shape[1], a.shape[2], b.shape[2]};
-  std::vector<std::int32_t> out_shape{s.n, s.h, s.w};
-  if (auto e = c.expect_out_shape(0, out_shape)) return e;
+  if (auto e = c.expect_out_shape(0, {s.n, s.h, s.w})) return e;
   // The kernel instantiation of the row (A, B, output; acc = output) of the op table.
   // (MATMUL rows have one accumulator per signature: the row `find_row` found.)
   const std::size_t k = row_position(tosa::op::matmul, sig, tosa::find_row(tosa::op::matmul, sig)->acc);
   return visit_row<tosa::op::matmul>(k, [&](auto row) {
-    return matmul_call<row_of<tosa::op::matmul, decltype(row)::value>>(c, s, out_shape);
+    return matmul_call<row_of<tosa::op::matmul, decltype(row)::value>>(c, s);
   });
 }
 
@@ -451,9 +449,7 @@ template <const tosa::type_support_row& R>
       r.input = x.ints.get<In>().data();
       auto with_output = [&](auto out_tag) -> status {
         using Out = decltype(out_tag);
-        value spare = c.spare(0);  // the result's storage (the slot's spare buffer in a session)
-        std::vector<Out> out = result_storage<Out>(spare, r.count);
-        r.output = out.data();
+        r.output = c.result_buffer<Out>(0).data();  // the result's storage (its slot's buffer, in a session)
         const auto st = kernels::rescale(r);
         if (st != kernels::status::ok) {
           const bool attr_rule = st == kernels::status::invalid_attribute || st == kernels::status::zero_point_out_of_range;
@@ -464,7 +460,7 @@ template <const tosa::type_support_row& R>
                                   ? "zero points must be 0 unless INT8, or INT16 unsigned with 0 or 32768"
                                   : "");
         }
-        return c.set(0, value_from(r.out_t, x.shape, std::move(out), std::move(spare)));
+        return c.commit(0);
       };
       if (r.out_t == id::i8) return with_output(std::int8_t{});
       if (r.out_t == id::i16) return with_output(std::int16_t{});
