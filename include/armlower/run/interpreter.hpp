@@ -105,7 +105,8 @@ namespace detail {
       return graph_error(errc::invalid_graph, n,
                          "input value " + std::to_string(i) + " has shape " + to_string(v.shape) +
                              ", the tensor has " + to_string(t->shape));
-    if (auto s = v.check(); !s.empty())
+    // the shape equals the declaration's, checked once by the plan when `size_ok`
+    if (auto s = p.size_ok[p.inputs[i]] ? v.check_elements() : v.check(); !s.empty())
       return graph_error(errc::invalid_graph, n, "input value " + std::to_string(i) + ": " + s);
     st.val[p.inputs[i]] = &v;
   }
@@ -118,6 +119,21 @@ namespace detail {
   for (const auto s : slots)
     if (st.pinned[s] == 0) return false;
   return true;
+}
+
+/// Settles a session after a complete run (`constant_cache::schedule`): keeps the operators that are
+/// not prepared, or have a result that is not a pinned constant or that another operator also writes.
+inline void settle(const graph_plan& p, const run_state& st, constant_cache& cache) {
+  std::vector<std::uint32_t> writers(st.pinned.size(), 0);
+  for (const auto& o : p.ops)
+    for (const auto s : o.out) ++writers[s];
+  cache.schedule.clear();
+  for (std::size_t i = 0; i < p.ops.size(); ++i) {
+    bool done = cache.prepared[i] && all_pinned(st, p.ops[i].out);
+    for (const auto s : p.ops[i].out) done = done && writers[s] == 1;
+    if (!done) cache.schedule.push_back(static_cast<std::uint32_t>(i));
+  }
+  cache.settled = true;
 }
 
 /// The interpreter loop of `run` and `session::run` over graph `g` resolved as `p`, with the run's
@@ -137,7 +153,11 @@ namespace detail {
   try {
     const auto limit = opt.max_tensor_bytes;
     if (auto e = bind_inputs(g, p, inputs, st, limit)) return e;
-    for (std::size_t i = 0; i < g.operators.size(); ++i) {
+    // a settled session visits only the operators with something left to do (`constant_cache::schedule`)
+    const bool settled = cache != nullptr && cache->settled;
+    const std::size_t visits = settled ? cache->schedule.size() : g.operators.size();
+    for (std::size_t q = 0; q < visits; ++q) {
+      const std::size_t i = settled ? cache->schedule[q] : q;
       const auto& op = g.operators[i];
       // a session's operator prepared on an earlier run (`op_context::prepare`) passed every check that
       // depends on declarations only: the op, its arity, its result declarations and their sizes
@@ -189,6 +209,7 @@ namespace detail {
         for (const auto s : slots.free_after) st.unbind(s);  // operands whose last use this was, results nothing reads
       }
     }
+    if (cache != nullptr && !settled) settle(p, st, *cache);
     res.outputs.reserve(g.outputs.size());
     for (std::size_t j = 0; j < p.outputs.size(); ++j) {
       const auto s = p.outputs[j];

@@ -106,6 +106,12 @@ struct value {
   /// codes < `code_count`), else a sentence saying what is wrong.
   [[nodiscard]] std::string check() const {
     if (auto s = check_shape(shape); !s.empty()) return "bad shape " + to_string(shape) + ": " + s;
+    return check_elements();
+  }
+
+  /// `check()` for a value whose shape is known to be valid (e.g. equal to a declaration whose
+  /// shape was checked): the storage, element count and element checks only.
+  [[nodiscard]] std::string check_elements() const {
     const auto n = static_cast<std::size_t>(size());
     const auto& ti = dtype::traits(type);
     const auto dt = [&ti] { return std::string(ti.name); };  // for the messages only

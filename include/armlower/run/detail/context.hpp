@@ -60,6 +60,11 @@ struct constant_cache {
   std::map<slot_id, packed_weights> packed;
   /// Operator index → its prepared form (`op_context::prepare`), or empty.
   std::vector<prepared_op> prepared;
+  /// The operators a run visits, in graph order, once `settled` (after the first complete run):
+  /// every operator but those with nothing left to do for the session's lifetime — prepared, every
+  /// result a pinned constant that no other operator writes (CONST). Before that, all operators.
+  std::vector<std::uint32_t> schedule;
+  bool settled = false;
 };
 
 /// The values of one run, by slot: `val[s]` is the value bound to slot `s` — a caller's input
