@@ -55,10 +55,11 @@ mx_operand quantize(id t, const std::vector<float>& x, int rows, int k) {
   return o;
 }
 
-void set_counters(benchmark::State& st, int batch, int k, double weight_bytes) {
-  const double flops = 2.0 * batch * double(N) * k;
+// `rows`: B rows (output features) of the timed product.
+void set_counters(benchmark::State& st, int batch, int k, double weight_bytes, int rows = N) {
+  const double flops = 2.0 * batch * double(rows) * k;
   st.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  st.counters["weight_bytes_per_MAC"] = weight_bytes / (double(N) * k);
+  st.counters["weight_bytes_per_MAC"] = weight_bytes / (double(rows) * k);
 }
 
 // `check_weights`: run `mx::finite_codes` on the weights once, ahead of time (what a caller with
@@ -79,13 +80,14 @@ void report_pair(benchmark::State& st, const std::vector<double>& ratio, const s
   st.counters[b_name + "_GFLOP/s"] = flops / pct(tb, 0.5) * 1e-9;
 }
 
-void bm_mx(benchmark::State& st, id t, kmx::matmul_path path, bool check_weights = true) {
+// B of `rows` rows (default N), called back to back: the weights stay in the cache level they fit.
+void bm_mx(benchmark::State& st, id t, kmx::matmul_path path, bool check_weights = true, int rows = N) {
   const int k = int(st.range(0)), batch = int(st.range(1));
-  const auto w = quantize(t, random_floats(std::size_t(N) * k, 1), N, k);
+  const auto w = quantize(t, random_floats(std::size_t(rows) * k, 1), rows, k);
   const auto a = quantize(t, random_floats(std::size_t(batch) * k, 2), batch, k);
   auto wv = w.view();
   wv.finite_codes = check_weights && mx::finite_codes(t, w.data);
-  std::vector<float> out(std::size_t(batch) * N);
+  std::vector<float> out(std::size_t(batch) * rows);
   if (kmx::matmul_t_block_scaled(t, a.view(), wv, out, path) != mx::status::ok) {
     st.SkipWithError("path not available");
     return;
@@ -94,8 +96,17 @@ void bm_mx(benchmark::State& st, id t, kmx::matmul_path path, bool check_weights
     benchmark::DoNotOptimize(kmx::matmul_t_block_scaled(t, a.view(), wv, out, path));
     benchmark::ClobberMemory();
   }
-  set_counters(st, batch, k, double(w.data.size() + w.scale.size()));
+  set_counters(st, batch, k, double(w.data.size() + w.scale.size()), rows);
 }
+
+// B rows of `bm_mx_l1`: 16 rows × K 1024 is 16 KiB of one-byte codes (8 KiB FP4) + 512 B of scales,
+// resident in this host's 32 KiB L1D with A and the kernels' scratch.
+constexpr int l1_rows = 16;
+
+// bm_mx with B in L1 (`l1_rows` rows): the kernel's rate when no load misses L1, the most it can reach
+// with its weights in any cache level (compute-bound; it includes A's per-call decode, 1/16 of a row
+// tile's work here). Against bm_read_ceiling's warm row it shows whether the warm target is within reach.
+void bm_mx_l1(benchmark::State& st, id t, kmx::matmul_path path) { bm_mx(st, t, path, true, l1_rows); }
 
 // Reads a 96 MiB buffer (3× this host's 32 MiB L3), one word per 64-byte line: afterwards no cache
 // level holds any earlier data (the "cold" rows).
@@ -173,47 +184,99 @@ void bm_mx_cold_pair(benchmark::State& st, id t) {
   report_pair(st, ratio, t2, t5, 2.0 * batch * double(N) * k, "avx2", "avx512");
 }
 
-// The read-bandwidth ceiling of a batch-1 GEMV in the same binary: a streaming read (a sum of
-// 64-bit words, vectorised by the compiler) of exactly the bytes the GEMV reads — the packed weight
-// codes and their E8M0 scales of the same format and shape, warm in cache like bm_mx's. GFLOP/s is
-// reported as if this read were the GEMV (2·N·K per iteration), so bm_mx's GFLOP/s ÷ this row's is
-// the fraction of the ceiling a path reaches (issue 14 item 3); GB/s is the bandwidth itself.
+// Sum of the 64-bit words of b (a streaming read, vectorised by the compiler; a short tail word by word).
+std::uint64_t sum_words(const std::vector<std::uint8_t>& b) {
+  const std::size_t n = b.size() / 8;
+  std::uint64_t acc[8] = {};
+  const auto* p = b.data();
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (std::size_t j = 0; j < 8; ++j) {
+      std::uint64_t v;
+      std::memcpy(&v, p + 8 * (i + j), 8);
+      acc[j] += v;
+    }
+  std::uint64_t s = 0;
+  for (; i < n; ++i) {
+    std::uint64_t v;
+    std::memcpy(&v, p + 8 * i, 8);
+    s += v;
+  }
+  for (auto a : acc) s += a;
+  return s;
+}
+
+// Seconds of one streaming read of the bytes a batch-1 GEMV over `w` reads: its codes, then its scales.
+double timed_read(const mx_operand& w) {
+  const auto t0 = std::chrono::steady_clock::now();
+  benchmark::DoNotOptimize(sum_words(w.data) + sum_words(w.scale));
+  benchmark::ClobberMemory();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The read-bandwidth ceiling of a batch-1 GEMV in the same binary: a streaming read (`timed_read`) of
+// exactly the bytes the GEMV reads — the packed weight codes and their E8M0 scales of the same format
+// and shape, warm in cache like bm_mx's. GFLOP/s is reported as if this read were the GEMV (2·N·K
+// per iteration), so bm_mx's GFLOP/s ÷ this row's is the fraction of the ceiling a path reaches
+// (issue 14 item 3); GB/s is the bandwidth itself.
 // Arguments {K, cold}: cold 1 evicts the caches before each timed read (`evict_caches`, the ceiling of
 // the bm_mx_cold rows). Manual time: only the read is timed.
 void bm_read_ceiling(benchmark::State& st, id t) {
   const int k = int(st.range(0));
   const auto w = quantize(t, random_floats(std::size_t(N) * k, 1), N, k);
-  auto sum_words = [](const std::vector<std::uint8_t>& b) {
-    const std::size_t n = b.size() / 8;
-    std::uint64_t acc[8] = {};
-    const auto* p = b.data();
-    std::size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-      for (std::size_t j = 0; j < 8; ++j) {
-        std::uint64_t v;
-        std::memcpy(&v, p + 8 * (i + j), 8);
-        acc[j] += v;
-      }
-    std::uint64_t s = 0;
-    for (; i < n; ++i) {
-      std::uint64_t v;
-      std::memcpy(&v, p + 8 * i, 8);
-      s += v;
-    }
-    for (auto a : acc) s += a;
-    return s;
-  };
   const bool cold = st.range(1) != 0;
   for (auto _ : st) {
     if (cold) evict_caches();
-    const auto t0 = std::chrono::steady_clock::now();
-    benchmark::DoNotOptimize(sum_words(w.data) + sum_words(w.scale));
-    benchmark::ClobberMemory();
-    st.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    st.SetIterationTime(timed_read(w));
   }
   const double bytes = double(w.data.size() + w.scale.size());
   set_counters(st, 1, k, bytes);
   st.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// A batch-1 GEMV (path `path`) against its read ceiling, measured in pairs: every iteration times the
+// streaming read of `bm_read_ceiling` and the GEMV back to back (alternating which goes first; with
+// {K, cold} cold 1, each after `evict_caches`, else both warm), and `ratio` = median of t_read ÷ t_gemv
+// [10th, 90th percentile] is the fraction of the ceiling the GEMV reaches (issue 14 item 3). Other
+// processes' load and cache traffic shift both halves of a pair alike, so this ratio is steadier than
+// the quotient of two separately timed rows.
+void bm_ceiling_pair(benchmark::State& st, id t, kmx::matmul_path path) {
+  const int k = int(st.range(0));
+  const bool cold = st.range(1) != 0;
+  const auto w = quantize(t, random_floats(std::size_t(N) * k, 1), N, k);
+  const auto a = quantize(t, random_floats(std::size_t(k), 2), 1, k);
+  auto wv = w.view();
+  wv.finite_codes = mx::finite_codes(t, w.data);
+  std::vector<float> out(static_cast<std::size_t>(N));
+  if (kmx::matmul_t_block_scaled(t, a.view(), wv, out, path) != mx::status::ok) {
+    st.SkipWithError("path not available");
+    return;
+  }
+  auto timed_gemv = [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(kmx::matmul_t_block_scaled(t, a.view(), wv, out, path));
+    benchmark::ClobberMemory();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  std::vector<double> ratio, tr, tg;
+  for (auto _ : st) {
+    double xr, xg;
+    if (cold) evict_caches();
+    if (ratio.size() % 2 == 0) {
+      xr = timed_read(w);
+      if (cold) evict_caches();
+      xg = timed_gemv();
+    } else {
+      xg = timed_gemv();
+      if (cold) evict_caches();
+      xr = timed_read(w);
+    }
+    st.SetIterationTime(xr + xg);
+    ratio.push_back(xr / xg);
+    tr.push_back(xr);
+    tg.push_back(xg);
+  }
+  report_pair(st, ratio, tr, tg, 2.0 * double(N) * k, "read", "gemv");
 }
 
 // fp32 reference: sequential dot products (what TOSA MATMUL's pseudocode reads).
@@ -413,6 +476,26 @@ MX_COLD(fp6e3m2, avx512);
 MX_COLD(fp4e2m1, avx512);
 MX_COLD(mxint8, avx512);
 #endif
+// Batch-1 GEMVs of the x86 paths and `best` with B in L1 (bm_mx_l1).
+#define MX_L1(T, P) \
+  BENCHMARK_CAPTURE(bm_mx_l1, T##_##P, id::T, kmx::matmul_path::P)->Args({1024, 1})->Unit(benchmark::kMicrosecond)
+#define MX_L1_PATHS(T) \
+  MX_L1(T, avx2);      \
+  MX_L1(T, best)
+MX_L1_PATHS(fp8e4m3);
+MX_L1_PATHS(fp8e5m2);
+MX_L1_PATHS(fp6e2m3);
+MX_L1_PATHS(fp6e3m2);
+MX_L1_PATHS(fp4e2m1);
+MX_L1_PATHS(mxint8);
+#if defined(ARMLOWER_MX_AVX512)
+MX_L1(fp8e4m3, avx512);
+MX_L1(fp8e5m2, avx512);
+MX_L1(fp6e2m3, avx512);
+MX_L1(fp6e3m2, avx512);
+MX_L1(fp4e2m1, avx512);
+MX_L1(mxint8, avx512);
+#endif
 // Read ceilings of the batch-1 GEMVs above (same bytes per format and K).
 #define MX_CEILING(T)                                                                        \
   BENCHMARK_CAPTURE(bm_read_ceiling, T, id::T)                                               \
@@ -423,6 +506,29 @@ MX_CEILING(fp8e4m3);
 MX_CEILING(fp6e2m3);
 MX_CEILING(fp4e2m1);
 MX_CEILING(mxint8);
+// Batch-1 GEMVs against their read ceilings in pairs (bm_ceiling_pair), {K, cold}.
+#define MX_CEILING_PAIR(T, P)                                                                \
+  BENCHMARK_CAPTURE(bm_ceiling_pair, T##_##P, id::T, kmx::matmul_path::P)                    \
+      ->ArgsProduct({{1024, 4096}, {0, 1}})                                                  \
+      ->UseManualTime()                                                                      \
+      ->Unit(benchmark::kMicrosecond)
+#define MX_CEILING_PAIR_PATHS(T) \
+  MX_CEILING_PAIR(T, avx2);      \
+  MX_CEILING_PAIR(T, best)
+MX_CEILING_PAIR_PATHS(fp8e4m3);
+MX_CEILING_PAIR_PATHS(fp8e5m2);
+MX_CEILING_PAIR_PATHS(fp6e2m3);
+MX_CEILING_PAIR_PATHS(fp6e3m2);
+MX_CEILING_PAIR_PATHS(fp4e2m1);
+MX_CEILING_PAIR_PATHS(mxint8);
+#if defined(ARMLOWER_MX_AVX512)
+MX_CEILING_PAIR(fp8e4m3, avx512);
+MX_CEILING_PAIR(fp8e5m2, avx512);
+MX_CEILING_PAIR(fp6e2m3, avx512);
+MX_CEILING_PAIR(fp6e3m2, avx512);
+MX_CEILING_PAIR(fp4e2m1, avx512);
+MX_CEILING_PAIR(mxint8, avx512);
+#endif
 // What users get: `matmul_path::best` (the run-time interpreter uses it whenever it is bit-exact).
 MX_BENCH(fp8e4m3, best);
 MX_BENCH(fp6e2m3, best);

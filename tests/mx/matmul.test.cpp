@@ -248,6 +248,25 @@ TEST_CASE("batch-1 GEMV at extreme block scales, NaN scale codes included") {
   }
 }
 
+TEST_CASE("batch-1 GEMV at a 4 KiB B row stride (two block quads per row step)") {
+  // AVX-512 `int8_gemv` reads two block quads per row and 4-row group where the row stride is a multiple
+  // of 4 KiB (`int8_gemv_alias_stride`): one-byte codes at K 4096, FP4 at K 8192 (two chunks). Extreme
+  // block scales and NaN scale codes as above; 37 B rows (two 16-row tiles + 5).
+  std::mt19937 rng(29);
+  for (id t : all_types) {
+    CAPTURE(armlower::dtype::name(t));
+    const std::int32_t c = t == id::fp4e2m1 ? 8192 : 4096;
+    const std::size_t nb = std::size_t(c) / 32;
+    REQUIRE(mx::storage_bytes(t, std::size_t(c)) % 4096 == 0);
+    auto a = random_codes(t, 1, 1, c, rng, false, 0, 140);
+    auto b = random_codes(t, 1, 37, c, rng, false, 0, 140);
+    check_fast_paths(t, a, b, 37, std::size_t(c), true);
+    b.scale[3 * nb + 9] = 255;        // B row 3, block 9 (second quad of a two-quad step)
+    b.scale[36 * nb + nb - 1] = 255;  // B row 36 (the short tile), the last block
+    check_fast_paths(t, a, b, 37, std::size_t(c), false);
+  }
+}
+
 TEST_CASE("fast paths at the edges of the exponent-built scale factors") {
   // The AVX2 paths build the block factor in the exponent field when every factor of an (A row,
   // B tile) pair is a normal fp32: integer types 2^(sa + sb − 254 − us) with us = 2·int_shift (normal

@@ -17,7 +17,9 @@
 ///    step, laid out one block per 128-bit lane (`quad_i8`), two `vpdpbusd` per row (FP6E3M2:
 ///    `quad_e3m2`, four `vpdpwssd`), a 4×4 block-sum
 ///    tree (`hsum4x4`) and a 128-bit lane transpose instead of `hsum16x2` per block pair, the factor
-///    check per block step by lane masks, the next tile prefetched into L2. Same guarantee.
+///    check per block step by lane masks, the next tile prefetched into L2; at a
+///    B row stride that is a multiple of 4 KiB (`int8_gemv_alias_stride`: one-byte codes at K 4096)
+///    two block quads per row and 4-row group, so fewer rows share an L1 set at a time. Same guarantee.
 ///  - FP8E4M3, FP8E5M2 with AVX-512 BF16 (`__AVX512BF16__`, e.g. -march=native on Zen 4 / Sapphire
 ///    Rapids; and under SIMDe): `fp8_bf16_rows<T>` — both operands decoded **exactly** to BF16 (128-entry
 ///    `vpermi2b` tables of the high and low byte, sign OR'ed in, `vpunpck{l,h}bw`; subnormal FP8 codes
@@ -378,6 +380,14 @@ inline constexpr std::size_t int8_tile = 16;
 
 /// Whether `int8_gemv` prefetches the next tile's B rows into L2.
 inline constexpr bool int8_gemv_prefetch = true;
+/// B row strides (bytes) at which `int8_gemv` reads two block quads (8 blocks) per row before the
+/// next row of its 4-row group: a multiple of 4 KiB puts the same column of all 16 tile rows in the
+/// same L1D set (Zen 4: 32 KiB, 8-way, 64 sets), and 16 rows read side by side evict each other's
+/// lines. Measured (Zen 4, B [4096, 4096] warm, one-byte codes, one probe run; benchmarks/RESULTS.md,
+/// "MX batch-1 GEMV, warm and cold ceilings"): one quad per step 36 / 34 / 39 GFLOP/s (MXINT8 /
+/// FP6E2M3 / FP6E3M2; at 3968 columns the same code ran 50 / 54 / 40), two quads 52 / 54 / 45; at
+/// K 1024 two quads were slower (0.83–0.87×), so other strides keep one.
+inline constexpr std::size_t int8_gemv_alias_stride = 4096;
 
 /// Batch-1 rows (A has one row) for T ∈ {FP4E2M1, FP6E2M3, FP6E3M2, MXINT8}; bit-identical to
 /// `reference_rows`. Tiles of 16 B rows (`int8_tile`), 4 blocks per row and step: `detail::quad_i8`
@@ -385,7 +395,10 @@ inline constexpr bool int8_gemv_prefetch = true;
 /// `detail::quad_e3m2`, int16 values ×16 ≤ 448, and four `vpdpwssd`, no offset), block sums of
 /// 4 rows by `hsum4x4`, a 128-bit lane transpose to one vector of 16 rows per block, then the fp32
 /// block steps of `int8_rows` lane-wise in block order (factor built in the exponent field where
-/// every lane's is a normal fp32, else decoded). The next tile's rows are prefetched into L2.
+/// every lane's is a normal fp32, else decoded). The next tile's rows are prefetched into L2 row by row
+/// at the step's offset (16 streams: with weights cold this beat one sequential stream of the same
+/// lines, 94–105 % vs 74–81 % of the cold read ceiling at K 1024 for MXINT8 / FP6E2M3, one probe run).
+/// Two quads per row step where the row stride is a multiple of `int8_gemv_alias_stride`.
 template <dtype::id T>
 inline void int8_gemv(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 ||
@@ -399,6 +412,7 @@ inline void int8_gemv(const rows_args& r) noexcept {
   constexpr std::size_t nqc = int8_chunk / bs / 4;  // block quads per chunk
   const std::size_t stride = armlower::mx::storage_bytes(T, r.c);
   const std::size_t nb = r.c / bs;
+  const bool set_aliased = stride % int8_gemv_alias_stride == 0;  // two block quads per row and group
   constexpr int us = 2 * armlower::mx::format(T).int_shift;
   const __m512 unscale = _mm512_set1_ps(armlower::mx::detail::pow2f(-us));
   alignas(64) std::uint8_t a_q[nqc][64 * nv];          // quad Q of the chunk: `quad_i8`'s lo, hi / `quad_e3m2`'s d
@@ -445,16 +459,19 @@ inline void int8_gemv(const rows_args& r) noexcept {
         brow[q] = r.b + (j0 + (q < jt ? q : 0)) * stride + g_first * bb;
         pf[q] = j0 + tq + q < r.w ? r.b + (j0 + tq + q) * stride + g_first * bb : brow[q];
       }
-      for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
-        const std::size_t gn = gcount - g0 < 8 ? gcount - g0 : 8;
-        avx2::detail::int_tile_scales<tq>(r.b_scale + j0 * nb + g_first + g0, nb, gn, jt, &sb_t[0][0]);
-        for (std::size_t g = 0; g < gn; g += 4) {
-          const std::size_t ga = g0 + g, n = gn - g < 4 ? gn - g : 4;
-          __m512i av[nv];  // A's quad
-          for (std::size_t v = 0; v < nv; ++v) av[v] = _mm512_load_si512(a_q[ga / 4] + 64 * v);
-          __m512i y[4];
+      // `U` block quads from block ga0 of the chunk (`nl` blocks in the last one; `sb_t` holds the blocks
+      // from g0): per group m of 4 tile rows, each row's U quads in turn, then per quad the 4×4 block-sum
+      // trees, the lane transpose and the fp32 block steps
+      auto quads = [&]<std::size_t U>(std::size_t g0, std::size_t ga0, std::size_t nl) {
+        __m512i av[U][nv];  // A's quads
+        for (std::size_t u = 0; u < U; ++u)
+          for (std::size_t v = 0; v < nv; ++v) av[u][v] = _mm512_load_si512(a_q[ga0 / 4 + u] + 64 * v);
+        __m512i y[U][4];
 #pragma GCC unroll 4
-          for (std::size_t m = 0; m < 4; ++m) {
+        for (std::size_t m = 0; m < 4; ++m) {
+#pragma GCC unroll 2
+          for (std::size_t u = 0; u < U; ++u) {
+            const std::size_t ga = ga0 + 4 * u, n = u + 1 < U ? 4 : nl;
             __m512i v[4];
 #pragma GCC unroll 4
             for (std::size_t q = 0; q < 4; ++q) {
@@ -465,18 +482,23 @@ inline void int8_gemv(const rows_args& r) noexcept {
               if constexpr (i16) {
                 __m512i d[4];
                 detail::quad_e3m2(brow[4 * m + q] + ga * bb, n, d);
-                v[q] = _mm512_add_epi32(_mm512_dpwssd_epi32(_mm512_dpwssd_epi32(zero, d[0], av[0]), d[1], av[1]),
-                                        _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(zero, d[2], av[2]), d[3], av[3]));
+                v[q] = _mm512_add_epi32(
+                    _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(zero, d[0], av[u][0]), d[1], av[u][1]),
+                    _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(zero, d[2], av[u][2]), d[3], av[u][3]));
               } else {
                 __m512i lo, hi;
                 detail::quad_i8<T, off>(brow[4 * m + q] + ga * bb, n, lo, hi);
-                v[q] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, lo, av[0]), hi, av[1]);
+                v[q] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, lo, av[u][0]), hi, av[u][1]);
               }
             }
-            y[m] = detail::hsum4x4(v);
+            y[u][m] = detail::hsum4x4(v);
           }
+        }
+#pragma GCC unroll 2
+        for (std::size_t u = 0; u < U; ++u) {
+          const std::size_t ga = ga0 + 4 * u, g = ga - g0, n = u + 1 < U ? 4 : nl;
           __m512i z[4];
-          detail::transpose_lanes4(y, z);
+          detail::transpose_lanes4(y[u], z);
 #pragma GCC unroll 4
           for (std::size_t b = 0; b < 4; ++b) {  // the fp32 block steps, in block order
             if (b >= n) break;
@@ -502,6 +524,15 @@ inline void int8_gemv(const rows_args& r) noexcept {
             detail::keep_rounded(prod);  // the pseudocode rounds the product, then adds
             acc = _mm512_add_ps(acc, prod);
           }
+        }
+      };
+      for (std::size_t g0 = 0; g0 < gcount; g0 += 8) {
+        const std::size_t gn = gcount - g0 < 8 ? gcount - g0 : 8;
+        avx2::detail::int_tile_scales<tq>(r.b_scale + j0 * nb + g_first + g0, nb, gn, jt, &sb_t[0][0]);
+        if (gn > 4 && set_aliased) {
+          quads.template operator()<2>(g0, g0, gn - 4);
+        } else {
+          for (std::size_t g = 0; g < gn; g += 4) quads.template operator()<1>(g0, g0 + g, gn - g < 4 ? gn - g : 4);
         }
       }
       _mm512_store_ps(out_t, acc);
