@@ -35,7 +35,9 @@
 /// Speed (AMD EPYC Zen 4, one pinned thread, B [4096, K] warm, benchmarks/RESULTS.md "AVX-512 VNNI
 /// (AMD EPYC Zen 4)", "MX batch-1 GEMV on AVX-512: BF16 FP8, 4-block integer GEMV"): batch 1, K 1024,
 /// FP8 (BF16) ~1.2× and FP4E2M1 / FP6E2M3 / MXINT8 (`int8_gemv`) ~1.4–2× the AVX2 kernels; still
-/// 30–55 % of the read ceiling (compute-bound: decode shuffles + `vdpbf16ps`/`vpdpbusd` throughput).
+/// 27–61 % of the warm read ceiling at batch 1, no faster with B in L1 (compute-bound: decode shuffles +
+/// `vdpbf16ps`/`vpdpbusd` throughput), and 62–100 % of the cold one (shared host; "MX batch-1 GEMV,
+/// warm and cold ceilings").
 #pragma once
 
 #if defined(ARMLOWER_MX_AVX512_SIMDE)
@@ -461,8 +463,9 @@ inline void int8_gemv(const rows_args& r) noexcept {
       }
       // `U` block quads from block ga0 of the chunk (`nl` blocks in the last one; `sb_t` holds the blocks
       // from g0): per group m of 4 tile rows, each row's U quads in turn, then per quad the 4×4 block-sum
-      // trees, the lane transpose and the fp32 block steps
-      auto quads = [&]<std::size_t U>(std::size_t g0, std::size_t ga0, std::size_t nl) {
+      // trees, the lane transpose and the fp32 block steps. always_inline: without it GCC 12 left the
+      // one-quad step ~0.7× as fast as the same loop written inline (MXINT8, K 1024, warm)
+      auto quads = [&]<std::size_t U>(std::size_t g0, std::size_t ga0, std::size_t nl) __attribute__((always_inline)) {
         __m512i av[U][nv];  // A's quads
         for (std::size_t u = 0; u < U; ++u)
           for (std::size_t v = 0; v < nv; ++v) av[u][v] = _mm512_load_si512(a_q[ga0 / 4 + u] + 64 * v);
