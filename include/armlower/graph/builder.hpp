@@ -282,10 +282,9 @@ struct calibration_stats {
 
 namespace detail {
 
-/// Per layer, what the fast pass needs of the weights: the packed panels, max_o Σ_k |w[o][k]| and
+/// Per layer, what the fast pass's error bound needs of the weights: max_o Σ_k |w[o][k]| and
 /// max_o |b[o]| (double).
 struct calib_layer {
-  std::vector<float> panels;
   double n1max = 0;
   double bmax = 0;
 };
@@ -297,12 +296,12 @@ struct calib_layer {
 /// The double-precision reference of `nb` rows `xs`: every layer as `run_float_mlp` computes it
 /// (`calib_linear_exact`, bit-identical; `calib_isa::reference_only`: `run_float_mlp` itself).
 /// Returns the ranges of the layers' outputs; throws `calibration_error` on a non-finite output
-/// (row numbers offset by `r0`), unless `rows_of` is given (then the rows are a subset and a
+/// (row numbers offset by `r0`), unless `subset` (then the rows are a subset of a block and a
 /// non-finite value returns an empty vector).
 inline std::vector<float_range> calibrate_rows_exact(std::span<const mlp_layer> layers,
-                                                     const std::vector<calib_layer>& packed, std::span<const float> xs,
+                                                     std::span<const float> xs,
                                                      std::size_t nb, std::size_t r0, calib_isa isa, bool subset) {
-  std::vector<float> cur(xs.begin(), xs.end()), nxt;
+  std::vector<float> cur(xs.begin(), xs.end()), nxt, panel;
   std::vector<float_range> out;
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const auto& l = layers[i];
@@ -311,8 +310,8 @@ inline std::vector<float_range> calibrate_rows_exact(std::span<const mlp_layer> 
       nxt = run_float_mlp(layers.subspan(i, 1), cur, nb);
     } else {
       nxt.resize(nb * n);
-      calib_linear_exact(isa, cur.data(), nb, k, packed[i].panels.data(), l.bias.empty() ? nullptr : l.bias.data(), n,
-                         calib_act(l.act), nxt.data());
+      calib_linear_exact(isa, cur.data(), nb, k, l.weight.data(), l.bias.empty() ? nullptr : l.bias.data(), n,
+                         calib_act(l.act), nxt.data(), panel);
     }
     for (std::size_t q = 0; q < nxt.size(); ++q)
       if (!std::isfinite(nxt[q])) {
@@ -330,13 +329,13 @@ inline std::vector<float_range> calibrate_rows_exact(std::span<const mlp_layer> 
 /// The ranges of one block from the float pass, settled exactly (see `calibrate_mlp`): returns
 /// false when the float pass cannot certify the block (a non-finite value or bound), and the
 /// caller then runs `calibrate_rows_exact` on the whole block.
-inline bool calibrate_block_fast(std::span<const mlp_layer> layers, const std::vector<calib_layer>& packed,
+inline bool calibrate_block_fast(std::span<const mlp_layer> layers, const std::vector<calib_layer>& norms,
                                  std::span<const float> xs, std::size_t nb, bool first, std::vector<float_range>& r,
                                  calib_isa isa, calibration_stats* stats) {
   constexpr double uf = 0x1p-24, ud = 0x1p-53, tiny = 0x1p-149, flt_max = std::numeric_limits<float>::max();
   const std::size_t nl = layers.size();
   const std::size_t in0 = static_cast<std::size_t>(layers[0].in_features);
-  std::vector<float> cur, nxt;  // layer 0 reads xs itself
+  std::vector<float> cur, nxt, panel;  // layer 0 reads xs itself
   std::vector<double> a(nb), d(nb, 0.0), e(nb);  // per row: max |x̂|, input error bound, output error bound
   for (std::size_t rr = 0; rr < nb; ++rr) {
     double m = 0;
@@ -357,7 +356,8 @@ inline bool calibrate_block_fast(std::span<const mlp_layer> layers, const std::v
     const double gf = df * uf / (1 - df * uf), kd = static_cast<double>(k + 1), gd = kd * ud / (1 - kd * ud);
     const double absf = (2.0 * static_cast<double>(k) + 8.0) * tiny;
     nxt.resize(nb * n);
-    calib_linear(isa, i == 0 ? xs.data() : cur.data(), nb, k, packed[i].panels.data(), l.bias.empty() ? nullptr : l.bias.data(), n, nxt.data());
+    calib_linear(isa, i == 0 ? xs.data() : cur.data(), nb, k, l.weight.data(), l.bias.empty() ? nullptr : l.bias.data(), n,
+                 nxt.data(), panel);
     auto act = [&](double v) {
       if (l.act == activation::relu) return std::max(v, 0.0);
       if (l.act == activation::relu6) return std::clamp(v, 0.0, 6.0);
@@ -376,8 +376,8 @@ inline bool calibrate_block_fast(std::span<const mlp_layer> layers, const std::v
       }
       if (!std::isfinite(zmin) || !std::isfinite(zmax)) return false;  // also catches a NaN in between
       const double zabs = std::max(std::fabs(static_cast<double>(zmin)), std::fabs(static_cast<double>(zmax)));
-      const double e1 = d[rr] * packed[i].n1max + gf * (a[rr] * packed[i].n1max + packed[i].bmax) +
-                        gd * ((a[rr] + d[rr]) * packed[i].n1max + packed[i].bmax) + absf;
+      const double e1 = d[rr] * norms[i].n1max + gf * (a[rr] * norms[i].n1max + norms[i].bmax) +
+                        gd * ((a[rr] + d[rr]) * norms[i].n1max + norms[i].bmax) + absf;
       e[rr] = (e1 + uf * (zabs + e1) + tiny) * (1 + 0x1p-20);
       if (!std::isfinite(e[rr]) || zabs + e[rr] > flt_max) return false;
       for (std::size_t o = 0; o < n; ++o) {
@@ -426,7 +426,7 @@ inline bool calibrate_block_fast(std::span<const mlp_layer> layers, const std::v
   if (stats) stats->rows_recomputed += nc;
   std::vector<float_range> out(nl);
   if (nc > 0) {
-    out = calibrate_rows_exact(layers, packed, sub, nc, 0, isa, true);
+    out = calibrate_rows_exact(layers, sub, nc, 0, isa, true);
     if (out.empty()) return false;
   }
   for (std::size_t i = 0; i < nl; ++i) {
@@ -455,14 +455,14 @@ inline bool calibrate_block_fast(std::span<const mlp_layer> layers, const std::v
   for (const auto& l : layers) width = std::max(width, static_cast<std::size_t>(l.out_features));
   const std::size_t block = std::max<std::size_t>(1, calibration_block_values / width);
   std::vector<float_range> r(layers.size() + 1);
-  std::vector<calib_layer> packed;
+  std::vector<calib_layer> norms;
   if (isa != calib_isa::reference_only) {
     for (const auto& l : layers) {
       const auto k = static_cast<std::size_t>(l.in_features), n = static_cast<std::size_t>(l.out_features);
       calib_layer c;
-      c.panels = calib_pack(l.weight.data(), n, k, c.n1max);
+      c.n1max = calib_abs_row_sum_max(l.weight.data(), n, k);
       for (float b : l.bias) c.bmax = std::max(c.bmax, std::fabs(static_cast<double>(b)));
-      packed.push_back(std::move(c));
+      norms.push_back(c);
     }
   }
   for (std::size_t r0 = 0; r0 < rows; r0 += block) {
@@ -477,10 +477,10 @@ inline bool calibrate_block_fast(std::span<const mlp_layer> layers, const std::v
     r[0] = r0 == 0 ? rx : merge(r[0], rx);
     if (layers.empty()) continue;
     if (isa != calib_isa::reference_only && isa != calib_isa::exact_only &&
-        calibrate_block_fast(layers, packed, xs, nb, r0 == 0, r, isa, stats))
+        calibrate_block_fast(layers, norms, xs, nb, r0 == 0, r, isa, stats))
       continue;
     if (stats) ++stats->blocks_reference;
-    const auto out = calibrate_rows_exact(layers, packed, xs, nb, r0, isa, false);
+    const auto out = calibrate_rows_exact(layers, xs, nb, r0, isa, false);
     for (std::size_t i = 0; i < out.size(); ++i) r[i + 1] = r0 == 0 ? out[i] : merge(r[i + 1], out[i]);
   }
   return r;

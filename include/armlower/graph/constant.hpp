@@ -102,6 +102,10 @@ namespace armlower::graph {
 /// Encodes fp32 values (FP32 tensors).
 [[nodiscard]] inline std::vector<std::uint8_t> encode_f32(std::span<const float> v) {
   std::vector<std::uint8_t> out(v.size() * 4);
+  if constexpr (std::endian::native == std::endian::little) {  // the wire order is the host's: one copy
+    if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
+    return out;
+  }
   for (std::size_t i = 0; i < v.size(); ++i) {
     std::uint32_t u;
     std::memcpy(&u, &v[i], 4);
@@ -116,6 +120,10 @@ namespace armlower::graph {
   if (bytes.size() < static_cast<std::size_t>(n) * 4)
     throw std::invalid_argument("decode_f32: payload too short");
   std::vector<float> out(static_cast<std::size_t>(n));
+  if constexpr (std::endian::native == std::endian::little) {  // the wire order is the host's: one copy
+    if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * 4);
+    return out;
+  }
   for (std::size_t i = 0; i < out.size(); ++i) {
     std::uint32_t u = 0;
     for (int b = 0; b < 4; ++b) u |= static_cast<std::uint32_t>(bytes[i * 4 + b]) << (8 * b);

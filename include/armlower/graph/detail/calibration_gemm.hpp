@@ -14,7 +14,7 @@
 /// term for results in the subnormal range (≤ 2^−150 per rounding, (K + K/64 + 4)·2^−149 in all).
 /// Also `calib_linear_exact`: the double-precision reference of a layer (bit-identical to
 /// `graph::run_float_mlp`), vectorised across output channels over the same packed panels.
-/// Hosted only (heap buffers for the packed panels).
+/// Hosted only (a heap buffer for the packed panel).
 #pragma once
 
 #include <algorithm>
@@ -46,41 +46,43 @@ enum class calib_isa { best, portable, avx2, avx512, exact_only, reference_only 
 /// Output channels per packed panel (the widest path's register tile: 2 × 16 floats).
 inline constexpr std::size_t calib_panel = 32;
 
-/// W [n][k] row-major packed into ⌈n/32⌉ panels of [k][32] floats (columns past n are 0), and
-/// `n1max` = max_o Σ_k |w[o][k]| (summed in double; the caller's bound allows for its rounding).
-/// Columns past n stay 0 (the vector is zero-initialised).
-[[nodiscard]] inline std::vector<float> calib_pack(const float* w, std::size_t n, std::size_t k, double& n1max) {
-  const std::size_t panels = (n + calib_panel - 1) / calib_panel;
-  std::vector<float> p(panels * k * calib_panel);
-  n1max = 0;
-  for (std::size_t q = 0; q < panels; ++q) {
-    float* dst = p.data() + q * k * calib_panel;
-    const std::size_t c0 = q * calib_panel, nc = std::min(calib_panel, n - c0);
-    double s1[calib_panel] = {};
-    // 16 consecutive k of each row at a time: every cache line read once although the rows are
-    // k·4 bytes apart (a power of two maps them all to one L1 set).
-    for (std::size_t i0 = 0; i0 < k; i0 += 16) {
-      const std::size_t i1 = std::min(k, i0 + 16);
-      for (std::size_t j = 0; j < nc; ++j) {
-        const float* src = w + (c0 + j) * k;
-        double a[4] = {};  // four chains: a single one would cost an add latency per weight
-        std::size_t i = i0;
-        for (; i + 4 <= i1; i += 4)
-#pragma GCC unroll 4
-          for (std::size_t t = 0; t < 4; ++t) {
-            dst[(i + t) * calib_panel + j] = src[i + t];
-            a[t] += std::fabs(static_cast<double>(src[i + t]));
-          }
-        for (; i < i1; ++i) {
-          dst[i * calib_panel + j] = src[i];
-          a[0] += std::fabs(static_cast<double>(src[i]));
-        }
-        s1[j] += (a[0] + a[1]) + (a[2] + a[3]);
-      }
-    }
-    for (std::size_t j = 0; j < nc; ++j) n1max = std::max(n1max, s1[j]);
+/// max_o Σ_k |w[o][k]| of W [n][k] row-major, summed in double (eight chains per row; the caller's
+/// bound allows for the rounding of any summation order).
+[[nodiscard]] inline double calib_abs_row_sum_max(const float* w, std::size_t n, std::size_t k) noexcept {
+  double m = 0;
+  for (std::size_t o = 0; o < n; ++o) {
+    const float* src = w + o * k;
+    double a[8] = {};
+    const std::size_t k8 = k / 8 * 8;
+    for (std::size_t i = 0; i < k8; i += 8)
+#pragma GCC unroll 8
+      for (std::size_t t = 0; t < 8; ++t) a[t] += std::fabs(static_cast<double>(src[i + t]));
+    for (std::size_t i = k8; i < k; ++i) a[0] += std::fabs(static_cast<double>(src[i]));
+    m = std::max(m, ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7])));
   }
-  return p;
+  return m;
+}
+
+/// Floats of one packed panel of K inputs (`calib_pack_panel`): [k][32].
+[[nodiscard]] constexpr std::size_t calib_panel_floats(std::size_t k) noexcept { return k * calib_panel; }
+
+/// Panel `q` of W [n][k] row-major (output channels 32q … 32q + 31) packed as [k][32] floats into
+/// `dst` (`calib_panel_floats(k)` floats; columns past n are 0). The GEMMs pack one panel at a time
+/// into one buffer, so packing allocates nothing per panel and the panel is in cache when used.
+/// (An AVX2 8 × 8 register transpose measured no faster: reading W's rows is the cost.)
+inline void calib_pack_panel(const float* w, std::size_t n, std::size_t k, std::size_t q, float* dst) noexcept {
+  const std::size_t c0 = q * calib_panel, nc = std::min(calib_panel, n - c0);
+  // 16 consecutive k of each row at a time: every cache line read once although the rows are
+  // k·4 bytes apart (a power of two maps them all to one L1 set).
+  for (std::size_t i0 = 0; i0 < k; i0 += 16) {
+    const std::size_t i1 = std::min(k, i0 + 16);
+    for (std::size_t j = 0; j < nc; ++j) {
+      const float* src = w + (c0 + j) * k;
+      for (std::size_t i = i0; i < i1; ++i) dst[i * calib_panel + j] = src[i];
+    }
+    for (std::size_t j = nc; j < calib_panel; ++j)
+      for (std::size_t i = i0; i < i1; ++i) dst[i * calib_panel + j] = 0.0f;
+  }
 }
 
 /// Portable tile: MR rows × 32 columns of a panel over all k (chunked as in the file comment).
@@ -216,15 +218,18 @@ inline void calib_tile(calib_isa isa, const float* x, std::size_t ldx, const flo
   calib_tile_portable<MR>(x, ldx, panel, k, tile);
 }
 
-/// z [rows][n] = fl(Σ_k x[r][k]·w[o][k]) + b[o] (b may be null: no bias), x [rows][k] and the
-/// weight panels of `calib_pack` (n columns). Order of operations: see the file comment.
-inline void calib_linear(calib_isa isa, const float* x, std::size_t rows, std::size_t k, const float* panels,
-                         const float* b, std::size_t n, float* z) {
+/// z [rows][n] = fl(Σ_k x[r][k]·w[o][k]) + b[o] (b may be null: no bias), x [rows][k], W [n][k]
+/// row-major, packed one panel at a time (`calib_pack_panel`) into `panel` (resized to
+/// `calib_panel_floats(k)`; reused across calls). Order of operations: see the file comment.
+inline void calib_linear(calib_isa isa, const float* x, std::size_t rows, std::size_t k, const float* w,
+                         const float* b, std::size_t n, float* z, std::vector<float>& panel_buf) {
   isa = calib_resolve(isa);
   constexpr std::size_t MR = 6;  // 6 × 2 zmm (or 6 × 4 ymm) accumulators + 6 × 2 (4) sums
   alignas(64) float tile[MR * calib_panel];
+  panel_buf.resize(calib_panel_floats(k));
+  const float* panel = panel_buf.data();
   for (std::size_t p = 0; p * calib_panel < n; ++p) {
-    const float* panel = panels + p * k * calib_panel;
+    calib_pack_panel(w, n, k, p, panel_buf.data());
     const std::size_t c0 = p * calib_panel, nc = std::min(calib_panel, n - c0);
     for (std::size_t r0 = 0; r0 < rows; r0 += MR) {
       const std::size_t mr = std::min(MR, rows - r0);
@@ -320,16 +325,19 @@ __attribute__((target("avx512f,avx2,fma"))) inline void calib_exact_tile_avx512(
 #endif
 
 /// One layer of the double reference (see `calib_exact_tile_portable`) on `rows` rows:
-/// z [rows][n] float = float(act(acc)); x [rows][k] float.
-inline void calib_linear_exact(calib_isa isa, const float* x, std::size_t rows, std::size_t k,
-                               const float* panels, const float* b, std::size_t n, int act, float* z) {
+/// z [rows][n] float = float(act(acc)); x [rows][k] float; W [n][k] row-major, packed one panel at a
+/// time into `panel_buf` as in `calib_linear`.
+inline void calib_linear_exact(calib_isa isa, const float* x, std::size_t rows, std::size_t k, const float* w,
+                               const float* b, std::size_t n, int act, float* z, std::vector<float>& panel_buf) {
   isa = calib_resolve(isa);
   std::vector<double> xd(x, x + rows * k);
   constexpr std::size_t MR = 4;
   double tile[MR * calib_panel];
   double b0[calib_panel];
+  panel_buf.resize(calib_panel_floats(k));
+  const float* panel = panel_buf.data();
   for (std::size_t p = 0; p * calib_panel < n; ++p) {
-    const float* panel = panels + p * k * calib_panel;
+    calib_pack_panel(w, n, k, p, panel_buf.data());
     const std::size_t c0 = p * calib_panel, nc = std::min(calib_panel, n - c0);
     for (std::size_t j = 0; j < calib_panel; ++j) b0[j] = b && j < nc ? static_cast<double>(b[c0 + j]) : 0.0;
     std::size_t step = MR;
