@@ -74,6 +74,15 @@ void check_all_paths(const k::conv2d_shape& s, const std::vector<std::int8_t>& x
                                               static_cast<std::int8_t>(izp), static_cast<std::int8_t>(wzp), out.data(), p);
     REQUIRE(st == ref.st);
     if (st == status::ok) REQUIRE(out == ref.out);
+    // the same call checked once (`plan_conv2d_1x1_s8_packed`) and run twice: the pseudocode's result each time
+    k::conv2d_1x1_s8_packed_plan plan;
+    REQUIRE(k::plan_conv2d_1x1_s8_packed(s, buf.data(), buf.size(), bias.data(), static_cast<std::int8_t>(izp),
+                                         static_cast<std::int8_t>(wzp), plan, p) == status::ok);
+    for (int run = 0; run < 2; ++run) {
+      std::fill(out.begin(), out.end(), 0x5A5A5A5A);
+      REQUIRE(k::conv2d_1x1_s8_packed(plan, x.data(), out.data()) == ref.st);
+      if (ref.st == status::ok) REQUIRE(out == ref.out);
+    }
     // packed for other zero points: refused by name, not misread
     CHECK(k::conv2d_1x1_s8_packed(s, x.data(), buf.data(), buf.size(), bias.data(), static_cast<std::int8_t>(izp ^ 1),
                                   static_cast<std::int8_t>(wzp), out.data(), p) == status::zero_point_out_of_range);
@@ -155,6 +164,23 @@ TEST_CASE("CONV2D int8 1x1 packed: refusals (shape, buffer, other layer)") {
         status::scratch_too_small);
   CHECK(k::conv2d_1x1_s8_packed(s3, x.data(), buf.data(), buf.size(), bias.data(), 0, 0, out.data()) !=
         status::ok);
+  // a plan refuses what the one-shot call refuses, and leaves the plan it was given unchanged
+  k::conv2d_1x1_s8_packed_plan plan;
+  CHECK(k::conv2d_1x1_s8_packed(plan, x.data(), out.data()) == status::null_pointer);  // empty plan
+  CHECK(k::plan_conv2d_1x1_s8_packed(s2, big.data(), big.size(), bias2.data(), 0, 0, plan) == status::shape_mismatch);
+  CHECK(k::plan_conv2d_1x1_s8_packed(s, buf.data(), buf.size() - 1, bias.data(), 0, 0, plan) ==
+        status::scratch_too_small);
+  CHECK(k::plan_conv2d_1x1_s8_packed(s, buf.data(), buf.size(), bias.data(), 1, 0, plan) ==
+        status::zero_point_out_of_range);
+  CHECK(k::plan_conv2d_1x1_s8_packed(s, buf.data(), buf.size(), nullptr, 0, 0, plan) == status::null_pointer);
+  CHECK(k::conv2d_1x1_s8_packed(plan, x.data(), out.data()) == status::null_pointer);  // still empty
+  REQUIRE(k::plan_conv2d_1x1_s8_packed(s, buf.data(), buf.size(), bias.data(), 0, 0, plan) == status::ok);
+  CHECK(plan.shape().oc == 20);
+  CHECK(k::conv2d_1x1_s8_packed(plan, nullptr, out.data()) == status::null_pointer);
+  CHECK(k::conv2d_1x1_s8_packed(plan, x.data(), nullptr) == status::null_pointer);
+  std::fill(out.begin(), out.end(), 0);
+  CHECK(k::conv2d_1x1_s8_packed(plan, x.data(), out.data()) == status::ok);
+  CHECK(out[39] == 80);
 }
 
 TEST_CASE("CONV2D int8 1x1 fast path: REQUIRE failures (accumulator, accumulator + bias)") {

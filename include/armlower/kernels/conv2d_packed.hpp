@@ -94,22 +94,44 @@ namespace detail {
                                                                           : linear_path::x86_avx512_vnni);
 }
 
-/// CONV2D int8 × int8 → int32 of `s` (1×1, stride 1, unpadded) over a buffer written by
-/// `pack_conv2d_1x1_s8` with the same `path`: `output[p][oc] = Σ_ic (input[p][ic] − input_zp)·(w[oc][ic] −
-/// weight_zp) + bias[bias_size == 1 ? 0 : oc]` for the n·ih·iw input positions p.
-/// @param input [n, ih, iw, ic] int8; @param bias [s.bias_size] int32; @param output [n, ih, iw, oc] int32
-/// @return `null_pointer`; the `conv2d_output_size` errors; `invalid_attribute` (not 1×1, stride 1,
-///   unpadded); `unsupported_path` (the CPU has no packed kernel for `path`: `conv2d_1x1_s8_packed_native(path)`
-///   is false); `shape_mismatch` (buffer not packed, or packed for another oc/ic or another layout than
-///   `path`'s, or bias_size ∉ {1, oc}); `scratch_too_small`; `scratch_misaligned` (the buffer's int64
-///   constants not 8-byte aligned); `zero_point_out_of_range` (packed for other zero points);
-///   `value_out_of_range` (REQUIRE: accumulator or accumulator + bias outside int32; the output is then
-///   unspecified); else `ok`.
-[[nodiscard]] inline status conv2d_1x1_s8_packed(const conv2d_shape& s, const std::int8_t* input, const void* packed,
-                                                 std::size_t size, const std::int32_t* bias, std::int8_t input_zp,
-                                                 std::int8_t weight_zp, std::int32_t* output,
-                                                 linear_path path = linear_path::automatic) noexcept {
-  if (input == nullptr || packed == nullptr || bias == nullptr || output == nullptr) return status::null_pointer;
+/// A `conv2d_1x1_s8_packed` call checked once: the shape, the packed buffer (header, layout, zero
+/// points, alignment), the bias pointer and the path, made by `plan_conv2d_1x1_s8_packed`. Running it
+/// (`conv2d_1x1_s8_packed(plan, input, output)`) re-checks nothing but the two pointers, for callers
+/// that run one layer many times (the TOSA interpreter's `run::session`). Plain data, no ownership:
+/// valid while the packed buffer and the bias it was made for are unchanged. Default-constructed:
+/// empty (running it reports `null_pointer`).
+class conv2d_1x1_s8_packed_plan {
+ public:
+  conv2d_1x1_s8_packed_plan() = default;
+  /// The layer's shape.
+  [[nodiscard]] const conv2d_shape& shape() const noexcept { return s_; }
+
+ private:
+  friend status plan_conv2d_1x1_s8_packed(const conv2d_shape&, const void*, std::size_t, const std::int32_t*,
+                                          std::int8_t, std::int8_t, conv2d_1x1_s8_packed_plan&, linear_path) noexcept;
+  friend status conv2d_1x1_s8_packed(const conv2d_1x1_s8_packed_plan&, const std::int8_t*, std::int32_t*) noexcept;
+  conv2d_shape s_{};
+  const std::uint8_t* packed_ = nullptr;
+  const std::int32_t* bias_ = nullptr;
+  std::int8_t input_zp_ = 0, weight_zp_ = 0;
+  detail::packed_s8_layout_kind kind_{};
+  detail::packed_s8_geometry geo_{};
+};
+
+/// Checks a `conv2d_1x1_s8_packed` call of `s` over `packed` (`size` bytes, written by
+/// `pack_conv2d_1x1_s8` with the same `path`), `bias` [s.bias_size] int32 and zero points `input_zp`,
+/// `weight_zp` — every check of that call except the input and output pointers — and on success
+/// writes the checked call to `plan`.
+/// @return `null_pointer` (packed, bias); the `conv2d_output_size` errors; `invalid_attribute` (not 1×1,
+///   stride 1, unpadded); `unsupported_path` (no packed kernel for `path` on this CPU); `scratch_too_small`;
+///   `shape_mismatch` (buffer not packed, or for another oc/ic or layout, or bias_size ∉ {1, oc});
+///   `zero_point_out_of_range` (packed for other zero points); `scratch_misaligned`; else `ok`
+///   (`plan` is left unchanged on an error).
+[[nodiscard]] inline status plan_conv2d_1x1_s8_packed(const conv2d_shape& s, const void* packed, std::size_t size,
+                                                      const std::int32_t* bias, std::int8_t input_zp,
+                                                      std::int8_t weight_zp, conv2d_1x1_s8_packed_plan& plan,
+                                                      linear_path path = linear_path::automatic) noexcept {
+  if (packed == nullptr || bias == nullptr) return status::null_pointer;
   std::int32_t oh = 0, ow = 0;
   if (const status st = conv2d_output_size(s, oh, ow); st != status::ok) return st;
   if (!detail::is_conv2d_1x1(s)) return status::invalid_attribute;
@@ -130,16 +152,36 @@ namespace detail {
     return status::zero_point_out_of_range;
   }
   if (reinterpret_cast<std::uintptr_t>(base + geo.c64) % alignof(std::int64_t) != 0) return status::scratch_misaligned;
+  plan.s_ = s;
+  plan.packed_ = base;
+  plan.bias_ = bias;
+  plan.input_zp_ = input_zp;
+  plan.weight_zp_ = weight_zp;
+  plan.kind_ = kind;
+  plan.geo_ = geo;
+  return status::ok;
+}
+
+/// Runs the checked call `plan` (`plan_conv2d_1x1_s8_packed`) on `input` [n, ih, iw, ic] int8 into
+/// `output` [n, ih, iw, oc] int32: the integers and statuses of `conv2d_1x1_s8_packed` below.
+/// @return `null_pointer` (input, output, or an empty plan); `value_out_of_range` (REQUIRE: accumulator or
+///   accumulator + bias outside int32; the output is then unspecified); `unsupported_path` (a host with no
+///   packed kernel compiled in); else `ok`.
+[[nodiscard]] inline status conv2d_1x1_s8_packed(const conv2d_1x1_s8_packed_plan& plan, const std::int8_t* input,
+                                                 std::int32_t* output) noexcept {
+  if (input == nullptr || output == nullptr || plan.packed_ == nullptr) return status::null_pointer;
 #if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
+  const std::uint8_t* base = plan.packed_;
+  const detail::packed_s8_geometry& geo = plan.geo_;
   const auto* c64 = reinterpret_cast<const std::int64_t*>(base + geo.c64);
-  if (kind == detail::packed_s8_layout_kind::avx2_pairs) {
-    return detail::conv2d_1x1_acc32(s, input, bias, input_zp, weight_zp, output,
+  if (plan.kind_ == detail::packed_s8_layout_kind::avx2_pairs) {
+    return detail::conv2d_1x1_acc32(plan.s_, input, plan.bias_, plan.input_zp_, plan.weight_zp_, output,
                                     [base, c64, &geo](const linear_s8_args& a, detail::vnni_acc32_out& o) {
                                       detail::linear_s8_pairs_avx2(
                                           a, reinterpret_cast<const std::int8_t*>(base + geo.weights), &o, c64);
                                     });
   }
-  return detail::conv2d_1x1_acc32(s, input, bias, input_zp, weight_zp, output,
+  return detail::conv2d_1x1_acc32(plan.s_, input, plan.bias_, plan.input_zp_, plan.weight_zp_, output,
                                   [base, c64, &geo](const linear_s8_args& a, detail::vnni_acc32_out& o) {
                                     if (geo.narrow) {  // < 16 channels: row-major rows, folded constants
                                       detail::linear_s8_rowdot_vnni(
@@ -152,6 +194,31 @@ namespace detail {
 #else
   return status::unsupported_path;
 #endif
+}
+
+/// CONV2D int8 × int8 → int32 of `s` (1×1, stride 1, unpadded) over a buffer written by
+/// `pack_conv2d_1x1_s8` with the same `path`: `output[p][oc] = Σ_ic (input[p][ic] − input_zp)·(w[oc][ic] −
+/// weight_zp) + bias[bias_size == 1 ? 0 : oc]` for the n·ih·iw input positions p
+/// (`plan_conv2d_1x1_s8_packed` then running the plan).
+/// @param input [n, ih, iw, ic] int8; @param bias [s.bias_size] int32; @param output [n, ih, iw, oc] int32
+/// @return `null_pointer`; the `conv2d_output_size` errors; `invalid_attribute` (not 1×1, stride 1,
+///   unpadded); `unsupported_path` (the CPU has no packed kernel for `path`: `conv2d_1x1_s8_packed_native(path)`
+///   is false); `shape_mismatch` (buffer not packed, or packed for another oc/ic or another layout than
+///   `path`'s, or bias_size ∉ {1, oc}); `scratch_too_small`; `scratch_misaligned` (the buffer's int64
+///   constants not 8-byte aligned); `zero_point_out_of_range` (packed for other zero points);
+///   `value_out_of_range` (REQUIRE: accumulator or accumulator + bias outside int32; the output is then
+///   unspecified); else `ok`.
+[[nodiscard]] inline status conv2d_1x1_s8_packed(const conv2d_shape& s, const std::int8_t* input, const void* packed,
+                                                 std::size_t size, const std::int32_t* bias, std::int8_t input_zp,
+                                                 std::int8_t weight_zp, std::int32_t* output,
+                                                 linear_path path = linear_path::automatic) noexcept {
+  if (input == nullptr || output == nullptr) return status::null_pointer;
+  conv2d_1x1_s8_packed_plan plan;
+  if (const status st = plan_conv2d_1x1_s8_packed(s, packed, size, bias, input_zp, weight_zp, plan, path);
+      st != status::ok) {
+    return st;
+  }
+  return conv2d_1x1_s8_packed(plan, input, output);
 }
 
 }  // namespace armlower::kernels

@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -195,20 +196,29 @@ template <class T>
   return pw.bytes.empty() ? nullptr : &pw;
 }
 
-/// `kernels::conv2d_1x1_s8_packed` of `s` on input `in` (int8), packed weights `pw` (for zero points
-/// `izp`, `wzp`) and bias (int32) into result 0 of `c`. True when the kernel decided: `e` is then the
-/// result (committed) or the REQUIRE error (accumulator or accumulator + bias outside int32); false
-/// when it refused the call (weights packed for other zero points, no packed kernel on this CPU): the
-/// general kernel then decides and reports, as `run::run` does.
-[[nodiscard]] inline bool conv2d_packed_into(const op_context& c, const kernels::conv2d_shape& s,
-                                             const constant_cache::packed_weights& pw, const std::int8_t* in,
-                                             const std::int32_t* bias, std::int8_t izp, std::int8_t wzp, status& e) {
-  const auto st = kernels::conv2d_1x1_s8_packed(s, in, pw.bytes.data(), pw.bytes.size(), bias, izp, wzp,
-                                                c.result_buffer<std::int32_t>(0).data());
-  if (st == kernels::status::ok) e = c.commit(0);
-  else if (st == kernels::status::value_out_of_range) e = c.kernel_fail(st, c.out_name(0), "CONV2D accumulator or bias");
-  else return false;
-  return true;
+/// The checked packed-kernel call (`kernels::plan_conv2d_1x1_s8_packed`) of the int8 1×1 CONV2D `s` of `c`
+/// with weights `w`, bias `bias` (int32) and zero points `izp`, `wzp`, over the session's packed weights
+/// (`packed_conv2d_weights`); nothing when there are none or the packed kernel refuses the call (the
+/// general kernel then decides and reports, as `run::run` does).
+[[nodiscard]] inline std::optional<kernels::conv2d_1x1_s8_packed_plan> packed_conv2d_plan(
+    const op_context& c, const kernels::conv2d_shape& s, std::span<const std::int8_t> w, const std::int32_t* bias,
+    std::int8_t izp, std::int8_t wzp) {
+  const auto* pw = packed_conv2d_weights(c, s, w, izp, wzp);
+  if (pw == nullptr) return std::nullopt;
+  kernels::conv2d_1x1_s8_packed_plan plan;
+  if (kernels::plan_conv2d_1x1_s8_packed(s, pw->bytes.data(), pw->bytes.size(), bias, izp, wzp, plan) !=
+      kernels::status::ok)
+    return std::nullopt;
+  return plan;
+}
+
+/// Runs the packed-kernel call `plan` on input `in` (int8) into result 0 of `c`: the result (committed)
+/// or the REQUIRE error (accumulator or accumulator + bias outside int32).
+[[nodiscard]] inline status conv2d_packed_into(const op_context& c, const kernels::conv2d_1x1_s8_packed_plan& plan,
+                                               const std::int8_t* in) {
+  const auto st = kernels::conv2d_1x1_s8_packed(plan, in, c.result_buffer<std::int32_t>(0).data());
+  if (st != kernels::status::ok) return c.kernel_fail(st, c.out_name(0), "CONV2D accumulator or bias");
+  return c.commit(0);
 }
 
 /// Runs `kernels::conv2d` for the op-table row `R` (input, weight, output, accumulator).
@@ -222,10 +232,8 @@ template <const tosa::type_support_row& R>
   const auto b = kernel_operand<Acc>(c, 2, 1);
   if constexpr (std::is_same_v<In, std::int8_t> && std::is_same_v<W, std::int8_t> && std::is_same_v<Acc, std::int32_t>) {
     // a session's constant 1×1 weights: packed once (kernels/conv2d_packed.hpp), where that form pays
-    const auto izp = kernel_zero_point<In>(c.in(3)), wzp = kernel_zero_point<W>(c.in(4));
-    status e;
-    if (const auto* pw = packed_conv2d_weights(c, s, w, izp, wzp); pw && conv2d_packed_into(c, s, *pw, in.data(), b.data(), izp, wzp, e))
-      return e;
+    if (const auto plan = packed_conv2d_plan(c, s, w, b.data(), kernel_zero_point<In>(c.in(3)), kernel_zero_point<W>(c.in(4))))
+      return conv2d_packed_into(c, *plan, in.data());
   }
   static_assert(std::is_same_v<Acc, kernels::storage_t<R.types[2]>>, "CONV2D rows store acc_t as out_t");
   // the result's own storage (its slot's buffer of the last run, in a session), every element written by the kernel
@@ -312,14 +320,13 @@ template <const tosa::type_support_row& R>
   };
   if (const auto& row = tosa::rows_of(tosa::op::conv2d)[k];
       row.types[0] == id::i8 && row.types[1] == id::i8 && row.acc == id::i32 && c.preparable({0})) {
-    // a session's int8 layer with packed weights: its prepared form goes straight to the packed kernel
-    const auto izp = kernel_zero_point<std::int8_t>(c.in(3)), wzp = kernel_zero_point<std::int8_t>(c.in(4));
-    if (const auto* pw = packed_conv2d_weights(c, s, kernel_operand<std::int8_t>(c, 1, 2), izp, wzp)) {
-      const std::int32_t* bias = kernel_operand<std::int32_t>(c, 2, 1).data();  // the session's constant
-      auto packed = [s, pw, bias, izp, wzp, rest](const op_context& c) -> status {
-        status e;
-        if (conv2d_packed_into(c, s, *pw, c.in(0).ints.get<std::int8_t>().data(), bias, izp, wzp, e)) return e;
-        return rest(c);
+    // a session's int8 layer with packed weights: its prepared form runs the packed kernel's checked call
+    // (weights, bias and zero points are the session's constants: the plan holds for every later run)
+    if (const auto plan = packed_conv2d_plan(c, s, kernel_operand<std::int8_t>(c, 1, 2),
+                                             kernel_operand<std::int32_t>(c, 2, 1).data(),
+                                             kernel_zero_point<std::int8_t>(c.in(3)), kernel_zero_point<std::int8_t>(c.in(4)))) {
+      auto packed = [plan = *plan](const op_context& c) -> status {
+        return conv2d_packed_into(c, plan, c.in(0).ints.get<std::int8_t>().data());
       };
       c.prepare(packed, {0});
       return packed(c);

@@ -330,9 +330,12 @@ ARMLOWER_X86_VNNIP inline std::int64_t sum_s8_vnni(const std::int8_t* x, std::pt
       a3 = _mm512_dpbusd_epi32(a3, ones, _mm512_loadu_si512(x + k + 192));
     }
     for (; k + 64 <= end; k += 64) a0 = _mm512_dpbusd_epi32(a0, ones, _mm512_loadu_si512(x + k));
-    alignas(64) std::int32_t lanes[16];
-    _mm512_store_si512(lanes, _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3)));
-    for (const std::int32_t l : lanes) s += l;
+    // |Σ| ≤ 128·2^20 per pass, so the two halves add exactly in int32 lanes
+    const __m512i t = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
+    const __m256i h = _mm256_add_epi32(ARMLOWER_Z512(extracti64x4_epi64, all4, t, 0), ARMLOWER_Z512(extracti64x4_epi64, all4, t, 1));
+    __m128i q = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+    q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0x4E));
+    s += _mm_cvtsi128_si32(_mm_add_epi32(q, _mm_shuffle_epi32(q, 0xB1)));
   }
   for (; k < n; ++k) s += x[k];
   return s;
@@ -466,7 +469,7 @@ struct vnni_s8_call {
   bool has_tail;               // K % 4 != 0
   bool fast_shift;             // every shift ≤ −1 (31 − s ≥ 32)
   std::int64_t fast_bound;     // fast form when |bt| ≤ this = 2^31 − 1 − cmax − 32640·K
-  vnni_requant rq;
+  vnni_requant rq{};  // set only without `acc32`
   vnni_acc32_out* acc32 = nullptr;  // raw int32 accumulator + bias output (CONV2D) instead of requantization
 };
 
@@ -701,13 +704,13 @@ ARMLOWER_X86_VNNIP inline void linear_s8_packed_vnni(const linear_s8_args& args,
   s.c = reinterpret_cast<const std::int64_t*>(packed + geo.c64);
   s.c32 = reinterpret_cast<const std::int32_t*>(packed + geo.c32);
   s.w = packed + geo.weights;
-  s.fast_shift = true;
-  for (std::int32_t i = 0; i < (a.per_channel ? a.rows : 1); ++i) s.fast_shift = s.fast_shift && a.shift[i] <= -1;
+  s.fast_shift = acc32 == nullptr;  // the requantization constants: not for the raw accumulator output
+  for (std::int32_t i = 0; s.fast_shift && i < (a.per_channel ? a.rows : 1); ++i) s.fast_shift = a.shift[i] <= -1;
   s.fast_bound = (std::int64_t{1} << 31) - 1 - h.cmax - std::int64_t{32640} * a.cols;  // < 0: never fast
   s.kp = round_up(a.cols, 4);
   s.full_groups = a.cols / 4;
   s.has_tail = a.cols % 4 != 0;
-  s.rq = make_vnni_requant(a);
+  if (acc32 == nullptr) s.rq = make_vnni_requant(a);
   const std::int32_t panels = static_cast<std::int32_t>(np / vnni_panel);
   const std::int32_t groups = (panels + vnni_group_panels - 1) / vnni_group_panels;
   // 4 batch rows × 64 channels (16 zmm accumulators): measured faster than 8 × 32 on Zen 4 for
