@@ -142,6 +142,7 @@ void bm_mx_cold(benchmark::State& st, id t, kmx::matmul_path path) {
   set_counters(st, batch, k, double(w.data.size() + w.scale.size()));
 }
 
+#if defined(ARMLOWER_MX_AVX512)  // registered only where the AVX-512 path is compiled (MX_COLD_PAIR below)
 // The two x86 paths with COLD weights, measured in pairs: every iteration evicts the caches, times
 // the AVX2 path, evicts again, times the AVX-512 path (alternating which goes first), and the counters
 // are the medians of the per-pair ratios t_avx2 / t_avx512 (> 1: AVX-512 faster; 10th/90th
@@ -183,6 +184,7 @@ void bm_mx_cold_pair(benchmark::State& st, id t) {
   }
   report_pair(st, ratio, t2, t5, 2.0 * batch * double(N) * k, "avx2", "avx512");
 }
+#endif
 
 // Sum of the 64-bit words of b (a streaming read, vectorised by the compiler; a short tail word by word).
 std::uint64_t sum_words(const std::vector<std::uint8_t>& b) {

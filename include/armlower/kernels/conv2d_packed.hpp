@@ -13,8 +13,9 @@
 /// Same integers and statuses as `kernels::conv2d<int8_t, int8_t, int32_t>` on the row-major
 /// weights (TOSA 1.0 CONV2D pseudocode, REQUIRE: accumulator and accumulator + bias in int32).
 /// A caller whose CPU runs neither (`conv2d_1x1_s8_packed_native()` false), or where packing does not pay
-/// (`conv2d_1x1_s8_packed_pays`), keeps `conv2d`. The TOSA interpreter's `run::session` keeps such a buffer
-/// per constant weight tensor. Firmware-clean (no
+/// (`conv2d_1x1_s8_packed_pays`), keeps `conv2d`. A caller that runs one layer many times checks the call
+/// once (`plan_conv2d_1x1_s8_packed` → `conv2d_1x1_s8_packed_plan`) and runs the plan on each input: the TOSA
+/// interpreter's `run::session` keeps such a buffer and plan per constant weight tensor. Firmware-clean (no
 /// heap, no exceptions); the packed path exists on x86 hosts only.
 #pragma once
 
