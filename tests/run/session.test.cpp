@@ -143,6 +143,39 @@ TEST_CASE("session: int8 1x1 CONV2D with ≥ 16 channels (packed weights where t
   }
 }
 
+TEST_CASE("session: two prepared int8 1x1 CONV2Ds sharing one weight tensor with different zero points == run::run") {
+  // Both CONV2Ds are prepared (every operand but x is a constant); their packed forms differ only in
+  // the folded input_zp, so the session's packed buffer of `w` is made for one and then the other: a
+  // prepared form must never run on weights packed for the other's zero points.
+  std::mt19937_64 rng(12);
+  builder g;
+  g.input("x", id::i8, {3, 1, 1, 40});
+  g.constant("w", run::from_ints(id::i8, {24, 1, 1, 40}, random_ints(rng, std::size_t{24} * 40, -128, 127)));
+  g.constant("b", run::from_ints(id::i32, {24}, random_ints(rng, 24, -5000, 5000)));
+  g.ints("izp1", id::i8, {1}, {-128});
+  g.ints("izp2", id::i8, {1}, {17});
+  g.ints("wzp", id::i8, {1}, {0});
+  g.declare("y1", id::i32, {3, 1, 1, 24});
+  g.declare("y2", id::i32, {3, 1, 1, 24});
+  g.op(tosa::op::conv2d, {"x", "w", "b", "izp1", "wzp"}, {"y1"},
+       graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, id::i32, false});
+  g.op(tosa::op::conv2d, {"x", "w", "b", "izp2", "wzp"}, {"y2"},
+       graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, id::i32, false});
+  g.output("y1");
+  g.output("y2");
+  run::session s(g.g);
+  for (int i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    const std::vector<run::value> in{run::from_ints(id::i8, {3, 1, 1, 40}, random_ints(rng, 120, -128, 127))};
+    const auto want = run::run(g.g, in);
+    const auto got = s.run(in);
+    REQUIRE_MESSAGE(want, (want ? "" : want.error().line()));
+    REQUIRE_MESSAGE(got, (got ? "" : got.error().line()));
+    CHECK(got->outputs[0].ints == want->outputs[0].ints);
+    CHECK(got->outputs[1].ints == want->outputs[1].ints);
+  }
+}
+
 TEST_CASE("session: a prepared CONV2D (checked once) still reports the data-dependent REQUIRE on the run that breaks it") {
   // Zero points are constants, so after the first run the session runs CONV2D and RESCALE from their
   // prepared form (op_context::prepare); whether acc + bias leaves int32 depends on each run's input.

@@ -196,20 +196,41 @@ template <class T>
   return pw.bytes.empty() ? nullptr : &pw;
 }
 
+/// The checked packed-kernel call of an int8 1×1 CONV2D over a session's packed weights, and what it was
+/// made from: the weights' packed buffer is shared by every CONV2D of that weight tensor and repacked
+/// for the zero points of whichever runs (`packed_conv2d_weights`), so the call holds only while the
+/// buffer is still the one it checked (`current`).
+struct packed_conv2d_call {
+  kernels::conv2d_1x1_s8_packed_plan plan;
+  const constant_cache::packed_weights* pw = nullptr;
+  const std::uint8_t* bytes = nullptr;  ///< `pw->bytes.data()` when planned
+  std::int8_t input_zp = 0, weight_zp = 0;
+  /// True while `pw` holds the buffer and zero points `plan` was checked for.
+  [[nodiscard]] bool current() const noexcept {
+    return pw->bytes.data() == bytes && pw->input_zp == input_zp && pw->weight_zp == weight_zp;
+  }
+};
+
 /// The checked packed-kernel call (`kernels::plan_conv2d_1x1_s8_packed`) of the int8 1×1 CONV2D `s` of `c`
 /// with weights `w`, bias `bias` (int32) and zero points `izp`, `wzp`, over the session's packed weights
 /// (`packed_conv2d_weights`); nothing when there are none or the packed kernel refuses the call (the
 /// general kernel then decides and reports, as `run::run` does).
-[[nodiscard]] inline std::optional<kernels::conv2d_1x1_s8_packed_plan> packed_conv2d_plan(
-    const op_context& c, const kernels::conv2d_shape& s, std::span<const std::int8_t> w, const std::int32_t* bias,
-    std::int8_t izp, std::int8_t wzp) {
+[[nodiscard]] inline std::optional<packed_conv2d_call> packed_conv2d_plan(const op_context& c,
+                                                                        const kernels::conv2d_shape& s,
+                                                                        std::span<const std::int8_t> w,
+                                                                        const std::int32_t* bias, std::int8_t izp,
+                                                                        std::int8_t wzp) {
   const auto* pw = packed_conv2d_weights(c, s, w, izp, wzp);
   if (pw == nullptr) return std::nullopt;
-  kernels::conv2d_1x1_s8_packed_plan plan;
-  if (kernels::plan_conv2d_1x1_s8_packed(s, pw->bytes.data(), pw->bytes.size(), bias, izp, wzp, plan) !=
+  packed_conv2d_call call;
+  if (kernels::plan_conv2d_1x1_s8_packed(s, pw->bytes.data(), pw->bytes.size(), bias, izp, wzp, call.plan) !=
       kernels::status::ok)
     return std::nullopt;
-  return plan;
+  call.pw = pw;
+  call.bytes = pw->bytes.data();
+  call.input_zp = izp;
+  call.weight_zp = wzp;
+  return call;
 }
 
 /// Runs the packed-kernel call `plan` on input `in` (int8) into result 0 of `c`: the result (committed)
@@ -232,8 +253,8 @@ template <const tosa::type_support_row& R>
   const auto b = kernel_operand<Acc>(c, 2, 1);
   if constexpr (std::is_same_v<In, std::int8_t> && std::is_same_v<W, std::int8_t> && std::is_same_v<Acc, std::int32_t>) {
     // a session's constant 1×1 weights: packed once (kernels/conv2d_packed.hpp), where that form pays
-    if (const auto plan = packed_conv2d_plan(c, s, w, b.data(), kernel_zero_point<In>(c.in(3)), kernel_zero_point<W>(c.in(4))))
-      return conv2d_packed_into(c, *plan, in.data());
+    if (const auto call = packed_conv2d_plan(c, s, w, b.data(), kernel_zero_point<In>(c.in(3)), kernel_zero_point<W>(c.in(4))))
+      return conv2d_packed_into(c, call->plan, in.data());
   }
   static_assert(std::is_same_v<Acc, kernels::storage_t<R.types[2]>>, "CONV2D rows store acc_t as out_t");
   // the result's own storage (its slot's buffer of the last run, in a session), every element written by the kernel
@@ -321,12 +342,14 @@ template <const tosa::type_support_row& R>
   if (const auto& row = tosa::rows_of(tosa::op::conv2d)[k];
       row.types[0] == id::i8 && row.types[1] == id::i8 && row.acc == id::i32 && c.preparable({0})) {
     // a session's int8 layer with packed weights: its prepared form runs the packed kernel's checked call
-    // (weights, bias and zero points are the session's constants: the plan holds for every later run)
-    if (const auto plan = packed_conv2d_plan(c, s, kernel_operand<std::int8_t>(c, 1, 2),
+    // (weights, bias and zero points are the session's constants) while the shared packed buffer is still
+    // the one it checked; else (another CONV2D of these weights repacked them) the general form repacks
+    if (const auto call = packed_conv2d_plan(c, s, kernel_operand<std::int8_t>(c, 1, 2),
                                              kernel_operand<std::int32_t>(c, 2, 1).data(),
                                              kernel_zero_point<std::int8_t>(c.in(3)), kernel_zero_point<std::int8_t>(c.in(4)))) {
-      auto packed = [plan = *plan](const op_context& c) -> status {
-        return conv2d_packed_into(c, plan, c.in(0).ints.get<std::int8_t>().data());
+      auto packed = [call = *call, rest](const op_context& c) -> status {
+        if (!call.current()) return rest(c);
+        return conv2d_packed_into(c, call.plan, c.in(0).ints.get<std::int8_t>().data());
       };
       c.prepare(packed, {0});
       return packed(c);
