@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -142,6 +143,15 @@ void bm_mx_cold(benchmark::State& st, id t, kmx::matmul_path path) {
   set_counters(st, batch, k, double(w.data.size() + w.scale.size()));
 }
 
+// Seconds of one `matmul_t_block_scaled` call (the timed half of the pair benchmarks below).
+double timed_matmul(id t, const kmx::block_scaled_view& a, const kmx::block_scaled_view& b, std::span<float> out,
+                    kmx::matmul_path p) {
+  const auto t0 = std::chrono::steady_clock::now();
+  benchmark::DoNotOptimize(kmx::matmul_t_block_scaled(t, a, b, out, p));
+  benchmark::ClobberMemory();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 #if defined(ARMLOWER_MX_AVX512)  // registered only where the AVX-512 path is compiled (MX_COLD_PAIR below)
 // The two x86 paths with COLD weights, measured in pairs: every iteration evicts the caches, times
 // the AVX2 path, evicts again, times the AVX-512 path (alternating which goes first), and the counters
@@ -162,10 +172,7 @@ void bm_mx_cold_pair(benchmark::State& st, id t) {
     }
   auto timed = [&](kmx::matmul_path p) {
     evict_caches();
-    const auto t0 = std::chrono::steady_clock::now();
-    benchmark::DoNotOptimize(kmx::matmul_t_block_scaled(t, a.view(), wv, out, p));
-    benchmark::ClobberMemory();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return timed_matmul(t, a.view(), wv, out, p);
   };
   std::vector<double> ratio, t2, t5;
   for (auto _ : st) {
@@ -254,12 +261,7 @@ void bm_ceiling_pair(benchmark::State& st, id t, kmx::matmul_path path) {
     st.SkipWithError("path not available");
     return;
   }
-  auto timed_gemv = [&] {
-    const auto t0 = std::chrono::steady_clock::now();
-    benchmark::DoNotOptimize(kmx::matmul_t_block_scaled(t, a.view(), wv, out, path));
-    benchmark::ClobberMemory();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
+  auto timed_gemv = [&] { return timed_matmul(t, a.view(), wv, out, path); };
   std::vector<double> ratio, tr, tg;
   for (auto _ : st) {
     double xr, xg;
