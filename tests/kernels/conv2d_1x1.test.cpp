@@ -205,6 +205,32 @@ TEST_CASE("CONV2D int8 1x1 fast path: REQUIRE failures (accumulator, accumulator
   check_all_paths(s, x, w, bias, 0, 0);
 }
 
+TEST_CASE("CONV2D int8 1x1, one input position and 16-64 channels (the packed GEMV held in registers): int64 forms, REQUIREs") {
+  // M = 1 with 16 < OC ≤ 64 and IC ≤ 65536 runs as one register tile on AVX-512 VNNI hosts; where the int32 bound
+  // of its fast form fails (large IC) it stores through the int64 form, which must still give the pseudocode's
+  // integers and REQUIRE failures
+  std::mt19937_64 g(77);
+  const auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); };
+  for (const int oc : {17, 33, 64}) {
+    for (const int ic : {50001, 65536}) {
+      k::conv2d_shape s;
+      s.ic = ic;
+      s.oc = oc;
+      s.bias_size = oc;
+      std::vector<std::int8_t> x(static_cast<std::size_t>(ic)), w(static_cast<std::size_t>(oc) * static_cast<std::size_t>(ic));
+      for (auto& e : x) e = static_cast<std::int8_t>(uni(-128, 127));
+      for (auto& e : w) e = static_cast<std::int8_t>(uni(-128, 127));
+      std::vector<std::int32_t> bias(static_cast<std::size_t>(oc));
+      for (auto& e : bias) e = uni(-1000000, 1000000);
+      check_all_paths(s, x, w, bias, -128, 0);  // in range: the int64 form's values
+      check_all_paths(s, x, w, bias, 7, -3);
+      std::fill(x.begin(), x.end(), std::int8_t{-128});
+      std::fill(w.begin(), w.end(), std::int8_t{-128});
+      check_all_paths(s, x, w, bias, 127, 127);  // accumulator out of int32
+    }
+  }
+}
+
 TEST_CASE("CONV2D int8 1x1, input_zp -128 and M >= 8 (batch-lane VNNI form): REQUIRE failures, tiles, K tails") {
   // input_zp −128 with ≥ 8 output pixels takes the batch-lane forms on AVX-512 VNNI hosts: 512 ≤ IC ≤ 65536
   // with OC ≥ 16 `linear_s8_qlane_vnni` (column blocks of 1024, 256-row blocks, overlapped last tile), else

@@ -28,6 +28,10 @@
 ///   lanes, +output_offset, clamp, `vpmovdb`;
 /// - general: 8 int64 lanes at a time (`requant8_vnni`), exact while v fits int32, other values take
 ///   the scalar `requantize_row_s8`.
+/// Blocking: tiles of up to 4 batch rows × 64 channels (4 panels), the K loop out of line per tile shape
+/// (`vnni_kernel`); a batch-1 call of ≤ 64 channels and K ≤ 65536 is one register tile from the K loop to the
+/// stores (`vnni_s8_gemv_small`: 1 × 64² went from ≈ 167 to ≈ 121 TSC ticks per call on Zen 4,
+/// benchmarks/RESULTS.md).
 /// Source of the semantics: CMSIS-NN `arm_fully_connected_s8` / `arm_nn_vec_mat_mult_t_s8`, TFLite
 /// reference `FullyConnected` (int8) with `MultiplyByQuantizedMultiplier`.
 /// Firmware-clean (host only): noexcept, no heap, no static data.
@@ -365,17 +369,17 @@ ARMLOWER_X86_VNNIP_INLINE inline void dpbusd_m(__m512i& acc, __m512i u, __m512i 
 /// The register-blocked inner loop: for k-groups [g0, g1) of the packed stream `w` (stride
 /// `wstride` bytes per k-group, NP consecutive 64-byte panels at its start) and MR input rows
 /// `x + m·xs`, D[m][p] = Σ vpdpbusd(u, x[4g..4g+3]); then, if `tail`, the zero-padded last partial
-/// k-group `tail[m]` (its u bytes are 0 beyond K). Accumulators are locals (KU independent sets
-/// for latency hiding) so that they live in zmm registers; the int32 lanes are stored to
-/// `out[m][p·16 + j]` at the end.
+/// k-group `tail[m]` (its u bytes are 0 beyond K). KU independent accumulator sets hide the
+/// `vpdpbusd` latency; the int32 lanes of D[m][p] are left in `acc[m·NP + p]` (inlined: they stay in
+/// zmm registers).
 template <int MR, int NP, int KU>
-[[gnu::noinline]] ARMLOWER_X86_VNNIP inline void vnni_kernel(const std::uint8_t* w, std::ptrdiff_t wstride,
-                                                             const std::int8_t* x, std::ptrdiff_t xs,
-                                                             std::ptrdiff_t g0, std::ptrdiff_t g1,
-                                                             const std::int32_t* tail, std::int32_t* out) noexcept {
-  __m512i acc[KU * MR * NP];
+ARMLOWER_X86_VNNIP_INLINE inline void vnni_accumulate(__m512i (&acc)[MR * NP], const std::uint8_t* w,
+                                                      std::ptrdiff_t wstride, const std::int8_t* x,
+                                                      std::ptrdiff_t xs, std::ptrdiff_t g0, std::ptrdiff_t g1,
+                                                      const std::int32_t* tail) noexcept {
+  __m512i part[KU * MR * NP];
 #pragma GCC unroll 64
-  for (int i = 0; i < KU * MR * NP; ++i) acc[i] = _mm512_setzero_si512();
+  for (int i = 0; i < KU * MR * NP; ++i) part[i] = _mm512_setzero_si512();
   const std::uint8_t* wp = w + g0 * wstride;
   const std::int8_t* xp = x + 4 * g0;
   std::ptrdiff_t g = g0;
@@ -390,7 +394,7 @@ template <int MR, int NP, int KU>
         const __m512i xv = _mm512_set1_epi32(load_i32(xp + m * xs + std::ptrdiff_t{4} * u));
 #pragma GCC unroll 4
         for (int p = 0; p < NP; ++p) {
-          dpbusd(acc[(u * MR + m) * NP + p], wv[p], xv);
+          dpbusd(part[(u * MR + m) * NP + p], wv[p], xv);
         }
       }
     }
@@ -405,7 +409,7 @@ template <int MR, int NP, int KU>
     for (int m = 0; m < MR; ++m) {
       const __m512i xv = _mm512_set1_epi32(load_i32(xp + m * xs));
 #pragma GCC unroll 4
-      for (int p = 0; p < NP; ++p) dpbusd(acc[m * NP + p], wv[p], xv);
+      for (int p = 0; p < NP; ++p) dpbusd(part[m * NP + p], wv[p], xv);
     }
     wp += wstride;
     xp += 4;
@@ -418,14 +422,27 @@ template <int MR, int NP, int KU>
     for (int m = 0; m < MR; ++m) {
       const __m512i xv = _mm512_set1_epi32(tail[m]);
 #pragma GCC unroll 4
-      for (int p = 0; p < NP; ++p) dpbusd(acc[m * NP + p], wv[p], xv);
+      for (int p = 0; p < NP; ++p) dpbusd(part[m * NP + p], wv[p], xv);
     }
   }
+#pragma GCC unroll 32
+  for (int i = 0; i < MR * NP; ++i) acc[i] = part[i];
 #pragma GCC unroll 8
   for (int u = 1; u < KU; ++u) {
 #pragma GCC unroll 32
-    for (int i = 0; i < MR * NP; ++i) acc[i] = _mm512_add_epi32(acc[i], acc[u * MR * NP + i]);
+    for (int i = 0; i < MR * NP; ++i) acc[i] = _mm512_add_epi32(acc[i], part[u * MR * NP + i]);
   }
+}
+
+/// `vnni_accumulate` as a call of its own, storing D[m][p] to `out[m][p·16 + j]` (the tiles of large
+/// calls: one copy of the loop per shape, kept out of line).
+template <int MR, int NP, int KU>
+[[gnu::noinline]] ARMLOWER_X86_VNNIP inline void vnni_kernel(const std::uint8_t* w, std::ptrdiff_t wstride,
+                                                             const std::int8_t* x, std::ptrdiff_t xs,
+                                                             std::ptrdiff_t g0, std::ptrdiff_t g1,
+                                                             const std::int32_t* tail, std::int32_t* out) noexcept {
+  __m512i acc[MR * NP];
+  vnni_accumulate<MR, NP, KU>(acc, w, wstride, x, xs, g0, g1, tail);
 #pragma GCC unroll 32
   for (int i = 0; i < MR * NP; ++i) _mm512_storeu_si512(out + std::ptrdiff_t{16} * i, acc[i]);
 }
@@ -469,7 +486,7 @@ struct vnni_s8_call {
   bool has_tail;               // K % 4 != 0
   bool fast_shift;             // every shift ≤ −1 (31 − s ≥ 32)
   std::int64_t fast_bound;     // fast form when |bt| ≤ this = 2^31 − 1 − cmax − 32640·K
-  vnni_requant rq{};  // set only without `acc32`
+  vnni_requant rq;  // set only without `acc32` (not zeroed: 7 zmm stores in every call)
   vnni_acc32_out* acc32 = nullptr;  // raw int32 accumulator + bias output (CONV2D) instead of requantization
 };
 
@@ -494,9 +511,10 @@ ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel_acc32(const vnni_s8_call&
 
 /// `vnni_store_panel_acc32` in int32 lanes, when acc + c + bt provably fits int32 (|bt| ≤ s.fast_bound:
 /// max|c| + 32640·K + |bt| < 2^31), so the accumulator REQUIRE holds; acc + bias is added in int32 and
-/// its REQUIRE is the signed-overflow test ((v ⊕ y) ∧ (bias ⊕ y)) < 0.
-ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel_acc32_fast(const vnni_s8_call& s, __m512i acc, std::int32_t ch,
-                                                                  std::int32_t b, std::int32_t bt) noexcept {
+/// its REQUIRE is the signed-overflow test ((v ⊕ y) ∧ (bias ⊕ y)) < 0. Returns the channels where that
+/// REQUIRE fails (the caller sets `range_error`).
+ARMLOWER_X86_VNNIP_INLINE inline __mmask16 vnni_store_panel_acc32_fast(const vnni_s8_call& s, __m512i acc, std::int32_t ch,
+                                                                       std::int32_t b, std::int32_t bt) noexcept {
   const linear_s8_args& a = *s.a;
   vnni_acc32_out& o = *s.acc32;
   const int nv = a.rows - ch < 16 ? a.rows - ch : 16;
@@ -505,8 +523,8 @@ ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel_acc32_fast(const vnni_s8_
   const __m512i y = _mm512_add_epi32(v, bv);
   const __m512i t = _mm512_and_si512(_mm512_xor_si512(v, y), _mm512_xor_si512(bv, y));
   const auto valid = static_cast<__mmask16>(0xFFFFu >> (16 - nv));
-  o.range_error = o.range_error || (_mm512_cmpgt_epi32_mask(_mm512_setzero_si512(), t) & valid) != 0;
   store_prefix32(o.out + static_cast<std::ptrdiff_t>(b) * a.rows + ch, y, nv);
+  return static_cast<__mmask16>(_mm512_cmpgt_epi32_mask(_mm512_setzero_si512(), t) & valid);
 }
 
 /// Requantizes and stores one 16-channel panel of one batch row from its int32 lanes `acc` (+ c + bt),
@@ -600,47 +618,121 @@ ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel_fast(const vnni_s8_call& 
   }
 }
 
+/// Stores one MR-row × NP-panel tile whose int32 lanes D[m][p] are `acc[m·NP + p]` (batch rows
+/// [m0, m0+MR), channels from ch0, Σx terms `bt`) in an int32 fast form, when its bounds hold (see the file
+/// comment): raw accumulators (`s.acc32`) or requantized. Returns false, having stored nothing, when neither
+/// applies (the caller then runs `vnni_tile_store_general`).
+template <int MR, int NP>
+ARMLOWER_X86_VNNIP_INLINE inline bool vnni_tile_store_fast(const vnni_s8_call& s, std::int32_t ch0, std::int32_t m0,
+                                                           const std::int64_t* bt, const __m512i* acc) noexcept {
+  const linear_s8_args& a = *s.a;
+  bool fits32 = true;  // acc + c + bt fits int32 for every row of the tile
+  for (int m = 0; m < MR; ++m) fits32 = fits32 && (bt[m] < 0 ? -bt[m] : bt[m]) <= s.fast_bound;
+  if (!fits32 || (s.acc32 == nullptr && !s.fast_shift)) return false;
+  if (s.acc32 != nullptr) {
+    __mmask16 bad = 0;
+#pragma GCC unroll 4
+    for (int p = 0; p < NP; ++p) {
+      const std::int32_t ch = ch0 + p * vnni_panel;
+      if (ch >= a.rows) break;
+#pragma GCC unroll 8
+      for (int m = 0; m < MR; ++m)
+        bad |= vnni_store_panel_acc32_fast(s, acc[m * NP + p], ch, m0 + m, static_cast<std::int32_t>(bt[m]));
+    }
+    if (bad != 0) s.acc32->range_error = true;
+    return true;
+  }
+#pragma GCC unroll 4
+  for (int p = 0; p < NP; ++p) {
+    const std::int32_t ch = ch0 + p * vnni_panel;
+    if (ch >= a.rows) break;
+    const int nv = a.rows - ch < 16 ? a.rows - ch : 16;
+    const vnni_fast_panel f = make_fast_panel(s, ch, nv);
+#pragma GCC unroll 8
+    for (int m = 0; m < MR; ++m) {
+      vnni_store_panel_fast(s, f, acc[m * NP + p], ch, m0 + m, static_cast<std::int32_t>(bt[m]), nv);
+    }
+  }
+  return true;
+}
+
+/// One panel of batch row `b` in the general forms (int64 lanes; `vnni_store_panel_acc32` or
+/// `vnni_store_panel`), its 16 int32 lanes at `d`: out of line, one copy for every tile shape, since the
+/// fast forms (`vnni_tile_store_fast`) cover the common calls.
+[[gnu::noinline]] ARMLOWER_X86_VNNIP inline void vnni_store_panel_general(const vnni_s8_call& s, const std::int32_t* d,
+                                                                          std::int32_t ch, std::int32_t b,
+                                                                          std::int64_t bt) noexcept {
+  const __m512i acc = _mm512_loadu_si512(d);
+  if (s.acc32 != nullptr) {
+    vnni_store_panel_acc32(s, acc, ch, b, bt);
+  } else {
+    vnni_store_panel(s, acc, ch, b, bt);
+  }
+}
+
+/// `vnni_tile_store_fast`'s tile in the general forms, with D[m][p] at `d + (m·NP + p)·16`.
+template <int MR, int NP>
+ARMLOWER_X86_VNNIP_INLINE inline void vnni_tile_store_general(const vnni_s8_call& s, std::int32_t ch0, std::int32_t m0,
+                                                              const std::int64_t* bt, const std::int32_t* d) noexcept {
+  for (int p = 0; p < NP; ++p) {
+    const std::int32_t ch = ch0 + p * vnni_panel;
+    if (ch >= s.a->rows) break;
+    for (int m = 0; m < MR; ++m) vnni_store_panel_general(s, d + (m * NP + p) * 16, ch, m0 + m, bt[m]);
+  }
+}
+
+/// The K bytes past the last whole k-group (K % 4 of them) of each of MR input rows from `x`, zero-padded
+/// to one int32 each.
+template <int MR>
+ARMLOWER_X86_VNNIP_INLINE inline void vnni_tails(const vnni_s8_call& s, const std::int8_t* x, std::int32_t (&tail)[MR]) noexcept {
+  const std::ptrdiff_t cols = s.a->cols;
+  for (int m = 0; m < MR; ++m) {
+    tail[m] = 0;
+    if (s.has_tail) std::memcpy(&tail[m], x + m * cols + s.full_groups * 4, static_cast<std::size_t>(cols % 4));
+  }
+}
+
+/// The KU (independent accumulator sets) of an MR × NP tile: enough chains to cover the `vpdpbusd` latency.
+template <int MR, int NP>
+inline constexpr int vnni_ku = MR * NP >= 8 ? 1 : (MR * NP >= 4 ? 2 : 4);
+
+/// A whole batch-1 call of at most 4 panels (rows ≤ 64) with K ≤ 65536 as one 1 × NP tile, the
+/// accumulators kept in registers from the K loop to the fast-form stores (no `vnni_kernel` call, no stack
+/// round trip): the fixed cost of a small GEMV layer. Preconditions: a.batches == 1, panels == NP,
+/// K ≤ vnni_s8_block.
+template <int NP>
+ARMLOWER_X86_VNNIP inline void vnni_s8_gemv_small(const vnni_s8_call& s, std::int64_t bt) noexcept {
+  const linear_s8_args& a = *s.a;
+  std::int32_t tail[1];
+  vnni_tails<1>(s, a.input, tail);
+  __m512i acc[NP];
+  vnni_accumulate<1, NP, vnni_ku<1, NP>>(acc, s.w, std::ptrdiff_t{64} * NP, a.input, a.cols, 0, s.full_groups,
+                                         s.has_tail ? tail : nullptr);
+  if (vnni_tile_store_fast<1, NP>(s, 0, 0, &bt, acc)) return;
+  alignas(64) std::int32_t d[NP * 16];
+#pragma GCC unroll 4
+  for (int p = 0; p < NP; ++p) _mm512_store_si512(d + 16 * p, acc[p]);
+  vnni_tile_store_general<1, NP>(s, 0, 0, &bt, d);
+}
+
 /// One MR-row × NP-panel tile: batch rows [m0, m0+MR), panels p0..p0+NP−1 of group `grp`.
 template <int MR, int NP>
 ARMLOWER_X86_VNNIP inline void vnni_s8_tile(const vnni_s8_call& s, std::int32_t grp, int gp, int p0, std::int32_t m0,
                                             const std::int64_t* bt) noexcept {
-  constexpr int KU = MR * NP >= 8 ? 1 : (MR * NP >= 4 ? 2 : 4);
+  constexpr int KU = vnni_ku<MR, NP>;
   const linear_s8_args& a = *s.a;
   const std::ptrdiff_t cols = a.cols;
   const std::ptrdiff_t wstride = std::ptrdiff_t{64} * gp;
   const std::uint8_t* w = s.w + static_cast<std::ptrdiff_t>(grp) * vnni_group_panels * vnni_panel * s.kp + std::ptrdiff_t{64} * p0;
   const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(m0) * cols;
-  std::int32_t tail[MR] = {};
-  if (s.has_tail) {
-    for (int m = 0; m < MR; ++m) std::memcpy(&tail[m], x + m * cols + s.full_groups * 4, static_cast<std::size_t>(cols % 4));
-  }
+  std::int32_t tail[MR];
+  vnni_tails<MR>(s, x, tail);
   alignas(64) std::int32_t d[MR * NP * 16];
   const std::int32_t ch0 = (grp * vnni_group_panels + p0) * vnni_panel;
   if (cols <= vnni_s8_block) {
     vnni_kernel<MR, NP, KU>(w, wstride, x, cols, 0, s.full_groups, s.has_tail ? tail : nullptr, d);
-    bool fits32 = true;  // acc + c + bt fits int32 for every row of the tile
-    for (int m = 0; m < MR; ++m) fits32 = fits32 && (bt[m] < 0 ? -bt[m] : bt[m]) <= s.fast_bound;
-    const bool fast = s.fast_shift && s.acc32 == nullptr && fits32;
-    for (int p = 0; p < NP; ++p) {
-      const std::int32_t ch = ch0 + p * vnni_panel;
-      if (ch >= a.rows) break;
-      if (s.acc32 != nullptr && fits32) {
-        for (int m = 0; m < MR; ++m)
-          vnni_store_panel_acc32_fast(s, _mm512_load_si512(d + (m * NP + p) * 16), ch, m0 + m,
-                                      static_cast<std::int32_t>(bt[m]));
-      } else if (s.acc32 != nullptr) {
-        for (int m = 0; m < MR; ++m) vnni_store_panel_acc32(s, _mm512_load_si512(d + (m * NP + p) * 16), ch, m0 + m, bt[m]);
-      } else if (fast) {
-        const int nv = a.rows - ch < 16 ? a.rows - ch : 16;
-        const vnni_fast_panel f = make_fast_panel(s, ch, nv);
-        for (int m = 0; m < MR; ++m) {
-          vnni_store_panel_fast(s, f, _mm512_load_si512(d + (m * NP + p) * 16), ch, m0 + m,
-                                static_cast<std::int32_t>(bt[m]), nv);
-        }
-      } else {
-        for (int m = 0; m < MR; ++m) vnni_store_panel(s, _mm512_load_si512(d + (m * NP + p) * 16), ch, m0 + m, bt[m]);
-      }
-    }
+    if (!vnni_tile_store_fast<MR, NP>(s, ch0, m0, bt, reinterpret_cast<const __m512i*>(d)))  // __m512i may alias
+      vnni_tile_store_general<MR, NP>(s, ch0, m0, bt, d);
     return;
   }
   // K > 65536: exact int32 passes of ≤ 16384 k-groups, summed in int64
@@ -699,14 +791,14 @@ ARMLOWER_X86_VNNIP inline void linear_s8_packed_vnni(const linear_s8_args& args,
   vnni_s8_call s;
   s.a = &a;
   s.acc32 = acc32;
-  packed_s8_header h;
-  std::memcpy(&h, packed, sizeof h);
+  std::int64_t cmax = 0;  // the one header field read here (a 64-byte header copy costs a zmm store + reload)
+  std::memcpy(&cmax, packed + offsetof(packed_s8_header, cmax), sizeof cmax);
   s.c = reinterpret_cast<const std::int64_t*>(packed + geo.c64);
   s.c32 = reinterpret_cast<const std::int32_t*>(packed + geo.c32);
   s.w = packed + geo.weights;
   s.fast_shift = acc32 == nullptr;  // the requantization constants: not for the raw accumulator output
   for (std::int32_t i = 0; s.fast_shift && i < (a.per_channel ? a.rows : 1); ++i) s.fast_shift = a.shift[i] <= -1;
-  s.fast_bound = (std::int64_t{1} << 31) - 1 - h.cmax - std::int64_t{32640} * a.cols;  // < 0: never fast
+  s.fast_bound = (std::int64_t{1} << 31) - 1 - cmax - std::int64_t{32640} * a.cols;  // < 0: never fast
   s.kp = round_up(a.cols, 4);
   s.full_groups = a.cols / 4;
   s.has_tail = a.cols % 4 != 0;
@@ -716,11 +808,21 @@ ARMLOWER_X86_VNNIP inline void linear_s8_packed_vnni(const linear_s8_args& args,
   // 4 batch rows × 64 channels (16 zmm accumulators): measured faster than 8 × 32 on Zen 4 for
   // every batch-8 shape, most for weights that stream from memory (one dense pass per group).
   constexpr std::int32_t max_mr = 4;
+  const std::int64_t f = a.filter_offset - 128;  // Σx coefficient (see the file comment)
+  if (groups == 1 && a.batches == 1 && a.cols <= vnni_s8_block) {  // one tile: `vnni_s8_gemv_small`
+    const std::int64_t bt = f == 0 ? 0 : f * sum_s8_vnni(a.input, a.cols);
+    switch (panels) {
+      case 1: vnni_s8_gemv_small<1>(s, bt); break;
+      case 2: vnni_s8_gemv_small<2>(s, bt); break;
+      case 3: vnni_s8_gemv_small<3>(s, bt); break;
+      default: vnni_s8_gemv_small<4>(s, bt); break;
+    }
+    return;
+  }
   for (std::int32_t mb = 0; mb < a.batches; mb += 64) {  // Σx terms for up to 64 rows at a time
     const std::int32_t me = mb + 64 < a.batches ? mb + 64 : a.batches;
     std::int64_t bt[64];
     for (std::int32_t m = mb; m < me; ++m) {
-      const std::int64_t f = a.filter_offset - 128;
       bt[m - mb] = f == 0 ? 0 : f * sum_s8_vnni(a.input + static_cast<std::ptrdiff_t>(m) * a.cols, a.cols);
     }
     for (std::int32_t grp = 0; grp < groups; ++grp) {
