@@ -1,8 +1,9 @@
 // The TOSA interpreter end to end on a CONV2D 1×1 graph (the fully-connected layer as TOSA lowers
 // it): int8 — x [batch,1,1,K] INT8, CONST weights [N,1,1,K] INT8, bias [N] INT32, input_zp −128 —
 // and a16w8 — x INT16, weights INT8, bias [N] INT48, zero points 0, result INT48: `run::run`
-// (constants decoded on every run) and `run::session` (decoded and checked once; run into the same
-// `run::outcome` every time, so the output buffers are reused), in the same binary and shapes as the
+// (constants decoded on every run), `run::session::run` (decoded and checked once; run into the same
+// `run::outcome` every time, so the output buffers are reused) and `run::session::invoke` (the
+// session's own input written in place, outputs read in place), in the same binary and shapes as the
 // kernel rows of linear.bench.cpp.
 #include <armlower/run.hpp>
 
@@ -10,7 +11,9 @@
 
 #include "shapes.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <random>
 #include <vector>
 
@@ -56,24 +59,45 @@ std::vector<run::value> conv1x1_input(int batch, int k) {
   return {run::from_ints(A16 ? id::i16 : id::i8, {batch, 1, 1, k}, x)};
 }
 
-template <bool A16, bool Session>
+/// How a benchmark row runs the graph: `run::run` (constants decoded on every run), `run::session::run`
+/// (the caller's input values, outputs moved into a kept outcome), or the session's own inputs written in
+/// place + `session::invoke` (outputs read where the run left them; the firmware runtimes' way).
+enum class mode { run, session, invoke };
+
+template <bool A16, mode M>
 void BM_interpreter_graph(benchmark::State& st) {
   const int batch = static_cast<int>(st.range(0)), k = static_cast<int>(st.range(1)), n = static_cast<int>(st.range(2));
   const graph::graph gr = conv1x1_graph<A16>(batch, k, n);
   const auto in = conv1x1_input<A16>(batch, k);
   run::session s(gr);
-  if (Session && !s.run(in)) {  // first run (decodes the constants) outside the timed loop
+  if (M != mode::run && !s.run(in)) {  // first run (decodes the constants) outside the timed loop
     st.SkipWithError("session run failed");
     return;
   }
+  if constexpr (M == mode::invoke) {  // the input written once: each invoke runs the same layer on it
+    using T = std::conditional_t<A16, std::int16_t, std::int8_t>;
+    const auto x = s.input<T>(0);
+    if (!x) {
+      st.SkipWithError(x.error().line().c_str());
+      return;
+    }
+    const auto src = in[0].ints.template get<T>();
+    std::copy(src.begin(), src.end(), x->begin());
+  }
   run::outcome out;  // a session runs into the same outcome every time: its output buffers are reused
   for (auto _ : st) {
-    if constexpr (Session) {
+    if constexpr (M == mode::session) {
       if (auto r = s.run(in, out); !r) {
         st.SkipWithError(r.error().line().c_str());
         return;
       }
       benchmark::DoNotOptimize(out.outputs.data());
+    } else if constexpr (M == mode::invoke) {
+      if (auto r = s.invoke(); !r) {
+        st.SkipWithError(r.error().line().c_str());
+        return;
+      }
+      benchmark::DoNotOptimize(s.output(0));
     } else {
       auto r = run::run(gr, in);
       if (!r) {
@@ -88,9 +112,11 @@ void BM_interpreter_graph(benchmark::State& st) {
 
 using bench_shapes::args;
 
-BENCHMARK(BM_interpreter_graph<false, false>)->Name("BM_s8_interpreter_run")->Apply(args);
-BENCHMARK(BM_interpreter_graph<false, true>)->Name("BM_s8_interpreter_session")->Apply(args);
-BENCHMARK(BM_interpreter_graph<true, false>)->Name("BM_s16_interpreter_run")->Apply(args);
-BENCHMARK(BM_interpreter_graph<true, true>)->Name("BM_s16_interpreter_session")->Apply(args);
+BENCHMARK(BM_interpreter_graph<false, mode::run>)->Name("BM_s8_interpreter_run")->Apply(args);
+BENCHMARK(BM_interpreter_graph<false, mode::session>)->Name("BM_s8_interpreter_session")->Apply(args);
+BENCHMARK(BM_interpreter_graph<false, mode::invoke>)->Name("BM_s8_interpreter_invoke")->Apply(args);
+BENCHMARK(BM_interpreter_graph<true, mode::run>)->Name("BM_s16_interpreter_run")->Apply(args);
+BENCHMARK(BM_interpreter_graph<true, mode::session>)->Name("BM_s16_interpreter_session")->Apply(args);
+BENCHMARK(BM_interpreter_graph<true, mode::invoke>)->Name("BM_s16_interpreter_invoke")->Apply(args);
 
 }  // namespace

@@ -1,5 +1,5 @@
-// run::session::run(inputs, out) on a prepared linear layer (CONST weights, CONV2D 1×1, RESCALE)
-// allocates nothing once its buffers exist: this test binary counts every call of the replaceable
+// run::session::run(inputs, out) and session::invoke() on a prepared linear layer (CONST weights,
+// CONV2D 1×1, RESCALE) allocate nothing once their buffers exist: this test binary counts every call of the replaceable
 // global `operator new` (its own executable, so the counting touches no other test).
 #include "run_test_util.hpp"
 
@@ -64,6 +64,26 @@ TEST_CASE("session: a run into a kept outcome allocates nothing once warm (int8 
       const auto want = run::run(g.g, ins[i]);  // and the results are run::run's
       REQUIRE(want);
       CHECK(out.outputs[0].ints == want->outputs[0].ints);
+    }
+    // the session's own inputs written in place (`input`), `invoke`, outputs read where they are: once
+    // warm, no allocation either
+    for (std::size_t i = 0; i < ins.size(); ++i) {
+      CAPTURE(i);
+      const auto copy = [&](auto span, const auto& src) {
+        REQUIRE(span);
+        std::copy(src.begin(), src.end(), span->begin());
+      };
+      if (a16) copy(s.input<std::int16_t>(0), ins[i][0].ints.get<std::int16_t>());
+      else copy(s.input<std::int8_t>(0), ins[i][0].ints.get<std::int8_t>());
+      const long before = allocations.load();
+      const auto r = s.invoke();
+      const long during = allocations.load() - before;
+      REQUIRE(r);
+      if (i >= 2) CHECK(during == 0);
+      const auto want = run::run(g.g, ins[i]);
+      REQUIRE(want);
+      REQUIRE(s.output(0) != nullptr);
+      CHECK(s.output(0)->ints == want->outputs[0].ints);
     }
   }
 }

@@ -28,6 +28,7 @@
 #include <new>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -83,9 +84,22 @@ namespace detail {
 }
 
 /// Binds the graph inputs (borrowed: `st` points at the caller's values, nothing is copied); returns
-/// the error when `inputs` do not match the declarations.
+/// the error when `inputs` do not match the declarations. `owned`: the inputs are a session's own
+/// values (`session::input`), made with the declared dtypes and shapes and only written element by
+/// element since, so only the elements of dtypes narrower than their storage are checked
+/// (`storage_exact`).
 [[nodiscard]] inline status bind_inputs(const graph::graph& g, const graph_plan& p, std::span<const value> inputs,
-                                        run_state& st, std::uint64_t limit) {
+                                        run_state& st, std::uint64_t limit, bool owned = false) {
+  if (owned) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const auto& v = inputs[i];
+      if (!storage_exact(v.type))
+        if (auto s = v.check_elements(); !s.empty())
+          return graph_error(errc::invalid_graph, g.inputs[i], "input value " + std::to_string(i) + ": " + s);
+      st.val[p.inputs[i]] = &v;
+    }
+    return std::nullopt;
+  }
   if (inputs.size() != g.inputs.size())
     return graph_error(errc::invalid_graph, {},
                        "the graph has " + std::to_string(g.inputs.size()) + " inputs, " +
@@ -101,7 +115,7 @@ namespace detail {
       return graph_error(errc::invalid_graph, n,
                          "input value " + std::to_string(i) + " is " + std::string(dtype::name(v.type)) +
                              ", the tensor is " + std::string(dtype::name(t->type)));
-    if (v.shape != t->shape)
+    if (!same_shape(v.shape, t->shape))
       return graph_error(errc::invalid_graph, n,
                          "input value " + std::to_string(i) + " has shape " + to_string(v.shape) +
                              ", the tensor has " + to_string(t->shape));
@@ -136,23 +150,27 @@ inline void settle(const graph_plan& p, const run_state& st, constant_cache& cac
   cache.settled = true;
 }
 
-/// The interpreter loop of `run` and `session::run` over graph `g` resolved as `p`, with the run's
-/// values in `st` (precondition: `st.reset(p.names.size())` since its last run); constants are
-/// decoded into `cache` (kept between runs) when it is given, else per run. Writes the outputs
-/// (and with `keep_intermediates` the tensors) into `res`, whose earlier outputs are first handed
-/// to their slots as spares when `st.keep_storage` (their buffers are reused); on an error `res`
-/// is unspecified.
+/// The interpreter loop of `run`, `session::run` and `session::invoke` over graph `g` resolved as `p`,
+/// with the run's values in `st` (precondition: `st.reset(p.names.size())` since its last run);
+/// constants are decoded into `cache` (kept between runs) when it is given, else per run. Writes the
+/// outputs (and with `keep_intermediates` the tensors) into `res`, whose earlier outputs are first
+/// handed to their slots as spares when `st.keep_storage` (their buffers are reused); on an error
+/// `res` is unspecified. `owned_inputs`: `inputs` are a session's own (`bind_inputs`). `output_refs`
+/// (a session's `invoke`; precondition: `cache` given): the outputs stay where the run left them —
+/// their slots' values, kept by `st` until its next run, the inputs, the session's constants — and
+/// `output_refs` points at them, in `graph::outputs` order, instead of moving them into `res`.
 [[nodiscard]] inline status run_graph(const graph::graph& g, const graph_plan& p, std::span<const value> inputs,
-                                      const options& opt, constant_cache* cache, run_state& st, outcome& res) {
+                                      const options& opt, constant_cache* cache, run_state& st, outcome& res,
+                                      bool owned_inputs = false, std::vector<const value*>* output_refs = nullptr) {
   if (st.keep_storage) {
     for (std::size_t j = 0; j < p.outputs.size() && j < res.outputs.size(); ++j)
       if (st.val[p.outputs[j]] == nullptr) st.owned[p.outputs[j]] = std::move(res.outputs[j]);
   }
   res.outputs.clear();
-  res.tensors.clear();
+  if (!res.tensors.empty()) res.tensors.clear();  // clearing an empty map still zeroes its bucket array
   try {
     const auto limit = opt.max_tensor_bytes;
-    if (auto e = bind_inputs(g, p, inputs, st, limit)) return e;
+    if (auto e = bind_inputs(g, p, inputs, st, limit, owned_inputs)) return e;
     // a settled session visits only the operators with something left to do (`constant_cache::schedule`)
     const bool settled = cache != nullptr && cache->settled;
     const std::size_t visits = settled ? cache->schedule.size() : g.operators.size();
@@ -210,7 +228,8 @@ inline void settle(const graph_plan& p, const run_state& st, constant_cache& cac
       }
     }
     if (cache != nullptr && !settled) settle(p, st, *cache);
-    res.outputs.reserve(g.outputs.size());
+    if (output_refs != nullptr) output_refs->resize(p.outputs.size());  // every entry is set below (or the run fails)
+    else res.outputs.reserve(g.outputs.size());
     for (std::size_t j = 0; j < p.outputs.size(); ++j) {
       const auto s = p.outputs[j];
       if (st.val[s] == nullptr) {
@@ -219,8 +238,18 @@ inline void settle(const graph_plan& p, const run_state& st, constant_cache& cac
         if (t == nullptr || !t->is_constant)
           return graph_error(errc::invalid_graph, n, "graph output is never produced");
         if (auto m = check_tensor_size(*t, limit)) return graph_error(m->kind, n, std::move(m->rule));
-        if (cache != nullptr && cache->values[s]) res.outputs.push_back(*cache->values[s]);
-        else res.outputs.push_back(from_constant(*t));
+        if (output_refs != nullptr) {  // a constant no operator read: decoded into the session's cache
+          if (!cache->values[s]) cache->values[s].emplace(from_constant(*t));
+          (*output_refs)[j] = &*cache->values[s];
+        } else if (cache != nullptr && cache->values[s]) {
+          res.outputs.push_back(*cache->values[s]);
+        } else {
+          res.outputs.push_back(from_constant(*t));
+        }
+        continue;
+      }
+      if (output_refs != nullptr) {
+        (*output_refs)[j] = st.val[s];
         continue;
       }
       // a value this run made moves out when no later output and no kept tensor needs it
@@ -233,7 +262,7 @@ inline void settle(const graph_plan& p, const run_state& st, constant_cache& cac
         res.outputs.push_back(*st.val[s]);
       }
     }
-    if (opt.keep_intermediates) {
+    if (opt.keep_intermediates && output_refs == nullptr) {
       for (std::size_t s = 0; s < p.names.size(); ++s)
         if (st.val[s] != nullptr) res.tensors.emplace(std::string(p.names[s]), *st.val[s]);
       if (cache != nullptr)  // the session's constants
@@ -289,6 +318,13 @@ inline void settle(const graph_plan& p, const run_state& st, constant_cache& cac
 /// the next run (which builds the result there: no allocation while it is large enough);
 /// `options::max_tensor_bytes` applies to each. Not safe to `run` one session from two threads
 /// at once (the first use of a constant fills the cache); separate sessions are independent.
+///
+/// Two ways to run it: `run(inputs, out)` on the caller's values (checked against the declarations on
+/// every run, outputs moved into `out`), or — as a firmware runtime does (TFLite Micro's input tensors
+/// and `Invoke`) — write the session's own input tensors in place (`input<T>(i)`), `invoke()`, and read
+/// the outputs where the run left them (`output(j)`): the inputs' dtype, shape and storage are fixed when
+/// the session makes them, so a run checks only the elements of dtypes narrower than their storage, and
+/// moves no value.
 class session {
  public:
   /// Prepares `g` (nothing is decoded yet; the first `run` decodes the constants it uses).
@@ -320,15 +356,101 @@ class session {
       e = detail::graph_error(errc::limit, {}, "out of memory");
     }
     st_.reset(plan_.names.size());  // unbinds this run's values; their buffers stay as the slots' spares
+    invoked_ = false;                 // `output` referred to those buffers
     if (e) return std::move(*e);
     return {};
   }
 
+  /// The elements of graph input `i` — a value the session owns, of the input's declared dtype and
+  /// shape, zeros until written — in its storage type `T`: `std::int8_t` (BOOL, INT4, INT8),
+  /// `std::int16_t` (INT16), `std::int32_t` (INT32), `std::int64_t` (INT48, INT64, SHAPE), `float`
+  /// (FP16, BF16, FP32: values of the dtype), `std::uint8_t` (FP8/FP6/FP4/MXINT8/FP8UE8M0 codes); layout
+  /// row-major over the declared shape. Write them, then `invoke()`; the span stays valid for the
+  /// session's lifetime (the session's inputs are made once, on the first `input` or `invoke`).
+  /// Errors: `invalid_graph` (no graph input `i`; a graph input that is not a declared tensor, or whose
+  /// declared shape is invalid; `T` is not the input's storage type), `limit` (the input is above
+  /// `options::max_tensor_bytes`, or out of memory).
+  template <class T>
+    requires(is_int_storage_v<T> || std::is_same_v<T, float> || std::is_same_v<T, std::uint8_t>)
+  [[nodiscard]] expected<std::span<T>> input(std::size_t i) {
+    if (auto e = make_inputs()) return std::move(*e);
+    if (i >= in_.size())
+      return detail::graph_error(errc::invalid_graph, {},
+                                 "the graph has " + std::to_string(in_.size()) + " inputs, no input " + std::to_string(i));
+    value& v = in_[i];
+    std::span<T> span;  // stays empty when `T` is not the storage (declared shapes have ≥ 1 element)
+    if constexpr (is_int_storage_v<T>) {
+      if (storage_of(v.type) == storage::integer) span = v.ints.template get<T>();
+    } else if constexpr (std::is_same_v<T, float>) {
+      if (storage_of(v.type) == storage::real) span = v.reals;
+    } else {
+      if (storage_of(v.type) == storage::code) span = v.codes;
+    }
+    if (span.empty())
+      return detail::graph_error(errc::invalid_graph, g_.inputs[i],
+                                 "input " + std::to_string(i) + " is " + std::string(dtype::name(v.type)) +
+                                     ", not stored as the element type asked for");
+    return span;
+  }
+
+  /// Runs the graph on the session's own inputs (`input`): the results and errors of `run::run(g,
+  /// inputs)` on those values (an element out of its dtype's range, e.g. an INT4 input element
+  /// outside [−7, 7], is refused by name before any operator runs); the outputs stay in the session
+  /// (`output`); with `options::keep_intermediates` the intermediate values are kept through the run
+  /// but not returned (`run` returns them). Per run, beyond the operators' own work: no input
+  /// dtype/shape/storage checks (made once) and no output moves. Errors: those of `run::run`, and
+  /// those of `input` when the session's inputs cannot be made.
+  [[nodiscard]] expected<void> invoke() {
+    invoked_ = false;
+    std::optional<error> e = make_inputs();
+    try {
+      if (!e) e = detail::run_graph(g_, plan_, in_, opt_, &cache_, st_, invoke_out_, true, &out_refs_);
+    } catch (const std::bad_alloc&) {
+      e = detail::graph_error(errc::limit, {}, "out of memory");
+    }
+    st_.reset(plan_.names.size());  // unbinds this run's values; they stay in their slots, where `output` finds them
+    if (e) return std::move(*e);
+    invoked_ = true;
+    return {};
+  }
+
+  /// Graph output `j` of the last `invoke`, valid until the next `run` or `invoke`; nullptr when the
+  /// last run was not a successful `invoke` or there is no output `j`.
+  [[nodiscard]] const value* output(std::size_t j) const noexcept {
+    return invoked_ && j < out_refs_.size() ? out_refs_[j] : nullptr;
+  }
+
  private:
+  /// Makes the session's input values (`input`) once: zeros of each graph input's declared dtype and shape.
+  [[nodiscard]] std::optional<error> make_inputs() {
+    if (inputs_made_) return std::nullopt;
+    try {
+      std::vector<value> in;
+      in.reserve(g_.inputs.size());
+      for (std::size_t i = 0; i < g_.inputs.size(); ++i) {
+        const auto& n = g_.inputs[i];
+        const auto* t = plan_.decl[plan_.inputs[i]];
+        if (t == nullptr) return detail::graph_error(errc::invalid_graph, n, "graph input is not a declared tensor");
+        if (auto m = detail::check_tensor_size(*t, opt_.max_tensor_bytes)) return detail::graph_error(m->kind, n, std::move(m->rule));
+        in.push_back(zeros(t->type, t->shape));
+      }
+      in_ = std::move(in);
+    } catch (const std::bad_alloc&) {
+      return detail::graph_error(errc::limit, {}, "out of memory");
+    }
+    inputs_made_ = true;
+    return std::nullopt;
+  }
+
   const graph::graph& g_;
   options opt_;
   detail::graph_plan plan_;
   detail::constant_cache cache_;
   detail::run_state st_;
+  std::vector<value> in_;               ///< the session's own inputs (`input`, `invoke`)
+  bool inputs_made_ = false;
+  outcome invoke_out_;                  ///< `invoke`'s outcome (its intermediates; outputs are referenced)
+  std::vector<const value*> out_refs_;  ///< the outputs of the last `invoke`
+  bool invoked_ = false;                ///< the last run was a successful `invoke`
 };
 }  // namespace armlower::run

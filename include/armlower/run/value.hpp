@@ -54,6 +54,16 @@ enum class storage : std::uint8_t {
   return 1u << dtype::traits(t).bits;
 }
 
+/// True when every element the storage of dtype `t` can hold is an element of `t` — the integer dtypes
+/// stored at their own width (INT8, INT16, INT32, INT64, SHAPE) and FP32 — so a value of `t` whose
+/// storage holds its element count at that width is valid whatever its elements (`value::check_elements`
+/// reads no element). Not so for BOOL, INT4, INT48 (narrower than their storage), FP16/BF16 (rounding)
+/// and the code dtypes.
+[[nodiscard]] constexpr bool storage_exact(dtype::id t) noexcept {
+  if (storage_of(t) == storage::integer) return dtype::traits(t).bits == 8 * width_bytes(int_width_of(t));
+  return t == dtype::id::fp32;
+}
+
 /// Bytes one element of dtype `t` takes in a `value` (its storage: 1, 2, 4 or 8 for `ints` —
 /// `int_width_of(t)` —, 4 for `reals`, 1 for `codes`).
 [[nodiscard]] constexpr std::uint64_t element_bytes(dtype::id t) noexcept {
@@ -79,6 +89,15 @@ inline constexpr std::int64_t max_elements = 2147483647;
     if (n > max_elements) return "element count exceeds 2^31-1";
   }
   return {};
+}
+
+/// True when shapes `a` and `b` are equal (an inline element loop: tensor ranks are small, and the
+/// interpreter compares shapes on every run).
+[[nodiscard]] inline bool same_shape(std::span<const std::int32_t> a, std::span<const std::int32_t> b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
 }
 
 /// Printable shape, e.g. "[1,2,3]".
@@ -124,7 +143,7 @@ struct value {
           return "a " + dt() + " value must hold its integers as " + std::to_string(8 * width_bytes(int_width_of(type))) +
                  "-bit elements, holds " + std::to_string(8 * width_bytes(ints.width())) + "-bit";
         // the storage width bounds INT8/INT16/INT32/INT64/SHAPE; BOOL, INT4 and INT48 are narrower than theirs
-        if (ti.bits == 8 * width_bytes(ints.width())) return {};
+        if (storage_exact(type)) return {};
         const auto bad = ints.visit([&](auto s) -> std::size_t {  // a vectorisable min/max pass first
           if (s.empty()) return s.size();
           auto lo = s[0], hi = s[0];
@@ -144,6 +163,7 @@ struct value {
         if (reals.size() != n || !ints.empty() || !codes.empty())
           return "a " + dt() + " value of shape " + to_string(shape) + " needs " + std::to_string(n) +
                  " floats, has " + std::to_string(reals.size());
+        if (storage_exact(type)) return {};  // FP32: every float is one
         for (std::size_t i = 0; i < n; ++i)
           if (!std::isnan(reals[i]) && detail::round_to(type, reals[i]) != reals[i])
             return "element " + std::to_string(i) + " is not representable in " + dt();
