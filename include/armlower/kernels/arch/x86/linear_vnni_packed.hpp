@@ -677,7 +677,7 @@ ARMLOWER_X86_VNNIP_INLINE inline void vnni_tile_store_general(const vnni_s8_call
   for (int p = 0; p < NP; ++p) {
     const std::int32_t ch = ch0 + p * vnni_panel;
     if (ch >= s.a->rows) break;
-    for (int m = 0; m < MR; ++m) vnni_store_panel_general(s, d + (m * NP + p) * 16, ch, m0 + m, bt[m]);
+    for (int m = 0; m < MR; ++m) vnni_store_panel_general(s, d + std::ptrdiff_t{16} * (m * NP + p), ch, m0 + m, bt[m]);
   }
 }
 
@@ -711,7 +711,7 @@ ARMLOWER_X86_VNNIP inline void vnni_s8_gemv_small(const vnni_s8_call& s, std::in
   if (vnni_tile_store_fast<1, NP>(s, 0, 0, &bt, acc)) return;
   alignas(64) std::int32_t d[NP * 16];
 #pragma GCC unroll 4
-  for (int p = 0; p < NP; ++p) _mm512_store_si512(d + 16 * p, acc[p]);
+  for (int p = 0; p < NP; ++p) _mm512_store_si512(d + std::ptrdiff_t{16} * p, acc[p]);
   vnni_tile_store_general<1, NP>(s, 0, 0, &bt, d);
 }
 
