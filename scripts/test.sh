@@ -23,10 +23,8 @@ ctest --test-dir build/make --output-on-failure -R "^($(IFS='|'; echo "${make_ta
 # The benchmarks must keep building (-Werror, with or without the optional oneDNN/XNNPACK peers) and
 # running: each is built for this CPU (-march=native, as the bench preset) and run on a small shape,
 # failing on any benchmark error but a path this CPU lacks. Not a measurement (-O2; numbers live in benchmarks/RESULTS.md).
-# -Wno-(maybe-)uninitialized: GCC 12 reports the undefined pass-through operand of unmasked AVX-512
-# intrinsics (avx512fintrin.h `__Y`) once they are inlined into bench_mx's native MX kernels.
 cmake -S . -B build/bench-ci -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DCMAKE_CXX_FLAGS="-march=native -Wall -Wextra -Werror -Wno-maybe-uninitialized -Wno-uninitialized" \
+      -DCMAKE_CXX_FLAGS="-march=native -Wall -Wextra -Werror" \
       -DARMLOWER_BUILD_BENCHMARKS=ON -DARMLOWER_BUILD_TESTS=OFF -DARMLOWER_FIRMWARE_TESTS=OFF >/dev/null
 cmake --build build/bench-ci -j "$(nproc)" --target bench_kernels_linear bench_mx lowering_bench
 bench_smoke() {

@@ -59,6 +59,18 @@
 #define ARMLOWER_MX_AVX512_BF16 1
 #endif
 
+// GCC 12 implements many unmasked AVX-512 intrinsics with a self-initialised undefined pass-through
+// operand (`__Y` in avx512fintrin.h, GCC bug 105593, fixed in GCC 13), which -Wuninitialized /
+// -Wmaybe-uninitialized report at every inlined use: in a TU built with -march=native -Wall -Werror
+// that includes these kernels the build would fail. The warnings are silenced for this header's code
+// only, on GCC before 13 (clang and later GCC check it in full).
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#define ARMLOWER_MX_GCC12_UNDEF_PRAGMAS 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 #if defined(ARMLOWER_MX_AVX512)
 #include <array>
 #include <bit>
@@ -931,4 +943,9 @@ inline constexpr bool available = false;
 /// False: no AVX-512 BF16 FP8 kernel either.
 inline constexpr bool bf16 = false;
 }  // namespace armlower::kernels::mx::arch::avx512
+#endif
+
+#if defined(ARMLOWER_MX_GCC12_UNDEF_PRAGMAS)
+#pragma GCC diagnostic pop
+#undef ARMLOWER_MX_GCC12_UNDEF_PRAGMAS
 #endif
