@@ -115,7 +115,7 @@ namespace detail {
       return graph_error(errc::invalid_graph, n,
                          "input value " + std::to_string(i) + " is " + std::string(dtype::name(v.type)) +
                              ", the tensor is " + std::string(dtype::name(t->type)));
-    if (!same_shape(v.shape, t->shape))
+    if (v.shape != t->shape)
       return graph_error(errc::invalid_graph, n,
                          "input value " + std::to_string(i) + " has shape " + to_string(v.shape) +
                              ", the tensor has " + to_string(t->shape));
@@ -158,7 +158,8 @@ inline void settle(const graph_plan& p, const run_state& st, constant_cache& cac
 /// `res` is unspecified. `owned_inputs`: `inputs` are a session's own (`bind_inputs`). `output_refs`
 /// (a session's `invoke`; precondition: `cache` given): the outputs stay where the run left them —
 /// their slots' values, kept by `st` until its next run, the inputs, the session's constants — and
-/// `output_refs` points at them, in `graph::outputs` order, instead of moving them into `res`.
+/// `output_refs` points at them, in `graph::outputs` order, instead of moving them into `res` (which
+/// then receives neither outputs nor tensors).
 [[nodiscard]] inline status run_graph(const graph::graph& g, const graph_plan& p, std::span<const value> inputs,
                                       const options& opt, constant_cache* cache, run_state& st, outcome& res,
                                       bool owned_inputs = false, std::vector<const value*>* output_refs = nullptr) {
@@ -167,7 +168,7 @@ inline void settle(const graph_plan& p, const run_state& st, constant_cache& cac
       if (st.val[p.outputs[j]] == nullptr) st.owned[p.outputs[j]] = std::move(res.outputs[j]);
   }
   res.outputs.clear();
-  if (!res.tensors.empty()) res.tensors.clear();  // clearing an empty map still zeroes its bucket array
+  res.tensors.clear();
   try {
     const auto limit = opt.max_tensor_bytes;
     if (auto e = bind_inputs(g, p, inputs, st, limit, owned_inputs)) return e;
@@ -449,7 +450,7 @@ class session {
   detail::run_state st_;
   std::vector<value> in_;               ///< the session's own inputs (`input`, `invoke`)
   bool inputs_made_ = false;
-  outcome invoke_out_;                  ///< `invoke`'s outcome (its intermediates; outputs are referenced)
+  outcome invoke_out_;                  ///< `run_graph`'s outcome argument for `invoke`: stays empty
   std::vector<const value*> out_refs_;  ///< the outputs of the last `invoke`
   bool invoked_ = false;                ///< the last run was a successful `invoke`
 };

@@ -91,15 +91,6 @@ inline constexpr std::int64_t max_elements = 2147483647;
   return {};
 }
 
-/// True when shapes `a` and `b` are equal (an inline element loop: tensor ranks are small, and the
-/// interpreter compares shapes on every run).
-[[nodiscard]] inline bool same_shape(std::span<const std::int32_t> a, std::span<const std::int32_t> b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (a[i] != b[i]) return false;
-  return true;
-}
-
 /// Printable shape, e.g. "[1,2,3]".
 [[nodiscard]] inline std::string to_string(std::span<const std::int32_t> shape) {
   std::string s = "[";

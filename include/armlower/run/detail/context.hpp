@@ -236,7 +236,7 @@ struct op_context {
     const auto& decl = out(i);
     value& r = st.val[s] == &st.owned[s] ? st.pending : st.owned[s];
     r.type = decl.type;
-    if (!same_shape(r.shape, decl.shape)) r.shape.assign(decl.shape.begin(), decl.shape.end());
+    r.shape.assign(decl.shape.begin(), decl.shape.end());
     const auto n = static_cast<std::size_t>(graph::element_count(decl.shape));
     r.codes.clear();
     if constexpr (std::is_same_v<T, float>) {

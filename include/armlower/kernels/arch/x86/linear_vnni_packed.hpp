@@ -808,9 +808,13 @@ ARMLOWER_X86_VNNIP inline void linear_s8_packed_vnni(const linear_s8_args& args,
   // 4 batch rows × 64 channels (16 zmm accumulators): measured faster than 8 × 32 on Zen 4 for
   // every batch-8 shape, most for weights that stream from memory (one dense pass per group).
   constexpr std::int32_t max_mr = 4;
-  const std::int64_t f = a.filter_offset - 128;  // Σx coefficient (see the file comment)
+  // the Σx term (filter_offset − 128)·Σx of batch row m (see the file comment)
+  const auto sum_term = [&a](std::int32_t m) -> std::int64_t {
+    const std::int64_t f = a.filter_offset - 128;
+    return f == 0 ? 0 : f * sum_s8_vnni(a.input + static_cast<std::ptrdiff_t>(m) * a.cols, a.cols);
+  };
   if (groups == 1 && a.batches == 1 && a.cols <= vnni_s8_block) {  // one tile: `vnni_s8_gemv_small`
-    const std::int64_t bt = f == 0 ? 0 : f * sum_s8_vnni(a.input, a.cols);
+    const std::int64_t bt = sum_term(0);
     switch (panels) {
       case 1: vnni_s8_gemv_small<1>(s, bt); break;
       case 2: vnni_s8_gemv_small<2>(s, bt); break;
@@ -822,9 +826,7 @@ ARMLOWER_X86_VNNIP inline void linear_s8_packed_vnni(const linear_s8_args& args,
   for (std::int32_t mb = 0; mb < a.batches; mb += 64) {  // Σx terms for up to 64 rows at a time
     const std::int32_t me = mb + 64 < a.batches ? mb + 64 : a.batches;
     std::int64_t bt[64];
-    for (std::int32_t m = mb; m < me; ++m) {
-      bt[m - mb] = f == 0 ? 0 : f * sum_s8_vnni(a.input + static_cast<std::ptrdiff_t>(m) * a.cols, a.cols);
-    }
+    for (std::int32_t m = mb; m < me; ++m) bt[m - mb] = sum_term(m);
     for (std::int32_t grp = 0; grp < groups; ++grp) {
       const int gp = panels - grp * vnni_group_panels < vnni_group_panels ? panels - grp * vnni_group_panels
                                                                             : vnni_group_panels;
