@@ -5,6 +5,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 using namespace run_test;
 
 namespace {
@@ -418,4 +422,152 @@ TEST_CASE("session::input: refusals; elements of dtypes narrower than their stor
   REQUIRE_FALSE(r);
   CHECK(r.error().line() == want.error().line());
   CHECK(s.output(0) == nullptr);
+}
+
+namespace {
+
+/// Whether a session of `g` settles, after one run on `in`, to calling its operators' prepared forms
+/// directly (`detail::settle`, `constant_cache::direct`): the session's first run, replayed on the
+/// detail API.
+bool settles_direct(const graph::graph& g, const std::vector<run::value>& in) {
+  namespace d = run::detail;
+  const d::graph_plan p(g, d::index_tensors(g), run::default_max_tensor_bytes);
+  d::constant_cache cache(p.names.size(), g.operators.size());
+  d::run_state st;
+  st.keep_storage = true;
+  st.reset(p.names.size());
+  run::outcome res;
+  const auto e = d::run_graph(g, p, in, {}, &cache, st, res);
+  REQUIRE_MESSAGE(!e, (e ? e->line() : ""));
+  REQUIRE(cache.settled);
+  return cache.direct;
+}
+
+}  // namespace
+
+TEST_CASE("session: a lowered linear layer (RESHAPE, CONV2D, RESCALE, CLAMP, RESHAPE) runs its prepared forms directly == run::run") {
+  std::mt19937_64 rng(31);
+  for (const bool a16 : {false, true}) {
+    CAPTURE(a16);
+    const builder g = lowered_linear_graph(rng, a16);
+    const std::int64_t lo = a16 ? -32768 : -128, hi = a16 ? 32767 : 127;
+    CHECK(settles_direct(g.g, {run::from_ints(a16 ? id::i16 : id::i8, {1, 40}, random_ints(rng, 40, lo, hi))}));
+    run::session s(g.g);
+    run::outcome out;
+    for (int iter = 0; iter < 6; ++iter) {
+      CAPTURE(iter);
+      const std::vector<run::value> in{run::from_ints(a16 ? id::i16 : id::i8, {1, 40}, random_ints(rng, 40, lo, hi))};
+      const auto want = run::run(g.g, in);
+      REQUIRE_MESSAGE(want, (want ? "" : want.error().line()));
+      if (iter % 3 == 1) {
+        const auto r = s.run(in, out);
+        REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
+        REQUIRE(out.outputs.size() == 1);
+        CHECK(out.outputs[0].ints == want->outputs[0].ints);
+        CHECK(out.outputs[0].check().empty());
+        continue;
+      }
+      if (a16) write_input<std::int16_t>(s, 0, in[0]);
+      else write_input<std::int8_t>(s, 0, in[0]);
+      const auto r = s.invoke();
+      REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
+      REQUIRE(s.output(0) != nullptr);
+      CHECK(s.output(0)->shape == want->outputs[0].shape);
+      CHECK(s.output(0)->ints == want->outputs[0].ints);
+      CHECK(s.output(0)->check().empty());
+    }
+  }
+}
+
+TEST_CASE("session: runs keep the general loop's checks unless every operator is prepared and finds its operands bound") {
+  std::mt19937_64 rng(32);
+  // CONV2D + RESCALE, a constant without a CONST operator (read by CONV2D) as a second output: direct
+  CHECK(settles_direct(conv_rescale_graph(rng).g, {run::from_ints(id::i8, {2, 1, 1, 16}, random_ints(rng, 32, -128, 127))}));
+  {  // an operator without a prepared form (ADD)
+    builder g;
+    g.input("x", id::i32, {4});
+    g.ints("c", id::i32, {4}, {1, 2, 3, 4});
+    g.declare("y", id::i32, {4});
+    g.op(tosa::op::add, {"x", "c"}, {"y"});
+    g.output("y");
+    CHECK_FALSE(settles_direct(g.g, {run::from_ints(id::i32, {4}, {5, 6, 7, 8})}));
+  }
+  {  // a CONST whose tensor another operator writes again (non-SSA): the CONST stays scheduled, written twice
+    builder g;
+    g.input("x", id::i8, {4});
+    g.ints("c", id::i8, {4}, {1, 2, 3, 4});
+    g.op(tosa::op::clamp, {"x"}, {"c"}, graph::clamp_attr{-5, 5, graph::nan_mode::propagate});
+    g.output("c");
+    CHECK_FALSE(settles_direct(g.g, {run::from_ints(id::i8, {4}, {-9, 0, 3, 9})}));
+  }
+  {  // a graph output that is a constant no operator reads (bound by the output step, not by a run)
+    builder g;
+    g.input("x", id::i8, {4});
+    g.declare("y", id::i8, {4});
+    g.op(tosa::op::clamp, {"x"}, {"y"}, graph::clamp_attr{-5, 5, graph::nan_mode::propagate});
+    g.g.add(run::to_constant(run::from_ints(id::i8, {2}, {7, -7}), "k"));
+    g.output("y");
+    g.output("k");
+    CHECK_FALSE(settles_direct(g.g, {run::from_ints(id::i8, {4}, {-9, 0, 3, 9})}));
+  }
+}
+
+TEST_CASE("session: prepared RESHAPE and CLAMP of reals (NaN propagated or ignored) and of FP8 codes == run::run") {
+  std::mt19937_64 rng(33);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const auto mode : {graph::nan_mode::propagate, graph::nan_mode::ignore}) {
+    CAPTURE(static_cast<int>(mode));
+    builder g;
+    g.input("x", id::fp32, {2, 3});
+    g.declare("y", id::fp32, {2, 3});
+    g.op(tosa::op::clamp, {"x"}, {"y"}, graph::clamp_attr{-1.0, 6.0, mode});
+    g.shape_const("s", {3, 2});
+    g.declare("r", id::fp32, {3, 2});
+    g.op(tosa::op::reshape, {"y", "s"}, {"r"});
+    g.output("r");
+    CHECK(settles_direct(g.g, {run::from_reals(id::fp32, {2, 3}, {0, 1, 2, 3, 4, 5})}));
+    run::session s(g.g);
+    std::uniform_real_distribution<float> d(-10.0f, 10.0f);
+    for (int iter = 0; iter < 4; ++iter) {
+      std::vector<float> xs(6);
+      for (auto& v : xs) v = d(rng);
+      xs[static_cast<std::size_t>(iter)] = nan;
+      const std::vector<run::value> in{run::from_reals(id::fp32, {2, 3}, xs)};
+      const auto want = run::run(g.g, in);
+      REQUIRE(want);
+      auto span = s.input<float>(0);
+      REQUIRE(span);
+      std::copy(xs.begin(), xs.end(), span->begin());
+      REQUIRE(s.invoke());
+      const auto& got = s.output(0)->reals;
+      const auto& exp = want->outputs[0].reals;
+      REQUIRE(got.size() == exp.size());
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        CAPTURE(i);
+        CHECK(std::isnan(got[i]) == std::isnan(exp[i]));
+        if (!std::isnan(exp[i])) CHECK(got[i] == exp[i]);
+      }
+    }
+  }
+  builder g;
+  g.input("x", id::fp8e4m3, {2, 4});
+  g.shape_const("s", {8});
+  g.declare("r", id::fp8e4m3, {8});
+  g.op(tosa::op::reshape, {"x", "s"}, {"r"});
+  g.output("r");
+  run::session s(g.g);
+  for (int iter = 0; iter < 3; ++iter) {
+    std::vector<std::uint8_t> codes(8);
+    for (auto& c : codes) c = static_cast<std::uint8_t>(random_ints(rng, 1, 0, 255)[0] & 0x7E);  // no NaN code
+    const std::vector<run::value> in{run::from_codes(id::fp8e4m3, {2, 4}, codes)};
+    const auto want = run::run(g.g, in);
+    REQUIRE_MESSAGE(want, (want ? "" : want.error().line()));
+    auto span = s.input<std::uint8_t>(0);
+    REQUIRE(span);
+    std::copy(codes.begin(), codes.end(), span->begin());
+    REQUIRE(s.invoke());
+    CHECK(s.output(0)->type == id::fp8e4m3);
+    CHECK(s.output(0)->shape == want->outputs[0].shape);
+    CHECK(s.output(0)->codes == want->outputs[0].codes);
+  }
 }

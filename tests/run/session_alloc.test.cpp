@@ -87,3 +87,32 @@ TEST_CASE("session: a run into a kept outcome allocates nothing once warm (int8 
     }
   }
 }
+
+TEST_CASE("session: a warm invoke of a lowered linear layer (RESHAPE, CONV2D, RESCALE, CLAMP, RESHAPE) allocates nothing") {
+  std::mt19937_64 rng(23);
+  for (const bool a16 : {false, true}) {
+    CAPTURE(a16);
+    const builder g = lowered_linear_graph(rng, a16);
+    run::session s(g.g);
+    const std::int64_t lo = a16 ? -32768 : -128, hi = a16 ? 32767 : 127;
+    for (int i = 0; i < 4; ++i) {
+      CAPTURE(i);
+      const run::value x = run::from_ints(a16 ? id::i16 : id::i8, {1, 40}, random_ints(rng, 40, lo, hi));
+      const auto copy = [&](auto span, const auto& src) {
+        REQUIRE(span);
+        std::copy(src.begin(), src.end(), span->begin());
+      };
+      if (a16) copy(s.input<std::int16_t>(0), x.ints.get<std::int16_t>());
+      else copy(s.input<std::int8_t>(0), x.ints.get<std::int8_t>());
+      const long before = allocations.load();
+      const auto r = s.invoke();
+      const long during = allocations.load() - before;
+      REQUIRE(r);
+      if (i >= 2) CHECK(during == 0);
+      const auto want = run::run(g.g, std::vector<run::value>{x});
+      REQUIRE(want);
+      REQUIRE(s.output(0) != nullptr);
+      CHECK(s.output(0)->ints == want->outputs[0].ints);
+    }
+  }
+}

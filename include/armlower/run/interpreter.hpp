@@ -83,23 +83,25 @@ namespace detail {
   return make_error(k, -1, {}, std::move(tensor), std::move(rule));
 }
 
-/// Binds the graph inputs (borrowed: `st` points at the caller's values, nothing is copied); returns
-/// the error when `inputs` do not match the declarations. `owned`: the inputs are a session's own
-/// values (`session::input`), made with the declared dtypes and shapes and only written element by
-/// element since, so only the elements of dtypes narrower than their storage are checked
-/// (`storage_exact`).
-[[nodiscard]] inline status bind_inputs(const graph::graph& g, const graph_plan& p, std::span<const value> inputs,
-                                        run_state& st, std::uint64_t limit, bool owned = false) {
-  if (owned) {
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      const auto& v = inputs[i];
-      if (!storage_exact(v.type))
-        if (auto s = v.check_elements(); !s.empty())
-          return graph_error(errc::invalid_graph, g.inputs[i], "input value " + std::to_string(i) + ": " + s);
-      st.val[p.inputs[i]] = &v;
-    }
-    return std::nullopt;
+/// Binds a session's own input values (`session::input`), made with the declared dtypes and shapes and
+/// only written element by element since: only the elements of dtypes narrower than their storage are
+/// checked (`storage_exact`); returns the error naming the input whose element is out of range.
+[[nodiscard]] inline status bind_owned_inputs(const graph::graph& g, const graph_plan& p, std::span<const value> inputs,
+                                              run_state& st) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto& v = inputs[i];
+    if (!storage_exact(v.type))
+      if (auto s = v.check_elements(); !s.empty())
+        return graph_error(errc::invalid_graph, g.inputs[i], "input value " + std::to_string(i) + ": " + s);
+    st.val[p.inputs[i]] = &v;
   }
+  return std::nullopt;
+}
+
+/// Binds the graph inputs (borrowed: `st` points at the caller's values, nothing is copied); returns
+/// the error when `inputs` do not match the declarations.
+[[nodiscard]] inline status bind_inputs(const graph::graph& g, const graph_plan& p, std::span<const value> inputs,
+                                        run_state& st, std::uint64_t limit) {
   if (inputs.size() != g.inputs.size())
     return graph_error(errc::invalid_graph, {},
                        "the graph has " + std::to_string(g.inputs.size()) + " inputs, " +
@@ -137,6 +139,12 @@ namespace detail {
 
 /// Settles a session after a complete run (`constant_cache::schedule`): keeps the operators that are
 /// not prepared, or have a result that is not a pinned constant or that another operator also writes.
+/// Also decides `constant_cache::direct` by walking the schedule over what a run binds: every
+/// scheduled operator prepared, each of its results written by it alone and not a pinned constant, each
+/// of its operands bound when it runs (a graph input, a pinned constant, or the result of an earlier
+/// scheduled operator not yet freed), and every graph output bound at the end. Then the general loop's
+/// per-operator steps — the arity and result checks a prepared operator skips anyway, the binding of
+/// unbound constant operands — would do nothing on any later run, and the pinned slots stay as they are.
 inline void settle(const graph_plan& p, const run_state& st, constant_cache& cache) {
   std::vector<std::uint32_t> writers(st.pinned.size(), 0);
   for (const auto& o : p.ops)
@@ -147,7 +155,106 @@ inline void settle(const graph_plan& p, const run_state& st, constant_cache& cac
     for (const auto s : p.ops[i].out) done = done && writers[s] == 1;
     if (!done) cache.schedule.push_back(static_cast<std::uint32_t>(i));
   }
+  std::vector<std::uint8_t> bound(st.pinned);
+  for (const auto s : p.inputs) bound[s] = 1;
+  bool direct = true;
+  for (const auto i : cache.schedule) {
+    const auto& o = p.ops[i];
+    direct = direct && static_cast<bool>(cache.prepared[i]);
+    for (const auto s : o.in) direct = direct && bound[s] != 0;
+    for (const auto s : o.out) {
+      direct = direct && writers[s] == 1 && st.pinned[s] == 0;
+      bound[s] = 1;
+    }
+    for (const auto s : o.free_after)
+      if (st.pinned[s] == 0) bound[s] = 0;
+  }
+  for (const auto s : p.outputs) direct = direct && bound[s] != 0;
+  cache.direct = direct;
   cache.settled = true;
+}
+
+/// The operators of a settled session with `constant_cache::direct`, in schedule order: each one's
+/// prepared form, then its operands' and results' slots freed after their last use (unless
+/// `options::keep_intermediates`) — what the general loop of `run_graph` does for them, without its
+/// per-operator checks (`settle` showed they would pass). Returns the first operator's error.
+[[nodiscard]] inline status run_direct(const graph::graph& g, const graph_plan& p, const options& opt,
+                                       constant_cache& cache, run_state& st) {
+  for (const auto i : cache.schedule) {
+    const op_context c{g.operators[i], i, p, st, opt.dynamic, &cache};
+    if (auto e = cache.prepared[i](c)) return e;
+    if (!opt.keep_intermediates)
+      for (const auto s : p.ops[i].free_after) st.unbind(s);
+  }
+  return std::nullopt;
+}
+
+/// The general loop of `run_graph` over the operators (a settled session's schedule, else all, in
+/// graph order): each operator's checks that depend on declarations (unless prepared), its constant
+/// operands bound (decoded once into `cache` when given), then its kernel binding or prepared form; the
+/// slots freed after their last use (unless `options::keep_intermediates`); a session settles after its
+/// first complete run (`settle`). Returns the first error.
+[[nodiscard]] inline status run_checked(const graph::graph& g, const graph_plan& p, const options& opt,
+                                        constant_cache* cache, run_state& st) {
+  const auto limit = opt.max_tensor_bytes;
+  // a settled session visits only the operators with something left to do (`constant_cache::schedule`)
+  const bool settled = cache != nullptr && cache->settled;
+  const std::size_t visits = settled ? cache->schedule.size() : g.operators.size();
+  for (std::size_t q = 0; q < visits; ++q) {
+    const std::size_t i = settled ? cache->schedule[q] : q;
+    const auto& op = g.operators[i];
+    // a session's operator prepared on an earlier run (`op_context::prepare`) passed every check that
+    // depends on declarations only: the op, its arity, its result declarations and their sizes
+    const bool prepared = cache != nullptr && cache->prepared[i];
+    // ... and one whose results are pinned constants (CONST) has nothing left to do
+    if (prepared && all_pinned(st, p.ops[i].out)) continue;
+    const op_context c{op, i, p, st, opt.dynamic, cache};
+    if (!prepared) {
+      if (!op.is_tosa())
+        return make_error(errc::invalid_graph, static_cast<std::int64_t>(i), std::string(op.op_name()), {},
+                          "not a TOSA operator; lower the graph first");
+      if (!tosa::known(op.tosa_op()))
+        return c.fail(errc::unsupported, {},
+                      "TOSA op " + std::to_string(tosa::serialized(op.tosa_op())) + " is not run by the interpreter");
+      const auto& d = tosa::describe(op.tosa_op());
+      if (op.inputs.size() != d.n_in || op.outputs.size() != d.n_out)
+        return c.fail(errc::invalid_graph, {},
+                      "expects " + std::to_string(d.n_in) + " operands and " + std::to_string(d.n_out) +
+                          " results, has " + std::to_string(op.inputs.size()) + " and " +
+                          std::to_string(op.outputs.size()));
+    }
+    const auto& slots = p.ops[i];
+    for (std::size_t k = 0; k < slots.in.size(); ++k) {
+      const auto s = slots.in[k];
+      if (st.val[s] != nullptr) continue;
+      const auto& n = op.inputs[k];
+      const auto* t = p.decl[s];
+      if (t == nullptr) return c.fail(errc::invalid_graph, n, "operand is not a declared tensor");
+      if (!t->is_constant)
+        return c.fail(errc::invalid_graph, n,
+                      "operand is used before any operator produces it (and it is not a graph input)");
+      if (!p.size_ok[s])
+        if (auto m = check_tensor_size(*t, limit)) return c.fail(m->kind, n, std::move(m->rule));
+      try {
+        c.bind_constant(s, *t);
+      } catch (const std::invalid_argument& ex) {
+        return c.fail(errc::invalid_graph, n, ex.what());
+      }
+    }
+    for (std::size_t k = 0; !prepared && k < slots.out.size(); ++k) {
+      const auto* t = p.decl[slots.out[k]];
+      if (t == nullptr) return c.fail(errc::invalid_graph, op.outputs[k], "result is not a declared tensor");
+      if (!p.size_ok[slots.out[k]])
+        if (auto m = check_tensor_size(*t, limit)) return c.fail(m->kind, op.outputs[k], std::move(m->rule));
+    }
+    // a prepared operator runs its prepared form (the checks that depend on the run's data only)
+    if (auto e = prepared ? cache->prepared[i](c) : dispatch(c)) return e;
+    if (!opt.keep_intermediates) {
+      for (const auto s : slots.free_after) st.unbind(s);  // operands whose last use this was, results nothing reads
+    }
+  }
+  if (cache != nullptr && !settled) settle(p, st, *cache);
+  return std::nullopt;
 }
 
 /// The interpreter loop of `run`, `session::run` and `session::invoke` over graph `g` resolved as `p`,
@@ -155,7 +262,7 @@ inline void settle(const graph_plan& p, const run_state& st, constant_cache& cac
 /// constants are decoded into `cache` (kept between runs) when it is given, else per run. Writes the
 /// outputs (and with `keep_intermediates` the tensors) into `res`, whose earlier outputs are first
 /// handed to their slots as spares when `st.keep_storage` (their buffers are reused); on an error
-/// `res` is unspecified. `owned_inputs`: `inputs` are a session's own (`bind_inputs`). `output_refs`
+/// `res` is unspecified. `owned_inputs`: `inputs` are a session's own (`bind_owned_inputs`). `output_refs`
 /// (a session's `invoke`; precondition: `cache` given): the outputs stay where the run left them —
 /// their slots' values, kept by `st` until its next run, the inputs, the session's constants — and
 /// `output_refs` points at them, in `graph::outputs` order, instead of moving them into `res` (which
@@ -163,72 +270,19 @@ inline void settle(const graph_plan& p, const run_state& st, constant_cache& cac
 [[nodiscard]] inline status run_graph(const graph::graph& g, const graph_plan& p, std::span<const value> inputs,
                                       const options& opt, constant_cache* cache, run_state& st, outcome& res,
                                       bool owned_inputs = false, std::vector<const value*>* output_refs = nullptr) {
-  if (st.keep_storage) {
-    for (std::size_t j = 0; j < p.outputs.size() && j < res.outputs.size(); ++j)
-      if (st.val[p.outputs[j]] == nullptr) st.owned[p.outputs[j]] = std::move(res.outputs[j]);
-  }
-  res.outputs.clear();
-  res.tensors.clear();
-  try {
-    const auto limit = opt.max_tensor_bytes;
-    if (auto e = bind_inputs(g, p, inputs, st, limit, owned_inputs)) return e;
-    // a settled session visits only the operators with something left to do (`constant_cache::schedule`)
-    const bool settled = cache != nullptr && cache->settled;
-    const std::size_t visits = settled ? cache->schedule.size() : g.operators.size();
-    for (std::size_t q = 0; q < visits; ++q) {
-      const std::size_t i = settled ? cache->schedule[q] : q;
-      const auto& op = g.operators[i];
-      // a session's operator prepared on an earlier run (`op_context::prepare`) passed every check that
-      // depends on declarations only: the op, its arity, its result declarations and their sizes
-      const bool prepared = cache != nullptr && cache->prepared[i];
-      // ... and one whose results are pinned constants (CONST) has nothing left to do
-      if (prepared && all_pinned(st, p.ops[i].out)) continue;
-      const op_context c{op, i, p, st, opt.dynamic, cache};
-      if (!prepared) {
-        if (!op.is_tosa())
-          return make_error(errc::invalid_graph, static_cast<std::int64_t>(i), std::string(op.op_name()), {},
-                            "not a TOSA operator; lower the graph first");
-        if (!tosa::known(op.tosa_op()))
-          return c.fail(errc::unsupported, {},
-                        "TOSA op " + std::to_string(tosa::serialized(op.tosa_op())) + " is not run by the interpreter");
-        const auto& d = tosa::describe(op.tosa_op());
-        if (op.inputs.size() != d.n_in || op.outputs.size() != d.n_out)
-          return c.fail(errc::invalid_graph, {},
-                        "expects " + std::to_string(d.n_in) + " operands and " + std::to_string(d.n_out) +
-                            " results, has " + std::to_string(op.inputs.size()) + " and " +
-                            std::to_string(op.outputs.size()));
-      }
-      const auto& slots = p.ops[i];
-      for (std::size_t k = 0; k < slots.in.size(); ++k) {
-        const auto s = slots.in[k];
-        if (st.val[s] != nullptr) continue;
-        const auto& n = op.inputs[k];
-        const auto* t = p.decl[s];
-        if (t == nullptr) return c.fail(errc::invalid_graph, n, "operand is not a declared tensor");
-        if (!t->is_constant)
-          return c.fail(errc::invalid_graph, n,
-                        "operand is used before any operator produces it (and it is not a graph input)");
-        if (!p.size_ok[s])
-          if (auto m = check_tensor_size(*t, limit)) return c.fail(m->kind, n, std::move(m->rule));
-        try {
-          c.bind_constant(s, *t);
-        } catch (const std::invalid_argument& ex) {
-          return c.fail(errc::invalid_graph, n, ex.what());
-        }
-      }
-      for (std::size_t k = 0; !prepared && k < slots.out.size(); ++k) {
-        const auto* t = p.decl[slots.out[k]];
-        if (t == nullptr) return c.fail(errc::invalid_graph, op.outputs[k], "result is not a declared tensor");
-        if (!p.size_ok[slots.out[k]])
-          if (auto m = check_tensor_size(*t, limit)) return c.fail(m->kind, op.outputs[k], std::move(m->rule));
-      }
-      // a prepared operator runs its prepared form (the checks that depend on the run's data only)
-      if (auto e = prepared ? cache->prepared[i](c) : dispatch(c)) return e;
-      if (!opt.keep_intermediates) {
-        for (const auto s : slots.free_after) st.unbind(s);  // operands whose last use this was, results nothing reads
-      }
+  if (output_refs == nullptr) {  // (an invoke's `res` stays empty)
+    if (st.keep_storage) {
+      for (std::size_t j = 0; j < p.outputs.size() && j < res.outputs.size(); ++j)
+        if (st.val[p.outputs[j]] == nullptr) st.owned[p.outputs[j]] = std::move(res.outputs[j]);
     }
-    if (cache != nullptr && !settled) settle(p, st, *cache);
+    res.outputs.clear();
+    res.tensors.clear();
+  }
+  try {
+    if (auto e = owned_inputs ? bind_owned_inputs(g, p, inputs, st) : bind_inputs(g, p, inputs, st, opt.max_tensor_bytes))
+      return e;
+    if (auto e = cache != nullptr && cache->direct ? run_direct(g, p, opt, *cache, st) : run_checked(g, p, opt, cache, st))
+      return e;
     if (output_refs != nullptr) output_refs->resize(p.outputs.size());  // every entry is set below (or the run fails)
     else res.outputs.reserve(g.outputs.size());
     for (std::size_t j = 0; j < p.outputs.size(); ++j) {
@@ -238,7 +292,7 @@ inline void settle(const graph_plan& p, const run_state& st, constant_cache& cac
         const auto* t = p.decl[s];
         if (t == nullptr || !t->is_constant)
           return graph_error(errc::invalid_graph, n, "graph output is never produced");
-        if (auto m = check_tensor_size(*t, limit)) return graph_error(m->kind, n, std::move(m->rule));
+        if (auto m = check_tensor_size(*t, opt.max_tensor_bytes)) return graph_error(m->kind, n, std::move(m->rule));
         if (output_refs != nullptr) {  // a constant no operator read: decoded into the session's cache
           if (!cache->values[s]) cache->values[s].emplace(from_constant(*t));
           (*output_refs)[j] = &*cache->values[s];

@@ -65,6 +65,9 @@ struct constant_cache {
   /// result a pinned constant that no other operator writes (CONST). Before that, all operators.
   std::vector<std::uint32_t> schedule;
   bool settled = false;
+  /// Once settled: a run can call the scheduled operators' prepared forms directly, skipping the
+  /// general loop's per-operator checks (decided by `settle` in interpreter.hpp; `run_direct`).
+  bool direct = false;
 };
 
 /// The values of one run, by slot: `val[s]` is the value bound to slot `s` — a caller's input
@@ -196,13 +199,19 @@ struct op_context {
                 "result shape must be " + to_string(shape) + ", is declared " + to_string(decl.shape));
   }
 
+  /// Error unless declared result `i` has dtype `t` (the dtype the op computes).
+  [[nodiscard]] status expect_out_type(std::size_t i, dtype::id t) const {
+    const auto& decl = out(i);
+    if (t == decl.type) return std::nullopt;
+    return fail(errc::error_if, decl.name,
+                "result dtype " + std::string(dtype::name(t)) + " differs from the declared " +
+                    std::string(dtype::name(decl.type)));
+  }
+
   /// Stores result `i`, after checking its dtype and shape against the declared tensor.
   [[nodiscard]] status set(std::size_t i, value v) const {
     const auto& decl = out(i);
-    if (v.type != decl.type)
-      return fail(errc::error_if, decl.name,
-                  "result dtype " + std::string(dtype::name(v.type)) + " differs from the declared " +
-                      std::string(dtype::name(decl.type)));
+    if (auto e = expect_out_type(i, v.type)) return e;
     if (v.shape != decl.shape)
       return fail(errc::error_if, decl.name,
                   "result shape " + to_string(v.shape) + " differs from the declared " + to_string(decl.shape));
@@ -225,7 +234,8 @@ struct op_context {
 
   /// The elements of result `i`, built in its slot as a value of its declared dtype and shape, in
   /// storage `T` (precondition: `T` is the declared dtype's storage — `int_width_of` for integers,
-  /// `float` for FP16/BF16/FP32 — and the op's shape rule gives the declared shape): the slot's spare
+  /// `float` for FP16/BF16/FP32, `std::uint8_t` for the code dtypes — and the op's shape rule gives the
+  /// declared shape): the slot's spare
   /// (`run_state`: an earlier run's value there) is reused, so nothing is allocated while its capacity
   /// suffices. Contents unspecified: the kernel writes every element, then `commit(i)` binds the result.
   /// In a graph that writes a tensor twice (the slot holds a value of this run, maybe this op's operand)
@@ -238,12 +248,18 @@ struct op_context {
     r.type = decl.type;
     r.shape.assign(decl.shape.begin(), decl.shape.end());
     const auto n = static_cast<std::size_t>(graph::element_count(decl.shape));
-    r.codes.clear();
     if constexpr (std::is_same_v<T, float>) {
       r.ints.resize(0);
+      r.codes.clear();
       r.reals.resize(n);
       return r.reals;
+    } else if constexpr (std::is_same_v<T, std::uint8_t>) {
+      r.ints.resize(0);
+      r.reals.clear();
+      r.codes.resize(n);
+      return r.codes;
     } else {
+      r.codes.clear();
       r.reals.clear();
       auto& v = r.ints.storage<T>();
       v.resize(n);

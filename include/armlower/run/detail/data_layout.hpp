@@ -5,7 +5,9 @@
 
 #include <armlower/run/detail/context.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,24 @@ namespace armlower::run::detail {
   }
 }
 
+/// The elements of operand 0 of `c`, copied into result 0 (its buffer reused in a session) and committed:
+/// RESHAPE once its checks passed (precondition: the result is declared with the operand's dtype and
+/// the operand's element count).
+[[nodiscard]] inline status reshape_elements(const op_context& c) {
+  const auto& x = c.in(0);
+  const auto copy = [&c](auto from) {
+    const auto to = c.result_buffer<typename decltype(from)::value_type>(0);
+    std::copy(from.begin(), from.end(), to.begin());
+    return c.commit(0);
+  };
+  switch (storage_of(x.type)) {
+    case storage::integer: return x.ints.visit(copy);
+    case storage::real: return copy(std::span<const float>(x.reals));
+    case storage::code: break;
+  }
+  return copy(std::span<const std::uint8_t>(x.codes));
+}
+
 /// RESHAPE [input1, shape] (SPEC-1.0 RESHAPE): ERROR_IF element counts differ; shape is a
 /// SHAPE tensor (CTC) of length rank(output) whose values are the output dims.
 [[nodiscard]] inline status eval_reshape(const op_context& c) {
@@ -80,9 +100,9 @@ namespace armlower::run::detail {
     return c.fail(errc::error_if, c.in_name(1),
                   "tensor_size(shape " + to_string(shape) + ") != tensor_size(input1 " + to_string(x.shape) + ")");
   if (auto e = c.expect_out_shape(0, shape)) return e;
-  value r = x;
-  r.shape = std::move(shape);
-  return c.set(0, std::move(r));
+  // The rest copies the elements only: a session runs it directly on later runs (`prepare`).
+  c.prepare(reshape_elements, {0});
+  return reshape_elements(c);
 }
 
 /// TRANSPOSE [input1] with `transpose_attr::perms` (SPEC-1.0 TRANSPOSE): ERROR_IF rank < 1,

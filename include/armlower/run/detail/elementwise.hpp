@@ -245,37 +245,39 @@ template <tosa::op O>
     return c.fail(errc::error_if, c.in_name(0),
                   "max_val " + std::to_string(a->max_val) + " < min_val " + std::to_string(a->min_val));
   if (auto e = c.expect_out_shape(0, x.shape)) return e;
-  value r{t, x.shape, {}, {}, {}};
   if (t == dtype::id::i8 || t == dtype::id::i16) {
     const auto& ti = dtype::traits(t);
     for (double bound : {a->min_val, a->max_val})
       if (bound != std::floor(bound) || bound < static_cast<double>(ti.int_min) || bound > static_cast<double>(ti.int_max))
         return c.fail(errc::error_if, c.in_name(0),
                       "bound " + std::to_string(bound) + " is not an " + std::string(ti.name) + " value");
-    const auto lo = static_cast<std::int64_t>(a->min_val);
-    const auto hi = static_cast<std::int64_t>(a->max_val);
-    r.ints.reset(int_width_of(t), x.ints.size());
-    for (std::size_t k = 0; k < x.ints.size(); ++k) {
-      const auto v = x.ints[k];
-      r.ints.set(k, v < lo ? lo : v > hi ? hi : v);
-    }
-  } else if (is_real(t)) {
-    const float lo = round_to(t, a->min_val);
-    const float hi = round_to(t, a->max_val);
-    const bool propagate = a->nan != graph::nan_mode::ignore;
-    r.reals.resize(x.reals.size());
-    for (std::size_t k = 0; k < x.reals.size(); ++k) {
-      const float v = x.reals[k];
-      if (std::isnan(v))
-        r.reals[k] = propagate ? v : lo;
-      else
-        r.reals[k] = v < lo ? lo : v > hi ? hi : v;
-    }
-  } else {
+  } else if (!is_real(t)) {
     return c.fail(errc::unsupported, c.in_name(0),
                   "CLAMP of " + std::string(dtype::name(t)) + " (rows: INT8, INT16, FP16, BF16, FP32)");
   }
-  return c.set(0, std::move(r));
+  if (auto e = c.expect_out_type(0, t)) return e;
+  // The rest reads only the input's elements: a session runs it directly on later runs (`prepare`).
+  auto rest = [lo = a->min_val, hi = a->max_val, propagate = a->nan != graph::nan_mode::ignore](const op_context& c) -> status {
+    const auto& x = c.in(0);
+    const auto clamp_ints = [&](auto from) {  // INT8 / INT16 at their storage width; the bounds are values of it
+      using T = typename decltype(from)::value_type;
+      const auto l = static_cast<T>(lo), h = static_cast<T>(hi);
+      const auto to = c.result_buffer<T>(0);
+      for (std::size_t k = 0; k < from.size(); ++k) to[k] = from[k] < l ? l : from[k] > h ? h : from[k];
+      return c.commit(0);
+    };
+    if (x.type == dtype::id::i8) return clamp_ints(x.ints.get<std::int8_t>());
+    if (x.type == dtype::id::i16) return clamp_ints(x.ints.get<std::int16_t>());
+    const float l = round_to(x.type, lo), h = round_to(x.type, hi);
+    const auto to = c.result_buffer<float>(0);
+    for (std::size_t k = 0; k < x.reals.size(); ++k) {
+      const float v = x.reals[k];
+      to[k] = std::isnan(v) ? (propagate ? v : l) : v < l ? l : v > h ? h : v;
+    }
+    return c.commit(0);
+  };
+  c.prepare(rest, {0});
+  return rest(c);
 }
 
 /// True for FP8E4M3 and FP8E5M2 (the CAST rows of EXT-FP8E4M3 / EXT-FP8E5M2).
