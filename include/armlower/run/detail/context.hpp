@@ -11,6 +11,7 @@
 #include <armlower/run/value.hpp>
 #include <armlower/tosa/op.hpp>
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <initializer_list>
@@ -246,7 +247,8 @@ struct op_context {
     const auto& decl = out(i);
     value& r = st.val[s] == &st.owned[s] ? st.pending : st.owned[s];
     r.type = decl.type;
-    r.shape.assign(decl.shape.begin(), decl.shape.end());
+    if (!std::equal(r.shape.begin(), r.shape.end(), decl.shape.begin(), decl.shape.end()))  // (a spare has it already)
+      r.shape.assign(decl.shape.begin(), decl.shape.end());
     const auto n = static_cast<std::size_t>(graph::element_count(decl.shape));
     if constexpr (std::is_same_v<T, float>) {
       r.ints.resize(0);
