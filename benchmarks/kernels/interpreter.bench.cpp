@@ -4,7 +4,10 @@
 // (constants decoded on every run), `run::session::run` (decoded and checked once; run into the same
 // `run::outcome` every time, so the output buffers are reused) and `run::session::invoke` (the
 // session's own input written in place, outputs read in place), in the same binary and shapes as the
-// kernel rows of linear.bench.cpp.
+// kernel rows of linear.bench.cpp. The `_lowered` rows invoke the graph armlower's lowering writes for the
+// layer (RESHAPE, CONV2D, RESCALE, RESHAPE: requantized int8 / int16 output, like the peers' rows).
+#include <armlower/graph/builder.hpp>
+#include <armlower/passes.hpp>
 #include <armlower/run.hpp>
 
 #include <benchmark/benchmark.h>
@@ -15,6 +18,7 @@
 #include <cstdint>
 #include <type_traits>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 namespace {
@@ -110,6 +114,55 @@ void BM_interpreter_graph(benchmark::State& st) {
   st.counters["MAC/s"] = benchmark::Counter(static_cast<double>(batch) * k * n, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+/// The TOSA graph armlower writes for a float linear layer (K → N, batch rows) quantized with given ranges
+/// (`graph::build_quantized_mlp`, int8 or a16w8, weights per tensor) and lowered (`passes::lower`):
+/// RESHAPE, CONV2D 1×1, RESCALE, RESHAPE — an int8 (int16) output, as a peer's fully connected layer gives.
+template <bool A16>
+graph::graph lowered_linear_graph(int batch, int k, int n) {
+  std::mt19937 g(5);
+  std::normal_distribution<float> w(0.0f, 0.05f);
+  graph::mlp_layer l;
+  l.in_features = k;
+  l.out_features = n;
+  l.weight.resize(static_cast<std::size_t>(k) * static_cast<std::size_t>(n));
+  l.bias.resize(static_cast<std::size_t>(n));
+  for (auto& v : l.weight) v = w(g);
+  for (auto& v : l.bias) v = w(g);
+  const std::vector<graph::mlp_layer> layers{l};
+  const std::vector<graph::float_range> ranges{{-1.0f, 1.0f}, {-2.0f, 2.0f}};
+  auto q = graph::build_quantized_mlp(layers, {batch, k}, {A16 ? id::i16 : id::i8, false}, ranges);
+  armlower::passes::options opt;
+  opt.sch = A16 ? armlower::passes::scheme::a16w8 : armlower::passes::scheme::int8;
+  auto r = armlower::passes::lower(armlower::tosa::parse(A16 ? "TOSA-1.0+INT+int16" : "TOSA-1.0+INT").value, std::move(q), opt);
+  if (!r) throw std::runtime_error(r.error().message());
+  return std::move(r->graph);
+}
+
+/// `session::invoke` of the lowered layer (`lowered_linear_graph`), the input written once.
+template <bool A16>
+void BM_interpreter_lowered(benchmark::State& st) {
+  const int batch = static_cast<int>(st.range(0)), k = static_cast<int>(st.range(1)), n = static_cast<int>(st.range(2));
+  const graph::graph gr = lowered_linear_graph<A16>(batch, k, n);
+  run::session s(gr);
+  using T = std::conditional_t<A16, std::int16_t, std::int8_t>;
+  const auto x = s.input<T>(0);
+  if (!x) {
+    st.SkipWithError(x.error().line().c_str());
+    return;
+  }
+  std::mt19937 g(7);
+  std::uniform_int_distribution<int> d(A16 ? -32768 : -128, A16 ? 32767 : 127);
+  for (auto& v : *x) v = static_cast<T>(d(g));
+  for (auto _ : st) {
+    if (auto r = s.invoke(); !r) {
+      st.SkipWithError(r.error().line().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(s.output(0));
+  }
+  st.counters["MAC/s"] = benchmark::Counter(static_cast<double>(batch) * k * n, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 using bench_shapes::args;
 
 BENCHMARK(BM_interpreter_graph<false, mode::run>)->Name("BM_s8_interpreter_run")->Apply(args);
@@ -118,5 +171,7 @@ BENCHMARK(BM_interpreter_graph<false, mode::invoke>)->Name("BM_s8_interpreter_in
 BENCHMARK(BM_interpreter_graph<true, mode::run>)->Name("BM_s16_interpreter_run")->Apply(args);
 BENCHMARK(BM_interpreter_graph<true, mode::session>)->Name("BM_s16_interpreter_session")->Apply(args);
 BENCHMARK(BM_interpreter_graph<true, mode::invoke>)->Name("BM_s16_interpreter_invoke")->Apply(args);
+BENCHMARK(BM_interpreter_lowered<false>)->Name("BM_s8_interpreter_invoke_lowered")->Apply(args);
+BENCHMARK(BM_interpreter_lowered<true>)->Name("BM_s16_interpreter_invoke_lowered")->Apply(args);
 
 }  // namespace
