@@ -92,9 +92,54 @@ __attribute__((target("avx512f,avx512dq,avx512vl"))) inline bool rescale_avx512_
   return bad != 0;
 }
 
+/// int64 lanes of v·m + half ± dadj (the sign of v: `sign` all-ones when v < 0; dadj 2^30 for DOUBLE_ROUND,
+/// else 0), shifted right arithmetically by `cnt`; `vpmuldq` reads the low 32 bits of `v64` and `m`.
+[[gnu::always_inline]] __attribute__((target("avx512f,avx512dq,avx512vl"))) inline __m512i rescale_avx512_scaled(
+    __m512i v64, __m512i sign, __m512i m, __m512i half, __m512i dadj, __m128i cnt) noexcept {
+  constexpr __mmask8 all = 0xFF;
+  const __m512i adj = _mm512_sub_epi64(_mm512_xor_si512(dadj, sign), sign);
+  return _mm512_maskz_sra_epi64(all, _mm512_add_epi64(_mm512_maskz_mul_epi32(all, v64, m), _mm512_add_epi64(half, adj)), cnt);
+}
+
+/// The most common row — INT32 input, scale32, one multiplier and shift, shift > 32 — sixteen elements per
+/// step in int32 lanes (preconditions: those of `rescale_avx512_elements`, `!a.per_channel`,
+/// `a.shift[0] > 32`): the products v·m of the even and odd lanes (`vpmuldq`), shifted by the one shift,
+/// put back into int32 lanes. Nothing can fail here: apply_scale_32 has no value REQUIRE for shift > 32,
+/// and |result| < 2^62 / 2^33 = 2^29, so adding an output zero point (|zp| ≤ 32768) stays in int32.
+template <class Out>
+__attribute__((target("avx512f,avx512dq,avx512vl"))) inline void rescale_avx512_wide_shift(const rescale_args& a,
+                                                                                     const rescale_plan& p) noexcept {
+  constexpr __mmask8 all = 0xFF;  // zero-masked forms, every lane on (see `rescale_avx512_elements`)
+  const auto* x = static_cast<const std::int32_t*>(a.input);
+  auto* y = static_cast<Out*>(a.output);
+  const std::int32_t sh = a.shift[0];
+  const __m512i m = _mm512_set1_epi64(a.multiplier[0]);
+  const __m128i cnt = _mm_cvtsi32_si128(sh);
+  const __m512i half = _mm512_set1_epi64(std::int64_t{1} << (sh - 1));
+  const __m512i dadj = _mm512_set1_epi64(a.rounding == quant::rounding::double_round ? std::int64_t{1} << 30 : 0);
+  const __m512i zp = _mm512_set1_epi32(static_cast<std::int32_t>(p.out_zp));
+  const __m512i lo = _mm512_set1_epi32(static_cast<std::int32_t>(p.out_min)), hi = _mm512_set1_epi32(static_cast<std::int32_t>(p.out_max));
+  for (std::size_t i = 0; i < a.count; i += 16) {
+    const __mmask16 k = a.count - i >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1U << (a.count - i)) - 1U);
+    const __m512i v = _mm512_maskz_loadu_epi32(k, x + i);
+    const __m512i ve = _mm512_maskz_slli_epi64(all, v, 32);   // even elements in the high halves
+    const __m512i te = rescale_avx512_scaled(v, _mm512_maskz_srai_epi64(all, ve, 63), m, half, dadj, cnt);  // vpmuldq reads the low halves
+    const __m512i to = rescale_avx512_scaled(_mm512_maskz_srli_epi64(all, v, 32), _mm512_maskz_srai_epi64(all, v, 63), m, half, dadj, cnt);  // odd
+    const __m512i t = _mm512_mask_blend_epi32(0xAAAA, te, _mm512_maskz_slli_epi64(all, to, 32));
+    const __m512i q = _mm512_maskz_min_epi32(0xFFFF, _mm512_maskz_max_epi32(0xFFFF, _mm512_add_epi32(t, zp), lo), hi);
+    if constexpr (sizeof(Out) == 1) _mm512_mask_cvtepi32_storeu_epi8(y + i, k, q);
+    else if constexpr (sizeof(Out) == 2) _mm512_mask_cvtepi32_storeu_epi16(y + i, k, q);
+    else _mm512_mask_storeu_epi32(y + i, k, q);
+  }
+}
+
 /// `rescale_avx512_elements` for the row of `a` (preconditions as there).
 template <class Out>
 __attribute__((target("avx512f,avx512dq,avx512vl"))) inline bool rescale_avx512_out(const rescale_args& a, const rescale_plan& p) noexcept {
+  if (a.in_t == dtype::id::i32 && !a.per_channel && a.shift[0] > 32) {
+    rescale_avx512_wide_shift<Out>(a, p);
+    return false;
+  }
   if (a.in_t == dtype::id::i32)
     return a.per_channel ? rescale_avx512_elements<std::int32_t, Out, true>(a, p) : rescale_avx512_elements<std::int32_t, Out, false>(a, p);
   return a.per_channel ? rescale_avx512_elements<std::int64_t, Out, true>(a, p) : rescale_avx512_elements<std::int64_t, Out, false>(a, p);
