@@ -247,8 +247,10 @@ struct op_context {
     const auto& decl = out(i);
     value& r = st.val[s] == &st.owned[s] ? st.pending : st.owned[s];
     r.type = decl.type;
-    if (!std::equal(r.shape.begin(), r.shape.end(), decl.shape.begin(), decl.shape.end()))  // (a spare has it already)
-      r.shape.assign(decl.shape.begin(), decl.shape.end());
+    // a spare has the declared shape already (an element loop: ranks are small, a memcmp call costs more)
+    bool same = r.shape.size() == decl.shape.size();
+    for (std::size_t d = 0; same && d < decl.shape.size(); ++d) same = r.shape[d] == decl.shape[d];
+    if (!same) r.shape.assign(decl.shape.begin(), decl.shape.end());
     const auto n = static_cast<std::size_t>(graph::element_count(decl.shape));
     if constexpr (std::is_same_v<T, float>) {
       r.ints.resize(0);
