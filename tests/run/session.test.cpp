@@ -426,10 +426,14 @@ TEST_CASE("session::input: refusals; elements of dtypes narrower than their stor
 
 namespace {
 
-/// Whether a session of `g` settles, after one run on `in`, to calling its operators' prepared forms
-/// directly (`detail::settle`, `constant_cache::direct`): the session's first run, replayed on the
-/// detail API.
-bool settles_direct(const graph::graph& g, const std::vector<run::value>& in) {
+/// How a session of `g` settles after one run on `in` (`detail::settle`): whether it calls its operators'
+/// prepared forms directly (`constant_cache::direct`) and how many CONV2D + RESCALE pairs it runs as one
+/// linear layer (`fuse_layers`) — the session's first run, replayed on the detail API.
+struct settled {
+  bool direct = false;
+  std::size_t fused = 0;
+};
+settled settle_of(const graph::graph& g, const std::vector<run::value>& in) {
   namespace d = run::detail;
   const d::graph_plan p(g, d::index_tensors(g), run::default_max_tensor_bytes);
   d::constant_cache cache(p.names.size(), g.operators.size());
@@ -440,8 +444,9 @@ bool settles_direct(const graph::graph& g, const std::vector<run::value>& in) {
   const auto e = d::run_graph(g, p, in, {}, &cache, st, res);
   REQUIRE_MESSAGE(!e, (e ? e->line() : ""));
   REQUIRE(cache.settled);
-  return cache.direct;
+  return {cache.direct, cache.fused_packed.size()};
 }
+bool settles_direct(const graph::graph& g, const std::vector<run::value>& in) { return settle_of(g, in).direct; }
 
 }  // namespace
 
@@ -569,5 +574,130 @@ TEST_CASE("session: prepared RESHAPE and CLAMP of reals (NaN propagated or ignor
     CHECK(s.output(0)->type == id::fp8e4m3);
     CHECK(s.output(0)->shape == want->outputs[0].shape);
     CHECK(s.output(0)->codes == want->outputs[0].codes);
+  }
+}
+
+TEST_CASE("session: a CONV2D and the RESCALE of its result run as one linear layer where no REQUIRE can fail == run::run") {
+  std::mt19937_64 rng(34);
+  // int8 layers of 8-70 channels (row-major below 16), K with tails, batch 1-3, per-tensor or per-channel
+  // RESCALE, SINGLE_ROUND or DOUBLE_ROUND (shifts from 20 to 45), output zero points, a CLAMP after it
+  std::size_t fused = 0;
+  for (int layer = 0; layer < 24; ++layer) {
+    CAPTURE(layer);
+    const int k = static_cast<int>(random_ints(rng, 1, 1, 90)[0]), n = static_cast<int>(random_ints(rng, 1, 8, 70)[0]);
+    const int batch = static_cast<int>(random_ints(rng, 1, 1, 3)[0]);
+    const bool per_channel = layer % 2 == 1, dbl = layer % 3 == 0;
+    const std::int64_t izp = random_ints(rng, 1, -128, 127)[0], zzp = random_ints(rng, 1, -128, 127)[0];
+    builder g;
+    g.input("x", id::i8, {batch, 1, 1, k});
+    g.constant("w", run::from_ints(id::i8, {n, 1, 1, k}, random_ints(rng, std::size_t(n) * std::size_t(k), -128, 127)));
+    g.constant("b", run::from_ints(id::i32, {n}, random_ints(rng, static_cast<std::size_t>(n), -100000, 100000)));
+    g.ints("izp", id::i8, {1}, {izp});
+    g.ints("wzp", id::i8, {1}, {0});
+    g.declare("y", id::i32, {batch, 1, 1, n});
+    g.op(tosa::op::conv2d, {"x", "w", "b", "izp", "wzp"}, {"y"}, graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, id::i32, false});
+    const std::size_t nm = per_channel ? static_cast<std::size_t>(n) : 1;
+    const auto shifts = random_ints(rng, nm, 20, 45);
+    std::vector<std::int64_t> mults = random_ints(rng, nm, 1 << 30, INT32_MAX);
+    g.ints("m", id::i32, {static_cast<std::int32_t>(nm)}, mults);
+    g.ints("sh", id::i8, {static_cast<std::int32_t>(nm)}, shifts);
+    g.ints("yzp", id::i32, {1}, {0});
+    g.ints("zzp", id::i8, {1}, {zzp});
+    g.declare("z", id::i8, {batch, 1, 1, n});
+    g.op(tosa::op::rescale, {"y", "m", "sh", "yzp", "zzp"}, {"z"},
+         graph::rescale_attr{true, dbl ? tosa::rounding_mode::double_round : tosa::rounding_mode::single_round, per_channel, false, false});
+    g.declare("r", id::i8, {batch, 1, 1, n});
+    g.op(tosa::op::clamp, {"z"}, {"r"}, graph::clamp_attr{-100, 127, graph::nan_mode::propagate});
+    g.output("r");
+    const std::vector<run::value> first{run::from_ints(id::i8, {batch, 1, 1, k}, random_ints(rng, std::size_t(batch) * std::size_t(k), -128, 127))};
+    const auto how = settle_of(g.g, first);
+    CHECK(how.direct);
+    fused += how.fused;  // fused where no REQUIRE can fail (shifts ≤ 32: only if 255·Σ|w| + |b| < 2^(shift−1))
+    run::session s(g.g);
+    for (int iter = 0; iter < 4; ++iter) {
+      CAPTURE(iter);
+      // iteration 3: every x at the extreme, the largest |x − input_zp|
+      const std::vector<run::value> in{run::from_ints(id::i8, {batch, 1, 1, k},
+                                                      iter == 3 ? std::vector<std::int64_t>(std::size_t(batch) * std::size_t(k), izp >= 0 ? -128 : 127)
+                                                                : random_ints(rng, std::size_t(batch) * std::size_t(k), -128, 127))};
+      const auto want = run::run(g.g, in);
+      write_input<std::int8_t>(s, 0, in[0]);
+      const auto r = s.invoke();
+      REQUIRE(static_cast<bool>(r) == static_cast<bool>(want));
+      if (!want) {
+        CHECK(r.error().line() == want.error().line());
+        continue;
+      }
+      CHECK(s.output(0)->ints == want->outputs[0].ints);
+    }
+  }
+  CHECK(fused >= 12);  // most layers are fused
+}
+
+TEST_CASE("session: the fusion of a CONV2D and its RESCALE is taken for a lowered layer, and not where a REQUIRE could fail") {
+  std::mt19937_64 rng(35);
+  const auto x = [&rng](int k) {
+    return std::vector<run::value>{run::from_ints(id::i8, {1, k}, random_ints(rng, static_cast<std::size_t>(k), -128, 127))};
+  };
+  {  // the int8 layer armlower lowers (RESHAPE, CONV2D, RESCALE, CLAMP, RESHAPE): one fused pair
+    const builder g = lowered_linear_graph(rng, false);
+    const auto how = settle_of(g.g, x(40));
+    CHECK(how.direct);
+    CHECK(how.fused == 1);
+  }
+  {  // a16w8: INT48 → INT16, not a linear_s8 layer: not fused
+    const builder g = lowered_linear_graph(rng, true);
+    const auto how = settle_of(g.g, std::vector<run::value>{run::from_ints(id::i16, {1, 40}, random_ints(rng, 40, -32768, 32767))});
+    CHECK(how.direct);
+    CHECK(how.fused == 0);
+  }
+  for (const bool big_bias : {false, true}) {  // a bias that can take accumulator + bias out of int32: not fused
+    CAPTURE(big_bias);
+    builder g;
+    g.input("x", id::i8, {1, 1, 1, 32});
+    g.constant("w", run::from_ints(id::i8, {16, 1, 1, 32}, random_ints(rng, 16 * 32, -128, 127)));
+    auto bias = random_ints(rng, 16, -1000, 1000);
+    if (big_bias) bias[7] = INT32_MAX - 1000;
+    g.constant("b", run::from_ints(id::i32, {16}, bias));
+    g.ints("izp", id::i8, {1}, {0});
+    g.ints("wzp", id::i8, {1}, {0});
+    g.declare("y", id::i32, {1, 1, 1, 16});
+    g.op(tosa::op::conv2d, {"x", "w", "b", "izp", "wzp"}, {"y"}, graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, id::i32, false});
+    g.ints("m", id::i32, {1}, {1 << 30});
+    g.ints("sh", id::i8, {1}, {40});
+    g.ints("yzp", id::i32, {1}, {0});
+    g.ints("zzp", id::i8, {1}, {0});
+    g.declare("z", id::i8, {1, 1, 1, 16});
+    g.op(tosa::op::rescale, {"y", "m", "sh", "yzp", "zzp"}, {"z"},
+         graph::rescale_attr{true, tosa::rounding_mode::single_round, false, false, false});
+    g.output("z");
+    const std::vector<run::value> in{run::from_ints(id::i8, {1, 1, 1, 32}, std::vector<std::int64_t>(32, 0))};  // acc 0: no REQUIRE fails on this run
+    const auto how = settle_of(g.g, in);
+    CHECK(how.direct);
+    CHECK(how.fused == (big_bias ? 0U : 1U));
+    // and a run whose accumulator + bias leaves int32 reports CONV2D's REQUIRE, as run::run does
+    if (big_bias) {
+      run::session s(g.g);
+      REQUIRE(s.run(in));
+      auto w = g.g.find("w");
+      REQUIRE(w != nullptr);
+      const auto wv = run::from_constant(*w);
+      std::vector<std::int64_t> xs(32);
+      for (int c = 0; c < 32; ++c) xs[static_cast<std::size_t>(c)] = wv.ints[static_cast<std::size_t>(7 * 32 + c)] >= 0 ? 127 : -128;
+      const std::vector<run::value> in2{run::from_ints(id::i8, {1, 1, 1, 32}, xs)};
+      const auto want = run::run(g.g, in2);
+      REQUIRE_FALSE(want);
+      write_input<std::int8_t>(s, 0, in2[0]);
+      const auto r = s.invoke();
+      REQUIRE_FALSE(r);
+      CHECK(r.error().line() == want.error().line());
+    }
+  }
+  {  // the CONV2D result also a graph output: not fused
+    builder g = lowered_linear_graph(rng, false);
+    g.output("y");
+    const auto how = settle_of(g.g, x(40));
+    CHECK(how.direct);
+    CHECK(how.fused == 0);
   }
 }

@@ -19,6 +19,7 @@
 #include <armlower/run/detail/elementwise.hpp>
 #include <armlower/run/detail/tensor_ops.hpp>
 #include <armlower/run/error.hpp>
+#include <armlower/kernels/linear_packed.hpp>
 #include <armlower/run/value.hpp>
 #include <armlower/tosa/op_descriptor.hpp>
 
@@ -145,7 +146,10 @@ namespace detail {
 /// scheduled operator not yet freed), and every graph output bound at the end. Then the general loop's
 /// per-operator steps — the arity and result checks a prepared operator skips anyway, the binding of
 /// unbound constant operands — would do nothing on any later run, and the pinned slots stay as they are.
-inline void settle(const graph_plan& p, const run_state& st, constant_cache& cache) {
+inline void fuse_layers(const graph::graph& g, const graph_plan& p, constant_cache& cache);
+
+inline void settle(const graph::graph& g, const graph_plan& p, const run_state& st, constant_cache& cache,
+                   bool keep_intermediates) {
   std::vector<std::uint32_t> writers(st.pinned.size(), 0);
   for (const auto& o : p.ops)
     for (const auto s : o.out) ++writers[s];
@@ -172,6 +176,77 @@ inline void settle(const graph_plan& p, const run_state& st, constant_cache& cac
   for (const auto s : p.outputs) direct = direct && bound[s] != 0;
   cache.direct = direct;
   cache.settled = true;
+  if (direct && !keep_intermediates) fuse_layers(g, p, cache);
+}
+
+/// A linear layer's CONV2D (int8, 1×1, packed: `constant_cache::conv_linear`) and the RESCALE reading its
+/// result (INT32 → INT8, scale32, signed: `constant_cache::rescale`), run as one requantizing linear layer
+/// (`kernels::linear_s8` over its own pack-on-first-use buffer) when that gives exactly the two operators'
+/// results and errors on every input: the CONV2D result is read by this RESCALE alone (as its input) and
+/// is no graph output, and no REQUIRE of either can fail — for every channel r,
+/// 255·Σ_c |w[r][c] − weight_zp| + |bias[r]| < 2^31 (the accumulator, its partial sums and accumulator +
+/// bias stay int32, since |x − input_zp| ≤ 255) and, where the RESCALE's shift is ≤ 32, < 2^(shift−1)
+/// (`apply_scale_32`'s value REQUIRE). Then `requantize_exact(acc, m, 31 − shift, rounding)` is
+/// `apply_scale_32(acc, m, shift, rounding)` (TOSA 1.0 `scale_helpers.tosac`; the CONV2D result is never
+/// made). Fills `constant_cache::direct_forms` (precondition: `cache.direct`).
+inline void fuse_layers(const graph::graph& g, const graph_plan& p, constant_cache& cache) {
+  std::vector<std::uint32_t> readers(p.names.size(), 0);
+  for (const auto& o : p.ops)
+    for (const auto s : o.in) ++readers[s];
+  std::vector<std::size_t> position(p.ops.size(), p.ops.size());  // op → schedule position
+  for (std::size_t q = 0; q < cache.schedule.size(); ++q) position[cache.schedule[q]] = q;
+  for (std::size_t q = 0; q < cache.schedule.size(); ++q) {
+    const std::size_t i = cache.schedule[q];
+    if (!cache.conv_linear[i]) continue;
+    const slot_id y = p.ops[i].out[0];
+    if (readers[y] != 1 || p.is_output[y]) continue;
+    std::size_t j = 0;
+    while (j < p.ops.size() && (p.ops[j].in.empty() || p.ops[j].in[0] != y)) ++j;
+    if (j == p.ops.size() || position[j] == p.ops.size() || !cache.rescale[j]) continue;
+    const auto& r = *cache.rescale[j];
+    kernels::linear_s8_args a = *cache.conv_linear[i];
+    if (r.args.in_t != dtype::id::i32 || r.args.out_t != dtype::id::i8 || !r.args.scale32 || r.args.input_unsigned ||
+        r.args.output_unsigned || (r.args.per_channel && r.args.channels != a.rows))
+      continue;
+    bool safe = true;
+    for (std::int32_t ch = 0; safe && ch < a.rows; ++ch) {
+      std::int64_t sum = 0;
+      for (std::int32_t k = 0; k < a.cols; ++k) {
+        const std::int64_t w = a.weights[static_cast<std::ptrdiff_t>(ch) * a.cols + k] + std::int64_t{a.filter_offset};
+        sum += w < 0 ? -w : w;
+      }
+      const std::int64_t b = a.bias[ch] < 0 ? -std::int64_t{a.bias[ch]} : a.bias[ch];
+      const std::int64_t bound = 255 * sum + b;
+      const std::int32_t sh = r.shift[r.args.per_channel ? static_cast<std::size_t>(ch) : 0];
+      safe = bound < (std::int64_t{1} << 31) && (sh > 32 || bound < (std::int64_t{1} << (sh - 1)));
+    }
+    if (!safe) continue;
+    a.multiplier = r.multiplier.data();
+    a.per_channel = r.args.per_channel;
+    a.output_offset = r.args.output_zp;
+    a.rounding = r.args.rounding;
+    std::vector<std::int32_t> shift(r.shift.size());
+    for (std::size_t k = 0; k < shift.size(); ++k) shift[k] = 31 - r.shift[k];  // TFLite-style: 31 − TOSA shift
+    if (cache.direct_forms.empty()) {
+      cache.direct_forms.reserve(cache.schedule.size());
+      for (const auto op : cache.schedule) cache.direct_forms.push_back(cache.prepared[op]);
+    }
+    cache.fused_packed.emplace_back(kernels::linear_s8_cache_size(a.rows, a.cols), 0);
+    cache.direct_forms[q] = [a, shift = std::move(shift), mult = r.multiplier, buf = cache.fused_packed.size() - 1,
+                             rescale_op = &g.operators[j], j](const op_context& c) -> status {
+      const op_context cj{*rescale_op, j, c.plan, c.st, c.dynamic, c.cache};
+      auto l = a;
+      l.multiplier = mult.data();
+      l.shift = shift.data();
+      l.input = c.in(0).ints.get<std::int8_t>().data();
+      l.output = cj.result_buffer<std::int8_t>(0).data();
+      auto& packed = c.cache->fused_packed[buf];
+      if (const auto st = kernels::linear_s8(l, packed.data(), packed.size()); st != kernels::status::ok)
+        return cj.kernel_fail(st, cj.out_name(0), "the CONV2D and RESCALE of a linear layer");
+      return cj.commit(0);
+    };
+    cache.direct_forms[position[j]] = nullptr;  // made by the fused form
+  }
 }
 
 /// The operators of a settled session with `constant_cache::direct`, in schedule order: each one's
@@ -180,9 +255,13 @@ inline void settle(const graph_plan& p, const run_state& st, constant_cache& cac
 /// per-operator checks (`settle` showed they would pass). Returns the first operator's error.
 [[nodiscard]] inline status run_direct(const graph::graph& g, const graph_plan& p, const options& opt,
                                        constant_cache& cache, run_state& st) {
-  for (const auto i : cache.schedule) {
+  for (std::size_t q = 0; q < cache.schedule.size(); ++q) {
+    const std::size_t i = cache.schedule[q];
     const op_context c{g.operators[i], i, p, st, opt.dynamic, &cache};
-    if (auto e = cache.prepared[i](c)) return e;
+    const prepared_op& form = cache.direct_forms.empty() ? cache.prepared[i] : cache.direct_forms[q];
+    if (form) {
+      if (auto e = form(c)) return e;
+    }
     if (!opt.keep_intermediates)
       for (const auto s : p.ops[i].free_after) st.unbind(s);
   }
@@ -253,7 +332,7 @@ inline void settle(const graph_plan& p, const run_state& st, constant_cache& cac
       for (const auto s : slots.free_after) st.unbind(s);  // operands whose last use this was, results nothing reads
     }
   }
-  if (cache != nullptr && !settled) settle(p, st, *cache);
+  if (cache != nullptr && !settled) settle(g, p, st, *cache, opt.keep_intermediates);
   return std::nullopt;
 }
 

@@ -7,6 +7,8 @@
 #include <armlower/graph/graph.hpp>
 #include <armlower/run/error.hpp>
 #include <armlower/run/detail/plan.hpp>
+#include <armlower/kernels/linear_args.hpp>
+#include <armlower/kernels/rescale_args.hpp>
 #include <armlower/run/kernel_status.hpp>
 #include <armlower/run/value.hpp>
 #include <armlower/tosa/op.hpp>
@@ -48,7 +50,7 @@ using kernel_storage = std::variant<std::vector<std::int8_t>, std::vector<std::i
 /// and storage type: int8/int16/int32/int64/float), packed weights (`packed`) and prepared
 /// operators (`prepared`), made on first use. A plain `run::run` has none.
 struct constant_cache {
-  constant_cache(std::size_t slots, std::size_t ops) : values(slots), prepared(ops) {}
+  constant_cache(std::size_t slots, std::size_t ops) : values(slots), prepared(ops), conv_linear(ops), rescale(ops) {}
   std::vector<std::optional<value>> values;  ///< slot → decoded constant (sized once: addresses stay valid)
   std::map<std::pair<slot_id, std::size_t>, kernel_storage> kernel;
   /// A packed kernel layout of constant weights and the zero points it was packed for.
@@ -69,6 +71,24 @@ struct constant_cache {
   /// Once settled: a run can call the scheduled operators' prepared forms directly, skipping the
   /// general loop's per-operator checks (decided by `settle` in interpreter.hpp; `run_direct`).
   bool direct = false;
+  /// Operator index → an int8 1×1 CONV2D with a packed prepared form, as the linear layer it computes
+  /// before requantization (`kernels::linear_s8_args`: weights and bias the session's kernel copies,
+  /// input/filter offsets −zero points, batches × cols → rows; no output, multiplier or shift), recorded
+  /// when it prepares; for `fuse_layers` (interpreter.hpp).
+  std::vector<std::optional<kernels::linear_s8_args>> conv_linear;
+  /// A prepared RESCALE's arguments (no input/output) with its multiplier and shift elements.
+  struct rescale_record {
+    kernels::rescale_args args;
+    std::vector<std::int32_t> multiplier, shift;
+  };
+  /// Operator index → a prepared RESCALE's record, made when it prepares; for `fuse_layers`.
+  std::vector<std::optional<rescale_record>> rescale;
+  /// With `direct`: per schedule position, the form a run calls — the operator's prepared form, or a
+  /// CONV2D and the RESCALE that reads its result run as one requantizing linear layer (`fuse_layers`) at
+  /// the CONV2D's position and nothing at the RESCALE's. Empty: the prepared forms.
+  std::vector<prepared_op> direct_forms;
+  /// The pack-on-first-use buffers of the fused layers (`kernels::linear_s8(a, cache, size)`).
+  std::vector<std::vector<std::uint8_t>> fused_packed;
 };
 
 /// The values of one run, by slot: `val[s]` is the value bound to slot `s` — a caller's input

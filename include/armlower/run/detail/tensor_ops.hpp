@@ -352,6 +352,17 @@ template <const tosa::type_support_row& R>
         return conv2d_packed_into(c, call.plan, c.in(0).ints.get<std::int8_t>().data());
       };
       c.prepare(packed, {0});
+      if (s.bias_size == s.oc) {  // the layer as `settle` may fuse it with the RESCALE of its result
+        kernels::linear_s8_args l;
+        l.weights = kernel_operand<std::int8_t>(c, 1, 2).data();
+        l.bias = kernel_operand<std::int32_t>(c, 2, 1).data();
+        l.input_offset = -kernel_zero_point<std::int8_t>(c.in(3));
+        l.filter_offset = -kernel_zero_point<std::int8_t>(c.in(4));
+        l.batches = s.n * s.ih * s.iw;
+        l.cols = s.ic;
+        l.rows = s.oc;
+        c.cache->conv_linear[c.index] = l;
+      }
       return packed(c);
     }
   }
@@ -501,6 +512,8 @@ template <const tosa::type_support_row& R>
     if (x.type == id::i32) return with_input(std::int32_t{});
     return with_input(std::int64_t{});
   };
+  if (c.preparable({0}))  // the arguments, as `settle` may fuse this RESCALE with the CONV2D it reads
+    c.cache->rescale[c.index] = constant_cache::rescale_record{args, kernel_elements<std::int32_t>(m), kernel_elements<std::int32_t>(sh)};
   c.prepare(rest, {0});
   return rest(c);
 }
