@@ -655,7 +655,7 @@ TEST_CASE("session: the fusion of a CONV2D and its RESCALE is taken for a lowere
     CAPTURE(big_bias);
     builder g;
     g.input("x", id::i8, {1, 1, 1, 32});
-    g.constant("w", run::from_ints(id::i8, {16, 1, 1, 32}, random_ints(rng, 16 * 32, -128, 127)));
+    g.constant("w", run::from_ints(id::i8, {16, 1, 1, 32}, random_ints(rng, std::size_t{16} * 32, -128, 127)));
     auto bias = random_ints(rng, 16, -1000, 1000);
     if (big_bias) bias[7] = INT32_MAX - 1000;
     g.constant("b", run::from_ints(id::i32, {16}, bias));
@@ -683,7 +683,7 @@ TEST_CASE("session: the fusion of a CONV2D and its RESCALE is taken for a lowere
       REQUIRE(w != nullptr);
       const auto wv = run::from_constant(*w);
       std::vector<std::int64_t> xs(32);
-      for (int c = 0; c < 32; ++c) xs[static_cast<std::size_t>(c)] = wv.ints[static_cast<std::size_t>(7 * 32 + c)] >= 0 ? 127 : -128;
+      for (int c = 0; c < 32; ++c) xs[static_cast<std::size_t>(c)] = wv.ints[std::size_t{7} * 32 + static_cast<std::size_t>(c)] >= 0 ? 127 : -128;
       const std::vector<run::value> in2{run::from_ints(id::i8, {1, 1, 1, 32}, xs)};
       const auto want = run::run(g.g, in2);
       REQUIRE_FALSE(want);
