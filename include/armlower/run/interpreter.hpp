@@ -138,6 +138,8 @@ namespace detail {
   return true;
 }
 
+inline void fuse_layers(const graph::graph& g, const graph_plan& p, constant_cache& cache);
+
 /// Settles a session after a complete run (`constant_cache::schedule`): keeps the operators that are
 /// not prepared, or have a result that is not a pinned constant or that another operator also writes.
 /// Also decides `constant_cache::direct` by walking the schedule over what a run binds: every
@@ -146,8 +148,7 @@ namespace detail {
 /// scheduled operator not yet freed), and every graph output bound at the end. Then the general loop's
 /// per-operator steps — the arity and result checks a prepared operator skips anyway, the binding of
 /// unbound constant operands — would do nothing on any later run, and the pinned slots stay as they are.
-inline void fuse_layers(const graph::graph& g, const graph_plan& p, constant_cache& cache);
-
+/// A direct session without `keep_intermediates` then fuses its linear layers (`fuse_layers`).
 inline void settle(const graph::graph& g, const graph_plan& p, const run_state& st, constant_cache& cache,
                    bool keep_intermediates) {
   std::vector<std::uint32_t> writers(st.pinned.size(), 0);
