@@ -25,63 +25,43 @@ namespace armlower::kernels {
 
 namespace detail {
 
-/// Elements [0, count) of RESCALE (preconditions: `validate(a, &p) == ok`, so every multiplier and shift
-/// is in range and the only per-element failures are the REQUIREs on values — `value_out_of_range`).
-/// Branch-free over the elements (each failure is or-ed into the result, the loop runs to the end).
-/// Per channel: rows of `channels` elements, multiplier and shift read per lane.
-/// `scale32`: the value (in − input_zp) fits int32 for every legal row, and
-/// `apply_scale_32` = int32((v·m + round) >> shift) with its range REQUIRE for shift ≤ 32; else
-/// `apply_scale_16` with its int48 input and int32 result REQUIREs. Returns true when a REQUIRE failed.
-template <class In, class Out, bool Scale32, bool PerChannel>
-[[gnu::always_inline]] inline bool rescale_elements(const rescale_args& a, const rescale_plan& p) noexcept {
-  // everything in locals: the output stores cannot change them (the compiler has to assume they might
-  // alias `a`), so the loop vectorises
+/// Elements [0, count) of RESCALE, one at a time as the pseudocode states them (precondition:
+/// `validate(a, &p) == ok`); the first failing REQUIRE stops the loop. Compact on purpose: firmware runs it.
+template <class In, class Out>
+[[nodiscard]] status rescale_loop(const rescale_args& a, const rescale_plan& p) noexcept {
   const auto* in = static_cast<const In*>(a.input);
   auto* out = static_cast<Out*>(a.output);
-  const std::int32_t* mul = a.multiplier;
-  const std::int32_t* shift = a.shift;
-  const std::int64_t in_zp = p.in_zp, out_zp = p.out_zp, out_min = p.out_min, out_max = p.out_max;
   const bool dbl = a.rounding == quant::rounding::double_round;
-  const std::int64_t umask = !a.input_unsigned || sizeof(In) > 2 ? -1 : sizeof(In) == 1 ? 0xFF : 0xFFFF;
-  const std::size_t nc = PerChannel ? static_cast<std::size_t>(a.channels) : a.count;
-  const std::size_t rows = a.count / nc;
-  bool bad = false;
-  for (std::size_t r = 0; r < rows; ++r) {
-    const In* x = in + r * nc;
-    Out* y = out + r * nc;
-    for (std::size_t c = 0; c < nc; ++c) {
-      const std::int64_t m = mul[PerChannel ? c : 0];
-      const std::int32_t sh = shift[PerChannel ? c : 0];
-      const std::int64_t v = (static_cast<std::int64_t>(x[c]) & umask) - in_zp;
-      const std::int64_t half = std::int64_t{1} << (sh - 1);
-      std::int64_t t = 0;
-      if constexpr (Scale32) {
-        bad |= sh <= 32 && (v < -half || v >= half);
-        const std::int64_t adj = dbl && sh > 31 ? (v >= 0 ? std::int64_t{1} << 30 : -(std::int64_t{1} << 30)) : 0;
-        t = static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>((v * m + half + adj) >> sh)));
-      } else {
-        if constexpr (sizeof(In) == 8) bad |= v < -(std::int64_t{1} << 47) || v >= (std::int64_t{1} << 47);
-        t = (v * m + half) >> sh;
-        bad |= t < INT32_MIN || t > INT32_MAX;
-      }
-      const std::int64_t z = t + out_zp;  // apply_add_s<int32>: REQUIRE no overflow
-      bad |= z < INT32_MIN || z > INT32_MAX;
-      y[c] = static_cast<Out>(z < out_min ? out_min : z > out_max ? out_max : z);  // unsigned: the bit pattern
+  const std::size_t nc = static_cast<std::size_t>(a.channels);
+  for (std::size_t i = 0; i < a.count; ++i) {
+    std::int64_t v = 0;
+    if constexpr (sizeof(In) == 1) {
+      v = a.input_unsigned ? static_cast<std::int64_t>(static_cast<std::uint8_t>(in[i])) : in[i];
+    } else if constexpr (sizeof(In) == 2) {
+      v = a.input_unsigned ? static_cast<std::int64_t>(static_cast<std::uint16_t>(in[i])) : in[i];
+    } else {
+      v = in[i];
     }
+    if constexpr (sizeof(In) == 8) {
+      if (v < -(std::int64_t{1} << 47) || v >= (std::int64_t{1} << 47)) return status::value_out_of_range;
+    }
+    v -= p.in_zp;
+    const std::size_t c = a.per_channel ? i % nc : 0;
+    std::int32_t r = 0;
+    status s = status::ok;
+    if (a.scale32) {
+      // value48 - zp fits int32 for every legal row (i32 input has zp 0; 8/16-bit inputs are small)
+      s = quant::apply_scale_32(static_cast<std::int32_t>(v), a.multiplier[c], a.shift[c], dbl, r);
+    } else {
+      s = quant::apply_scale_16(v, a.multiplier[c], a.shift[c], r);
+    }
+    if (s != status::ok) return s;
+    std::int64_t y = static_cast<std::int64_t>(r) + p.out_zp;  // apply_add_s<int32>: REQUIRE no overflow
+    if (y < INT32_MIN || y > INT32_MAX) return status::value_out_of_range;
+    y = quant::clamp64(y, p.out_min, p.out_max);
+    out[i] = static_cast<Out>(y);  // unsigned outputs: the bit pattern of 0..255 / 0..65535
   }
-  return bad;
-}
-
-/// `rescale_elements` for the flags of `a`.
-template <class In, class Out>
-[[gnu::always_inline]] inline bool rescale_dispatch(const rescale_args& a, const rescale_plan& p) noexcept {
-  if (a.scale32) return a.per_channel ? rescale_elements<In, Out, true, true>(a, p) : rescale_elements<In, Out, true, false>(a, p);
-  return a.per_channel ? rescale_elements<In, Out, false, true>(a, p) : rescale_elements<In, Out, false, false>(a, p);
-}
-
-template <class In, class Out>
-[[nodiscard]] inline status rescale_loop(const rescale_args& a, const rescale_plan& p) noexcept {
-  return rescale_dispatch<In, Out>(a, p) ? status::value_out_of_range : status::ok;
+  return status::ok;
 }
 
 template <class In>
@@ -182,7 +162,8 @@ template <class In>
   detail::rescale_plan p;
   if (const status s = validate(a, &p); s != status::ok) return s;
 #if defined(ARMLOWER_KERNELS_RESCALE_X86)
-  // the rows a lowered linear layer ends with, 8 elements per step (measured faster on Zen 4: benchmarks/RESULTS.md)
+  // the rows a lowered linear layer ends with, 8 or 16 elements per step (measured 3-15x faster on Zen 4:
+  // benchmarks/RESULTS.md)
   if (detail::rescale_avx512_row(a) && detail::x86_has_avx512_dq_vl())
     return detail::rescale_avx512(a, p) ? status::value_out_of_range : status::ok;
 #endif

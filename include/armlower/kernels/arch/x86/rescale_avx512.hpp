@@ -1,8 +1,9 @@
 /// @file armlower/kernels/arch/x86/rescale_avx512.hpp
-/// TOSA RESCALE of the rows a lowered linear layer ends with, eight elements per AVX-512 step: INT32
+/// TOSA RESCALE of the rows a lowered linear layer ends with, eight elements per AVX-512 step (sixteen,
+/// in int32 lanes, for the int8 lowering's per-tensor row with shift > 32): INT32
 /// input with `scale32` (the int8 CONV2D accumulator → INT8/INT16/INT32) and INT48 input without it (the
 /// a16w8 accumulator → INT16/INT8/INT32), signed, per tensor or per channel, SINGLE_ROUND or
-/// DOUBLE_ROUND. Bit-identical with the portable loop (`detail::rescale_elements`, TOSA 1.0 RESCALE
+/// DOUBLE_ROUND. Bit-identical with the portable loop (`detail::rescale_loop`, TOSA 1.0 RESCALE
 /// and `apply_scale_32` / `apply_scale_16` of `scale_helpers.tosac`): each element in an int64 lane,
 /// v·multiplier + round shifted right arithmetically by its shift, the REQUIREs on values or-ed into one
 /// flag. Firmware builds never include it (x86 hosts only); chosen at run time when the CPU has
@@ -31,7 +32,7 @@ namespace armlower::kernels::detail {
 }
 
 /// RESCALE of `a` (preconditions: `validate(a, &p) == ok`, `rescale_avx512_row(a)`, the CPU has AVX-512
-/// F and DQ). Returns true when a REQUIRE on the values failed (`value_out_of_range`); every element is
+/// F, DQ and VL). Returns true when a REQUIRE on the values failed (`value_out_of_range`); every element is
 /// written either way.
 template <class In, class Out, bool PerChannel>
 __attribute__((target("avx512f,avx512dq,avx512vl"))) inline bool rescale_avx512_elements(const rescale_args& a,
