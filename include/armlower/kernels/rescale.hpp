@@ -162,7 +162,7 @@ template <class In>
   detail::rescale_plan p;
   if (const status s = validate(a, &p); s != status::ok) return s;
 #if defined(ARMLOWER_KERNELS_RESCALE_X86)
-  // the rows a lowered linear layer ends with, 8 or 16 elements per step (measured 3-15x faster on Zen 4:
+  // the rows a lowered linear layer ends with, 8 or 16 elements per step (measured 2.8-13x faster on Zen 4:
   // benchmarks/RESULTS.md)
   if (detail::rescale_avx512_row(a) && detail::x86_has_avx512_dq_vl())
     return detail::rescale_avx512(a, p) ? status::value_out_of_range : status::ok;

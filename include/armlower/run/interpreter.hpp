@@ -222,8 +222,7 @@ inline void fuse_layers(const graph::graph& g, const graph_plan& p, constant_cac
       safe = bound < (std::int64_t{1} << 31) && (sh > 32 || bound < (std::int64_t{1} << (sh - 1)));
     }
     if (!safe) continue;
-    a.multiplier = r.multiplier.data();
-    a.per_channel = r.args.per_channel;
+    a.per_channel = r.args.per_channel;  // (multiplier and shift: the form's own copies, set per call)
     a.output_offset = r.args.output_zp;
     a.rounding = r.args.rounding;
     std::vector<std::int32_t> shift(r.shift.size());
