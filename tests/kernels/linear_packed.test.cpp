@@ -79,6 +79,19 @@ void check_packed(k::linear_s8_args a) {
     CAPTURE(call);
     REQUIRE(out == ref);
   }
+  // the same call checked once (`plan_linear_s8`), run twice on its buffer (packed by the plan)
+  {
+    std::vector<std::uint8_t> pc(k::linear_s8_cache_size(a.rows, a.cols));
+    k::linear_s8_plan plan;
+    REQUIRE(k::plan_linear_s8(a, pc.data(), pc.size(), plan) == status::ok);
+    CHECK(plan.packed() == k::linear_s8_cache_pays(a.rows));
+    for (int call = 0; call < 2; ++call) {
+      std::fill(out.begin(), out.end(), std::int8_t{0x5A});
+      REQUIRE(k::linear_s8(plan, a.input, out.data()) == status::ok);
+      CAPTURE(call);
+      REQUIRE(out == ref);
+    }
+  }
   // the row-major AVX-512 VNNI path of linear_s8 (same microkernel as the narrow packed form)
   if (k::path_available(k::linear_path::x86_avx512_vnni)) {
     std::fill(out.begin(), out.end(), std::int8_t{0x5A});
@@ -270,6 +283,79 @@ TEST_CASE("pack on first use: linear_s8(a, cache, size) repacks on new addresses
   b.output = y.data();
   b.input_offset = 256;
   CHECK(k::linear_s8(b, c, n) == status::zero_point_out_of_range);
+}
+
+TEST_CASE("linear_s8_plan: one checked call; its errors are validate's but for input and output") {
+  prng r{std::mt19937_64(1415)};
+  const int batches = 3, cols = 70, rows = 33;
+  std::vector<std::int8_t> x(static_cast<std::size_t>(batches * cols)), w(static_cast<std::size_t>(rows * cols));
+  std::vector<std::int32_t> b(static_cast<std::size_t>(rows));
+  r.fill(x, -128, 127, 0);
+  r.fill(w, -128, 127, 0);
+  r.fill(b, -100000, 100000, 0);
+  const std::int32_t m = 1518500250, sh = -9;
+  k::linear_s8_args a;
+  a.weights = w.data(); a.bias = b.data(); a.batches = batches; a.cols = cols; a.rows = rows;
+  a.multiplier = &m; a.shift = &sh; a.input_offset = 7; a.filter_offset = -2; a.output_offset = 5;
+  std::vector<std::int8_t> ref(static_cast<std::size_t>(batches * rows)), out(ref.size());
+  k::linear_s8_args g = a;
+  g.input = x.data();
+  g.output = ref.data();
+  REQUIRE(k::linear_s8(g, k::linear_path::generic) == status::ok);
+  const std::size_t n = k::linear_s8_cache_size(rows, cols);
+  std::vector<std::uint8_t> cache(n + 5);
+  void* c = cache.data() + 5;  // unaligned: the plan packs at the first 64-byte boundary, as linear_s8(a, c, n)
+  k::linear_s8_plan empty, plan;
+  CHECK(k::linear_s8(empty, x.data(), out.data()) == status::null_pointer);
+  REQUIRE(k::plan_linear_s8(a, c, n, plan) == status::ok);  // input and output not needed
+  CHECK(plan.args().input == nullptr);
+  CHECK(plan.packed() == k::linear_s8_packed_native());
+  CHECK(k::linear_s8_cache_matches(a, c, n) == k::linear_s8_packed_native());  // what linear_s8(a, c, n) reuses
+  CHECK(k::linear_s8(plan, nullptr, out.data()) == status::null_pointer);
+  CHECK(k::linear_s8(plan, x.data(), nullptr) == status::null_pointer);
+  REQUIRE(k::linear_s8(plan, x.data(), out.data()) == status::ok);
+  CHECK(out == ref);
+  // a buffer too small: the row-major call, buffer untouched
+  std::vector<std::uint8_t> small(n - 1, std::uint8_t{0xCD});
+  k::linear_s8_plan rm;
+  REQUIRE(k::plan_linear_s8(a, small.data(), small.size(), rm) == status::ok);
+  CHECK_FALSE(rm.packed());
+  std::fill(out.begin(), out.end(), std::int8_t{0});
+  REQUIRE(k::linear_s8(rm, x.data(), out.data()) == status::ok);
+  CHECK(out == ref);
+  CHECK(std::all_of(small.begin(), small.end(), [](std::uint8_t v) { return v == 0xCD; }));
+  // the errors of validate(a), the plan left as it was
+  const auto refused = [&](k::linear_s8_args e, status want) {
+    k::linear_s8_plan p = plan;
+    CHECK(k::plan_linear_s8(e, c, n, p) == want);
+    std::fill(out.begin(), out.end(), std::int8_t{0});
+    REQUIRE(k::linear_s8(p, x.data(), out.data()) == status::ok);
+    CHECK(out == ref);
+  };
+  k::linear_s8_args e = a;
+  e.weights = nullptr;
+  refused(e, status::null_pointer);
+  e = a;
+  e.multiplier = nullptr;
+  refused(e, status::null_pointer);
+  e = a;
+  e.rows = 0;
+  refused(e, status::empty_dimension);
+  e = a;
+  e.input_offset = 256;
+  refused(e, status::zero_point_out_of_range);
+  e = a;
+  e.activation_min = 10;
+  e.activation_max = 9;
+  refused(e, status::activation_range_invalid);
+  const std::int32_t bad_shift = 31;
+  e = a;
+  e.shift = &bad_shift;
+  refused(e, status::shift_out_of_range);
+  const std::int32_t bad_m = -1;
+  e = a;
+  e.multiplier = &bad_m;
+  refused(e, status::multiplier_out_of_range);
 }
 
 namespace {

@@ -432,6 +432,7 @@ namespace {
 struct settled {
   bool direct = false;
   std::size_t fused = 0;
+  std::size_t steps = 0;  ///< calls of a direct run (`constant_cache::direct_steps`)
 };
 settled settle_of(const graph::graph& g, const std::vector<run::value>& in) {
   namespace d = run::detail;
@@ -444,7 +445,7 @@ settled settle_of(const graph::graph& g, const std::vector<run::value>& in) {
   const auto e = d::run_graph(g, p, in, {}, &cache, st, res);
   REQUIRE_MESSAGE(!e, (e ? e->line() : ""));
   REQUIRE(cache.settled);
-  return {cache.direct, cache.fused_packed.size()};
+  return {cache.direct, cache.fused.size(), cache.direct_steps.size()};
 }
 bool settles_direct(const graph::graph& g, const std::vector<run::value>& in) { return settle_of(g, in).direct; }
 
@@ -644,6 +645,7 @@ TEST_CASE("session: the fusion of a CONV2D and its RESCALE is taken for a lowere
     const auto how = settle_of(g.g, x(40));
     CHECK(how.direct);
     CHECK(how.fused == 1);
+    CHECK(how.steps == 1);  // the RESHAPEs and the CLAMP run in the fused layer
   }
   {  // a16w8: INT48 → INT16, not a linear_s8 layer: not fused
     const builder g = lowered_linear_graph(rng, true);
@@ -699,5 +701,142 @@ TEST_CASE("session: the fusion of a CONV2D and its RESCALE is taken for a lowere
     const auto how = settle_of(g.g, x(40));
     CHECK(how.direct);
     CHECK(how.fused == 0);
+  }
+}
+
+namespace {
+
+/// Two int8 linear layers as armlower lowers them with fused activations, on x [batch, k]: RESHAPE →
+/// CONV2D → RESCALE → CLAMP [lo1, hi1] → CONV2D → RESCALE → CLAMP [lo2, hi2] → (CLAMP [lo3, hi3]) → RESHAPE →
+/// out [batch, n2]. The tensors: x, x4, y1, z1, a1, y2, z2, a2 (a3), out.
+struct two_layers {
+  int batch = 2, k = 37, n1 = 24, n2 = 19;
+  double lo1 = 0, hi1 = 127, lo2 = -128, hi2 = 127;
+  bool third_clamp = false;
+  double lo3 = -128, hi3 = 127;
+};
+builder two_layer_graph(std::mt19937_64& rng, const two_layers& t) {
+  builder g;
+  g.input("x", id::i8, {t.batch, t.k});
+  g.shape_const("s4", {t.batch, 1, 1, t.k});
+  g.declare("x4", id::i8, {t.batch, 1, 1, t.k});
+  g.op(tosa::op::reshape, {"x", "s4"}, {"x4"});
+  const auto layer = [&](const std::string& in, const std::string& l, int k, int n, double lo, double hi) {
+    g.constant("w" + l, run::from_ints(id::i8, {n, 1, 1, k}, random_ints(rng, std::size_t(n) * std::size_t(k), -128, 127)));
+    g.constant("b" + l, run::from_ints(id::i32, {n}, random_ints(rng, static_cast<std::size_t>(n), -5000, 5000)));
+    g.ints("izp" + l, id::i8, {1}, {-3});
+    g.ints("wzp" + l, id::i8, {1}, {0});
+    g.declare("y" + l, id::i32, {t.batch, 1, 1, n});
+    g.op(tosa::op::conv2d, {in, "w" + l, "b" + l, "izp" + l, "wzp" + l}, {"y" + l},
+         graph::conv2d_attr{{0, 0, 0, 0}, {1, 1}, {1, 1}, id::i32, false});
+    g.ints("m" + l, id::i32, {1}, {1518500250});
+    g.ints("sh" + l, id::i8, {1}, {38});
+    g.ints("yzp" + l, id::i32, {1}, {0});
+    g.ints("zzp" + l, id::i8, {1}, {-3});
+    g.declare("z" + l, id::i8, {t.batch, 1, 1, n});
+    g.op(tosa::op::rescale, {"y" + l, "m" + l, "sh" + l, "yzp" + l, "zzp" + l}, {"z" + l},
+         graph::rescale_attr{true, tosa::rounding_mode::double_round, false, false, false});
+    g.declare("a" + l, id::i8, {t.batch, 1, 1, n});
+    g.op(tosa::op::clamp, {"z" + l}, {"a" + l}, graph::clamp_attr{lo, hi, graph::nan_mode::propagate});
+  };
+  layer("x4", "1", t.k, t.n1, t.lo1, t.hi1);
+  layer("a1", "2", t.n1, t.n2, t.lo2, t.hi2);
+  std::string last = "a2";
+  if (t.third_clamp) {
+    g.declare("a3", id::i8, {t.batch, 1, 1, t.n2});
+    g.op(tosa::op::clamp, {"a2"}, {"a3"}, graph::clamp_attr{t.lo3, t.hi3, graph::nan_mode::propagate});
+    last = "a3";
+  }
+  g.shape_const("s2", {t.batch, t.n2});
+  g.declare("out", id::i8, {t.batch, t.n2});
+  g.op(tosa::op::reshape, {last, "s2"}, {"out"});
+  g.output("out");
+  return g;
+}
+
+/// Invokes a session of `g` on random inputs (and one at the extremes) and requires run::run's outputs.
+void invoke_equals_run(const graph::graph& g, std::mt19937_64& rng) {
+  run::session s(g);
+  const auto* x = g.find("x");
+  REQUIRE(x != nullptr);
+  const auto n = static_cast<std::size_t>(graph::element_count(x->shape));
+  for (int iter = 0; iter < 5; ++iter) {
+    CAPTURE(iter);
+    const std::vector<run::value> in{run::from_ints(id::i8, x->shape, iter == 4 ? std::vector<std::int64_t>(n, 127) : random_ints(rng, n, -128, 127))};
+    const auto want = run::run(g, in);
+    REQUIRE_MESSAGE(want, (want ? "" : want.error().line()));
+    write_input<std::int8_t>(s, 0, in[0]);
+    const auto r = s.invoke();
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().line()));
+    for (std::size_t j = 0; j < want->outputs.size(); ++j) {
+      CAPTURE(j);
+      REQUIRE(s.output(j) != nullptr);
+      CHECK(s.output(j)->shape == want->outputs[j].shape);
+      CHECK(s.output(j)->ints == want->outputs[j].ints);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("session: a fused linear layer also runs the RESHAPEs and int8 CLAMPs around it == run::run") {
+  std::mt19937_64 rng(36);
+  const auto x = [&rng](const graph::graph& g) {
+    const auto* t = g.find("x");
+    return std::vector<run::value>{run::from_ints(id::i8, t->shape, random_ints(rng, static_cast<std::size_t>(graph::element_count(t->shape)), -128, 127))};
+  };
+  {  // two layers with ReLU-like CLAMPs: each one call; the RESHAPEs and CLAMPs are run by the layers
+    const builder g = two_layer_graph(rng, {});
+    const auto how = settle_of(g.g, x(g.g));
+    CHECK(how.fused == 2);
+    CHECK(how.steps == 2);
+    invoke_equals_run(g.g, rng);
+  }
+  {  // CLAMPs narrower than the RESCALE's range, a second CLAMP narrowing the first: one range
+    two_layers t;
+    t.lo1 = -20; t.hi1 = 30; t.lo2 = -50; t.hi2 = 10; t.third_clamp = true; t.lo3 = -5; t.hi3 = 100;
+    const builder g = two_layer_graph(rng, t);
+    const auto how = settle_of(g.g, x(g.g));
+    CHECK(how.fused == 2);
+    CHECK(how.steps == 2);
+    invoke_equals_run(g.g, rng);
+  }
+  {  // a CLAMP whose range is disjoint from the one before: its result is constant; it runs on its own
+    two_layers t;
+    t.lo2 = -100; t.hi2 = -50; t.third_clamp = true; t.lo3 = 0; t.hi3 = 10;
+    const builder g = two_layer_graph(rng, t);
+    const auto how = settle_of(g.g, x(g.g));
+    CHECK(how.fused == 2);
+    CHECK(how.steps == 4);  // layer 1, layer 2, the third CLAMP, the RESHAPE after it
+    invoke_equals_run(g.g, rng);
+  }
+  {  // tensors also graph outputs, or read twice: the operators making them run on their own
+    builder g = two_layer_graph(rng, {});
+    g.output("x4");  // the first RESHAPE's result: layer 1 reads x4 (the RESHAPE runs)
+    g.output("z2");  // layer 2 writes z2; its CLAMP and the last RESHAPE run
+    const auto how = settle_of(g.g, x(g.g));
+    CHECK(how.fused == 2);
+    CHECK(how.steps == 5);
+    invoke_equals_run(g.g, rng);
+  }
+  {  // the first RESHAPE's result also read by a CLAMP (an output): the RESHAPE runs, layer 1 reads its result
+    builder g = two_layer_graph(rng, {});
+    g.declare("xc", id::i8, {2, 1, 1, 37});
+    g.op(tosa::op::clamp, {"x4"}, {"xc"}, graph::clamp_attr{-1, 1, graph::nan_mode::propagate});
+    g.output("xc");
+    const auto how = settle_of(g.g, x(g.g));
+    CHECK(how.fused == 2);
+    CHECK(how.steps == 4);  // the RESHAPE, layer 1, layer 2, the extra CLAMP
+    invoke_equals_run(g.g, rng);
+  }
+  {  // the first CLAMP's result also read by a CLAMP (an output): layer 1 writes it, layer 2 reads it
+    builder g = two_layer_graph(rng, {});
+    g.declare("a1c", id::i8, {2, 1, 1, 24});
+    g.op(tosa::op::clamp, {"a1"}, {"a1c"}, graph::clamp_attr{-1, 1, graph::nan_mode::propagate});
+    g.output("a1c");
+    const auto how = settle_of(g.g, x(g.g));
+    CHECK(how.fused == 2);
+    CHECK(how.steps == 3);  // layer 1 (RESHAPE … its CLAMP), layer 2 (… the last RESHAPE), the extra CLAMP
+    invoke_equals_run(g.g, rng);
   }
 }

@@ -130,12 +130,10 @@ namespace detail {
   return v >= lo && v <= hi;
 }
 
-/// `validate(const linear_s8_args&)` without the `weights` check: the prepacked entries
-/// (`linear_s8_prepacked`) read their weights from the packed buffer, so `a.weights` may be null.
-[[nodiscard]] inline status validate_s8_except_weights(const linear_s8_args& a) noexcept {
-  if (a.input == nullptr || a.output == nullptr || a.multiplier == nullptr || a.shift == nullptr) {
-    return status::null_pointer;
-  }
+/// `validate(const linear_s8_args&)` without the `weights`, `input` and `output` checks (a call checked
+/// before its input and output are known: `plan_linear_s8`).
+[[nodiscard]] inline status validate_s8_parameters(const linear_s8_args& a) noexcept {
+  if (a.multiplier == nullptr || a.shift == nullptr) return status::null_pointer;
   if (a.batches < 1 || a.cols < 1 || a.rows < 1) return status::empty_dimension;
   if (!detail::in_range(a.input_offset, -255, 255) || !detail::in_range(a.filter_offset, -255, 255) ||
       !detail::in_range(a.output_offset, -65536, 65536)) {
@@ -154,6 +152,13 @@ namespace detail {
     if (!detail::in_range(a.shift[i], -31, 30)) return status::shift_out_of_range;
   }
   return status::ok;
+}
+
+/// `validate(const linear_s8_args&)` without the `weights` check: the prepacked entries
+/// (`linear_s8_prepacked`) read their weights from the packed buffer, so `a.weights` may be null.
+[[nodiscard]] inline status validate_s8_except_weights(const linear_s8_args& a) noexcept {
+  if (a.input == nullptr || a.output == nullptr) return status::null_pointer;
+  return validate_s8_parameters(a);
 }
 }  // namespace detail
 

@@ -215,12 +215,20 @@ namespace detail {
 
 namespace detail {
 
-/// Runs the packed form for a validated `a` and the buffer's header `h` (already checked to match `a`).
+/// The geometry of the layout a buffer's header `h` records (for `linear_s8_packed_run`).
+[[nodiscard]] constexpr packed_s8_geometry packed_s8_geometry_of(const packed_s8_header& h) noexcept {
+  return packed_s8_layout(h.rows, h.cols,
+                          h.layout == static_cast<std::int32_t>(packed_s8_layout_kind::avx2_pairs)
+                              ? packed_s8_layout_kind::avx2_pairs
+                              : packed_s8_layout_kind::vnni);
+}
+
+/// Runs the packed form for a validated `a`, the buffer's header `h` (already checked to match `a`)
+/// and its geometry `geo` (`packed_s8_geometry_of(h)`).
 [[nodiscard]] inline status linear_s8_packed_run(const linear_s8_args& a, const std::uint8_t* base,
-                                                 const packed_s8_header& h) noexcept {
+                                                 const packed_s8_header& h, const packed_s8_geometry& geo) noexcept {
 #if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
   if (h.layout == static_cast<std::int32_t>(packed_s8_layout_kind::avx2_pairs)) {
-    const packed_s8_geometry geo = packed_s8_layout(a.rows, a.cols, packed_s8_layout_kind::avx2_pairs);
     if (x86_has_avx2() && h.cmax <= INT32_MAX &&
         reinterpret_cast<std::uintptr_t>(base + geo.c32) % alignof(std::int32_t) == 0) {
       linear_s8_args b = a;  // the folded constants are exactly a kernel_sum (CMSIS-NN form)
@@ -229,8 +237,7 @@ namespace detail {
       linear_s8_pairs_avx2(b, reinterpret_cast<const std::int8_t*>(base + geo.weights));
       return status::ok;
     }
-  } else if (const packed_s8_geometry geo = packed_s8_layout(a.rows, a.cols);
-             x86_has_avx512_vnni_vl() && reinterpret_cast<std::uintptr_t>(base + geo.c64) % alignof(std::int64_t) == 0) {
+  } else if (x86_has_avx512_vnni_vl() && reinterpret_cast<std::uintptr_t>(base + geo.c64) % alignof(std::int64_t) == 0) {
     if (geo.narrow) {
       linear_s8_rowdot_vnni(a, reinterpret_cast<const std::int8_t*>(base + geo.weights),
                             static_cast<std::ptrdiff_t>(geo.row_stride),
@@ -243,8 +250,15 @@ namespace detail {
 #else
   (void)base;
   (void)h;
+  (void)geo;
 #endif
   return linear_s8(a);
+}
+
+/// `linear_s8_packed_run(a, base, h, packed_s8_geometry_of(h))`.
+[[nodiscard]] inline status linear_s8_packed_run(const linear_s8_args& a, const std::uint8_t* base,
+                                                 const packed_s8_header& h) noexcept {
+  return linear_s8_packed_run(a, base, h, packed_s8_geometry_of(h));
 }
 
 }  // namespace detail
@@ -340,6 +354,73 @@ inline void reset_linear_s8_cache(void* cache, std::size_t size) noexcept {
   detail::packed_s8_header h;  // matches `a` (checked or just written): no second validation
   std::memcpy(&h, base, sizeof h);
   return detail::linear_s8_packed_run(a, base, h);
+}
+
+/// A `linear_s8(a, cache, size)` call checked once (`plan_linear_s8`): `validate(a)` but for the input and
+/// output pointers, and the pack-on-first-use step done (the buffer packed, or found packed, for `a`;
+/// or the decision to run the row-major `linear_s8(a)` where packing does not pay). Running it
+/// (`linear_s8(plan, input, output)`) checks only the two pointers, for callers that run one layer many
+/// times on new inputs (the TOSA interpreter's fused linear layers in a `run::session`). Plain data, no
+/// ownership: it keeps `a`'s pointers (weights, bias, kernel_sum, multiplier, shift) and the buffer's
+/// address, and is valid while they and what they point at are unchanged. Default-constructed: empty.
+class linear_s8_plan {
+ public:
+  linear_s8_plan() = default;
+  /// The checked arguments (`input` and `output` null: given per call).
+  [[nodiscard]] const linear_s8_args& args() const noexcept { return a_; }
+  /// True when runs read the packing in the cache buffer (else they run the row-major `linear_s8(a)`).
+  [[nodiscard]] bool packed() const noexcept { return base_ != nullptr; }
+
+ private:
+  friend status plan_linear_s8(const linear_s8_args&, void*, std::size_t, linear_s8_plan&) noexcept;
+  friend status linear_s8(const linear_s8_plan&, const std::int8_t*, std::int8_t*) noexcept;
+  linear_s8_args a_{};
+  const std::uint8_t* base_ = nullptr;
+  detail::packed_s8_header h_{};
+  detail::packed_s8_geometry geo_{};
+  bool ready_ = false;
+};
+
+/// Checks a `linear_s8(a, cache, size)` call of `a` (its `input` and `output` are ignored) and does its
+/// pack-on-first-use step: where `linear_s8(a, cache, size)` would pack, packs `a` into `cache` unless
+/// it holds that packing already. On success writes the checked call to `plan`; `plan` is left unchanged
+/// on an error.
+/// @return the `validate(a)` errors except for `input`/`output`: `null_pointer` (weights, multiplier,
+///   shift), `empty_dimension`, `zero_point_out_of_range`, `activation_range_invalid`,
+///   `multiplier_out_of_range`, `shift_out_of_range`, `invalid_attribute`; else `ok`.
+[[nodiscard]] inline status plan_linear_s8(const linear_s8_args& a, void* cache, std::size_t size,
+                                           linear_s8_plan& plan) noexcept {
+  linear_s8_args b = a;
+  b.input = nullptr;
+  b.output = nullptr;
+  if (b.weights == nullptr) return status::null_pointer;
+  if (const status s = detail::validate_s8_parameters(b); s != status::ok) return s;
+  std::uint8_t* base = detail::cache_base(cache, size, b.rows, b.cols);
+  if (base != nullptr && linear_s8_cache_pays(b.rows)) {
+    if (!linear_s8_cache_matches(b, cache, size)) {
+      if (const status s = pack_linear_s8(b, base, linear_s8_packed_size(b.rows, b.cols)); s != status::ok) return s;
+    }
+    std::memcpy(&plan.h_, base, sizeof plan.h_);
+    plan.geo_ = detail::packed_s8_geometry_of(plan.h_);
+  } else {
+    base = nullptr;
+  }
+  plan.a_ = b;
+  plan.base_ = base;
+  plan.ready_ = true;
+  return status::ok;
+}
+
+/// Runs the checked call `plan` (`plan_linear_s8`) on `input` [batches][cols] into `output`
+/// [batches][rows] (int8, row-major): the bytes of `linear_s8(a, cache, size)` for the `a` it was made
+/// from with these two pointers.
+/// @return `null_pointer` (input, output, or an empty plan); else `ok`.
+[[nodiscard]] inline status linear_s8(const linear_s8_plan& plan, const std::int8_t* input, std::int8_t* output) noexcept {
+  if (input == nullptr || output == nullptr || !plan.ready_) return status::null_pointer;
+  linear_s8_args a = plan.a_;
+  a.input = input;
+  a.output = output;
+  return plan.base_ != nullptr ? detail::linear_s8_packed_run(a, plan.base_, plan.h_, plan.geo_) : linear_s8(a);
 }
 
 }  // namespace armlower::kernels

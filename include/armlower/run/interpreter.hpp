@@ -138,7 +138,7 @@ namespace detail {
   return true;
 }
 
-inline void fuse_layers(const graph::graph& g, const graph_plan& p, constant_cache& cache);
+inline void fuse_layers(const graph::graph& g, const graph_plan& p, constant_cache& cache, std::vector<prepared_op>& forms);
 
 /// Settles a session after a complete run (`constant_cache::schedule`): keeps the operators that are
 /// not prepared, or have a result that is not a pinned constant or that another operator also writes.
@@ -148,7 +148,8 @@ inline void fuse_layers(const graph::graph& g, const graph_plan& p, constant_cac
 /// scheduled operator not yet freed), and every graph output bound at the end. Then the general loop's
 /// per-operator steps — the arity and result checks a prepared operator skips anyway, the binding of
 /// unbound constant operands — would do nothing on any later run, and the pinned slots stay as they are.
-/// A direct session without `keep_intermediates` then fuses its linear layers (`fuse_layers`).
+/// A direct session without `keep_intermediates` then fuses its linear layers (`fuse_layers`); its
+/// `constant_cache::direct_steps` are what is left to call.
 inline void settle(const graph::graph& g, const graph_plan& p, const run_state& st, constant_cache& cache,
                    bool keep_intermediates) {
   std::vector<std::uint32_t> writers(st.pinned.size(), 0);
@@ -176,34 +177,66 @@ inline void settle(const graph::graph& g, const graph_plan& p, const run_state& 
   }
   for (const auto s : p.outputs) direct = direct && bound[s] != 0;
   cache.direct = direct;
+  cache.direct_bound.clear();
+  if (direct) {
+    for (const auto s : p.inputs) cache.direct_bound.push_back(s);
+    for (const auto i : cache.schedule)
+      for (const auto s : p.ops[i].out) cache.direct_bound.push_back(s);
+  }
   cache.settled = true;
-  if (direct && !keep_intermediates) fuse_layers(g, p, cache);
+  cache.direct_steps.clear();
+  if (!direct) return;
+  std::vector<prepared_op> forms;  // by schedule position
+  forms.reserve(cache.schedule.size());
+  for (const auto i : cache.schedule) forms.push_back(cache.prepared[i]);
+  if (!keep_intermediates) fuse_layers(g, p, cache, forms);
+  for (std::size_t q = 0; q < forms.size(); ++q)
+    if (forms[q]) cache.direct_steps.push_back({cache.schedule[q], std::move(forms[q])});
 }
 
 /// A linear layer's CONV2D (int8, 1×1, packed: `constant_cache::conv_linear`) and the RESCALE reading its
 /// result (INT32 → INT8, scale32, signed: `constant_cache::rescale`), run as one requantizing linear layer
-/// (`kernels::linear_s8` over its own pack-on-first-use buffer) when that gives exactly the two operators'
-/// results and errors on every input: the CONV2D result is read by this RESCALE alone (as its input) and
-/// is no graph output, and no REQUIRE of either can fail — for every channel r,
+/// (`kernels::linear_s8_plan` over its own pack-on-first-use buffer) when that gives exactly the two
+/// operators' results and errors on every input: the CONV2D result is read by this RESCALE alone (as its
+/// input) and is no graph output, and no REQUIRE of either can fail — for every channel r,
 /// 255·Σ_c |w[r][c] − weight_zp| + |bias[r]| < 2^31 (the accumulator, its partial sums and accumulator +
 /// bias stay int32, since |x − input_zp| ≤ 255) and, where the RESCALE's shift is ≤ 32, < 2^(shift−1)
 /// (`apply_scale_32`'s value REQUIRE). Then `requantize_exact(acc, m, 31 − shift, rounding)` is
 /// `apply_scale_32(acc, m, shift, rounding)` (TOSA 1.0 `scale_helpers.tosac`; the CONV2D result is never
-/// made). Fills `constant_cache::direct_forms` (precondition: `cache.direct`).
-inline void fuse_layers(const graph::graph& g, const graph_plan& p, constant_cache& cache) {
+/// made). The layer also runs the operators around the pair, each claimed by one layer at most, where each
+/// one's result is read by the next alone and is no graph output: before the CONV2D, operators that only
+/// copy elements (`constant_cache::same_elements`, RESHAPE) — it then reads the first one's operand and runs
+/// at that one's position, where the operand is bound; after the RESCALE, such copies and int8 CLAMPs
+/// (`constant_cache::clamp_s8`: clamp(clamp(v, lo₁, hi₁), lo₂, hi₂) = clamp(v, max(lo₁, lo₂), min(hi₁, hi₂))
+/// where that range is not empty, so their bounds narrow the layer's activation range) — it then writes the
+/// last one's result. Edits `forms` (by schedule position: what a direct run calls; null: nothing) and fills
+/// `constant_cache::fused` (precondition: `cache.direct`).
+inline void fuse_layers(const graph::graph& g, const graph_plan& p, constant_cache& cache, std::vector<prepared_op>& forms) {
   std::vector<std::uint32_t> readers(p.names.size(), 0);
   for (const auto& o : p.ops)
     for (const auto s : o.in) ++readers[s];
-  std::vector<std::size_t> position(p.ops.size(), p.ops.size());  // op → schedule position
+  const std::size_t none = p.ops.size();
+  std::vector<std::size_t> position(p.ops.size(), none);  // op → schedule position
   for (std::size_t q = 0; q < cache.schedule.size(); ++q) position[cache.schedule[q]] = q;
+  std::vector<std::uint8_t> claimed(p.ops.size(), 0);  // operators a fused layer runs
+  // the scheduled operator whose operand 0 / result 0 is slot `s` and the only use of it, or none
+  const auto sole_reader = [&](slot_id s) {
+    if (readers[s] != 1 || p.is_output[s]) return none;
+    for (std::size_t j = 0; j < p.ops.size(); ++j)
+      if (!p.ops[j].in.empty() && p.ops[j].in[0] == s) return position[j] == none ? none : j;
+    return none;
+  };
+  const auto writer = [&](slot_id s) {  // (a direct session: one writer per slot)
+    for (std::size_t j = 0; j < p.ops.size(); ++j)
+      if (!p.ops[j].out.empty() && p.ops[j].out[0] == s) return position[j] == none ? none : j;
+    return none;
+  };
+  const auto copies = [&](std::size_t j) { return j != none && cache.same_elements[j] != 0 && claimed[j] == 0; };
   for (std::size_t q = 0; q < cache.schedule.size(); ++q) {
     const std::size_t i = cache.schedule[q];
     if (!cache.conv_linear[i]) continue;
-    const slot_id y = p.ops[i].out[0];
-    if (readers[y] != 1 || p.is_output[y]) continue;
-    std::size_t j = 0;
-    while (j < p.ops.size() && (p.ops[j].in.empty() || p.ops[j].in[0] != y)) ++j;
-    if (j == p.ops.size() || position[j] == p.ops.size() || !cache.rescale[j]) continue;
+    const std::size_t j = sole_reader(p.ops[i].out[0]);
+    if (j == none || !cache.rescale[j]) continue;
     const auto& r = *cache.rescale[j];
     kernels::linear_s8_args a = *cache.conv_linear[i];
     if (r.args.in_t != dtype::id::i32 || r.args.out_t != dtype::id::i8 || !r.args.scale32 || r.args.input_unsigned ||
@@ -222,48 +255,68 @@ inline void fuse_layers(const graph::graph& g, const graph_plan& p, constant_cac
       safe = bound < (std::int64_t{1} << 31) && (sh > 32 || bound < (std::int64_t{1} << (sh - 1)));
     }
     if (!safe) continue;
-    a.per_channel = r.args.per_channel;  // (multiplier and shift: the form's own copies, set per call)
+    a.per_channel = r.args.per_channel;
     a.output_offset = r.args.output_zp;
     a.rounding = r.args.rounding;
-    std::vector<std::int32_t> shift(r.shift.size());
-    for (std::size_t k = 0; k < shift.size(); ++k) shift[k] = 31 - r.shift[k];  // TFLite-style: 31 − TOSA shift
-    if (cache.direct_forms.empty()) {
-      cache.direct_forms.reserve(cache.schedule.size());
-      for (const auto op : cache.schedule) cache.direct_forms.push_back(cache.prepared[op]);
+    // the operators it runs: back through copies to the first, whose operand it reads; on through copies and
+    // int8 CLAMPs (their bounds become the layer's activation range) to the last, whose result it writes
+    std::vector<std::size_t> ops{i, j};
+    slot_id input = p.ops[i].in[0];
+    for (auto w = writer(input); copies(w) && sole_reader(input) == ops.front(); w = writer(input)) {
+      ops.insert(ops.begin(), w);
+      input = p.ops[w].in[0];
     }
-    cache.fused_packed.emplace_back(kernels::linear_s8_cache_size(a.rows, a.cols), 0);
-    cache.direct_forms[q] = [a, shift = std::move(shift), mult = r.multiplier, buf = cache.fused_packed.size() - 1,
-                             rescale_op = &g.operators[j], j](const op_context& c) -> status {
-      const op_context cj{*rescale_op, j, c.plan, c.st, c.dynamic, c.cache};
-      auto l = a;
-      l.multiplier = mult.data();
-      l.shift = shift.data();
-      l.input = c.in(0).ints.get<std::int8_t>().data();
-      l.output = cj.result_buffer<std::int8_t>(0).data();
-      auto& packed = c.cache->fused_packed[buf];
-      if (const auto st = kernels::linear_s8(l, packed.data(), packed.size()); st != kernels::status::ok)
-        return cj.kernel_fail(st, cj.out_name(0), "the CONV2D and RESCALE of a linear layer");
-      return cj.commit(0);
+    for (auto k = sole_reader(p.ops[j].out[0]); k != none && claimed[k] == 0; k = sole_reader(p.ops[k].out[0])) {
+      if (cache.same_elements[k] == 0) {
+        const auto& b = cache.clamp_s8[k];
+        if (!b) break;
+        const std::int32_t lo = std::max(a.activation_min, (*b)[0]), hi = std::min(a.activation_max, (*b)[1]);
+        if (lo > hi) break;  // (disjoint ranges: the CLAMP's result is one constant; left to it)
+        a.activation_min = lo;
+        a.activation_max = hi;
+      }
+      ops.push_back(k);
+    }
+    auto& f = cache.fused.emplace_back();
+    f.multiplier = r.multiplier;
+    f.shift.resize(r.shift.size());
+    for (std::size_t k = 0; k < f.shift.size(); ++k) f.shift[k] = 31 - r.shift[k];  // TFLite-style: 31 − TOSA shift
+    f.packed.assign(kernels::linear_s8_cache_size(a.rows, a.cols), 0);
+    f.input = input;
+    a.multiplier = f.multiplier.data();
+    a.shift = f.shift.data();
+    if (kernels::plan_linear_s8(a, f.packed.data(), f.packed.size(), f.plan) != kernels::status::ok) {
+      cache.fused.pop_back();  // (a multiplier or shift the kernel does not take: the operators run)
+      continue;
+    }
+    const std::size_t first = ops.front(), last = ops.back();
+    for (const auto op : ops) {
+      claimed[op] = 1;
+      forms[position[op]] = nullptr;  // made by the fused form
+    }
+    forms[position[first]] = [k = cache.fused.size() - 1, out = &g.operators[last], last](const op_context& c) -> status {
+      const auto& f = c.cache->fused[k];
+      const op_context co{*out, last, c.plan, c.st, c.dynamic, c.cache};
+      const auto y = co.result_buffer<std::int8_t>(0);
+      if (const auto st = kernels::linear_s8(f.plan, c.st.val[f.input]->ints.get<std::int8_t>().data(), y.data());
+          st != kernels::status::ok)
+        return co.kernel_fail(st, co.out_name(0), "the CONV2D and RESCALE of a linear layer");
+      return co.commit(0);
     };
-    cache.direct_forms[position[j]] = nullptr;  // made by the fused form
   }
 }
 
-/// The operators of a settled session with `constant_cache::direct`, in schedule order: each one's
-/// prepared form, then its operands' and results' slots freed after their last use (unless
-/// `options::keep_intermediates`) — what the general loop of `run_graph` does for them, without its
-/// per-operator checks (`settle` showed they would pass). Returns the first operator's error.
+/// A run of a settled session with `constant_cache::direct` (and `st.keep_storage`): its
+/// `constant_cache::direct_steps` in order — what the general loop of `run_graph` does for the scheduled
+/// operators, without its per-operator checks (`settle` showed they would pass). No slot is freed after
+/// its last use: the session's `run_state` keeps the storage as a spare either way, and no slot is written
+/// twice in a direct run, so the reset after the run (which unbinds `constant_cache::direct_bound`) does it.
+/// Returns the first operator's error.
 [[nodiscard]] inline status run_direct(const graph::graph& g, const graph_plan& p, const options& opt,
                                        constant_cache& cache, run_state& st) {
-  for (std::size_t q = 0; q < cache.schedule.size(); ++q) {
-    const std::size_t i = cache.schedule[q];
-    const op_context c{g.operators[i], i, p, st, opt.dynamic, &cache};
-    const prepared_op& form = cache.direct_forms.empty() ? cache.prepared[i] : cache.direct_forms[q];
-    if (form) {
-      if (auto e = form(c)) return e;
-    }
-    if (!opt.keep_intermediates)
-      for (const auto s : p.ops[i].free_after) st.unbind(s);
+  for (const auto& step : cache.direct_steps) {
+    const op_context c{g.operators[step.op], step.op, p, st, opt.dynamic, &cache};
+    if (auto e = step.form(c)) return e;
   }
   return std::nullopt;
 }
@@ -360,7 +413,7 @@ inline void fuse_layers(const graph::graph& g, const graph_plan& p, constant_cac
   try {
     if (auto e = owned_inputs ? bind_owned_inputs(g, p, inputs, st) : bind_inputs(g, p, inputs, st, opt.max_tensor_bytes))
       return e;
-    if (auto e = cache != nullptr && cache->direct ? run_direct(g, p, opt, *cache, st) : run_checked(g, p, opt, cache, st))
+    if (auto e = cache != nullptr && cache->direct && st.keep_storage ? run_direct(g, p, opt, *cache, st) : run_checked(g, p, opt, cache, st))
       return e;
     if (output_refs != nullptr) output_refs->resize(p.outputs.size());  // every entry is set below (or the run fails)
     else res.outputs.reserve(g.outputs.size());
@@ -484,12 +537,13 @@ class session {
   /// the error of `run::run`; `out` is then unspecified (valid, reusable).
   [[nodiscard]] expected<void> run(std::span<const value> inputs, outcome& out) {
     std::optional<error> e;
+    const bool direct = cache_.direct;
     try {
       e = detail::run_graph(g_, plan_, inputs, opt_, &cache_, st_, out);
     } catch (const std::bad_alloc&) {
       e = detail::graph_error(errc::limit, {}, "out of memory");
     }
-    st_.reset(plan_.names.size());  // unbinds this run's values; their buffers stay as the slots' spares
+    reset_after(direct);  // unbinds this run's values; their buffers stay as the slots' spares
     invoked_ = false;                 // `output` referred to those buffers
     if (e) return std::move(*e);
     return {};
@@ -537,12 +591,13 @@ class session {
   [[nodiscard]] expected<void> invoke() {
     invoked_ = false;
     std::optional<error> e = make_inputs();
+    const bool direct = cache_.direct;
     try {
       if (!e) e = detail::run_graph(g_, plan_, in_, opt_, &cache_, st_, invoke_out_, true, &out_refs_);
     } catch (const std::bad_alloc&) {
       e = detail::graph_error(errc::limit, {}, "out of memory");
     }
-    st_.reset(plan_.names.size());  // unbinds this run's values; they stay in their slots, where `output` finds them
+    reset_after(direct);  // unbinds this run's values; they stay in their slots, where `output` finds them
     if (e) return std::move(*e);
     invoked_ = true;
     return {};
@@ -555,6 +610,13 @@ class session {
   }
 
  private:
+  /// Unbinds every slot but the pinned constants after a run (`run_state::reset`); after a direct run
+  /// (`direct`: the session was direct when it started) only the slots such a run binds.
+  void reset_after(bool direct) {
+    if (direct) st_.unbind_all(cache_.direct_bound);
+    else st_.reset(plan_.names.size());
+  }
+
   /// Makes the session's input values (`input`) once: zeros of each graph input's declared dtype and shape.
   [[nodiscard]] std::optional<error> make_inputs() {
     if (inputs_made_) return std::nullopt;

@@ -8,6 +8,7 @@
 #include <armlower/run/error.hpp>
 #include <armlower/run/detail/plan.hpp>
 #include <armlower/kernels/linear_args.hpp>
+#include <armlower/kernels/linear_packed.hpp>
 #include <armlower/kernels/rescale_args.hpp>
 #include <armlower/run/kernel_status.hpp>
 #include <armlower/run/value.hpp>
@@ -18,6 +19,7 @@
 #include <functional>
 #include <initializer_list>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <map>
@@ -50,7 +52,8 @@ using kernel_storage = std::variant<std::vector<std::int8_t>, std::vector<std::i
 /// and storage type: int8/int16/int32/int64/float), packed weights (`packed`) and prepared
 /// operators (`prepared`), made on first use. A plain `run::run` has none.
 struct constant_cache {
-  constant_cache(std::size_t slots, std::size_t ops) : values(slots), prepared(ops), conv_linear(ops), rescale(ops) {}
+  constant_cache(std::size_t slots, std::size_t ops)
+      : values(slots), prepared(ops), conv_linear(ops), rescale(ops), same_elements(ops, 0), clamp_s8(ops) {}
   std::vector<std::optional<value>> values;  ///< slot → decoded constant (sized once: addresses stay valid)
   std::map<std::pair<slot_id, std::size_t>, kernel_storage> kernel;
   /// A packed kernel layout of constant weights and the zero points it was packed for.
@@ -71,6 +74,9 @@ struct constant_cache {
   /// Once settled: a run can call the scheduled operators' prepared forms directly, skipping the
   /// general loop's per-operator checks (decided by `settle` in interpreter.hpp; `run_direct`).
   bool direct = false;
+  /// With `direct`: the slots a run binds that are not pinned (the graph inputs and the scheduled
+  /// operators' results) — all that the reset after a direct run has to unbind (`run_state::unbind_all`).
+  std::vector<slot_id> direct_bound;
   /// Operator index → an int8 1×1 CONV2D with a packed prepared form, as the linear layer it computes
   /// before requantization (`kernels::linear_s8_args`: weights and bias the session's kernel copies,
   /// input/filter offsets −zero points, batches × cols → rows; no output, multiplier or shift), recorded
@@ -83,12 +89,30 @@ struct constant_cache {
   };
   /// Operator index → a prepared RESCALE's record, made when it prepares; for `fuse_layers`.
   std::vector<std::optional<rescale_record>> rescale;
-  /// With `direct`: per schedule position, the form a run calls — the operator's prepared form, or a
-  /// CONV2D and the RESCALE that reads its result run as one requantizing linear layer (`fuse_layers`) at
-  /// the CONV2D's position and nothing at the RESCALE's. Empty: the prepared forms.
-  std::vector<prepared_op> direct_forms;
-  /// The pack-on-first-use buffers of the fused layers (`kernels::linear_s8(a, cache, size)`).
-  std::vector<std::vector<std::uint8_t>> fused_packed;
+  /// Operator index → 1 when its prepared form copies operand 0's elements, in order, into result 0
+  /// of the same dtype (RESHAPE), recorded when it prepares; for `fuse_layers`, which reads or writes
+  /// through such an operator instead of running it.
+  std::vector<std::uint8_t> same_elements;
+  /// Operator index → the bounds [min_val, max_val] of a prepared int8 CLAMP (min ≤ max), recorded when it
+  /// prepares; for `fuse_layers`.
+  std::vector<std::optional<std::array<std::int32_t, 2>>> clamp_s8;
+  /// A CONV2D and the RESCALE reading its result, run as one requantizing linear layer (`fuse_layers`).
+  struct fused_linear {
+    std::vector<std::uint8_t> packed;              ///< its pack-on-first-use buffer (`kernels::linear_s8_cache_size`)
+    std::vector<std::int32_t> multiplier, shift;   ///< the RESCALE's, shift TFLite-style (31 − TOSA shift)
+    kernels::linear_s8_plan plan;                  ///< the checked call over these (`kernels::plan_linear_s8`)
+    slot_id input = 0;                             ///< the slot holding its int8 input elements
+  };
+  /// The fused layers (a deque: its elements stay where they are, so the plans' pointers into them hold).
+  std::deque<fused_linear> fused;
+  /// One call of a direct run: operator index, and its prepared form or the fused layer run in its place.
+  struct direct_step {
+    std::uint32_t op = 0;
+    prepared_op form;
+  };
+  /// With `direct`: what a run calls, in schedule order — each scheduled operator's prepared form, with a
+  /// fused layer (`fuse_layers`) in place of the operators it runs.
+  std::vector<direct_step> direct_steps;
 };
 
 /// The values of one run, by slot: `val[s]` is the value bound to slot `s` — a caller's input
@@ -127,6 +151,11 @@ struct run_state {
       return;
     }
     for (std::size_t s = 0; s < slots; ++s) unbind(static_cast<slot_id>(s));
+  }
+  /// Unbinds each slot of `slots` (`unbind`): the reset after a run that bound no other slot (a direct
+  /// run of a session, `constant_cache::direct_bound`).
+  void unbind_all(const std::vector<slot_id>& slots) {
+    for (const auto s : slots) unbind(s);
   }
   /// Unbinds slot `s` unless pinned; a value this run made there is released, or kept as the slot's
   /// spare with `keep_storage`.

@@ -100,7 +100,9 @@ namespace armlower::run::detail {
     return c.fail(errc::error_if, c.in_name(1),
                   "tensor_size(shape " + to_string(shape) + ") != tensor_size(input1 " + to_string(x.shape) + ")");
   if (auto e = c.expect_out_shape(0, shape)) return e;
-  // The rest copies the elements only: a session runs it directly on later runs (`prepare`).
+  // The rest copies the elements only: a session runs it directly on later runs (`prepare`), and
+  // `settle` may fuse it into the linear layer it feeds or follows.
+  if (c.preparable({0})) c.cache->same_elements[c.index] = 1;
   c.prepare(reshape_elements, {0});
   return reshape_elements(c);
 }

@@ -9,6 +9,7 @@
 #include <armlower/run/detail/data_layout.hpp>
 #include <armlower/run/detail/float_format.hpp>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -276,6 +277,8 @@ template <tosa::op O>
     }
     return c.commit(0);
   };
+  if (t == dtype::id::i8 && c.preparable({0}))  // its bounds, as `settle` may run it in a fused linear layer
+    c.cache->clamp_s8[c.index] = std::array<std::int32_t, 2>{static_cast<std::int32_t>(a->min_val), static_cast<std::int32_t>(a->max_val)};
   c.prepare(rest, {0});
   return rest(c);
 }
