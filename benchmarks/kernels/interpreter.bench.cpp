@@ -153,8 +153,8 @@ void BM_interpreter_lowered(benchmark::State& st) {
   std::mt19937 g(7);
   std::uniform_int_distribution<int> d(A16 ? -32768 : -128, A16 ? 32767 : 127);
   for (auto& v : *x) v = static_cast<T>(d(g));
-  // outside the timed loop: the first run (decodes and packs the constants, settles the session) and the
-  // first settled run (packs a fused layer's weights on first use)
+  // outside the timed loop: the first run (decodes and packs the constants, settles the session, packs a
+  // fused layer's weights) and one settled run
   for (int warm = 0; warm < 2; ++warm)
     if (auto r = s.invoke(); !r) {
       st.SkipWithError(r.error().line().c_str());
