@@ -196,8 +196,9 @@ inline void settle(const graph::graph& g, const graph_plan& p, const run_state& 
 
 /// A linear layer's CONV2D (int8, 1×1, packed: `constant_cache::conv_linear`) and the RESCALE reading its
 /// result (INT32 → INT8, scale32, signed: `constant_cache::rescale`), run as one requantizing linear layer
-/// (`kernels::linear_s8_plan` over its own pack-on-first-use buffer) when that gives exactly the two
-/// operators' results and errors on every input: the CONV2D result is read by this RESCALE alone (as its
+/// (`kernels::linear_s8_plan` over its own pack-on-first-use buffer) — and likewise an a16w8 layer (CONV2D
+/// int16 × int8 → INT48, RESCALE INT48 → INT16; `kernels::linear_s16`, bound in the code) — when that gives
+/// exactly the two operators' results and errors on every input: the CONV2D result is read by this RESCALE alone (as its
 /// input) and is no graph output, and no REQUIRE of either can fail — for every channel r,
 /// 255·Σ_c |w[r][c] − weight_zp| + |bias[r]| < 2^31 (the accumulator, its partial sums and accumulator +
 /// bias stay int32, since |x − input_zp| ≤ 255) and, where the RESCALE's shift is ≤ 32, < 2^(shift−1)
@@ -206,8 +207,8 @@ inline void settle(const graph::graph& g, const graph_plan& p, const run_state& 
 /// made). The layer also runs the operators around the pair, each claimed by one layer at most, where each
 /// one's result is read by the next alone and is no graph output: before the CONV2D, operators that only
 /// copy elements (`constant_cache::same_elements`, RESHAPE) — it then reads the first one's operand and runs
-/// at that one's position, where the operand is bound; after the RESCALE, such copies and int8 CLAMPs
-/// (`constant_cache::clamp_s8`: clamp(clamp(v, lo₁, hi₁), lo₂, hi₂) = clamp(v, max(lo₁, lo₂), min(hi₁, hi₂))
+/// at that one's position, where the operand is bound; after the RESCALE, such copies and CLAMPs
+/// (`constant_cache::clamp_int`: clamp(clamp(v, lo₁, hi₁), lo₂, hi₂) = clamp(v, max(lo₁, lo₂), min(hi₁, hi₂))
 /// where that range is not empty, so their bounds narrow the layer's activation range) — it then writes the
 /// last one's result. Edits `forms` (by schedule position: what a direct run calls; null: nothing) and fills
 /// `constant_cache::fused` (precondition: `cache.direct`).
@@ -232,77 +233,156 @@ inline void fuse_layers(const graph::graph& g, const graph_plan& p, constant_cac
     return none;
   };
   const auto copies = [&](std::size_t j) { return j != none && cache.same_elements[j] != 0 && claimed[j] == 0; };
-  for (std::size_t q = 0; q < cache.schedule.size(); ++q) {
-    const std::size_t i = cache.schedule[q];
-    if (!cache.conv_linear[i]) continue;
-    const std::size_t j = sole_reader(p.ops[i].out[0]);
-    if (j == none || !cache.rescale[j]) continue;
-    const auto& r = *cache.rescale[j];
-    kernels::linear_s8_args a = *cache.conv_linear[i];
-    if (r.args.in_t != dtype::id::i32 || r.args.out_t != dtype::id::i8 || !r.args.scale32 || r.args.input_unsigned ||
-        r.args.output_unsigned || (r.args.per_channel && r.args.channels != a.rows))
-      continue;
-    bool safe = true;
-    for (std::int32_t ch = 0; safe && ch < a.rows; ++ch) {
-      std::int64_t sum = 0;
-      for (std::int32_t k = 0; k < a.cols; ++k) {
-        const std::int64_t w = a.weights[static_cast<std::ptrdiff_t>(ch) * a.cols + k] + std::int64_t{a.filter_offset};
-        sum += w < 0 ? -w : w;
-      }
-      const std::int64_t b = a.bias[ch] < 0 ? -std::int64_t{a.bias[ch]} : a.bias[ch];
-      const std::int64_t bound = 255 * sum + b;
-      const std::int32_t sh = r.shift[r.args.per_channel ? static_cast<std::size_t>(ch) : 0];
-      safe = bound < (std::int64_t{1} << 31) && (sh > 32 || bound < (std::int64_t{1} << (sh - 1)));
-    }
-    if (!safe) continue;
-    a.per_channel = r.args.per_channel;
-    a.output_offset = r.args.output_zp;
-    a.rounding = r.args.rounding;
-    // the operators it runs: back through copies to the first, whose operand it reads; on through copies and
-    // int8 CLAMPs (their bounds become the layer's activation range) to the last, whose result it writes
-    std::vector<std::size_t> ops{i, j};
-    slot_id input = p.ops[i].in[0];
-    for (auto w = writer(input); copies(w) && sole_reader(input) == ops.front(); w = writer(input)) {
-      ops.insert(ops.begin(), w);
-      input = p.ops[w].in[0];
+  // the operators a layer of CONV2D i and RESCALE j runs: back through copies to the first, whose operand
+  // (`input`) it reads; on through copies and CLAMPs to the last, whose result it writes, narrowing the
+  // activation range [lo, hi] by each CLAMP's bounds
+  struct around {
+    std::vector<std::size_t> ops;
+    slot_id input = 0;
+  };
+  const auto walk = [&](std::size_t i, std::size_t j, std::int32_t& lo, std::int32_t& hi) {
+    around r{{i, j}, p.ops[i].in[0]};
+    for (auto w = writer(r.input); copies(w) && sole_reader(r.input) == r.ops.front(); w = writer(r.input)) {
+      r.ops.insert(r.ops.begin(), w);
+      r.input = p.ops[w].in[0];
     }
     for (auto k = sole_reader(p.ops[j].out[0]); k != none && claimed[k] == 0; k = sole_reader(p.ops[k].out[0])) {
       if (cache.same_elements[k] == 0) {
-        const auto& b = cache.clamp_s8[k];
+        const auto& b = cache.clamp_int[k];
         if (!b) break;
-        const std::int32_t lo = std::max(a.activation_min, (*b)[0]), hi = std::min(a.activation_max, (*b)[1]);
-        if (lo > hi) break;  // (disjoint ranges: the CLAMP's result is one constant; left to it)
-        a.activation_min = lo;
-        a.activation_max = hi;
+        const std::int32_t l = std::max(lo, (*b)[0]), h = std::min(hi, (*b)[1]);
+        if (l > h) break;  // (disjoint ranges: the CLAMP's result is one constant; left to it)
+        lo = l;
+        hi = h;
       }
-      ops.push_back(k);
+      r.ops.push_back(k);
     }
-    auto& f = cache.fused.emplace_back();
-    f.multiplier = r.multiplier;
-    f.shift.resize(r.shift.size());
-    for (std::size_t k = 0; k < f.shift.size(); ++k) f.shift[k] = 31 - r.shift[k];  // TFLite-style: 31 − TOSA shift
-    f.packed.assign(kernels::linear_s8_cache_size(a.rows, a.cols), 0);
-    f.input = input;
-    a.multiplier = f.multiplier.data();
-    a.shift = f.shift.data();
-    if (kernels::plan_linear_s8(a, f.packed.data(), f.packed.size(), f.plan) != kernels::status::ok) {
-      cache.fused.pop_back();  // (a multiplier or shift the kernel does not take: the operators run)
-      continue;
-    }
-    const std::size_t first = ops.front(), last = ops.back();
-    for (const auto op : ops) {
+    return r;
+  };
+  // claims the operators of `r` and puts `form` (writing the last one's result) at the first one's position
+  const auto place = [&](const around& r, auto make_form) {
+    for (const auto op : r.ops) {
       claimed[op] = 1;
       forms[position[op]] = nullptr;  // made by the fused form
     }
-    forms[position[first]] = [k = cache.fused.size() - 1, out = &g.operators[last], last](const op_context& c) -> status {
-      const auto& f = c.cache->fused[k];
-      const op_context co{*out, last, c.plan, c.st, c.dynamic, c.cache};
-      const auto y = co.result_buffer<std::int8_t>(0);
-      if (const auto st = kernels::linear_s8(f.plan, c.st.val[f.input]->ints.get<std::int8_t>().data(), y.data());
-          st != kernels::status::ok)
-        return co.kernel_fail(st, co.out_name(0), "the CONV2D and RESCALE of a linear layer");
-      return co.commit(0);
-    };
+    const std::size_t last = r.ops.back();
+    forms[position[r.ops.front()]] = make_form(cache.fused.size() - 1, &g.operators[last], last);
+  };
+  // Σ_c |w[ch][c] + filter_offset| of weights [rows][cols]
+  const auto abs_sum = [](const std::int8_t* w, std::int32_t cols, std::int32_t ch, std::int32_t filter_offset) {
+    std::int64_t sum = 0;
+    for (std::int32_t k = 0; k < cols; ++k) {
+      const std::int64_t v = w[static_cast<std::ptrdiff_t>(ch) * cols + k] + std::int64_t{filter_offset};
+      sum += v < 0 ? -v : v;
+    }
+    return sum;
+  };
+  for (std::size_t q = 0; q < cache.schedule.size(); ++q) {
+    const std::size_t i = cache.schedule[q];
+    if (std::holds_alternative<std::monostate>(cache.conv_linear[i])) continue;
+    const std::size_t j = sole_reader(p.ops[i].out[0]);
+    if (j == none || !cache.rescale[j]) continue;
+    const auto& r = *cache.rescale[j];
+    if (r.args.input_unsigned || r.args.output_unsigned) continue;
+    if (const auto* s8 = std::get_if<kernels::linear_s8_args>(&cache.conv_linear[i])) {
+      kernels::linear_s8_args a = *s8;
+      if (r.args.in_t != dtype::id::i32 || r.args.out_t != dtype::id::i8 || !r.args.scale32 ||
+          (r.args.per_channel && r.args.channels != a.rows))
+        continue;
+      bool safe = true;
+      for (std::int32_t ch = 0; safe && ch < a.rows; ++ch) {
+        const std::int64_t b = a.bias[ch] < 0 ? -std::int64_t{a.bias[ch]} : a.bias[ch];
+        const std::int64_t bound = 255 * abs_sum(a.weights, a.cols, ch, a.filter_offset) + b;
+        const std::int32_t sh = r.shift[r.args.per_channel ? static_cast<std::size_t>(ch) : 0];
+        safe = sh >= 2 && sh <= 62 && bound < (std::int64_t{1} << 31) && (sh > 32 || bound < (std::int64_t{1} << (sh - 1)));
+      }
+      if (!safe) continue;
+      a.per_channel = r.args.per_channel;
+      a.output_offset = r.args.output_zp;
+      a.rounding = r.args.rounding;
+      const around ops = walk(i, j, a.activation_min, a.activation_max);
+      auto& f = cache.fused.emplace_back();
+      f.multiplier = r.multiplier;
+      f.shift.resize(r.shift.size());
+      for (std::size_t k = 0; k < f.shift.size(); ++k) f.shift[k] = 31 - r.shift[k];  // TFLite-style: 31 − TOSA shift
+      f.packed.assign(kernels::linear_s8_cache_size(a.rows, a.cols), 0);
+      f.input = ops.input;
+      a.multiplier = f.multiplier.data();
+      a.shift = f.shift.data();
+      if (kernels::plan_linear_s8(a, f.packed.data(), f.packed.size(), f.plan) != kernels::status::ok) {
+        cache.fused.pop_back();  // (a multiplier or shift the kernel does not take: the operators run)
+        continue;
+      }
+      place(ops, [](std::size_t k, const graph::operation* out, std::size_t last) -> prepared_op {
+        return [k, out, last](const op_context& c) -> status {
+          const auto& f = c.cache->fused[k];
+          const op_context co{*out, last, c.plan, c.st, c.dynamic, c.cache};
+          const auto y = co.result_buffer<std::int8_t>(0);
+          if (const auto st = kernels::linear_s8(f.plan, c.st.val[f.input]->ints.get<std::int8_t>().data(), y.data());
+              st != kernels::status::ok)
+            return co.kernel_fail(st, co.out_name(0), "the CONV2D and RESCALE of a linear layer");
+          return co.commit(0);
+        };
+      });
+      continue;
+    }
+    // a16w8: INT48 → INT16 without scale32 (SINGLE_ROUND), zero points 0; no REQUIRE can fail when for
+    // every channel B = 2^15·Σ|w| + |bias| < 2^47 (the INT48 accumulator and its partial sums, since
+    // |x| ≤ 2^15) and B·multiplier + 2^(shift−1) < 2^(31+shift) (`apply_scale_16`'s int32 result; always
+    // for shift ≥ 32). Then `apply_scale_16(acc, m, shift)` is `linear_s16`'s requantization with
+    // multiplier m·2^16 and shift 15 − shift (`kernels::linear_s16_args`).
+    kernels::linear_s16_args a = std::get<kernels::linear_s16_args>(cache.conv_linear[i]);
+    if (r.args.in_t != dtype::id::i48 || r.args.out_t != dtype::id::i16 || r.args.scale32 ||
+        r.args.rounding != quant::rounding::single_round || r.args.input_zp != 0 || r.args.output_zp != 0 ||
+        (r.args.per_channel && r.args.channels != a.rows))
+      continue;
+    bool safe = true;
+    for (std::int32_t ch = 0; safe && ch < a.rows; ++ch) {
+      const std::int64_t b = a.bias[ch] < 0 ? -a.bias[ch] : a.bias[ch];
+      const std::int64_t sum = abs_sum(a.weights, a.cols, ch, 0);
+      safe = b < (std::int64_t{1} << 47) && sum < (std::int64_t{1} << 32);
+      const std::int64_t bound = safe ? (sum << 15) + b : 0;
+      const std::size_t at = r.args.per_channel ? static_cast<std::size_t>(ch) : 0;
+      const std::int32_t sh = r.shift[at];
+      const std::int64_t m = r.multiplier[at];  // 0..32767 (int16, REQUIRE ≥ 0 checked by the kernel's validate)
+      safe = safe && sh >= 2 && sh <= 62 && bound < (std::int64_t{1} << 47) &&
+             (sh >= 32 || bound * m + (std::int64_t{1} << (sh - 1)) < (std::int64_t{1} << (31 + sh)));
+    }
+    if (!safe) continue;
+    a.per_channel = r.args.per_channel;
+    const around ops = walk(i, j, a.activation_min, a.activation_max);
+    auto& f = cache.fused.emplace_back();
+    f.multiplier.resize(r.multiplier.size());
+    f.shift.resize(r.shift.size());
+    for (std::size_t k = 0; k < f.shift.size(); ++k) {
+      f.multiplier[k] = r.multiplier[k] * 65536;  // m·2^16 (REDUCE_MULTIPLIER gives m back)
+      f.shift[k] = 15 - r.shift[k];
+    }
+    f.input = ops.input;
+    a.multiplier = f.multiplier.data();
+    a.shift = f.shift.data();
+    // (the checks of `kernels::validate` that do not read input or output: dummy non-null pointers)
+    kernels::linear_s16_args v = a;
+    std::int16_t probe = 0;
+    v.input = &probe;
+    v.output = &probe;
+    if (kernels::validate(v) != kernels::status::ok) {
+      cache.fused.pop_back();  // (a multiplier or shift the kernel does not take: the operators run)
+      continue;
+    }
+    f.s16 = a;
+    place(ops, [](std::size_t k, const graph::operation* out, std::size_t last) -> prepared_op {
+      return [k, out, last](const op_context& c) -> status {
+        const auto& f = c.cache->fused[k];
+        const op_context co{*out, last, c.plan, c.st, c.dynamic, c.cache};
+        kernels::linear_s16_args a = *f.s16;
+        a.input = c.st.val[f.input]->ints.get<std::int16_t>().data();
+        a.output = co.result_buffer<std::int16_t>(0).data();
+        if (const auto st = kernels::linear_s16(a); st != kernels::status::ok)
+          return co.kernel_fail(st, co.out_name(0), "the CONV2D and RESCALE of an a16w8 linear layer");
+        return co.commit(0);
+      };
+    });
   }
 }
 

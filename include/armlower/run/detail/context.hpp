@@ -53,7 +53,7 @@ using kernel_storage = std::variant<std::vector<std::int8_t>, std::vector<std::i
 /// operators (`prepared`), made on first use. A plain `run::run` has none.
 struct constant_cache {
   constant_cache(std::size_t slots, std::size_t ops)
-      : values(slots), prepared(ops), conv_linear(ops), rescale(ops), same_elements(ops, 0), clamp_s8(ops) {}
+      : values(slots), prepared(ops), conv_linear(ops), rescale(ops), same_elements(ops, 0), clamp_int(ops) {}
   std::vector<std::optional<value>> values;  ///< slot → decoded constant (sized once: addresses stay valid)
   std::map<std::pair<slot_id, std::size_t>, kernel_storage> kernel;
   /// A packed kernel layout of constant weights and the zero points it was packed for.
@@ -77,11 +77,12 @@ struct constant_cache {
   /// With `direct`: the slots a run binds that are not pinned (the graph inputs and the scheduled
   /// operators' results) — all that the reset after a direct run has to unbind (`run_state::unbind_all`).
   std::vector<slot_id> direct_bound;
-  /// Operator index → an int8 1×1 CONV2D with a packed prepared form, as the linear layer it computes
-  /// before requantization (`kernels::linear_s8_args`: weights and bias the session's kernel copies,
-  /// input/filter offsets −zero points, batches × cols → rows; no output, multiplier or shift), recorded
-  /// when it prepares; for `fuse_layers` (interpreter.hpp).
-  std::vector<std::optional<kernels::linear_s8_args>> conv_linear;
+  /// Operator index → a 1×1 CONV2D as the linear layer it computes before requantization, recorded when it
+  /// prepares; for `fuse_layers` (interpreter.hpp): an int8 one with a packed prepared form as
+  /// `kernels::linear_s8_args` (input/filter offsets −zero points), an int16 × int8 → INT48 one with zero
+  /// points 0 as `kernels::linear_s16_args` (bias the INT48 elements as int64) — weights and bias the
+  /// session's kernel copies, batches × cols → rows; no input, output, multiplier or shift.
+  std::vector<std::variant<std::monostate, kernels::linear_s8_args, kernels::linear_s16_args>> conv_linear;
   /// A prepared RESCALE's arguments (no input/output) with its multiplier and shift elements.
   struct rescale_record {
     kernels::rescale_args args;
@@ -93,17 +94,20 @@ struct constant_cache {
   /// of the same dtype (RESHAPE), recorded when it prepares; for `fuse_layers`, which reads or writes
   /// through such an operator instead of running it.
   std::vector<std::uint8_t> same_elements;
-  /// Operator index → the bounds [min_val, max_val] of a prepared int8 CLAMP (min ≤ max), recorded when it
-  /// prepares; for `fuse_layers`.
-  std::vector<std::optional<std::array<std::int32_t, 2>>> clamp_s8;
-  /// A CONV2D and the RESCALE reading its result, run as one requantizing linear layer (`fuse_layers`).
+  /// Operator index → the bounds [min_val, max_val] of a prepared INT8 or INT16 CLAMP (min ≤ max), recorded
+  /// when it prepares; for `fuse_layers`.
+  std::vector<std::optional<std::array<std::int32_t, 2>>> clamp_int;
+  /// A CONV2D and the RESCALE reading its result, run as one requantizing linear layer (`fuse_layers`): int8
+  /// (`plan`) or a16w8 (`s16`).
   struct fused_linear {
-    std::vector<std::uint8_t> packed;              ///< its pack-on-first-use buffer (`kernels::linear_s8_cache_size`)
-    std::vector<std::int32_t> multiplier, shift;   ///< the RESCALE's, shift TFLite-style (31 − TOSA shift)
-    kernels::linear_s8_plan plan;                  ///< the checked call over these (`kernels::plan_linear_s8`)
-    slot_id input = 0;                             ///< the slot holding its int8 input elements
+    std::vector<std::uint8_t> packed;              ///< int8: its pack-on-first-use buffer (`kernels::linear_s8_cache_size`)
+    /// the RESCALE's multipliers and shifts, TFLite-style: int8 m and 31 − TOSA shift; a16w8 m·2^16 and 15 − TOSA shift
+    std::vector<std::int32_t> multiplier, shift;
+    kernels::linear_s8_plan plan;                  ///< int8: the checked call over these (`kernels::plan_linear_s8`)
+    std::optional<kernels::linear_s16_args> s16;   ///< a16w8: the checked arguments (no input, output)
+    slot_id input = 0;                             ///< the slot holding its input elements
   };
-  /// The fused layers (a deque: its elements stay where they are, so the plans' pointers into them hold).
+  /// The fused layers (a deque: its elements stay where they are, so the pointers into them hold).
   std::deque<fused_linear> fused;
   /// One call of a direct run: operator index, and its prepared form or the fused layer run in its place.
   struct direct_step {

@@ -277,8 +277,8 @@ template <tosa::op O>
     }
     return c.commit(0);
   };
-  if (t == dtype::id::i8 && c.preparable({0}))  // its bounds, as `settle` may run it in a fused linear layer
-    c.cache->clamp_s8[c.index] = std::array<std::int32_t, 2>{static_cast<std::int32_t>(a->min_val), static_cast<std::int32_t>(a->max_val)};
+  if ((t == dtype::id::i8 || t == dtype::id::i16) && c.preparable({0}))  // as `settle` may run it in a fused linear layer
+    c.cache->clamp_int[c.index] = std::array<std::int32_t, 2>{static_cast<std::int32_t>(a->min_val), static_cast<std::int32_t>(a->max_val)};
   c.prepare(rest, {0});
   return rest(c);
 }

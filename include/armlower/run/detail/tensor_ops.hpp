@@ -366,6 +366,18 @@ template <const tosa::type_support_row& R>
       return packed(c);
     }
   }
+  if (const auto& row = tosa::rows_of(tosa::op::conv2d)[k];
+      row.types[0] == id::i16 && row.types[1] == id::i8 && row.acc == id::i48 && kernels::detail::is_conv2d_1x1(s) &&
+      s.bias_size == s.oc && kernel_zero_point<std::int16_t>(c.in(3)) == 0 && kernel_zero_point<std::int8_t>(c.in(4)) == 0 &&
+      c.preparable({0})) {  // an a16w8 layer, as `settle` may fuse it with the RESCALE of its result
+    kernels::linear_s16_args l;
+    l.weights = kernel_operand<std::int8_t>(c, 1, 2).data();
+    l.bias = kernel_operand<std::int64_t>(c, 2, 1).data();
+    l.batches = s.n * s.ih * s.iw;
+    l.cols = s.ic;
+    l.rows = s.oc;
+    c.cache->conv_linear[c.index] = l;
+  }
   c.prepare(rest, {0});
   return rest(c);
 }
