@@ -449,6 +449,21 @@ settled settle_of(const graph::graph& g, const std::vector<run::value>& in) {
 }
 bool settles_direct(const graph::graph& g, const std::vector<run::value>& in) { return settle_of(g, in).direct; }
 
+/// Writes `in` (elements of storage `T`) into session `s` of graph `g`, invokes it and requires what
+/// run::run gives on `in`: output 0's elements, or the same error line.
+template <class T>
+void invoke_matches_run(run::session& s, const graph::graph& g, const run::value& in) {
+  const auto want = run::run(g, std::vector<run::value>{in});
+  write_input<T>(s, 0, in);
+  const auto r = s.invoke();
+  REQUIRE(static_cast<bool>(r) == static_cast<bool>(want));
+  if (!want) {
+    CHECK(r.error().line() == want.error().line());
+    return;
+  }
+  CHECK(s.output(0)->ints == want->outputs[0].ints);
+}
+
 }  // namespace
 
 TEST_CASE("session: a lowered linear layer (RESHAPE, CONV2D, RESCALE, CLAMP, RESHAPE) runs its prepared forms directly == run::run") {
@@ -618,18 +633,11 @@ TEST_CASE("session: a CONV2D and the RESCALE of its result run as one linear lay
     for (int iter = 0; iter < 4; ++iter) {
       CAPTURE(iter);
       // iteration 3: every x at the extreme, the largest |x − input_zp|
-      const std::vector<run::value> in{run::from_ints(id::i8, {batch, 1, 1, k},
-                                                      iter == 3 ? std::vector<std::int64_t>(std::size_t(batch) * std::size_t(k), izp >= 0 ? -128 : 127)
-                                                                : random_ints(rng, std::size_t(batch) * std::size_t(k), -128, 127))};
-      const auto want = run::run(g.g, in);
-      write_input<std::int8_t>(s, 0, in[0]);
-      const auto r = s.invoke();
-      REQUIRE(static_cast<bool>(r) == static_cast<bool>(want));
-      if (!want) {
-        CHECK(r.error().line() == want.error().line());
-        continue;
-      }
-      CHECK(s.output(0)->ints == want->outputs[0].ints);
+      invoke_matches_run<std::int8_t>(
+          s, g.g,
+          run::from_ints(id::i8, {batch, 1, 1, k},
+                         iter == 3 ? std::vector<std::int64_t>(std::size_t(batch) * std::size_t(k), izp >= 0 ? -128 : 127)
+                                   : random_ints(rng, std::size_t(batch) * std::size_t(k), -128, 127)));
     }
   }
   CHECK(fused >= 12);  // most layers are fused
@@ -894,16 +902,7 @@ TEST_CASE("session: an a16w8 CONV2D and its RESCALE (INT48 → INT16) run as one
           xs[e] = (pos == (iter == 3)) ? 32767 : -32768;
         }
       }
-      const std::vector<run::value> in{run::from_ints(id::i16, {batch, 1, 1, k}, xs)};
-      const auto want = run::run(g.g, in);
-      write_input<std::int16_t>(s, 0, in[0]);
-      const auto r = s.invoke();
-      REQUIRE(static_cast<bool>(r) == static_cast<bool>(want));
-      if (!want) {
-        CHECK(r.error().line() == want.error().line());
-        continue;
-      }
-      CHECK(s.output(0)->ints == want->outputs[0].ints);
+      invoke_matches_run<std::int16_t>(s, g.g, run::from_ints(id::i16, {batch, 1, 1, k}, xs));
     }
   }
   CHECK(fused >= 16);

@@ -135,9 +135,7 @@ ARMLOWER_X86_VNNIW_INLINE inline __m128i requant8_s16_vnni(const linear_s16_args
   const __m512i unbiased = v;
   if (a.bias != nullptr) {
     // |bias| < 2^62 and |v| < 2^46: the saturating addition of the contract is a plain one
-    alignas(64) std::int64_t bl[8] = {};
-    for (int i = 0; i < nv; ++i) bl[i] = a.bias[r0 + i];
-    const __m512i b = _mm512_load_si512(bl);
+    const __m512i b = load8_i64(valid, a.bias + r0);
     scalar = (_mm512_cmpge_epi64_mask(ARMLOWER_Z512(abs_epi64, all8, b), _mm512_set1_epi64(std::int64_t{1} << 62)) & valid) != 0;
     v = _mm512_add_epi64(v, b);
   }

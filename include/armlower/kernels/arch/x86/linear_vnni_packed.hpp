@@ -244,6 +244,17 @@ ARMLOWER_X86_VNNIP_INLINE inline void store_prefix16(std::int16_t* p, __m128i v,
 #endif
 }
 
+/// The first `valid` (mask) of 8 int64 at p (others 0): one masked load (no scalar stores to reload).
+ARMLOWER_X86_VNNIP_INLINE inline __m512i load8_i64(__mmask8 valid, const std::int64_t* p) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(64) std::int64_t v[8] = {};
+  for (int i = 0; i < 8; ++i) v[i] = ((valid >> i) & 1) != 0 ? p[i] : 0;
+  return _mm512_load_si512(v);
+#else
+  return _mm512_maskz_loadu_epi64(valid, p);
+#endif
+}
+
 /// The first `valid` (mask) of 8 int32 at p, sign-extended to int64 lanes (others 0).
 ARMLOWER_X86_VNNIP_INLINE inline __m512i load8_i32_as_i64(__mmask8 valid, const std::int32_t* p) noexcept {
 #if defined(ARMLOWER_X86_AVX512_SIMDE)
