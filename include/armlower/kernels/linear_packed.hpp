@@ -28,6 +28,12 @@
 ///    from its own `a`, refuses a buffer packed for other rows/cols/offsets (`shape_mismatch` /
 ///    `zero_point_out_of_range`), and uses `a.weights` only when it cannot run the packed form (it
 ///    then runs `linear_s8(a)`), so `a.weights` must stay valid.
+/// 3. **Checked once** (a layer run many times, e.g. by the TOSA interpreter's sessions):
+/// ```
+/// kernels::linear_s8_plan plan;
+/// kernels::plan_linear_s8(a, cache.data(), cache.size(), plan);  // once: every check, pack on first use
+/// kernels::linear_s8(plan, x, y);                                 // every call: checks x and y only
+/// ```
 ///
 /// Layouts (`kernels/detail/linear_s8_packed_layout.hpp`), chosen at pack time by the path
 /// (`automatic`: the one measured fastest on this CPU class, benchmarks/RESULTS.md):
