@@ -50,3 +50,25 @@ function(armlower_add_avx512_simde_test name define)
   target_compile_definitions(${name} PRIVATE ${define})
   target_compile_options(${name} PRIVATE -O2 -fno-fast-math -ffp-contract=off -mavx2 -mfma -Wno-psabi)
 endfunction()
+
+# armlower_add_avx2_cpu_test(<target>)
+# Runs the test executable <target> once more on an emulated AVX2-only x86-64 CPU (QEMU user mode,
+# `-cpu Haswell`: AVX2, FMA, no AVX-512), so the run-time dispatch (cpuid) takes the paths an AVX2-only
+# machine takes — the AVX2 kernels and packed layouts, the portable RESCALE loop — whatever CPU builds
+# the tests. Results only (emulated speed means nothing). Needs `qemu-x86_64` (Debian qemu-user) and a
+# build for the generic x86-64 target (no -march, no sanitizers: their shadow memory does not map under
+# QEMU user mode); skipped otherwise.
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND NOT CMAKE_CROSSCOMPILING)
+  find_program(ARMLOWER_QEMU_X86_64 qemu-x86_64)
+endif()
+function(armlower_add_avx2_cpu_test target)
+  if(NOT ARMLOWER_QEMU_X86_64 OR NOT TARGET ${target} OR CMAKE_CXX_FLAGS MATCHES "-march=|sanitize")
+    return()
+  endif()
+  add_test(NAME ${target}.avx2_cpu COMMAND ${ARMLOWER_QEMU_X86_64} -cpu Haswell $<TARGET_FILE:${target}>)
+  get_test_property(${target} LABELS labels)
+  if(NOT labels)
+    set(labels "")
+  endif()
+  set_tests_properties(${target}.avx2_cpu PROPERTIES LABELS "${labels};avx2_cpu")
+endfunction()

@@ -6,7 +6,7 @@ sudo_=""; [ "$(id -u)" -eq 0 ] || sudo_="sudo"
 pkgs=(cmake ninja-build g++ python3 python3-pip libboost-dev doctest-dev libflatbuffers-dev
       flatbuffers-compiler libcli11-dev libbenchmark-dev gcc-arm-none-eabi libnewlib-arm-none-eabi
       binutils-arm-none-eabi qemu-system-arm clang libclang-rt-14-dev clang-tidy libstdc++-arm-none-eabi-newlib
-      libsimde-dev nlohmann-json3-dev libprotobuf-dev protobuf-compiler)
+      libsimde-dev nlohmann-json3-dev libprotobuf-dev protobuf-compiler qemu-user)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
