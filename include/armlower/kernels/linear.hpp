@@ -154,6 +154,23 @@ namespace detail {
   return status::ok;
 }
 
+/// `validate(const linear_s16_args&)` without the `input` and `output` checks (arguments checked once,
+/// before the inputs and outputs of the calls are known).
+[[nodiscard]] inline status validate_s16_parameters(const linear_s16_args& a) noexcept {
+  if (a.weights == nullptr || a.multiplier == nullptr || a.shift == nullptr) return status::null_pointer;
+  if (a.batches < 1 || a.cols < 1 || a.rows < 1) return status::empty_dimension;
+  if (a.activation_min > a.activation_max || !detail::in_range(a.activation_min, -32768, 32767) ||
+      !detail::in_range(a.activation_max, -32768, 32767)) {
+    return status::activation_range_invalid;
+  }
+  const std::int32_t n = a.per_channel ? a.rows : 1;
+  for (std::int32_t i = 0; i < n; ++i) {
+    if (a.multiplier[i] < 0) return status::multiplier_out_of_range;
+    if (!detail::in_range(a.shift[i], -47, 14)) return status::shift_out_of_range;
+  }
+  return status::ok;
+}
+
 /// `validate(const linear_s8_args&)` without the `weights` check: the prepacked entries
 /// (`linear_s8_prepacked`) read their weights from the packed buffer, so `a.weights` may be null.
 [[nodiscard]] inline status validate_s8_except_weights(const linear_s8_args& a) noexcept {
@@ -177,21 +194,8 @@ namespace detail {
 /// @return `null_pointer`, `empty_dimension`, `activation_range_invalid` (outside −32768..32767 or
 ///         min > max), `multiplier_out_of_range` (q < 0), `shift_out_of_range` (outside −47..14); else `ok`.
 [[nodiscard]] inline status validate(const linear_s16_args& a) noexcept {
-  if (a.input == nullptr || a.weights == nullptr || a.output == nullptr || a.multiplier == nullptr ||
-      a.shift == nullptr) {
-    return status::null_pointer;
-  }
-  if (a.batches < 1 || a.cols < 1 || a.rows < 1) return status::empty_dimension;
-  if (a.activation_min > a.activation_max || !detail::in_range(a.activation_min, -32768, 32767) ||
-      !detail::in_range(a.activation_max, -32768, 32767)) {
-    return status::activation_range_invalid;
-  }
-  const std::int32_t n = a.per_channel ? a.rows : 1;
-  for (std::int32_t i = 0; i < n; ++i) {
-    if (a.multiplier[i] < 0) return status::multiplier_out_of_range;
-    if (!detail::in_range(a.shift[i], -47, 14)) return status::shift_out_of_range;
-  }
-  return status::ok;
+  if (a.input == nullptr || a.output == nullptr) return status::null_pointer;
+  return detail::validate_s16_parameters(a);
 }
 
 /// Fused s8 linear: validates `a`, then runs `path` (default: `best_path` for this layer's shape).

@@ -361,12 +361,7 @@ inline void fuse_layers(const graph::graph& g, const graph_plan& p, constant_cac
     f.input = ops.input;
     a.multiplier = f.multiplier.data();
     a.shift = f.shift.data();
-    // (the checks of `kernels::validate` that do not read input or output: dummy non-null pointers)
-    kernels::linear_s16_args v = a;
-    std::int16_t probe = 0;
-    v.input = &probe;
-    v.output = &probe;
-    if (kernels::validate(v) != kernels::status::ok) {
+    if (kernels::detail::validate_s16_parameters(a) != kernels::status::ok) {
       cache.fused.pop_back();  // (a multiplier or shift the kernel does not take: the operators run)
       continue;
     }
