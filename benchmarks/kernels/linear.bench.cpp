@@ -6,6 +6,7 @@
 #include <armlower/kernels/conv2d_packed.hpp>
 #include <armlower/kernels/linear.hpp>
 #include <armlower/kernels/linear_packed.hpp>
+#include <armlower/kernels/linear_s16_packed.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -322,6 +323,41 @@ void BM_s16_armlower(benchmark::State& st) {
   set_counters(st, p);
 }
 
+// What `linear_s16(a, cache, size)` users get (packed on the first call, made before the timed loop;
+// the row-major kernel where packing does not pay: `linear_s16_cache_pays`).
+void BM_s16_armlower_auto(benchmark::State& st) {
+  problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  const auto a = p.s16();
+  std::vector<std::uint8_t> cache(k::linear_s16_cache_size(p.rows, p.cols));
+  if (k::linear_s16(a, cache.data(), cache.size()) != armlower::status::ok) st.SkipWithError("kernel error");
+  for (auto _ : st) {
+    if (k::linear_s16(a, cache.data(), cache.size()) != armlower::status::ok) st.SkipWithError("kernel error");
+    benchmark::DoNotOptimize(p.y16.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, p);
+}
+
+// `pack_linear_s16` outside the timed loop, `linear_s16_packed` per call (the packed kernel on every
+// shape, narrow layers included).
+void BM_s16_armlower_packed(benchmark::State& st) {
+  problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  const auto a = p.s16();
+  const std::size_t bytes = k::linear_s16_packed_size(p.rows, p.cols);
+  std::vector<std::uint8_t> storage(bytes + 64);
+  auto* base = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;
+  if (k::pack_linear_s16(a, base, bytes) != armlower::status::ok) {
+    st.SkipWithError("pack failed");
+    return;
+  }
+  for (auto _ : st) {
+    if (k::linear_s16_packed(a, base, bytes) != armlower::status::ok) st.SkipWithError("kernel error");
+    benchmark::DoNotOptimize(p.y16.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, p);
+}
+
 #if defined(ARMLOWER_BENCH_HAVE_DNNL)
 // oneDNN int8 matmul: src s8 [M,K], weights s8 [K,N] (pre-reordered to oneDNN's preferred layout
 // outside the timed loop), bias s32, dst s8 with a per-tensor output scale.
@@ -419,6 +455,10 @@ BENCHMARK(BM_s16_naive)->Apply(args);
 BENCHMARK(BM_s16_armlower<k::linear_path::generic>)->Name("BM_s16_armlower_generic")->Apply(args);
 BENCHMARK(BM_s16_armlower<k::linear_path::x86_avx2>)->Name("BM_s16_armlower_avx2")->Apply(args);
 BENCHMARK(BM_s16_armlower<k::linear_path::x86_avx512_vnni>)->Name("BM_s16_armlower_avx512_vnni")->Apply(args);
-BENCHMARK(BM_s16_armlower<k::linear_path::automatic>)->Name("BM_s16_armlower_auto")->Apply(args);
+// What users get: `linear_s16(a, cache, size)` (BM_s16_armlower_auto, packed on first use), `linear_s16(a)`
+// without a buffer (BM_s16_armlower_auto_nobuf: row-major weights); `pack_linear_s16` users: _packed.
+BENCHMARK(BM_s16_armlower_auto)->Apply(args);
+BENCHMARK(BM_s16_armlower_packed)->Apply(args);
+BENCHMARK(BM_s16_armlower<k::linear_path::automatic>)->Name("BM_s16_armlower_auto_nobuf")->Apply(args);
 
 }  // namespace

@@ -48,6 +48,7 @@
 
 #include <armlower/kernels/linear.hpp>
 #include <armlower/kernels/linear_packed.hpp>
+#include <armlower/kernels/linear_s16_packed.hpp>
 #include <armlower/kernels/status.hpp>
 
 namespace armlower::cmsis {
@@ -128,6 +129,17 @@ namespace detail {
 [[nodiscard]] constexpr std::int32_t fully_connected_s8_get_cache_buffer_size(const dims* filter_dims) noexcept {
   if (filter_dims == nullptr || filter_dims->c < 1 || filter_dims->n < 1) return 0;
   const std::size_t p = kernels::linear_s8_cache_size(filter_dims->c, filter_dims->n);
+  const std::size_t n = detail::kernel_sum_area(filter_dims->c) + p;
+  return p == 0 || n > static_cast<std::size_t>(INT32_MAX) ? 0 : static_cast<std::int32_t>(n);
+}
+
+/// armlower extension: the `ctx->size` that makes `fully_connected_s16` keep packed weights in `ctx->buf`
+/// (as the s8 entry points, see the file comment): the same kernel-sum area (unused by s16) +
+/// `kernels::linear_s16_cache_size(rows, cols)`, rows = `filter_dims->c`, cols = `filter_dims->n`. 0 for a null
+/// or non-positive filter_dims or a size above INT32_MAX.
+[[nodiscard]] constexpr std::int32_t fully_connected_s16_get_cache_buffer_size(const dims* filter_dims) noexcept {
+  if (filter_dims == nullptr || filter_dims->c < 1 || filter_dims->n < 1) return 0;
+  const std::size_t p = kernels::linear_s16_cache_size(filter_dims->c, filter_dims->n);
   const std::size_t n = detail::kernel_sum_area(filter_dims->c) + p;
   return p == 0 || n > static_cast<std::size_t>(INT32_MAX) ? 0 : static_cast<std::int32_t>(n);
 }
@@ -305,10 +317,13 @@ namespace detail {
 
 /// `arm_fully_connected_s16`: int16 input, int8 weights, int64 bias (nullable), int16 output; exact
 /// int64 accumulation for any depth and the 64-bit requantization without CMSIS-NN's int32 truncation
-/// (CMSIS-NN v7 `arm_nn_vec_mat_mult_t_s16`, `arm_nn_requantize_s64`; int64 partial sums beyond 511 columns). `ctx` is ignored (may be null).
+/// (CMSIS-NN v7 `arm_nn_vec_mat_mult_t_s16`, `arm_nn_requantize_s64`; int64 partial sums beyond 511 columns).
+/// `ctx` may be null; with `ctx->size ≥ fully_connected_s16_get_cache_buffer_size(filter_dims)` the packed
+/// weights are kept in `ctx->buf` past the kernel-sum area (armlower extension, as for s8: file comment,
+/// `reset_context_cache`), else `ctx` is not touched.
 /// @return `null_pointer`, `shape_mismatch`, `zero_point_out_of_range` (any offset ≠ 0: int16 is
 ///   symmetric in CMSIS-NN/TFLM), and every error of `kernels::validate(linear_s16_args)`; else `ok`.
-[[nodiscard]] inline status fully_connected_s16(const context* /*ctx*/, const fc_params* fc_params,
+[[nodiscard]] inline status fully_connected_s16(const context* ctx, const fc_params* fc_params,
                                                 const per_tensor_quant_params* quant_params, const dims* input_dims,
                                                 const std::int16_t* input, const dims* filter_dims,
                                                 const std::int8_t* kernel, const dims* /*bias_dims*/,
@@ -334,6 +349,11 @@ namespace detail {
   a.shift = &quant_params->shift;
   a.activation_min = fc_params->activation.min;
   a.activation_max = fc_params->activation.max;
+  const std::int32_t need = fully_connected_s16_get_cache_buffer_size(filter_dims);
+  if (ctx != nullptr && ctx->buf != nullptr && need > 0 && ctx->size >= need) {
+    const std::size_t off = detail::kernel_sum_area(filter_dims->c);
+    return kernels::linear_s16(a, static_cast<std::uint8_t*>(ctx->buf) + off, static_cast<std::size_t>(ctx->size) - off);
+  }
   return kernels::linear_s16(a);
 }
 

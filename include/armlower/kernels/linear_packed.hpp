@@ -109,6 +109,56 @@ namespace detail {
   return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p));
 }
 
+/// Writes `weights` [rows][cols] at `w` in the weight layout `kind` with geometry `geo`
+/// (`kernels/detail/linear_s8_packed_layout.hpp`: VNNI panels of u = w + 128 bytes, or row-major u
+/// bytes where `geo.narrow`; the AVX2 column pairs). Padding is zero.
+inline void pack_s8_weights(const std::int8_t* weights, std::int32_t n_rows, std::int32_t n_cols,
+                            packed_s8_layout_kind kind, const packed_s8_geometry& geo, std::uint8_t* w) noexcept {
+  const std::ptrdiff_t rows = n_rows, cols = n_cols;
+  const auto np = static_cast<std::ptrdiff_t>(geo.np), kp = static_cast<std::ptrdiff_t>(geo.kp);
+  if (kind == packed_s8_layout_kind::avx2_pairs) {
+    // groups of 8 rows; per column pair the 2 bytes of each of the 8 rows; cols padded to 16; zero padding
+    const std::ptrdiff_t pairs = (cols + 15) / 16 * 8;
+    std::size_t o = 0;
+    for (std::ptrdiff_t r0 = 0; r0 < rows; r0 += 8) {
+      for (std::ptrdiff_t p = 0; p < pairs; ++p) {
+        for (std::ptrdiff_t i = 0; i < 8; ++i) {
+          for (std::ptrdiff_t j = 0; j < 2; ++j) {
+            const std::ptrdiff_t r = r0 + i, k = 2 * p + j;
+            w[o++] = (r < rows && k < cols) ? static_cast<std::uint8_t>(weights[r * cols + k]) : std::uint8_t{0};
+          }
+        }
+      }
+    }
+  } else if (geo.narrow) {  // row-major, rows padded with zeros to a multiple of 64 bytes
+    const auto stride = static_cast<std::ptrdiff_t>(geo.row_stride);
+    for (std::ptrdiff_t r = 0; r < rows; ++r) {
+      std::memcpy(w + r * stride, weights + r * cols, static_cast<std::size_t>(cols));
+      std::memset(w + r * stride + cols, 0, static_cast<std::size_t>(stride - cols));
+    }
+  } else {
+    // panels of 16 channels, groups of 4 panels; in a group of gp panels: line (g, p) at (g·gp + p)·64
+    const std::ptrdiff_t panels = np / 16;
+    for (std::ptrdiff_t p = 0; p < panels; ++p) {
+      const std::ptrdiff_t grp = p / 4, pin = p % 4;
+      const std::ptrdiff_t gp = panels - grp * 4 < 4 ? panels - grp * 4 : 4;
+      std::uint8_t* base = w + grp * 4 * 16 * kp;
+      for (std::ptrdiff_t g = 0; g < kp / 4; ++g) {
+        std::uint8_t* line = base + (g * gp + pin) * 64;
+        for (std::ptrdiff_t j = 0; j < 16; ++j) {
+          const std::ptrdiff_t r = p * 16 + j;
+          for (std::ptrdiff_t i = 0; i < 4; ++i) {
+            const std::ptrdiff_t k = g * 4 + i;
+            line[j * 4 + i] = (r < rows && k < cols)
+                                  ? static_cast<std::uint8_t>(static_cast<std::uint8_t>(weights[r * cols + k]) ^ 0x80u)
+                                  : std::uint8_t{0};
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace detail
 
 /// Packs `a.weights` [rows][cols] and the folded row constants into `packed` in the layout of
@@ -144,8 +194,7 @@ namespace detail {
   h.bias_id = a.kernel_sum != nullptr ? 0 : detail::address_id(a.bias);
   h.layout = static_cast<std::int32_t>(kind);
   const std::ptrdiff_t rows = a.rows, cols = a.cols;
-  const auto np = static_cast<std::ptrdiff_t>(geo.np), kp = static_cast<std::ptrdiff_t>(geo.kp);
-  std::uint8_t* w = out + geo.weights;
+  const auto np = static_cast<std::ptrdiff_t>(geo.np);
   for (std::ptrdiff_t r = 0; r < np; ++r) {
     std::int64_t c = 0;
     if (r < rows) {
@@ -167,47 +216,7 @@ namespace detail {
   }
   h.magic = 0;  // the header becomes valid only once the weights are written
   std::memcpy(out, &h, sizeof h);
-  if (kind == detail::packed_s8_layout_kind::avx2_pairs) {
-    // groups of 8 rows; per column pair the 2 bytes of each of the 8 rows; cols padded to 16; zero padding
-    const std::ptrdiff_t pairs = (cols + 15) / 16 * 8;
-    std::size_t o = 0;
-    for (std::ptrdiff_t r0 = 0; r0 < rows; r0 += 8) {
-      for (std::ptrdiff_t p = 0; p < pairs; ++p) {
-        for (std::ptrdiff_t i = 0; i < 8; ++i) {
-          for (std::ptrdiff_t j = 0; j < 2; ++j) {
-            const std::ptrdiff_t r = r0 + i, k = 2 * p + j;
-            w[o++] = (r < rows && k < cols) ? static_cast<std::uint8_t>(a.weights[r * cols + k]) : std::uint8_t{0};
-          }
-        }
-      }
-    }
-  } else if (geo.narrow) {  // row-major, rows padded with zeros to a multiple of 64 bytes
-    const auto stride = static_cast<std::ptrdiff_t>(geo.row_stride);
-    for (std::ptrdiff_t r = 0; r < rows; ++r) {
-      std::memcpy(w + r * stride, a.weights + r * cols, static_cast<std::size_t>(cols));
-      std::memset(w + r * stride + cols, 0, static_cast<std::size_t>(stride - cols));
-    }
-  } else {
-    // panels of 16 channels, groups of 4 panels; in a group of gp panels: line (g, p) at (g·gp + p)·64
-    const std::ptrdiff_t panels = np / 16;
-    for (std::ptrdiff_t p = 0; p < panels; ++p) {
-      const std::ptrdiff_t grp = p / 4, pin = p % 4;
-      const std::ptrdiff_t gp = panels - grp * 4 < 4 ? panels - grp * 4 : 4;
-      std::uint8_t* base = w + grp * 4 * 16 * kp;
-      for (std::ptrdiff_t g = 0; g < kp / 4; ++g) {
-        std::uint8_t* line = base + (g * gp + pin) * 64;
-        for (std::ptrdiff_t j = 0; j < 16; ++j) {
-          const std::ptrdiff_t r = p * 16 + j;
-          for (std::ptrdiff_t i = 0; i < 4; ++i) {
-            const std::ptrdiff_t k = g * 4 + i;
-            line[j * 4 + i] = (r < rows && k < cols)
-                                  ? static_cast<std::uint8_t>(static_cast<std::uint8_t>(a.weights[r * cols + k]) ^ 0x80u)
-                                  : std::uint8_t{0};
-          }
-        }
-      }
-    }
-  }
+  detail::pack_s8_weights(a.weights, a.rows, a.cols, kind, geo, out + geo.weights);
   const std::uint32_t magic = detail::packed_s8_magic;
   std::memcpy(out, &magic, sizeof magic);
   return status::ok;
@@ -301,24 +310,31 @@ namespace detail {
 
 namespace detail {
 /// The 64-byte aligned start of the packing inside a cache buffer of `size` bytes (null if the buffer
-/// is null or smaller than `linear_s8_cache_size`).
-[[nodiscard]] inline std::uint8_t* cache_base(const void* cache, std::size_t size, std::int32_t rows,
-                                              std::int32_t cols) noexcept {
-  const std::size_t need = linear_s8_cache_size(rows, cols);
+/// is null, `need` is 0 or the buffer is smaller than `need`, the cache size of the layer).
+[[nodiscard]] inline std::uint8_t* cache_base_of(const void* cache, std::size_t size, std::size_t need) noexcept {
   if (cache == nullptr || need == 0 || size < need) return nullptr;
   const auto p = reinterpret_cast<std::uintptr_t>(cache);
   return static_cast<std::uint8_t*>(const_cast<void*>(cache)) + (64 - p % 64) % 64;
+}
+
+/// `cache_base_of` for an s8 layer (`linear_s8_cache_size`).
+[[nodiscard]] inline std::uint8_t* cache_base(const void* cache, std::size_t size, std::int32_t rows,
+                                              std::int32_t cols) noexcept {
+  return cache_base_of(cache, size, linear_s8_cache_size(rows, cols));
+}
+
+/// Clears the header of the packing in a pack-on-first-use buffer (s8 or a16w8).
+inline void reset_cache(void* cache, std::size_t size) noexcept {
+  if (cache == nullptr) return;
+  const auto p = reinterpret_cast<std::uintptr_t>(cache);
+  const std::size_t off = (64 - p % 64) % 64;  // where the packing starts (see `linear_s8_cache_size`)
+  if (size >= off + sizeof(packed_s8_header)) std::memset(static_cast<std::uint8_t*>(cache) + off, 0, sizeof(packed_s8_header));
 }
 }  // namespace detail
 
 /// Invalidates a pack-on-first-use buffer (next `linear_s8(a, cache, size)` repacks). Call it when
 /// the weights, bias or kernel_sum were changed in place. No effect for null or < 64-byte buffers.
-inline void reset_linear_s8_cache(void* cache, std::size_t size) noexcept {
-  if (cache == nullptr) return;
-  const auto p = reinterpret_cast<std::uintptr_t>(cache);
-  const std::size_t off = (64 - p % 64) % 64;  // where the packing starts (see `linear_s8_cache_size`)
-  if (size >= off + sizeof(detail::packed_s8_header)) std::memset(static_cast<std::uint8_t*>(cache) + off, 0, sizeof(detail::packed_s8_header));
-}
+inline void reset_linear_s8_cache(void* cache, std::size_t size) noexcept { detail::reset_cache(cache, size); }
 
 /// True if `cache` holds a packing of exactly `a`'s weights/bias/kernel_sum addresses, shape and
 /// offsets, in the layout `automatic` picks on this CPU (what `linear_s8(a, cache, size)` reuses).

@@ -20,6 +20,7 @@
 #include <armlower/run/detail/tensor_ops.hpp>
 #include <armlower/run/error.hpp>
 #include <armlower/kernels/linear_packed.hpp>
+#include <armlower/kernels/linear_s16_packed.hpp>
 #include <armlower/run/value.hpp>
 #include <armlower/tosa/op_descriptor.hpp>
 
@@ -359,21 +360,21 @@ inline void fuse_layers(const graph::graph& g, const graph_plan& p, constant_cac
       f.shift[k] = 15 - r.shift[k];
     }
     f.input = ops.input;
+    f.packed.assign(kernels::linear_s16_cache_size(a.rows, a.cols), 0);
     a.multiplier = f.multiplier.data();
     a.shift = f.shift.data();
-    if (kernels::detail::validate_s16_parameters(a) != kernels::status::ok) {
+    if (kernels::plan_linear_s16(a, f.packed.data(), f.packed.size(), f.plan16) != kernels::status::ok) {
       cache.fused.pop_back();  // (a multiplier or shift the kernel does not take: the operators run)
       continue;
     }
-    f.s16 = a;
+    if (!f.plan16.packed()) f.packed = {};  // (the row-major kernel runs: no packing kept)
     place(ops, [](std::size_t k, const graph::operation* out, std::size_t last) -> prepared_op {
       return [k, out, last](const op_context& c) -> status {
         const auto& f = c.cache->fused[k];
         const op_context co{*out, last, c.plan, c.st, c.dynamic, c.cache};
-        kernels::linear_s16_args a = *f.s16;
-        a.input = c.st.val[f.input]->ints.get<std::int16_t>().data();
-        a.output = co.result_buffer<std::int16_t>(0).data();
-        if (const auto st = kernels::linear_s16(a); st != kernels::status::ok)
+        if (const auto st = kernels::linear_s16(f.plan16, c.st.val[f.input]->ints.get<std::int16_t>().data(),
+                                                co.result_buffer<std::int16_t>(0).data());
+            st != kernels::status::ok)
           return co.kernel_fail(st, co.out_name(0), "the CONV2D and RESCALE of an a16w8 linear layer");
         return co.commit(0);
       };

@@ -1,6 +1,6 @@
 /// @file armlower/kernels/detail/linear_s8_packed_layout.hpp
 /// Byte layout of the buffer written by `kernels::pack_linear_s8` (`kernels/linear_packed.hpp`) and
-/// read by the x86 microkernels:
+/// read by the x86 microkernels (`kernels::pack_linear_s16` writes the same parts: `packed_s16_layout`):
 /// - [0, 64): `packed_s8_header`;
 /// - [64, 64 + 8·Np): int64 row constants c[r] (0 for padding rows), Np = rows rounded up to 16;
 /// - then int32 c[r] (the same values wrapped to 32 bits; used only when `cmax` < 2^31);
@@ -78,6 +78,17 @@ struct packed_s8_geometry {
   g.total = g.weights + (g.narrow ? static_cast<std::uint64_t>(rows) * g.row_stride : g.np * g.kp);
   return g;
 }
+
+/// The layout of a packed a16w8 linear (`kernels::pack_linear_s16`, `kernels/linear_s16_packed.hpp`): the
+/// same header, int64 row constants and VNNI panels for every row count (no row-major narrow form, no
+/// AVX2 layout); its header carries `packed_s16_magic`.
+[[nodiscard]] constexpr packed_s8_geometry packed_s16_layout(std::int64_t rows, std::int64_t cols) noexcept {
+  packed_s8_geometry g = packed_s8_layout(rows, cols, packed_s8_layout_kind::vnni);
+  g.narrow = false;
+  g.total = g.weights + g.np * g.kp;
+  return g;
+}
+inline constexpr std::uint32_t packed_s16_magic = 0x57504C41u;  // "ALPW"
 
 /// Bytes that hold either layout (the buffer size the public API asks for).
 [[nodiscard]] constexpr std::uint64_t packed_s8_total_any(std::int64_t rows, std::int64_t cols) noexcept {

@@ -9,6 +9,7 @@
 #include <armlower/run/detail/plan.hpp>
 #include <armlower/kernels/linear_args.hpp>
 #include <armlower/kernels/linear_packed.hpp>
+#include <armlower/kernels/linear_s16_packed.hpp>
 #include <armlower/kernels/rescale_args.hpp>
 #include <armlower/run/kernel_status.hpp>
 #include <armlower/run/value.hpp>
@@ -98,13 +99,13 @@ struct constant_cache {
   /// when it prepares; for `fuse_layers`.
   std::vector<std::optional<std::array<std::int32_t, 2>>> clamp_int;
   /// A CONV2D and the RESCALE reading its result, run as one requantizing linear layer (`fuse_layers`): int8
-  /// (`plan`) or a16w8 (`s16`).
+  /// (`plan`) or a16w8 (`plan16`).
   struct fused_linear {
-    std::vector<std::uint8_t> packed;              ///< int8: its pack-on-first-use buffer (`kernels::linear_s8_cache_size`)
+    std::vector<std::uint8_t> packed;              ///< its pack-on-first-use buffer (`kernels::linear_s8_cache_size` / `linear_s16_cache_size`)
     /// the RESCALE's multipliers and shifts, TFLite-style: int8 m and 31 − TOSA shift; a16w8 m·2^16 and 15 − TOSA shift
     std::vector<std::int32_t> multiplier, shift;
     kernels::linear_s8_plan plan;                  ///< int8: the checked call over these (`kernels::plan_linear_s8`)
-    std::optional<kernels::linear_s16_args> s16;   ///< a16w8: the checked arguments (no input, output)
+    kernels::linear_s16_plan plan16;               ///< a16w8: the checked call (`kernels::plan_linear_s16`)
     slot_id input = 0;                             ///< the slot holding its input elements
   };
   /// The fused layers (a deque: its elements stay where they are, so the pointers into them hold).

@@ -1,0 +1,291 @@
+/// @file armlower/kernels/arch/x86/linear_s16_vnni_packed.hpp
+/// AVX-512 VNNI microkernel of the pre-packed a16w8 linear (s16 × s8 → s16, int64 bias;
+/// `kernels/linear_s16_packed.hpp`; contract: `kernels/linear_args.hpp`). Called only after a cpuid
+/// check (`x86_has_avx512_vnni_dq`), compiled with function `target` attributes.
+///
+/// Layout: the s8 packed VNNI panels (`arch/x86/linear_vnni_packed.hpp`, written by
+/// `kernels::pack_linear_s16`): u = w + 128 bytes, 16 channels × 4 K per 64-byte line, 4 panels per
+/// group; the int64 row constants hold C[r] = 128·(Σ_k w[r][k] + 128·K).
+///
+/// Arithmetic (exact integers): each int16 input x is split into two int8 "planes",
+/// xh = x >> 8 ∈ [−128, 127] and xl' = (x & 255) − 128 ∈ [−128, 127], so x = 256·xh + xl' + 128. With
+/// D_h = Σ_k u·xh and D_l = Σ_k u·xl' (`vpdpbusd`, the planes as two virtual input rows of the s8
+/// register tile `vnni_accumulate`):
+///   Σ_k w·x = Σ_k (u − 128)·x = 256·D_h + D_l + 128·Σ_k u − 128·Σ_k x = 256·D_h + D_l + C[r] − 128·Σx,
+/// as Σ_k u = Σ_k w + 128·K (padded K and channels hold u = 0 and add nothing). One int32 lane of D sums
+/// ≤ `vnni_s16p_chunk` / 4 k-groups of 4 products |u·x'| ≤ 255·128: ≤ 1024·130560 < 2^31, exact; chunks
+/// are combined in int64 lanes. So the accumulator is Σ x·w exactly (|Σ| ≤ 2^22·K: the int48/int64
+/// accumulator of the contract). Requantization, 8 channels at a time (`requantize_s64` with the reduced
+/// multiplier, `vpmullq`, exact while |acc|, |acc + bias| < 2^46): where the packing's recorded bound
+/// max_r Σ|w| gives |acc| < 2^46 for any input (every practical K), only the bias is range-checked per 8
+/// channels (`s16p_requant8`); otherwise, or for a bias beyond the bound, `requant8_s16_vnni` (its per-lane
+/// checks and scalar fallback).
+/// Tiles: up to 2 batch rows (4 virtual rows) × 64 channels of int32 accumulators in zmm registers.
+/// Source of the semantics: CMSIS-NN `arm_fully_connected_s16`, TFLite reference `FullyConnected`
+/// int16×int8 with int64 bias. Firmware-clean (host only): noexcept, no heap, no static data.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include <armlower/kernels/arch/x86/linear_s16_vnni.hpp>
+#include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>
+
+namespace armlower::kernels::detail {
+
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+#define ARMLOWER_X86_S16P __attribute__((target("avx2")))
+#define ARMLOWER_X86_S16P_INLINE __attribute__((target("avx2"), always_inline))
+#else
+#define ARMLOWER_X86_S16P __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+#define ARMLOWER_X86_S16P_INLINE \
+  __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"), always_inline))
+#endif
+
+/// Columns of x split into planes per pass (a multiple of 4; the bound in the file comment).
+inline constexpr std::ptrdiff_t vnni_s16p_chunk = 4096;
+/// Batch rows per tile (each gives two virtual rows of `vnni_accumulate`).
+inline constexpr int vnni_s16p_rows = 2;
+
+/// The planes of MR int16 input rows `x + m·cols`, columns [k0, k0 + n): virtual row 2m of `planes`
+/// (stride `xs` ≥ n rounded up to 4) holds xh, row 2m + 1 holds xl' (file comment); the columns up to
+/// n rounded up to 4 are zero. sum[m] = Σ x over the n columns.
+template <int MR>
+ARMLOWER_X86_S16P_INLINE inline void s16_planes(const std::int16_t* x, std::ptrdiff_t cols, std::ptrdiff_t k0,
+                                                std::ptrdiff_t n, std::int8_t* planes, std::ptrdiff_t xs,
+                                                std::int64_t* sum) noexcept {
+  const __m256i low = _mm256_set1_epi16(0xFF), bias = _mm256_set1_epi16(128), ones = _mm256_set1_epi16(1);
+  for (int m = 0; m < MR; ++m) {
+    const std::int16_t* xr = x + m * cols + k0;
+    std::int8_t* hp = planes + 2 * m * xs;
+    std::int8_t* lp = hp + xs;
+    __m256i s = _mm256_setzero_si256();  // int32 lanes: ≤ 2·32768·(4096 / 16) < 2^31
+    std::ptrdiff_t k = 0;
+    for (; k + 16 <= n; k += 16) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xr + k));
+      s = _mm256_add_epi32(s, _mm256_madd_epi16(v, ones));
+      // both halves are in int8 range, so the saturating pack is exact: [xh 0..7, xl' 0..7 | xh 8..15, xl' 8..15]
+      const __m256i p = _mm256_packs_epi16(_mm256_srai_epi16(v, 8), _mm256_sub_epi16(_mm256_and_si256(v, low), bias));
+      const __m256i q = _mm256_permute4x64_epi64(p, 0xD8);  // [xh 0..15 | xl' 0..15]
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(hp + k), _mm256_castsi256_si128(q));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(lp + k), _mm256_extracti128_si256(q, 1));
+    }
+    alignas(32) std::int32_t l[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(l), s);
+    std::int64_t t = 0;
+    for (int i = 0; i < 8; ++i) t += l[i];
+    for (; k < n; ++k) {
+      const std::int32_t v = xr[k];
+      t += v;
+      hp[k] = static_cast<std::int8_t>(v >> 8);
+      lp[k] = static_cast<std::int8_t>((v & 0xFF) - 128);
+    }
+    for (; k % 4 != 0; ++k) hp[k] = lp[k] = 0;
+    sum[m] = t;
+  }
+}
+
+/// Per-call state of `linear_s16_packed_vnni`.
+struct vnni_s16p_call {
+  const linear_s16_args* a;
+  const std::int64_t* c;  // C[r] [Np] (file comment)
+  const std::uint8_t* w;  // packed weights
+  std::ptrdiff_t kp;      // K rounded up to 4
+  // 2^15·wabs < 2^46 (wabs = max_r Σ_k |w[r][k]|, recorded at pack time): |acc| < 2^46 for any input, and a
+  // channel group whose |bias| < `bias_lim` = 2^46 − 2^15·wabs has |acc + bias| < 2^46 too: then
+  // `requantize_s64`'s product fits int64 and the contract's saturating bias addition is a plain one
+  bool safe;
+  __m512i bias_lim;
+  __m512i mv, tv, rnd;    // per-tensor reduced multiplier, total shift 15 − s, rounding 2^(14 − s)
+};
+
+/// `requant8_s16_vnni` as a call of its own (the rare checked form: one copy, not one per store site).
+[[gnu::noinline]] ARMLOWER_X86_S16P inline __m128i s16p_requant8_checked(const linear_s16_args& a, __m512i acc,
+                                                                          std::int32_t ch, int n) noexcept {
+  return requant8_s16_vnni(a, acc, ch, n);
+}
+
+/// `requant8_s16_vnni` of a `safe` call: acc (int64 lanes, channels ch..ch+7, the first n real) +
+/// bias, `requantize_s64` with the reduced multiplier, clamp → 8 int16; one range check, of the bias
+/// (`requant8_s16_vnni` where it fails).
+ARMLOWER_X86_S16P_INLINE inline __m128i s16p_requant8(const vnni_s16p_call& s, __m512i acc, std::int32_t ch,
+                                                      int n) noexcept {
+  const linear_s16_args& a = *s.a;
+  const auto valid = static_cast<__mmask8>((1u << n) - 1u);
+  if (a.bias != nullptr) {
+    const __m512i b = load8_i64(valid, a.bias + ch);
+    if (_mm512_cmpge_epu64_mask(ARMLOWER_Z512(abs_epi64, all8, b), s.bias_lim) != 0) {
+      return s16p_requant8_checked(a, acc, ch, n);
+    }
+    acc = _mm512_add_epi64(acc, b);
+  }
+  __m512i mv = s.mv, tv = s.tv, rnd = s.rnd;
+  if (a.per_channel) {
+    mv = load8_i32_as_i64(valid, a.multiplier + ch);
+    mv = ARMLOWER_Z512(min_epi64, all8, ARMLOWER_Z512(srli_epi64, all8, _mm512_add_epi64(mv, _mm512_set1_epi64(32768)), 16),
+                       _mm512_set1_epi64(32767));
+    tv = _mm512_sub_epi64(_mm512_set1_epi64(15), load8_i32_as_i64(valid, a.shift + ch));
+    rnd = ARMLOWER_Z512(sllv_epi64, all8, _mm512_set1_epi64(1), _mm512_sub_epi64(tv, _mm512_set1_epi64(1)));
+  }
+  __m512i y = srav64(_mm512_add_epi64(ARMLOWER_Z512(mullo_epi64, all8, acc, mv), rnd), tv);  // |acc·m| < 2^61
+  y = ARMLOWER_Z512(min_epi64, all8, ARMLOWER_Z512(max_epi64, all8, y, _mm512_set1_epi64(a.activation_min)),
+                    _mm512_set1_epi64(a.activation_max));
+  return cvt64_16(y);
+}
+
+/// 256·D_h + D_l of one panel half h (8 channels) from the int32 lanes of the two planes, in int64 lanes.
+ARMLOWER_X86_S16P_INLINE inline __m512i s16p_combine(__m512i dh, __m512i dl, int h) noexcept {
+  return _mm512_add_epi64(ARMLOWER_Z512(slli_epi64, all8, cvt32_64(dh, h), 8), cvt32_64(dl, h));
+}
+
+/// Requantizes and stores batch row b, channels [ch, ch + 16) ∩ [0, rows), from Σ x·w − C − … parts:
+/// v[h] = 256·D_h + D_l (int64 lanes of half h), to which C[ch..] − 128·Σx is added here.
+ARMLOWER_X86_S16P_INLINE inline void s16p_store(const vnni_s16p_call& s, const __m512i* v, std::int32_t ch,
+                                                std::int32_t b, std::int64_t xsum) noexcept {
+  const linear_s16_args& a = *s.a;
+  const int nv = a.rows - ch < 16 ? a.rows - ch : 16;
+  const __m512i t = _mm512_set1_epi64(-128 * xsum);
+  std::int16_t* out = a.output + static_cast<std::ptrdiff_t>(b) * a.rows + ch;
+  for (int h = 0; h < 2 && 8 * h < nv; ++h) {
+    const int n = nv - 8 * h < 8 ? nv - 8 * h : 8;
+    const __m512i acc = _mm512_add_epi64(_mm512_add_epi64(v[h], _mm512_loadu_si512(s.c + ch + 8 * h)), t);
+    const __m128i y = s.safe ? s16p_requant8(s, acc, ch + 8 * h, n) : s16p_requant8_checked(a, acc, ch + 8 * h, n);
+    if (nv == 16) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 8 * h), y);
+    } else {
+      store_prefix16(out + 8 * h, y, n);
+    }
+  }
+}
+
+/// `s16p_store` as a call of its own (the stores of long-K tiles: one copy for every tile shape).
+[[gnu::noinline]] ARMLOWER_X86_S16P inline void s16p_store_panel(const vnni_s16p_call& s, const __m512i* v, std::int32_t ch,
+                                                                 std::int32_t b, std::int64_t xsum) noexcept {
+  s16p_store(s, v, ch, b, xsum);
+}
+
+/// One tile: batch rows [m0, m0 + MR) × panels p0..p0+NP−1 of group `grp` (`gp` panels), all of K.
+/// `planes` (stride `xs`) holds the rows' planes over all of K when K ≤ `vnni_s16p_chunk` (`xsum`: their
+/// Σx); otherwise null, and the tile splits each chunk itself.
+template <int MR, int NP>
+[[gnu::noinline]] ARMLOWER_X86_S16P inline void vnni_s16p_tile(const vnni_s16p_call& s, std::int32_t grp, int gp, int p0,
+                                                               std::int32_t m0, const std::int8_t* planes,
+                                                               std::ptrdiff_t xs, const std::int64_t* xsum) noexcept {
+  constexpr int MV = 2 * MR;
+  constexpr int KU = vnni_ku<MV, NP>;
+  const linear_s16_args& a = *s.a;
+  const std::ptrdiff_t wstride = std::ptrdiff_t{64} * gp;
+  const std::uint8_t* w = s.w + static_cast<std::ptrdiff_t>(grp) * vnni_group_panels * vnni_panel * s.kp + std::ptrdiff_t{64} * p0;
+  const std::int32_t ch0 = (grp * vnni_group_panels + p0) * vnni_panel;
+  __m512i acc[MV * NP];
+  if (planes != nullptr) {
+    vnni_accumulate<MV, NP, KU>(acc, w, wstride, planes, xs, 0, s.kp / 4, nullptr);
+#pragma GCC unroll 4
+    for (int p = 0; p < NP; ++p) {
+      const std::int32_t ch = ch0 + p * vnni_panel;
+      if (ch >= a.rows) break;
+#pragma GCC unroll 2
+      for (int m = 0; m < MR; ++m) {
+        const __m512i v[2] = {s16p_combine(acc[2 * m * NP + p], acc[(2 * m + 1) * NP + p], 0),
+                              s16p_combine(acc[2 * m * NP + p], acc[(2 * m + 1) * NP + p], 1)};
+        s16p_store(s, v, ch, m0 + m, xsum[m]);
+      }
+    }
+    return;
+  }
+  alignas(64) std::int8_t pl[MV * vnni_s16p_chunk];
+  __m512i sum[MR * NP * 2];
+#pragma GCC unroll 16
+  for (int i = 0; i < MR * NP * 2; ++i) sum[i] = _mm512_setzero_si512();
+  std::int64_t xs_total[MR] = {};
+  const std::int16_t* x = a.input + static_cast<std::ptrdiff_t>(m0) * a.cols;
+  for (std::ptrdiff_t k0 = 0; k0 < a.cols; k0 += vnni_s16p_chunk) {
+    const std::ptrdiff_t n = a.cols - k0 < vnni_s16p_chunk ? a.cols - k0 : vnni_s16p_chunk;
+    std::int64_t cs[MR];
+    s16_planes<MR>(x, a.cols, k0, n, pl, vnni_s16p_chunk, cs);
+    vnni_accumulate<MV, NP, KU>(acc, w + k0 / 4 * wstride, wstride, pl, vnni_s16p_chunk, 0, (n + 3) / 4, nullptr);
+    for (int m = 0; m < MR; ++m) {
+      xs_total[m] += cs[m];
+      for (int p = 0; p < NP; ++p) {
+        for (int h = 0; h < 2; ++h) {
+          __m512i& t = sum[(m * NP + p) * 2 + h];
+          t = _mm512_add_epi64(t, s16p_combine(acc[2 * m * NP + p], acc[(2 * m + 1) * NP + p], h));
+        }
+      }
+    }
+  }
+  for (int p = 0; p < NP; ++p) {
+    const std::int32_t ch = ch0 + p * vnni_panel;
+    if (ch >= a.rows) break;
+    for (int m = 0; m < MR; ++m) s16p_store_panel(s, sum + (m * NP + p) * 2, ch, m0 + m, xs_total[m]);
+  }
+}
+
+/// Batch rows [m0, m0 + MR) over one group of `gp` panels in tiles of up to 4 panels.
+template <int MR>
+ARMLOWER_X86_S16P_INLINE inline void vnni_s16p_group(const vnni_s16p_call& s, std::int32_t grp, int gp, std::int32_t m0,
+                                                     const std::int8_t* planes, std::ptrdiff_t xs,
+                                                     const std::int64_t* xsum) noexcept {
+  switch (gp) {
+    case 1: vnni_s16p_tile<MR, 1>(s, grp, gp, 0, m0, planes, xs, xsum); break;
+    case 2: vnni_s16p_tile<MR, 2>(s, grp, gp, 0, m0, planes, xs, xsum); break;
+    case 3: vnni_s16p_tile<MR, 3>(s, grp, gp, 0, m0, planes, xs, xsum); break;
+    default: vnni_s16p_tile<MR, 4>(s, grp, gp, 0, m0, planes, xs, xsum); break;
+  }
+}
+
+/// AVX-512 VNNI a16w8 fused linear over a buffer written by `kernels::pack_linear_s16` (VNNI panels;
+/// not the row-major form of layers with < 16 rows). Preconditions: `validate(a) == ok`, the buffer's
+/// header matches `a`, `geo` = its geometry, CPU has AVX-512 F/BW/VL/DQ/VNNI.
+ARMLOWER_X86_S16P inline void linear_s16_packed_vnni(const linear_s16_args& a, const std::uint8_t* packed,
+                                                     const packed_s8_geometry& geo) noexcept {
+  vnni_s16p_call s;
+  s.a = &a;
+  s.c = reinterpret_cast<const std::int64_t*>(packed + geo.c64);
+  s.w = packed + geo.weights;
+  s.kp = round_up(a.cols, 4);
+  std::int64_t wabs = 0;  // max_r Σ|w| (the header's `cmax` field in an a16w8 packing)
+  std::memcpy(&wabs, packed + offsetof(packed_s8_header, cmax), sizeof wabs);
+  s.safe = wabs < (std::int64_t{1} << 31);
+  s.bias_lim = _mm512_set1_epi64((std::int64_t{1} << 46) - (wabs << 15));
+  if (s.safe && !a.per_channel) {
+    const std::int32_t t = 15 - a.shift[0];
+    s.mv = _mm512_set1_epi64(quant::reduce_multiplier(a.multiplier[0]));
+    s.tv = _mm512_set1_epi64(t);
+    s.rnd = _mm512_set1_epi64(std::int64_t{1} << (t - 1));
+  }
+  const std::int32_t panels = static_cast<std::int32_t>(geo.np / vnni_panel);
+  const std::int32_t groups = (panels + vnni_group_panels - 1) / vnni_group_panels;
+  const bool one_chunk = a.cols <= vnni_s16p_chunk;
+  alignas(64) std::int8_t pl[2 * vnni_s16p_rows * vnni_s16p_chunk];  // the planes when K is one chunk
+  for (std::int32_t m0 = 0; m0 < a.batches; m0 += vnni_s16p_rows) {
+    const int mr = a.batches - m0 < vnni_s16p_rows ? a.batches - m0 : vnni_s16p_rows;
+    std::int64_t xsum[vnni_s16p_rows] = {};
+    const std::int8_t* planes = nullptr;
+    const std::ptrdiff_t xs = s.kp;
+    if (one_chunk) {
+      const std::int16_t* x = a.input + static_cast<std::ptrdiff_t>(m0) * a.cols;
+      if (mr == 2) {
+        s16_planes<2>(x, a.cols, 0, a.cols, pl, xs, xsum);
+      } else {
+        s16_planes<1>(x, a.cols, 0, a.cols, pl, xs, xsum);
+      }
+      planes = pl;
+    }
+    for (std::int32_t grp = 0; grp < groups; ++grp) {
+      const int gp = panels - grp * vnni_group_panels < vnni_group_panels ? panels - grp * vnni_group_panels
+                                                                            : vnni_group_panels;
+      if (mr == 2) {
+        vnni_s16p_group<2>(s, grp, gp, m0, planes, xs, xsum);
+      } else {
+        vnni_s16p_group<1>(s, grp, gp, m0, planes, xs, xsum);
+      }
+    }
+  }
+}
+
+#undef ARMLOWER_X86_S16P
+#undef ARMLOWER_X86_S16P_INLINE
+
+}  // namespace armlower::kernels::detail
