@@ -190,6 +190,43 @@ TEST_CASE("compat: a16w8 vector set (arm_fully_connected_s16)") {
     REQUIRE(c::fully_connected_s16(nullptr, &fc, &qp, &in_d, v.input, &f_d, v.weights, &b_d, v.bias, &o_d,
                                    out.data()) == status::ok);
     for (int i = 0; i < v.batches * v.rows; ++i) CHECK(out[static_cast<std::size_t>(i)] == v.output_ref[i]);
+    // a cache-sized ctx keeps packed weights (packed on the first call, reused by the second); one byte
+    // less runs the row-major kernel and leaves the buffer untouched — the vector's output every time
+    const std::int32_t need = c::fully_connected_s16_get_cache_buffer_size(&f_d);
+    REQUIRE(need > 0);
+    for (const std::int32_t size : {need, need - 1}) {
+      std::vector<std::uint8_t> buf(static_cast<std::size_t>(size), 0xEE);
+      const c::context ctx{buf.data(), size};
+      for (int call = 0; call < 2; ++call) {
+        std::fill(out.begin(), out.end(), std::int16_t{0x5A5A});
+        REQUIRE(c::fully_connected_s16(&ctx, &fc, &qp, &in_d, v.input, &f_d, v.weights, &b_d, v.bias, &o_d,
+                                       out.data()) == status::ok);
+        for (int i = 0; i < v.batches * v.rows; ++i) CHECK(out[static_cast<std::size_t>(i)] == v.output_ref[i]);
+      }
+      const auto untouched = std::count(buf.begin(), buf.end(), std::uint8_t{0xEE});
+      if (size < need || !k::linear_s16_cache_pays(v.rows)) CHECK(untouched == size);
+      else CHECK(untouched < size);
+      c::reset_context_cache(&ctx, &f_d);
+    }
+    // the packed kernel itself (this set has 11 rows, which the cache leaves row-major) against the vector
+    k::linear_s16_args a;
+    a.input = v.input;
+    a.weights = v.weights;
+    a.bias = v.bias;
+    a.output = out.data();
+    a.batches = v.batches;
+    a.cols = v.cols;
+    a.rows = v.rows;
+    a.multiplier = &qp.multiplier;
+    a.shift = &qp.shift;
+    a.activation_min = v.activation_min;
+    a.activation_max = v.activation_max;
+    std::vector<std::uint8_t> packed(k::linear_s16_packed_size(v.rows, v.cols) + 64);
+    std::uint8_t* base = packed.data() + (64 - reinterpret_cast<std::uintptr_t>(packed.data()) % 64) % 64;
+    REQUIRE(k::pack_linear_s16(a, base, packed.size() - 64) == status::ok);
+    std::fill(out.begin(), out.end(), std::int16_t{0x5A5A});
+    REQUIRE(k::linear_s16_packed(a, base, packed.size() - 64) == status::ok);
+    for (int i = 0; i < v.batches * v.rows; ++i) CHECK(out[static_cast<std::size_t>(i)] == v.output_ref[i]);
     fc.input_offset = 1;
     CHECK(c::fully_connected_s16(nullptr, &fc, &qp, &in_d, v.input, &f_d, v.weights, &b_d, v.bias, &o_d,
                                  out.data()) == status::zero_point_out_of_range);
