@@ -209,18 +209,7 @@ TEST_CASE("compat: a16w8 vector set (arm_fully_connected_s16)") {
       c::reset_context_cache(&ctx, &f_d);
     }
     // the packed kernel itself (this set has 11 rows, which the cache leaves row-major) against the vector
-    k::linear_s16_args a;
-    a.input = v.input;
-    a.weights = v.weights;
-    a.bias = v.bias;
-    a.output = out.data();
-    a.batches = v.batches;
-    a.cols = v.cols;
-    a.rows = v.rows;
-    a.multiplier = &qp.multiplier;
-    a.shift = &qp.shift;
-    a.activation_min = v.activation_min;
-    a.activation_max = v.activation_max;
+    const k::linear_s16_args a = armlower_test::to_args(v, out.data());
     std::vector<std::uint8_t> packed(k::linear_s16_packed_size(v.rows, v.cols) + 64);
     std::uint8_t* base = packed.data() + (64 - reinterpret_cast<std::uintptr_t>(packed.data()) % 64) % 64;
     REQUIRE(k::pack_linear_s16(a, base, packed.size() - 64) == status::ok);
