@@ -165,38 +165,46 @@ ARMLOWER_X86_S16P_INLINE inline void s16p_store(const vnni_s16p_call& s, const _
   s16p_store(s, v, ch, b, xsum);
 }
 
-/// One tile: batch rows [m0, m0 + MR) × panels p0..p0+NP−1 of group `grp` (`gp` panels), all of K.
-/// `planes` (stride `xs`) holds the rows' planes over all of K when K ≤ `vnni_s16p_chunk` (`xsum`: their
-/// Σx); otherwise null, and the tile splits each chunk itself.
+/// One tile: batch rows [m0, m0 + MR) × panels p0..p0+NP−1 of group `grp` (`gp` panels), K ≤
+/// `vnni_s16p_chunk`: the rows' planes over all of K at `planes` (stride `xs`), their Σx in `xsum`. The
+/// accumulators stay in registers from the K loop to the stores (the long-K form is a function of its
+/// own, `vnni_s16p_tile_long`: in one body GCC 12 kept this loop's accumulators on the stack).
 template <int MR, int NP>
 [[gnu::noinline]] ARMLOWER_X86_S16P inline void vnni_s16p_tile(const vnni_s16p_call& s, std::int32_t grp, int gp, int p0,
                                                                std::int32_t m0, const std::int8_t* planes,
                                                                std::ptrdiff_t xs, const std::int64_t* xsum) noexcept {
   constexpr int MV = 2 * MR;
-  constexpr int KU = vnni_ku<MV, NP>;
-  const linear_s16_args& a = *s.a;
   const std::ptrdiff_t wstride = std::ptrdiff_t{64} * gp;
   const std::uint8_t* w = s.w + static_cast<std::ptrdiff_t>(grp) * vnni_group_panels * vnni_panel * s.kp + std::ptrdiff_t{64} * p0;
   const std::int32_t ch0 = (grp * vnni_group_panels + p0) * vnni_panel;
   __m512i acc[MV * NP];
-  if (planes != nullptr) {
-    vnni_accumulate<MV, NP, KU>(acc, w, wstride, planes, xs, 0, s.kp / 4, nullptr);
+  vnni_accumulate<MV, NP, vnni_ku<MV, NP>>(acc, w, wstride, planes, xs, 0, s.kp / 4, nullptr);
 #pragma GCC unroll 4
-    for (int p = 0; p < NP; ++p) {
-      const std::int32_t ch = ch0 + p * vnni_panel;
-      if (ch >= a.rows) break;
+  for (int p = 0; p < NP; ++p) {
+    const std::int32_t ch = ch0 + p * vnni_panel;
+    if (ch >= s.a->rows) break;
 #pragma GCC unroll 2
-      for (int m = 0; m < MR; ++m) {
-        const __m512i v[2] = {s16p_combine(acc[2 * m * NP + p], acc[(2 * m + 1) * NP + p], 0),
-                              s16p_combine(acc[2 * m * NP + p], acc[(2 * m + 1) * NP + p], 1)};
-        s16p_store(s, v, ch, m0 + m, xsum[m]);
-      }
+    for (int m = 0; m < MR; ++m) {
+      const __m512i v[2] = {s16p_combine(acc[2 * m * NP + p], acc[(2 * m + 1) * NP + p], 0),
+                            s16p_combine(acc[2 * m * NP + p], acc[(2 * m + 1) * NP + p], 1)};
+      s16p_store(s, v, ch, m0 + m, xsum[m]);
     }
-    return;
   }
+}
+
+/// `vnni_s16p_tile` for K > `vnni_s16p_chunk`: per chunk the planes, the s8 K loop (`vnni_kernel`, D to
+/// memory) and 256·D_h + D_l added into int64 sums.
+template <int MR, int NP>
+[[gnu::noinline]] ARMLOWER_X86_S16P inline void vnni_s16p_tile_long(const vnni_s16p_call& s, std::int32_t grp, int gp,
+                                                                    int p0, std::int32_t m0) noexcept {
+  constexpr int MV = 2 * MR;
+  const linear_s16_args& a = *s.a;
+  const std::ptrdiff_t wstride = std::ptrdiff_t{64} * gp;
+  const std::uint8_t* w = s.w + static_cast<std::ptrdiff_t>(grp) * vnni_group_panels * vnni_panel * s.kp + std::ptrdiff_t{64} * p0;
+  const std::int32_t ch0 = (grp * vnni_group_panels + p0) * vnni_panel;
   alignas(64) std::int8_t pl[MV * vnni_s16p_chunk];
+  alignas(64) std::int32_t d[MV * NP * 16];
   __m512i sum[MR * NP * 2];
-#pragma GCC unroll 16
   for (int i = 0; i < MR * NP * 2; ++i) sum[i] = _mm512_setzero_si512();
   std::int64_t xs_total[MR] = {};
   const std::int16_t* x = a.input + static_cast<std::ptrdiff_t>(m0) * a.cols;
@@ -204,14 +212,12 @@ template <int MR, int NP>
     const std::ptrdiff_t n = a.cols - k0 < vnni_s16p_chunk ? a.cols - k0 : vnni_s16p_chunk;
     std::int64_t cs[MR];
     s16_planes<MR>(x, a.cols, k0, n, pl, vnni_s16p_chunk, cs);
-    vnni_accumulate<MV, NP, KU>(acc, w + k0 / 4 * wstride, wstride, pl, vnni_s16p_chunk, 0, (n + 3) / 4, nullptr);
+    vnni_kernel<MV, NP, vnni_ku<MV, NP>>(w + k0 / 4 * wstride, wstride, pl, vnni_s16p_chunk, 0, (n + 3) / 4, nullptr, d);
     for (int m = 0; m < MR; ++m) {
       xs_total[m] += cs[m];
       for (int p = 0; p < NP; ++p) {
-        for (int h = 0; h < 2; ++h) {
-          __m512i& t = sum[(m * NP + p) * 2 + h];
-          t = _mm512_add_epi64(t, s16p_combine(acc[2 * m * NP + p], acc[(2 * m + 1) * NP + p], h));
-        }
+        const __m512i dh = _mm512_load_si512(d + 16 * (2 * m * NP + p)), dl = _mm512_load_si512(d + 16 * ((2 * m + 1) * NP + p));
+        for (int h = 0; h < 2; ++h) sum[(m * NP + p) * 2 + h] = _mm512_add_epi64(sum[(m * NP + p) * 2 + h], s16p_combine(dh, dl, h));
       }
     }
   }
@@ -227,6 +233,15 @@ template <int MR>
 ARMLOWER_X86_S16P_INLINE inline void vnni_s16p_group(const vnni_s16p_call& s, std::int32_t grp, int gp, std::int32_t m0,
                                                      const std::int8_t* planes, std::ptrdiff_t xs,
                                                      const std::int64_t* xsum) noexcept {
+  if (planes == nullptr) {  // K > one chunk
+    switch (gp) {
+      case 1: vnni_s16p_tile_long<MR, 1>(s, grp, gp, 0, m0); break;
+      case 2: vnni_s16p_tile_long<MR, 2>(s, grp, gp, 0, m0); break;
+      case 3: vnni_s16p_tile_long<MR, 3>(s, grp, gp, 0, m0); break;
+      default: vnni_s16p_tile_long<MR, 4>(s, grp, gp, 0, m0); break;
+    }
+    return;
+  }
   switch (gp) {
     case 1: vnni_s16p_tile<MR, 1>(s, grp, gp, 0, m0, planes, xs, xsum); break;
     case 2: vnni_s16p_tile<MR, 2>(s, grp, gp, 0, m0, planes, xs, xsum); break;
