@@ -58,7 +58,7 @@ ARMLOWER_X86_S16P_INLINE inline void s16_planes(const std::int16_t* x, std::ptrd
   const __m256i low = _mm256_set1_epi16(0xFF), bias = _mm256_set1_epi16(128), ones = _mm256_set1_epi16(1);
   for (int m = 0; m < MR; ++m) {
     const std::int16_t* xr = x + m * cols + k0;
-    std::int8_t* hp = planes + 2 * m * xs;
+    std::int8_t* hp = planes + std::ptrdiff_t{2} * m * xs;
     std::int8_t* lp = hp + xs;
     __m256i s = _mm256_setzero_si256();  // int32 lanes: ≤ 2·32768·(4096 / 16) < 2^31
     std::ptrdiff_t k = 0;
@@ -149,12 +149,12 @@ ARMLOWER_X86_S16P_INLINE inline void s16p_store(const vnni_s16p_call& s, const _
   std::int16_t* out = a.output + static_cast<std::ptrdiff_t>(b) * a.rows + ch;
   for (int h = 0; h < 2 && 8 * h < nv; ++h) {
     const int n = nv - 8 * h < 8 ? nv - 8 * h : 8;
-    const __m512i acc = _mm512_add_epi64(_mm512_add_epi64(v[h], _mm512_loadu_si512(s.c + ch + 8 * h)), t);
+    const __m512i acc = _mm512_add_epi64(_mm512_add_epi64(v[h], _mm512_loadu_si512(s.c + ch + std::ptrdiff_t{8} * h)), t);
     const __m128i y = s.safe ? s16p_requant8(s, acc, ch + 8 * h, n) : s16p_requant8_checked(a, acc, ch + 8 * h, n);
     if (nv == 16) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 8 * h), y);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + std::ptrdiff_t{8} * h), y);
     } else {
-      store_prefix16(out + 8 * h, y, n);
+      store_prefix16(out + std::ptrdiff_t{8} * h, y, n);
     }
   }
 }
@@ -273,7 +273,7 @@ ARMLOWER_X86_S16P inline void linear_s16_packed_vnni(const linear_s16_args& a, c
   const std::int32_t panels = static_cast<std::int32_t>(geo.np / vnni_panel);
   const std::int32_t groups = (panels + vnni_group_panels - 1) / vnni_group_panels;
   const bool one_chunk = a.cols <= vnni_s16p_chunk;
-  alignas(64) std::int8_t pl[2 * vnni_s16p_rows * vnni_s16p_chunk];  // the planes when K is one chunk
+  alignas(64) std::int8_t pl[std::ptrdiff_t{2} * vnni_s16p_rows * vnni_s16p_chunk];  // the planes when K is one chunk
   for (std::int32_t m0 = 0; m0 < a.batches; m0 += vnni_s16p_rows) {
     const int mr = a.batches - m0 < vnni_s16p_rows ? a.batches - m0 : vnni_s16p_rows;
     std::int64_t xsum[vnni_s16p_rows] = {};
