@@ -74,14 +74,19 @@ void check_s16_packed(k::linear_s16_args a) {
   REQUIRE(k::linear_s16(a, k::linear_path::generic) == status::ok);
   const std::size_t size = k::linear_s16_packed_size(a.rows, a.cols);
   std::vector<std::uint8_t> buf(size + 72);
-  for (const std::size_t off : {std::size_t{0}, std::size_t{8}, std::size_t{1}}) {  // aligned, 8-aligned, misaligned
-    std::uint8_t* base = buf.data() + (64 - reinterpret_cast<std::uintptr_t>(buf.data()) % 64) % 64 + off;
-    CAPTURE(off);
-    REQUIRE(k::pack_linear_s16(a, base, size) == status::ok);
-    a.output = out.data();
-    REQUIRE(k::linear_s16_packed(a, base, size) == status::ok);
-    REQUIRE(out == ref);
-    std::fill(out.begin(), out.end(), std::int16_t{0x5A5A});
+  // both layouts (the VNNI panels, the AVX2 column pairs: each runs its kernel where the CPU has it),
+  // the buffer aligned, 8-aligned and misaligned
+  for (const k::linear_path path : {k::linear_path::automatic, k::linear_path::x86_avx512_vnni, k::linear_path::x86_avx2}) {
+    for (const std::size_t off : {std::size_t{0}, std::size_t{8}, std::size_t{1}}) {
+      std::uint8_t* base = buf.data() + (64 - reinterpret_cast<std::uintptr_t>(buf.data()) % 64) % 64 + off;
+      CAPTURE(off);
+      CAPTURE(static_cast<int>(path));
+      REQUIRE(k::pack_linear_s16(a, base, size, path) == status::ok);
+      a.output = out.data();
+      REQUIRE(k::linear_s16_packed(a, base, size) == status::ok);
+      REQUIRE(out == ref);
+      std::fill(out.begin(), out.end(), std::int16_t{0x5A5A});
+    }
   }
   std::vector<std::uint8_t> cache(k::linear_s16_cache_size(a.rows, a.cols) + 3);
   for (int call = 0; call < 2; ++call) {  // packs, then reuses
@@ -116,6 +121,27 @@ TEST_CASE("packed a16w8: K past one plane chunk (4096 columns), accumulators pas
       check_s16_packed(l.a);
     }
   }
+  // every product of one sign (x·w = 2^22 or −(2^22 − 2^15)): the sums grow linearly, so any int32 pass
+  // longer than the kernels' proven bound overflows (a random-sign layer's sums stay far smaller)
+  for (const int cols : {500, 520, 1100, 5000}) {
+    for (const int sign : {-1, 1}) {
+      s16_layer l = make_layer(g, 3, cols, 24, false, false);
+      for (auto& v : l.x) v = sign < 0 ? std::int16_t{-32768} : std::int16_t{32767};
+      for (auto& v : l.w) v = std::int8_t{-128};
+      l.a.bias = nullptr;
+      // y = acc·2^14 / 2^t with 2^t ≈ |acc| ≈ cols·2^22: |y| ≈ 2^14, unsaturated, so a sum off by 2^32 shows
+      int t = 22;
+      while ((std::int64_t{1} << (t + 1)) <= (static_cast<std::int64_t>(cols) << 22)) ++t;
+      l.mult.assign(1, 1 << 30);  // reduced: 2^14
+      l.shift.assign(1, 15 - t);
+      l.a.per_channel = false;
+      l.a.multiplier = l.mult.data();
+      l.a.shift = l.shift.data();
+      l.a.activation_min = -32768;
+      l.a.activation_max = 32767;
+      check_s16_packed(l.a);
+    }
+  }
 }
 
 TEST_CASE("packed a16w8: argument errors, a buffer packed for s8, pack on first use") {
@@ -125,7 +151,7 @@ TEST_CASE("packed a16w8: argument errors, a buffer packed for s8, pack on first 
   std::vector<std::int16_t> y(66);
   a.output = y.data();
   const std::size_t size = k::linear_s16_packed_size(a.rows, a.cols);
-  REQUIRE(size == 64 + 12 * 48 + 48 * 40);
+  REQUIRE(size == 64 + 12 * 48 + 48 * 40);  // either layout: 48 × 40 panel bytes, 40 × 48 column-pair bytes
   CHECK(k::linear_s16_packed_size(0, 5) == 0);
   CHECK(k::linear_s16_cache_size(5, 0) == 0);
   std::vector<std::uint8_t> buf(size);

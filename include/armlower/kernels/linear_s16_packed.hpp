@@ -35,46 +35,71 @@
 #include <armlower/kernels/status.hpp>
 
 #if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
+#include <armlower/kernels/arch/x86/linear_s16_avx2_pairs.hpp>
 #include <armlower/kernels/arch/x86/linear_s16_vnni_packed.hpp>
 #endif
 
 namespace armlower::kernels {
 
 /// Bytes of the packed form of an a16w8 linear with `rows` output channels and `cols` accumulation
-/// depth: 64 (header) + 12·Np (row constants) + Np·Kp (weights), Np = rows rounded up to 16, Kp = cols
-/// rounded up to 4. 0 for non-positive dimensions or if the size would exceed 2^40 bytes.
+/// depth, enough for either layout: 64 (header) + 12·Np (row constants) + the weights (VNNI: Np·Kp, Np =
+/// rows rounded up to 16, Kp = cols rounded up to 4; AVX2: rows rounded up to 8 × cols rounded up to 16).
+/// 0 for non-positive dimensions or if the size would exceed 2^40 bytes.
 [[nodiscard]] constexpr std::size_t linear_s16_packed_size(std::int32_t rows, std::int32_t cols) noexcept {
   if (rows < 1 || cols < 1) return 0;
-  const std::uint64_t n = detail::packed_s16_layout(rows, cols).total;
+  const std::uint64_t n = detail::packed_s16_total_any(rows, cols);
   return n > (std::uint64_t{1} << 40) ? 0 : static_cast<std::size_t>(n);
 }
 
-/// True if `linear_s16_packed` runs the packed microkernel on this CPU (AVX-512 F/BW/VL/DQ/VNNI); else
-/// it runs `linear_s16(a)`.
-[[nodiscard]] inline bool linear_s16_packed_native() noexcept {
+namespace detail {
+/// The a16w8 layout `path` packs into: `x86_avx2` → AVX2 column pairs; `automatic` → the VNNI panels where
+/// the CPU has AVX-512 F/BW/VL/DQ/VNNI, else the AVX2 layout where it has AVX2; anything else → VNNI.
+[[nodiscard]] inline packed_s8_layout_kind packed_s16_kind_for(linear_path path) noexcept {
 #if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
-  return detail::x86_has_avx512_vnni_dq();
+  if (path == linear_path::x86_avx2) return packed_s8_layout_kind::avx2_pairs;
+  if (path == linear_path::automatic && !x86_has_avx512_vnni_dq() && x86_has_avx2()) return packed_s8_layout_kind::avx2_pairs;
 #else
+  (void)path;
+#endif
+  return packed_s8_layout_kind::vnni;
+}
+
+/// True if this CPU runs the a16w8 packed kernel of layout `k`.
+[[nodiscard]] inline bool packed_s16_runs(packed_s8_layout_kind k) noexcept {
+#if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
+  return k == packed_s8_layout_kind::avx2_pairs ? x86_has_avx2() : x86_has_avx512_vnni_dq();
+#else
+  (void)k;
   return false;
 #endif
 }
+}  // namespace detail
 
-/// Packs `a.weights` [rows][cols] into `packed` (layout: file comment). Only `weights`, `rows`, `cols`
-/// of `a` are read; the weights' address is recorded in the header.
+/// True if `linear_s16_packed` runs a packed microkernel on this CPU for a buffer packed with `path`
+/// (default `automatic`: AVX-512 F/BW/VL/DQ/VNNI, or AVX2); else it runs `linear_s16(a)`.
+[[nodiscard]] inline bool linear_s16_packed_native(linear_path path = linear_path::automatic) noexcept {
+  return detail::packed_s16_runs(detail::packed_s16_kind_for(path));
+}
+
+/// Packs `a.weights` [rows][cols] into `packed` in the layout of `path` (`automatic`: the one this CPU
+/// runs fastest; `x86_avx2`: the AVX2 column pairs; other paths: the VNNI panels; file comment). Only
+/// `weights`, `rows`, `cols` of `a` are read; the weights' address is recorded in the header.
 /// @return `null_pointer` (weights, packed), `empty_dimension` (rows/cols < 1), `scratch_too_small`
 ///   (size < linear_s16_packed_size or that size is 0); else `ok`.
-[[nodiscard]] inline status pack_linear_s16(const linear_s16_args& a, void* packed, std::size_t size) noexcept {
+[[nodiscard]] inline status pack_linear_s16(const linear_s16_args& a, void* packed, std::size_t size,
+                                            linear_path path = linear_path::automatic) noexcept {
   if (a.weights == nullptr || packed == nullptr) return status::null_pointer;
   if (a.rows < 1 || a.cols < 1) return status::empty_dimension;
   const std::size_t need = linear_s16_packed_size(a.rows, a.cols);
   if (need == 0 || size < need) return status::scratch_too_small;
   auto* out = static_cast<std::uint8_t*>(packed);
-  const detail::packed_s8_geometry geo = detail::packed_s16_layout(a.rows, a.cols);
+  const detail::packed_s8_layout_kind kind = detail::packed_s16_kind_for(path);
+  const detail::packed_s8_geometry geo = detail::packed_s16_layout(a.rows, a.cols, kind);
   detail::packed_s8_header h;
   h.rows = a.rows;
   h.cols = a.cols;
   h.weights_id = detail::address_id(a.weights);
-  h.layout = static_cast<std::int32_t>(detail::packed_s8_layout_kind::vnni);
+  h.layout = static_cast<std::int32_t>(kind);
   const std::ptrdiff_t cols = a.cols;
   for (std::ptrdiff_t r = 0; r < static_cast<std::ptrdiff_t>(geo.np); ++r) {
     std::int64_t c = 0;  // 128·(Σw + 128·K): |c| ≤ 2^15·K, no overflow
@@ -92,7 +117,7 @@ namespace armlower::kernels {
     std::memcpy(out + geo.c32 + 4 * static_cast<std::uint64_t>(r), &zero, 4);
   }
   std::memcpy(out, &h, sizeof h);  // magic 0: valid only once the weights are written
-  detail::pack_s8_weights(a.weights, a.rows, a.cols, detail::packed_s8_layout_kind::vnni, geo, out + geo.weights);
+  detail::pack_s8_weights(a.weights, a.rows, a.cols, kind, geo, out + geo.weights);
   const std::uint32_t magic = detail::packed_s16_magic;
   std::memcpy(out, &magic, sizeof magic);
   return status::ok;
@@ -100,12 +125,25 @@ namespace armlower::kernels {
 
 namespace detail {
 
+/// The geometry of the a16w8 layout a buffer's header `h` records.
+[[nodiscard]] constexpr packed_s8_geometry packed_s16_geometry_of(const packed_s8_header& h) noexcept {
+  return packed_s16_layout(h.rows, h.cols,
+                           h.layout == static_cast<std::int32_t>(packed_s8_layout_kind::avx2_pairs)
+                               ? packed_s8_layout_kind::avx2_pairs
+                               : packed_s8_layout_kind::vnni);
+}
+
 /// Runs the packed form for a validated `a` over the packing at `base` (header checked to match `a`),
-/// geometry `geo` (`packed_s16_layout(a.rows, a.cols)`).
+/// geometry `geo` (`packed_s16_geometry_of` of its header).
 [[nodiscard]] inline status linear_s16_packed_run(const linear_s16_args& a, const std::uint8_t* base,
                                                   const packed_s8_geometry& geo) noexcept {
 #if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
-  if (x86_has_avx512_vnni_dq() && reinterpret_cast<std::uintptr_t>(base + geo.c64) % alignof(std::int64_t) == 0) {
+  if (geo.kind == packed_s8_layout_kind::avx2_pairs) {  // (byte-aligned loads: any buffer alignment)
+    if (x86_has_avx2()) {
+      linear_s16_pairs_avx2(a, reinterpret_cast<const std::int8_t*>(base + geo.weights));
+      return status::ok;
+    }
+  } else if (x86_has_avx512_vnni_dq() && reinterpret_cast<std::uintptr_t>(base + geo.c64) % alignof(std::int64_t) == 0) {
     linear_s16_packed_vnni(a, base, geo);
     return status::ok;
   }
@@ -116,14 +154,16 @@ namespace detail {
   return linear_s16(a);
 }
 
-/// True if `base` holds an a16w8 packing of `rows` × `cols` (and, if `weights` is not null, of the
-/// weights at that address).
+/// True if `base` holds an a16w8 packing of `rows` × `cols` in a layout it writes (and, if `weights` is
+/// not null, of the weights at that address in the layout `automatic` packs on this CPU).
 [[nodiscard]] inline bool packed_s16_matches(const std::uint8_t* base, std::int32_t rows, std::int32_t cols,
                                              const std::int8_t* weights) noexcept {
   packed_s8_header h;
   std::memcpy(&h, base, sizeof h);
-  return h.magic == packed_s16_magic && h.rows == rows && h.cols == cols &&
-         (weights == nullptr || h.weights_id == address_id(weights));
+  return h.magic == packed_s16_magic && h.rows == rows && h.cols == cols && packed_s8_layout_known(h.layout) &&
+         (weights == nullptr ||
+          (h.weights_id == address_id(weights) &&
+           h.layout == static_cast<std::int32_t>(packed_s16_kind_for(linear_path::automatic))));
 }
 
 }  // namespace detail
@@ -139,7 +179,9 @@ namespace detail {
   if (size < linear_s16_packed_size(a.rows, a.cols)) return status::scratch_too_small;
   const auto* base = static_cast<const std::uint8_t*>(packed);
   if (!detail::packed_s16_matches(base, a.rows, a.cols, nullptr)) return status::shape_mismatch;
-  return detail::linear_s16_packed_run(a, base, detail::packed_s16_layout(a.rows, a.cols));
+  detail::packed_s8_header h;
+  std::memcpy(&h, base, sizeof h);
+  return detail::linear_s16_packed_run(a, base, detail::packed_s16_geometry_of(h));
 }
 
 /// Bytes of a pack-on-first-use buffer (`linear_s16(a, cache, size)`): `linear_s16_packed_size` + 64
@@ -168,7 +210,7 @@ namespace detail {
   std::uint8_t* base = cache_base_of(cache, size, linear_s16_cache_size(a.rows, a.cols));
   if (base == nullptr || !linear_s16_cache_pays(a.rows)) return nullptr;
   if (!packed_s16_matches(base, a.rows, a.cols, a.weights) &&
-      pack_linear_s16(a, base, linear_s16_packed_size(a.rows, a.cols)) != status::ok) {
+      pack_linear_s16(a, base, linear_s16_packed_size(a.rows, a.cols)) != status::ok) {  // `automatic` layout
     return nullptr;
   }
   return base;
@@ -184,7 +226,8 @@ namespace detail {
 [[nodiscard]] inline status linear_s16(const linear_s16_args& a, void* cache, std::size_t size) noexcept {
   if (const status s = validate(a); s != status::ok) return s;
   const std::uint8_t* base = detail::s16_cache_packing(a, cache, size);
-  return base != nullptr ? detail::linear_s16_packed_run(a, base, detail::packed_s16_layout(a.rows, a.cols))
+  return base != nullptr ? detail::linear_s16_packed_run(
+                               a, base, detail::packed_s16_layout(a.rows, a.cols, detail::packed_s16_kind_for(linear_path::automatic)))
                          : linear_s16(a);
 }
 
@@ -224,7 +267,7 @@ class linear_s16_plan {
   if (b.weights == nullptr) return status::null_pointer;
   if (const status s = detail::validate_s16_parameters(b); s != status::ok) return s;
   plan.base_ = detail::s16_cache_packing(b, cache, size);
-  plan.geo_ = detail::packed_s16_layout(b.rows, b.cols);
+  plan.geo_ = detail::packed_s16_layout(b.rows, b.cols, detail::packed_s16_kind_for(linear_path::automatic));
   plan.a_ = b;
   plan.ready_ = true;
   return status::ok;

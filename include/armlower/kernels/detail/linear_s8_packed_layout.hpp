@@ -58,6 +58,7 @@ inline constexpr std::uint32_t packed_s8_magic = 0x38504C41u;  // "ALP8"
 /// Np, Kp and the byte offsets of the parts (see file comment); sizes in bytes.
 struct packed_s8_geometry {
   std::uint64_t np = 0, kp = 0, c64 = 64, c32 = 0, weights = 0, total = 0;
+  packed_s8_layout_kind kind = packed_s8_layout_kind::vnni;  ///< the weight layout
   bool narrow = false;         ///< vnni layout with rows < 16: row-major weights
   std::uint64_t row_stride = 0;  ///< narrow: bytes per weight row (Kr)
 };
@@ -65,6 +66,7 @@ struct packed_s8_geometry {
 [[nodiscard]] constexpr packed_s8_geometry packed_s8_layout(std::int64_t rows, std::int64_t cols,
                                                             packed_s8_layout_kind kind = packed_s8_layout_kind::vnni) noexcept {
   packed_s8_geometry g;
+  g.kind = kind;
   g.np = static_cast<std::uint64_t>((rows + 15) / 16 * 16);
   g.kp = static_cast<std::uint64_t>((cols + 3) / 4 * 4);
   g.c32 = g.c64 + 8 * g.np;
@@ -80,13 +82,22 @@ struct packed_s8_geometry {
 }
 
 /// The layout of a packed a16w8 linear (`kernels::pack_linear_s16`, `kernels/linear_s16_packed.hpp`): the
-/// same header, int64 row constants and VNNI panels for every row count (no row-major narrow form, no
-/// AVX2 layout); its header carries `packed_s16_magic`.
-[[nodiscard]] constexpr packed_s8_geometry packed_s16_layout(std::int64_t rows, std::int64_t cols) noexcept {
+/// same header and int64 row constants, and the weights as VNNI panels for every row count (no row-major
+/// narrow form) or in the `avx2_pairs` layout; its header carries `packed_s16_magic`.
+[[nodiscard]] constexpr packed_s8_geometry packed_s16_layout(std::int64_t rows, std::int64_t cols,
+                                                             packed_s8_layout_kind kind = packed_s8_layout_kind::vnni) noexcept {
+  if (kind == packed_s8_layout_kind::avx2_pairs) return packed_s8_layout(rows, cols, kind);
   packed_s8_geometry g = packed_s8_layout(rows, cols, packed_s8_layout_kind::vnni);
   g.narrow = false;
   g.total = g.weights + g.np * g.kp;
   return g;
+}
+
+/// Bytes that hold either a16w8 layout.
+[[nodiscard]] constexpr std::uint64_t packed_s16_total_any(std::int64_t rows, std::int64_t cols) noexcept {
+  const std::uint64_t v = packed_s16_layout(rows, cols).total;
+  const std::uint64_t a = packed_s16_layout(rows, cols, packed_s8_layout_kind::avx2_pairs).total;
+  return v > a ? v : a;
 }
 inline constexpr std::uint32_t packed_s16_magic = 0x57504C41u;  // "ALPW"
 
