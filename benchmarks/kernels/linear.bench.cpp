@@ -339,14 +339,20 @@ void BM_s16_armlower_auto(benchmark::State& st) {
 }
 
 // `pack_linear_s16` outside the timed loop, `linear_s16_packed` per call (the packed kernel on every
-// shape, narrow layers included).
+// shape, narrow layers included); `Path` x86_avx2: the AVX2 column-pair layout and kernel (what an
+// AVX2-only CPU runs), automatic: the layout this CPU packs.
+template <k::linear_path Path>
 void BM_s16_armlower_packed(benchmark::State& st) {
+  if (!k::linear_s16_packed_native(Path)) {
+    st.SkipWithError("packed kernel not available on this CPU");
+    return;
+  }
   problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
   const auto a = p.s16();
   const std::size_t bytes = k::linear_s16_packed_size(p.rows, p.cols);
   std::vector<std::uint8_t> storage(bytes + 64);
   auto* base = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;
-  if (k::pack_linear_s16(a, base, bytes) != armlower::status::ok) {
+  if (k::pack_linear_s16(a, base, bytes, Path) != armlower::status::ok) {
     st.SkipWithError("pack failed");
     return;
   }
@@ -458,7 +464,8 @@ BENCHMARK(BM_s16_armlower<k::linear_path::x86_avx512_vnni>)->Name("BM_s16_armlow
 // What users get: `linear_s16(a, cache, size)` (BM_s16_armlower_auto, packed on first use), `linear_s16(a)`
 // without a buffer (BM_s16_armlower_auto_nobuf: row-major weights); `pack_linear_s16` users: _packed.
 BENCHMARK(BM_s16_armlower_auto)->Apply(args);
-BENCHMARK(BM_s16_armlower_packed)->Apply(args);
+BENCHMARK(BM_s16_armlower_packed<k::linear_path::automatic>)->Name("BM_s16_armlower_packed")->Apply(args);
+BENCHMARK(BM_s16_armlower_packed<k::linear_path::x86_avx2>)->Name("BM_s16_armlower_packed_avx2")->Apply(args);
 BENCHMARK(BM_s16_armlower<k::linear_path::automatic>)->Name("BM_s16_armlower_auto_nobuf")->Apply(args);
 
 }  // namespace

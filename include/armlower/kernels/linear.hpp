@@ -24,8 +24,9 @@
 ///   first use into a caller-owned buffer, or `pack_linear_s8` once + `linear_s8_packed` (AVX-512 VNNI
 ///   panel layout, or the AVX2 single-stream layout on AVX2-only CPUs; weight sums folded into the bias).
 ///   Fastest a16w8 form: `kernels/linear_s16_packed.hpp` — the same three forms for `linear_s16_args`
-///   (AVX-512 VNNI: the s8 panels, the int16 input split into two int8 planes; 1.1–3× the row-major
-///   kernel from 16 output channels, benchmarks/RESULTS.md "Packed a16w8 linear").
+///   (AVX-512 VNNI: the s8 panels, the int16 input split into two int8 planes; AVX2: the s8 column
+///   pairs; 1.1–3× / 1.05–2× the row-major kernel from 16 output channels, benchmarks/RESULTS.md
+///   "Packed a16w8 linear").
 /// The AVX-512 paths compile everywhere but are only selected when cpuid reports the features.
 /// AVX2-only CI machines run them through SIMDe's portable AVX-512 (`test_kernels_linear_avx512_simde`:
 /// the CMSIS-NN vectors and the path-equality properties); on an AVX-512 host `test_kernels_linear`

@@ -16,12 +16,17 @@
 /// reads it); the pack-on-first-use buffer records the weights' address and repacks when it, `rows` or
 /// `cols` change — contents rewritten in place need `reset_linear_s16_cache`.
 ///
-/// Layout (`detail::packed_s16_layout`): the s8 VNNI panels (16 channels × 4 K bytes, u = w + 128) and
-/// int64 row constants 128·(Σw + 128·K), read by `arch/x86/linear_s16_vnni_packed.hpp` (AVX-512 VNNI:
-/// the int16 input split into two int8 planes, two `vpdpbusd` per 64 weights and batch row, exact).
-/// Where that kernel does not run (no AVX-512 F/BW/VL/DQ/VNNI, or not x86) `linear_s16_packed` runs
+/// Layouts (`detail::packed_s16_layout`), chosen at pack time by the path (`automatic`: the CPU's):
+/// - AVX-512 VNNI: the s8 VNNI panels (16 channels × 4 K bytes, u = w + 128) and int64 row constants
+///   128·(Σw + 128·K), read by `arch/x86/linear_s16_vnni_packed.hpp` (the int16 input split into two int8
+///   planes, two `vpdpbusd` per 64 weights and batch row, exact);
+/// - AVX2 (AVX2-only CPUs, or `linear_path::x86_avx2`): the s8 AVX2 column pairs, read by
+///   `arch/x86/linear_s16_avx2_pairs.hpp` (`vpmaddwd` over int16 input pairs, exact int32 passes).
+/// Where the layout's kernel does not run (not x86, or the CPU lacks its ISA) `linear_s16_packed` runs
 /// `linear_s16(a)`, so `a.weights` must stay valid; the pack-on-first-use form then never touches its
-/// buffer. Firmware-clean: noexcept, no heap, no exceptions, no static initialisation.
+/// buffer. Measured: benchmarks/RESULTS.md "Packed a16w8 linear" (1.1–3× the row-major kernel on AVX-512
+/// VNNI, 1.05–2.07× on the AVX2 class, from 16 output channels).
+/// Firmware-clean: noexcept, no heap, no exceptions, no static initialisation.
 #pragma once
 
 #include <cstddef>
@@ -195,10 +200,11 @@ namespace detail {
 /// the weights were changed in place. No effect for null or < 64-byte buffers.
 inline void reset_linear_s16_cache(void* cache, std::size_t size) noexcept { detail::reset_cache(cache, size); }
 
-/// True if `linear_s16(a, cache, size)` packs a layer with `rows` output channels on this CPU: where the
-/// packed microkernel runs and rows ≥ 16 (narrower layers: 16-channel panels would be mostly padding,
-/// measured 18–20 GMAC/s packed against 72–105 row-major at 4000×4, batch 1 and 8, Zen 4,
-/// benchmarks/RESULTS.md "Packed a16w8 linear"; the row-major kernel runs and the buffer is not touched).
+/// True if `linear_s16(a, cache, size)` packs a layer with `rows` output channels on this CPU: where a
+/// packed microkernel runs and rows ≥ 16 (narrower layers are mostly padding: at 4000×4, batch 1 and 8,
+/// measured 18–20 GMAC/s packed against 72–105 row-major on AVX-512 VNNI and 17–30 against 48–55 on the
+/// AVX2 class, Zen 4, benchmarks/RESULTS.md "Packed a16w8 linear"; the row-major kernel runs and the
+/// buffer is not touched).
 [[nodiscard]] inline bool linear_s16_cache_pays(std::int32_t rows) noexcept {
   return rows >= 16 && linear_s16_packed_native();
 }
