@@ -1,10 +1,12 @@
-// The pre-packed a16w8 linear (`kernels/linear_s16_packed.hpp`; AVX-512 VNNI microkernel where the CPU
-// has it — natively, or through SIMDe in test_kernels_linear_avx512_simde — else the row-major
-// `linear_s16`) writes exactly the bytes of the generic path: random shapes (K tails not multiple of
+// The pre-packed a16w8 linear (`kernels/linear_s16_packed.hpp`; the AVX-512 VNNI microkernel where the
+// CPU has it — natively, or through SIMDe in test_kernels_linear_avx512_simde —, the AVX2 column-pair
+// kernel for a buffer packed in that layout on an AVX2 CPU, else the row-major `linear_s16`) writes
+// exactly the bytes of the generic path, in both layouts: random shapes (K tails not multiple of
 // 4 / 16, N not multiple of 16 / 64, batch 1..9 so both tile heights and the remainder run), bias / no
 // bias, biases beyond the accumulator bound (the checked requantization), per-tensor and per-channel,
 // extreme operands, multipliers and shifts at both ends of their ranges; K past one plane chunk
-// (4096 columns); the explicit, pack-on-first-use and plan forms; argument errors.
+// (4096 columns) and same-sign worst-case sums; the explicit, pack-on-first-use and plan forms; argument
+// errors.
 #include <armlower/kernels/linear_s16_packed.hpp>
 
 #include <doctest/doctest.h>

@@ -28,7 +28,7 @@
 ///    from its own `a`, refuses a buffer packed for other rows/cols/offsets (`shape_mismatch` /
 ///    `zero_point_out_of_range`), and uses `a.weights` only when it cannot run the packed form (it
 ///    then runs `linear_s8(a)`), so `a.weights` must stay valid.
-/// 3. **Checked once** (a layer run many times on new inputs):
+/// 3. **Checked once** (a layer run many times, each time on other inputs):
 /// ```
 /// kernels::linear_s8_plan plan;
 /// kernels::plan_linear_s8(a, cache.data(), cache.size(), plan);  // once: every check, pack on first use
@@ -382,8 +382,7 @@ inline void reset_linear_s8_cache(void* cache, std::size_t size) noexcept { deta
 /// output pointers, and the pack-on-first-use step done (the buffer packed, or found packed, for `a`;
 /// or the decision to run the row-major `linear_s8(a)` where packing does not pay). Running it
 /// (`linear_s8(plan, input, output)`) checks only the two pointers, for callers that run one layer many
-/// times on new inputs. Plain data, no
-/// ownership: it keeps `a`'s pointers (weights, bias, kernel_sum, multiplier, shift) and the buffer's
+/// times, each time on other inputs. Plain data, no ownership: it keeps `a`'s pointers (weights, bias, kernel_sum, multiplier, shift) and the buffer's
 /// address, and is valid while they and what they point at are unchanged. Default-constructed: empty.
 class linear_s8_plan {
  public:
