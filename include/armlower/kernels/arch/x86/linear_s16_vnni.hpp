@@ -127,6 +127,30 @@ template <int MR, int NR>
   }
 }
 
+/// The vector form of `requant8_s16_vnni`: 8 biased accumulators v (rows r0.., `valid` of them real), each
+/// with |v| < 2^46, → `requantize_s64(v, reduce_multiplier(q), s)` (`vpmullq`: |v·m| < 2^61), clamped, as
+/// 8 int16. No range check: the caller has proven the bound.
+ARMLOWER_X86_VNNIW_INLINE inline __m128i requant8_s16_vector(const linear_s16_args& a, __m512i v, std::int32_t r0,
+                                                             __mmask8 valid) noexcept {
+  // reduce_multiplier(q) = min((q + 2^15) >> 16, 32767) for q ≥ 0; total = 15 − s (s validated to −47..14)
+  __m512i mv, tv;
+  if (a.per_channel) {
+    mv = load8_i32_as_i64(valid, a.multiplier + r0);
+    mv = ARMLOWER_Z512(min_epi64, all8, ARMLOWER_Z512(srli_epi64, all8, _mm512_add_epi64(mv, _mm512_set1_epi64(32768)), 16),
+                       _mm512_set1_epi64(32767));
+    tv = _mm512_sub_epi64(_mm512_set1_epi64(15), load8_i32_as_i64(valid, a.shift + r0));
+  } else {
+    mv = _mm512_set1_epi64(quant::reduce_multiplier(a.multiplier[0]));
+    tv = _mm512_set1_epi64(15 - a.shift[0]);
+  }
+  const __m512i one = _mm512_set1_epi64(1);
+  const __m512i rnd = ARMLOWER_Z512(sllv_epi64, all8, one, _mm512_sub_epi64(tv, one));
+  __m512i y = srav64(_mm512_add_epi64(ARMLOWER_Z512(mullo_epi64, all8, v, mv), rnd), tv);
+  y = ARMLOWER_Z512(min_epi64, all8, ARMLOWER_Z512(max_epi64, all8, y, _mm512_set1_epi64(a.activation_min)),
+                    _mm512_set1_epi64(a.activation_max));
+  return cvt64_16(y);
+}
+
 /// Requantizes the int64 accumulators v (rows r0..r0+nv−1, bias not yet added) into 8 int16.
 ARMLOWER_X86_VNNIW_INLINE inline __m128i requant8_s16_vnni(const linear_s16_args& a, __m512i v, std::int32_t r0,
                                                            int nv) noexcept {
@@ -152,23 +176,7 @@ ARMLOWER_X86_VNNIW_INLINE inline __m128i requant8_s16_vnni(const linear_s16_args
     }
     return _mm_load_si128(reinterpret_cast<const __m128i*>(y));
   }
-  // reduce_multiplier(q) = min((q + 2^15) >> 16, 32767) for q ≥ 0; total = 15 − s (s validated to −47..14)
-  __m512i mv, tv;
-  if (a.per_channel) {
-    mv = load8_i32_as_i64(valid, a.multiplier + r0);
-    mv = ARMLOWER_Z512(min_epi64, all8, ARMLOWER_Z512(srli_epi64, all8, _mm512_add_epi64(mv, _mm512_set1_epi64(32768)), 16),
-                       _mm512_set1_epi64(32767));
-    tv = _mm512_sub_epi64(_mm512_set1_epi64(15), load8_i32_as_i64(valid, a.shift + r0));
-  } else {
-    mv = _mm512_set1_epi64(quant::reduce_multiplier(a.multiplier[0]));
-    tv = _mm512_set1_epi64(15 - a.shift[0]);
-  }
-  const __m512i one = _mm512_set1_epi64(1);
-  const __m512i rnd = ARMLOWER_Z512(sllv_epi64, all8, one, _mm512_sub_epi64(tv, one));
-  __m512i y = srav64(_mm512_add_epi64(ARMLOWER_Z512(mullo_epi64, all8, v, mv), rnd), tv);  // |v·m| < 2^61
-  y = ARMLOWER_Z512(min_epi64, all8, ARMLOWER_Z512(max_epi64, all8, y, _mm512_set1_epi64(a.activation_min)),
-                             _mm512_set1_epi64(a.activation_max));
-  return cvt64_16(y);
+  return requant8_s16_vector(a, v, r0, valid);
 }
 
 /// The exact int64 sums of one MR × NR tile over all columns (in exact int32 passes of

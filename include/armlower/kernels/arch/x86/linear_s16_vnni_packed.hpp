@@ -97,7 +97,6 @@ struct vnni_s16p_call {
   // `requantize_s64`'s product fits int64 and the contract's saturating bias addition is a plain one
   bool safe;
   __m512i bias_lim;
-  __m512i mv, tv, rnd;    // per-tensor reduced multiplier, total shift 15 − s, rounding 2^(14 − s)
 };
 
 /// `requant8_s16_vnni` as a call of its own (the rare checked form: one copy, not one per store site).
@@ -106,9 +105,9 @@ struct vnni_s16p_call {
   return requant8_s16_vnni(a, acc, ch, n);
 }
 
-/// `requant8_s16_vnni` of a `safe` call: acc (int64 lanes, channels ch..ch+7, the first n real) +
-/// bias, `requantize_s64` with the reduced multiplier, clamp → 8 int16; one range check, of the bias
-/// (`requant8_s16_vnni` where it fails).
+/// `requant8_s16_vnni` of a `safe` call: acc (int64 lanes, channels ch..ch+7, the first n real) + bias,
+/// then its vector form `requant8_s16_vector`; one range check, of the bias (`requant8_s16_vnni` where it
+/// fails).
 ARMLOWER_X86_S16P_INLINE inline __m128i s16p_requant8(const vnni_s16p_call& s, __m512i acc, std::int32_t ch,
                                                       int n) noexcept {
   const linear_s16_args& a = *s.a;
@@ -120,18 +119,7 @@ ARMLOWER_X86_S16P_INLINE inline __m128i s16p_requant8(const vnni_s16p_call& s, _
     }
     acc = _mm512_add_epi64(acc, b);
   }
-  __m512i mv = s.mv, tv = s.tv, rnd = s.rnd;
-  if (a.per_channel) {
-    mv = load8_i32_as_i64(valid, a.multiplier + ch);
-    mv = ARMLOWER_Z512(min_epi64, all8, ARMLOWER_Z512(srli_epi64, all8, _mm512_add_epi64(mv, _mm512_set1_epi64(32768)), 16),
-                       _mm512_set1_epi64(32767));
-    tv = _mm512_sub_epi64(_mm512_set1_epi64(15), load8_i32_as_i64(valid, a.shift + ch));
-    rnd = ARMLOWER_Z512(sllv_epi64, all8, _mm512_set1_epi64(1), _mm512_sub_epi64(tv, _mm512_set1_epi64(1)));
-  }
-  __m512i y = srav64(_mm512_add_epi64(ARMLOWER_Z512(mullo_epi64, all8, acc, mv), rnd), tv);  // |acc·m| < 2^61
-  y = ARMLOWER_Z512(min_epi64, all8, ARMLOWER_Z512(max_epi64, all8, y, _mm512_set1_epi64(a.activation_min)),
-                    _mm512_set1_epi64(a.activation_max));
-  return cvt64_16(y);
+  return requant8_s16_vector(a, acc, ch, valid);
 }
 
 /// 256·D_h + D_l of one panel half h (8 channels) from the int32 lanes of the two planes, in int64 lanes.
@@ -264,12 +252,6 @@ ARMLOWER_X86_S16P inline void linear_s16_packed_vnni(const linear_s16_args& a, c
   std::memcpy(&wabs, packed + offsetof(packed_s8_header, cmax), sizeof wabs);
   s.safe = wabs < (std::int64_t{1} << 31);
   s.bias_lim = _mm512_set1_epi64((std::int64_t{1} << 46) - (wabs << 15));
-  if (s.safe && !a.per_channel) {
-    const std::int32_t t = 15 - a.shift[0];
-    s.mv = _mm512_set1_epi64(quant::reduce_multiplier(a.multiplier[0]));
-    s.tv = _mm512_set1_epi64(t);
-    s.rnd = _mm512_set1_epi64(std::int64_t{1} << (t - 1));
-  }
   const std::int32_t panels = static_cast<std::int32_t>(geo.np / vnni_panel);
   const std::int32_t groups = (panels + vnni_group_panels - 1) / vnni_group_panels;
   const bool one_chunk = a.cols <= vnni_s16p_chunk;
