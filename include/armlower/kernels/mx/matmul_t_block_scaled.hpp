@@ -98,6 +98,21 @@ enum class matmul_path : std::uint8_t { reference, integer, avx2, avx512, mve, b
   return t == dtype::id::fp8e5m2 ? matmul_path::reference : matmul_path::integer;
 }
 
+/// True when `path` runs element type `t` in this build (`best`: always; `integer`: not FP8E5M2; the
+/// SIMD paths: where their kernels are compiled in). `matmul_t_block_scaled` returns
+/// `unsupported_path` exactly where this is false.
+[[nodiscard]] constexpr bool path_available(dtype::id t, matmul_path path) noexcept {
+  switch (path) {
+    case matmul_path::reference:
+    case matmul_path::best: return true;
+    case matmul_path::integer: return t != dtype::id::fp8e5m2;
+    case matmul_path::avx2: return arch::avx2::available;
+    case matmul_path::avx512: return arch::avx512::available;
+    case matmul_path::mve: return arch::mve::available;
+  }
+  return false;
+}
+
 /// True when `path` gives results bit-identical to `matmul_path::reference` for element type `t`
 /// (modulo the subnormal-product caveat in the file comment); false when they agree only within the
 /// TOSA dot-product bound (TOSA 1.0 dot-product accuracy rule, pseudocode/library/tosa_reference_check_dotproduct.tosac).

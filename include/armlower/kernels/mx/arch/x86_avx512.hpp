@@ -383,6 +383,41 @@ inline __m512 dot_bf16(__m512 acc, __m512i a, __m512i b) noexcept {
 }
 #endif
 
+/// The fp32 block step of the exact-integer kernels for 16 lanes (one B row each) with factors decoded
+/// as the pseudocode computes them: acc += (isum · 2^-us) · (scale_A · scale_B), the product rounded
+/// apart from the sum. `isum`: exact block sums of integers ×2^(us/2) per operand (below 2^24);
+/// `sbc`: B's E8M0 codes per lane; `sa`: A's code (0xFF NaN, 0 → 2^-127 as fp32 arithmetic gives).
+template <int Us>
+inline void int_block_step_decoded(__m512& acc, __m512i isum, __m512i sbc, std::uint8_t sa) noexcept {
+  const __m512 blk = _mm512_mul_ps(to_ps(isum), _mm512_set1_ps(armlower::mx::detail::pow2f(-Us)));  // exact
+  const __m512 f = _mm512_mul_ps(_mm512_set1_ps(armlower::mx::decode_e8m0(sa)), e8m0_decode16(sbc));
+  __m512 prod = _mm512_mul_ps(blk, f);
+  keep_rounded(prod);  // the pseudocode rounds the product, then adds
+  acc = _mm512_add_ps(acc, prod);
+}
+
+/// The fp32 block step with the factor built in the exponent field: acc += isum · 2^e per lane, e =
+/// sbc + ask − 127 (ask = A's code − 127 − us, a value far below −255 for a NaN code), exactly
+/// `int_block_step_decoded` wherever every lane's e is a normal exponent, sa · sb is finite and no sb
+/// is NaN. `Checked`: test that per call and take `int_block_step_decoded` otherwise; unchecked: the
+/// caller has shown it for the whole tile (`avx2::detail::normal_factors`).
+template <bool Checked, int Us>
+inline void int_block_step(__m512& acc, __m512i isum, __m512i sbc, std::int32_t ask, std::uint8_t sa) noexcept {
+  const __m512i e = _mm512_add_epi32(sbc, _mm512_set1_epi32(ask));
+  if constexpr (Checked) {
+    const __mmask16 ok = _mm512_cmpgt_epi32_mask(e, _mm512_setzero_si512()) &
+                         _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(255 - Us), e) &
+                         _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(255), sbc);
+    if (ok != 0xFFFF) {
+      int_block_step_decoded<Us>(acc, isum, sbc, sa);
+      return;
+    }
+  }
+  __m512 prod = _mm512_mul_ps(to_ps(isum), _mm512_castsi512_ps(_mm512_slli_epi32(e, 23)));
+  keep_rounded(prod);  // the pseudocode rounds the product, then adds
+  acc = _mm512_add_ps(acc, prod);
+}
+
 }  // namespace detail
 
 /// Elements of A converted per pass of `int8_rows` (per A row).
@@ -428,13 +463,12 @@ inline void int8_gemv(const rows_args& r) noexcept {
   const std::size_t nb = r.c / bs;
   const bool set_aliased = stride % int8_gemv_alias_stride == 0;  // two block quads per row and group
   constexpr int us = 2 * armlower::mx::format(T).int_shift;
-  const __m512 unscale = _mm512_set1_ps(armlower::mx::detail::pow2f(-us));
   alignas(64) std::uint8_t a_q[nqc][64 * nv];          // quad Q of the chunk: `quad_i8`'s lo, hi / `quad_e3m2`'s d
   alignas(64) std::int32_t a_corr[int8_chunk / bs];    // off · Σ A per block
   alignas(64) std::int32_t a_sk[int8_chunk / bs];      // A scale code − 127 − us per block
   alignas(64) std::int32_t sb_t[8][tq];                // [block][row] scale codes of the tile
   alignas(64) float out_t[tq];
-  const __m512i zero = _mm512_setzero_si512(), lim255 = _mm512_set1_epi32(255), lim_e = _mm512_set1_epi32(255 - us);
+  const __m512i zero = _mm512_setzero_si512();
   for (std::size_t k0 = 0; k0 < r.c; k0 += int8_chunk) {
     const std::size_t kn = r.c - k0 < int8_chunk ? r.c - k0 : int8_chunk;
     const std::size_t g_first = k0 / bs, gcount = kn / bs;
@@ -518,26 +552,8 @@ inline void int8_gemv(const rows_args& r) noexcept {
           for (std::size_t b = 0; b < 4; ++b) {  // the fp32 block steps, in block order
             if (b >= n) break;
             const __m512i isum = i16 ? z[b] : _mm512_sub_epi32(z[b], _mm512_set1_epi32(a_corr[ga + b]));
-            const __m512i sbc = _mm512_load_si512(sb_t[g + b]);
-            // biased exponent e of sa · sb · 2^-us per lane (far below 1 when sa is NaN): the factor is
-            // built in the exponent field when, in every lane, e ≥ 1 (normal), sa · sb itself is finite
-            // (e + us ≤ 254: the pseudocode's scale product overflows to Inf above) and sb is no NaN;
-            // else decoded as the pseudocode computes it (`int_tile_plain`'s rule, per block step)
-            const __m512i e = _mm512_add_epi32(sbc, _mm512_set1_epi32(a_sk[ga + b]));
-            const __mmask16 ok = _mm512_cmpgt_epi32_mask(e, zero) & _mm512_cmpgt_epi32_mask(lim_e, e) &
-                                 _mm512_cmpgt_epi32_mask(lim255, sbc);
-            __m512 blk, f;  // blk · f = block_sum · 2^-us · (sa · sb) per lane
-            if (ok == 0xFFFF) {
-              blk = detail::to_ps(isum);
-              f = _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
-            } else {
-              blk = _mm512_mul_ps(detail::to_ps(isum), unscale);  // exact
-              const __m512 sa = _mm512_set1_ps(armlower::mx::decode_e8m0(r.a_scale[g_first + ga + b]));
-              f = _mm512_mul_ps(sa, detail::e8m0_decode16(sbc));
-            }
-            __m512 prod = _mm512_mul_ps(blk, f);
-            detail::keep_rounded(prod);  // the pseudocode rounds the product, then adds
-            acc = _mm512_add_ps(acc, prod);
+            detail::int_block_step<true, us>(acc, isum, _mm512_load_si512(sb_t[g + b]), a_sk[ga + b],
+                                             r.a_scale[g_first + ga + b]);
           }
         }
       };
@@ -578,7 +594,6 @@ inline void int8_rows(const rows_args& r) noexcept {
   const std::size_t stride = armlower::mx::storage_bytes(T, r.c);
   const std::size_t nb = r.c / bs;
   constexpr int us = 2 * armlower::mx::format(T).int_shift;
-  const __m512 unscale = _mm512_set1_ps(armlower::mx::detail::pow2f(-us));
   // A row ii, block pair P of the chunk at a_s[ii] + P·2·ab: the decoded vector(s) of the pair
   alignas(64) std::uint8_t a_s[hb][int8_chunk / bs * ab];
   alignas(64) std::int32_t a_corr[hb][int8_chunk / bs + 1];  // off · Σ A per block (+1: an odd chunk's pad)
@@ -671,18 +686,9 @@ inline void int8_rows(const rows_args& r) noexcept {
         auto finish = [&](__m512& acc_r, std::size_t ii, std::size_t g, std::size_t ga, __m512i isum) {
           if constexpr (!i16) isum = _mm512_sub_epi32(isum, _mm512_set1_epi32(a_corr[ii][ga]));
           const __m512i sbc = _mm512_load_si512(sb_t[g]);
-          __m512 blk, f;  // blk · f = block_sum · 2^-us · (sa · sb) per lane
-          if (plain[ii]) {
-            blk = detail::to_ps(isum);
-            f = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(sbc, _mm512_set1_epi32(a_sk[ii][ga])), 23));
-          } else {
-            blk = _mm512_mul_ps(detail::to_ps(isum), unscale);  // exact
-            const __m512 sa = _mm512_set1_ps(armlower::mx::decode_e8m0(r.a_scale[(i0 + ii) * nb + g_first + ga]));
-            f = _mm512_mul_ps(sa, detail::e8m0_decode16(sbc));
-          }
-          __m512 prod = _mm512_mul_ps(blk, f);
-          detail::keep_rounded(prod);  // the pseudocode rounds the product, then adds
-          acc_r = _mm512_add_ps(acc_r, prod);
+          const std::uint8_t sa = r.a_scale[(i0 + ii) * nb + g_first + ga];
+          if (plain[ii]) detail::int_block_step<false, us>(acc_r, isum, sbc, a_sk[ii][ga], sa);
+          else detail::int_block_step_decoded<us>(acc_r, isum, sbc, sa);
         };
         __m512i v[tq / 2];  // `hsum_pair` of the tile's row pairs
         const std::uint8_t* brow[tq];  // the tile's rows at the chunk; a short tile repeats its first row
