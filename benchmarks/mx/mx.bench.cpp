@@ -24,6 +24,7 @@
 
 #include <armlower/kernels/mx/cast_to_block_scaled.hpp>
 #include <armlower/kernels/mx/matmul_t_block_scaled.hpp>
+#include <armlower/kernels/mx/matmul_t_block_scaled_packed.hpp>
 #include <armlower/mx.hpp>
 
 using armlower::dtype::id;
@@ -243,6 +244,32 @@ void bm_read_ceiling(benchmark::State& st, id t) {
   st.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The pair loop of the ceiling benchmarks: every iteration times `read` and `gemv` back to back
+// (alternating which goes first; `cold`: each after `evict_caches`), and `ratio` = median of t_read ÷
+// t_gemv [10th, 90th percentile] is the fraction of the read ceiling the GEMV reaches (`flops` per GEMV).
+template <class Read, class Gemv>
+void time_pairs(benchmark::State& st, bool cold, Read read, Gemv gemv, double flops) {
+  std::vector<double> ratio, tr, tg;
+  for (auto _ : st) {
+    double xr, xg;
+    if (cold) evict_caches();
+    if (ratio.size() % 2 == 0) {
+      xr = read();
+      if (cold) evict_caches();
+      xg = gemv();
+    } else {
+      xg = gemv();
+      if (cold) evict_caches();
+      xr = read();
+    }
+    st.SetIterationTime(xr + xg);
+    ratio.push_back(xr / xg);
+    tr.push_back(xr);
+    tg.push_back(xg);
+  }
+  report_pair(st, ratio, tr, tg, flops, "read", "gemv");
+}
+
 // A batch-1 GEMV (path `path`) against its read ceiling, measured in pairs: every iteration times the
 // streaming read of `bm_read_ceiling` and the GEMV back to back (alternating which goes first; with
 // {K, cold} cold 1, each after `evict_caches`, else both warm), and `ratio` = median of t_read ÷ t_gemv
@@ -261,26 +288,62 @@ void bm_ceiling_pair(benchmark::State& st, id t, kmx::matmul_path path) {
     st.SkipWithError("path not available");
     return;
   }
-  auto timed_gemv = [&] { return timed_matmul(t, a.view(), wv, out, path); };
-  std::vector<double> ratio, tr, tg;
-  for (auto _ : st) {
-    double xr, xg;
-    if (cold) evict_caches();
-    if (ratio.size() % 2 == 0) {
-      xr = timed_read(w);
-      if (cold) evict_caches();
-      xg = timed_gemv();
-    } else {
-      xg = timed_gemv();
-      if (cold) evict_caches();
-      xr = timed_read(w);
-    }
-    st.SetIterationTime(xr + xg);
-    ratio.push_back(xr / xg);
-    tr.push_back(xr);
-    tg.push_back(xg);
+  time_pairs(st, cold, [&] { return timed_read(w); }, [&] { return timed_matmul(t, a.view(), wv, out, path); },
+             2.0 * double(N) * k);
+}
+
+// B = `w` packed for the `best` path (`kmx::pack_b`) into `buf`; false (and a skip) if it fails.
+bool pack_best(benchmark::State& st, id t, const mx_operand& w, std::vector<std::uint8_t>& buf) {
+  auto wv = w.view();
+  wv.finite_codes = mx::finite_codes(t, w.data);
+  buf.resize(kmx::packed_b_size(t, std::size_t(w.shape[1]), std::size_t(w.shape[2])));
+  if (kmx::pack_b(t, wv, buf) != mx::status::ok) {
+    st.SkipWithError("pack_b failed");
+    return false;
   }
-  report_pair(st, ratio, tr, tg, 2.0 * double(N) * k, "read", "gemv");
+  return true;
+}
+
+// bm_mx with B packed once (`kmx::pack_b`, the `best` path's layout: tiles16 for MXINT8, FP6E2M3 and
+// FP4E2M1 on AVX-512 VNNI) and every call reading the packing (`matmul_t_block_scaled` over a
+// `packed_b_view`). weight_bytes_per_MAC counts the whole packing.
+void bm_mx_packed(benchmark::State& st, id t) {
+  const int k = int(st.range(0)), batch = int(st.range(1));
+  const auto w = quantize(t, random_floats(std::size_t(N) * k, 1), N, k);
+  const auto a = quantize(t, random_floats(std::size_t(batch) * k, 2), batch, k);
+  std::vector<std::uint8_t> buf;
+  if (!pack_best(st, t, w, buf)) return;
+  std::vector<float> out(std::size_t(batch) * N);
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{buf}, out));
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, batch, k, double(buf.size()));
+}
+
+// bm_ceiling_pair for the packed GEMV of bm_mx_packed: its time against a streaming read of the whole
+// packing (the bytes it reads), in pairs, {K, cold}.
+void bm_ceiling_pair_packed(benchmark::State& st, id t) {
+  const int k = int(st.range(0));
+  const bool cold = st.range(1) != 0;
+  const auto w = quantize(t, random_floats(std::size_t(N) * k, 1), N, k);
+  const auto a = quantize(t, random_floats(std::size_t(k), 2), 1, k);
+  std::vector<std::uint8_t> buf;
+  if (!pack_best(st, t, w, buf)) return;
+  std::vector<float> out(static_cast<std::size_t>(N));
+  auto read = [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(sum_words(buf));
+    benchmark::ClobberMemory();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  auto gemv = [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{buf}, out));
+    benchmark::ClobberMemory();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  time_pairs(st, cold, read, gemv, 2.0 * double(N) * k);
 }
 
 // fp32 reference: sequential dot products (what TOSA MATMUL's pseudocode reads).
@@ -533,6 +596,21 @@ MX_CEILING_PAIR(fp6e3m2, avx512);
 MX_CEILING_PAIR(fp4e2m1, avx512);
 MX_CEILING_PAIR(mxint8, avx512);
 #endif
+// B packed once (`kmx::pack_b` for `best`): warm rows (bm_mx_packed) and pairs against the read of
+// the packing ({K, cold}, bm_ceiling_pair_packed). Every MX type: the ones without a tiles16 layout
+// run their row-major kernels over a copy.
+#define MX_PACKED(T)                                                                         \
+  BENCHMARK_CAPTURE(bm_mx_packed, T, id::T)->Apply(shapes);                                  \
+  BENCHMARK_CAPTURE(bm_ceiling_pair_packed, T, id::T)                                        \
+      ->ArgsProduct({{1024, 4096}, {0, 1}})                                                  \
+      ->UseManualTime()                                                                      \
+      ->Unit(benchmark::kMicrosecond)
+MX_PACKED(fp8e4m3);
+MX_PACKED(fp8e5m2);
+MX_PACKED(fp6e2m3);
+MX_PACKED(fp6e3m2);
+MX_PACKED(fp4e2m1);
+MX_PACKED(mxint8);
 // What users get: `matmul_path::best` (the run-time interpreter uses it whenever it is bit-exact).
 MX_BENCH(fp8e4m3, best);
 MX_BENCH(fp6e2m3, best);

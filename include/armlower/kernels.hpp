@@ -11,3 +11,4 @@
 #include <armlower/kernels/mx/cast_to_block_scaled.hpp>
 #include <armlower/kernels/mx/cast_from_block_scaled.hpp>
 #include <armlower/kernels/mx/matmul_t_block_scaled.hpp>
+#include <armlower/kernels/mx/matmul_t_block_scaled_packed.hpp>

@@ -5,6 +5,8 @@
 //  - every faster path against the pseudocode path: bit-identical where `bit_exact()` claims it,
 //    otherwise within the TOSA dot-product bound (tosa.md §6) against an fp64 reference — and the
 //    test also shows that the bound claim is not vacuous (the paths do differ bit-wise for FP8);
+//  - B packed once (`pack_b`, the tiles16 layout where `best`/`avx512` has it): the same bits as the
+//    unpacked call on the path it was packed for, in every case above;
 //  - bad input.
 // Built twice: test_mx_matmul (portable paths) and, on AVX2 hosts, test_mx_matmul_avx2.
 #include <doctest/doctest.h>
@@ -16,6 +18,7 @@
 
 #include <armlower/kernels/mx/cast_to_block_scaled.hpp>
 #include <armlower/kernels/mx/matmul_t_block_scaled.hpp>
+#include <armlower/kernels/mx/matmul_t_block_scaled_packed.hpp>
 #include <armlower/mx.hpp>
 
 #include "golden.hpp"
@@ -117,6 +120,18 @@ std::vector<kmx::matmul_path> fast_paths() {
   return p;
 }
 
+// B packed for path p (`pack_b`) gives the same bits as the unpacked call on p (`expected`); only for
+// shared weights (D = 1), the packing's domain.
+void check_packed(id t, const operand& a, const operand& b, kmx::matmul_path p, const std::vector<float>& expected) {
+  if (b.shape[0] != 1) return;
+  std::vector<std::uint8_t> buf(kmx::packed_b_size(t, std::size_t(b.shape[1]), std::size_t(b.shape[2]), p));
+  REQUIRE(kmx::pack_b(t, b.view(), buf, p) == mx::status::ok);
+  std::vector<float> out(expected.size());
+  REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{buf}, out) == mx::status::ok);
+  CAPTURE(int(kmx::packed_b_layout_for(t, p)));
+  CHECK(bits_equal(out, expected));
+}
+
 // Every fast path against the pseudocode path for A · Bᵀ (`outputs` values, shared dimension c):
 // bit-identical where `bit_exact` claims it, else within the dot-product bound of the fp64 result;
 // `ref_in_bound`: the pseudocode result itself is held to the bound too (not where it overflows).
@@ -134,6 +149,7 @@ void check_fast_paths(id t, const operand& a, const operand& b, std::size_t outp
     REQUIRE(st == mx::status::ok);
     if (kmx::bit_exact(t, p)) CHECK(bits_equal(out, ref));
     else CHECK(within_dot_bound(out, r64, bnd, c));
+    check_packed(t, a, b, p, out);
   }
 }
 
@@ -206,6 +222,7 @@ TEST_CASE("fast paths: bit-identical where claimed, otherwise within the dot-pro
           CHECK(within_dot_bound(out, r64, bnd, s.c));
           any_fp8_difference |= !bits_equal(out, ref);
         }
+        check_packed(t, a, b, p, out);
       }
     }
     if (t == id::fp8e4m3) CHECK(any_fp8_difference);  // "within bound only" is a real distinction
@@ -515,4 +532,100 @@ TEST_CASE("batch-1 GEMV and the AVX-512 FP8 BF16 kernel: tails, block pairs, sub
       }
     }
   }
+}
+
+TEST_CASE("packed B (tiles16): random layers against the pseudocode, bit for bit") {
+  // tiles16_rows: 16-row tiles (w 1..70: short last tiles), 4-block steps and single-block tails,
+  // A rows in groups of 4 (h 1..9), N = 1..2 over one B, K up to 5 chunks of 4096 columns; scale codes
+  // near 127 (every factor built in the exponent field), anywhere in 0..254 (per-block checked
+  // factors: subnormal, zero and overflowing products) and with NaN codes; FP6E2M3 codes with their
+  // two unused high bits set (ignored, as every path ignores them).
+  std::mt19937 rng(31);
+  for (id t : {id::mxint8, id::fp6e2m3, id::fp4e2m1}) {
+    CAPTURE(armlower::dtype::name(t));
+    for (int it = 0; it < 40; ++it) {
+      const int n = 1 + int(rng() % 2), h = 1 + int(rng() % 9), w = 1 + int(rng() % 70);
+      const int c = it % 8 == 7 ? 32 * (128 + int(rng() % 520)) : 32 * (1 + int(rng() % 24));
+      CAPTURE(n);
+      CAPTURE(h);
+      CAPTURE(w);
+      CAPTURE(c);
+      const bool wide = it % 3 == 1;
+      auto a = random_codes(t, n, h, c, rng, false, wide ? 0 : 117, wide ? 254 : 136);
+      auto b = random_codes(t, 1, w, c, rng, false, wide ? 0 : 117, wide ? 254 : 136);
+      if (it % 3 == 2) {
+        a.scale[rng() % a.scale.size()] = 255;
+        b.scale[rng() % b.scale.size()] = 255;
+      }
+      if (t == id::fp6e2m3 && it % 2 == 0)
+        for (auto& x : b.data) x = static_cast<std::uint8_t>(x | (rng() % 4) << 6);
+      std::vector<float> ref(std::size_t(n) * h * w), out(ref.size(), 42.0f);
+      REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), b.view(), ref, kmx::matmul_path::reference) == mx::status::ok);
+      std::vector<std::uint8_t> buf(kmx::packed_b_size(t, std::size_t(w), std::size_t(c)));
+      REQUIRE(kmx::pack_b(t, b.view(), buf) == mx::status::ok);
+      REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{buf}, out) == mx::status::ok);
+      CHECK(bits_equal(out, ref));
+    }
+  }
+}
+
+TEST_CASE("packed B: layouts, sizes and errors") {
+  std::mt19937 rng(37);
+  for (id t : all_types) {
+    CAPTURE(armlower::dtype::name(t));
+    const bool tiles = kmx::arch::avx512::available && (t == id::mxint8 || t == id::fp6e2m3 || t == id::fp4e2m1);
+    CHECK((kmx::packed_b_layout_for(t, kmx::matmul_path::avx512) == kmx::packed_b_layout::tiles16) == tiles);
+    CHECK(kmx::packed_b_layout_for(t, kmx::matmul_path::reference) == kmx::packed_b_layout::row_major);
+    // row-major: header + codes + scales; tiles16: 16-row tiles (+ the per-tile scale range)
+    const std::size_t rm = kmx::packed_b_header_bytes + mx::storage_bytes(t, 20 * 64) + 20 * 2;
+    CHECK(kmx::packed_b_size(t, 20, 64, kmx::matmul_path::reference) == rm);
+    if (tiles)
+      CHECK(kmx::packed_b_size(t, 20, 64, kmx::matmul_path::avx512) ==
+            kmx::packed_b_header_bytes + mx::storage_bytes(t, 32 * 64) + 32 * 2 + 2 * 2);
+    CHECK(kmx::packed_b_size(t, 20, 48) == 0);
+    CHECK(kmx::packed_b_size(t, 0, 64) == 0);
+  }
+  CHECK(kmx::packed_b_size(id::bf16, 20, 64) == 0);
+
+  const id t = id::mxint8;
+  const auto a = random_codes(t, 1, 3, 64, rng, false);
+  const auto b = random_codes(t, 1, 20, 64, rng, false);
+  std::vector<std::uint8_t> buf(kmx::packed_b_size(t, 20, 64), 0xAB);
+  // too small: scratch_too_small, nothing written
+  CHECK(kmx::pack_b(t, b.view(), std::span<std::uint8_t>(buf.data(), buf.size() - 1)) == mx::status::scratch_too_small);
+  for (auto x : buf) CHECK(x == 0xAB);
+  CHECK(kmx::pack_b(id::bf16, b.view(), buf) == mx::status::unsupported_type);
+  const auto b2 = random_codes(t, 2, 20, 64, rng, false);
+  CHECK(kmx::pack_b(t, b2.view(), buf) == mx::status::bad_batch);
+  if (!kmx::arch::avx512::available) CHECK(kmx::pack_b(t, b.view(), buf, kmx::matmul_path::avx512) == mx::status::unsupported_path);
+  CHECK(kmx::pack_b(t, b.view(), buf, static_cast<kmx::matmul_path>(99)) == mx::status::unsupported_path);
+  REQUIRE(kmx::pack_b(t, b.view(), buf) == mx::status::ok);
+  std::vector<float> out(3 * 20, 42.0f);
+  const kmx::packed_b_view pv{buf};
+  CHECK(kmx::matmul_t_block_scaled(id::fp6e2m3, a.view(), pv, out) == mx::status::shape_mismatch);  // other type
+  const auto a32 = random_codes(t, 1, 3, 32, rng, false);
+  CHECK(kmx::matmul_t_block_scaled(t, a32.view(), pv, out) == mx::status::shape_mismatch);  // C differs
+  CHECK(kmx::matmul_t_block_scaled(t, a.view(), pv, std::span<float>(out.data(), 59)) == mx::status::buffer_size);
+  CHECK(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{std::span<const std::uint8_t>(buf).first(buf.size() - 1)}, out) ==
+        mx::status::shape_mismatch);  // truncated
+  auto bad = buf;
+  bad[0] = 'X';  // not a packing
+  CHECK(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{bad}, out) == mx::status::shape_mismatch);
+  bad = buf;
+  bad[8] = 40;  // W no longer matches the size
+  CHECK(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{bad}, out) == mx::status::shape_mismatch);
+  bad = buf;
+  bad[4] = 7;  // no layout
+  CHECK(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{bad}, out) == mx::status::shape_mismatch);
+  for (float o : out) CHECK(o == 42.0f);
+  // a row-major packing keeps finite_codes and runs its path
+  auto bv = b.view();
+  bv.finite_codes = true;
+  std::vector<std::uint8_t> rm(kmx::packed_b_size(t, 20, 64, kmx::matmul_path::reference));
+  REQUIRE(kmx::pack_b(t, bv, rm, kmx::matmul_path::reference) == mx::status::ok);
+  CHECK(rm[7] == 1);
+  std::vector<float> ref(3 * 20);
+  REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), b.view(), ref, kmx::matmul_path::reference) == mx::status::ok);
+  REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{rm}, out) == mx::status::ok);
+  CHECK(bits_equal(out, ref));
 }
