@@ -5,7 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 using namespace run_test;
@@ -240,6 +242,16 @@ TEST_CASE("MATMUL_T_BLOCK_SCALED: per-block fp32 sums times the scale product (p
             }
             REQUIRE(r->outputs[0].reals[(static_cast<std::size_t>(n) * H + h) * W + w] == acc);
           }
+      {  // a session: D = 1 packs B once (kernels::mx::pack_b) and later runs read the packing; same bits
+        run::session ses(b.g);
+        for (int k = 0; k < 3; ++k) {
+          const auto rs = ses.run(std::vector<run::value>{run::from_codes(t, {N, H, C}, ad), run::from_codes(id::fp8ue8m0, {N, H, nb}, as)});
+          REQUIRE_MESSAGE(rs, (rs ? "" : rs.error().line()));
+          REQUIRE(rs->outputs[0].reals.size() == r->outputs[0].reals.size());
+          for (std::size_t i = 0; i < rs->outputs[0].reals.size(); ++i)
+            CHECK(std::bit_cast<std::uint32_t>(rs->outputs[0].reals[i]) == std::bit_cast<std::uint32_t>(r->outputs[0].reals[i]));
+        }
+      }
       // D must be 1 or N
       if (D == 2) {
         b.g.find("bd")->shape = {3, W, C};

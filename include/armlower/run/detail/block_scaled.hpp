@@ -8,11 +8,13 @@
 #include <armlower/kernels/mx/cast_from_block_scaled.hpp>
 #include <armlower/kernels/mx/cast_to_block_scaled.hpp>
 #include <armlower/kernels/mx/matmul_t_block_scaled.hpp>
+#include <armlower/kernels/mx/matmul_t_block_scaled_packed.hpp>
 #include <armlower/mx/bf16.hpp>
 #include <armlower/mx/format.hpp>
 #include <armlower/run/detail/context.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -117,7 +119,9 @@ namespace armlower::run::detail {
 
 /// MATMUL_T_BLOCK_SCALED [A_data, A_scale, B_data, B_scale] → [output]: A [N,H,C], B [D,W,C]
 /// (D ∈ {1, N}), both of one MX element type, scales FP8UE8M0 [.., C/32], output FP32 [N,H,W].
-/// Runs the MX kernel's `reference` path (the pseudocode: per-block fp32 sums × scale product).
+/// Runs the MX kernel's fastest bit-exact path (`best` for FP4/FP6/MXINT8, else `reference`: the
+/// pseudocode, per-block fp32 sums × scale product); in a session, a constant B with D = 1 is packed
+/// once (`kernels::mx::pack_b`) and later runs read the packing.
 [[nodiscard]] inline status eval_matmul_t_block_scaled(const op_context& c) {
   if (auto e = check_block_size(c)) return e;
   const auto& ad = c.in(0);
@@ -147,20 +151,39 @@ namespace armlower::run::detail {
     return c.fail(errc::error_if, c.in_name(1), "A_scale shape " + to_string(as.shape) + " must be " + to_string(scale_shape_of(ad.shape)));
   if (bs.shape != scale_shape_of(bd.shape))
     return c.fail(errc::error_if, c.in_name(3), "B_scale shape " + to_string(bs.shape) + " must be " + to_string(scale_shape_of(bd.shape)));
-  const auto a_bytes = graph::encode_codes(ad.type, ad.codes);
   const auto b_bytes = graph::encode_codes(bd.type, bd.codes);
   std::vector<std::int32_t> out_shape{ad.shape[0], ad.shape[1], bd.shape[1]};
   if (auto e = c.expect_out_shape(0, out_shape)) return e;
-  value r{dtype::id::fp32, out_shape, {}, std::vector<float>(static_cast<std::size_t>(graph::element_count(out_shape))), {}};
-  const kernels::mx::block_scaled_view a{a_bytes, ad.shape, as.codes, as.shape};
   const kernels::mx::block_scaled_view b{b_bytes, bd.shape, bs.codes, bs.shape};
   // The fastest compiled-in path where it is bit-identical to the pseudocode (FP4/FP6/MXINT8), else
   // the pseudocode itself (FP8), so the interpreter matches the TOSA reference model bit for bit.
   const auto path = kernels::mx::bit_exact(ad.type, kernels::mx::matmul_path::best) ? kernels::mx::matmul_path::best
                                                                                      : kernels::mx::matmul_path::reference;
-  const auto s = kernels::mx::matmul_t_block_scaled(ad.type, a, b, r.reals, path);
-  if (s != armlower::mx::status::ok) return c.kernel_fail(s, c.in_name(0));
-  return c.set(0, std::move(r));
+  // A on `b` (or, in a prepared form, on B packed): the result
+  auto multiply = [out_shape](const op_context& c, auto&& b_operand, auto&&... path_arg) -> status {
+    const auto& ad = c.in(0);
+    const auto& as = c.in(1);
+    const auto a_bytes = graph::encode_codes(ad.type, ad.codes);
+    value r{dtype::id::fp32, out_shape, {}, std::vector<float>(static_cast<std::size_t>(graph::element_count(out_shape))), {}};
+    const kernels::mx::block_scaled_view a{a_bytes, ad.shape, as.codes, as.shape};
+    const auto s = kernels::mx::matmul_t_block_scaled(ad.type, a, b_operand, r.reals, path_arg...);
+    if (s != armlower::mx::status::ok) return c.kernel_fail(s, c.in_name(0));
+    return c.set(0, std::move(r));
+  };
+  if (bd.shape[0] == 1 && c.preparable({0, 1})) {
+    // a session's constant B (weights): packed once for `path` (`kernels::mx::pack_b`; tiles16 where the
+    // path has it), and later runs encode only A and run the packed kernel (the same bits)
+    auto packed = std::make_shared<std::vector<std::uint8_t>>(kernels::mx::packed_b_size(
+        ad.type, static_cast<std::size_t>(bd.shape[1]), static_cast<std::size_t>(bd.shape[2]), path));
+    if (kernels::mx::pack_b(ad.type, b, *packed, path) == armlower::mx::status::ok) {
+      auto run_packed = [packed, multiply](const op_context& c) {
+        return multiply(c, kernels::mx::packed_b_view{*packed});
+      };
+      c.prepare(run_packed, {0, 1});
+      return run_packed(c);
+    }
+  }
+  return multiply(c, b, path);
 }
 
 // --------------------------------------------------------------------------------------------
