@@ -23,6 +23,7 @@
 #include <span>
 
 #include <armlower/dtype/dtype.hpp>
+#include <armlower/dtype/with_dtype.hpp>
 #include <armlower/kernels/mx/arch/x86_avx512_tiles16.hpp>
 #include <armlower/kernels/mx/detail/tiles16.hpp>
 #include <armlower/kernels/mx/matmul_t_block_scaled.hpp>
@@ -136,11 +137,10 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
   for (std::size_t i = 24; i < packed_b_header_bytes; ++i) p[i] = 0;
   std::uint8_t* body = p + packed_b_header_bytes;
   if (layout == packed_b_layout::tiles16) {
-    switch (t) {
-      case dtype::id::mxint8: detail::pack_tiles16<dtype::id::mxint8>(b.data.data(), b.scale.data(), w, c, body); break;
-      case dtype::id::fp6e2m3: detail::pack_tiles16<dtype::id::fp6e2m3>(b.data.data(), b.scale.data(), w, c, body); break;
-      default: detail::pack_tiles16<dtype::id::fp4e2m1>(b.data.data(), b.scale.data(), w, c, body); break;
-    }
+    dtype::with_dtype(t, [&](auto e) {
+      if constexpr (detail::tiles16_type(decltype(e)::value))
+        detail::pack_tiles16<decltype(e)::value>(b.data.data(), b.scale.data(), w, c, body);
+    });
   } else {
     for (std::size_t i = 0; i < b.data.size(); ++i) body[i] = b.data[i];
     for (std::size_t i = 0; i < b.scale.size(); ++i) body[b.data.size() + i] = b.scale[i];
@@ -179,11 +179,9 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
   for (std::size_t i = 0; i < m.n; ++i) {
     const arch::avx512::tiles16_args r{a.data.data() + i * m.h * row_bytes, a.scale.data() + i * m.h * row_scales, m.h,
                                        body, m.w, m.c, output.data() + i * m.h * m.w};
-    switch (t) {
-      case dtype::id::mxint8: arch::avx512::tiles16_rows<dtype::id::mxint8>(r); break;
-      case dtype::id::fp6e2m3: arch::avx512::tiles16_rows<dtype::id::fp6e2m3>(r); break;
-      default: arch::avx512::tiles16_rows<dtype::id::fp4e2m1>(r); break;
-    }
+    dtype::with_dtype(t, [&](auto e) {
+      if constexpr (detail::tiles16_type(decltype(e)::value)) arch::avx512::tiles16_rows<decltype(e)::value>(r);
+    });
   }
   return status::ok;
 #else
