@@ -577,11 +577,11 @@ TEST_CASE("packed B: layouts, sizes and errors") {
     CHECK((kmx::packed_b_layout_for(t, kmx::matmul_path::avx512) == kmx::packed_b_layout::tiles16) == tiles);
     CHECK(kmx::packed_b_layout_for(t, kmx::matmul_path::reference) == kmx::packed_b_layout::row_major);
     // row-major: header + codes + scales; tiles16: 16-row tiles (+ the per-tile scale range)
-    const std::size_t rm = kmx::packed_b_header_bytes + mx::storage_bytes(t, 20 * 64) + 20 * 2;
+    const std::size_t rm = kmx::packed_b_header_bytes + mx::storage_bytes(t, std::size_t{20} * 64) + std::size_t{20} * 2;
     CHECK(kmx::packed_b_size(t, 20, 64, kmx::matmul_path::reference) == rm);
     if (tiles)
       CHECK(kmx::packed_b_size(t, 20, 64, kmx::matmul_path::avx512) ==
-            kmx::packed_b_header_bytes + mx::storage_bytes(t, 32 * 64) + 32 * 2 + 2 * 2);
+            kmx::packed_b_header_bytes + mx::storage_bytes(t, std::size_t{32} * 64) + std::size_t{32} * 2 + std::size_t{2} * 2);
     CHECK(kmx::packed_b_size(t, 20, 48) == 0);
     CHECK(kmx::packed_b_size(t, 0, 64) == 0);
   }
@@ -600,7 +600,7 @@ TEST_CASE("packed B: layouts, sizes and errors") {
   if (!kmx::arch::avx512::available) CHECK(kmx::pack_b(t, b.view(), buf, kmx::matmul_path::avx512) == mx::status::unsupported_path);
   CHECK(kmx::pack_b(t, b.view(), buf, static_cast<kmx::matmul_path>(99)) == mx::status::unsupported_path);
   REQUIRE(kmx::pack_b(t, b.view(), buf) == mx::status::ok);
-  std::vector<float> out(3 * 20, 42.0f);
+  std::vector<float> out(std::size_t{3} * 20, 42.0f);
   const kmx::packed_b_view pv{buf};
   CHECK(kmx::matmul_t_block_scaled(id::fp6e2m3, a.view(), pv, out) == mx::status::shape_mismatch);  // other type
   const auto a32 = random_codes(t, 1, 3, 32, rng, false);
@@ -624,7 +624,7 @@ TEST_CASE("packed B: layouts, sizes and errors") {
   std::vector<std::uint8_t> rm(kmx::packed_b_size(t, 20, 64, kmx::matmul_path::reference));
   REQUIRE(kmx::pack_b(t, bv, rm, kmx::matmul_path::reference) == mx::status::ok);
   CHECK(rm[7] == 1);
-  std::vector<float> ref(3 * 20);
+  std::vector<float> ref(std::size_t{3} * 20);
   REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), b.view(), ref, kmx::matmul_path::reference) == mx::status::ok);
   REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{rm}, out) == mx::status::ok);
   CHECK(bits_equal(out, ref));

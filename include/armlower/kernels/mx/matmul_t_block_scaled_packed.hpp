@@ -40,9 +40,12 @@ inline constexpr std::size_t packed_b_header_bytes = 64;
 /// row): `tiles16` where the path is `avx512`, this build has the AVX-512 kernels and `t` is MXINT8,
 /// FP6E2M3 or FP4E2M1; `row_major` otherwise.
 [[nodiscard]] constexpr packed_b_layout packed_b_layout_for(dtype::id t, matmul_path path) noexcept {
-  if (path == matmul_path::best) path = best_path(t, 1);
-  return arch::avx512::available && path == matmul_path::avx512 && detail::tiles16_type(t) ? packed_b_layout::tiles16
-                                                                                          : packed_b_layout::row_major;
+  if constexpr (!arch::avx512::available) {
+    return packed_b_layout::row_major;
+  } else {
+    if (path == matmul_path::best) path = best_path(t, 1);
+    return path == matmul_path::avx512 && detail::tiles16_type(t) ? packed_b_layout::tiles16 : packed_b_layout::row_major;
+  }
 }
 
 /// Bytes `pack_b` needs for B [1, w, c] of element type `t` packed for `path` (header included); 0 when
