@@ -33,11 +33,11 @@ namespace armlower::kernels::mx::arch::avx512 {
 /// A rows that share each B vector load of `tiles16_rows`.
 inline constexpr std::size_t tiles16_a_rows = 4;
 /// Bytes ahead of the read position at which `tiles16_rows` prefetches the B stream into L2 (T1), one
-/// prefetch per 64-byte line. Measured (Zen 4, B [4096, K] MXINT8, GEMV and a streaming read of the
+/// prefetch per 64-byte line. Measured (Zen 4, B [4096, K] MXINT8, the GEMV and a streaming read of the
 /// same bytes timed alternately; benchmarks/RESULTS.md, "MX batch-1 GEMV over packed weights"): without
-/// it 47–59 % of the cold read and 54–67 % of the warm one at K 4096 (the one sequential stream is not
-/// fetched ahead far enough by the hardware); 8–64 KiB ahead: 82–92 % cold, 98–117 % warm at K 4096; T0 /
-/// NTA hints were slower warm.
+/// it the one sequential stream reached 47–59 % of the cold read and 54–67 % of the warm one at K 4096;
+/// 8–64 KiB ahead 76–92 % cold and 98–117 % warm there (no distance consistently better); T0 / NTA
+/// hints were slower warm.
 inline constexpr std::size_t tiles16_prefetch = 16384;
 
 /// Arguments of `tiles16_rows`: A row-major (armlower storage) and B in the tiles16 layout.
