@@ -13,6 +13,7 @@
 
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -584,6 +585,7 @@ TEST_CASE("packed B: layouts, sizes and errors") {
             kmx::packed_b_header_bytes + mx::storage_bytes(t, std::size_t{32} * 64) + std::size_t{32} * 2 + std::size_t{2} * 2);
     CHECK(kmx::packed_b_size(t, 20, 48) == 0);
     CHECK(kmx::packed_b_size(t, 0, 64) == 0);
+    CHECK(kmx::packed_b_size(t, std::numeric_limits<std::size_t>::max() / 64, 64) == 0);  // not addressable
   }
   CHECK(kmx::packed_b_size(id::bf16, 20, 64) == 0);
 

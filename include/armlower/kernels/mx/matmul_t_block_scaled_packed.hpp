@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 
 #include <armlower/dtype/dtype.hpp>
@@ -49,10 +50,13 @@ inline constexpr std::size_t packed_b_header_bytes = 64;
 }
 
 /// Bytes `pack_b` needs for B [1, w, c] of element type `t` packed for `path` (header included); 0 when
-/// `t` is not an MX element type or c is not a positive multiple of 32 or w < 1.
+/// `t` is not an MX element type, c is not a positive multiple of 32, w < 1, or the packing would not
+/// be addressable in `std::size_t` (with a margin: (w + 16) · c ≤ SIZE_MAX / 4).
 [[nodiscard]] constexpr std::size_t packed_b_size(dtype::id t, std::size_t w, std::size_t c,
                                                   matmul_path path = matmul_path::best) noexcept {
   if (!armlower::mx::is_element(t) || w == 0 || c == 0 || c % armlower::mx::block_size != 0) return 0;
+  constexpr std::size_t most = std::numeric_limits<std::size_t>::max();
+  if (w > most - detail::tiles16_rows || w + detail::tiles16_rows > most / 4 / c) return 0;  // not addressable here
   if (packed_b_layout_for(t, path) == packed_b_layout::tiles16)
     return packed_b_header_bytes + detail::tiles16_layout(t, w, c).total;
   return packed_b_header_bytes + armlower::mx::storage_bytes(t, w * c) + w * c / armlower::mx::block_size;
@@ -71,7 +75,7 @@ struct packed_b_header {
   dtype::id type = dtype::id::mxint8;
   matmul_path path = matmul_path::best;
   bool finite_codes = false;
-  std::uint64_t w = 0, c = 0;
+  std::size_t w = 0, c = 0;
 };
 
 inline constexpr std::uint8_t packed_b_magic[4] = {'A', 'M', 'X', 'B'};
@@ -95,12 +99,15 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
   h.type = static_cast<dtype::id>(bytes[5]);
   h.path = static_cast<matmul_path>(bytes[6]);
   h.finite_codes = bytes[7] != 0;
-  h.w = get_u64(bytes.data() + 8);
-  h.c = get_u64(bytes.data() + 16);
+  const std::uint64_t w = get_u64(bytes.data() + 8), c = get_u64(bytes.data() + 16);
   if (!armlower::mx::is_element(h.type) || h.path > matmul_path::best ||
-      (h.layout != packed_b_layout::row_major && h.layout != packed_b_layout::tiles16) || h.w == 0 || h.c == 0 ||
-      h.w > (std::uint64_t{1} << 31) || h.c > (std::uint64_t{1} << 31) || h.c % armlower::mx::block_size != 0)
+      (h.layout != packed_b_layout::row_major && h.layout != packed_b_layout::tiles16) || w == 0 || c == 0 ||
+      w >= (std::uint64_t{1} << 31) || c >= (std::uint64_t{1} << 31) || c % armlower::mx::block_size != 0 ||
+      w > std::numeric_limits<std::size_t>::max() || c > std::numeric_limits<std::size_t>::max())
     return status::shape_mismatch;
+  h.w = static_cast<std::size_t>(w);
+  h.c = static_cast<std::size_t>(c);
+  if (packed_b_size(h.type, h.w, h.c, h.path) == 0) return status::shape_mismatch;  // not addressable
   if (h.layout != packed_b_layout_for(h.type, h.path)) return status::shape_mismatch;
   if (bytes.size() != packed_b_size(h.type, h.w, h.c, h.path)) return status::shape_mismatch;
   return status::ok;
@@ -112,7 +119,7 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
 /// `buffer` (at least `packed_b_size(t, W, C, path)` bytes; only that many are written, from the
 /// start). `b.finite_codes` is kept with the packing. Errors (nothing written): `unsupported_type`
 /// (t not an MX element type), `bad_rank` / `empty_dimension` / `bad_block_dim` / `shape_mismatch` /
-/// `buffer_size` (as `matmul_t_block_scaled` checks B), `bad_batch` (D ≠ 1: only shared weights are
+/// `buffer_size` (as `matmul_t_block_scaled` checks B, or a packing not addressable here), `bad_batch` (D ≠ 1: only shared weights are
 /// packed), `unsupported_path` (path not compiled in or not available for t), `scratch_too_small`.
 [[nodiscard]] constexpr status pack_b(dtype::id t, const block_scaled_view& b, std::span<std::uint8_t> buffer,
                                       matmul_path path = matmul_path::best) noexcept {
@@ -127,6 +134,7 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
   if (!path_available(t, path)) return status::unsupported_path;
   const auto w = static_cast<std::size_t>(b.data_shape[1]), c = static_cast<std::size_t>(b.data_shape[2]);
   const std::size_t need = packed_b_size(t, w, c, path);
+  if (need == 0) return status::buffer_size;  // a packing this large is not addressable here
   if (buffer.size() < need) return status::scratch_too_small;
   std::uint8_t* p = buffer.data();
   for (int i = 0; i < 4; ++i) p[i] = detail::packed_b_magic[i];
