@@ -22,7 +22,10 @@
 
 #include <armlower/kernels/mx/detail/tiles16.hpp>
 
-#if defined(ARMLOWER_MX_GCC12_UNDEF_PRAGMAS)  // see arch/x86_avx512.hpp
+// GCC 12's unmasked AVX-512 intrinsics warn at every inlined use (GCC bug 105593; arch/x86_avx512.hpp):
+// silenced for this header's code only, on GCC before 13.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#define ARMLOWER_MX_TILES16_GCC12_PRAGMAS 1
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -242,8 +245,9 @@ inline void tiles16_rows(const tiles16_args& r) noexcept {
 
 }  // namespace armlower::kernels::mx::arch::avx512
 
-#if defined(ARMLOWER_MX_GCC12_UNDEF_PRAGMAS)
+#if defined(ARMLOWER_MX_TILES16_GCC12_PRAGMAS)
 #pragma GCC diagnostic pop
+#undef ARMLOWER_MX_TILES16_GCC12_PRAGMAS
 #endif
 
 #endif  // ARMLOWER_MX_AVX512
