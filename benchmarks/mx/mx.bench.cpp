@@ -144,13 +144,19 @@ void bm_mx_cold(benchmark::State& st, id t, kmx::matmul_path path) {
   set_counters(st, batch, k, double(w.data.size() + w.scale.size()));
 }
 
+// Seconds of one call of f (its result kept, memory clobbered after it).
+template <class F>
+double seconds(F f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  benchmark::DoNotOptimize(f());
+  benchmark::ClobberMemory();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 // Seconds of one `matmul_t_block_scaled` call (the timed half of the pair benchmarks below).
 double timed_matmul(id t, const kmx::block_scaled_view& a, const kmx::block_scaled_view& b, std::span<float> out,
                     kmx::matmul_path p) {
-  const auto t0 = std::chrono::steady_clock::now();
-  benchmark::DoNotOptimize(kmx::matmul_t_block_scaled(t, a, b, out, p));
-  benchmark::ClobberMemory();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return seconds([&] { return kmx::matmul_t_block_scaled(t, a, b, out, p); });
 }
 
 #if defined(ARMLOWER_MX_AVX512)  // registered only where the AVX-512 path is compiled (MX_COLD_PAIR below)
@@ -218,10 +224,7 @@ std::uint64_t sum_words(const std::vector<std::uint8_t>& b) {
 
 // Seconds of one streaming read of the bytes a batch-1 GEMV over `w` reads: its codes, then its scales.
 double timed_read(const mx_operand& w) {
-  const auto t0 = std::chrono::steady_clock::now();
-  benchmark::DoNotOptimize(sum_words(w.data) + sum_words(w.scale));
-  benchmark::ClobberMemory();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return seconds([&] { return sum_words(w.data) + sum_words(w.scale); });
 }
 
 // The read-bandwidth ceiling of a batch-1 GEMV in the same binary: a streaming read (`timed_read`) of
@@ -331,19 +334,10 @@ void bm_ceiling_pair_packed(benchmark::State& st, id t) {
   std::vector<std::uint8_t> buf;
   if (!pack_best(st, t, w, buf)) return;
   std::vector<float> out(static_cast<std::size_t>(N));
-  auto read = [&] {
-    const auto t0 = std::chrono::steady_clock::now();
-    benchmark::DoNotOptimize(sum_words(buf));
-    benchmark::ClobberMemory();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
-  auto gemv = [&] {
-    const auto t0 = std::chrono::steady_clock::now();
-    benchmark::DoNotOptimize(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{buf}, out));
-    benchmark::ClobberMemory();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
-  time_pairs(st, cold, read, gemv, 2.0 * double(N) * k);
+  time_pairs(
+      st, cold, [&] { return seconds([&] { return sum_words(buf); }); },
+      [&] { return seconds([&] { return kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{buf}, out); }); },
+      2.0 * double(N) * k);
 }
 
 // fp32 reference: sequential dot products (what TOSA MATMUL's pseudocode reads).

@@ -38,8 +38,8 @@ inline constexpr std::size_t tiles16_a_rows = 4;
 /// Bytes ahead of the read position at which `tiles16_rows` prefetches the B stream into L2 (T1), one
 /// prefetch per 64-byte line. Measured (Zen 4, B [4096, K] MXINT8, the GEMV and a streaming read of the
 /// same bytes timed alternately; benchmarks/RESULTS.md, "MX batch-1 GEMV over packed weights"): without
-/// it the one sequential stream reached 47–59 % of the cold read and 54–67 % of the warm one at K 4096;
-/// 8–64 KiB ahead 76–92 % cold and 98–117 % warm there (no distance consistently better); T0 / NTA
+/// it the one sequential stream reached 47–64 % of the cold read and 42–67 % of the warm one at K 4096;
+/// 8–64 KiB ahead 75–89 % cold and 96–117 % warm there (no distance consistently better); T0 / NTA
 /// hints were slower warm.
 inline constexpr std::size_t tiles16_prefetch = 16384;
 
@@ -56,11 +56,12 @@ struct tiles16_args {
 
 namespace detail {
 
-/// `vpermb` table of the tiles16 FP4E2M1 decode: entry i = value ×2 + 12 of code i mod 16, so bits 4
-/// and 5 of an index (the other nibble) need no mask.
+/// `vpermb` table of the tiles16 FP4E2M1 decode: entry i = value ×2 + the layout's offset of code i mod 16,
+/// so bits 4 and 5 of an index (the other nibble) need no mask.
 inline constexpr auto tiles16_fp4_table = [] {
+  constexpr dtype::id t4 = dtype::id::fp4e2m1;
   std::array<std::uint8_t, 64> t{};
-  for (std::size_t i = 0; i < 64; ++i) t[i] = avx2::detail::int_table<dtype::id::fp4e2m1, 12>[i & 15];
+  for (std::size_t i = 0; i < 64; ++i) t[i] = avx2::detail::int_table<t4, kernels::mx::detail::tiles16_offset(t4)>[i & 15];
   return t;
 }();
 
@@ -74,7 +75,7 @@ inline __m512i load_u8x16(const std::uint8_t* p) noexcept {
 #endif
 }
 
-/// A chunk of up to `int8_chunk` columns of A row `row` (codes at `codes`, scales at `sc`, `gcount`
+/// A chunk of up to `int8_chunk` columns of one A row (codes at `codes`, scales at `sc`, `gcount`
 /// blocks) decoded for `tiles16_rows`: ai = the signed integers ×2^int_shift in column order, corr[g] =
 /// offset · Σ ai over block g, sk[g] = scale code − 127 − us (a NaN code: far below any exponent),
 /// and the code range of the chunk's scales.
