@@ -10,7 +10,7 @@
 /// `int8_gemv` spends on row-major B). Up to 4 A rows share each B vector load (`tiles16_a_rows`).
 /// Then `block_sum − offset · Σ A` and the fp32 block step of the other integer kernels
 /// (`detail::int_block_step`), lane-wise in block order, so the results are those of `int8_rows`.
-/// The B stream is prefetched `tiles16_prefetch` bytes ahead into L2.
+/// B is read in address order and prefetched sparsely into L2 (`tiles16_prefetch`).
 #pragma once
 
 #include <armlower/kernels/mx/arch/x86_avx512.hpp>
@@ -35,13 +35,16 @@ namespace armlower::kernels::mx::arch::avx512 {
 
 /// A rows that share each B vector load of `tiles16_rows`.
 inline constexpr std::size_t tiles16_a_rows = 4;
-/// Bytes ahead of the read position at which `tiles16_rows` prefetches the B stream into L2 (T1), one
-/// prefetch per 64-byte line. Measured (Zen 4, B [4096, K] MXINT8, the GEMV and a streaming read of the
-/// same bytes timed alternately; benchmarks/RESULTS.md, "MX batch-1 GEMV over packed weights"): without
-/// it the one sequential stream reached 47–64 % of the cold read and 42–67 % of the warm one at K 4096;
-/// 8–64 KiB ahead 75–89 % cold and 96–117 % warm there (no distance consistently better); T0 / NTA
-/// hints were slower warm.
-inline constexpr std::size_t tiles16_prefetch = 16384;
+/// `tiles16_rows` reads each tile's blocks in address order and prefetches the B stream into L2 (T1)
+/// `tiles16_prefetch` bytes ahead, once per `tiles16_prefetch_every` bytes; the hardware prefetchers
+/// fetch the lines between. Measured (Zen 4, B [4096, K], the GEMV against a streaming read of the same
+/// bytes, timed alternately; benchmarks/RESULTS.md, "MX GEMV over packed weights in address order"):
+/// against one prefetch per 64-byte line 16 KiB ahead with the blocks interleaved (the previous form),
+/// the one-byte formats went from 73–77 % to 90–91 % of the warm read at K 1024 (each prefetch takes a
+/// load slot) and from 77–86 % to 100–113 % of the cold one; FP4E2M1 is unchanged (compute-bound warm).
+inline constexpr std::size_t tiles16_prefetch = 65536;
+/// Bytes of B read per prefetch of `tiles16_rows` (see `tiles16_prefetch`).
+inline constexpr std::size_t tiles16_prefetch_every = 512;
 
 /// Arguments of `tiles16_rows`: A row-major (armlower storage) and B in the tiles16 layout.
 struct tiles16_args {
@@ -113,6 +116,21 @@ inline void tiles16_decode_a(const std::uint8_t* codes, const std::uint8_t* sc, 
   avx2::detail::code_range(sc, gcount, sa_min, sa_max);
 }
 
+/// acc + `vpdpbusd`(b, the 4 bytes at a broadcast to every lane). Natively the broadcast is the
+/// instruction's `{1to16}` memory operand (GCC 12 emits a separate `vpbroadcastd`, which takes a vector
+/// pipe slot the FP4 decode and the block steps need; measured 1.3–1.4× faster for the one-byte formats
+/// at K 1024 warm, section "… in address order"); SIMDe builds use the intrinsic.
+inline __m512i dpbusd_bcast(__m512i acc, __m512i b, const std::int8_t* a) noexcept {
+#if defined(ARMLOWER_MX_AVX512_SIMDE)
+  std::int32_t x;
+  __builtin_memcpy(&x, a, 4);
+  return _mm512_dpbusd_epi32(acc, b, _mm512_set1_epi32(x));
+#else
+  asm("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(b), "m"(*reinterpret_cast<const std::int32_t*>(a)));
+  return acc;
+#endif
+}
+
 /// The exact int32 block sums of one tile for `Blocks` consecutive blocks (the block tiles at bp) and
 /// `Rows` A rows (ai[h] = their decoded chunks, `ga` = the first block within the chunk):
 /// s[b][h] lane r = Σ over block ga + b of B row r × A row h, B still offset (uncorrected).
@@ -122,40 +140,33 @@ inline void tiles16_sums(const std::uint8_t* bp, const std::int8_t* const* ai, s
   constexpr std::size_t bt = kernels::mx::detail::tiles16_block_bytes(T);
   for (std::size_t b = 0; b < Blocks; ++b)
     for (std::size_t h = 0; h < Rows; ++h) s[b][h] = _mm512_setzero_si512();
-  auto a4 = [&](std::size_t h, std::size_t k) {  // A row h, columns 4k..4k+3 of the chunk, broadcast
-    std::int32_t x;
-    __builtin_memcpy(&x, ai[h] + 4 * k, 4);
-    return _mm512_set1_epi32(x);
-  };
-  auto pf = [&](const std::uint8_t* p) {
-    _mm_prefetch(reinterpret_cast<const char*>(p + tiles16_prefetch), _MM_HINT_T1);
+  auto pf = [&](std::size_t o) {  // o: offset of the 64-byte vector about to be read
+    if (o % tiles16_prefetch_every == 0) _mm_prefetch(reinterpret_cast<const char*>(bp + o + tiles16_prefetch), _MM_HINT_T1);
   };
   if constexpr (T == dtype::id::fp4e2m1) {
     const __m512i lut = _mm512_loadu_si512(tiles16_fp4_table.data());
 #pragma GCC unroll 4
-    for (std::size_t v = 0; v < 4; ++v)
+    for (std::size_t b = 0; b < Blocks; ++b)
 #pragma GCC unroll 4
-      for (std::size_t b = 0; b < Blocks; ++b) {
-        const std::uint8_t* p = bp + b * bt + 64 * v;
-        pf(p);
-        const __m512i c = _mm512_loadu_si512(p);
+      for (std::size_t v = 0; v < 4; ++v) {
+        pf(b * bt + 64 * v);
+        const __m512i c = _mm512_loadu_si512(bp + b * bt + 64 * v);
         const __m512i lo = _mm512_permutexvar_epi8(c, lut);
         const __m512i hi = _mm512_permutexvar_epi8(_mm512_srli_epi16(c, 4), lut);
         const std::size_t k = (ga + b) * 8 + 2 * v;
 #pragma GCC unroll 4
         for (std::size_t h = 0; h < Rows; ++h)
-          s[b][h] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(s[b][h], lo, a4(h, k)), hi, a4(h, k + 1));
+          s[b][h] = dpbusd_bcast(dpbusd_bcast(s[b][h], lo, ai[h] + 4 * k), hi, ai[h] + 4 * k + 4);
       }
   } else {
+#pragma GCC unroll 4
+    for (std::size_t b = 0; b < Blocks; ++b)
 #pragma GCC unroll 8
-    for (std::size_t j = 0; j < 8; ++j)
+      for (std::size_t j = 0; j < 8; ++j) {
+        pf(b * bt + 64 * j);
+        const __m512i x = _mm512_loadu_si512(bp + b * bt + 64 * j);
 #pragma GCC unroll 4
-      for (std::size_t b = 0; b < Blocks; ++b) {
-        const std::uint8_t* p = bp + b * bt + 64 * j;
-        pf(p);
-        const __m512i x = _mm512_loadu_si512(p);
-#pragma GCC unroll 4
-        for (std::size_t h = 0; h < Rows; ++h) s[b][h] = _mm512_dpbusd_epi32(s[b][h], x, a4(h, (ga + b) * 8 + j));
+        for (std::size_t h = 0; h < Rows; ++h) s[b][h] = dpbusd_bcast(s[b][h], x, ai[h] + 4 * ((ga + b) * 8 + j));
       }
   }
 }
@@ -207,8 +218,10 @@ inline void tiles16_rows(const tiles16_args& r) noexcept {
             acc[h] = _mm512_load_ps(out_t);
           }
         }
-        // `Rows` A rows, `Blocks` blocks from block ga of the chunk: sums, then the block steps in order
-        auto step = [&]<std::size_t Rows, std::size_t Blocks, bool Checked>(std::size_t ga) __attribute__((always_inline)) {
+        // `Rows` A rows, `Blocks` blocks from block ga of the chunk: sums, then the block steps in order into
+        // `ac` (a local copy of acc: GCC 12 keeps a captured array in memory, one store-to-load round trip per block)
+        auto step = [&]<std::size_t Rows, std::size_t Blocks, bool Checked>(std::size_t ga, __m512 (&ac)[hr])
+                        __attribute__((always_inline)) {
           __m512i s[Blocks][Rows];
           detail::tiles16_sums<T, Rows, Blocks>(bp + ga * bt, ap, ga, s);
 #pragma GCC unroll 4
@@ -216,14 +229,17 @@ inline void tiles16_rows(const tiles16_args& r) noexcept {
             const __m512i sbc = detail::load_u8x16(sp + (ga + b) * tq);
 #pragma GCC unroll 4
             for (std::size_t h = 0; h < Rows; ++h)
-              detail::int_block_step<Checked, us>(acc[h], _mm512_sub_epi32(s[b][h], _mm512_set1_epi32(corr[h][ga + b])),
+              detail::int_block_step<Checked, us>(ac[h], _mm512_sub_epi32(s[b][h], _mm512_set1_epi32(corr[h][ga + b])),
                                                   sbc, sk[h][ga + b], r.a_scale[(i0 + h) * nb + g_first + ga + b]);
           }
         };
         auto blocks = [&]<std::size_t Rows, bool Checked>() {
+          __m512 ac[hr];
+          for (std::size_t h = 0; h < Rows; ++h) ac[h] = acc[h];
           std::size_t g = 0;
-          for (; g + 4 <= gcount; g += 4) step.template operator()<Rows, 4, Checked>(g);
-          for (; g < gcount; ++g) step.template operator()<Rows, 1, Checked>(g);
+          for (; g + 4 <= gcount; g += 4) step.template operator()<Rows, 4, Checked>(g, ac);
+          for (; g < gcount; ++g) step.template operator()<Rows, 1, Checked>(g, ac);
+          for (std::size_t h = 0; h < Rows; ++h) acc[h] = ac[h];
         };
         auto rows = [&]<std::size_t Rows>() {
           if (plain) blocks.template operator()<Rows, false>();
