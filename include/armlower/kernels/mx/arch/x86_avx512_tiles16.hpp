@@ -10,7 +10,7 @@
 /// `int8_gemv` spends on row-major B). Up to 4 A rows share each B vector load (`tiles16_a_rows`).
 /// Then `block_sum − offset · Σ A` and the fp32 block step of the other integer kernels
 /// (`detail::int_block_step`), lane-wise in block order, so the results are those of `int8_rows`.
-/// B is read in address order and prefetched sparsely into L2 (`tiles16_prefetch`).
+/// B is read with software prefetch into L2 (`tiles16_sparse_prefetch`).
 #pragma once
 
 #include <armlower/kernels/mx/arch/x86_avx512.hpp>
@@ -35,16 +35,25 @@ namespace armlower::kernels::mx::arch::avx512 {
 
 /// A rows that share each B vector load of `tiles16_rows`.
 inline constexpr std::size_t tiles16_a_rows = 4;
-/// `tiles16_rows` reads each tile's blocks in address order and prefetches the B stream into L2 (T1)
-/// `tiles16_prefetch` bytes ahead, once per `tiles16_prefetch_every` bytes; the hardware prefetchers
-/// fetch the lines between. Measured (Zen 4, B [4096, K], the GEMV against a streaming read of the same
-/// bytes, timed alternately; benchmarks/RESULTS.md, "MX GEMV over packed weights in address order"):
-/// against one prefetch per 64-byte line 16 KiB ahead with the blocks interleaved (the previous form),
-/// the one-byte formats went from 73–77 % to 90–91 % of the warm read at K 1024 (each prefetch takes a
-/// load slot) and from 77–86 % to 100–113 % of the cold one; FP4E2M1 is unchanged (compute-bound warm).
-inline constexpr std::size_t tiles16_prefetch = 65536;
-/// Bytes of B read per prefetch of `tiles16_rows` (see `tiles16_prefetch`).
-inline constexpr std::size_t tiles16_prefetch_every = 512;
+/// Whether `tiles16_rows` for element type T with `Rows` A rows per B load reads B sparsely prefetched:
+/// the one-byte formats' GEMV (one A row). Then each tile's blocks are read in address order, one L2 (T1)
+/// prefetch per 512 bytes 64 KiB ahead, and the hardware prefetchers fetch the lines between; otherwise
+/// one prefetch per 64-byte line 16 KiB ahead (one-byte formats in address order, FP4E2M1 with the
+/// blocks interleaved). Measured (Zen 4, B [4096, K], against the previous form — every line prefetched
+/// 16 KiB ahead, blocks interleaved; benchmarks/RESULTS.md, "MX GEMV over packed weights: address
+/// order, sparse prefetch"): the one-byte GEMV, timed alternately with a streaming read of the same
+/// bytes, 72–74 % → 88–92 % of the warm read at K 1024 and 72–86 % → 99–114 % of the cold one (a
+/// prefetch takes a load slot); batch 8 in address order with a prefetch per line 1.05–1.2× faster, with
+/// the sparse one 0.6–0.8×; FP4E2M1 (compute-bound warm) colder in address order (82–84 % against 91–94 %
+/// of the cold read at K 4096), so it keeps the interleaved order.
+template <dtype::id T, std::size_t Rows>
+inline constexpr bool tiles16_sparse_prefetch = Rows == 1 && T != dtype::id::fp4e2m1;
+/// Bytes ahead of the read position at which `tiles16_rows` prefetches B (`tiles16_sparse_prefetch`).
+template <dtype::id T, std::size_t Rows>
+inline constexpr std::size_t tiles16_prefetch = tiles16_sparse_prefetch<T, Rows> ? 65536 : 16384;
+/// Bytes of B read per prefetch of `tiles16_rows` (`tiles16_sparse_prefetch`).
+template <dtype::id T, std::size_t Rows>
+inline constexpr std::size_t tiles16_prefetch_every = tiles16_sparse_prefetch<T, Rows> ? 512 : 64;
 
 /// Arguments of `tiles16_rows`: A row-major (armlower storage) and B in the tiles16 layout.
 struct tiles16_args {
@@ -117,9 +126,9 @@ inline void tiles16_decode_a(const std::uint8_t* codes, const std::uint8_t* sc, 
 }
 
 /// acc + `vpdpbusd`(b, the 4 bytes at a broadcast to every lane). Natively the broadcast is the
-/// instruction's `{1to16}` memory operand (GCC 12 emits a separate `vpbroadcastd`, which takes a vector
-/// pipe slot the FP4 decode and the block steps need; measured 1.3–1.4× faster for the one-byte formats
-/// at K 1024 warm, section "… in address order"); SIMDe builds use the intrinsic.
+/// instruction's `{1to16}` memory operand (from the intrinsic GCC 12 emits a separate `vpbroadcastd`,
+/// which takes a vector pipe slot; measured 1.00–1.07× faster than it, batch 1 and 8, benchmarks/RESULTS.md
+/// "MX GEMV over packed weights: address order, sparse prefetch"); SIMDe builds use the intrinsic.
 inline __m512i dpbusd_bcast(__m512i acc, __m512i b, const std::int8_t* a) noexcept {
 #if defined(ARMLOWER_MX_AVX512_SIMDE)
   std::int32_t x;
@@ -141,14 +150,15 @@ inline void tiles16_sums(const std::uint8_t* bp, const std::int8_t* const* ai, s
   for (std::size_t b = 0; b < Blocks; ++b)
     for (std::size_t h = 0; h < Rows; ++h) s[b][h] = _mm512_setzero_si512();
   auto pf = [&](std::size_t o) {  // o: offset of the 64-byte vector about to be read
-    if (o % tiles16_prefetch_every == 0) _mm_prefetch(reinterpret_cast<const char*>(bp + o + tiles16_prefetch), _MM_HINT_T1);
+    if (o % tiles16_prefetch_every<T, Rows> == 0)
+      _mm_prefetch(reinterpret_cast<const char*>(bp + o + tiles16_prefetch<T, Rows>), _MM_HINT_T1);
   };
   if constexpr (T == dtype::id::fp4e2m1) {
     const __m512i lut = _mm512_loadu_si512(tiles16_fp4_table.data());
 #pragma GCC unroll 4
-    for (std::size_t b = 0; b < Blocks; ++b)
+    for (std::size_t v = 0; v < 4; ++v)  // the blocks interleaved (measured faster cold than in address order)
 #pragma GCC unroll 4
-      for (std::size_t v = 0; v < 4; ++v) {
+      for (std::size_t b = 0; b < Blocks; ++b) {
         pf(b * bt + 64 * v);
         const __m512i c = _mm512_loadu_si512(bp + b * bt + 64 * v);
         const __m512i lo = _mm512_permutexvar_epi8(c, lut);
