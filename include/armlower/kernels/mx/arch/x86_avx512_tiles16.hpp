@@ -42,9 +42,9 @@ inline constexpr std::size_t tiles16_a_rows = 4;
 /// blocks interleaved). Measured (Zen 4, B [4096, K], against the previous form — every line prefetched
 /// 16 KiB ahead, blocks interleaved; benchmarks/RESULTS.md, "MX GEMV over packed weights: address
 /// order, sparse prefetch"): the one-byte GEMV, timed alternately with a streaming read of the same
-/// bytes, 72–74 % → 88–92 % of the warm read at K 1024 and 72–86 % → 99–114 % of the cold one (a
-/// prefetch takes a load slot); batch 8 in address order with a prefetch per line 1.05–1.2× faster, with
-/// the sparse one 0.6–0.8×; FP4E2M1 (compute-bound warm) colder in address order (82–84 % against 91–94 %
+/// bytes, 73–74 % → 91–93 % of the warm read at K 1024 and 74–80 % → 106–115 % of the cold one (a
+/// prefetch takes a load slot); batch 8 in address order with a prefetch per line 1.02–1.28× faster, with
+/// the sparse one 0.8–0.9×; FP4E2M1 (compute-bound warm) colder in address order (82–84 % against 91–94 %
 /// of the cold read at K 4096), so it keeps the interleaved order.
 template <dtype::id T, std::size_t Rows>
 inline constexpr bool tiles16_sparse_prefetch = Rows == 1 && T != dtype::id::fp4e2m1;
