@@ -10,12 +10,9 @@
 /// up to 8 batch rows. The input is copied (already int16) into the kernel's stack buffer with zero
 /// padding. Exactness: one `vpmaddwd` lane is ≤ 2·32768·128 = 2^23, so an int32 lane over
 /// `avx2_s16_pairs_np` = 248 pairs (496 columns) stays below 2^31; those sums are added in int64, so any K
-/// is exact (the int48/int64 accumulator of the contract). Requantization, 8 channels at a time
-/// (`requant8_s16_avx2`: `requantize_s64` with the reduced multiplier in int64 lanes; AVX2 has no 64-bit
-/// multiply or arithmetic shift, so the product is built from `vpmuludq`/`vpmuldq` halves and the shift
-/// is a logical one of a biased value), exact while |acc|, |acc + bias| < 2^46, which the lanes are
-/// checked for; outside it `requantize_row_s16` per output (the contract's saturating bias addition).
-/// Source of the semantics: CMSIS-NN `arm_fully_connected_s16`.
+/// is exact (the int48/int64 accumulator of the contract). Requantization: 8 channels at a time
+/// (`store8_s16_avx2`, arch/x86/requant_s16_avx2.hpp). Source of the semantics: CMSIS-NN
+/// `arm_fully_connected_s16`.
 /// Firmware-clean (host only): noexcept, no heap, no static data.
 #pragma once
 
@@ -26,8 +23,8 @@
 
 #include <armlower/kernels/arch/generic/linear.hpp>
 #include <armlower/kernels/arch/x86/linear_avx2_pairs.hpp>
+#include <armlower/kernels/arch/x86/requant_s16_avx2.hpp>
 #include <armlower/kernels/linear_args.hpp>
-#include <armlower/quant/multiplier.hpp>
 
 namespace armlower::kernels::detail {
 
@@ -50,87 +47,6 @@ __attribute__((target("avx2"))) inline void pairs_copy_x16_avx2(const std::int16
     if (j < n) {
       for (std::ptrdiff_t t = 0; t < 16; ++t) d[j + t] = j + t < n ? xr[j + t] : std::int16_t{0};
     }
-  }
-}
-
-/// The 4 int64 lanes v requantized (`requant8_s16_avx2`; m4, t4: the lanes' reduced multipliers and total
-/// shifts as int32, [lo, hi] the clamp) as 4 int32 in the low 128 bits.
-__attribute__((target("avx2"))) inline __m128i requant4_s16_avx2(__m256i v, __m128i m4, __m128i t4, __m256i lo,
-                                                                 __m256i hi) noexcept {
-  const __m256i one = _mm256_set1_epi64x(1), big = _mm256_set1_epi64x(std::int64_t{1} << 62);
-  const __m256i m = _mm256_cvtepu32_epi64(m4), t = _mm256_cvtepu32_epi64(t4);
-  const __m256i p = _mm256_add_epi64(_mm256_mul_epu32(v, m), _mm256_slli_epi64(_mm256_mul_epi32(_mm256_srli_epi64(v, 32), m), 32));
-  const __m256i x = _mm256_add_epi64(p, _mm256_sllv_epi64(one, _mm256_sub_epi64(t, one)));
-  __m256i y = _mm256_sub_epi64(_mm256_srlv_epi64(_mm256_add_epi64(x, big), t), _mm256_srlv_epi64(big, t));
-  y = _mm256_blendv_epi8(y, lo, _mm256_cmpgt_epi64(lo, y));
-  y = _mm256_blendv_epi8(y, hi, _mm256_cmpgt_epi64(y, hi));
-  // the low dwords (int16 range after the clamp) of the 4 lanes
-  return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(y, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
-}
-
-/// y = clamp(requantize_s64(v, reduce_multiplier(q), s)) for the 8 biased accumulators of channels
-/// r0 .. r0+7 (v_lo: r0..r0+3, v_hi: r0+4..r0+7, int64 lanes, each |v| < 2^46; lanes past `a.rows` are
-/// computed with channel r0's parameters and must be discarded), as 8 int16. The exact integer steps:
-/// v·m (0 ≤ m ≤ 32767, |v·m| < 2^61) = (v mod 2^32)·m + ((v >> 32)·m)·2^32; + 2^(t−1) (t = 15 − s,
-/// 1 ≤ t ≤ 62); floor-divided by 2^t as ((x + 2^62) >>logical t) − 2^(62−t) (x + 2^62 is in [0, 2^63)).
-__attribute__((target("avx2"))) inline __m128i requant8_s16_avx2(const linear_s16_args& a, __m256i v_lo, __m256i v_hi,
-                                                                 std::int32_t r0, int nv) noexcept {
-  __m256i m8, t8;  // int32 lanes: reduced multiplier, total shift
-  if (a.per_channel) {
-    alignas(32) std::int32_t q[8], s[8];
-    for (int i = 0; i < 8; ++i) {
-      q[i] = a.multiplier[r0 + (i < nv ? i : 0)];
-      s[i] = a.shift[r0 + (i < nv ? i : 0)];
-    }
-    // reduce_multiplier(q) = min((q + 2^15) >> 16, 32767) for 0 ≤ q < 2^31 (unsigned: no overflow)
-    m8 = _mm256_min_epu32(_mm256_srli_epi32(_mm256_add_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(q)),
-                                                             _mm256_set1_epi32(32768)),
-                                            16),
-                          _mm256_set1_epi32(32767));
-    t8 = _mm256_sub_epi32(_mm256_set1_epi32(15), _mm256_load_si256(reinterpret_cast<const __m256i*>(s)));
-  } else {
-    m8 = _mm256_set1_epi32(quant::reduce_multiplier(a.multiplier[0]));
-    t8 = _mm256_set1_epi32(15 - a.shift[0]);
-  }
-  const __m256i lo = _mm256_set1_epi64x(a.activation_min), hi = _mm256_set1_epi64x(a.activation_max);
-  return _mm_packs_epi32(requant4_s16_avx2(v_lo, _mm256_castsi256_si128(m8), _mm256_castsi256_si128(t8), lo, hi),
-                         requant4_s16_avx2(v_hi, _mm256_extracti128_si256(m8, 1), _mm256_extracti128_si256(t8, 1), lo, hi));
-}
-
-/// Whether every int64 lane of v is in (−lim, lim) (as a lane mask: all ones where it is).
-__attribute__((target("avx2"))) inline __m256i within_avx2(__m256i v, std::int64_t lim) noexcept {
-  return _mm256_and_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x(lim), v), _mm256_cmpgt_epi64(v, _mm256_set1_epi64x(-lim)));
-}
-
-/// Requantizes and stores the nr (≤ 8) outputs of one batch row, channels r0.., at y from their exact
-/// int64 sums `acc` (8, 32-byte aligned; lanes past nr hold anything finite): `requant8_s16_avx2` where
-/// every lane has |acc| < 2^46, |bias| < 2^62 (so the contract's saturating addition is a plain one) and
-/// |acc + bias| < 2^46; else `requantize_row_s16` per output.
-__attribute__((target("avx2"))) inline void pairs_store_s16_avx2(const linear_s16_args& a, const std::int64_t* acc,
-                                                                 std::int32_t r0, int nr, std::int16_t* y) noexcept {
-  constexpr std::int64_t lim = std::int64_t{1} << 46;
-  __m256i v0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(acc));
-  __m256i v1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(acc + 4));
-  __m256i in = _mm256_and_si256(within_avx2(v0, lim), within_avx2(v1, lim));
-  if (a.bias != nullptr) {
-    alignas(32) std::int64_t b[8] = {};
-    for (int i = 0; i < nr; ++i) b[i] = a.bias[r0 + i];
-    const __m256i b0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(b));
-    const __m256i b1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(b + 4));
-    constexpr std::int64_t blim = std::int64_t{1} << 62;
-    in = _mm256_and_si256(in, _mm256_and_si256(within_avx2(b0, blim), within_avx2(b1, blim)));
-    v0 = _mm256_add_epi64(v0, b0);  // no wrap where the lanes passed: |acc| < 2^46, |bias| < 2^62
-    v1 = _mm256_add_epi64(v1, b1);
-    in = _mm256_and_si256(in, _mm256_and_si256(within_avx2(v0, lim), within_avx2(v1, lim)));
-  }
-  if (_mm256_movemask_epi8(in) == -1) {
-    alignas(16) std::int16_t out[8];
-    _mm_store_si128(reinterpret_cast<__m128i*>(out), requant8_s16_avx2(a, v0, v1, r0, nr));
-    for (int i = 0; i < nr; ++i) y[i] = out[i];
-    return;
-  }
-  for (int i = 0; i < nr; ++i) {
-    y[i] = requantize_row_s16(a, r0 + i, a.bias != nullptr ? add_sat64(acc[i], a.bias[r0 + i]) : acc[i]);
   }
 }
 
@@ -169,7 +85,7 @@ __attribute__((target("avx2"))) inline void linear_s16_pairs_rows_avx2(const lin
       const int nr = a.rows - r0 < 8 ? a.rows - r0 : 8;
       for (int m = 0; m < MB; ++m) {
         const std::int64_t* acc = part + g * MB * 8 + std::ptrdiff_t{m} * 8;
-        pairs_store_s16_avx2(a, acc, r0, nr, a.output + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0);
+        store8_s16_avx2(a, acc, r0, nr, a.output + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0);
       }
     }
   }
