@@ -22,8 +22,8 @@
 ///    element type and A row count (`avx512_measured_faster`), else AVX2; then mve, then integer
 ///    (reference for FP8E5M2 without SIMD). Dispatch by measurement, not by ISA rank (issue 14).
 /// Constant B (weights) packed once into caller-owned storage: `pack_b` and the `packed_b_view` entry
-/// (matmul_t_block_scaled_packed.hpp; on AVX-512 the tiles16 layout for MXINT8/FP6E2M3/FP4E2M1, 1.7–3.2×
-/// the row-major kernel, same bits).
+/// (matmul_t_block_scaled_packed.hpp; on AVX-512 the tiles16 layout for MXINT8/FP6E2M3/FP4E2M1, same
+/// bits; speed: benchmarks/RESULTS.md "MX batch-1 GEMV over packed weights" and "… address order").
 /// The block product `block_acc · (scale_A·scale_B)` is exact unless it is an fp32 subnormal or
 /// overflows; every path rounds it apart from the accumulation, as the pseudocode does (no FMA
 /// contraction, whatever -ffp-contract says: `arch::detail::keep_rounded`), so the bit-identical

@@ -169,18 +169,26 @@ ARMLOWER_X86_AVX2 inline bool in_int32_avx2(__m256i v) noexcept {
   return _mm256_testz_si256(t, t) != 0;
 }
 
+/// floor(t / 2^sh) per 64-bit lane (an arithmetic shift; 0 ≤ sh ≤ 63 per lane): AVX2 has only the
+/// logical `vpsrlvq`, so negative lanes are complemented before and after it.
+ARMLOWER_X86_AVX2 inline __m256i srav64_avx2(__m256i t, __m256i sh) noexcept {
+  const __m256i m = _mm256_cmpgt_epi64(_mm256_setzero_si256(), t);
+  return _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(t, m), sh), m);
+}
+
+/// y clamped to [lo, hi] per 64-bit lane (lo ≤ hi).
+ARMLOWER_X86_AVX2 inline __m256i clamp64_avx2(__m256i y, __m256i lo, __m256i hi) noexcept {
+  y = _mm256_blendv_epi8(y, lo, _mm256_cmpgt_epi64(lo, y));
+  return _mm256_blendv_epi8(y, hi, _mm256_cmpgt_epi64(y, hi));
+}
+
 /// `requant_core4_s8_avx2` with the rounding constant of each lane already chosen (`rnd`: with double
 /// rounding and 31 − shift > 31, ±2^30 by the sign of v added): t = v·q + rnd, arithmetic shift by sh,
 /// + output offset, clamped (64-bit lanes).
 ARMLOWER_X86_AVX2 inline __m256i requant_apply4_s8_avx2(const requant_s8_avx2_consts& c, __m256i vv, __m256i q,
                                                         __m256i sh, __m256i rnd) noexcept {
-  const __m256i zero = _mm256_setzero_si256();
   const __m256i t = _mm256_add_epi64(_mm256_mul_epi32(vv, q), rnd);  // |v·q| < 2^62: exact
-  const __m256i m = _mm256_cmpgt_epi64(zero, t);
-  __m256i y = _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(t, m), sh), m);  // arithmetic shift
-  y = _mm256_add_epi64(y, c.out_off);
-  y = _mm256_blendv_epi8(y, c.lo, _mm256_cmpgt_epi64(c.lo, y));
-  return _mm256_blendv_epi8(y, c.hi, _mm256_cmpgt_epi64(y, c.hi));
+  return clamp64_avx2(_mm256_add_epi64(srav64_avx2(t, sh), c.out_off), c.lo, c.hi);
 }
 
 /// `requantize_row_s8` of four int32-range accumulators vv (64-bit lanes) with the row constants

@@ -2,8 +2,8 @@
 /// AVX2 requantization of the a16w8 fused linear's exact int64 accumulators, 8 output channels at a
 /// time: y = clamp(requantize_s64(acc + bias, reduce_multiplier(q), s)) (contract: `kernels/linear_args.hpp`;
 /// CMSIS-NN `arm_nn_requantize_s64`, TOSA `apply_scale_16`), the same integers as `requantize_row_s16`.
-/// AVX2 has no 64-bit multiply or arithmetic shift: the product is built from `vpmuludq`/`vpmuldq`
-/// halves and the shift is a logical one of a biased value, exact while |acc|, |acc + bias| < 2^46,
+/// AVX2 has no 64-bit multiply: the product is built from `vpmuludq`/`vpmuldq` halves (the shift and
+/// clamp are the s8 kernels' `srav64_avx2`, `clamp64_avx2`), exact while |acc|, |acc + bias| < 2^46,
 /// which the lanes are checked for (else `requantize_row_s16` per output, with the contract's saturating
 /// bias addition). Used by the AVX2 column-pair a16w8 kernel; the row-major one (4 channels per step)
 /// measured slower with it (0.71–0.94×, benchmarks/RESULTS.md "AVX2 packed a16w8: vector requantization")
@@ -15,6 +15,7 @@
 #include <immintrin.h>
 
 #include <armlower/kernels/arch/generic/linear.hpp>
+#include <armlower/kernels/arch/x86/linear.hpp>
 #include <armlower/kernels/linear_args.hpp>
 #include <armlower/quant/multiplier.hpp>
 
@@ -24,13 +25,10 @@ namespace armlower::kernels::detail {
 /// shifts as int32, [lo, hi] the clamp) as 4 int32 in the low 128 bits.
 __attribute__((target("avx2"))) inline __m128i requant4_s16_avx2(__m256i v, __m128i m4, __m128i t4, __m256i lo,
                                                                  __m256i hi) noexcept {
-  const __m256i one = _mm256_set1_epi64x(1), big = _mm256_set1_epi64x(std::int64_t{1} << 62);
+  const __m256i one = _mm256_set1_epi64x(1);
   const __m256i m = _mm256_cvtepu32_epi64(m4), t = _mm256_cvtepu32_epi64(t4);
   const __m256i p = _mm256_add_epi64(_mm256_mul_epu32(v, m), _mm256_slli_epi64(_mm256_mul_epi32(_mm256_srli_epi64(v, 32), m), 32));
-  const __m256i x = _mm256_add_epi64(p, _mm256_sllv_epi64(one, _mm256_sub_epi64(t, one)));
-  __m256i y = _mm256_sub_epi64(_mm256_srlv_epi64(_mm256_add_epi64(x, big), t), _mm256_srlv_epi64(big, t));
-  y = _mm256_blendv_epi8(y, lo, _mm256_cmpgt_epi64(lo, y));
-  y = _mm256_blendv_epi8(y, hi, _mm256_cmpgt_epi64(y, hi));
+  const __m256i y = clamp64_avx2(srav64_avx2(_mm256_add_epi64(p, _mm256_sllv_epi64(one, _mm256_sub_epi64(t, one))), t), lo, hi);
   // the low dwords (int16 range after the clamp) of the 4 lanes
   return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(y, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
 }
@@ -39,22 +37,19 @@ __attribute__((target("avx2"))) inline __m128i requant4_s16_avx2(__m256i v, __m1
 /// r0 .. r0+7 (v_lo: r0..r0+3, v_hi: r0+4..r0+7, int64 lanes, each |v| < 2^46; lanes from `nv` on are
 /// computed with channel r0's parameters and must be discarded), as 8 int16. The exact integer steps:
 /// v·m (0 ≤ m ≤ 32767, |v·m| < 2^61) = (v mod 2^32)·m + ((v >> 32)·m)·2^32; + 2^(t−1) (t = 15 − s,
-/// 1 ≤ t ≤ 62); floor-divided by 2^t as ((x + 2^62) >>logical t) − 2^(62−t) (x + 2^62 is in [0, 2^63)).
+/// 1 ≤ t ≤ 62); floor-divided by 2^t.
 __attribute__((target("avx2"))) inline __m128i requant8_s16_avx2(const linear_s16_args& a, __m256i v_lo, __m256i v_hi,
                                                                  std::int32_t r0, int nv) noexcept {
   __m256i m8, t8;  // int32 lanes: reduced multiplier, total shift
   if (a.per_channel) {
-    alignas(32) std::int32_t q[8], s[8];
+    alignas(32) std::int32_t m[8], t[8];
     for (int i = 0; i < 8; ++i) {
-      q[i] = a.multiplier[r0 + (i < nv ? i : 0)];
-      s[i] = a.shift[r0 + (i < nv ? i : 0)];
+      const std::int32_t r = r0 + (i < nv ? i : 0);
+      m[i] = quant::reduce_multiplier(a.multiplier[r]);
+      t[i] = 15 - a.shift[r];
     }
-    // reduce_multiplier(q) = min((q + 2^15) >> 16, 32767) for 0 ≤ q < 2^31 (unsigned: no overflow)
-    m8 = _mm256_min_epu32(_mm256_srli_epi32(_mm256_add_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(q)),
-                                                             _mm256_set1_epi32(32768)),
-                                            16),
-                          _mm256_set1_epi32(32767));
-    t8 = _mm256_sub_epi32(_mm256_set1_epi32(15), _mm256_load_si256(reinterpret_cast<const __m256i*>(s)));
+    m8 = _mm256_load_si256(reinterpret_cast<const __m256i*>(m));
+    t8 = _mm256_load_si256(reinterpret_cast<const __m256i*>(t));
   } else {
     m8 = _mm256_set1_epi32(quant::reduce_multiplier(a.multiplier[0]));
     t8 = _mm256_set1_epi32(15 - a.shift[0]);
@@ -70,7 +65,7 @@ __attribute__((target("avx2"))) inline __m256i within_avx2(__m256i v, std::int64
 }
 
 /// Requantizes and stores the nr (≤ 8) outputs of one batch row, channels r0.., at y from their exact
-/// int64 sums `acc` (8, 32-byte aligned; lanes past nr hold anything finite): `requant8_s16_avx2` where
+/// int64 sums `acc` (8, 32-byte aligned; lanes past nr are checked too, so keep them 0): `requant8_s16_avx2` where
 /// every lane has |acc| < 2^46, |bias| < 2^62 (so the contract's saturating addition is a plain one) and
 /// |acc + bias| < 2^46; else `requantize_row_s16` per output.
 __attribute__((target("avx2"))) inline void store8_s16_avx2(const linear_s16_args& a, const std::int64_t* acc,

@@ -38,7 +38,8 @@
 /// 27–61 % of the warm read ceiling at batch 1, no faster with B in L1 (compute-bound: decode shuffles +
 /// `vdpbf16ps`/`vpdpbusd` throughput), and 62–100 % of the cold one (shared host; "MX batch-1 GEMV,
 /// warm and cold ceilings"). With B packed once (arch/x86_avx512_tiles16.hpp) the integer formats
-/// need neither the per-call decode of B nor the block-sum trees: 1.7–3.2× these row kernels.
+/// need neither the per-call decode of B nor the block-sum trees: 1.7–3.2× these row kernels when first
+/// measured (benchmarks/RESULTS.md "MX batch-1 GEMV over packed weights"; 1.0–1.3× faster since).
 #pragma once
 
 #if defined(ARMLOWER_MX_AVX512_SIMDE)
