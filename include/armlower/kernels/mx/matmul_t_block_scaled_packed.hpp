@@ -6,13 +6,19 @@
 /// with the path the packing was made for (bit-identical where that path is: `bit_exact`).
 ///
 /// Layouts (`packed_b_layout`), chosen by `pack_b` from the element type and the path:
-///  - `tiles16` (MXINT8, FP6E2M3, FP4E2M1 on the `avx512` path, which `best` picks for them on AVX-512
-///    VNNI CPUs): 16-row tiles with each block's 32 columns of the 16 rows interleaved by 4
-///    (detail/tiles16.hpp), run by `arch::avx512::tiles16_rows` — exact int32 block sums of 16 rows per
-///    `vpdpbusd` with no reduction tree and no weight decode per call; the same number of bytes as the
-///    row-major codes and scales (plus ≤ 15 padding rows). Bit-identical to the pseudocode.
-///    Measured against the row-major `avx512` kernel and a streaming read of the same bytes:
-///    benchmarks/RESULTS.md, "MX batch-1 GEMV over packed weights".
+///  - `tiles16` (the `avx512` path, which `best` picks for a GEMV on AVX-512 VNNI CPUs, where this build
+///    has its kernels: `arch::avx512::tiles16_runs`): 16-row tiles with each block's 32 columns of the 16
+///    rows interleaved by 4 (detail/tiles16.hpp), run by `arch::avx512::tiles16_rows` — block sums of 16
+///    rows per instruction with no reduction tree; the same number of bytes as the row-major codes and
+///    scales (plus ≤ 15 padding rows, and for FP8-coded types one flag byte per tile and block).
+///     - MXINT8, FP6E2M3, FP4E2M1: exact int32 sums by `vpdpbusd`, no weight decode per call;
+///       bit-identical to the pseudocode.
+///     - FP8E4M3, FP8E5M2, FP6E3M2 (with AVX-512 BF16): codes stored as FP8 (FP6E3M2 as FP8E5M2),
+///       turned into BF16 per call by a shift or `vpmultishiftqb` and a mask, `vdpbf16ps`;
+///       FP6E3M2 bit-identical (exact block sums), FP8 within the TOSA dot-product bound (like the
+///       row-major FP8 kernels: another fp32 summation order).
+///    Measured against the row-major kernels and a streaming read of the same bytes:
+///    benchmarks/RESULTS.md, "MX batch-1 GEMV over packed weights" and the sections after it.
 ///  - `row_major` (every other type or path): a verbatim copy of B's codes and scales, run by the
 ///    row-major kernels of that path.
 /// Firmware-clean (no heap, no exceptions), status codes.
@@ -38,14 +44,15 @@ enum class packed_b_layout : std::uint8_t { row_major = 1, tiles16 = 2 };
 inline constexpr std::size_t packed_b_header_bytes = 64;
 
 /// The layout `pack_b` writes for element type `t` and `path` (`best` resolved for a GEMV, A with one
-/// row): `tiles16` where the path is `avx512`, this build has the AVX-512 kernels and `t` is MXINT8,
-/// FP6E2M3 or FP4E2M1; `row_major` otherwise.
+/// row): `tiles16` where the path is `avx512` and this build runs `t` on it (`arch::avx512::tiles16_runs`:
+/// MXINT8, FP6E2M3, FP4E2M1 with the AVX-512 kernels; FP8E4M3, FP8E5M2, FP6E3M2 with their BF16 kernels
+/// too); `row_major` otherwise.
 [[nodiscard]] constexpr packed_b_layout packed_b_layout_for(dtype::id t, matmul_path path) noexcept {
   if constexpr (!arch::avx512::available) {
     return packed_b_layout::row_major;
   } else {
     if (path == matmul_path::best) path = best_path(t, 1);
-    return path == matmul_path::avx512 && detail::tiles16_type(t) ? packed_b_layout::tiles16 : packed_b_layout::row_major;
+    return path == matmul_path::avx512 && arch::avx512::tiles16_runs(t) ? packed_b_layout::tiles16 : packed_b_layout::row_major;
   }
 }
 
@@ -191,7 +198,7 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
     const arch::avx512::tiles16_args r{a.data.data() + i * m.h * row_bytes, a.scale.data() + i * m.h * row_scales, m.h,
                                        body, m.w, m.c, output.data() + i * m.h * m.w};
     dtype::with_dtype(t, [&](auto e) {
-      if constexpr (detail::tiles16_type(decltype(e)::value)) arch::avx512::tiles16_rows<decltype(e)::value>(r);
+      if constexpr (arch::avx512::tiles16_runs(decltype(e)::value)) arch::avx512::tiles16_rows<decltype(e)::value>(r);
     });
   }
   return status::ok;

@@ -294,16 +294,18 @@ inline void transpose_lanes4(const __m512i* y, __m512i* z) noexcept {
 
 #if defined(ARMLOWER_MX_AVX512_BF16)
 /// BF16 bit patterns of the FP8 codes 0..127 (the magnitudes; bit 7 is the sign in both formats),
-/// byte `Part` (0 low, 1 high) of each, from `mx::decode_table`. Every FP8E4M3/FP8E5M2 value is
+/// byte `Part` (0 low, 1 high) of each, from `mx::decode_table`, of the values ×2^Exp (exact: every
+/// nonzero one stays a normal BF16 for the Exp used, ≥ −117 E4M3 / ≥ −110 E5M2). Every FP8E4M3/FP8E5M2 value is
 /// exactly a BF16 (8 exponent bits cover both ranges, 7 mantissa bits ≥ 3 / 2), subnormals included —
 /// they become *normal* BF16 values (smallest 2^-9 / 2^-16), so the DAZ of `vdpbf16ps` never applies;
 /// ±Inf and NaN map to BF16 ±Inf / NaN.
-template <dtype::id T, int Part>
+template <dtype::id T, int Part, int Exp = 0>
 inline constexpr auto bf16_table = [] {
   constexpr auto values = armlower::mx::decode_table(T);
   std::array<std::uint8_t, 128> t{};
   for (std::size_t c = 0; c < t.size(); ++c) {
-    const std::uint32_t bits = values[c] != values[c] ? 0x7FC00000u : std::bit_cast<std::uint32_t>(values[c]);
+    const float v = values[c] * armlower::mx::detail::pow2f(Exp);
+    const std::uint32_t bits = v != v ? 0x7FC00000u : std::bit_cast<std::uint32_t>(v);
     t[c] = static_cast<std::uint8_t>((bits >> (16 + 8 * Part)) & 0xFFu);
   }
   return t;
@@ -313,10 +315,10 @@ inline constexpr auto bf16_table = [] {
 /// registers for a whole kernel call.
 struct bf16_luts {
   __m512i h0, h1, l0, l1;
-  template <dtype::id T>
+  template <dtype::id T, int Exp = 0>
   static bf16_luts make() noexcept {
-    const auto& th = bf16_table<T, 1>;
-    const auto& tl = bf16_table<T, 0>;
+    const auto& th = bf16_table<T, 1, Exp>;
+    const auto& tl = bf16_table<T, 0, Exp>;
     return {_mm512_loadu_si512(th.data()), _mm512_loadu_si512(th.data() + 64), _mm512_loadu_si512(tl.data()),
             _mm512_loadu_si512(tl.data() + 64)};
   }
@@ -385,39 +387,51 @@ inline __m512 dot_bf16(__m512 acc, __m512i a, __m512i b) noexcept {
 }
 #endif
 
-/// The fp32 block step of the exact-integer kernels for 16 lanes (one B row each) with factors decoded
-/// as the pseudocode computes them: acc += (isum · 2^-us) · (scale_A · scale_B), the product rounded
-/// apart from the sum. `isum`: exact block sums of integers ×2^(us/2) per operand (below 2^24);
-/// `sbc`: B's E8M0 codes per lane; `sa`: A's code (0xFF NaN, 0 → 2^-127 as fp32 arithmetic gives).
+/// The fp32 block step for 16 lanes (one B row each) with factors decoded as the pseudocode computes
+/// them: acc += (blk · 2^-us) · (scale_A · scale_B), the product rounded apart from the sum. `blk`:
+/// exact block sums ×2^us (the integer kernels: sums of integers ×2^(us/2) per operand, below 2^24,
+/// converted exactly; the BF16 tiles kernel: fp32 sums with us ≤ 0); `sbc`: B's E8M0 codes per lane;
+/// `sa`: A's code (0xFF NaN, 0 → 2^-127 as fp32 arithmetic gives).
 template <int Us>
-inline void int_block_step_decoded(__m512& acc, __m512i isum, __m512i sbc, std::uint8_t sa) noexcept {
-  const __m512 blk = _mm512_mul_ps(to_ps(isum), _mm512_set1_ps(armlower::mx::detail::pow2f(-Us)));  // exact
+inline void block_step_decoded(__m512& acc, __m512 blk, __m512i sbc, std::uint8_t sa) noexcept {
+  blk = _mm512_mul_ps(blk, _mm512_set1_ps(armlower::mx::detail::pow2f(-Us)));  // exact
   const __m512 f = _mm512_mul_ps(_mm512_set1_ps(armlower::mx::decode_e8m0(sa)), e8m0_decode16(sbc));
   __m512 prod = _mm512_mul_ps(blk, f);
   keep_rounded(prod);  // the pseudocode rounds the product, then adds
   acc = _mm512_add_ps(acc, prod);
 }
 
-/// The fp32 block step with the factor built in the exponent field: acc += isum · 2^e per lane, e =
+/// Largest biased exponent e (exclusive) for which `block_step` builds the factor in the exponent
+/// field: 2^e itself and the pseudocode's scale_A · scale_B = 2^(e + us − 127) must both be finite.
+template <int Us>
+inline constexpr int block_step_e_limit = Us > 0 ? 255 - Us : 255;
+
+/// The fp32 block step with the factor built in the exponent field: acc += blk · 2^e per lane, e =
 /// sbc + ask − 127 (ask = A's code − 127 − us, a value far below −255 for a NaN code), exactly
-/// `int_block_step_decoded` wherever every lane's e is a normal exponent, sa · sb is finite and no sb
-/// is NaN. `Checked`: test that per call and take `int_block_step_decoded` otherwise; unchecked: the
+/// `block_step_decoded` wherever every lane's e is a normal exponent, sa · sb is finite and no sb
+/// is NaN. `Checked`: test that per call and take `block_step_decoded` otherwise; unchecked: the
 /// caller has shown it for the whole tile (`avx2::detail::normal_factors`).
 template <bool Checked, int Us>
-inline void int_block_step(__m512& acc, __m512i isum, __m512i sbc, std::int32_t ask, std::uint8_t sa) noexcept {
+inline void block_step(__m512& acc, __m512 blk, __m512i sbc, std::int32_t ask, std::uint8_t sa) noexcept {
   const __m512i e = _mm512_add_epi32(sbc, _mm512_set1_epi32(ask));
   if constexpr (Checked) {
     const __mmask16 ok = _mm512_cmpgt_epi32_mask(e, _mm512_setzero_si512()) &
-                         _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(255 - Us), e) &
+                         _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(block_step_e_limit<Us>), e) &
                          _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(255), sbc);
     if (ok != 0xFFFF) {
-      int_block_step_decoded<Us>(acc, isum, sbc, sa);
+      block_step_decoded<Us>(acc, blk, sbc, sa);
       return;
     }
   }
-  __m512 prod = _mm512_mul_ps(to_ps(isum), _mm512_castsi512_ps(_mm512_slli_epi32(e, 23)));
+  __m512 prod = _mm512_mul_ps(blk, _mm512_castsi512_ps(_mm512_slli_epi32(e, 23)));
   keep_rounded(prod);  // the pseudocode rounds the product, then adds
   acc = _mm512_add_ps(acc, prod);
+}
+
+/// `block_step` of the exact-integer kernels: `isum` the int32 block sums ×2^us (exact in fp32).
+template <bool Checked, int Us>
+inline void int_block_step(__m512& acc, __m512i isum, __m512i sbc, std::int32_t ask, std::uint8_t sa) noexcept {
+  block_step<Checked, Us>(acc, to_ps(isum), sbc, ask, sa);
 }
 
 }  // namespace detail
@@ -690,7 +704,7 @@ inline void int8_rows(const rows_args& r) noexcept {
           const __m512i sbc = _mm512_load_si512(sb_t[g]);
           const std::uint8_t sa = r.a_scale[(i0 + ii) * nb + g_first + ga];
           if (plain[ii]) detail::int_block_step<false, us>(acc_r, isum, sbc, a_sk[ii][ga], sa);
-          else detail::int_block_step_decoded<us>(acc_r, isum, sbc, sa);
+          else detail::block_step_decoded<us>(acc_r, detail::to_ps(isum), sbc, sa);
         };
         __m512i v[tq / 2];  // `hsum_pair` of the tile's row pairs
         const std::uint8_t* brow[tq];  // the tile's rows at the chunk; a short tile repeats its first row
