@@ -304,8 +304,8 @@ inline constexpr auto bf16_table = [] {
   constexpr auto values = armlower::mx::decode_table(T);
   std::array<std::uint8_t, 128> t{};
   for (std::size_t c = 0; c < t.size(); ++c) {
-    const float v = values[c] * armlower::mx::detail::pow2f(Exp);
-    const std::uint32_t bits = v != v ? 0x7FC00000u : std::bit_cast<std::uint32_t>(v);
+    const float x = values[c];  // (NaN checked first: a NaN result is no constant expression for clang)
+    const std::uint32_t bits = x != x ? 0x7FC00000u : std::bit_cast<std::uint32_t>(x * armlower::mx::detail::pow2f(Exp));
     t[c] = static_cast<std::uint8_t>((bits >> (16 + 8 * Part)) & 0xFFu);
   }
   return t;

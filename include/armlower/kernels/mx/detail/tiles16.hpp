@@ -26,7 +26,7 @@
 #pragma once
 
 #include <array>
-#include <cmath>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -73,7 +73,7 @@ inline constexpr auto tiles16_stored_codes = [] {
     } else {
       const float v = values[c & (values.size() - 1)];
       std::size_t k = 0;
-      while (!(e5[k] == v && std::signbit(e5[k]) == std::signbit(v))) ++k;  // every FP6E3M2 value is there
+      while (std::bit_cast<std::uint32_t>(e5[k]) != std::bit_cast<std::uint32_t>(v)) ++k;  // every FP6E3M2 value is there
       out[c] = static_cast<std::uint8_t>(k);
     }
   }
