@@ -185,7 +185,8 @@ ARMLOWER_MX_TILES16_UNROLL(4)
 ARMLOWER_MX_TILES16_UNROLL(4)
       for (std::size_t b = 0; b < Blocks; ++b) {
         pf(b * bt + 64 * v);
-        const __m512i c = _mm512_loadu_si512(bp + b * bt + 64 * v);
+        __m512i c = _mm512_loadu_si512(bp + b * bt + 64 * v);
+        in_register(c);  // one load for both nibbles (GCC would fold it into the shift too: two loads)
         const __m512i lo = _mm512_permutexvar_epi8(c, lut);
         const __m512i hi = _mm512_permutexvar_epi8(_mm512_srli_epi16(c, 4), lut);
         const std::size_t k = (ga + b) * 8 + 2 * v;
