@@ -39,7 +39,9 @@
 /// `vdpbf16ps`/`vpdpbusd` throughput), and 62–100 % of the cold one (shared host; "MX batch-1 GEMV,
 /// warm and cold ceilings"). With B packed once (arch/x86_avx512_tiles16.hpp) the integer formats
 /// need neither the per-call decode of B nor the block-sum trees: 1.7–3.2× these row kernels when first
-/// measured (benchmarks/RESULTS.md "MX batch-1 GEMV over packed weights"; 1.0–1.3× faster since).
+/// measured (benchmarks/RESULTS.md "MX batch-1 GEMV over packed weights"; 1.0–1.3× faster since); with
+/// AVX-512 BF16 the FP8 formats and FP6E3M2 need no table decode there either: 1.5–2.3× `fp8_bf16_rows` /
+/// `int8_gemv` at batch 1, 1.9–3.5× the chosen path at batch 8 ("MX FP8 and FP6E3M2 over packed weights").
 #pragma once
 
 #if defined(ARMLOWER_MX_AVX512_SIMDE)

@@ -150,15 +150,22 @@ inline void tiles16_decode_a(const std::uint8_t* codes, const std::uint8_t* sc, 
   avx2::detail::code_range(sc, gcount, sa_min, sa_max);
 }
 
+#if defined(ARMLOWER_MX_AVX512_SIMDE)
+/// The 4 bytes at a broadcast to every 32-bit lane (the SIMDe form of a `{1to16}` memory operand).
+inline __m512i bcast4(const void* a) noexcept {
+  std::int32_t x;
+  __builtin_memcpy(&x, a, 4);
+  return _mm512_set1_epi32(x);
+}
+#endif
+
 /// acc + `vpdpbusd`(b, the 4 bytes at a broadcast to every lane). Natively the broadcast is the
 /// instruction's `{1to16}` memory operand (from the intrinsic GCC 12 emits a separate `vpbroadcastd`,
 /// which takes a vector pipe slot; measured 1.00–1.07× faster than it, batch 1 and 8, benchmarks/RESULTS.md
 /// "MX GEMV over packed weights: address order, sparse prefetch"); SIMDe builds use the intrinsic.
 inline __m512i dpbusd_bcast(__m512i acc, __m512i b, const std::int8_t* a) noexcept {
 #if defined(ARMLOWER_MX_AVX512_SIMDE)
-  std::int32_t x;
-  __builtin_memcpy(&x, a, 4);
-  return _mm512_dpbusd_epi32(acc, b, _mm512_set1_epi32(x));
+  return _mm512_dpbusd_epi32(acc, b, bcast4(a));
 #else
   asm("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(b), "m"(*reinterpret_cast<const std::int32_t*>(a)));
   return acc;
@@ -232,8 +239,8 @@ struct tiles16_int_ops {
 #if defined(ARMLOWER_MX_AVX512_BF16)
 /// Constants of the BF16 side of `tiles16_rows` for T ∈ {FP8E4M3, FP8E5M2, FP6E3M2} (B stored as
 /// FP8 codes of format `stored`, detail/tiles16.hpp). A is decoded exactly to BF16 ×2^a_exp and a
-/// stored B code of a normal value or zero to its BF16 word ×2^(bias − 127) by an arithmetic shift and
-/// a mask, so a block sum is Σ A·B ×2^us; the ranges keep every nonzero product and block sum a normal
+/// stored B code of a normal value or zero to its BF16 word ×2^(bias − 127) by an arithmetic shift (high
+/// bytes) or `vpmultishiftqb` (low bytes) and a mask, so a block sum is Σ A·B ×2^us; the ranges keep every nonzero product and block sum a normal
 /// fp32 (|products| in [2^-16, 2^19.6] E4M3, [2^-30, 2^31.6] E5M2: no DAZ/FTZ of `vdpbf16ps` applies),
 /// and A ×2^a_exp stays finite (≤ 1.75 · 2^127). Block tiles flagged special are decoded by table,
 /// B ×2^-fb_exp exactly (its subnormals normal BF16, NaN/±Inf kept), sums ×2^(a_exp − fb_exp) = ×4.
@@ -251,9 +258,7 @@ struct tiles16_bf16_consts {
 /// acc + `vdpbf16ps`(b, the BF16 pair at a broadcast to every lane), as `dpbusd_bcast`.
 inline __m512 dpbf16_bcast(__m512 acc, __m512i b, const std::uint16_t* a) noexcept {
 #if defined(ARMLOWER_MX_AVX512_SIMDE)
-  std::int32_t x;
-  __builtin_memcpy(&x, a, 4);
-  return dot_bf16(acc, b, _mm512_set1_epi32(x));
+  return dot_bf16(acc, b, bcast4(a));
 #else
   asm("vdpbf16ps %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(b), "m"(*reinterpret_cast<const std::int32_t*>(a)));
   return acc;
