@@ -326,6 +326,14 @@ struct bf16_luts {
   }
 };
 
+/// The high (`h`, sign OR'ed in) and low (`l`) bytes of the BF16 words of 64 FP8 codes, each in its
+/// code's byte position: 128-entry `vpermi2b` lookups of the code's low 7 bits in `t`.
+inline void bf16_bytes(__m512i c, const bf16_luts& t, __m512i& h, __m512i& l) noexcept {
+  h = _mm512_ternarylogic_epi32(_mm512_permutex2var_epi8(t.h0, c, t.h1), c, _mm512_set1_epi8(static_cast<char>(0x80)),
+                                0xF8);  // h | (c & 0x80)
+  l = _mm512_permutex2var_epi8(t.l0, c, t.l1);
+}
+
 /// 64 FP8 codes → 64 exact BF16 values in two vectors: the high and low byte of each by a 128-entry
 /// `vpermi2b` lookup on the code's low 7 bits, the sign OR'ed into the high byte, then interleaved by
 /// `vpunpck{l,h}bw`: lo holds codes 16L+0..7, hi codes 16L+8..15 of 128-bit lane L. So `vdpbf16ps`
@@ -333,9 +341,8 @@ struct bf16_luts {
 /// 0..31 (the first block), lanes 8..15 only codes 32..63. A and B use the same routine, so every
 /// product pairs the same k.
 inline void fp8_bf16(__m512i c, const bf16_luts& t, __m512i& lo, __m512i& hi) noexcept {
-  const __m512i h = _mm512_ternarylogic_epi32(_mm512_permutex2var_epi8(t.h0, c, t.h1), c,
-                                              _mm512_set1_epi8(static_cast<char>(0x80)), 0xF8);  // h | (c & 0x80)
-  const __m512i l = _mm512_permutex2var_epi8(t.l0, c, t.l1);
+  __m512i h, l;
+  bf16_bytes(c, t, h, l);
   lo = _mm512_unpacklo_epi8(l, h);
   hi = _mm512_unpackhi_epi8(l, h);
 }

@@ -10,7 +10,8 @@
 ///    the other integer kernels (`detail::int_block_step`), lane-wise in block order: the results of
 ///    `int8_rows`, **bit-identical to the pseudocode path** (`reference_rows`).
 ///  - FP8E4M3, FP8E5M2, FP6E3M2 (`detail::tiles16_bf16_ops`, AVX-512 BF16): B's codes become BF16 words
-///    by an arithmetic shift and a mask (no table: the exponent offset goes into the block factor), A is
+///    by an arithmetic shift or `vpmultishiftqb` and a mask (no table: the exponent offset goes into the
+///    block factor), A is
 ///    decoded once per chunk, two `vdpbf16ps` per vector; fp32 block sums and the same block step.
 ///    FP6E3M2 bit-identical (its block sums are exact), FP8 within the TOSA dot-product bound.
 /// Up to 4 A rows share each B vector load (`tiles16_a_rows`). B is read with software prefetch into
@@ -33,8 +34,7 @@ namespace armlower::kernels::mx::arch::avx512 {
 #include <array>
 #include <cstddef>
 #include <cstdint>
-
-#include <armlower/kernels/mx/detail/tiles16.hpp>
+#include <type_traits>
 
 // GCC 12's unmasked AVX-512 intrinsics warn at every inlined use (GCC bug 105593; arch/x86_avx512.hpp):
 // silenced for this header's code only, on GCC before 13.
@@ -112,6 +112,25 @@ inline __m512i load_u8x16(const std::uint8_t* p) noexcept {
 #endif
 }
 
+/// `tiles16_rows`' software prefetch of B (`tiles16_sparse_prefetch`): called with the offset o of each
+/// 64-byte vector about to be read from bp, prefetches `tiles16_prefetch` bytes ahead every
+/// `tiles16_prefetch_every` bytes.
+template <dtype::id T, std::size_t Rows>
+inline void tiles16_prefetch_at(const std::uint8_t* bp, std::size_t o) noexcept {
+  if (o % tiles16_prefetch_every<T, Rows> == 0)
+    _mm_prefetch(reinterpret_cast<const char*>(bp + o + tiles16_prefetch<T, Rows>), _MM_HINT_T1);
+}
+
+/// A chunk's A scale codes `sc` (`gcount` blocks) for `tiles16_rows` with block sums ×2^Us: sk[g] = code −
+/// 127 − Us (a NaN code: far below any exponent) and the codes' range [sa_min, sa_max].
+template <int Us>
+inline void tiles16_a_scales(const std::uint8_t* sc, std::size_t gcount, std::int32_t* sk, int& sa_min, int& sa_max) noexcept {
+  for (std::size_t g = 0; g < gcount; ++g) sk[g] = sc[g] == 255 ? -100000 : int(sc[g]) - 127 - Us;
+  sa_min = 255;
+  sa_max = 0;
+  avx2::detail::code_range(sc, gcount, sa_min, sa_max);
+}
+
 /// A chunk of up to `int8_chunk` columns of one A row (codes at `codes`, scales at `sc`, `gcount`
 /// blocks) decoded for `tiles16_rows`: ai = the signed integers ×2^int_shift in column order, corr[g] =
 /// offset · Σ ai over block g, sk[g] = scale code − 127 − us (a NaN code: far below any exponent),
@@ -142,12 +161,8 @@ inline void tiles16_decode_a(const std::uint8_t* codes, const std::uint8_t* sc, 
     alignas(32) std::int32_t s[8];  // Σ over 4 columns per lane
     _mm256_store_si256(reinterpret_cast<__m256i*>(s), _mm256_dpbusd_epi32(_mm256_setzero_si256(), ones, v));
     corr[g] = off * (s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7]);
-    const int code = sc[g];
-    sk[g] = code == 255 ? -100000 : code - 127 - us;
   }
-  sa_min = 255;
-  sa_max = 0;
-  avx2::detail::code_range(sc, gcount, sa_min, sa_max);
+  tiles16_a_scales<us>(sc, gcount, sk, sa_min, sa_max);
 }
 
 #if defined(ARMLOWER_MX_AVX512_SIMDE)
@@ -181,10 +196,7 @@ inline void tiles16_sums(const std::uint8_t* bp, const std::int8_t* const* ai, s
   constexpr std::size_t bt = kernels::mx::detail::tiles16_block_bytes(T);
   for (std::size_t b = 0; b < Blocks; ++b)
     for (std::size_t h = 0; h < Rows; ++h) s[b][h] = _mm512_setzero_si512();
-  auto pf = [&](std::size_t o) {  // o: offset of the 64-byte vector about to be read
-    if (o % tiles16_prefetch_every<T, Rows> == 0)
-      _mm_prefetch(reinterpret_cast<const char*>(bp + o + tiles16_prefetch<T, Rows>), _MM_HINT_T1);
-  };
+  auto pf = [&](std::size_t o) { tiles16_prefetch_at<T, Rows>(bp, o); };
   if constexpr (T == dtype::id::fp4e2m1) {
     const __m512i lut = _mm512_loadu_si512(tiles16_fp4_table.data());
 ARMLOWER_MX_TILES16_UNROLL(4)
@@ -247,13 +259,21 @@ struct tiles16_int_ops {
 template <dtype::id T>
 struct tiles16_bf16_consts {
   static constexpr dtype::id stored = kernels::mx::detail::tiles16_stored(T);
-  static constexpr bool e4 = stored == dtype::id::fp8e4m3;
-  static constexpr int shift = e4 ? 4 : 3;                ///< code in a word's high byte → BF16 bit positions
-  static constexpr std::uint16_t mask = e4 ? 0x87F0 : 0x8FE0;  ///< sign, exponent and mantissa bits kept
-  static constexpr int a_exp = e4 ? 119 : 112;
-  static constexpr int us = a_exp + armlower::mx::format(stored).bias - 127;  ///< −1 E4M3, 0 E5M2
-  static constexpr int fb_exp = e4 ? 117 : 110;
+  static constexpr auto& f = armlower::mx::format(stored);
+  /// A code in a word's high byte shifted right arithmetically by this: exponent in BF16's (4 / 3)
+  static constexpr int shift = f.mbits + 1;
+  /// The bits kept: sign, then the code's 7 magnitude bits as BF16 exponent and mantissa (0x87F0 / 0x8FE0)
+  static constexpr std::uint16_t mask = static_cast<std::uint16_t>(0x8000u | 0x7Fu << (7 - f.mbits));
+  /// A ×2^a_exp: the largest that keeps the largest code finite in BF16 (119 E4M3, 112 E5M2)
+  static constexpr int a_exp = 127 - f.emax;
+  static constexpr int us = a_exp + f.bias - 127;  ///< −1 E4M3, 0 E5M2
+  /// B ×2^-fb_exp in the table decode: its smallest subnormal, 2^(1 − bias − mbits), becomes 2^-126 (117 / 110)
+  static constexpr int fb_exp = 126 + 1 - f.bias - f.mbits;
 };
+static_assert(tiles16_bf16_consts<dtype::id::fp8e4m3>::shift == 4 && tiles16_bf16_consts<dtype::id::fp8e4m3>::mask == 0x87F0 &&
+              tiles16_bf16_consts<dtype::id::fp8e4m3>::a_exp == 119 && tiles16_bf16_consts<dtype::id::fp8e4m3>::fb_exp == 117);
+static_assert(tiles16_bf16_consts<dtype::id::fp8e5m2>::shift == 3 && tiles16_bf16_consts<dtype::id::fp8e5m2>::mask == 0x8FE0 &&
+              tiles16_bf16_consts<dtype::id::fp8e5m2>::a_exp == 112 && tiles16_bf16_consts<dtype::id::fp8e5m2>::fb_exp == 110);
 
 /// acc + `vdpbf16ps`(b, the BF16 pair at a broadcast to every lane), as `dpbusd_bcast`.
 inline __m512 dpbf16_bcast(__m512 acc, __m512i b, const std::uint16_t* a) noexcept {
@@ -274,6 +294,12 @@ struct tiles16_bf16_ops {
   using a_type = std::uint16_t;
   using sum_type = __m512;
   static constexpr int us = c::us;
+  /// BF16 words from their bytes in code position (`bf16_bytes`): `even` word i = the code at byte 2i,
+  /// `odd` word i = the code at byte 2i + 1.
+  static void word_pairs(__m512i h, __m512i l, __m512i& even, __m512i& odd) noexcept {
+    even = _mm512_ternarylogic_epi32(_mm512_slli_epi16(h, 8), l, _mm512_set1_epi16(0x00FF), 0xF8);
+    odd = _mm512_ternarylogic_epi32(_mm512_srli_epi16(l, 8), h, _mm512_set1_epi16(static_cast<short>(0xFF00)), 0xF8);
+  }
   /// A chunk of one A row (codes, scales `sc`, `gcount` blocks) decoded: ai = BF16 ×2^a_exp in the
   /// order above (64 codes at a time: `vpermi2b` tables of the high and low bytes — FP6E3M2 codes first
   /// to FP8E5M2 by `vpermb` —, the words paired, the dword pairs interleaved), sk[g] = scale code − 127 −
@@ -287,18 +313,13 @@ struct tiles16_bf16_ops {
     for (std::size_t g = 0; g < gcount; g += 2) {
       __m512i x = load_blocks(codes + 32 * g, g + 1 < gcount ? ~__mmask64{0} : __mmask64{0xFFFFFFFFu});
       if constexpr (T == dtype::id::fp6e3m2) x = _mm512_permutexvar_epi8(x, to_e5);
-      const __m512i h = _mm512_ternarylogic_epi32(_mm512_permutex2var_epi8(t.h0, x, t.h1), x,
-                                                  _mm512_set1_epi8(static_cast<char>(0x80)), 0xF8);  // h | (x & 0x80)
-      const __m512i l = _mm512_permutex2var_epi8(t.l0, x, t.l1);
-      const __m512i even = _mm512_ternarylogic_epi32(_mm512_slli_epi16(h, 8), l, _mm512_set1_epi16(0x00FF), 0xF8);
-      const __m512i odd = _mm512_ternarylogic_epi32(_mm512_srli_epi16(l, 8), h, _mm512_set1_epi16(static_cast<short>(0xFF00)), 0xF8);
+      __m512i h, l, even, odd;
+      bf16_bytes(x, t, h, l);
+      word_pairs(h, l, even, odd);
       _mm512_store_si512(ai + 32 * g, _mm512_permutex2var_epi32(even, first, odd));
       if (g + 1 < gcount) _mm512_store_si512(ai + 32 * g + 32, _mm512_permutex2var_epi32(even, second, odd));
     }
-    for (std::size_t g = 0; g < gcount; ++g) sk[g] = sc[g] == 255 ? -100000 : int(sc[g]) - 127 - us;
-    sa_min = 255;
-    sa_max = 0;
-    avx2::detail::code_range(sc, gcount, sa_min, sa_max);
+    tiles16_a_scales<us>(sc, gcount, sk, sa_min, sa_max);
   }
   /// BF16 words of the stored codes in the low (`Lo`: `vpmultishiftqb` reads each word's low byte
   /// (`kd::tiles16_low_byte`) from bit 0 into its high byte and from bit −1 into its low byte) or high
@@ -330,8 +351,7 @@ struct tiles16_bf16_ops {
                                                              _mm512_permutex2var_epi8(tl.h0, x, tl.h1)), sign);
     const __m512i l = _mm512_mask_blend_epi8(low_bytes, _mm512_permutex2var_epi8(th.l0, x, th.l1),
                                              _mm512_permutex2var_epi8(tl.l0, x, tl.l1));
-    lo = _mm512_ternarylogic_epi32(_mm512_slli_epi16(h, 8), l, _mm512_set1_epi16(0x00FF), 0xF8);
-    hi = _mm512_ternarylogic_epi32(_mm512_srli_epi16(l, 8), h, _mm512_set1_epi16(static_cast<short>(0xFF00)), 0xF8);
+    word_pairs(h, l, lo, hi);
   }
   /// The sums of one block tile (at blk; A columns from k) decoded by table (`words_exact`), any codes:
   /// v[h] = Σ B row × A row h ×2^us (exactly: the table sums ×2^(us − 2)). Out of line: it is rare
@@ -374,8 +394,7 @@ ARMLOWER_MX_TILES16_UNROLL(4)
         for (std::size_t q = 0; q < nc; ++q) p[h][q] = _mm512_setzero_ps();
 ARMLOWER_MX_TILES16_UNROLL(8)
       for (std::size_t j = 0; j < 8; ++j) {
-        if (j * 64 % tiles16_prefetch_every<T, Rows> == 0)
-          _mm_prefetch(reinterpret_cast<const char*>(bp + b * bt + 64 * j + tiles16_prefetch<T, Rows>), _MM_HINT_T1);
+        tiles16_prefetch_at<T, Rows>(bp, b * bt + 64 * j);
         __m512i x = _mm512_loadu_si512(bp + b * bt + 64 * j);
         in_register(x);  // one load for both words (GCC would fold it into both shifts: two loads)
         const __m512i lo = words<true>(x), hi = words<false>(x);
@@ -401,24 +420,14 @@ ARMLOWER_MX_TILES16_UNROLL(4)
 };
 #endif
 
-/// The side of `tiles16_rows` for T: `tiles16_int_ops` or `tiles16_bf16_ops`.
-template <dtype::id T>
-struct tiles16_ops_for {
-  using type = tiles16_int_ops<T>;
-};
+/// The side of `tiles16_rows` for T: `tiles16_bf16_ops` for the FP8-coded types
+/// (`kd::tiles16_bf16_type`), else `tiles16_int_ops`.
 #if defined(ARMLOWER_MX_AVX512_BF16)
-template <>
-struct tiles16_ops_for<dtype::id::fp8e4m3> {
-  using type = tiles16_bf16_ops<dtype::id::fp8e4m3>;
-};
-template <>
-struct tiles16_ops_for<dtype::id::fp8e5m2> {
-  using type = tiles16_bf16_ops<dtype::id::fp8e5m2>;
-};
-template <>
-struct tiles16_ops_for<dtype::id::fp6e3m2> {
-  using type = tiles16_bf16_ops<dtype::id::fp6e3m2>;
-};
+template <dtype::id T>
+using tiles16_ops = std::conditional_t<kernels::mx::detail::tiles16_bf16_type(T), tiles16_bf16_ops<T>, tiles16_int_ops<T>>;
+#else
+template <dtype::id T>
+using tiles16_ops = tiles16_int_ops<T>;
 #endif
 
 }  // namespace detail
@@ -435,7 +444,7 @@ template <dtype::id T>
 inline void tiles16_rows(const tiles16_args& r) noexcept {
   static_assert(tiles16_runs(T));
   namespace kd = kernels::mx::detail;
-  using ops = typename detail::tiles16_ops_for<T>::type;
+  using ops = detail::tiles16_ops<T>;
   constexpr std::size_t bs = armlower::mx::block_size, tq = kd::tiles16_rows, hr = tiles16_a_rows;
   constexpr std::size_t bt = kd::tiles16_block_bytes(T);
   constexpr int us = ops::us;
