@@ -201,7 +201,7 @@ void bm_mx_cold_pair(benchmark::State& st, id t) {
 #endif
 
 // Sum of the 64-bit words of b (a streaming read, vectorised by the compiler; a short tail word by word).
-std::uint64_t sum_words(const std::vector<std::uint8_t>& b) {
+std::uint64_t sum_words(std::span<const std::uint8_t> b) {
   const std::size_t n = b.size() / 8;
   std::uint64_t acc[8] = {};
   const auto* p = b.data();
@@ -295,27 +295,34 @@ void bm_ceiling_pair(benchmark::State& st, id t, kmx::matmul_path path) {
              2.0 * double(N) * k);
 }
 
-// B = `w` packed for the `best` path (`kmx::pack_b`) into `buf`; false (and a skip) if it fails.
-bool pack_best(benchmark::State& st, id t, const mx_operand& w, std::vector<std::uint8_t>& buf) {
+// B = `w` packed for the `best` path (`kmx::pack_b`) in `storage`, at its first 64-byte boundary
+// (`kmx::packed_b_in`, what the interpreter does) plus `offset` bytes; empty (and a skip) if it fails.
+std::span<const std::uint8_t> pack_best(benchmark::State& st, id t, const mx_operand& w, std::vector<std::uint8_t>& storage,
+                                        std::size_t offset = 0) {
   auto wv = w.view();
   wv.finite_codes = mx::finite_codes(t, w.data);
-  buf.resize(kmx::packed_b_size(t, std::size_t(w.shape[1]), std::size_t(w.shape[2])));
-  if (kmx::pack_b(t, wv, buf) != mx::status::ok) {
+  const auto rows = std::size_t(w.shape[1]), k = std::size_t(w.shape[2]);
+  storage.resize(kmx::packed_b_storage_size(t, rows, k) + offset);
+  std::span<std::uint8_t> bytes = kmx::packed_b_in(storage, t, rows, k);
+  if (!bytes.empty()) bytes = std::span<std::uint8_t>(bytes.data() + offset, bytes.size());
+  if (bytes.empty() || kmx::pack_b(t, wv, bytes) != mx::status::ok) {
     st.SkipWithError("pack_b failed");
-    return false;
+    return {};
   }
-  return true;
+  return bytes;
 }
 
-// bm_mx with B packed once (`kmx::pack_b`, the `best` path's layout: tiles16 for MXINT8, FP6E2M3 and
-// FP4E2M1 on AVX-512 VNNI) and every call reading the packing (`matmul_t_block_scaled` over a
-// `packed_b_view`). weight_bytes_per_MAC counts the whole packing.
-void bm_mx_packed(benchmark::State& st, id t) {
+// bm_mx with B packed once (`kmx::pack_b`, the `best` path's layout: tiles16 on AVX-512 VNNI for MXINT8,
+// FP6E2M3 and FP4E2M1, with AVX-512 BF16 for FP8E4M3, FP8E5M2 and FP6E3M2) at a 64-byte boundary + `offset`
+// bytes, and every call reading the packing (`matmul_t_block_scaled` over a `packed_b_view`).
+// weight_bytes_per_MAC counts the whole packing.
+void bm_mx_packed(benchmark::State& st, id t, std::size_t offset) {
   const int k = int(st.range(0)), batch = int(st.range(1));
   const auto w = quantize(t, random_floats(std::size_t(N) * k, 1), N, k);
   const auto a = quantize(t, random_floats(std::size_t(batch) * k, 2), batch, k);
-  std::vector<std::uint8_t> buf;
-  if (!pack_best(st, t, w, buf)) return;
+  std::vector<std::uint8_t> storage;
+  const auto buf = pack_best(st, t, w, storage, offset);
+  if (buf.empty()) return;
   std::vector<float> out(std::size_t(batch) * N);
   for (auto _ : st) {
     benchmark::DoNotOptimize(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{buf}, out));
@@ -324,15 +331,16 @@ void bm_mx_packed(benchmark::State& st, id t) {
   set_counters(st, batch, k, double(buf.size()));
 }
 
-// bm_ceiling_pair for the packed GEMV of bm_mx_packed: its time against a streaming read of the whole
-// packing (the bytes it reads), in pairs, {K, cold}.
+// bm_ceiling_pair for the packed GEMV of bm_mx_packed (64-byte aligned): its time against a streaming
+// read of the whole packing (the bytes it reads), in pairs, {K, cold}.
 void bm_ceiling_pair_packed(benchmark::State& st, id t) {
   const int k = int(st.range(0));
   const bool cold = st.range(1) != 0;
   const auto w = quantize(t, random_floats(std::size_t(N) * k, 1), N, k);
   const auto a = quantize(t, random_floats(std::size_t(k), 2), 1, k);
-  std::vector<std::uint8_t> buf;
-  if (!pack_best(st, t, w, buf)) return;
+  std::vector<std::uint8_t> storage;
+  const auto buf = pack_best(st, t, w, storage);
+  if (buf.empty()) return;
   std::vector<float> out(static_cast<std::size_t>(N));
   time_pairs(
       st, cold, [&] { return seconds([&] { return sum_words(buf); }); },
@@ -590,11 +598,13 @@ MX_CEILING_PAIR(fp6e3m2, avx512);
 MX_CEILING_PAIR(fp4e2m1, avx512);
 MX_CEILING_PAIR(mxint8, avx512);
 #endif
-// B packed once (`kmx::pack_b` for `best`): warm rows (bm_mx_packed) and pairs against the read of
-// the packing ({K, cold}, bm_ceiling_pair_packed). Every MX type: the ones without a tiles16 layout
-// run their row-major kernels over a copy.
+// B packed once (`kmx::pack_b` for `best`) at a 64-byte boundary: warm rows (bm_mx_packed; `_at16`: the
+// packing at 16 mod 64, where `std::vector` puts large buffers) and pairs against the read of the packing
+// ({K, cold}, bm_ceiling_pair_packed). Every MX type: the ones without a tiles16 layout run their
+// row-major kernels over a copy.
 #define MX_PACKED(T)                                                                         \
-  BENCHMARK_CAPTURE(bm_mx_packed, T, id::T)->Apply(shapes);                                  \
+  BENCHMARK_CAPTURE(bm_mx_packed, T, id::T, 0)->Apply(shapes);                               \
+  BENCHMARK_CAPTURE(bm_mx_packed, T##_at16, id::T, 16)->Args({1024, 1})->Args({4096, 1});    \
   BENCHMARK_CAPTURE(bm_ceiling_pair_packed, T, id::T)                                        \
       ->ArgsProduct({{1024, 4096}, {0, 1}})                                                  \
       ->UseManualTime()                                                                      \

@@ -12,10 +12,13 @@
 // Built twice: test_mx_matmul (portable paths) and, on AVX2 hosts, test_mx_matmul_avx2.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
+#include <span>
 #include <vector>
 
 #include <armlower/kernels/mx/cast_to_block_scaled.hpp>
@@ -129,7 +132,9 @@ std::vector<kmx::matmul_path> fast_paths() {
 void check_packed(id t, const operand& a, const operand& b, kmx::matmul_path p, const std::vector<float>& expected,
                   const std::vector<double>& r64, const std::vector<double>& bnd, std::size_t c) {
   if (b.shape[0] != 1) return;
-  std::vector<std::uint8_t> buf(kmx::packed_b_size(t, std::size_t(b.shape[1]), std::size_t(b.shape[2]), p));
+  const auto w = std::size_t(b.shape[1]), k = std::size_t(b.shape[2]);
+  std::vector<std::uint8_t> storage(kmx::packed_b_storage_size(t, w, k, p));
+  const std::span<std::uint8_t> buf = kmx::packed_b_in(storage, t, w, k, p);
   REQUIRE(kmx::pack_b(t, b.view(), buf, p) == mx::status::ok);
   std::vector<float> out(expected.size());
   REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{buf}, out) == mx::status::ok);
@@ -138,6 +143,13 @@ void check_packed(id t, const operand& a, const operand& b, kmx::matmul_path p, 
     CHECK(bits_equal(out, expected));
   else
     CHECK(within_dot_bound(out, r64, bnd, c));
+  // the packing is position-independent: copied to 16 mod 64 (unaligned loads), the same bits
+  std::vector<std::uint8_t> moved(buf.size() + 80);
+  const std::span<std::uint8_t> at16(moved.data() + armlower::kernels::detail::align64_offset(moved.data()) + 16, buf.size());
+  std::copy(buf.begin(), buf.end(), at16.begin());
+  std::vector<float> out16(expected.size());
+  REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{at16}, out16) == mx::status::ok);
+  CHECK(bits_equal(out16, out));
 }
 
 // Every fast path against the pseudocode path for A · Bᵀ (`outputs` values, shared dimension c):
@@ -615,6 +627,22 @@ TEST_CASE("packed B: layouts, sizes and errors") {
     CHECK(kmx::packed_b_size(t, std::numeric_limits<std::size_t>::max() / 64, 64) == 0);  // not addressable
   }
   CHECK(kmx::packed_b_size(id::bf16, 20, 64) == 0);
+  // storage for a packing at a 64-byte boundary (`packed_b_in`): 64 bytes more, wherever it starts
+  for (const id t : all_types) {
+    const std::size_t n = kmx::packed_b_size(t, 20, 64);
+    CHECK(kmx::packed_b_storage_size(t, 20, 64) == n + 64);
+    CHECK(kmx::packed_b_storage_size(t, 20, 48) == 0);
+    std::vector<std::uint8_t> storage(n + 64 + 63);
+    for (std::size_t off = 0; off < 64; ++off) {
+      const std::span<std::uint8_t> s(storage.data() + off, n + 64);
+      const auto in = kmx::packed_b_in(s, t, 20, 64);
+      CHECK(reinterpret_cast<std::uintptr_t>(in.data()) % 64 == 0);
+      CHECK(in.size() == n);
+      CHECK((in.data() >= s.data() && in.data() + in.size() <= s.data() + s.size()));
+      CHECK(kmx::packed_b_in(s.first(n + 63), t, 20, 64).empty());  // shorter than the storage size
+    }
+    CHECK(kmx::packed_b_in(storage, t, 20, 48).empty());
+  }
 
   const id t = id::mxint8;
   const auto a = random_codes(t, 1, 3, 64, rng, false);

@@ -57,6 +57,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include <armlower/kernels/detail/align64.hpp>
 #include <armlower/kernels/detail/linear_s8_packed_layout.hpp>
 #include <armlower/kernels/linear.hpp>
 #include <armlower/kernels/linear_args.hpp>
@@ -313,8 +314,7 @@ namespace detail {
 /// is null, `need` is 0 or the buffer is smaller than `need`, the cache size of the layer).
 [[nodiscard]] inline std::uint8_t* cache_base_of(const void* cache, std::size_t size, std::size_t need) noexcept {
   if (cache == nullptr || need == 0 || size < need) return nullptr;
-  const auto p = reinterpret_cast<std::uintptr_t>(cache);
-  return static_cast<std::uint8_t*>(const_cast<void*>(cache)) + (64 - p % 64) % 64;
+  return static_cast<std::uint8_t*>(const_cast<void*>(cache)) + align64_offset(cache);
 }
 
 /// `cache_base_of` for an s8 layer (`linear_s8_cache_size`).
@@ -326,8 +326,7 @@ namespace detail {
 /// Clears the header of the packing in a pack-on-first-use buffer (s8 or a16w8).
 inline void reset_cache(void* cache, std::size_t size) noexcept {
   if (cache == nullptr) return;
-  const auto p = reinterpret_cast<std::uintptr_t>(cache);
-  const std::size_t off = (64 - p % 64) % 64;  // where the packing starts (see `linear_s8_cache_size`)
+  const std::size_t off = align64_offset(cache);  // where the packing starts (see `linear_s8_cache_size`)
   if (size >= off + sizeof(packed_s8_header)) std::memset(static_cast<std::uint8_t*>(cache) + off, 0, sizeof(packed_s8_header));
 }
 }  // namespace detail

@@ -173,11 +173,13 @@ namespace armlower::run::detail {
   if (bd.shape[0] == 1 && c.preparable({0, 1})) {
     // a session's constant B (weights): packed once for `path` (`kernels::mx::pack_b`; tiles16 where the
     // path has it), and later runs encode only A and run the packed kernel (the same bits)
-    auto packed = std::make_shared<std::vector<std::uint8_t>>(kernels::mx::packed_b_size(
-        ad.type, static_cast<std::size_t>(bd.shape[1]), static_cast<std::size_t>(bd.shape[2]), path));
-    if (kernels::mx::pack_b(ad.type, b, *packed, path) == armlower::mx::status::ok) {
-      auto run_packed = [packed, multiply](const op_context& c) {
-        return multiply(c, kernels::mx::packed_b_view{*packed});
+    // (placed at a 64-byte boundary of its storage: `kernels::mx::packed_b_in`)
+    const auto w = static_cast<std::size_t>(bd.shape[1]), k = static_cast<std::size_t>(bd.shape[2]);
+    auto storage = std::make_shared<std::vector<std::uint8_t>>(kernels::mx::packed_b_storage_size(ad.type, w, k, path));
+    const std::span<std::uint8_t> packed = kernels::mx::packed_b_in(*storage, ad.type, w, k, path);
+    if (!packed.empty() && kernels::mx::pack_b(ad.type, b, packed, path) == armlower::mx::status::ok) {
+      auto run_packed = [storage, packed, multiply](const op_context& c) {
+        return multiply(c, kernels::mx::packed_b_view{packed});
       };
       c.prepare(run_packed, {0, 1});
       return run_packed(c);
