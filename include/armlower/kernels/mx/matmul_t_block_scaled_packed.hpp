@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <type_traits>
 
 #include <armlower/dtype/dtype.hpp>
 #include <armlower/dtype/with_dtype.hpp>
@@ -41,7 +42,8 @@ namespace armlower::kernels::mx {
 /// How a packed B stores its codes and scales (see the file comment).
 enum class packed_b_layout : std::uint8_t { row_major = 1, tiles16 = 2 };
 
-/// Bytes of the header in front of every packing (magic, layout, element type, path, W, C).
+/// Bytes of the header in front of every packing (magic, layout, element type, path, finite codes, W,
+/// C, and for tiles16 the B prefetch kind of the CPU that packed it: `arch::avx512::tiles16_prefetch_for_cpu`).
 inline constexpr std::size_t packed_b_header_bytes = 64;
 
 /// The layout `pack_b` writes for element type `t` and `path` (`best` resolved for a GEMV, A with one
@@ -105,6 +107,7 @@ struct packed_b_header {
   dtype::id type = dtype::id::mxint8;
   matmul_path path = matmul_path::best;
   bool finite_codes = false;
+  std::uint8_t prefetch = 0;  ///< tiles16: the `arch::avx512::tiles16_prefetch_kind` of the CPU that packed it
   std::size_t w = 0, c = 0;
 };
 
@@ -129,11 +132,13 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
   h.type = static_cast<dtype::id>(bytes[5]);
   h.path = static_cast<matmul_path>(bytes[6]);
   h.finite_codes = bytes[7] != 0;
+  h.prefetch = bytes[24];
   const std::uint64_t w = get_u64(bytes.data() + 8), c = get_u64(bytes.data() + 16);
   if (!armlower::mx::is_element(h.type) || h.path > matmul_path::best ||
       (h.layout != packed_b_layout::row_major && h.layout != packed_b_layout::tiles16) || w == 0 || c == 0 ||
       w >= (std::uint64_t{1} << 31) || c >= (std::uint64_t{1} << 31) || c % armlower::mx::block_size != 0 ||
-      w > std::numeric_limits<std::size_t>::max() || c > std::numeric_limits<std::size_t>::max())
+      w > std::numeric_limits<std::size_t>::max() || c > std::numeric_limits<std::size_t>::max() ||
+      h.prefetch > 1)
     return status::shape_mismatch;
   h.w = static_cast<std::size_t>(w);
   h.c = static_cast<std::size_t>(c);
@@ -176,6 +181,10 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
   detail::put_u64(p + 8, w);
   detail::put_u64(p + 16, c);
   for (std::size_t i = 24; i < packed_b_header_bytes; ++i) p[i] = 0;
+#if defined(ARMLOWER_MX_AVX512)
+  if (layout == packed_b_layout::tiles16 && !std::is_constant_evaluated())
+    p[24] = static_cast<std::uint8_t>(arch::avx512::tiles16_prefetch_for_cpu());  // how this CPU prefetches B
+#endif
   std::uint8_t* body = p + packed_b_header_bytes;
   if (layout == packed_b_layout::tiles16) {
     dtype::with_dtype(t, [&](auto e) {
@@ -218,8 +227,14 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
 #if defined(ARMLOWER_MX_AVX512)
   const std::size_t row_bytes = armlower::mx::storage_bytes(t, m.c), row_scales = m.c / armlower::mx::block_size;
   for (std::size_t i = 0; i < m.n; ++i) {
-    const arch::avx512::tiles16_args r{a.data.data() + i * m.h * row_bytes, a.scale.data() + i * m.h * row_scales, m.h,
-                                       body, m.w, m.c, output.data() + i * m.h * m.w};
+    const arch::avx512::tiles16_args r{a.data.data() + i * m.h * row_bytes,
+                                       a.scale.data() + i * m.h * row_scales,
+                                       m.h,
+                                       body,
+                                       m.w,
+                                       m.c,
+                                       output.data() + i * m.h * m.w,
+                                       static_cast<arch::avx512::tiles16_prefetch_kind>(h.prefetch)};
     dtype::with_dtype(t, [&](auto e) {
       if constexpr (arch::avx512::tiles16_runs(decltype(e)::value)) arch::avx512::tiles16_rows<decltype(e)::value>(r);
     });

@@ -36,6 +36,8 @@ namespace armlower::kernels::mx::arch::avx512 {
 #include <cstdint>
 #include <type_traits>
 
+#include <cpuid.h>
+
 // GCC 12's unmasked AVX-512 intrinsics warn at every inlined use (GCC bug 105593; arch/x86_avx512.hpp):
 // silenced for this header's code only, on GCC before 13.
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
@@ -60,25 +62,45 @@ namespace armlower::kernels::mx::arch::avx512 {
 
 /// A rows that share each B vector load of `tiles16_rows`.
 inline constexpr std::size_t tiles16_a_rows = 4;
-/// Whether `tiles16_rows` for element type T with `Rows` A rows per B load reads B sparsely prefetched:
-/// the one-byte formats' GEMV (one A row). Then each tile's blocks are read in address order, one L2 (T1)
-/// prefetch per 512 bytes 64 KiB ahead, and the hardware prefetchers fetch the lines between; otherwise
-/// one prefetch per 64-byte line 16 KiB ahead (one-byte formats in address order, FP4E2M1 with the
-/// blocks interleaved). Measured (Zen 4, B [4096, K], against the previous form — every line prefetched
-/// 16 KiB ahead, blocks interleaved; benchmarks/RESULTS.md, "MX GEMV over packed weights: address
-/// order, sparse prefetch"): the one-byte GEMV, timed alternately with a streaming read of the same
-/// bytes, 73–74 % → 91–93 % of the warm read at K 1024 and 74–80 % → 106–115 % of the cold one (a
-/// prefetch takes a load slot); batch 8 in address order with a prefetch per line 1.02–1.28× faster, with
-/// the sparse one 0.8–0.9×; FP4E2M1 (compute-bound warm) colder in address order (82–84 % against 91–94 %
-/// of the cold read at K 4096), so it keeps the interleaved order.
-template <dtype::id T, std::size_t Rows>
-inline constexpr bool tiles16_sparse_prefetch = Rows == 1 && T != dtype::id::fp4e2m1;
-/// Bytes ahead of the read position at which `tiles16_rows` prefetches B (`tiles16_sparse_prefetch`).
-template <dtype::id T, std::size_t Rows>
-inline constexpr std::size_t tiles16_prefetch = tiles16_sparse_prefetch<T, Rows> ? 65536 : 16384;
-/// Bytes of B read per prefetch of `tiles16_rows` (`tiles16_sparse_prefetch`).
-template <dtype::id T, std::size_t Rows>
-inline constexpr std::size_t tiles16_prefetch_every = tiles16_sparse_prefetch<T, Rows> ? 512 : 64;
+
+/// How `tiles16_rows` prefetches B, chosen per CPU when B is packed (`tiles16_prefetch_for_cpu`).
+enum class tiles16_prefetch_kind : std::uint8_t {
+  /// Measured on Zen 4: the one-byte formats' GEMV (one A row) one L2 (T1) prefetch per 512 bytes
+  /// 64 KiB ahead, the hardware prefetchers fetching the lines between; otherwise one T1 prefetch per
+  /// 64-byte line 16 KiB ahead (benchmarks/RESULTS.md, "MX GEMV over packed weights: address order,
+  /// sparse prefetch": the one-byte GEMV 73–74 % → 91–93 % of the warm read at K 1024 and 74–80 % →
+  /// 106–115 % of the cold one against a prefetch per line; FP4E2M1 colder with the sparse one).
+  l2_sparse = 0,
+  /// Measured on Zen 5: one L1 (T0) prefetch per 64-byte line 8 KiB ahead, every type and batch
+  /// (benchmarks/RESULTS.md, "MX on Zen 5": with `l2_sparse` there the FP8-coded types' GEMV reached
+  /// 43–55 % of the cold read and FP4E2M1 69–77 %; with this 93–102 % and 90–97 %).
+  l1_lines = 1,
+};
+
+/// The prefetch kind for this CPU: `l1_lines` on AMD family 1Ah (Zen 5), `l2_sparse` elsewhere (Zen 4,
+/// family 19h, where it was measured, and CPUs where neither was). Runs CPUID: call it once (`pack_b`
+/// records the result in the packing).
+[[nodiscard]] inline tiles16_prefetch_kind tiles16_prefetch_for_cpu() noexcept {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return tiles16_prefetch_kind::l2_sparse;
+  const bool amd = ebx == 0x68747541u && edx == 0x69746E65u && ecx == 0x444D4163u;  // "AuthenticAMD"
+  if (!amd || __get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return tiles16_prefetch_kind::l2_sparse;
+  const unsigned base = (eax >> 8) & 0xFu, family = base == 0xFu ? base + ((eax >> 20) & 0xFFu) : base;
+  return family == 0x1Au ? tiles16_prefetch_kind::l1_lines : tiles16_prefetch_kind::l2_sparse;
+}
+
+/// Whether `tiles16_rows` with prefetch kind P, element type T and `Rows` A rows per B load prefetches
+/// B sparsely (`tiles16_prefetch_kind::l2_sparse` for the one-byte formats' GEMV); then each tile's
+/// blocks are read in address order.
+template <tiles16_prefetch_kind P, dtype::id T, std::size_t Rows>
+inline constexpr bool tiles16_sparse_prefetch = P == tiles16_prefetch_kind::l2_sparse && Rows == 1 && T != dtype::id::fp4e2m1;
+/// Bytes ahead of the read position at which `tiles16_rows` prefetches B.
+template <tiles16_prefetch_kind P, dtype::id T, std::size_t Rows>
+inline constexpr std::size_t tiles16_prefetch =
+    P == tiles16_prefetch_kind::l1_lines ? 8192 : tiles16_sparse_prefetch<P, T, Rows> ? 65536 : 16384;
+/// Bytes of B read per prefetch of `tiles16_rows`.
+template <tiles16_prefetch_kind P, dtype::id T, std::size_t Rows>
+inline constexpr std::size_t tiles16_prefetch_every = tiles16_sparse_prefetch<P, T, Rows> ? 512 : 64;
 
 /// Arguments of `tiles16_rows`: A row-major (armlower storage) and B in the tiles16 layout.
 struct tiles16_args {
@@ -89,6 +111,7 @@ struct tiles16_args {
   std::size_t w;                ///< rows of B
   std::size_t c;                ///< shared dimension, a multiple of 32
   float* out;                   ///< output [h, w]
+  tiles16_prefetch_kind prefetch = tiles16_prefetch_kind::l2_sparse;  ///< how B is prefetched
 };
 
 namespace detail {
@@ -112,13 +135,16 @@ inline __m512i load_u8x16(const std::uint8_t* p) noexcept {
 #endif
 }
 
-/// `tiles16_rows`' software prefetch of B (`tiles16_sparse_prefetch`): called with the offset o of each
-/// 64-byte vector about to be read from bp, prefetches `tiles16_prefetch` bytes ahead every
-/// `tiles16_prefetch_every` bytes.
-template <dtype::id T, std::size_t Rows>
+/// `tiles16_rows`' software prefetch of B (kind P): called with the offset o of each 64-byte vector
+/// about to be read from bp, prefetches `tiles16_prefetch` bytes ahead every `tiles16_prefetch_every`
+/// bytes, into L1 (`l1_lines`) or L2.
+template <tiles16_prefetch_kind P, dtype::id T, std::size_t Rows>
 inline void tiles16_prefetch_at(const std::uint8_t* bp, std::size_t o) noexcept {
-  if (o % tiles16_prefetch_every<T, Rows> == 0)
-    _mm_prefetch(reinterpret_cast<const char*>(bp + o + tiles16_prefetch<T, Rows>), _MM_HINT_T1);
+  if (o % tiles16_prefetch_every<P, T, Rows> == 0) {
+    const char* q = reinterpret_cast<const char*>(bp + o + tiles16_prefetch<P, T, Rows>);
+    if constexpr (P == tiles16_prefetch_kind::l1_lines) _mm_prefetch(q, _MM_HINT_T0);
+    else _mm_prefetch(q, _MM_HINT_T1);
+  }
 }
 
 /// A chunk's A scale codes `sc` (`gcount` blocks) for `tiles16_rows` with block sums ×2^Us: sk[g] = code −
@@ -190,13 +216,13 @@ inline __m512i dpbusd_bcast(__m512i acc, __m512i b, const std::int8_t* a) noexce
 /// The exact int32 block sums of one tile for `Blocks` consecutive blocks (the block tiles at bp) and
 /// `Rows` A rows (ai[h] = their decoded chunks, `ga` = the first block within the chunk):
 /// s[b][h] lane r = Σ over block ga + b of B row r × A row h, B still offset (uncorrected).
-template <dtype::id T, std::size_t Rows, std::size_t Blocks>
+template <tiles16_prefetch_kind P, dtype::id T, std::size_t Rows, std::size_t Blocks>
 inline void tiles16_sums(const std::uint8_t* bp, const std::int8_t* const* ai, std::size_t ga,
                          __m512i (&s)[Blocks][Rows]) noexcept {
   constexpr std::size_t bt = kernels::mx::detail::tiles16_block_bytes(T);
   for (std::size_t b = 0; b < Blocks; ++b)
     for (std::size_t h = 0; h < Rows; ++h) s[b][h] = _mm512_setzero_si512();
-  auto pf = [&](std::size_t o) { tiles16_prefetch_at<T, Rows>(bp, o); };
+  auto pf = [&](std::size_t o) { tiles16_prefetch_at<P, T, Rows>(bp, o); };
   if constexpr (T == dtype::id::fp4e2m1) {
     const __m512i lut = _mm512_loadu_si512(tiles16_fp4_table.data());
 ARMLOWER_MX_TILES16_UNROLL(4)
@@ -237,10 +263,10 @@ struct tiles16_int_ops {
                        std::int32_t* corr, std::int32_t* sk, int& sa_min, int& sa_max) noexcept {
     tiles16_decode_a<T>(codes, sc, gcount, ai, corr, sk, sa_min, sa_max);
   }
-  template <std::size_t Rows, std::size_t Blocks>
+  template <tiles16_prefetch_kind P, std::size_t Rows, std::size_t Blocks>
   static void sums(const std::uint8_t* bp, const a_type* const* ai, std::size_t ga, const std::uint8_t*,
                    sum_type (&s)[Blocks][Rows]) noexcept {
-    tiles16_sums<T, Rows, Blocks>(bp, ai, ga, s);
+    tiles16_sums<P, T, Rows, Blocks>(bp, ai, ga, s);
   }
   template <bool Checked>
   static void step(__m512& acc, sum_type s, std::int32_t corr, __m512i sbc, std::int32_t sk, std::uint8_t sa) noexcept {
@@ -378,7 +404,7 @@ struct tiles16_bf16_ops {
   static constexpr std::size_t chains = Rows == 1 ? 4 : Rows <= 3 ? 2 : 1;
   /// s[b][h] lane r = Σ over block ga + b of B row r × A row h, ×2^us; block tiles with `flags[ga + b]`
   /// set by `exact_block`.
-  template <std::size_t Rows, std::size_t Blocks>
+  template <tiles16_prefetch_kind P, std::size_t Rows, std::size_t Blocks>
   ARMLOWER_MX_TILES16_INLINE static void sums(const std::uint8_t* bp, const a_type* const* ai, std::size_t ga,
                                                   const std::uint8_t* flags, sum_type (&s)[Blocks][Rows]) noexcept {
     constexpr std::size_t bt = 512, nc = chains<Rows>;
@@ -394,7 +420,7 @@ ARMLOWER_MX_TILES16_UNROLL(4)
         for (std::size_t q = 0; q < nc; ++q) p[h][q] = _mm512_setzero_ps();
 ARMLOWER_MX_TILES16_UNROLL(8)
       for (std::size_t j = 0; j < 8; ++j) {
-        tiles16_prefetch_at<T, Rows>(bp, b * bt + 64 * j);
+        tiles16_prefetch_at<P, T, Rows>(bp, b * bt + 64 * j);
         __m512i x = _mm512_loadu_si512(bp + b * bt + 64 * j);
         in_register(x);  // one load for both words (GCC would fold it into both shifts: two loads)
         const __m512i lo = words<true>(x), hi = words<false>(x);
@@ -432,19 +458,13 @@ using tiles16_ops = tiles16_int_ops<T>;
 
 }  // namespace detail
 
-/// MATMUL_T_BLOCK_SCALED rows with B in the tiles16 layout, for T with `tiles16_runs(T)`:
-/// MXINT8, FP6E2M3, FP4E2M1 (`detail::tiles16_int_ops`) and FP6E3M2 (`detail::tiles16_bf16_ops`: its
-/// block sums are exact — integer multiples of 2^-8 below 2^15) bit-identical to `reference_rows<T>`
-/// over the B that was packed; FP8E4M3 / FP8E5M2 within the TOSA dot-product bound, as `fp8_bf16_rows`
-/// (fp32 summation order). Chunks of `int8_chunk` columns of up to `tiles16_a_rows` A rows are decoded
-/// once; per tile, 4 blocks at a time (`sums`), then the fp32 block steps in block order, unchecked
-/// where the tile's scale range and the chunk's show every factor normal
-/// (`avx2::detail::normal_factors`), else checked per block. Outputs are carried across chunks in `out`.
-template <dtype::id T>
-inline void tiles16_rows(const tiles16_args& r) noexcept {
+namespace detail {
+/// `tiles16_rows` with prefetch kind P.
+template <dtype::id T, tiles16_prefetch_kind P>
+inline void tiles16_rows_by(const tiles16_args& r) noexcept {
   static_assert(tiles16_runs(T));
   namespace kd = kernels::mx::detail;
-  using ops = detail::tiles16_ops<T>;
+  using ops = tiles16_ops<T>;
   constexpr std::size_t bs = armlower::mx::block_size, tq = kd::tiles16_rows, hr = tiles16_a_rows;
   constexpr std::size_t bt = kd::tiles16_block_bytes(T);
   constexpr int us = ops::us;
@@ -486,7 +506,7 @@ inline void tiles16_rows(const tiles16_args& r) noexcept {
         auto step = [&]<std::size_t Rows, std::size_t Blocks, bool Checked>(std::size_t ga, __m512 (&ac)[hr])
                         ARMLOWER_MX_TILES16_INLINE {
           typename ops::sum_type s[Blocks][Rows];
-          ops::template sums<Rows, Blocks>(bp + ga * bt, ap, ga, fp, s);
+          ops::template sums<P, Rows, Blocks>(bp + ga * bt, ap, ga, fp, s);
 ARMLOWER_MX_TILES16_UNROLL(4)
           for (std::size_t b = 0; b < Blocks; ++b) {
             const __m512i sbc = detail::load_u8x16(sp + (ga + b) * tq);
@@ -521,6 +541,23 @@ ARMLOWER_MX_TILES16_UNROLL(4)
       }
     }
   }
+}
+
+}  // namespace detail
+
+/// MATMUL_T_BLOCK_SCALED rows with B in the tiles16 layout, for T with `tiles16_runs(T)`:
+/// MXINT8, FP6E2M3, FP4E2M1 (`detail::tiles16_int_ops`) and FP6E3M2 (`detail::tiles16_bf16_ops`: its
+/// block sums are exact — integer multiples of 2^-8 below 2^15) bit-identical to `reference_rows<T>`
+/// over the B that was packed; FP8E4M3 / FP8E5M2 within the TOSA dot-product bound, as `fp8_bf16_rows`
+/// (fp32 summation order). Chunks of `int8_chunk` columns of up to `tiles16_a_rows` A rows are decoded
+/// once; per tile, 4 blocks at a time (`sums`), then the fp32 block steps in block order, unchecked
+/// where the tile's scale range and the chunk's show every factor normal
+/// (`avx2::detail::normal_factors`), else checked per block. Outputs are carried across chunks in `out`.
+/// B is prefetched as `r.prefetch` says.
+template <dtype::id T>
+inline void tiles16_rows(const tiles16_args& r) noexcept {
+  if (r.prefetch == tiles16_prefetch_kind::l1_lines) detail::tiles16_rows_by<T, tiles16_prefetch_kind::l1_lines>(r);
+  else detail::tiles16_rows_by<T, tiles16_prefetch_kind::l2_sparse>(r);
 }
 
 }  // namespace armlower::kernels::mx::arch::avx512
