@@ -72,8 +72,9 @@ enum class tiles16_prefetch_kind : std::uint8_t {
   /// 106–115 % of the cold one against a prefetch per line; FP4E2M1 colder with the sparse one).
   l2_sparse = 0,
   /// Measured on Zen 5: one L1 (T0) prefetch per 64-byte line 8 KiB ahead, every type and batch
-  /// (benchmarks/RESULTS.md, "MX on Zen 5": with `l2_sparse` there the FP8-coded types' GEMV reached
-  /// 43–55 % of the cold read and FP4E2M1 69–77 %; with this 93–102 % and 90–97 %).
+  /// (benchmarks/RESULTS.md, "MX on Zen 5": with `l2_sparse` there the FP8-coded types' batch-1 GEMV
+  /// reached 47–57 % of the cold read and FP4E2M1 71–79 %; with this 89–98 % and 92–95 %; warm and
+  /// batch 8 no slower).
   l1_lines = 1,
 };
 
