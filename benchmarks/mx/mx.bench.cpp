@@ -297,8 +297,8 @@ void bm_ceiling_pair(benchmark::State& st, id t, kmx::matmul_path path) {
 
 // B = `w` packed for the `best` path (`kmx::pack_b`) in `storage`, at its first 64-byte boundary
 // (`kmx::packed_b_in`, what the interpreter does) plus `offset` bytes; empty (and a skip) if it fails.
-std::span<const std::uint8_t> pack_best(benchmark::State& st, id t, const mx_operand& w, std::vector<std::uint8_t>& storage,
-                                        std::size_t offset = 0) {
+std::span<std::uint8_t> pack_best(benchmark::State& st, id t, const mx_operand& w, std::vector<std::uint8_t>& storage,
+                                  std::size_t offset = 0) {
   auto wv = w.view();
   wv.finite_codes = mx::finite_codes(t, w.data);
   const auto rows = std::size_t(w.shape[1]), k = std::size_t(w.shape[2]);
@@ -347,6 +347,49 @@ void bm_ceiling_pair_packed(benchmark::State& st, id t) {
       [&] { return seconds([&] { return kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{buf}, out); }); },
       2.0 * double(N) * k);
 }
+
+#if defined(ARMLOWER_MX_AVX512)
+// The two tiles16 B prefetch kinds on this CPU, batch-1 GEMV in pairs ({K, cold}): the same packing
+// twice, header byte 24 set to `l2_sparse` and to `l1_lines` (`pack_b` records the CPU's own kind;
+// `arch::avx512::tiles16_prefetch_for_cpu`), timed alternately (cold: each after `evict_caches`);
+// ratio = median of t_l2_sparse ÷ t_l1_lines (> 1: `l1_lines` faster). What the per-CPU choice rests on.
+void bm_prefetch_kind_pair(benchmark::State& st, id t) {
+  const int k = int(st.range(0));
+  const bool cold = st.range(1) != 0;
+  const auto w = quantize(t, random_floats(std::size_t(N) * k, 1), N, k);
+  const auto a = quantize(t, random_floats(std::size_t(k), 2), 1, k);
+  if (kmx::packed_b_layout_for(t, kmx::matmul_path::best) != kmx::packed_b_layout::tiles16) {
+    st.SkipWithError("no tiles16 layout for this type: not available");
+    return;
+  }
+  std::vector<std::uint8_t> s_sparse, s_lines;
+  const auto sparse = pack_best(st, t, w, s_sparse), lines = pack_best(st, t, w, s_lines);
+  if (sparse.empty() || lines.empty()) return;
+  sparse[24] = std::uint8_t(kmx::arch::avx512::tiles16_prefetch_kind::l2_sparse);
+  lines[24] = std::uint8_t(kmx::arch::avx512::tiles16_prefetch_kind::l1_lines);
+  std::vector<float> out(static_cast<std::size_t>(N));
+  auto gemv = [&](std::span<const std::uint8_t> b) {
+    if (cold) evict_caches();
+    return seconds([&] { return kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{b}, out); });
+  };
+  std::vector<double> ratio, ts, tl;
+  for (auto _ : st) {
+    double xs, xl;
+    if (ratio.size() % 2 == 0) {
+      xs = gemv(sparse);
+      xl = gemv(lines);
+    } else {
+      xl = gemv(lines);
+      xs = gemv(sparse);
+    }
+    st.SetIterationTime(xs + xl);
+    ratio.push_back(xs / xl);
+    ts.push_back(xs);
+    tl.push_back(xl);
+  }
+  report_pair(st, ratio, ts, tl, 2.0 * double(N) * k, "l2_sparse", "l1_lines");
+}
+#endif
 
 // fp32 reference: sequential dot products (what TOSA MATMUL's pseudocode reads).
 void bm_fp32_pseudocode(benchmark::State& st) {
@@ -615,6 +658,19 @@ MX_PACKED(fp6e2m3);
 MX_PACKED(fp6e3m2);
 MX_PACKED(fp4e2m1);
 MX_PACKED(mxint8);
+#if defined(ARMLOWER_MX_AVX512)
+#define MX_PREFETCH_KINDS(T)                                   \
+  BENCHMARK_CAPTURE(bm_prefetch_kind_pair, T, id::T)           \
+      ->ArgsProduct({{1024, 4096}, {0, 1}})                    \
+      ->UseManualTime()                                        \
+      ->Unit(benchmark::kMicrosecond)
+MX_PREFETCH_KINDS(fp8e4m3);
+MX_PREFETCH_KINDS(fp8e5m2);
+MX_PREFETCH_KINDS(fp6e2m3);
+MX_PREFETCH_KINDS(fp6e3m2);
+MX_PREFETCH_KINDS(fp4e2m1);
+MX_PREFETCH_KINDS(mxint8);
+#endif
 // What users get: `matmul_path::best` (the run-time interpreter uses it whenever it is bit-exact).
 MX_BENCH(fp8e4m3, best);
 MX_BENCH(fp6e2m3, best);
