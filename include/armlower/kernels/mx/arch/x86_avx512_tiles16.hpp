@@ -79,8 +79,8 @@ enum class tiles16_prefetch_kind : std::uint8_t {
 };
 
 /// The prefetch kind for this CPU: `l1_lines` on AMD family 1Ah (Zen 5), `l2_sparse` elsewhere (Zen 4,
-/// family 19h, where it was measured, and CPUs where neither was). Runs CPUID: call it once (`pack_b`
-/// records the result in the packing).
+/// family 19h, where it was measured, and CPUs where neither was; benchmarks/mx `bm_prefetch_kind_pair`
+/// times both on the CPU it runs on). Runs CPUID: call it once (`pack_b` records the result in the packing).
 [[nodiscard]] inline tiles16_prefetch_kind tiles16_prefetch_for_cpu() noexcept {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return tiles16_prefetch_kind::l2_sparse;
