@@ -247,11 +247,13 @@ void bm_read_ceiling(benchmark::State& st, id t) {
   st.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// The pair loop of the ceiling benchmarks: every iteration times `read` and `gemv` back to back
-// (alternating which goes first; `cold`: each after `evict_caches`), and `ratio` = median of t_read ÷
-// t_gemv [10th, 90th percentile] is the fraction of the read ceiling the GEMV reaches (`flops` per GEMV).
+// The pair loop of the ceiling and prefetch-kind benchmarks: every iteration times `read` and `gemv` back
+// to back (alternating which goes first; `cold`: each after `evict_caches`), and `ratio` = median of t_read
+// ÷ t_gemv [10th, 90th percentile] is the fraction of the read ceiling the GEMV reaches (`flops` per GEMV;
+// the two sides reported as `a_name` / `b_name`).
 template <class Read, class Gemv>
-void time_pairs(benchmark::State& st, bool cold, Read read, Gemv gemv, double flops) {
+void time_pairs(benchmark::State& st, bool cold, Read read, Gemv gemv, double flops, const std::string& a_name = "read",
+                const std::string& b_name = "gemv") {
   std::vector<double> ratio, tr, tg;
   for (auto _ : st) {
     double xr, xg;
@@ -270,7 +272,7 @@ void time_pairs(benchmark::State& st, bool cold, Read read, Gemv gemv, double fl
     tr.push_back(xr);
     tg.push_back(xg);
   }
-  report_pair(st, ratio, tr, tg, flops, "read", "gemv");
+  report_pair(st, ratio, tr, tg, flops, a_name, b_name);
 }
 
 // A batch-1 GEMV (path `path`) against its read ceiling, measured in pairs: every iteration times the
@@ -369,25 +371,10 @@ void bm_prefetch_kind_pair(benchmark::State& st, id t) {
   lines[24] = std::uint8_t(kmx::arch::avx512::tiles16_prefetch_kind::l1_lines);
   std::vector<float> out(static_cast<std::size_t>(N));
   auto gemv = [&](std::span<const std::uint8_t> b) {
-    if (cold) evict_caches();
     return seconds([&] { return kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{b}, out); });
   };
-  std::vector<double> ratio, ts, tl;
-  for (auto _ : st) {
-    double xs, xl;
-    if (ratio.size() % 2 == 0) {
-      xs = gemv(sparse);
-      xl = gemv(lines);
-    } else {
-      xl = gemv(lines);
-      xs = gemv(sparse);
-    }
-    st.SetIterationTime(xs + xl);
-    ratio.push_back(xs / xl);
-    ts.push_back(xs);
-    tl.push_back(xl);
-  }
-  report_pair(st, ratio, ts, tl, 2.0 * double(N) * k, "l2_sparse", "l1_lines");
+  time_pairs(st, cold, [&] { return gemv(sparse); }, [&] { return gemv(lines); }, 2.0 * double(N) * k, "l2_sparse",
+             "l1_lines");
 }
 #endif
 
@@ -608,22 +595,21 @@ MX_L1(fp6e3m2, avx512);
 MX_L1(fp4e2m1, avx512);
 MX_L1(mxint8, avx512);
 #endif
-// Read ceilings of the batch-1 GEMVs above (same bytes per format and K).
-#define MX_CEILING(T)                                                                        \
-  BENCHMARK_CAPTURE(bm_read_ceiling, T, id::T)                                               \
+// `bench` registered as `name` (captured arguments after it) over {K 1024, 4096} × {warm 0, cold 1},
+// manual time: the shape of the ceiling and pair rows below.
+#define MX_K_COLD(bench, name, ...)                                                          \
+  BENCHMARK_CAPTURE(bench, name, __VA_ARGS__)                                                \
       ->ArgsProduct({{1024, 4096}, {0, 1}})                                                  \
       ->UseManualTime()                                                                      \
       ->Unit(benchmark::kMicrosecond)
+// Read ceilings of the batch-1 GEMVs above (same bytes per format and K).
+#define MX_CEILING(T) MX_K_COLD(bm_read_ceiling, T, id::T)
 MX_CEILING(fp8e4m3);
 MX_CEILING(fp6e2m3);
 MX_CEILING(fp4e2m1);
 MX_CEILING(mxint8);
 // Batch-1 GEMVs against their read ceilings in pairs (bm_ceiling_pair), {K, cold}.
-#define MX_CEILING_PAIR(T, P)                                                                \
-  BENCHMARK_CAPTURE(bm_ceiling_pair, T##_##P, id::T, kmx::matmul_path::P)                    \
-      ->ArgsProduct({{1024, 4096}, {0, 1}})                                                  \
-      ->UseManualTime()                                                                      \
-      ->Unit(benchmark::kMicrosecond)
+#define MX_CEILING_PAIR(T, P) MX_K_COLD(bm_ceiling_pair, T##_##P, id::T, kmx::matmul_path::P)
 #define MX_CEILING_PAIR_PATHS(T) \
   MX_CEILING_PAIR(T, avx2);      \
   MX_CEILING_PAIR(T, best)
@@ -648,10 +634,7 @@ MX_CEILING_PAIR(mxint8, avx512);
 #define MX_PACKED(T)                                                                         \
   BENCHMARK_CAPTURE(bm_mx_packed, T, id::T, 0)->Apply(shapes);                               \
   BENCHMARK_CAPTURE(bm_mx_packed, T##_at16, id::T, 16)->Args({1024, 1})->Args({4096, 1});    \
-  BENCHMARK_CAPTURE(bm_ceiling_pair_packed, T, id::T)                                        \
-      ->ArgsProduct({{1024, 4096}, {0, 1}})                                                  \
-      ->UseManualTime()                                                                      \
-      ->Unit(benchmark::kMicrosecond)
+  MX_K_COLD(bm_ceiling_pair_packed, T, id::T)
 MX_PACKED(fp8e4m3);
 MX_PACKED(fp8e5m2);
 MX_PACKED(fp6e2m3);
@@ -659,11 +642,7 @@ MX_PACKED(fp6e3m2);
 MX_PACKED(fp4e2m1);
 MX_PACKED(mxint8);
 #if defined(ARMLOWER_MX_AVX512)
-#define MX_PREFETCH_KINDS(T)                                   \
-  BENCHMARK_CAPTURE(bm_prefetch_kind_pair, T, id::T)           \
-      ->ArgsProduct({{1024, 4096}, {0, 1}})                    \
-      ->UseManualTime()                                        \
-      ->Unit(benchmark::kMicrosecond)
+#define MX_PREFETCH_KINDS(T) MX_K_COLD(bm_prefetch_kind_pair, T, id::T)
 MX_PREFETCH_KINDS(fp8e4m3);
 MX_PREFETCH_KINDS(fp8e5m2);
 MX_PREFETCH_KINDS(fp6e2m3);
