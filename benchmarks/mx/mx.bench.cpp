@@ -352,7 +352,7 @@ void bm_ceiling_pair_packed(benchmark::State& st, id t) {
 
 #if defined(ARMLOWER_MX_AVX512)
 // The two tiles16 B prefetch kinds on this CPU, batch-1 GEMV in pairs ({K, cold}): the same packing
-// twice, header byte 24 set to `l2_sparse` and to `l1_lines` (`pack_b` records the CPU's own kind;
+// twice, `kmx::packed_b_prefetch_byte` set to `l2_sparse` and to `l1_lines` (`pack_b` records the CPU's own kind;
 // `arch::avx512::tiles16_prefetch_for_cpu`), timed alternately (cold: each after `evict_caches`);
 // ratio = median of t_l2_sparse ÷ t_l1_lines (> 1: `l1_lines` faster). What the per-CPU choice rests on.
 void bm_prefetch_kind_pair(benchmark::State& st, id t) {
@@ -367,8 +367,8 @@ void bm_prefetch_kind_pair(benchmark::State& st, id t) {
   std::vector<std::uint8_t> s_sparse, s_lines;
   const auto sparse = pack_best(st, t, w, s_sparse), lines = pack_best(st, t, w, s_lines);
   if (sparse.empty() || lines.empty()) return;
-  sparse[24] = std::uint8_t(kmx::arch::avx512::tiles16_prefetch_kind::l2_sparse);
-  lines[24] = std::uint8_t(kmx::arch::avx512::tiles16_prefetch_kind::l1_lines);
+  sparse[kmx::packed_b_prefetch_byte] = std::uint8_t(kmx::arch::avx512::tiles16_prefetch_kind::l2_sparse);
+  lines[kmx::packed_b_prefetch_byte] = std::uint8_t(kmx::arch::avx512::tiles16_prefetch_kind::l1_lines);
   std::vector<float> out(static_cast<std::size_t>(N));
   auto gemv = [&](std::span<const std::uint8_t> b) {
     return seconds([&] { return kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{b}, out); });

@@ -144,13 +144,14 @@ void check_packed(id t, const operand& a, const operand& b, kmx::matmul_path p, 
   else
     CHECK(within_dot_bound(out, r64, bnd, c));
   // the packing is position-independent: copied to 16 mod 64 (unaligned loads), the same bits; a
-  // tiles16 copy also runs the other B prefetch kind (header byte 24, `tiles16_prefetch_kind`)
+  // tiles16 copy also runs the other B prefetch kind (`packed_b_prefetch_byte`)
   std::vector<std::uint8_t> moved(buf.size() + 80);
   const std::span<std::uint8_t> at16(moved.data() + armlower::kernels::detail::align64_offset(moved.data()) + 16, buf.size());
   std::copy(buf.begin(), buf.end(), at16.begin());
   if (kmx::packed_b_layout_for(t, p) == kmx::packed_b_layout::tiles16) {
-    REQUIRE(at16[24] <= 1);
-    at16[24] = static_cast<std::uint8_t>(1 - at16[24]);
+    std::uint8_t& kind = at16[kmx::packed_b_prefetch_byte];
+    REQUIRE(kind <= 1);
+    kind = static_cast<std::uint8_t>(1 - kind);
   }
   std::vector<float> out16(expected.size());
   REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{at16}, out16) == mx::status::ok);
@@ -680,7 +681,7 @@ TEST_CASE("packed B: layouts, sizes and errors") {
   bad[4] = 7;  // no layout
   CHECK(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{bad}, out) == mx::status::shape_mismatch);
   bad = buf;
-  bad[24] = 2;  // no B prefetch kind
+  bad[kmx::packed_b_prefetch_byte] = 2;  // no B prefetch kind
   CHECK(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{bad}, out) == mx::status::shape_mismatch);
   for (float o : out) CHECK(o == 42.0f);
   // a row-major packing keeps finite_codes and runs its path

@@ -45,6 +45,9 @@ enum class packed_b_layout : std::uint8_t { row_major = 1, tiles16 = 2 };
 /// Bytes of the header in front of every packing (magic, layout, element type, path, finite codes, W,
 /// C, and for tiles16 the B prefetch kind of the CPU that packed it: `arch::avx512::tiles16_prefetch_for_cpu`).
 inline constexpr std::size_t packed_b_header_bytes = 64;
+/// The header byte that holds a tiles16 packing's B prefetch kind (`arch::avx512::tiles16_prefetch_kind`,
+/// written by `pack_b`; 0 in a row-major packing). A value above 1 is no packing.
+inline constexpr std::size_t packed_b_prefetch_byte = 24;
 
 /// The layout `pack_b` writes for element type `t` and `path` (`best` resolved for a GEMV, A with one
 /// row): `tiles16` where the path is `avx512` and this build runs `t` on it (`arch::avx512::tiles16_runs`:
@@ -132,7 +135,7 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
   h.type = static_cast<dtype::id>(bytes[5]);
   h.path = static_cast<matmul_path>(bytes[6]);
   h.finite_codes = bytes[7] != 0;
-  h.prefetch = bytes[24];
+  h.prefetch = bytes[packed_b_prefetch_byte];
   const std::uint64_t w = get_u64(bytes.data() + 8), c = get_u64(bytes.data() + 16);
   if (!armlower::mx::is_element(h.type) || h.path > matmul_path::best ||
       (h.layout != packed_b_layout::row_major && h.layout != packed_b_layout::tiles16) || w == 0 || c == 0 ||
@@ -152,8 +155,8 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
 
 /// Packs B (`b`: data [1, W, C] and scales [1, W, C/32] of element type `t`) for `path` into
 /// `buffer` (at least `packed_b_size(t, W, C, path)` bytes; only that many are written, from the
-/// start; 64-byte aligned for speed: `packed_b_in`). `b.finite_codes` is kept with the packing. Errors (nothing written): `unsupported_type`
-/// (t not an MX element type), `bad_rank` / `empty_dimension` / `bad_block_dim` / `shape_mismatch` /
+/// start; 64-byte aligned for speed: `packed_b_in`). `b.finite_codes` is kept with the packing, and for
+/// tiles16 this CPU's B prefetch kind. Errors (nothing written): `unsupported_type` (t not an MX element type), `bad_rank` / `empty_dimension` / `bad_block_dim` / `shape_mismatch` /
 /// `buffer_size` (as `matmul_t_block_scaled` checks B, or a packing not addressable here), `bad_batch` (D ≠ 1: only shared weights are
 /// packed), `unsupported_path` (path not compiled in or not available for t), `scratch_too_small`.
 [[nodiscard]] constexpr status pack_b(dtype::id t, const block_scaled_view& b, std::span<std::uint8_t> buffer,
@@ -183,7 +186,7 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
   for (std::size_t i = 24; i < packed_b_header_bytes; ++i) p[i] = 0;
 #if defined(ARMLOWER_MX_AVX512)
   if (layout == packed_b_layout::tiles16 && !std::is_constant_evaluated())
-    p[24] = static_cast<std::uint8_t>(arch::avx512::tiles16_prefetch_for_cpu());  // how this CPU prefetches B
+    p[packed_b_prefetch_byte] = static_cast<std::uint8_t>(arch::avx512::tiles16_prefetch_for_cpu());  // how this CPU prefetches B
 #endif
   std::uint8_t* body = p + packed_b_header_bytes;
   if (layout == packed_b_layout::tiles16) {
