@@ -353,7 +353,7 @@ void bm_ceiling_pair_packed(benchmark::State& st, id t) {
 #if defined(ARMLOWER_MX_AVX512)
 // The two tiles16 B prefetch kinds on this CPU, batch-1 GEMV in pairs ({K, cold}): the same packing
 // twice, `kmx::packed_b_prefetch_byte` set to `l2_sparse` and to `l1_lines` (`pack_b` records the CPU's own kind;
-// `arch::avx512::tiles16_prefetch_for_cpu`), timed alternately (cold: each after `evict_caches`);
+// `arch::avx512::prefetch_kind_for_cpu`), timed alternately (cold: each after `evict_caches`);
 // ratio = median of t_l2_sparse ÷ t_l1_lines (> 1: `l1_lines` faster). What the per-CPU choice rests on.
 void bm_prefetch_kind_pair(benchmark::State& st, id t) {
   const int k = int(st.range(0));
@@ -367,14 +367,41 @@ void bm_prefetch_kind_pair(benchmark::State& st, id t) {
   std::vector<std::uint8_t> s_sparse, s_lines;
   const auto sparse = pack_best(st, t, w, s_sparse), lines = pack_best(st, t, w, s_lines);
   if (sparse.empty() || lines.empty()) return;
-  sparse[kmx::packed_b_prefetch_byte] = std::uint8_t(kmx::arch::avx512::tiles16_prefetch_kind::l2_sparse);
-  lines[kmx::packed_b_prefetch_byte] = std::uint8_t(kmx::arch::avx512::tiles16_prefetch_kind::l1_lines);
+  sparse[kmx::packed_b_prefetch_byte] = std::uint8_t(kmx::arch::avx512::prefetch_kind::l2_sparse);
+  lines[kmx::packed_b_prefetch_byte] = std::uint8_t(kmx::arch::avx512::prefetch_kind::l1_lines);
   std::vector<float> out(static_cast<std::size_t>(N));
   auto gemv = [&](std::span<const std::uint8_t> b) {
     return seconds([&] { return kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{b}, out); });
   };
   time_pairs(st, cold, [&] { return gemv(sparse); }, [&] { return gemv(lines); }, 2.0 * double(N) * k, "l2_sparse",
              "l1_lines");
+}
+
+// The two B prefetch kinds of the row-major AVX-512 batch-1 GEMV of the integer formats
+// (`arch::avx512::int8_rows` with each `prefetch_kind`; `matmul_t_block_scaled` runs this CPU's,
+// `cpu_prefetch_kind`), unpacked B as in bm_mx, in pairs ({K, cold}); ratio = median of t_l2_sparse ÷
+// t_l1_lines (> 1: `l1_lines` faster).
+void bm_rows_prefetch_kind_pair(benchmark::State& st, id t) {
+  const int k = int(st.range(0));
+  const bool cold = st.range(1) != 0;
+  const auto w = quantize(t, random_floats(std::size_t(N) * k, 1), N, k);
+  const auto a = quantize(t, random_floats(std::size_t(k), 2), 1, k);
+  std::vector<float> out(static_cast<std::size_t>(N));
+  const kmx::arch::rows_args r{a.data.data(), a.scale.data(), 1, w.data.data(), w.scale.data(), std::size_t(N),
+                               std::size_t(k), out.data()};
+  auto gemv = [&](kmx::arch::avx512::prefetch_kind kind) {
+    return seconds([&] {
+      armlower::dtype::with_dtype(t, [&](auto e) {
+        constexpr id T = decltype(e)::value;
+        if constexpr (T == id::fp4e2m1 || T == id::fp6e2m3 || T == id::fp6e3m2 || T == id::mxint8)
+          kmx::arch::avx512::int8_rows<T>(r, kind);
+      });
+      return out[0];
+    });
+  };
+  time_pairs(
+      st, cold, [&] { return gemv(kmx::arch::avx512::prefetch_kind::l2_sparse); },
+      [&] { return gemv(kmx::arch::avx512::prefetch_kind::l1_lines); }, 2.0 * double(N) * k, "l2_sparse", "l1_lines");
 }
 #endif
 
@@ -649,6 +676,12 @@ MX_PREFETCH_KINDS(fp6e2m3);
 MX_PREFETCH_KINDS(fp6e3m2);
 MX_PREFETCH_KINDS(fp4e2m1);
 MX_PREFETCH_KINDS(mxint8);
+// The row-major integer GEMV with each prefetch kind (bm_rows_prefetch_kind_pair).
+#define MX_ROWS_PREFETCH_KINDS(T) MX_K_COLD(bm_rows_prefetch_kind_pair, T, id::T)
+MX_ROWS_PREFETCH_KINDS(fp6e2m3);
+MX_ROWS_PREFETCH_KINDS(fp6e3m2);
+MX_ROWS_PREFETCH_KINDS(fp4e2m1);
+MX_ROWS_PREFETCH_KINDS(mxint8);
 #endif
 // What users get: `matmul_path::best` (the run-time interpreter uses it whenever it is bit-exact).
 MX_BENCH(fp8e4m3, best);

@@ -158,6 +158,32 @@ void check_packed(id t, const operand& a, const operand& b, kmx::matmul_path p, 
   CHECK(bits_equal(out16, out));
 }
 
+// The row-major AVX-512 kernels of the integer formats with each B prefetch kind (the entry runs this
+// CPU's, `arch::avx512::cpu_prefetch_kind`): the same bits as `expected` (one batch, shared B).
+void check_row_prefetch_kinds([[maybe_unused]] id t, [[maybe_unused]] const operand& a,
+                              [[maybe_unused]] const operand& b, [[maybe_unused]] const std::vector<float>& expected) {
+#if defined(ARMLOWER_MX_AVX512)
+  namespace x5 = kmx::arch::avx512;
+  if (a.shape[0] != 1 || b.shape[0] != 1) return;
+  for (const auto kind : {x5::prefetch_kind::l2_sparse, x5::prefetch_kind::l1_lines}) {
+    CAPTURE(int(kind));
+    std::vector<float> out(expected.size());
+    const kmx::arch::rows_args r{a.data.data(), a.scale.data(), std::size_t(a.shape[1]), b.data.data(), b.scale.data(),
+                                 std::size_t(b.shape[1]), std::size_t(a.shape[2]), out.data()};
+    const bool ran = armlower::dtype::with_dtype(t, [&](auto e) {
+      constexpr id T = decltype(e)::value;
+      if constexpr (T == id::fp4e2m1 || T == id::fp6e2m3 || T == id::fp6e3m2 || T == id::mxint8) {
+        x5::int8_rows<T>(r, kind);
+        return true;
+      } else {
+        return false;
+      }
+    });
+    if (ran) CHECK(bits_equal(out, expected));
+  }
+#endif
+}
+
 // Every fast path against the pseudocode path for A · Bᵀ (`outputs` values, shared dimension c):
 // bit-identical where `bit_exact` claims it, else within the dot-product bound of the fp64 result;
 // `ref_in_bound`: the pseudocode result itself is held to the bound too (not where it overflows).
@@ -176,6 +202,7 @@ void check_fast_paths(id t, const operand& a, const operand& b, std::size_t outp
     if (kmx::bit_exact(t, p)) CHECK(bits_equal(out, ref));
     else CHECK(within_dot_bound(out, r64, bnd, c));
     check_packed(t, a, b, p, out, r64, bnd, c);
+    if (p == kmx::matmul_path::avx512) check_row_prefetch_kinds(t, a, b, out);
   }
 }
 

@@ -157,7 +157,7 @@ constexpr status run_rows(matmul_path path, const arch::rows_args& r) noexcept {
         else arch::avx512::fp8_rows<T, true>(r);
 #endif
       }
-      else arch::avx512::int8_rows<T>(r);
+      else arch::avx512::int8_rows<T>(r, arch::avx512::cpu_prefetch_kind());  // B prefetch as measured on this CPU
       return status::ok;
 #else
       return status::unsupported_path;

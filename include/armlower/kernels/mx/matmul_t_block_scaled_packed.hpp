@@ -43,9 +43,9 @@ namespace armlower::kernels::mx {
 enum class packed_b_layout : std::uint8_t { row_major = 1, tiles16 = 2 };
 
 /// Bytes of the header in front of every packing (magic, layout, element type, path, finite codes, W,
-/// C, and for tiles16 the B prefetch kind of the CPU that packed it: `arch::avx512::tiles16_prefetch_for_cpu`).
+/// C, and for tiles16 the B prefetch kind of the CPU that packed it: `arch::avx512::cpu_prefetch_kind`).
 inline constexpr std::size_t packed_b_header_bytes = 64;
-/// The header byte that holds a tiles16 packing's B prefetch kind (`arch::avx512::tiles16_prefetch_kind`,
+/// The header byte that holds a tiles16 packing's B prefetch kind (`arch::avx512::prefetch_kind`,
 /// written by `pack_b`; 0 in a row-major packing). A value above 1 is no packing.
 inline constexpr std::size_t packed_b_prefetch_byte = 24;
 
@@ -110,7 +110,7 @@ struct packed_b_header {
   dtype::id type = dtype::id::mxint8;
   matmul_path path = matmul_path::best;
   bool finite_codes = false;
-  std::uint8_t prefetch = 0;  ///< tiles16: the `arch::avx512::tiles16_prefetch_kind` of the CPU that packed it
+  std::uint8_t prefetch = 0;  ///< tiles16: the `arch::avx512::prefetch_kind` of the CPU that packed it
   std::size_t w = 0, c = 0;
 };
 
@@ -186,7 +186,7 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
   for (std::size_t i = 24; i < packed_b_header_bytes; ++i) p[i] = 0;
 #if defined(ARMLOWER_MX_AVX512)
   if (layout == packed_b_layout::tiles16 && !std::is_constant_evaluated())
-    p[packed_b_prefetch_byte] = static_cast<std::uint8_t>(arch::avx512::tiles16_prefetch_for_cpu());  // how this CPU prefetches B
+    p[packed_b_prefetch_byte] = static_cast<std::uint8_t>(arch::avx512::cpu_prefetch_kind());  // how this CPU prefetches B
 #endif
   std::uint8_t* body = p + packed_b_header_bytes;
   if (layout == packed_b_layout::tiles16) {
@@ -237,7 +237,7 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
                                        m.w,
                                        m.c,
                                        output.data() + i * m.h * m.w,
-                                       static_cast<arch::avx512::tiles16_prefetch_kind>(h.prefetch)};
+                                       static_cast<arch::avx512::prefetch_kind>(h.prefetch)};
     dtype::with_dtype(t, [&](auto e) {
       if constexpr (arch::avx512::tiles16_runs(decltype(e)::value)) arch::avx512::tiles16_rows<decltype(e)::value>(r);
     });

@@ -17,7 +17,7 @@
 ///    step, laid out one block per 128-bit lane (`quad_i8`), two `vpdpbusd` per row (FP6E3M2:
 ///    `quad_e3m2`, four `vpdpwssd`), a 4×4 block-sum
 ///    tree (`hsum4x4`) and a 128-bit lane transpose instead of `hsum16x2` per block pair, the factor
-///    check per block step by lane masks, the next tile prefetched into L2; at a
+///    check per block step by lane masks, B prefetched as the CPU's `prefetch_kind` says; at a
 ///    B row stride that is a multiple of 4 KiB (`int8_gemv_alias_stride`: one-byte codes at K 4096)
 ///    two block quads per row and 4-row group, so fewer rows share an L1 set at a time. Same guarantee.
 ///  - FP8E4M3, FP8E5M2 with AVX-512 BF16 (`__AVX512BF16__`, e.g. -march=native on Zen 4 / Sapphire
@@ -83,6 +83,7 @@
 
 #include <armlower/kernels/mx/arch/generic.hpp>
 #include <armlower/kernels/mx/arch/x86_avx2.hpp>
+#include <armlower/kernels/mx/arch/x86_prefetch.hpp>
 #include <armlower/mx/e8m0.hpp>
 #include <armlower/mx/element.hpp>
 #include <armlower/mx/format.hpp>
@@ -452,8 +453,11 @@ inline constexpr std::size_t int8_rows_shared = 4;
 /// B rows per tile of `int8_rows` (one 512-bit lane each).
 inline constexpr std::size_t int8_tile = 16;
 
-/// Whether `int8_gemv` prefetches the next tile's B rows into L2.
-inline constexpr bool int8_gemv_prefetch = true;
+/// Bytes ahead of the read position in each B row at which `int8_gemv` prefetches with
+/// `prefetch_kind::l1_lines`: 8 KiB ahead over the 16 rows of a tile (`int8_tile`). Measured on Zen 5
+/// against 256, 1024 and 2048 (benchmarks/RESULTS.md, "MX row-major GEMV on Zen 5"): 1024 and 2048 as
+/// fast with B cold and up to 7 % slower with B warm; 256 slower cold.
+inline constexpr std::size_t int8_gemv_l1_ahead = 512;
 /// B row strides (bytes) at which `int8_gemv` reads two block quads (8 blocks) per row before the
 /// next row of its 4-row group: a multiple of 4 KiB puts the same column of all 16 tile rows in the
 /// same L1D set (Zen 4: 32 KiB, 8-way, 64 sets), and 16 rows read side by side evict each other's
@@ -469,11 +473,13 @@ inline constexpr std::size_t int8_gemv_alias_stride = 4096;
 /// `detail::quad_e3m2`, int16 values ×16 ≤ 448, and four `vpdpwssd`, no offset), block sums of
 /// 4 rows by `hsum4x4`, a 128-bit lane transpose to one vector of 16 rows per block, then the fp32
 /// block steps of `int8_rows` lane-wise in block order (factor built in the exponent field where
-/// every lane's is a normal fp32, else decoded). The next tile's rows are prefetched into L2 row by row
-/// at the step's offset (16 streams: with weights cold this beat one sequential stream of the same
-/// lines, 94–105 % vs 74–81 % of the cold read ceiling at K 1024 for MXINT8 / FP6E2M3, one probe run).
+/// every lane's is a normal fp32, else decoded). B is prefetched as P says (`prefetch_kind`):
+/// `l2_sparse` the next tile's rows into L2 row by row at the step's offset (16 streams: on Zen 4, with
+/// weights cold, this beat one sequential stream of the same lines, 94–105 % vs 74–81 % of the cold read
+/// ceiling at K 1024 for MXINT8 / FP6E2M3, one probe run); `l1_lines` each line into L1
+/// `int8_gemv_l1_ahead` bytes ahead in its row, the next tile's rows past the end of a row's chunk.
 /// Two quads per row step where the row stride is a multiple of `int8_gemv_alias_stride`.
-template <dtype::id T>
+template <dtype::id T, prefetch_kind P>
 inline void int8_gemv(const rows_args& r) noexcept {
   static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 ||
                 T == dtype::id::mxint8);
@@ -532,6 +538,19 @@ inline void int8_gemv(const rows_args& r) noexcept {
         brow[q] = r.b + (j0 + (q < jt ? q : 0)) * stride + g_first * bb;
         pf[q] = j0 + tq + q < r.w ? r.b + (j0 + tq + q) * stride + g_first * bb : brow[q];
       }
+      // `l1_lines`: the line `ahead` bytes past chunk offset o of row q is at l1_near[q] + o for
+      // o < l1_wrap, else (past the row's chunk) at l1_far[q] + o in the next tile's row; addresses as
+      // integers (never dereferenced: a prefetch of any address is harmless)
+      const std::size_t chunk_bytes = gcount * bb;
+      const std::size_t ahead = int8_gemv_l1_ahead < chunk_bytes ? int8_gemv_l1_ahead : chunk_bytes;
+      const std::size_t l1_wrap = chunk_bytes - ahead;
+      std::uintptr_t l1_near[tq], l1_far[tq];
+      if constexpr (P == prefetch_kind::l1_lines) {
+        for (std::size_t q = 0; q < tq; ++q) {
+          l1_near[q] = reinterpret_cast<std::uintptr_t>(brow[q]) + ahead;
+          l1_far[q] = reinterpret_cast<std::uintptr_t>(pf[q]) + ahead - chunk_bytes;
+        }
+      }
       // `U` block quads from block ga0 of the chunk (`nl` blocks in the last one; `sb_t` holds the blocks
       // from g0): per group m of 4 tile rows, each row's U quads in turn, then per quad the 4×4 block-sum
       // trees, the lane transpose and the fp32 block steps. always_inline: without it GCC 12 left the
@@ -549,7 +568,11 @@ inline void int8_gemv(const rows_args& r) noexcept {
             __m512i v[4];
 #pragma GCC unroll 4
             for (std::size_t q = 0; q < 4; ++q) {
-              if constexpr (int8_gemv_prefetch) {
+              if constexpr (P == prefetch_kind::l1_lines) {
+                const std::uintptr_t line = (ga * bb < l1_wrap ? l1_near[4 * m + q] : l1_far[4 * m + q]) + ga * bb;
+                _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T0);
+                if constexpr (bb == 32) _mm_prefetch(reinterpret_cast<const char*>(line + 64), _MM_HINT_T0);
+              } else {
                 _mm_prefetch(reinterpret_cast<const char*>(pf[4 * m + q] + ga * bb), _MM_HINT_T1);
                 if constexpr (bb == 32) _mm_prefetch(reinterpret_cast<const char*>(pf[4 * m + q] + ga * bb + 64), _MM_HINT_T1);
               }
@@ -601,12 +624,14 @@ inline void int8_gemv(const rows_args& r) noexcept {
 /// `reference_rows<T>`. The structure of `avx2::int8_rows` (chunks of A converted once, per-block
 /// exact sums, lane-wise fp32 block steps in block order, outputs carried across chunks in `out`),
 /// with 16 B rows per tile and two blocks per vector. Offsets: FP4 12, FP6E2M3 60, MXINT8 128
-/// (B + 128 = code XOR 0x80); FP6E3M2 uses int16 `vpdpwssd` without offset.
+/// (B + 128 = code XOR 0x80); FP6E3M2 uses int16 `vpdpwssd` without offset. Batch 1: `int8_gemv`
+/// with the prefetch kind `pk` (`cpu_prefetch_kind()` for this CPU; any kind gives the same bits).
 template <dtype::id T>
-inline void int8_rows(const rows_args& r) noexcept {
+inline void int8_rows(const rows_args& r, prefetch_kind pk) noexcept {
   static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 || T == dtype::id::mxint8);
   if (r.h == 1) {
-    int8_gemv<T>(r);
+    if (pk == prefetch_kind::l1_lines) int8_gemv<T, prefetch_kind::l1_lines>(r);
+    else int8_gemv<T, prefetch_kind::l2_sparse>(r);
     return;
   }
   constexpr bool i16 = T == dtype::id::fp6e3m2;

@@ -36,8 +36,6 @@ namespace armlower::kernels::mx::arch::avx512 {
 #include <cstdint>
 #include <type_traits>
 
-#include <cpuid.h>
-
 // GCC 12's unmasked AVX-512 intrinsics warn at every inlined use (GCC bug 105593; arch/x86_avx512.hpp):
 // silenced for this header's code only, on GCC before 13.
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
@@ -63,44 +61,17 @@ namespace armlower::kernels::mx::arch::avx512 {
 /// A rows that share each B vector load of `tiles16_rows`.
 inline constexpr std::size_t tiles16_a_rows = 4;
 
-/// How `tiles16_rows` prefetches B, chosen per CPU when B is packed (`tiles16_prefetch_for_cpu`).
-enum class tiles16_prefetch_kind : std::uint8_t {
-  /// Measured on Zen 4: the one-byte formats' GEMV (one A row) one L2 (T1) prefetch per 512 bytes
-  /// 64 KiB ahead, the hardware prefetchers fetching the lines between; otherwise one T1 prefetch per
-  /// 64-byte line 16 KiB ahead (benchmarks/RESULTS.md, "MX GEMV over packed weights: address order,
-  /// sparse prefetch": the one-byte GEMV 73–74 % → 91–93 % of the warm read at K 1024 and 74–80 % →
-  /// 106–115 % of the cold one against a prefetch per line; FP4E2M1 colder with the sparse one).
-  l2_sparse = 0,
-  /// Measured on Zen 5: one L1 (T0) prefetch per 64-byte line 8 KiB ahead, every type and batch
-  /// (benchmarks/RESULTS.md, "MX on Zen 5": with `l2_sparse` there the FP8-coded types' batch-1 GEMV
-  /// reached 47–57 % of the cold read and FP4E2M1 71–79 %; with this 89–98 % and 92–95 %; warm and
-  /// batch 8 no slower).
-  l1_lines = 1,
-};
-
-/// The prefetch kind for this CPU: `l1_lines` on AMD family 1Ah (Zen 5), `l2_sparse` elsewhere (Zen 4,
-/// family 19h, where it was measured, and CPUs where neither was; benchmarks/mx `bm_prefetch_kind_pair`
-/// times both on the CPU it runs on). Runs CPUID: call it once (`pack_b` records the result in the packing).
-[[nodiscard]] inline tiles16_prefetch_kind tiles16_prefetch_for_cpu() noexcept {
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return tiles16_prefetch_kind::l2_sparse;
-  const bool amd = ebx == 0x68747541u && edx == 0x69746E65u && ecx == 0x444D4163u;  // "AuthenticAMD"
-  if (!amd || __get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return tiles16_prefetch_kind::l2_sparse;
-  const unsigned base = (eax >> 8) & 0xFu, family = base == 0xFu ? base + ((eax >> 20) & 0xFFu) : base;
-  return family == 0x1Au ? tiles16_prefetch_kind::l1_lines : tiles16_prefetch_kind::l2_sparse;
-}
-
 /// Whether `tiles16_rows` with prefetch kind P, element type T and `Rows` A rows per B load prefetches
-/// B sparsely (`tiles16_prefetch_kind::l2_sparse` for the one-byte formats' GEMV); then each tile's
+/// B sparsely (`prefetch_kind::l2_sparse` for the one-byte formats' GEMV); then each tile's
 /// blocks are read in address order.
-template <tiles16_prefetch_kind P, dtype::id T, std::size_t Rows>
-inline constexpr bool tiles16_sparse_prefetch = P == tiles16_prefetch_kind::l2_sparse && Rows == 1 && T != dtype::id::fp4e2m1;
+template <prefetch_kind P, dtype::id T, std::size_t Rows>
+inline constexpr bool tiles16_sparse_prefetch = P == prefetch_kind::l2_sparse && Rows == 1 && T != dtype::id::fp4e2m1;
 /// Bytes ahead of the read position at which `tiles16_rows` prefetches B.
-template <tiles16_prefetch_kind P, dtype::id T, std::size_t Rows>
+template <prefetch_kind P, dtype::id T, std::size_t Rows>
 inline constexpr std::size_t tiles16_prefetch =
-    P == tiles16_prefetch_kind::l1_lines ? 8192 : tiles16_sparse_prefetch<P, T, Rows> ? 65536 : 16384;
+    P == prefetch_kind::l1_lines ? 8192 : tiles16_sparse_prefetch<P, T, Rows> ? 65536 : 16384;
 /// Bytes of B read per prefetch of `tiles16_rows`.
-template <tiles16_prefetch_kind P, dtype::id T, std::size_t Rows>
+template <prefetch_kind P, dtype::id T, std::size_t Rows>
 inline constexpr std::size_t tiles16_prefetch_every = tiles16_sparse_prefetch<P, T, Rows> ? 512 : 64;
 
 /// Arguments of `tiles16_rows`: A row-major (armlower storage) and B in the tiles16 layout.
@@ -112,7 +83,7 @@ struct tiles16_args {
   std::size_t w;                ///< rows of B
   std::size_t c;                ///< shared dimension, a multiple of 32
   float* out;                   ///< output [h, w]
-  tiles16_prefetch_kind prefetch = tiles16_prefetch_kind::l2_sparse;  ///< how B is prefetched
+  prefetch_kind prefetch = prefetch_kind::l2_sparse;  ///< how B is prefetched
 };
 
 namespace detail {
@@ -139,11 +110,11 @@ inline __m512i load_u8x16(const std::uint8_t* p) noexcept {
 /// `tiles16_rows`' software prefetch of B (kind P): called with the offset o of each 64-byte vector
 /// about to be read from bp, prefetches `tiles16_prefetch` bytes ahead every `tiles16_prefetch_every`
 /// bytes, into L1 (`l1_lines`) or L2.
-template <tiles16_prefetch_kind P, dtype::id T, std::size_t Rows>
+template <prefetch_kind P, dtype::id T, std::size_t Rows>
 inline void tiles16_prefetch_at(const std::uint8_t* bp, std::size_t o) noexcept {
   if (o % tiles16_prefetch_every<P, T, Rows> == 0) {
     const char* q = reinterpret_cast<const char*>(bp + o + tiles16_prefetch<P, T, Rows>);
-    if constexpr (P == tiles16_prefetch_kind::l1_lines) _mm_prefetch(q, _MM_HINT_T0);
+    if constexpr (P == prefetch_kind::l1_lines) _mm_prefetch(q, _MM_HINT_T0);
     else _mm_prefetch(q, _MM_HINT_T1);
   }
 }
@@ -217,7 +188,7 @@ inline __m512i dpbusd_bcast(__m512i acc, __m512i b, const std::int8_t* a) noexce
 /// The exact int32 block sums of one tile for `Blocks` consecutive blocks (the block tiles at bp) and
 /// `Rows` A rows (ai[h] = their decoded chunks, `ga` = the first block within the chunk):
 /// s[b][h] lane r = Σ over block ga + b of B row r × A row h, B still offset (uncorrected).
-template <tiles16_prefetch_kind P, dtype::id T, std::size_t Rows, std::size_t Blocks>
+template <prefetch_kind P, dtype::id T, std::size_t Rows, std::size_t Blocks>
 inline void tiles16_sums(const std::uint8_t* bp, const std::int8_t* const* ai, std::size_t ga,
                          __m512i (&s)[Blocks][Rows]) noexcept {
   constexpr std::size_t bt = kernels::mx::detail::tiles16_block_bytes(T);
@@ -264,7 +235,7 @@ struct tiles16_int_ops {
                        std::int32_t* corr, std::int32_t* sk, int& sa_min, int& sa_max) noexcept {
     tiles16_decode_a<T>(codes, sc, gcount, ai, corr, sk, sa_min, sa_max);
   }
-  template <tiles16_prefetch_kind P, std::size_t Rows, std::size_t Blocks>
+  template <prefetch_kind P, std::size_t Rows, std::size_t Blocks>
   static void sums(const std::uint8_t* bp, const a_type* const* ai, std::size_t ga, const std::uint8_t*,
                    sum_type (&s)[Blocks][Rows]) noexcept {
     tiles16_sums<P, T, Rows, Blocks>(bp, ai, ga, s);
@@ -405,7 +376,7 @@ struct tiles16_bf16_ops {
   static constexpr std::size_t chains = Rows == 1 ? 4 : Rows <= 3 ? 2 : 1;
   /// s[b][h] lane r = Σ over block ga + b of B row r × A row h, ×2^us; block tiles with `flags[ga + b]`
   /// set by `exact_block`.
-  template <tiles16_prefetch_kind P, std::size_t Rows, std::size_t Blocks>
+  template <prefetch_kind P, std::size_t Rows, std::size_t Blocks>
   ARMLOWER_MX_TILES16_INLINE static void sums(const std::uint8_t* bp, const a_type* const* ai, std::size_t ga,
                                                   const std::uint8_t* flags, sum_type (&s)[Blocks][Rows]) noexcept {
     constexpr std::size_t bt = 512, nc = chains<Rows>;
@@ -461,7 +432,7 @@ using tiles16_ops = tiles16_int_ops<T>;
 
 namespace detail {
 /// `tiles16_rows` with prefetch kind P.
-template <dtype::id T, tiles16_prefetch_kind P>
+template <dtype::id T, prefetch_kind P>
 inline void tiles16_rows_by(const tiles16_args& r) noexcept {
   static_assert(tiles16_runs(T));
   namespace kd = kernels::mx::detail;
@@ -557,8 +528,8 @@ ARMLOWER_MX_TILES16_UNROLL(4)
 /// B is prefetched as `r.prefetch` says.
 template <dtype::id T>
 inline void tiles16_rows(const tiles16_args& r) noexcept {
-  if (r.prefetch == tiles16_prefetch_kind::l1_lines) detail::tiles16_rows_by<T, tiles16_prefetch_kind::l1_lines>(r);
-  else detail::tiles16_rows_by<T, tiles16_prefetch_kind::l2_sparse>(r);
+  if (r.prefetch == prefetch_kind::l1_lines) detail::tiles16_rows_by<T, prefetch_kind::l1_lines>(r);
+  else detail::tiles16_rows_by<T, prefetch_kind::l2_sparse>(r);
 }
 
 }  // namespace armlower::kernels::mx::arch::avx512
