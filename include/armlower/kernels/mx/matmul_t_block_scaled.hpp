@@ -74,6 +74,9 @@ enum class matmul_path : std::uint8_t { reference, integer, avx2, avx512, mve, b
 ///    since the mxfp branch: 1.6–2.0× warm, 1.3–3.2× with weights cold, `bm_mx_cold_pair`).
 ///  - FP4E2M1: AVX-512 faster for GEMV (batch 1, `int8_gemv`: 1.06–1.32×) and at batch 8 (1.20–1.30×);
 ///    batches 2–7 are not measured, so they keep AVX2.
+///  - On Zen 5 (AMD family 1Ah) the same choices hold for these four types at batch 1, warm (1.2–2.3×)
+///    and with B cold (1.24–2.26×, `int8_gemv` with the `l1_lines` prefetch kind: "MX row-major GEMV on
+///    Zen 5"; before it, MXINT8 / FP6E2M3 cold were 0.74–0.92×).
 ///  - FP8E4M3, FP8E5M2: with AVX-512 BF16 (`arch::avx512::bf16`, the `vdpbf16ps` kernel) faster for
 ///    GEMV (batch 1: 1.07–1.17× warm), and with weights cold too since its prefetch runs 4 row groups
 ///    ahead as one stream (`bm_mx_cold_pair`, AVX2 ÷ AVX-512 time: K 1024 1.32–1.41×, K 4096

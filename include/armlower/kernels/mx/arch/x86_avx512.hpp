@@ -455,8 +455,8 @@ inline constexpr std::size_t int8_tile = 16;
 
 /// Bytes ahead of the read position in each B row at which `int8_gemv` prefetches with
 /// `prefetch_kind::l1_lines`: 8 KiB ahead over the 16 rows of a tile (`int8_tile`). Measured on Zen 5
-/// against 256, 1024 and 2048 (benchmarks/RESULTS.md, "MX row-major GEMV on Zen 5"): 1024 and 2048 as
-/// fast with B cold and up to 7 % slower with B warm; 256 slower cold.
+/// against 256, 1024 and 2048 (benchmarks/RESULTS.md, "MX row-major GEMV on Zen 5"): 1024 and 2048
+/// 8–10 % faster with B cold at K 1024 but 5–10 % slower with B warm; 256 slower cold.
 inline constexpr std::size_t int8_gemv_l1_ahead = 512;
 /// B row strides (bytes) at which `int8_gemv` reads two block quads (8 blocks) per row before the
 /// next row of its 4-row group: a multiple of 4 KiB puts the same column of all 16 tile rows in the
