@@ -12,6 +12,8 @@
 
 #include "shapes.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <random>
 #include <span>
@@ -306,6 +308,59 @@ void BM_s8_armlower_packed(benchmark::State& st) {
   }
   set_counters(st, p);
 }
+
+#if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
+// The AVX-512 VNNI packed s8 microkernel with the register tiles of each x86 CPU class
+// (`k::detail::vnni_batch_tile_rows`: 4 × 64 for `baseline`, 8 × 32 for `amd_family_1ah` at K ≤ 2048), timed alternately on
+// the same packing, warm; counters: `ratio` = median t_baseline ÷ t_amd_family_1ah (> 1: the 8-row tiles faster)
+// and each side's GMAC/s. What the per-CPU choice rests on; on another CPU it shows which tile to give it.
+void BM_s8_batch_tile_pair(benchmark::State& st) {
+  if (!k::detail::x86_has_avx512_vnni_vl()) {
+    st.SkipWithError("path not available on this CPU");
+    return;
+  }
+  problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
+  const auto a = p.s8();
+  const std::size_t bytes = k::linear_s8_packed_size(p.rows, p.cols);
+  std::vector<std::uint8_t> storage(bytes + 64);
+  auto* base = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;  // 64-byte aligned
+  const auto geo = k::detail::packed_s8_layout(p.rows, p.cols);
+  if (k::pack_linear_s8(a, base, bytes) != armlower::status::ok || geo.narrow) {
+    st.SkipWithError("no VNNI panel layout for this shape: not available");
+    return;
+  }
+  auto timed = [&](k::detail::x86_cpu_class cpu) {
+    const auto t0 = std::chrono::steady_clock::now();
+    k::detail::linear_s8_packed_vnni(a, base, geo, nullptr, cpu);
+    benchmark::ClobberMemory();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  std::vector<double> ratio, t4, t8;
+  for (auto _ : st) {
+    double x4, x8;
+    if (ratio.size() % 2 == 0) {
+      x4 = timed(k::detail::x86_cpu_class::baseline);
+      x8 = timed(k::detail::x86_cpu_class::amd_family_1ah);
+    } else {
+      x8 = timed(k::detail::x86_cpu_class::amd_family_1ah);
+      x4 = timed(k::detail::x86_cpu_class::baseline);
+    }
+    st.SetIterationTime(x4 + x8);
+    ratio.push_back(x4 / x8);
+    t4.push_back(x4);
+    t8.push_back(x8);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const double macs = double(p.batch) * p.rows * p.cols;
+  st.counters["ratio"] = median(ratio);
+  st.counters["baseline_GMAC/s"] = macs / median(t4) * 1e-9;
+  st.counters["amd_family_1ah_GMAC/s"] = macs / median(t8) * 1e-9;
+}
+BENCHMARK(BM_s8_batch_tile_pair)->Apply(args)->UseManualTime();
+#endif
 
 template <k::linear_path Path>
 void BM_s16_armlower(benchmark::State& st) {

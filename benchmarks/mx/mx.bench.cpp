@@ -353,7 +353,7 @@ void bm_ceiling_pair_packed(benchmark::State& st, id t) {
 #if defined(ARMLOWER_MX_AVX512)
 // The two tiles16 B prefetch kinds on this CPU, batch-1 GEMV in pairs ({K, cold}): the same packing
 // twice, `kmx::packed_b_prefetch_byte` set to `l2_sparse` and to `l1_lines` (`pack_b` records the CPU's own kind;
-// `arch::avx512::prefetch_kind_for_cpu`), timed alternately (cold: each after `evict_caches`);
+// `arch::avx512::cpu_prefetch_kind`), timed alternately (cold: each after `evict_caches`);
 // ratio = median of t_l2_sparse ÷ t_l1_lines (> 1: `l1_lines` faster). What the per-CPU choice rests on.
 void bm_prefetch_kind_pair(benchmark::State& st, id t) {
   const int k = int(st.range(0));

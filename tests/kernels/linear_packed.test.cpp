@@ -56,6 +56,23 @@ void check_packed(k::linear_s8_args a) {
   CAPTURE(a.batches); CAPTURE(a.cols); CAPTURE(a.rows); CAPTURE(a.per_channel); CAPTURE(a.input_offset);
   CAPTURE(a.filter_offset); CAPTURE(a.bias != nullptr); CAPTURE(a.kernel_sum != nullptr);
   REQUIRE(out == ref);
+#if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
+  // the AVX-512 VNNI microkernel itself with the register tiles of each CPU class (`vnni_batch_tile_rows`;
+  // the entry uses this CPU's), over an aligned packing
+  if (k::detail::x86_has_avx512_vnni_vl()) {
+    std::vector<std::uint8_t> aligned(size);
+    REQUIRE(k::pack_linear_s8(a, aligned.data(), size) == status::ok);
+    const auto geo = k::detail::packed_s8_layout(a.rows, a.cols);
+    if (!geo.narrow) {
+      for (const auto cpu : {k::detail::x86_cpu_class::baseline, k::detail::x86_cpu_class::amd_family_1ah}) {
+        CAPTURE(static_cast<int>(cpu));
+        std::fill(out.begin(), out.end(), std::int8_t{0x5A});
+        k::detail::linear_s8_packed_vnni(a, aligned.data(), geo, nullptr, cpu);
+        REQUIRE(out == ref);
+      }
+    }
+  }
+#endif
   // the AVX2 layout (AVX2 microkernel where the CPU has it: it needs the row constants 4-byte
   // aligned, else linear_s8 runs) at the misaligned base and at an aligned one
   REQUIRE(k::pack_linear_s8(a, base, size, k::linear_path::x86_avx2) == status::ok);

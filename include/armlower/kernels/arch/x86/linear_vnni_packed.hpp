@@ -28,7 +28,8 @@
 ///   lanes, +output_offset, clamp, `vpmovdb`;
 /// - general: 8 int64 lanes at a time (`requant8_vnni`), exact while v fits int32, other values take
 ///   the scalar `requantize_row_s8`.
-/// Blocking: tiles of up to 4 batch rows × 64 channels (4 panels), the K loop out of line per tile shape
+/// Blocking: tiles of up to 4 batch rows × 64 channels (4 panels), or 8 rows × 32 channels on Zen 5
+/// (`vnni_batch_tile_rows`), the K loop out of line per tile shape
 /// (`vnni_kernel`); a batch-1 call of ≤ 64 channels and K ≤ 65536 is one register tile from the K loop to the
 /// stores (`vnni_s8_gemv_small`: 1 × 64² went from ≈ 167 to ≈ 121 TSC ticks per call on Zen 4,
 /// benchmarks/RESULTS.md).
@@ -51,6 +52,7 @@
 #endif
 
 #include <armlower/kernels/arch/generic/linear.hpp>
+#include <armlower/kernels/arch/x86/cpu_class.hpp>
 #include <armlower/kernels/detail/linear_s8_packed_layout.hpp>
 #include <armlower/kernels/linear_args.hpp>
 
@@ -787,14 +789,26 @@ ARMLOWER_X86_VNNIP inline void vnni_s8_group(const vnni_s8_call& s, std::int32_t
   }
 }
 
+/// Batch rows of the widest register tile of `linear_s8_packed_vnni` on CPUs of class `c` for K = `cols`
+/// (16 zmm accumulators either way). 4 rows × 64 channels: measured faster than 8 × 32 on Zen 4 for every
+/// batch-8 shape, most for weights that stream from memory (one dense pass per group). 8 rows × 32
+/// channels on Zen 5 (AMD family 1Ah) for K ≤ 2048, where `vpdpbusd` issues twice as fast and the second
+/// pass of 4-row tiles over a group's weights costs more than the broadcasts 8-row tiles add: in pairs
+/// 1.03–1.10× at 8 × 1024², 1.04–1.06× at 8 × 2048², but 0.98–0.99× at 8 × 4096² (benchmarks/RESULTS.md,
+/// "int8 batch tile on Zen 5").
+[[nodiscard]] constexpr std::int32_t vnni_batch_tile_rows(x86_cpu_class c, std::int64_t cols) noexcept {
+  return c == x86_cpu_class::amd_family_1ah && cols <= 2048 ? 8 : 4;
+}
+
 /// AVX-512 VNNI s8 fused linear over a buffer written by `kernels::pack_linear_s8`.
 /// Preconditions: `validate(a) == ok`, the buffer's header matches `a` (checked by the caller),
 /// `geo` = `packed_s8_layout(a.rows, a.cols)` (the caller's, already computed), CPU has AVX-512 F/BW/VL/VNNI.
 /// `acc32`: write raw int32 accumulators + bias there instead of requantizing (`vnni_acc32_out`; the
-/// buffer must then be packed without bias or kernel_sum).
+/// buffer must then be packed without bias or kernel_sum). `cpu`: the CPU class whose register tiles
+/// to use (`vnni_batch_tile_rows`; this CPU's by default — any class gives the same bytes).
 ARMLOWER_X86_VNNIP inline void linear_s8_packed_vnni(const linear_s8_args& args, const std::uint8_t* packed,
-                                                     const packed_s8_geometry& geo,
-                                                     vnni_acc32_out* acc32 = nullptr) noexcept {
+                                                     const packed_s8_geometry& geo, vnni_acc32_out* acc32 = nullptr,
+                                                     x86_cpu_class cpu = x86_cpu_class_cached()) noexcept {
   // read in place: a whole-struct copy here (one 64-byte load) waits for the caller's last field
   // stores (no store-to-load forwarding across them): ≈ 30 cycles per call, 4 % of a 1 × 64² call
   const linear_s8_args& a = args;
@@ -816,9 +830,7 @@ ARMLOWER_X86_VNNIP inline void linear_s8_packed_vnni(const linear_s8_args& args,
   if (acc32 == nullptr) s.rq = make_vnni_requant(a);
   const std::int32_t panels = static_cast<std::int32_t>(np / vnni_panel);
   const std::int32_t groups = (panels + vnni_group_panels - 1) / vnni_group_panels;
-  // 4 batch rows × 64 channels (16 zmm accumulators): measured faster than 8 × 32 on Zen 4 for
-  // every batch-8 shape, most for weights that stream from memory (one dense pass per group).
-  constexpr std::int32_t max_mr = 4;
+  const std::int32_t max_mr = vnni_batch_tile_rows(cpu, a.cols);  // 4 (4 × 64 tiles) or 8 (8 × 32 tiles)
   // the Σx term (filter_offset − 128)·Σx of batch row m (see the file comment)
   const auto sum_term = [&a](std::int32_t m) -> std::int64_t {
     const std::int64_t f = a.filter_offset - 128;
@@ -842,8 +854,14 @@ ARMLOWER_X86_VNNIP inline void linear_s8_packed_vnni(const linear_s8_args& args,
       const int gp = panels - grp * vnni_group_panels < vnni_group_panels ? panels - grp * vnni_group_panels
                                                                             : vnni_group_panels;
       for (std::int32_t m0 = mb; m0 < me;) {
-        const std::int32_t mr = me - m0 < max_mr ? me - m0 : max_mr;
+        std::int32_t mr = me - m0 < max_mr ? me - m0 : max_mr;
         const std::int64_t* b = bt + (m0 - mb);
+        if (mr == 8) {
+          vnni_s8_group<8, 2>(s, grp, gp, m0, b);
+          m0 += mr;
+          continue;
+        }
+        mr = mr < 4 ? mr : 4;
         switch (mr) {
           case 1: vnni_s8_group<1, 4>(s, grp, gp, m0, b); break;
           case 2: vnni_s8_group<2, 4>(s, grp, gp, m0, b); break;

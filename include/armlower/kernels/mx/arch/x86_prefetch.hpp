@@ -6,10 +6,9 @@
 /// (tiles16) and `bm_rows_prefetch_kind_pair` (row-major B) time both kinds on the CPU they run on.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 
-#include <cpuid.h>
+#include <armlower/kernels/arch/x86/cpu_class.hpp>
 
 namespace armlower::kernels::mx::arch::avx512 {
 
@@ -35,33 +34,15 @@ enum class prefetch_kind : std::uint8_t {
   l1_lines = 1,
 };
 
-/// The prefetch kind measured best on this CPU: `l1_lines` on AMD family 1Ah (Zen 5), `l2_sparse`
-/// elsewhere (Zen 4, where it was measured, and CPUs where neither was). Runs CPUID (a VM exit, about
-/// a microsecond, on a virtual machine): per call, use `cpu_prefetch_kind`.
-[[nodiscard]] inline prefetch_kind prefetch_kind_for_cpu() noexcept {
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return prefetch_kind::l2_sparse;
-  const bool amd = ebx == 0x68747541u && edx == 0x69746E65u && ecx == 0x444D4163u;  // "AuthenticAMD"
-  if (!amd || __get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return prefetch_kind::l2_sparse;
-  const unsigned base = (eax >> 8) & 0xFu, family = base == 0xFu ? base + ((eax >> 20) & 0xFFu) : base;
-  return family == 0x1Au ? prefetch_kind::l1_lines : prefetch_kind::l2_sparse;
+/// The prefetch kind measured best on CPUs of class `c`: `l1_lines` on AMD family 1Ah (Zen 5),
+/// `l2_sparse` elsewhere (Zen 4, where it was measured, and CPUs where neither was).
+[[nodiscard]] constexpr prefetch_kind prefetch_kind_for(kernels::detail::x86_cpu_class c) noexcept {
+  return c == kernels::detail::x86_cpu_class::amd_family_1ah ? prefetch_kind::l1_lines : prefetch_kind::l2_sparse;
 }
 
-namespace detail {
-/// `prefetch_kind_for_cpu()` once known, else 0xFF. Constant-initialised (no static constructor);
-/// relaxed accesses suffice: every thread computes the same value.
-inline constinit std::atomic<std::uint8_t> cpu_prefetch_kind_memo{0xFF};
-}  // namespace detail
-
-/// `prefetch_kind_for_cpu()`, with CPUID run once per process (the first call; concurrent first calls
-/// may each run it and store the same value). For the kernels that choose their kind per call.
+/// `prefetch_kind_for` this CPU (`kernels::detail::x86_cpu_class_cached`: CPUID once per process).
 [[nodiscard]] inline prefetch_kind cpu_prefetch_kind() noexcept {
-  std::uint8_t v = detail::cpu_prefetch_kind_memo.load(std::memory_order_relaxed);
-  if (v == 0xFF) {
-    v = static_cast<std::uint8_t>(prefetch_kind_for_cpu());
-    detail::cpu_prefetch_kind_memo.store(v, std::memory_order_relaxed);
-  }
-  return static_cast<prefetch_kind>(v);
+  return prefetch_kind_for(kernels::detail::x86_cpu_class_cached());
 }
 
 }  // namespace armlower::kernels::mx::arch::avx512
