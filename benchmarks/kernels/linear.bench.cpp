@@ -29,6 +29,14 @@
 namespace k = armlower::kernels;
 
 namespace {
+// `bytes` bytes of `storage` from its first 64-byte boundary (where a caller keeps a packing).
+std::uint8_t* aligned_bytes(std::vector<std::uint8_t>& storage, std::size_t bytes) {
+  storage.assign(bytes + 64, 0);
+  return storage.data() + k::detail::align64_offset(storage.data());
+}
+}  // namespace
+
+namespace {
 
 struct problem {
   int batch, cols, rows;
@@ -171,8 +179,8 @@ void BM_s8_armlower_avx2_prepacked(benchmark::State& st) {
   problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
   const auto a = p.s8();
   const std::size_t bytes = k::linear_s8_packed_size(p.rows, p.cols);
-  std::vector<std::uint8_t> storage(bytes + 64);
-  auto* base = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;  // 64-byte aligned
+  std::vector<std::uint8_t> storage;
+  std::uint8_t* base = aligned_bytes(storage, bytes);
   if (k::pack_linear_s8(a, base, bytes, k::linear_path::x86_avx2) != armlower::status::ok) {
     st.SkipWithError("pack failed");
     return;
@@ -271,8 +279,8 @@ void BM_s8_interpreter_conv2d_1x1_packed(benchmark::State& st) {
   problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
   const k::conv2d_shape s = conv1x1_of(p);
   const std::size_t bytes = k::conv2d_1x1_s8_packed_size(s.oc, s.ic);
-  std::vector<std::uint8_t> storage(bytes + 64);
-  auto* base = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;  // 64-byte aligned
+  std::vector<std::uint8_t> storage;
+  std::uint8_t* base = aligned_bytes(storage, bytes);
   if (k::pack_conv2d_1x1_s8(s, p.w.data(), std::int8_t{-128}, std::int8_t{0}, base, bytes, Path) != armlower::status::ok) {
     st.SkipWithError("pack failed");
     return;
@@ -295,8 +303,8 @@ void BM_s8_armlower_packed(benchmark::State& st) {
   problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
   const auto a = p.s8();
   const std::size_t bytes = k::linear_s8_packed_size(p.rows, p.cols);
-  std::vector<std::uint8_t> storage(bytes + 64);
-  auto* base = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;  // 64-byte aligned
+  std::vector<std::uint8_t> storage;
+  std::uint8_t* base = aligned_bytes(storage, bytes);
   if (k::pack_linear_s8(a, base, bytes) != armlower::status::ok) {
     st.SkipWithError("pack failed");
     return;
@@ -322,8 +330,8 @@ void BM_s8_batch_tile_pair(benchmark::State& st) {
   problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
   const auto a = p.s8();
   const std::size_t bytes = k::linear_s8_packed_size(p.rows, p.cols);
-  std::vector<std::uint8_t> storage(bytes + 64);
-  auto* base = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;  // 64-byte aligned
+  std::vector<std::uint8_t> storage;
+  std::uint8_t* base = aligned_bytes(storage, bytes);
   const auto geo = k::detail::packed_s8_layout(p.rows, p.cols);
   if (k::pack_linear_s8(a, base, bytes) != armlower::status::ok || geo.narrow) {
     st.SkipWithError("no VNNI panel layout for this shape: not available");
@@ -405,8 +413,8 @@ void BM_s16_armlower_packed(benchmark::State& st) {
   problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
   const auto a = p.s16();
   const std::size_t bytes = k::linear_s16_packed_size(p.rows, p.cols);
-  std::vector<std::uint8_t> storage(bytes + 64);
-  auto* base = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64;
+  std::vector<std::uint8_t> storage;
+  std::uint8_t* base = aligned_bytes(storage, bytes);
   if (k::pack_linear_s16(a, base, bytes, Path) != armlower::status::ok) {
     st.SkipWithError("pack failed");
     return;
