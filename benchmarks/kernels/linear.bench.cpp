@@ -319,7 +319,7 @@ void BM_s8_armlower_packed(benchmark::State& st) {
 
 #if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
 // The AVX-512 VNNI packed s8 microkernel with the register tiles of each x86 CPU class
-// (`k::detail::vnni_batch_tile_rows`: 4 × 64 for `baseline`, 8 × 32 for `amd_family_1ah` at K ≤ 2048), timed alternately on
+// (`k::detail::vnni_batch_tile_rows`: 4 × 64 for `baseline`, 8 × 32 for `amd_family_1ah` at 1024 ≤ K ≤ 2048), timed alternately on
 // the same packing, warm; counters: `ratio` = median t_baseline ÷ t_amd_family_1ah (> 1: the 8-row tiles faster)
 // and each side's GMAC/s. What the per-CPU choice rests on; on another CPU it shows which tile to give it.
 void BM_s8_batch_tile_pair(benchmark::State& st) {

@@ -393,7 +393,7 @@ void bm_rows_prefetch_kind_pair(benchmark::State& st, id t) {
     return seconds([&] {
       armlower::dtype::with_dtype(t, [&](auto e) {
         constexpr id T = decltype(e)::value;
-        if constexpr (T == id::fp4e2m1 || T == id::fp6e2m3 || T == id::fp6e3m2 || T == id::mxint8)
+        if constexpr (kmx::arch::avx512::int8_rows_type(T))
           kmx::arch::avx512::int8_rows<T>(r, kind);
       });
       return out[0];

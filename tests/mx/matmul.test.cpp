@@ -172,7 +172,7 @@ void check_row_prefetch_kinds([[maybe_unused]] id t, [[maybe_unused]] const oper
                                  std::size_t(b.shape[1]), std::size_t(a.shape[2]), out.data()};
     const bool ran = armlower::dtype::with_dtype(t, [&](auto e) {
       constexpr id T = decltype(e)::value;
-      if constexpr (T == id::fp4e2m1 || T == id::fp6e2m3 || T == id::fp6e3m2 || T == id::mxint8) {
+      if constexpr (kmx::arch::avx512::int8_rows_type(T)) {
         x5::int8_rows<T>(r, kind);
         return true;
       } else {

@@ -792,12 +792,12 @@ ARMLOWER_X86_VNNIP inline void vnni_s8_group(const vnni_s8_call& s, std::int32_t
 /// Batch rows of the widest register tile of `linear_s8_packed_vnni` on CPUs of class `c` for K = `cols`
 /// (16 zmm accumulators either way). 4 rows × 64 channels: measured faster than 8 × 32 on Zen 4 for every
 /// batch-8 shape, most for weights that stream from memory (one dense pass per group). 8 rows × 32
-/// channels on Zen 5 (AMD family 1Ah) for K ≤ 2048, where `vpdpbusd` issues twice as fast and the second
-/// pass of 4-row tiles over a group's weights costs more than the broadcasts 8-row tiles add: in pairs
-/// 1.03–1.10× at 8 × 1024², 1.04–1.06× at 8 × 2048², but 0.98–0.99× at 8 × 4096² (benchmarks/RESULTS.md,
-/// "int8 batch tile on Zen 5").
+/// channels on Zen 5 (AMD family 1Ah) for 1024 ≤ K ≤ 2048, where `vpdpbusd` issues twice as fast and the
+/// second pass of 4-row tiles over a group's weights costs more than the broadcasts 8-row tiles add: in
+/// pairs 1.03–1.10× at 8 × 1024², 1.04–1.06× at 8 × 2048²; no gain at 8 × 4096² (0.98–1.01× over six runs)
+/// nor at 8 × 256² (0.98–0.99), where the 4 × 64 tile stays (benchmarks/RESULTS.md, "int8 batch tile on Zen 5").
 [[nodiscard]] constexpr std::int32_t vnni_batch_tile_rows(x86_cpu_class c, std::int64_t cols) noexcept {
-  return c == x86_cpu_class::amd_family_1ah && cols <= 2048 ? 8 : 4;
+  return c == x86_cpu_class::amd_family_1ah && cols >= 1024 && cols <= 2048 ? 8 : 4;
 }
 
 /// AVX-512 VNNI s8 fused linear over a buffer written by `kernels::pack_linear_s8`.

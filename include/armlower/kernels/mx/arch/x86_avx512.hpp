@@ -453,6 +453,12 @@ inline constexpr std::size_t int8_rows_shared = 4;
 /// B rows per tile of `int8_rows` (one 512-bit lane each).
 inline constexpr std::size_t int8_tile = 16;
 
+/// True for the element types of `int8_rows` and its GEMV `int8_gemv`: the exact-integer formats
+/// FP4E2M1, FP6E2M3, FP6E3M2, MXINT8 (the FP8 formats have their own row kernels).
+[[nodiscard]] constexpr bool int8_rows_type(dtype::id t) noexcept {
+  return t == dtype::id::fp4e2m1 || t == dtype::id::fp6e2m3 || t == dtype::id::fp6e3m2 || t == dtype::id::mxint8;
+}
+
 /// Bytes ahead of the read position in each B row at which `int8_gemv` prefetches with
 /// `prefetch_kind::l1_lines`: 8 KiB ahead over the 16 rows of a tile (`int8_tile`). Measured on Zen 5
 /// against 256, 1024 and 2048 (benchmarks/RESULTS.md, "MX row-major GEMV on Zen 5"): 1024 and 2048
@@ -481,8 +487,7 @@ inline constexpr std::size_t int8_gemv_alias_stride = 4096;
 /// Two quads per row step where the row stride is a multiple of `int8_gemv_alias_stride`.
 template <dtype::id T, prefetch_kind P>
 inline void int8_gemv(const rows_args& r) noexcept {
-  static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 ||
-                T == dtype::id::mxint8);
+  static_assert(int8_rows_type(T));
   constexpr bool i16 = T == dtype::id::fp6e3m2;  // int16 × int16 `vpdpwssd`, no offset
   constexpr std::size_t bs = armlower::mx::block_size;
   constexpr std::size_t bb = detail::block_bytes<T>;
@@ -630,7 +635,7 @@ inline void int8_gemv(const rows_args& r) noexcept {
 /// with the prefetch kind `pk` (`cpu_prefetch_kind()` for this CPU; any kind gives the same bits).
 template <dtype::id T>
 inline void int8_rows(const rows_args& r, prefetch_kind pk) noexcept {
-  static_assert(T == dtype::id::fp4e2m1 || T == dtype::id::fp6e2m3 || T == dtype::id::fp6e3m2 || T == dtype::id::mxint8);
+  static_assert(int8_rows_type(T));
   if (r.h == 1) {
     if (pk == prefetch_kind::l1_lines) int8_gemv<T, prefetch_kind::l1_lines>(r);
     else int8_gemv<T, prefetch_kind::l2_sparse>(r);

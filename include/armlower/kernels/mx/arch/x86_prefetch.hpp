@@ -29,7 +29,7 @@ enum class prefetch_kind : std::uint8_t {
   ///   batch-1 GEMV reached 47–57 % of the cold read and FP4E2M1 71–79 %; with this 89–98 % and 92–95 %;
   ///   warm and batch 8 no slower).
   /// - `int8_gemv`: 512 bytes ahead in each of the tile's 16 rows, the next tile's rows past a row's
-  ///   end ("MX row-major GEMV on Zen 5": with B cold 1.4–2.0× faster at K 1024 and 1.06–1.35× at
+  ///   end ("MX row-major GEMV on Zen 5": with B cold 1.4–2.0× faster at K 1024 and 1.06–1.37× at
   ///   K 4096 for the one-byte formats, 1.04–1.19× for FP4E2M1; warm 1.0–1.19×, FP4E2M1 at K 1024 0.97×).
   l1_lines = 1,
 };
