@@ -15,8 +15,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #if defined(ARMLOWER_BENCH_HAVE_DNNL)
@@ -24,6 +26,9 @@
 #endif
 #if defined(ARMLOWER_BENCH_HAVE_XNNPACK)
 #include <xnnpack.h>
+#if defined(ARMLOWER_BENCH_HAVE_CPUINFO)
+#include <cpuinfo.h>
+#endif
 #endif
 
 namespace k = armlower::kernels;
@@ -468,10 +473,36 @@ BENCHMARK(BM_s8_onednn<true>)->Name("BM_s8_onednn_u8src")->Apply(args);
 
 #if defined(ARMLOWER_BENCH_HAVE_XNNPACK)
 // XNNPACK qs8 fully connected (weights [N][K], packed at creation, outside the timed loop).
+// XNNPACK picks its kernels once, in `xnn_initialize`, from cpuinfo's ISA flags (`cpuinfo_isa`, shared with
+// the libcpuinfo XNNPACK links). With ARMLOWER_BENCH_XNNPACK_ISA=avx2 they are cleared of every AVX-512
+// extension first, so XNNPACK runs the kernels it gives an AVX2-only CPU: the AVX2-class proxy of
+// benchmarks/RESULTS.md, next to oneDNN's ONEDNN_MAX_CPU_ISA=AVX2. Returns an error text, or nullptr.
+const char* xnnpack_initialize() {
+  static const char* const error = []() -> const char* {
+    const char* isa = std::getenv("ARMLOWER_BENCH_XNNPACK_ISA");
+    if (isa != nullptr && std::string_view(isa) != "avx2") return "ARMLOWER_BENCH_XNNPACK_ISA: only 'avx2' is known";
+    if (isa != nullptr) {
+#if defined(ARMLOWER_BENCH_HAVE_CPUINFO)
+      if (!cpuinfo_initialize()) return "cpuinfo_initialize failed";
+      for (bool* f : {&cpuinfo_isa.avx512f, &cpuinfo_isa.avx512pf, &cpuinfo_isa.avx512er, &cpuinfo_isa.avx512cd,
+                      &cpuinfo_isa.avx512dq, &cpuinfo_isa.avx512bw, &cpuinfo_isa.avx512vl, &cpuinfo_isa.avx512ifma,
+                      &cpuinfo_isa.avx512vbmi, &cpuinfo_isa.avx512vbmi2, &cpuinfo_isa.avx512bitalg,
+                      &cpuinfo_isa.avx512vpopcntdq, &cpuinfo_isa.avx512vnni, &cpuinfo_isa.avx512bf16,
+                      &cpuinfo_isa.avx512vp2intersect, &cpuinfo_isa.avx512_4vnniw, &cpuinfo_isa.avx512_4fmaps})
+        *f = false;
+#else
+      return "ARMLOWER_BENCH_XNNPACK_ISA needs cpuinfo.h (Debian libcpuinfo-dev) at configure time";
+#endif
+    }
+    return xnn_initialize(nullptr) == xnn_status_success ? nullptr : "xnn_initialize failed";
+  }();
+  return error;
+}
+
 void BM_s8_xnnpack(benchmark::State& st) {
   problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
-  if (xnn_initialize(nullptr) != xnn_status_success) {
-    st.SkipWithError("xnn_initialize failed");
+  if (const char* e = xnnpack_initialize()) {
+    st.SkipWithError(e);
     return;
   }
   xnn_operator_t op = nullptr;

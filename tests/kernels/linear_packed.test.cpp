@@ -438,9 +438,11 @@ TEST_CASE("packed s8 AVX2 column-pair kernel: batch blocks, row/K tails, K block
         c.shift.resize(rs);
         c.ks.resize(rs);
         for (auto& b : c.bias) b = r.uniform(-(1 << 20), 1 << 20);
+        // every shift ≤ −1 in half the cases: the kernel's int32-lane requantization (per-channel too)
+        const bool negative_shifts = r.uniform(0, 1) == 0;
         for (std::size_t i = 0; i < rs; ++i) {
-          c.mult[i] = r.uniform(1 << 30, INT32_MAX);
-          c.shift[i] = r.uniform(0, 2) == 0 ? r.uniform(1, 30) : r.uniform(-31, -1);
+          c.mult[i] = r.uniform(0, 3) == 0 ? r.uniform(0, INT32_MAX) : r.uniform(1 << 30, INT32_MAX);
+          c.shift[i] = !negative_shifts && r.uniform(0, 2) == 0 ? r.uniform(0, 30) : r.uniform(-31, -1);
         }
         k::linear_s8_args a;
         a.input = c.x.data();
@@ -454,8 +456,8 @@ TEST_CASE("packed s8 AVX2 column-pair kernel: batch blocks, row/K tails, K block
         a.multiplier = c.mult.data();
         a.shift = c.shift.data();
         a.per_channel = r.uniform(0, 1) == 1;
-        a.activation_min = -128;
-        a.activation_max = 127;
+        a.activation_min = r.uniform(0, 3) == 0 ? r.uniform(-128, 0) : -128;
+        a.activation_max = r.uniform(0, 3) == 0 ? r.uniform(a.activation_min, 127) : 127;
         for (const auto rnd : {armlower::quant::rounding::single_round, armlower::quant::rounding::double_round}) {
           a.rounding = rnd;
           a.bias = nullptr;
@@ -471,6 +473,46 @@ TEST_CASE("packed s8 AVX2 column-pair kernel: batch blocks, row/K tails, K block
                                            c.bias.data()) == status::ok);
           a.kernel_sum = c.ks.data();
           check_avx2_pairs(a);  // kernel_sum form
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("packed s8 AVX2 column-pair kernel: sums past int32 leave the int32-lane requantization") {
+  // kernel_sum at the ends of int32 plus Σ x·w of extreme operands: c + Σ x·w + filter_offset·Σ x is outside
+  // int32 for some channels, with every shift ≤ −1 (where the kernel would requantize in int32 lanes)
+  prng r{std::mt19937_64(149)};
+  for (const int cols : {16, 64, 1000}) {
+    for (const int batches : {1, 3, 8}) {
+      const int rows = 24;
+      s8_case c;
+      c.x.assign(static_cast<std::size_t>(batches) * cols, std::int8_t{-128});
+      c.w.assign(static_cast<std::size_t>(rows) * cols, std::int8_t{-128});
+      c.ks.resize(rows);
+      c.mult.resize(rows);
+      c.shift.resize(rows);
+      for (int i = 0; i < rows; ++i) {
+        c.ks[static_cast<std::size_t>(i)] = i % 3 == 0 ? INT32_MAX - i : i % 3 == 1 ? INT32_MIN + i : r.uniform(-1000, 1000);
+        c.mult[static_cast<std::size_t>(i)] = r.uniform(1 << 30, INT32_MAX);
+        c.shift[static_cast<std::size_t>(i)] = r.uniform(-31, -1);
+      }
+      k::linear_s8_args a;
+      a.input = c.x.data();
+      a.weights = c.w.data();
+      a.kernel_sum = c.ks.data();
+      a.batches = batches;
+      a.cols = cols;
+      a.rows = rows;
+      a.filter_offset = r.uniform(-255, 255);
+      a.output_offset = r.uniform(-128, 127);
+      a.multiplier = c.mult.data();
+      a.shift = c.shift.data();
+      for (const bool per_channel : {false, true}) {
+        a.per_channel = per_channel;
+        for (const auto rnd : {armlower::quant::rounding::single_round, armlower::quant::rounding::double_round}) {
+          a.rounding = rnd;
+          check_avx2_pairs(a);
         }
       }
     }

@@ -247,10 +247,9 @@ namespace detail {
   if (h.layout == static_cast<std::int32_t>(packed_s8_layout_kind::avx2_pairs)) {
     if (x86_has_avx2() && h.cmax <= INT32_MAX &&
         reinterpret_cast<std::uintptr_t>(base + geo.c32) % alignof(std::int32_t) == 0) {
-      linear_s8_args b = a;  // the folded constants are exactly a kernel_sum (CMSIS-NN form)
-      b.kernel_sum = reinterpret_cast<const std::int32_t*>(base + geo.c32);
-      b.bias = nullptr;
-      linear_s8_pairs_avx2(b, reinterpret_cast<const std::int8_t*>(base + geo.weights));
+      // the folded constants are exactly a kernel_sum (CMSIS-NN form)
+      linear_s8_pairs_avx2(a, reinterpret_cast<const std::int8_t*>(base + geo.weights), nullptr, nullptr,
+                           reinterpret_cast<const std::int32_t*>(base + geo.c32), h.cmax);
       return status::ok;
     }
   } else if (x86_has_avx512_vnni_vl() && reinterpret_cast<std::uintptr_t>(base + geo.c64) % alignof(std::int64_t) == 0) {

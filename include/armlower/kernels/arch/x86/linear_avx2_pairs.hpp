@@ -79,13 +79,14 @@ ARMLOWER_X86_AVX2 inline __m256i pairs_bcast_avx2(const std::int16_t* q) noexcep
 
 /// part[g][m][0..8) (+)= Σ_{p < np} (xb[m][2p], xb[m][2p+1]) · (w_g[p][n][0], w_g[p][n][1]) for the G groups
 /// at w + g·gstride (16 bytes per pair: 8 channels × 2 columns), MB batch rows of `xb`; np a multiple of 8.
-/// `first`: store instead of add. Accumulator of (g, m): a_{g·(8/G) + m}, eight named ymm variables
-/// (GCC 12 keeps an __m256i array in registers only with a copy per step).
+/// `first`: store instead of add. `part32` (not null): store the int32 sums there instead,
+/// part32[g][m][0..8) (stride MB·8 per group), and leave `part` alone. Accumulator of (g, m): a_{g·(8/G) + m},
+/// eight named ymm variables (GCC 12 keeps an __m256i array in registers only with a copy per step).
 template <int MB, int G>
 [[gnu::noinline]] ARMLOWER_X86_AVX2 inline void pairs_block_avx2(const std::int16_t* xb, const std::int8_t* w,
                                                                 std::ptrdiff_t gstride, std::ptrdiff_t np,
                                                                 std::int64_t* part, std::ptrdiff_t gpart,
-                                                                bool first) noexcept {
+                                                                bool first, std::int32_t* part32 = nullptr) noexcept {
   static_assert(MB >= 1 && (G == 1 || G == 2 || G == 4) && MB * G <= 8);
   constexpr int S = 8 / G;  // accumulator index stride between groups
   __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
@@ -189,6 +190,15 @@ template <int MB, int G>
   _mm256_store_si256(reinterpret_cast<__m256i*>(fin[5]), a5);
   _mm256_store_si256(reinterpret_cast<__m256i*>(fin[6]), a6);
   _mm256_store_si256(reinterpret_cast<__m256i*>(fin[7]), a7);
+  if (part32 != nullptr) {
+    for (int g = 0; g < G; ++g) {
+      for (int m = 0; m < MB; ++m) {
+        _mm256_store_si256(reinterpret_cast<__m256i*>(part32 + (g * MB + m) * 8),
+                           _mm256_load_si256(reinterpret_cast<const __m256i*>(fin[g * S + m])));
+      }
+    }
+    return;
+  }
   for (int g = 0; g < G; ++g) {
     for (int m = 0; m < MB; ++m) {
       const std::int32_t* acc = fin[g * S + m];
@@ -258,6 +268,68 @@ ARMLOWER_X86_AVX2 inline void requant_group8_s8_avx2(const linear_s8_args& a, co
                                                     _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
     const __m128i y16 = _mm_packs_epi32(_mm256_castsi256_si128(y32), _mm256_extracti128_si256(y32, 1));
     _mm_storel_epi64(reinterpret_cast<__m128i*>(y), _mm_packs_epi16(y16, y16));
+  }
+}
+
+/// The constants of `requant_group8_fast_s8_avx2` for 8 output channels from r0 (per-tensor: any r0).
+struct pairs_fast_consts {
+  __m256i q, q_odd, r_even, r_odd, sh32;
+};
+
+/// `pairs_fast_consts` of channels r0..r0+7: multiplier q, 2^(sh − 1) per 64-bit lane of the even and the odd
+/// channels (+ 2^30 with double rounding, as sh > 31), sh − 32 (sh = 31 − shift ≥ 32).
+ARMLOWER_X86_AVX2 inline pairs_fast_consts make_pairs_fast_consts(const linear_s8_args& a, bool dbl, std::int32_t r0) noexcept {
+  pairs_fast_consts k;
+  __m256i sh = _mm256_set1_epi32(31 - a.shift[0]);
+  k.q = _mm256_set1_epi32(a.multiplier[0]);
+  if (a.per_channel) {
+    k.q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.multiplier + r0));
+    sh = _mm256_sub_epi32(_mm256_set1_epi32(31), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.shift + r0)));
+  }
+  k.q_odd = _mm256_srli_epi64(k.q, 32);
+  const __m256i ones = _mm256_set1_epi64x(1);
+  k.r_even = _mm256_sllv_epi64(ones, _mm256_sub_epi64(_mm256_and_si256(sh, _mm256_set1_epi64x(0xFFFFFFFF)), ones));
+  k.r_odd = _mm256_sllv_epi64(ones, _mm256_sub_epi64(_mm256_srli_epi64(sh, 32), ones));
+  if (dbl) {
+    k.r_even = _mm256_add_epi64(k.r_even, _mm256_set1_epi64x(std::int64_t{1} << 30));
+    k.r_odd = _mm256_add_epi64(k.r_odd, _mm256_set1_epi64x(std::int64_t{1} << 30));
+  }
+  k.sh32 = _mm256_sub_epi32(sh, _mm256_set1_epi32(32));
+  return k;
+}
+
+/// `requantize_row_s8` of output channels r0..r0+7 for MB batch rows in int32 lanes, the fast form of
+/// `requant_group8_s8_avx2`, for a call where every shift ≤ −1 and every sum v = c[r] + part32[m][r − r0] +
+/// filter_offset·xsum[m] and its partial sums are exact int32 (`linear_s8_pairs_avx2` decides it):
+/// t = v·q + 2^(sh − 1) (+ 2^30, − 2^31 for v < 0 with double rounding) in int64 (`vpmuldq` of the even and
+/// of the odd lanes), y = floor(t / 2^sh) = (the high dword of t) >> (sh − 32) (`vpsravd`), + output_offset,
+/// clamped: the same integers as the int64-lane form. `k`: `make_pairs_fast_consts(a, rc.dbl, r0)`.
+template <int MB>
+ARMLOWER_X86_AVX2 inline void requant_group8_fast_s8_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
+                                                          const pairs_fast_consts& k, std::int32_t r0,
+                                                          const std::int32_t* part32, const std::int64_t* xsum,
+                                                          std::int32_t b0) noexcept {
+  const std::int32_t* cs = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;
+  const __m256i c = cs != nullptr ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(cs + r0)) : _mm256_setzero_si256();
+  const __m256i out_off = _mm256_set1_epi32(a.output_offset), lo = _mm256_set1_epi32(a.activation_min),
+                hi = _mm256_set1_epi32(a.activation_max), bit31 = _mm256_set1_epi64x(std::int64_t{1} << 31);
+  for (int m = 0; m < MB; ++m) {
+    const auto fx = static_cast<std::int32_t>(a.filter_offset * xsum[m]);
+    const __m256i v = _mm256_add_epi32(_mm256_add_epi32(c, _mm256_set1_epi32(fx)),
+                                       _mm256_load_si256(reinterpret_cast<const __m256i*>(part32 + m * 8)));
+    __m256i te = _mm256_add_epi64(_mm256_mul_epi32(v, k.q), k.r_even);
+    __m256i to = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(v, 32), k.q_odd), k.r_odd);
+    if (rc.dbl) {  // − 2^31 where v < 0: the rounding constant becomes 2^(sh − 1) − 2^30
+      const __m256i neg = _mm256_srai_epi32(v, 31);
+      te = _mm256_sub_epi64(te, _mm256_and_si256(neg, bit31));
+      to = _mm256_sub_epi64(to, _mm256_and_si256(_mm256_srli_epi64(neg, 32), bit31));
+    }
+    __m256i y = _mm256_blend_epi32(_mm256_srli_epi64(te, 32), to, 0xAA);  // the high dwords, in channel order
+    y = _mm256_add_epi32(_mm256_srav_epi32(y, k.sh32), out_off);
+    y = _mm256_min_epi32(_mm256_max_epi32(y, lo), hi);
+    const __m128i y16 = _mm_packs_epi32(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(a.output + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0),
+                     _mm_packs_epi16(y16, y16));
   }
 }
 
@@ -356,12 +428,12 @@ ARMLOWER_X86_AVX2 inline void pairs_acc32_group8_avx2(const linear_s8_args& a, v
   o.range_error = o.range_error || _mm256_testz_si256(bad, bad) == 0;
 }
 
-/// Batch rows b0 .. b0+MB−1 of `linear_s8_pairs_avx2`.
+/// Batch rows b0 .. b0+MB−1 of `linear_s8_pairs_avx2` (`fast`: `pairs_fast_requant`, decided for the call).
 template <int MB>
 ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
                                                         const std::int8_t* packed, std::int32_t b0,
                                                         std::int16_t xoff, vnni_acc32_out* acc32,
-                                                        const std::int64_t* c64) noexcept {
+                                                        const std::int64_t* c64, bool fast) noexcept {
   constexpr int G = pairs_groups_avx2<MB>;
   const std::ptrdiff_t cols = a.cols;
   const std::ptrdiff_t gstride = (cols + 15) / 16 * 128;  // bytes per group of 8 channels
@@ -373,6 +445,30 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
   alignas(32) std::int64_t part[avx2_pairs_sg * MB * 8];
   const bool one_block = cols <= avx2_pairs_kb<MB>;  // then the input is widened once for all passes
   if (one_block) pairs_widen_x_avx2<MB>(x, cols, 0, cols, xoff, xb);
+  if (fast && one_block) {  // int32 sums straight into the int32-lane requantization
+    alignas(32) std::int32_t part32[avx2_pairs_sg * MB * 8];
+    const pairs_fast_consts k = make_pairs_fast_consts(a, rc.dbl, 0);  // per-tensor: for every group
+    const std::ptrdiff_t np = (cols + 15) / 16 * 8;
+    constexpr std::ptrdiff_t gp = std::ptrdiff_t{MB} * 8;
+    for (std::ptrdiff_t g0 = 0; g0 < groups; g0 += avx2_pairs_sg) {
+      const std::ptrdiff_t gn = groups - g0 < avx2_pairs_sg ? groups - g0 : avx2_pairs_sg;
+      const std::int8_t* w = packed + g0 * gstride;
+      std::ptrdiff_t g = 0;
+      for (; g + G <= gn; g += G) pairs_block_avx2<MB, G>(xb, w + g * gstride, gstride, np, part, gp, true, part32 + g * gp);
+      for (; g < gn; ++g) pairs_block_avx2<MB, 1>(xb, w + g * gstride, gstride, np, part, gp, true, part32 + g * gp);
+      for (g = 0; g < gn; ++g) {
+        const auto r0 = static_cast<std::int32_t>((g0 + g) * 8);
+        if (a.rows - r0 >= 8) {
+          requant_group8_fast_s8_avx2<MB>(a, rc, a.per_channel ? make_pairs_fast_consts(a, rc.dbl, r0) : k, r0,
+                                          part32 + g * gp, xsum, b0);
+          continue;
+        }
+        for (std::ptrdiff_t i = 0; i < gp; ++i) part[i] = part32[g * gp + i];  // a tail group: the int64 form
+        requant_group_s8_avx2<MB>(a, rc, r0, part, xsum, b0);
+      }
+    }
+    return;
+  }
   for (std::ptrdiff_t g0 = 0; g0 < groups; g0 += avx2_pairs_sg) {
     const std::ptrdiff_t gn = groups - g0 < avx2_pairs_sg ? groups - g0 : avx2_pairs_sg;
     for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += avx2_pairs_kb<MB>) {
@@ -426,13 +522,22 @@ inline void pairs_batch_blocks(std::int32_t batches, F&& f) noexcept {
 /// + cols·input_offset·filter_offset; no bias, no kernel_sum in `args`), so x is not offset (|x| ≤ 128:
 /// exact as above).
 ARMLOWER_X86_AVX2 inline void linear_s8_pairs_avx2(const linear_s8_args& args, const std::int8_t* packed,
-                                                   vnni_acc32_out* acc32 = nullptr,
-                                                   const std::int64_t* c64 = nullptr) noexcept {
-  const linear_s8_args a = args;  // local copy: int8 output stores cannot alias it
+                                                   vnni_acc32_out* acc32 = nullptr, const std::int64_t* c64 = nullptr,
+                                                   const std::int32_t* folded = nullptr, std::int64_t cmax = -1) noexcept {
+  linear_s8_args a = args;  // local copy: int8 output stores cannot alias it
+  if (folded != nullptr) {  // set here, in the copy: a caller's field stores would stall this copy's loads
+    a.kernel_sum = folded;
+    a.bias = nullptr;
+  }
   const auto xoff = static_cast<std::int16_t>(a.kernel_sum != nullptr || acc32 != nullptr ? 0 : a.input_offset);
   const requant_s8_avx2_consts rc = make_requant_s8_avx2(a);
+  // `requant_group8_fast_s8_avx2` for the call (its K bound is checked per batch block: `one_block`)
+  bool fast = acc32 == nullptr && cmax >= 0 && a.cols <= avx2_pairs_kb<1> &&
+              cmax + std::int64_t{128 + (xoff < 0 ? -xoff : xoff)} * (128 + (a.filter_offset < 0 ? -a.filter_offset : a.filter_offset)) *
+                             a.cols < (std::int64_t{1} << 31);
+  for (std::int32_t i = 0; fast && i < (a.per_channel ? a.rows : 1); ++i) fast = a.shift[i] <= -1;
   pairs_batch_blocks(a.batches, [&](auto mb, std::int32_t b0) {
-    linear_s8_pairs_rows_avx2<decltype(mb)::value>(a, rc, packed, b0, xoff, acc32, c64);
+    linear_s8_pairs_rows_avx2<decltype(mb)::value>(a, rc, packed, b0, xoff, acc32, c64, fast);
   });
 }
 
