@@ -71,9 +71,11 @@ void run_case(prng& r, int batches, int cols, int rows, bool extreme) {
   c.shift.resize(rs);
   c.ks.resize(rs);
   for (auto& b : c.bias) b = r.uniform(-(1 << 20), 1 << 20);
+  // every shift ≤ −1 in half the cases: the int32-lane requantization (per-channel too)
+  const bool negative_shifts = r.uniform(0, 1) == 0;
   for (std::size_t i = 0; i < rs; ++i) {
-    c.mult[i] = r.uniform(1 << 30, INT32_MAX);
-    c.shift[i] = r.uniform(0, 2) == 0 ? r.uniform(1, 30) : r.uniform(-31, -1);
+    c.mult[i] = r.uniform(0, 3) == 0 ? r.uniform(0, INT32_MAX) : r.uniform(1 << 30, INT32_MAX);
+    c.shift[i] = !negative_shifts && r.uniform(0, 2) == 0 ? r.uniform(0, 30) : r.uniform(-31, -1);
   }
   k::linear_s8_args a;
   a.input = c.x.data();
@@ -87,6 +89,8 @@ void run_case(prng& r, int batches, int cols, int rows, bool extreme) {
   a.multiplier = c.mult.data();
   a.shift = c.shift.data();
   a.per_channel = r.uniform(0, 1) == 1;
+  a.activation_min = r.uniform(0, 3) == 0 ? r.uniform(-128, 0) : -128;
+  a.activation_max = r.uniform(0, 3) == 0 ? r.uniform(a.activation_min, 127) : 127;
   for (const auto rnd : {armlower::quant::rounding::single_round, armlower::quant::rounding::double_round}) {
     a.rounding = rnd;
     a.bias = nullptr;
@@ -132,4 +136,42 @@ TEST_CASE("AVX2 no-buffer s8 linear: row sums past int32 (int64 block sums, scal
   // |Σ (x + xoff)·w| = 65537 · 383 · 128 ≈ 3.2e9 > 2^31 for all-extreme operands
   for (const int batches : {1, 3, 8, 9}) run_case(r, batches, 65537, 17, true);
   run_case(r, 8, 65537, 16, false);
+}
+
+TEST_CASE("AVX2 no-buffer s8 linear: kernel_sum at the ends of int32 (sums past int32 with every shift <= -1)") {
+  prng r{std::mt19937_64(1416)};
+  for (const int cols : {16, 64, 1000}) {
+    for (const int batches : {1, 8}) {
+      const int rows = 24;
+      s8_case c;
+      c.x.assign(static_cast<std::size_t>(batches) * cols, std::int8_t{-128});
+      c.w.assign(static_cast<std::size_t>(rows) * cols, std::int8_t{-128});
+      c.ks.resize(rows);
+      c.mult.resize(rows);
+      c.shift.resize(rows);
+      for (int i = 0; i < rows; ++i) {
+        c.ks[static_cast<std::size_t>(i)] = i % 3 == 0 ? INT32_MAX - i : i % 3 == 1 ? INT32_MIN + i : r.uniform(-1000, 1000);
+        c.mult[static_cast<std::size_t>(i)] = r.uniform(1 << 30, INT32_MAX);
+        c.shift[static_cast<std::size_t>(i)] = r.uniform(-31, -1);
+      }
+      k::linear_s8_args a;
+      a.input = c.x.data();
+      a.weights = c.w.data();
+      a.kernel_sum = c.ks.data();
+      a.batches = batches;
+      a.cols = cols;
+      a.rows = rows;
+      a.filter_offset = r.uniform(-255, 255);
+      a.output_offset = r.uniform(-128, 127);
+      a.multiplier = c.mult.data();
+      a.shift = c.shift.data();
+      for (const bool per_channel : {false, true}) {
+        a.per_channel = per_channel;
+        for (const auto rnd : {armlower::quant::rounding::single_round, armlower::quant::rounding::double_round}) {
+          a.rounding = rnd;
+          check_rowpairs(a);
+        }
+      }
+    }
+  }
 }

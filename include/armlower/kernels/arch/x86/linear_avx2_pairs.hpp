@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -298,25 +299,52 @@ ARMLOWER_X86_AVX2 inline pairs_fast_consts make_pairs_fast_consts(const linear_s
   return k;
 }
 
+/// True if a call may requantize in int32 lanes (`requant_group8_fast_s8_avx2`): int8 output, every shift
+/// ≤ −1 (31 − shift ≥ 32), and cmax + (128 + |xoff|)·(128 + |filter_offset|)·K < 2^31 with cmax ≥ every
+/// |row constant| (bias or kernel_sum; |x + xoff| ≤ 128 + |xoff|, |w| ≤ 128), so that every sum c[r] +
+/// Σ_k (x + xoff)·w + filter_offset·Σ_k (x + xoff) and each of its partial sums is an exact int32.
+[[nodiscard]] inline bool pairs_fast_requant_ok(const linear_s8_args& a, std::int16_t xoff, std::int64_t cmax) noexcept {
+  const std::int64_t xm = 128 + (xoff < 0 ? -xoff : xoff), fm = 128 + (a.filter_offset < 0 ? -a.filter_offset : a.filter_offset);
+  bool ok = cmax >= 0 && cmax + xm * fm * a.cols < (std::int64_t{1} << 31);
+  for (std::int32_t i = 0; ok && i < (a.per_channel ? a.rows : 1); ++i) ok = a.shift[i] <= -1;
+  return ok;
+}
+
+/// max_r |c[r]| of the row constants a linear uses (kernel_sum, else bias, else 0).
+[[nodiscard]] inline std::int64_t pairs_row_constant_max(const linear_s8_args& a) noexcept {
+  const std::int32_t* c = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;
+  std::int64_t m = 0;
+  for (std::int32_t r = 0; c != nullptr && r < a.rows; ++r) m = std::max(m, c[r] < 0 ? -std::int64_t{c[r]} : std::int64_t{c[r]});
+  return m;
+}
+
 /// `requantize_row_s8` of output channels r0..r0+7 for MB batch rows in int32 lanes, the fast form of
-/// `requant_group8_s8_avx2`, for a call where every shift ≤ −1 and every sum v = c[r] + part32[m][r − r0] +
-/// filter_offset·xsum[m] and its partial sums are exact int32 (`linear_s8_pairs_avx2` decides it):
-/// t = v·q + 2^(sh − 1) (+ 2^30, − 2^31 for v < 0 with double rounding) in int64 (`vpmuldq` of the even and
-/// of the odd lanes), y = floor(t / 2^sh) = (the high dword of t) >> (sh − 32) (`vpsravd`), + output_offset,
-/// clamped: the same integers as the int64-lane form. `k`: `make_pairs_fast_consts(a, rc.dbl, r0)`.
-template <int MB>
+/// `requant_group8_s8_avx2` for a call with `pairs_fast_requant_ok`: v = c[r] + part[m][r − r0] +
+/// filter_offset·xsum[m] (part: int32 sums, or int64 sums, which then fit int32), t = v·q + 2^(sh − 1) (+ 2^30,
+/// − 2^31 for v < 0 with double rounding) in int64 (`vpmuldq` of the even and of the odd lanes), y =
+/// floor(t / 2^sh) = (the high dword of t) >> (sh − 32) (`vpsravd`), + output_offset, clamped: the same
+/// integers as the int64-lane form. `k`: `make_pairs_fast_consts(a, rc.dbl, r0)`.
+template <int MB, class P>
 ARMLOWER_X86_AVX2 inline void requant_group8_fast_s8_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
-                                                          const pairs_fast_consts& k, std::int32_t r0,
-                                                          const std::int32_t* part32, const std::int64_t* xsum,
-                                                          std::int32_t b0) noexcept {
+                                                          const pairs_fast_consts& k, std::int32_t r0, const P* part,
+                                                          const std::int64_t* xsum, std::int32_t b0) noexcept {
+  static_assert(std::is_same_v<P, std::int32_t> || std::is_same_v<P, std::int64_t>);
   const std::int32_t* cs = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;
   const __m256i c = cs != nullptr ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(cs + r0)) : _mm256_setzero_si256();
   const __m256i out_off = _mm256_set1_epi32(a.output_offset), lo = _mm256_set1_epi32(a.activation_min),
                 hi = _mm256_set1_epi32(a.activation_max), bit31 = _mm256_set1_epi64x(std::int64_t{1} << 31);
   for (int m = 0; m < MB; ++m) {
     const auto fx = static_cast<std::int32_t>(a.filter_offset * xsum[m]);
-    const __m256i v = _mm256_add_epi32(_mm256_add_epi32(c, _mm256_set1_epi32(fx)),
-                                       _mm256_load_si256(reinterpret_cast<const __m256i*>(part32 + m * 8)));
+    __m256i s;
+    if constexpr (std::is_same_v<P, std::int32_t>) {
+      s = _mm256_load_si256(reinterpret_cast<const __m256i*>(part + m * 8));
+    } else {  // the low dwords of the 8 int64 sums, in channel order
+      const __m256i lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(part + m * 8));
+      const __m256i hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(part + m * 8 + 4));
+      s = _mm256_permutevar8x32_epi32(_mm256_blend_epi32(lo, _mm256_slli_epi64(hi, 32), 0xAA),
+                                      _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+    }
+    const __m256i v = _mm256_add_epi32(_mm256_add_epi32(c, _mm256_set1_epi32(fx)), s);
     __m256i te = _mm256_add_epi64(_mm256_mul_epi32(v, k.q), k.r_even);
     __m256i to = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(v, 32), k.q_odd), k.r_odd);
     if (rc.dbl) {  // − 2^31 where v < 0: the rounding constant becomes 2^(sh − 1) − 2^30
@@ -488,6 +516,10 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
         pairs_acc32_group8_avx2<MB>(a, *acc32, c64, r0, nr, part + g * MB * 8, xsum, b0);
         continue;
       }
+      if (fast && a.rows - r0 >= 8) {
+        requant_group8_fast_s8_avx2<MB>(a, rc, make_pairs_fast_consts(a, rc.dbl, r0), r0, part + g * MB * 8, xsum, b0);
+        continue;
+      }
       requant_group_s8_avx2<MB>(a, rc, r0, part + g * MB * 8, xsum, b0);
     }
   }
@@ -521,6 +553,11 @@ inline void pairs_batch_blocks(std::int32_t batches, F&& f) noexcept {
 /// filter_offset·Σ_k x, where `c64` holds the int64 row constants of `pack_linear_s8` (input_offset·Σw
 /// + cols·input_offset·filter_offset; no bias, no kernel_sum in `args`), so x is not offset (|x| ≤ 128:
 /// exact as above).
+/// `folded` (not null): the int32 row constants of `pack_linear_s8`, run as the kernel_sum (CMSIS-NN form)
+/// in place of args' bias / kernel_sum; `cmax` (≥ 0): a bound on their magnitudes (the packing header's),
+/// which lets the requantization run in int32 lanes where `pairs_fast_requant_ok` holds (−1: never).
+/// Measured (Zen 5 restricted to AVX2, benchmarks/RESULTS.md "AVX2 class on Zen 5"): that form and the
+/// folded constants set in the local copy took 1 × 64² from 108 to 91 ns and 8 × 64² from 620 to 476 ns.
 ARMLOWER_X86_AVX2 inline void linear_s8_pairs_avx2(const linear_s8_args& args, const std::int8_t* packed,
                                                    vnni_acc32_out* acc32 = nullptr, const std::int64_t* c64 = nullptr,
                                                    const std::int32_t* folded = nullptr, std::int64_t cmax = -1) noexcept {
@@ -531,11 +568,8 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_avx2(const linear_s8_args& args, c
   }
   const auto xoff = static_cast<std::int16_t>(a.kernel_sum != nullptr || acc32 != nullptr ? 0 : a.input_offset);
   const requant_s8_avx2_consts rc = make_requant_s8_avx2(a);
-  // `requant_group8_fast_s8_avx2` for the call (its K bound is checked per batch block: `one_block`)
-  bool fast = acc32 == nullptr && cmax >= 0 && a.cols <= avx2_pairs_kb<1> &&
-              cmax + std::int64_t{128 + (xoff < 0 ? -xoff : xoff)} * (128 + (a.filter_offset < 0 ? -a.filter_offset : a.filter_offset)) *
-                             a.cols < (std::int64_t{1} << 31);
-  for (std::int32_t i = 0; fast && i < (a.per_channel ? a.rows : 1); ++i) fast = a.shift[i] <= -1;
+  // `requant_group8_fast_s8_avx2` for the call, on the int32 sums of one K block (`one_block`, per batch block)
+  const bool fast = acc32 == nullptr && pairs_fast_requant_ok(a, xoff, cmax);
   pairs_batch_blocks(a.batches, [&](auto mb, std::int32_t b0) {
     linear_s8_pairs_rows_avx2<decltype(mb)::value>(a, rc, packed, b0, xoff, acc32, c64, fast);
   });

@@ -196,10 +196,16 @@ ARMLOWER_X86_AVX2 inline void linear_s8_rowpairs_avx2(const linear_s8_args& args
   const linear_s8_args a = args;  // local copy: int8 output stores cannot alias it
   const auto xoff = static_cast<std::int16_t>(a.kernel_sum != nullptr ? 0 : a.input_offset);
   const requant_s8_avx2_consts rc = make_requant_s8_avx2(a);
+  const bool fast = pairs_fast_requant_ok(a, xoff, pairs_row_constant_max(a));  // int32-lane requantization
+  const pairs_fast_consts k = fast ? make_pairs_fast_consts(a, rc.dbl, 0) : pairs_fast_consts{};  // per-tensor
   pairs_batch_blocks(a.batches, [&](auto mb, std::int32_t b0) {
     constexpr int MB = decltype(mb)::value;
     rowpairs_rows_avx2<MB>(a, a.weights, b0, xoff, [&](std::int32_t r0, const std::int64_t* part, const std::int64_t* xsum) {
-      requant_group_s8_avx2<MB>(a, rc, r0, part, xsum, b0);
+      if (fast && a.rows - r0 >= 8) {
+        requant_group8_fast_s8_avx2<MB>(a, rc, a.per_channel ? make_pairs_fast_consts(a, rc.dbl, r0) : k, r0, part, xsum, b0);
+      } else {
+        requant_group_s8_avx2<MB>(a, rc, r0, part, xsum, b0);
+      }
     });
   });
 }
