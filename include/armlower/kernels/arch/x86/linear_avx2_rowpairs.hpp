@@ -196,7 +196,8 @@ ARMLOWER_X86_AVX2 inline void linear_s8_rowpairs_avx2(const linear_s8_args& args
   const linear_s8_args a = args;  // local copy: int8 output stores cannot alias it
   const auto xoff = static_cast<std::int16_t>(a.kernel_sum != nullptr ? 0 : a.input_offset);
   const requant_s8_avx2_consts rc = make_requant_s8_avx2(a);
-  const bool fast = pairs_fast_requant_ok(a, xoff, pairs_row_constant_max(a));  // int32-lane requantization
+  // the int32-lane requantization (the row constants are scanned only where the shifts allow it)
+  const bool fast = pairs_fast_requant_ok(a, xoff, 0) && pairs_fast_requant_ok(a, xoff, pairs_row_constant_max(a));
   const pairs_fast_consts k = fast ? make_pairs_fast_consts(a, rc.dbl, 0) : pairs_fast_consts{};  // per-tensor
   pairs_batch_blocks(a.batches, [&](auto mb, std::int32_t b0) {
     constexpr int MB = decltype(mb)::value;
