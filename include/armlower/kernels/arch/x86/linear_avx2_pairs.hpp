@@ -120,6 +120,23 @@ template <int MB, int G>
     a1 = _mm256_add_epi32(a1, a5);
     a2 = _mm256_add_epi32(a2, a6);
     a3 = _mm256_add_epi32(a3, a7);
+  } else if constexpr (G == 4 && MB == 1) {
+    // one batch row, 4 groups: even pairs into a0, a2, a4, a6 and odd pairs into a1, a3, a5, a7
+    for (std::ptrdiff_t p = 0; p < np; p += 2) {
+      const __m256i x0 = ARMLOWER_XB(0), x1 = pairs_bcast_avx2(xb + 2 * p + 2);
+      ARMLOWER_MAC(a0, ARMLOWER_WV(w), x0);
+      ARMLOWER_MAC(a2, ARMLOWER_WV(w1p), x0);
+      ARMLOWER_MAC(a4, ARMLOWER_WV(w2p), x0);
+      ARMLOWER_MAC(a6, ARMLOWER_WV(w3p), x0);
+      ARMLOWER_MAC(a1, ARMLOWER_WV(w + 16), x1);
+      ARMLOWER_MAC(a3, ARMLOWER_WV(w1p + 16), x1);
+      ARMLOWER_MAC(a5, ARMLOWER_WV(w2p + 16), x1);
+      ARMLOWER_MAC(a7, ARMLOWER_WV(w3p + 16), x1);
+    }
+    a0 = _mm256_add_epi32(a0, a1);
+    a2 = _mm256_add_epi32(a2, a3);
+    a4 = _mm256_add_epi32(a4, a5);
+    a6 = _mm256_add_epi32(a6, a7);
   } else {
   for (std::ptrdiff_t p = 0; p < np; ++p) {
     if constexpr (G == 1) {
