@@ -4,10 +4,14 @@
 // so every tile height 1..8 and the remainders run), bias / no bias / kernel_sum, per-tensor and
 // per-channel, extreme operands, offsets, multipliers and shifts at both ends of their ranges,
 // both roundings; K > 65536 (the int64-flushed passes); argument errors. Each case also runs the
-// row-major AVX-512 VNNI path of `linear_s8` (`x86_avx512_vnni`) where available.
+// row-major AVX-512 VNNI path of `linear_s8` (`x86_avx512_vnni`) where available. The AVX2 column-pair
+// layout (`linear_path::x86_avx2`) the same way, with every shift ≤ −1 in half its cases (its int32-lane
+// requantization) and layers whose sums leave int32 there (`s8_int32_edge_cases.hpp`).
 #include <armlower/kernels/linear_packed.hpp>
 
 #include <doctest/doctest.h>
+
+#include "s8_int32_edge_cases.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -480,43 +484,7 @@ TEST_CASE("packed s8 AVX2 column-pair kernel: batch blocks, row/K tails, K block
 }
 
 TEST_CASE("packed s8 AVX2 column-pair kernel: sums past int32 leave the int32-lane requantization") {
-  // kernel_sum at the ends of int32 plus Σ x·w of extreme operands: c + Σ x·w + filter_offset·Σ x is outside
-  // int32 for some channels, with every shift ≤ −1 (where the kernel would requantize in int32 lanes)
-  prng r{std::mt19937_64(149)};
-  for (const int cols : {16, 64, 1000}) {
-    for (const int batches : {1, 3, 8}) {
-      const int rows = 24;
-      s8_case c;
-      c.x.assign(static_cast<std::size_t>(batches) * cols, std::int8_t{-128});
-      c.w.assign(static_cast<std::size_t>(rows) * cols, std::int8_t{-128});
-      c.ks.resize(rows);
-      c.mult.resize(rows);
-      c.shift.resize(rows);
-      for (int i = 0; i < rows; ++i) {
-        c.ks[static_cast<std::size_t>(i)] = i % 3 == 0 ? INT32_MAX - i : i % 3 == 1 ? INT32_MIN + i : r.uniform(-1000, 1000);
-        c.mult[static_cast<std::size_t>(i)] = r.uniform(1 << 30, INT32_MAX);
-        c.shift[static_cast<std::size_t>(i)] = r.uniform(-31, -1);
-      }
-      k::linear_s8_args a;
-      a.input = c.x.data();
-      a.weights = c.w.data();
-      a.kernel_sum = c.ks.data();
-      a.batches = batches;
-      a.cols = cols;
-      a.rows = rows;
-      a.filter_offset = r.uniform(-255, 255);
-      a.output_offset = r.uniform(-128, 127);
-      a.multiplier = c.mult.data();
-      a.shift = c.shift.data();
-      for (const bool per_channel : {false, true}) {
-        a.per_channel = per_channel;
-        for (const auto rnd : {armlower::quant::rounding::single_round, armlower::quant::rounding::double_round}) {
-          a.rounding = rnd;
-          check_avx2_pairs(a);
-        }
-      }
-    }
-  }
+  armlower_test::for_each_s8_int32_edge_case([](const k::linear_s8_args& a) { check_avx2_pairs(a); });
 }
 
 TEST_CASE("packed s8: a buffer whose header names another layout is refused") {

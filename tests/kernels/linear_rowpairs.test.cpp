@@ -6,10 +6,14 @@
 // multiple of 16) and the K tile / K block edges (256, 512, 1024 columns; 2720, 8192), all-extreme
 // operands at those K and beyond the int32 range of a whole row sum (K = 65537: int64 block sums, the
 // scalar requantization fallback), both roundings, no bias / bias / kernel_sum, filter_offset ≠ 0,
-// per-tensor and per-channel, positive and negative shifts.
+// per-tensor and per-channel, positive and negative shifts (every shift ≤ −1 in half the cases: the int32-lane
+// requantization), narrower clamps, and layers whose sums leave int32 with every shift ≤ −1
+// (`s8_int32_edge_cases.hpp`).
 #include <armlower/kernels/linear.hpp>
 
 #include <doctest/doctest.h>
+
+#include "s8_int32_edge_cases.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -139,39 +143,5 @@ TEST_CASE("AVX2 no-buffer s8 linear: row sums past int32 (int64 block sums, scal
 }
 
 TEST_CASE("AVX2 no-buffer s8 linear: kernel_sum at the ends of int32 (sums past int32 with every shift <= -1)") {
-  prng r{std::mt19937_64(1416)};
-  for (const int cols : {16, 64, 1000}) {
-    for (const int batches : {1, 8}) {
-      const int rows = 24;
-      s8_case c;
-      c.x.assign(static_cast<std::size_t>(batches) * cols, std::int8_t{-128});
-      c.w.assign(static_cast<std::size_t>(rows) * cols, std::int8_t{-128});
-      c.ks.resize(rows);
-      c.mult.resize(rows);
-      c.shift.resize(rows);
-      for (int i = 0; i < rows; ++i) {
-        c.ks[static_cast<std::size_t>(i)] = i % 3 == 0 ? INT32_MAX - i : i % 3 == 1 ? INT32_MIN + i : r.uniform(-1000, 1000);
-        c.mult[static_cast<std::size_t>(i)] = r.uniform(1 << 30, INT32_MAX);
-        c.shift[static_cast<std::size_t>(i)] = r.uniform(-31, -1);
-      }
-      k::linear_s8_args a;
-      a.input = c.x.data();
-      a.weights = c.w.data();
-      a.kernel_sum = c.ks.data();
-      a.batches = batches;
-      a.cols = cols;
-      a.rows = rows;
-      a.filter_offset = r.uniform(-255, 255);
-      a.output_offset = r.uniform(-128, 127);
-      a.multiplier = c.mult.data();
-      a.shift = c.shift.data();
-      for (const bool per_channel : {false, true}) {
-        a.per_channel = per_channel;
-        for (const auto rnd : {armlower::quant::rounding::single_round, armlower::quant::rounding::double_round}) {
-          a.rounding = rnd;
-          check_rowpairs(a);
-        }
-      }
-    }
-  }
+  armlower_test::for_each_s8_int32_edge_case([](const k::linear_s8_args& a) { check_rowpairs(a); });
 }
