@@ -294,7 +294,7 @@ struct pairs_fast_consts {
   __m256i q, q_odd, r_even, r_odd, sh32;
 };
 
-/// `pairs_fast_consts` of channels r0..r0+7: multiplier q, 2^(sh − 1) per 64-bit lane of the even and the odd
+/// `pairs_fast_consts` of channels r0..r0+7 (per-channel: r0 + 8 ≤ rows; per-tensor: any r0): multiplier q, 2^(sh − 1) per 64-bit lane of the even and the odd
 /// channels (+ 2^30 with double rounding, as sh > 31), sh − 32 (sh = 31 − shift ≥ 32).
 ARMLOWER_X86_AVX2 inline pairs_fast_consts make_pairs_fast_consts(const linear_s8_args& a, bool dbl, std::int32_t r0) noexcept {
   pairs_fast_consts k;
@@ -500,7 +500,8 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
   if (one_block) pairs_widen_x_avx2<MB>(x, cols, 0, cols, xoff, xb);
   if (fast && one_block) {  // int32 sums straight into the int32-lane requantization
     alignas(32) std::int32_t part32[avx2_pairs_sg * MB * 8];
-    const pairs_fast_consts k = make_pairs_fast_consts(a, rc.dbl, 0);  // per-tensor: for every group
+    // per-tensor: one set for every group (per-channel: per group of 8 channels, below)
+    const pairs_fast_consts k = a.per_channel ? pairs_fast_consts{} : make_pairs_fast_consts(a, rc.dbl, 0);
     const std::ptrdiff_t np = (cols + 15) / 16 * 8;
     constexpr std::ptrdiff_t gp = std::ptrdiff_t{MB} * 8;
     for (std::ptrdiff_t g0 = 0; g0 < groups; g0 += avx2_pairs_sg) {
