@@ -211,7 +211,7 @@ template <int MB, int G>
   if (part32 != nullptr) {
     for (int g = 0; g < G; ++g) {
       for (int m = 0; m < MB; ++m) {
-        _mm256_store_si256(reinterpret_cast<__m256i*>(part32 + (g * MB + m) * 8),
+        _mm256_store_si256(reinterpret_cast<__m256i*>(part32 + std::ptrdiff_t{g * MB + m} * 8),
                            _mm256_load_si256(reinterpret_cast<const __m256i*>(fin[g * S + m])));
       }
     }

@@ -160,12 +160,11 @@ ARMLOWER_X86_VNNIW_INLINE inline __m128i requant8_s16_vnni(const linear_s16_args
   if (a.bias != nullptr) {
     // |bias| < 2^62 and |v| < 2^46: the saturating addition of the contract is a plain one
     const __m512i b = load8_i64(valid, a.bias + r0);
-    scalar = (_mm512_cmpge_epu64_mask(ARMLOWER_Z512(abs_epi64, all8, b), _mm512_set1_epi64(std::int64_t{1} << 62)) & valid) != 0;
+    scalar = (abs_ge64(b, _mm512_set1_epi64(std::int64_t{1} << 62)) & valid) != 0;
     v = _mm512_add_epi64(v, b);
   }
   const __m512i lim = _mm512_set1_epi64(std::int64_t{1} << 46);
-  scalar = scalar || (_mm512_cmpge_epu64_mask(ARMLOWER_Z512(abs_epi64, all8, v), lim) & valid) != 0 ||
-           (_mm512_cmpge_epu64_mask(ARMLOWER_Z512(abs_epi64, all8, unbiased), lim) & valid) != 0;
+  scalar = scalar || (abs_ge64(v, lim) & valid) != 0 || (abs_ge64(unbiased, lim) & valid) != 0;
   if (scalar) {
     alignas(64) std::int64_t lanes[8];
     _mm512_store_si512(lanes, unbiased);

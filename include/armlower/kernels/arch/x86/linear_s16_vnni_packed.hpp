@@ -114,7 +114,7 @@ ARMLOWER_X86_S16P_INLINE inline __m128i s16p_requant8(const vnni_s16p_call& s, _
   const auto valid = static_cast<__mmask8>((1u << n) - 1u);
   if (a.bias != nullptr) {
     const __m512i b = load8_i64(valid, a.bias + ch);
-    if (_mm512_cmpge_epu64_mask(ARMLOWER_Z512(abs_epi64, all8, b), s.bias_lim) != 0) {
+    if (abs_ge64(b, s.bias_lim) != 0) {
       return s16p_requant8_checked(a, acc, ch, n);
     }
     acc = _mm512_add_epi64(acc, b);

@@ -109,6 +109,12 @@ ARMLOWER_X86_VNNIP_INLINE inline __m512i srav64(__m512i a, __m512i n) noexcept {
 #endif
 }
 
+/// The lanes of x with |x| ≥ l (int64 lanes, l > 0), by two compares: |x| itself is not formed (|INT64_MIN| is
+/// no int64, and SIMDe's emulated `vpabsq` negates it as a signed integer: UB under UBSan).
+ARMLOWER_X86_VNNIP_INLINE inline __mmask8 abs_ge64(__m512i x, __m512i l) noexcept {
+  return _mm512_cmpge_epi64_mask(x, l) | _mm512_cmpge_epi64_mask(_mm512_sub_epi64(_mm512_setzero_si512(), l), x);
+}
+
 /// int64 lanes (each already in int8 range) → 8 bytes (`vpmovqb`).
 ARMLOWER_X86_VNNIP_INLINE inline __m128i cvt64_8(__m512i a) noexcept {
 #if defined(ARMLOWER_X86_AVX512_SIMDE)
