@@ -121,7 +121,8 @@ template <int MB, int G>
     a2 = _mm256_add_epi32(a2, a6);
     a3 = _mm256_add_epi32(a3, a7);
   } else if constexpr (G == 4 && MB == 1) {
-    // one batch row, 4 groups: even pairs into a0, a2, a4, a6 and odd pairs into a1, a3, a5, a7
+    // one batch row, 4 groups: even pairs into a0, a2, a4, a6 and odd pairs into a1, a3, a5, a7 (Zen 5 as AVX2,
+    // 1 × 1024²: 72.5–73.7 GMAC/s whatever the loop's alignment, against 61–70 with one pair per step)
     for (std::ptrdiff_t p = 0; p < np; p += 2) {
       const __m256i x0 = ARMLOWER_XB(0), x1 = pairs_bcast_avx2(xb + 2 * p + 2);
       ARMLOWER_MAC(a0, ARMLOWER_WV(w), x0);
@@ -582,8 +583,9 @@ inline void pairs_batch_blocks(std::int32_t batches, F&& f) noexcept {
 /// `folded` (not null): the int32 row constants of `pack_linear_s8`, run as the kernel_sum (CMSIS-NN form)
 /// in place of args' bias / kernel_sum; `cmax` (≥ 0): a bound on their magnitudes (the packing header's),
 /// which lets the requantization run in int32 lanes where `pairs_fast_requant_ok` holds (−1: never).
-/// Measured (Zen 5 restricted to AVX2, benchmarks/RESULTS.md "AVX2 class on Zen 5"): that form and the
-/// folded constants set in the local copy took 1 × 64² from 108 to 91 ns and 8 × 64² from 620 to 476 ns.
+/// Measured (Zen 5 restricted to AVX2, `bench_kernels_linear` BM_s8_armlower_avx2_prepacked; benchmarks/RESULTS.md
+/// "AVX2 class on Zen 5, XNNPACK restricted to AVX2"): with that form, the folded constants set in the local copy
+/// and the 1-row step of `pairs_block_avx2`, 1 × 64² 36.0 → 46.6 GMAC/s, 8 × 64² 52.8 → 68.8.
 ARMLOWER_X86_AVX2 inline void linear_s8_pairs_avx2(const linear_s8_args& args, const std::int8_t* packed,
                                                    vnni_acc32_out* acc32 = nullptr, const std::int64_t* c64 = nullptr,
                                                    const std::int32_t* folded = nullptr, std::int64_t cmax = -1) noexcept {
