@@ -26,9 +26,9 @@
 /// ≤ 4096·98048 < 2^29; the blocks are added in int64 (`part`), so any K is exact.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -413,6 +413,31 @@ ARMLOWER_X86_AVX2 inline void requant_group_s8_avx2(const linear_s8_args& a, con
   }
 }
 
+/// The per-tensor constants of `requant_group8_fast_s8_avx2` for a call (`fast`: `pairs_fast_requant_ok`), else none
+/// (per-channel calls build theirs per group in `requant_group_any_s8_avx2`).
+ARMLOWER_X86_AVX2 inline pairs_fast_consts pairs_tensor_consts(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
+                                                               bool fast) noexcept {
+  return fast && !a.per_channel ? make_pairs_fast_consts(a, rc.dbl, 0) : pairs_fast_consts{};
+}
+
+/// The requantization of the channel group from r0 of a call: `requant_group8_fast_s8_avx2` where `fast`
+/// (`pairs_fast_requant_ok`) and the group has 8 channels (`k`: `pairs_tensor_consts`), else
+/// `requant_group_s8_avx2` on the int64 sums (int32 sums `part` widened first).
+template <int MB, class P>
+ARMLOWER_X86_AVX2 inline void requant_group_any_s8_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& rc, bool fast,
+                                                        const pairs_fast_consts& k, std::int32_t r0, const P* part,
+                                                        const std::int64_t* xsum, std::int32_t b0) noexcept {
+  if (fast && a.rows - r0 >= 8) {
+    requant_group8_fast_s8_avx2<MB>(a, rc, a.per_channel ? make_pairs_fast_consts(a, rc.dbl, r0) : k, r0, part, xsum, b0);
+  } else if constexpr (std::is_same_v<P, std::int64_t>) {
+    requant_group_s8_avx2<MB>(a, rc, r0, part, xsum, b0);
+  } else {
+    alignas(32) std::int64_t wide[MB * 8];
+    for (int i = 0; i < MB * 8; ++i) wide[i] = part[i];
+    requant_group_s8_avx2<MB>(a, rc, r0, wide, xsum, b0);
+  }
+}
+
 /// xsum[m] = Σ_k (x[m][k] + xoff) for the MB batch rows at x (stride cols) when the filter offset is
 /// non-zero (the filter_offset·Σx' term), else 0.
 template <int MB>
@@ -482,7 +507,7 @@ ARMLOWER_X86_AVX2 inline void pairs_acc32_group8_avx2(const linear_s8_args& a, v
   o.range_error = o.range_error || _mm256_testz_si256(bad, bad) == 0;
 }
 
-/// Batch rows b0 .. b0+MB−1 of `linear_s8_pairs_avx2` (`fast`: `pairs_fast_requant`, decided for the call).
+/// Batch rows b0 .. b0+MB−1 of `linear_s8_pairs_avx2` (`fast`: `pairs_fast_requant_ok`, decided for the call).
 template <int MB>
 ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
                                                         const std::int8_t* packed, std::int32_t b0,
@@ -501,8 +526,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
   if (one_block) pairs_widen_x_avx2<MB>(x, cols, 0, cols, xoff, xb);
   if (fast && one_block) {  // int32 sums straight into the int32-lane requantization
     alignas(32) std::int32_t part32[avx2_pairs_sg * MB * 8];
-    // per-tensor: one set for every group (per-channel: per group of 8 channels, below)
-    const pairs_fast_consts k = a.per_channel ? pairs_fast_consts{} : make_pairs_fast_consts(a, rc.dbl, 0);
+    const pairs_fast_consts k = pairs_tensor_consts(a, rc, true);
     const std::ptrdiff_t np = (cols + 15) / 16 * 8;
     constexpr std::ptrdiff_t gp = std::ptrdiff_t{MB} * 8;
     for (std::ptrdiff_t g0 = 0; g0 < groups; g0 += avx2_pairs_sg) {
@@ -511,19 +535,12 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
       std::ptrdiff_t g = 0;
       for (; g + G <= gn; g += G) pairs_block_avx2<MB, G>(xb, w + g * gstride, gstride, np, part, gp, true, part32 + g * gp);
       for (; g < gn; ++g) pairs_block_avx2<MB, 1>(xb, w + g * gstride, gstride, np, part, gp, true, part32 + g * gp);
-      for (g = 0; g < gn; ++g) {
-        const auto r0 = static_cast<std::int32_t>((g0 + g) * 8);
-        if (a.rows - r0 >= 8) {
-          requant_group8_fast_s8_avx2<MB>(a, rc, a.per_channel ? make_pairs_fast_consts(a, rc.dbl, r0) : k, r0,
-                                          part32 + g * gp, xsum, b0);
-          continue;
-        }
-        for (std::ptrdiff_t i = 0; i < gp; ++i) part[i] = part32[g * gp + i];  // a tail group: the int64 form
-        requant_group_s8_avx2<MB>(a, rc, r0, part, xsum, b0);
-      }
+      for (g = 0; g < gn; ++g)
+        requant_group_any_s8_avx2<MB>(a, rc, true, k, static_cast<std::int32_t>((g0 + g) * 8), part32 + g * gp, xsum, b0);
     }
     return;
   }
+  const pairs_fast_consts k = pairs_tensor_consts(a, rc, fast);
   for (std::ptrdiff_t g0 = 0; g0 < groups; g0 += avx2_pairs_sg) {
     const std::ptrdiff_t gn = groups - g0 < avx2_pairs_sg ? groups - g0 : avx2_pairs_sg;
     for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += avx2_pairs_kb<MB>) {
@@ -543,11 +560,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
         pairs_acc32_group8_avx2<MB>(a, *acc32, c64, r0, nr, part + g * MB * 8, xsum, b0);
         continue;
       }
-      if (fast && a.rows - r0 >= 8) {
-        requant_group8_fast_s8_avx2<MB>(a, rc, make_pairs_fast_consts(a, rc.dbl, r0), r0, part + g * MB * 8, xsum, b0);
-        continue;
-      }
-      requant_group_s8_avx2<MB>(a, rc, r0, part + g * MB * 8, xsum, b0);
+      requant_group_any_s8_avx2<MB>(a, rc, fast, k, r0, part + g * MB * 8, xsum, b0);
     }
   }
 }

@@ -198,15 +198,11 @@ ARMLOWER_X86_AVX2 inline void linear_s8_rowpairs_avx2(const linear_s8_args& args
   const requant_s8_avx2_consts rc = make_requant_s8_avx2(a);
   // the int32-lane requantization (the row constants are scanned only where the shifts allow it)
   const bool fast = pairs_fast_requant_ok(a, xoff, 0) && pairs_fast_requant_ok(a, xoff, pairs_row_constant_max(a));
-  const pairs_fast_consts k = fast && !a.per_channel ? make_pairs_fast_consts(a, rc.dbl, 0) : pairs_fast_consts{};  // per-tensor
+  const pairs_fast_consts k = pairs_tensor_consts(a, rc, fast);
   pairs_batch_blocks(a.batches, [&](auto mb, std::int32_t b0) {
     constexpr int MB = decltype(mb)::value;
     rowpairs_rows_avx2<MB>(a, a.weights, b0, xoff, [&](std::int32_t r0, const std::int64_t* part, const std::int64_t* xsum) {
-      if (fast && a.rows - r0 >= 8) {
-        requant_group8_fast_s8_avx2<MB>(a, rc, a.per_channel ? make_pairs_fast_consts(a, rc.dbl, r0) : k, r0, part, xsum, b0);
-      } else {
-        requant_group_s8_avx2<MB>(a, rc, r0, part, xsum, b0);
-      }
+      requant_group_any_s8_avx2<MB>(a, rc, fast, k, r0, part, xsum, b0);
     });
   });
 }
