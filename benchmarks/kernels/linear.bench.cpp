@@ -176,6 +176,7 @@ void form_args(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_s8_armlower_avx2_form<k::detail::linear_s8_avx2>)->Name("BM_s8_armlower_avx2_dotrows")->Apply(form_args);
 BENCHMARK(BM_s8_armlower_avx2_form<k::detail::linear_s8_rowpairs_avx2>)->Name("BM_s8_armlower_avx2_rowpairs")->Apply(form_args);
+BENCHMARK(BM_s8_armlower_avx2_form<k::detail::linear_s8_rowdot_avx2>)->Name("BM_s8_armlower_avx2_rowdot")->Apply(form_args);
 #endif
 
 // AVX2 layout of `pack_linear_s8` (path x86_avx2: what AVX2-only CPUs get), packed once outside the

@@ -1,14 +1,17 @@
 // The AVX2 no-buffer s8 linear forms (`linear_s8(a, linear_path::x86_avx2)`, forced here since this
-// host may have AVX-512): the on-the-fly repack into the column-pair kernel
-// (`detail::linear_s8_rowpairs_avx2`, arch/x86/linear_avx2_rowpairs.hpp), called directly and through
-// the dispatch (`rowpairs_pays`), writes exactly the bytes of the generic path — batch blocks and
-// remainders (1..9, 15, 16, 17), channel tails (rows not a multiple of 8), K tails (odd K, K not a
-// multiple of 16) and the K tile / K block edges (256, 512, 1024 columns; 2720, 8192), all-extreme
-// operands at those K and beyond the int32 range of a whole row sum (K = 65537: int64 block sums, the
-// scalar requantization fallback), both roundings, no bias / bias / kernel_sum, filter_offset ≠ 0,
-// per-tensor and per-channel, positive and negative shifts (every shift ≤ −1 in half the cases: the int32-lane
-// requantization), narrower clamps, and layers whose sums leave int32 with every shift ≤ −1
-// (`s8_int32_edge_cases.hpp`).
+// host may have AVX-512): the row-major 8-channel kernel (`detail::linear_s8_rowdot_avx2`,
+// arch/x86/linear_avx2_rowdot.hpp) and the on-the-fly repack into the column-pair kernel
+// (`detail::linear_s8_rowpairs_avx2`, arch/x86/linear_avx2_rowpairs.hpp), each called directly and
+// through the dispatch (`rowdot_pays`), write exactly the bytes of the generic path — batch blocks and
+// remainders (1..9, 15, 16, 17), channel tails (rows not a multiple of 8; fewer than 8 rows), K tails (odd
+// K, K not a multiple of 16: the partial last chunk read past its row, or from a zero-padded tile in the
+// array's last row), the K tile / K block edges (256, 512, 1024 columns; 2720, 8192, 8193: two K blocks of
+// the 8-channel kernel), all-extreme operands at those K and beyond the int32 range of a whole row sum
+// (K = 65537: int64 block sums, the scalar requantization fallback), both roundings, no bias / bias /
+// kernel_sum, filter_offset ≠ 0, per-tensor and per-channel, positive and negative shifts (every shift
+// ≤ −1 in half the cases: the int32-lane requantization), narrower clamps, and layers whose sums leave
+// int32 with every shift ≤ −1 (`s8_int32_edge_cases.hpp`). Weights are vectors of exactly rows·cols
+// bytes, so the ASan build catches a read past the array.
 #include <armlower/kernels/linear.hpp>
 
 #include <doctest/doctest.h>
@@ -37,7 +40,7 @@ struct s8_case {
 };
 
 /// Runs the generic path and the AVX2 forms on `a` and requires identical bytes.
-void check_rowpairs(k::linear_s8_args a) {
+void check_no_buffer(k::linear_s8_args a) {
   std::vector<std::int8_t> ref(static_cast<std::size_t>(a.batches) * static_cast<std::size_t>(a.rows)),
       out(ref.size(), std::int8_t{0x5A});
   a.output = ref.data();
@@ -52,6 +55,9 @@ void check_rowpairs(k::linear_s8_args a) {
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
   std::fill(out.begin(), out.end(), std::int8_t{0x5A});
   k::detail::linear_s8_rowpairs_avx2(a);  // the repack form whatever the dispatch says
+  REQUIRE(out == ref);
+  std::fill(out.begin(), out.end(), std::int8_t{0x5A});
+  k::detail::linear_s8_rowdot_avx2(a);  // the 8-channel row-major form whatever the dispatch says
   REQUIRE(out == ref);
 #endif
 }
@@ -100,23 +106,23 @@ void run_case(prng& r, int batches, int cols, int rows, bool extreme) {
     a.bias = nullptr;
     a.kernel_sum = nullptr;
     a.filter_offset = 0;
-    check_rowpairs(a);  // no bias
+    check_no_buffer(a);  // no bias
     a.bias = c.bias.data();
-    check_rowpairs(a);  // bias
+    check_no_buffer(a);  // bias
     a.filter_offset = extreme ? -255 : r.uniform(-255, 255);
-    check_rowpairs(a);  // filter offset ≠ 0 (the Σx' term)
+    check_no_buffer(a);  // filter offset ≠ 0 (the Σx' term)
     if (cols <= 32768) {  // kernel_sum is int32 (CMSIS-NN): only where it cannot wrap
       REQUIRE(k::compute_kernel_sum_s8(c.ks.data(), cols, rows, c.w.data(), a.input_offset, a.filter_offset,
                                        c.bias.data()) == status::ok);
       a.kernel_sum = c.ks.data();
-      check_rowpairs(a);  // kernel_sum form
+      check_no_buffer(a);  // kernel_sum form
     }
   }
 }
 
 }  // namespace
 
-TEST_CASE("AVX2 no-buffer s8 linear (repack into the column-pair kernel): batch blocks, tails, tiles, extremes") {
+TEST_CASE("AVX2 no-buffer s8 linear (8-channel row-major kernel, repack into the column-pair kernel): batch blocks, tails, tiles, extremes") {
   prng r{std::mt19937_64(1414)};
   // batch: remainders 1..7 and blocks of 8; cols: pair / 16-column tails and the edges of the K tiles
   // (256 for 1–2 rows, 512 for 3–4, 1024 for 5–8) and K blocks (2720 for 3 rows, 8192 for 1);
@@ -143,5 +149,5 @@ TEST_CASE("AVX2 no-buffer s8 linear: row sums past int32 (int64 block sums, scal
 }
 
 TEST_CASE("AVX2 no-buffer s8 linear: kernel_sum at the ends of int32 (sums past int32 with every shift <= -1)") {
-  armlower_test::for_each_s8_int32_edge_case([](const k::linear_s8_args& a) { check_rowpairs(a); });
+  armlower_test::for_each_s8_int32_edge_case([](const k::linear_s8_args& a) { check_no_buffer(a); });
 }

@@ -14,9 +14,10 @@
 ///   AVX-512 VNNI (F/BW/VL/DQ/VNNI: `arch/x86/linear_vnni_rowdot.hpp` for s8,
 ///   `arch/x86/linear_s16_vnni.hpp` for a16w8) where the CPU has it — measured faster than the AVX2
 ///   path on every benchmarked shape, s8 and a16w8, batch 1 and 8 (benchmarks/RESULTS.md, "AVX-512
-///   VNNI (AMD EPYC Zen 4)") —, else AVX2 (`linear_s8`: the on-the-fly repack into the column-pair
-///   kernel, `arch/x86/linear_avx2_rowpairs.hpp`, where `rowpairs_pays` — batched layers —, else the
-///   row-major dot-rows kernel), else generic. The x86 paths are compiled with function
+///   VNNI (AMD EPYC Zen 4)") —, else AVX2 (`linear_s8`: the row-major 8-channel kernel,
+///   `arch/x86/linear_avx2_rowdot.hpp`, where `rowdot_pays` — one to three batch rows, or few channels —,
+///   else the on-the-fly repack into the column-pair kernel, `arch/x86/linear_avx2_rowpairs.hpp`), else
+///   generic. The x86 paths are compiled with function
 ///   target attributes, so no `-mavx2` is needed. Define `ARMLOWER_KERNELS_GENERIC_ONLY` to force the
 ///   generic path everywhere.
 /// - `linear_path` lets tests and benchmarks request one path explicitly.
@@ -53,6 +54,7 @@
 #endif
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
 #include <armlower/kernels/arch/x86/linear.hpp>
+#include <armlower/kernels/arch/x86/linear_avx2_rowdot.hpp>
 #include <armlower/kernels/arch/x86/linear_avx2_rowpairs.hpp>
 #include <armlower/kernels/arch/x86/linear_s16_vnni.hpp>
 #include <armlower/kernels/arch/x86/linear_vnni_rowdot.hpp>
@@ -212,10 +214,10 @@ namespace detail {
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
     case linear_path::x86_avx2:
       if (!detail::x86_has_avx2()) return status::unsupported_path;
-      if (detail::rowpairs_pays(a.batches, a.rows, a.cols)) {
-        detail::linear_s8_rowpairs_avx2(a);
+      if (detail::rowdot_pays(a.batches, a.rows, a.cols)) {
+        detail::linear_s8_rowdot_avx2(a);
       } else {
-        detail::linear_s8_avx2(a);
+        detail::linear_s8_rowpairs_avx2(a);
       }
       return status::ok;
     case linear_path::x86_avx512_vnni:

@@ -1,0 +1,175 @@
+/// @file armlower/kernels/arch/x86/linear_avx2_rowdot.hpp
+/// AVX2 s8 fused linear over ROW-MAJOR weights, 8 output channels per pass: what `linear_s8(a)` (no
+/// weight buffer) runs on an AVX2-only CPU for one or a few batch rows (`rowpairs_pays` false) and
+/// ≥ 8 output channels. Contract: `kernels/linear_args.hpp` (same integers as `linear_s8_avx2`, the
+/// generic path and `linear_s8_pairs_avx2`).
+///
+/// Form ("row lanes, shared input"): the input row, offset and widened to int16 once per call and K block
+/// into a stack buffer (`pairs_widen_x_avx2`, zero past K), is loaded once per 16 columns and multiplied
+/// (`vpmaddwd`, Intel Intrinsics Guide `_mm256_madd_epi16`) with the 16 sign-extended weights of each of
+/// 8 rows (`vpmovsxbw`), into 8 int32 accumulators; a `vphaddd` tree and one 128-bit lane exchange give
+/// the 8 channel sums in channel order, requantized 8 channels at a time like the column-pair kernels
+/// (`requant_group_any_s8_avx2`: in int32 lanes where `pairs_fast_requant_ok`). No repack, no heap.
+/// Channels past the last multiple of 8 run `linear_s8_rows_avx2` (4 or 1 at a time).
+///
+/// Reads: every 16-byte weight load lies inside the weights array; a last partial 16-column chunk reads
+/// past its row into the rows after it (its products meet zero inputs), except where fewer bytes follow
+/// the group's last row than the chunk needs (the array's last rows), whose chunks are copied to a
+/// zero-padded stack tile first.
+///
+/// Exactness: |x + xoff| ≤ 128 + 255 = 383 (the kernel_sum form uses xoff = 0) and |w| ≤ 128; a channel
+/// sum over one K block (≤ `avx2_pairs_kb<1>` = 8192 columns) is ≤ 8192·383·128 < 2^29, so the int32 lanes,
+/// the `vphaddd` tree and the block sum are exact; blocks are added in int64.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include <immintrin.h>
+
+#include <armlower/kernels/arch/x86/linear.hpp>
+#include <armlower/kernels/arch/x86/linear_avx2_pairs.hpp>
+#include <armlower/kernels/arch/x86/linear_avx2_rowpairs.hpp>
+#include <armlower/kernels/linear_args.hpp>
+
+namespace armlower::kernels::detail {
+
+#define ARMLOWER_X86_AVX2 __attribute__((target("avx2")))
+
+/// out[i] = Σ_{c < 16·nc} xb[c]·w_i[c] for the 8 rows w_i = w0 + i·wstride (int32, channel order);
+/// `xb` 32-byte aligned int16. Preconditions: the 16 bytes at w_i + 16·j are readable for j < nc,
+/// nc ≤ 512 (exact: see the file comment).
+[[gnu::noinline]] ARMLOWER_X86_AVX2 inline void rowdot8_block_avx2(const std::int16_t* xb, const std::int8_t* w0,
+                                                                  std::ptrdiff_t wstride, std::ptrdiff_t nc,
+                                                                  std::int32_t* out) noexcept {
+  const std::int8_t* p0 = w0;
+  const std::int8_t* p1 = w0 + wstride;
+  const std::int8_t* p2 = w0 + 2 * wstride;
+  const std::int8_t* p3 = w0 + 3 * wstride;
+  const std::int8_t* p4 = w0 + 4 * wstride;
+  const std::int8_t* p5 = w0 + 5 * wstride;
+  const std::int8_t* p6 = w0 + 6 * wstride;
+  const std::int8_t* p7 = w0 + 7 * wstride;
+  __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+#define ARMLOWER_WV(p) _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>((p) + k)))
+#define ARMLOWER_MAC(A, p) (A) = _mm256_add_epi32((A), _mm256_madd_epi16(ARMLOWER_WV(p), x))
+  const std::ptrdiff_t n = 16 * nc;
+  for (std::ptrdiff_t k = 0; k < n; k += 16) {
+    const __m256i x = _mm256_load_si256(reinterpret_cast<const __m256i*>(xb + k));
+    ARMLOWER_MAC(a0, p0);
+    ARMLOWER_MAC(a1, p1);
+    ARMLOWER_MAC(a2, p2);
+    ARMLOWER_MAC(a3, p3);
+    ARMLOWER_MAC(a4, p4);
+    ARMLOWER_MAC(a5, p5);
+    ARMLOWER_MAC(a6, p6);
+    ARMLOWER_MAC(a7, p7);
+  }
+#undef ARMLOWER_MAC
+#undef ARMLOWER_WV
+  // pins the accumulators in registers at the loop exit (as `pairs_block_avx2`: else GCC 12 may keep them
+  // on the stack inside the loop)
+  asm("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5), "+x"(a6), "+x"(a7));
+  // per 128-bit lane (r0, r1, r2, r3) and (r4, r5, r6, r7), then the two lanes added
+  const __m256i h0 = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
+  const __m256i h1 = _mm256_hadd_epi32(_mm256_hadd_epi32(a4, a5), _mm256_hadd_epi32(a6, a7));
+  const __m256i s = _mm256_add_epi32(_mm256_permute2x128_si256(h0, h1, 0x20), _mm256_permute2x128_si256(h0, h1, 0x31));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), s);
+}
+
+/// `rowdot8_block_avx2` over columns [0, n) of the 8 rows from w0 (stride `wstride`), n ≤ `avx2_pairs_kb<1>`,
+/// `xb` holding those columns' inputs zero-padded to a multiple of 16. `tile`: fewer readable bytes follow
+/// the 8th row than the partial final chunk (n not a multiple of 16) overruns it by, so that chunk goes
+/// through a zero-padded stack tile.
+ARMLOWER_X86_AVX2 inline void rowdot8_avx2(const std::int16_t* xb, const std::int8_t* w0, std::ptrdiff_t wstride,
+                                           std::ptrdiff_t n, bool tile, std::int32_t* out) noexcept {
+  const std::ptrdiff_t nc = (n + 15) / 16;
+  if (!tile || n % 16 == 0) {
+    rowdot8_block_avx2(xb, w0, wstride, nc, out);
+    return;
+  }
+  const std::ptrdiff_t k = 16 * (nc - 1);
+  alignas(32) std::int32_t head[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  if (nc > 1) rowdot8_block_avx2(xb, w0, wstride, nc - 1, head);
+  alignas(16) std::int8_t t[8][16] = {};
+  for (int i = 0; i < 8; ++i) std::memcpy(t[i], w0 + i * wstride + k, static_cast<std::size_t>(n - k));
+  alignas(32) std::int32_t tail[8];
+  rowdot8_block_avx2(xb + k, &t[0][0], 16, 1, tail);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                      _mm256_add_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(head)),
+                                       _mm256_load_si256(reinterpret_cast<const __m256i*>(tail))));
+}
+
+/// AVX2 s8 fused linear over row-major weights, batch rows one at a time, 8 output channels per pass
+/// (`rowdot8_avx2`), the channels past the last multiple of 8 (and layers of < 8 channels) by
+/// `linear_s8_avx2`'s row kernels. Same integers as `linear_s8_avx2`. Preconditions: `validate(a) == ok`,
+/// CPU has AVX2.
+ARMLOWER_X86_AVX2 inline void linear_s8_rowdot_avx2(const linear_s8_args& args) noexcept {
+  if (args.rows < 8) {  // no group of 8: the dot-rows kernel without this one's set-up
+    linear_s8_avx2(args);
+    return;
+  }
+  const linear_s8_args a = args;  // local copy: int8 output stores cannot alias it
+  const auto xoff = static_cast<std::int16_t>(a.kernel_sum != nullptr ? 0 : a.input_offset);
+  const requant_s8_avx2_consts rc = make_requant_s8_avx2(a);
+  // the int32-lane requantization (the row constants are scanned only where the shifts allow it)
+  const bool fast = pairs_fast_requant_ok(a, xoff, 0) && pairs_fast_requant_ok(a, xoff, pairs_row_constant_max(a));
+  const pairs_fast_consts kc = pairs_tensor_consts(a, rc, fast);
+  constexpr std::ptrdiff_t kb = avx2_pairs_kb<1>;
+  const std::ptrdiff_t cols = a.cols, groups = a.rows / 8;
+  // group g's partial last chunk overruns its 8th row by `pad` bytes: a tile where fewer follow in the array
+  const std::ptrdiff_t pad = (16 - cols % 16) % 16;
+  const auto tile = [&](std::ptrdiff_t g) { return (a.rows - 8 * g - 8) * cols < pad; };
+  alignas(32) std::int16_t xb[kb];
+  for (std::int32_t b = 0; b < a.batches; ++b) {
+    const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b) * cols;
+    std::int64_t xsum[1];
+    pairs_xsum<1>(a, x, xoff, xsum);
+    if (cols <= kb) {  // one K block: the int32 sums straight into the requantization
+      pairs_widen_x_avx2<1>(x, cols, 0, cols, xoff, xb);
+      for (std::ptrdiff_t g = 0; g < groups; ++g) {
+        alignas(32) std::int32_t s[8];
+        rowdot8_avx2(xb, a.weights + g * 8 * cols, cols, cols, tile(g), s);
+        requant_group_any_s8_avx2<1>(a, rc, fast, kc, static_cast<std::int32_t>(g * 8), s, xsum, b);
+      }
+      continue;
+    }
+    for (std::ptrdiff_t g0 = 0; g0 < groups; g0 += avx2_pairs_sg) {  // K blocks: int64 sums per pass of groups
+      const std::ptrdiff_t gn = groups - g0 < avx2_pairs_sg ? groups - g0 : avx2_pairs_sg;
+      alignas(32) std::int64_t part[avx2_pairs_sg][8] = {};
+      for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += kb) {
+        const std::ptrdiff_t n = cols - k0 < kb ? cols - k0 : kb;
+        pairs_widen_x_avx2<1>(x, cols, k0, n, xoff, xb);
+        for (std::ptrdiff_t g = 0; g < gn; ++g) {
+          alignas(32) std::int32_t s[8];
+          rowdot8_avx2(xb, a.weights + (g0 + g) * 8 * cols + k0, cols, n, tile(g0 + g), s);
+          for (int i = 0; i < 8; ++i) part[g][i] += s[i];
+        }
+      }
+      for (std::ptrdiff_t g = 0; g < gn; ++g)
+        requant_group_any_s8_avx2<1>(a, rc, fast, kc, static_cast<std::int32_t>((g0 + g) * 8), part[g], xsum, b);
+    }
+  }
+  auto r0 = static_cast<std::int32_t>(groups * 8);
+  for (; r0 + 4 <= a.rows; r0 += 4) linear_s8_rows_avx2<4>(a, rc, r0, xoff);
+  for (; r0 < a.rows; ++r0) linear_s8_rows_avx2<1>(a, rc, r0, xoff);
+}
+
+/// True if `linear_s8_rowdot_avx2` is the faster AVX2 form without a weight buffer for `batches` input
+/// rows × `rows` output channels × `cols` (else the repack form `linear_s8_rowpairs_avx2`): one to three
+/// batch rows, and wherever `rowpairs_pays` is false. Measured (Zen 5 restricted to AVX2, `bench_kernels_linear`
+/// BM_s8_armlower_avx2_rowdot / _rowpairs / _dotrows, GMAC/s, medians of 3; benchmarks/RESULTS.md "AVX2 class:
+/// a row-major 8-channel kernel without a buffer"): batch 1 at 64² / 256² / 1024² / 2048² / 4096² 39.5 / 65.2 /
+/// 70.9 / 64.5 / 69.3 against the repack form's 28.3 / 38.5 / 39.2 / 34.3 / 27.1 and the 4-row dot kernel's
+/// 11.7 / 33.1 / 52.1 / 55.3 / 49.5; batch 2: 41.9 / 65.3 / 69.5 / 67.6 at 64² / 256² / 1024² / 4096² against
+/// 41.5 / 56.8 / 55.5 / 43.3; batch 4: 42.6 / 65.5 / 70.6 / 55.8 against 52.4 / 73.7 / 77.7 / 67.2 (the repack
+/// form from batch 4, as `rowpairs_pays`); 1024 × 8 at batch 8: 64.9 against the repack form's 66.4 (kept there; the 4-row dot kernel 55.0).
+/// Batch 3 not measured: taken as batch 2.
+[[nodiscard]] constexpr bool rowdot_pays(std::int32_t batches, std::int32_t rows, std::int32_t cols) noexcept {
+  return batches < 4 || !rowpairs_pays(batches, rows, cols);
+}
+
+#undef ARMLOWER_X86_AVX2
+
+}  // namespace armlower::kernels::detail
