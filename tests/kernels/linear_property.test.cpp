@@ -357,3 +357,46 @@ TEST_CASE("s16: every path == generic across the int32 bounds (511-column reduct
     }
   }
 }
+
+TEST_CASE("s16 AVX2 8-channel row-major form (no buffer): channel groups and tails, 496-column passes, K blocks, extremes") {
+  // `detail::linear_s16_rowdot_avx2` (what `linear_s16(a, x86_avx2)` runs), called directly: groups of 8
+  // channels and the 4-row kernel past them; a partial last 16-column chunk read into the next rows or
+  // through the zero-padded tile (weights in vectors of exactly rows·cols bytes: ASan sees any read past
+  // them); the int32 passes of 496 columns summed in int64 and the 8192-column K blocks; all-extreme
+  // operands (2^22 products), bias at the ends of int64 (the scalar fallback of `store8_s16_avx2`).
+#if defined(ARMLOWER_KERNELS_HAVE_X86)
+  if (!k::path_available(k::linear_path::x86_avx2)) return;
+  rng_t r{std::mt19937_64(14)};
+  for (const int cols : {1, 3, 15, 16, 17, 100, 495, 496, 497, 992, 1000, 8192, 8193}) {
+    for (const int rows : {8, 9, 15, 16, 17, 24, 31, 64}) {
+      for (const int batches : {1, 2, 3}) {
+        const int mode = r.uniform(0, 3);  // 0: all (-32768)·(-128); 1: ±extremes; else random
+        std::vector<std::int16_t> x(static_cast<std::size_t>(batches * cols));
+        std::vector<std::int8_t> w(static_cast<std::size_t>(rows * cols));
+        for (auto& v : x) v = static_cast<std::int16_t>(mode == 0 ? -32768 : mode == 1 ? (r.uniform(0, 1) ? -32768 : 32767) : r.uniform(-32768, 32767));
+        for (auto& v : w) v = static_cast<std::int8_t>(mode == 0 ? -128 : mode == 1 ? (r.uniform(0, 1) ? -128 : 127) : r.uniform(-128, 127));
+        std::vector<std::int64_t> bias(static_cast<std::size_t>(rows));
+        for (auto& b : bias) b = r.uniform(0, 5) == 0 ? (r.uniform(0, 1) ? INT64_MAX : INT64_MIN) : r.uniform(-(1 << 30), 1 << 30);
+        std::vector<std::int32_t> mult(static_cast<std::size_t>(rows)), shift(static_cast<std::size_t>(rows));
+        for (int i = 0; i < rows; ++i) {
+          mult[static_cast<std::size_t>(i)] = r.uniform(0, 3) == 0 ? r.uniform(0, INT32_MAX) : r.uniform(1 << 30, INT32_MAX);
+          shift[static_cast<std::size_t>(i)] = r.uniform(0, 3) == 0 ? r.uniform(-47, 14) : r.uniform(-30, -10);
+        }
+        k::linear_s16_args a;
+        a.input = x.data(); a.weights = w.data(); a.bias = r.uniform(0, 3) == 0 ? nullptr : bias.data();
+        a.batches = batches; a.cols = cols; a.rows = rows; a.multiplier = mult.data(); a.shift = shift.data();
+        a.per_channel = r.uniform(0, 1) == 1;
+        a.activation_min = r.uniform(0, 3) == 0 ? r.uniform(-32768, 0) : -32768;
+        a.activation_max = r.uniform(0, 3) == 0 ? r.uniform(a.activation_min, 32767) : 32767;
+        std::vector<std::int16_t> ref(static_cast<std::size_t>(batches * rows)), out(ref.size(), std::int16_t{0x5A5A});
+        a.output = ref.data();
+        REQUIRE(k::linear_s16(a, k::linear_path::generic) == status::ok);
+        a.output = out.data();
+        k::detail::linear_s16_rowdot_avx2(a);
+        CAPTURE(batches); CAPTURE(cols); CAPTURE(rows); CAPTURE(mode); CAPTURE(a.per_channel); CAPTURE(a.bias != nullptr);
+        REQUIRE(out == ref);
+      }
+    }
+  }
+#endif
+}

@@ -16,8 +16,8 @@
 ///   path on every benchmarked shape, s8 and a16w8, batch 1 and 8 (benchmarks/RESULTS.md, "AVX-512
 ///   VNNI (AMD EPYC Zen 4)") —, else AVX2 (`linear_s8`: the row-major 8-channel kernel,
 ///   `arch/x86/linear_avx2_rowdot.hpp`, where `rowdot_pays` — one to three batch rows, or few channels —,
-///   else the on-the-fly repack into the column-pair kernel, `arch/x86/linear_avx2_rowpairs.hpp`), else
-///   generic. The x86 paths are compiled with function
+///   else the on-the-fly repack into the column-pair kernel, `arch/x86/linear_avx2_rowpairs.hpp`;
+///   `linear_s16`: the same 8-channel form where `rowdot_s16_pays`, else 4 rows per step), else generic. The x86 paths are compiled with function
 ///   target attributes, so no `-mavx2` is needed. Define `ARMLOWER_KERNELS_GENERIC_ONLY` to force the
 ///   generic path everywhere.
 /// - `linear_path` lets tests and benchmarks request one path explicitly.
@@ -245,7 +245,11 @@ namespace detail {
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
     case linear_path::x86_avx2:
       if (!detail::x86_has_avx2()) return status::unsupported_path;
-      detail::linear_s16_avx2(a);
+      if (detail::rowdot_s16_pays(a.batches, a.rows, a.cols)) {
+        detail::linear_s16_rowdot_avx2(a);  // (layers of < 8 channels: the 4-row kernel)
+      } else {
+        detail::linear_s16_avx2(a);
+      }
       return status::ok;
     case linear_path::x86_avx512_vnni:
       if (!detail::x86_has_avx512_vnni_dq()) return status::unsupported_path;

@@ -343,11 +343,12 @@ ARMLOWER_X86_AVX2 inline void linear_s8_packed_avx2(const linear_s8_args& args, 
   }
 }
 
-/// AVX2 s16×s8 fused linear. Preconditions: `validate(a) == ok`, CPU has AVX2.
-ARMLOWER_X86_AVX2 inline void linear_s16_avx2(const linear_s16_args& a) noexcept {
+/// AVX2 s16×s8 fused linear, output channels from `r_first` on (the rest are not written). Preconditions:
+/// `validate(a) == ok`, 0 ≤ r_first, CPU has AVX2.
+ARMLOWER_X86_AVX2 inline void linear_s16_avx2(const linear_s16_args& a, std::int32_t r_first = 0) noexcept {
   constexpr std::ptrdiff_t block = 2048;  // 128 vpmaddwd steps per lane: |lane| ≤ 128·2^23 = 2^30
   const std::ptrdiff_t cols = a.cols;
-  for (std::int32_t r0 = 0; r0 < a.rows; r0 += 4) {
+  for (std::int32_t r0 = r_first; r0 < a.rows; r0 += 4) {
     const int nr = a.rows - r0 < 4 ? a.rows - r0 : 4;
     const std::int8_t* w[4];
     for (int i = 0; i < 4; ++i) w[i] = a.weights + static_cast<std::ptrdiff_t>(r0 + (i < nr ? i : 0)) * cols;

@@ -1,8 +1,11 @@
 /// @file armlower/kernels/arch/x86/linear_avx2_rowdot.hpp
-/// AVX2 s8 fused linear over ROW-MAJOR weights, 8 output channels per pass: what `linear_s8(a)` (no
-/// weight buffer) runs on an AVX2-only CPU for one or a few batch rows (`rowpairs_pays` false) and
-/// ≥ 8 output channels. Contract: `kernels/linear_args.hpp` (same integers as `linear_s8_avx2`, the
-/// generic path and `linear_s8_pairs_avx2`).
+/// AVX2 s8 and a16w8 fused linear over ROW-MAJOR weights, 8 output channels per pass: what `linear_s8(a)`
+/// and `linear_s16(a)` (no weight buffer) run on an AVX2-only CPU for one or a few batch rows
+/// (`rowdot_pays`, `rowdot_s16_pays`) and ≥ 8 output channels. Contract: `kernels/linear_args.hpp` (same
+/// integers as `linear_s8_avx2` / `linear_s16_avx2`, the generic path and the packed kernels).
+/// The a16w8 form (`linear_s16_rowdot_avx2`) takes the int16 input as it is (copied into the zero-padded
+/// buffer), sums 496-column passes in int64 and requantizes with `store8_s16_avx2`; what follows describes
+/// the s8 form.
 ///
 /// Form ("row lanes, shared input"): the input row, offset and widened to int16 once per call and K block
 /// into a stack buffer (`pairs_widen_x_avx2`, zero past K), is loaded once per 16 columns and multiplied
@@ -31,6 +34,8 @@
 #include <armlower/kernels/arch/x86/linear.hpp>
 #include <armlower/kernels/arch/x86/linear_avx2_pairs.hpp>
 #include <armlower/kernels/arch/x86/linear_avx2_rowpairs.hpp>
+#include <armlower/kernels/arch/x86/linear_s16_avx2_pairs.hpp>
+#include <armlower/kernels/arch/x86/requant_s16_avx2.hpp>
 #include <armlower/kernels/linear_args.hpp>
 
 namespace armlower::kernels::detail {
@@ -38,8 +43,9 @@ namespace armlower::kernels::detail {
 #define ARMLOWER_X86_AVX2 __attribute__((target("avx2")))
 
 /// out[i] = Σ_{c < 16·nc} xb[c]·w_i[c] for the 8 rows w_i = w0 + i·wstride (int32, channel order);
-/// `xb` 32-byte aligned int16. Preconditions: the 16 bytes at w_i + 16·j are readable for j < nc,
-/// nc ≤ 512 (exact: see the file comment).
+/// `xb` 32-byte aligned int16. Preconditions: the 16 bytes at w_i + 16·j are readable for j < nc; every
+/// lane and partial sum fits int32: nc ≤ 512 for |xb| ≤ 383 (s8 inputs with their offset), nc ≤ 31 for
+/// int16 inputs (|x·w| ≤ 2^22: 8 lanes × 31 chunks × 2 products < 2^31).
 [[gnu::noinline]] ARMLOWER_X86_AVX2 inline void rowdot8_block_avx2(const std::int16_t* xb, const std::int8_t* w0,
                                                                   std::ptrdiff_t wstride, std::ptrdiff_t nc,
                                                                   std::int32_t* out) noexcept {
@@ -156,6 +162,54 @@ ARMLOWER_X86_AVX2 inline void linear_s8_rowdot_avx2(const linear_s8_args& args) 
   for (; r0 < a.rows; ++r0) linear_s8_rows_avx2<1>(a, rc, r0, xoff);
 }
 
+/// AVX2 a16w8 fused linear (s16 × s8 → s16, int64 bias; CMSIS-NN `arm_fully_connected_s16`) over row-major
+/// weights, batch rows one at a time, 8 output channels per pass: the input row copied into a zero-padded
+/// stack buffer once per call and K block (`pairs_copy_x16_avx2`), `rowdot8_avx2` over 496-column passes
+/// (exact in int32, see `rowdot8_block_avx2`) summed in int64 — the contract's exact accumulator for any
+/// K —, requantized 8 channels at a time (`store8_s16_avx2`: vector form where |acc|, |acc + bias| < 2^46,
+/// else `requantize_row_s16`); channels past the last multiple of 8 (and layers of < 8 channels) by
+/// `linear_s16_avx2`. Same integers as `linear_s16_avx2`. Preconditions: `validate(a) == ok`, CPU has AVX2.
+ARMLOWER_X86_AVX2 inline void linear_s16_rowdot_avx2(const linear_s16_args& args) noexcept {
+  const linear_s16_args a = args;  // local copy: the int16 output stores cannot alias it
+  const std::ptrdiff_t cols = a.cols, groups = a.rows / 8;
+  constexpr std::ptrdiff_t kb = avx2_pairs_kb<1>, pass = 496;  // pass: 31 chunks of 16 columns
+  const std::ptrdiff_t pad = (16 - cols % 16) % 16;  // as `linear_s8_rowdot_avx2`
+  const auto tile = [&](std::ptrdiff_t g) { return (a.rows - 8 * g - 8) * cols < pad; };
+  alignas(32) std::int16_t xb[kb];
+  for (std::int32_t b = 0; groups > 0 && b < a.batches; ++b) {
+    const std::int16_t* x = a.input + static_cast<std::ptrdiff_t>(b) * cols;
+    std::int16_t* y = a.output + static_cast<std::ptrdiff_t>(b) * a.rows;
+    const bool one_block = cols <= kb;
+    if (one_block) pairs_copy_x16_avx2<1>(x, cols, 0, cols, xb);
+    for (std::ptrdiff_t g0 = 0; g0 < groups; g0 += avx2_pairs_sg) {
+      const std::ptrdiff_t gn = groups - g0 < avx2_pairs_sg ? groups - g0 : avx2_pairs_sg;
+      alignas(32) std::int64_t part[avx2_pairs_sg][8] = {};
+      for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += kb) {
+        const std::ptrdiff_t n = cols - k0 < kb ? cols - k0 : kb;
+        if (!one_block) pairs_copy_x16_avx2<1>(x, cols, k0, n, xb);
+        for (std::ptrdiff_t g = 0; g < gn; ++g) {
+          const std::int8_t* w = a.weights + (g0 + g) * 8 * cols + k0;
+          __m256i lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(part[g]));
+          __m256i hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(part[g] + 4));
+          for (std::ptrdiff_t p0 = 0; p0 < n; p0 += pass) {
+            alignas(32) std::int32_t s[8];
+            rowdot8_avx2(xb + p0, w + p0, cols, n - p0 < pass ? n - p0 : pass, tile(g0 + g), s);
+            lo = _mm256_add_epi64(lo, _mm256_cvtepi32_epi64(_mm_load_si128(reinterpret_cast<const __m128i*>(s))));
+            hi = _mm256_add_epi64(hi, _mm256_cvtepi32_epi64(_mm_load_si128(reinterpret_cast<const __m128i*>(s + 4))));
+          }
+          _mm256_store_si256(reinterpret_cast<__m256i*>(part[g]), lo);
+          _mm256_store_si256(reinterpret_cast<__m256i*>(part[g] + 4), hi);
+        }
+      }
+      for (std::ptrdiff_t g = 0; g < gn; ++g) {
+        const auto r0 = static_cast<std::int32_t>((g0 + g) * 8);
+        store8_s16_avx2(a, part[g], r0, 8, y + r0);
+      }
+    }
+  }
+  linear_s16_avx2(a, static_cast<std::int32_t>(groups * 8));
+}
+
 /// True if `linear_s8_rowdot_avx2` is the faster AVX2 form without a weight buffer for `batches` input
 /// rows × `rows` output channels × `cols` (else the repack form `linear_s8_rowpairs_avx2`): one to three
 /// batch rows, and wherever `rowpairs_pays` is false. Measured (Zen 5 restricted to AVX2, `bench_kernels_linear`
@@ -168,6 +222,19 @@ ARMLOWER_X86_AVX2 inline void linear_s8_rowdot_avx2(const linear_s8_args& args) 
 /// Batch 3 not measured: taken as batch 2.
 [[nodiscard]] constexpr bool rowdot_pays(std::int32_t batches, std::int32_t rows, std::int32_t cols) noexcept {
   return batches < 4 || !rowpairs_pays(batches, rows, cols);
+}
+
+/// True if `linear_s16_rowdot_avx2` is the faster AVX2 a16w8 form without a weight buffer for `batches` input rows
+/// × `rows` × `cols` (else the 4-row kernel `linear_s16_avx2`, which keeps 4 rows of weights in L1 across the
+/// batch rows while this form re-reads all of them per batch row): 1–3 batch rows, or weights ≤ 1 MiB (in L2).
+/// Measured (Zen 5 restricted to AVX2, `bench_kernels_linear` BM_s16_armlower_avx2 before / after, GMAC/s; the
+/// standalone comparison in one binary gave the same ratios; benchmarks/RESULTS.md "AVX2 class: a row-major
+/// 8-channel kernel without a buffer"): batch 1 at 64² / 256² / 1024² / 2048² / 4096²: 28.0 / 54.1 / 63.5 / 60.1 /
+/// 60.7 against 12.0 / 34.6 / 57.6 / 58.2 / 46.6; batch 8: 28.7 / 54.5 / 62.9 at 64² / 256² / 1024² against
+/// 13.8 / 38.2 / 61.0, but 59.6 against 66.4 at 2048² (and 59.9 against 54.7 at 4096², DRAM-bound, one run: the
+/// 4-row kernel kept there).
+[[nodiscard]] constexpr bool rowdot_s16_pays(std::int32_t batches, std::int32_t rows, std::int32_t cols) noexcept {
+  return batches < 4 || std::int64_t{rows} * cols <= (std::int64_t{1} << 20);
 }
 
 #undef ARMLOWER_X86_AVX2
