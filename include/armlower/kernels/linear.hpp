@@ -17,8 +17,8 @@
 ///   VNNI (AMD EPYC Zen 4)") —, else AVX2 (`linear_s8`: the row-major 8-channel kernel,
 ///   `arch/x86/linear_avx2_rowdot.hpp`, where `rowdot_pays` — one to three batch rows, or few channels —,
 ///   else the on-the-fly repack into the column-pair kernel, `arch/x86/linear_avx2_rowpairs.hpp`;
-///   `linear_s16`: the same 8-channel form where `rowdot_s16_pays`, else 4 rows per step), else generic. The x86 paths are compiled with function
-///   target attributes, so no `-mavx2` is needed. Define `ARMLOWER_KERNELS_GENERIC_ONLY` to force the
+///   `linear_s16`: the same 8-channel form where `rowdot_s16_pays`, else 4 rows per step), else generic.
+///   The x86 paths are compiled with function target attributes, so no `-mavx2` is needed. Define `ARMLOWER_KERNELS_GENERIC_ONLY` to force the
 ///   generic path everywhere.
 /// - `linear_path` lets tests and benchmarks request one path explicitly.
 /// - Host only, fastest s8 form: `kernels/linear_packed.hpp` — `linear_s8(a, cache, size)` packs on

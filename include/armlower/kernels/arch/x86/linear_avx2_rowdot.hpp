@@ -107,6 +107,21 @@ ARMLOWER_X86_AVX2 inline void rowdot8_avx2(const std::int16_t* xb, const std::in
                                        _mm256_load_si256(reinterpret_cast<const __m256i*>(tail))));
 }
 
+/// The `tile` argument of `rowdot8_avx2` for channel group g (rows 8g .. 8g+7) of a `rows` × `cols` row-major
+/// weight array: its partial last 16-column chunk overruns the 8th row by (−cols mod 16) bytes, and fewer than
+/// that follow it in the array.
+[[nodiscard]] constexpr bool rowdot8_needs_tile(std::ptrdiff_t rows, std::ptrdiff_t cols, std::ptrdiff_t g) noexcept {
+  return (rows - 8 * g - 8) * cols < (16 - cols % 16) % 16;
+}
+
+/// part[0..8) += s[0..8) (int64 += int32; `part` 32-byte aligned).
+ARMLOWER_X86_AVX2 inline void rowdot8_add64(std::int64_t* part, const std::int32_t* s) noexcept {
+  auto* p = reinterpret_cast<__m256i*>(part);
+  _mm256_store_si256(p, _mm256_add_epi64(_mm256_load_si256(p), _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)))));
+  _mm256_store_si256(p + 1, _mm256_add_epi64(_mm256_load_si256(p + 1),
+                                             _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 4)))));
+}
+
 /// AVX2 s8 fused linear over row-major weights, batch rows one at a time, 8 output channels per pass
 /// (`rowdot8_avx2`), the channels past the last multiple of 8 (and layers of < 8 channels) by
 /// `linear_s8_avx2`'s row kernels. Same integers as `linear_s8_avx2`. Preconditions: `validate(a) == ok`,
@@ -124,9 +139,6 @@ ARMLOWER_X86_AVX2 inline void linear_s8_rowdot_avx2(const linear_s8_args& args) 
   const pairs_fast_consts kc = pairs_tensor_consts(a, rc, fast);
   constexpr std::ptrdiff_t kb = avx2_pairs_kb<1>;
   const std::ptrdiff_t cols = a.cols, groups = a.rows / 8;
-  // group g's partial last chunk overruns its 8th row by `pad` bytes: a tile where fewer follow in the array
-  const std::ptrdiff_t pad = (16 - cols % 16) % 16;
-  const auto tile = [&](std::ptrdiff_t g) { return (a.rows - 8 * g - 8) * cols < pad; };
   alignas(32) std::int16_t xb[kb];
   for (std::int32_t b = 0; b < a.batches; ++b) {
     const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b) * cols;
@@ -136,7 +148,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_rowdot_avx2(const linear_s8_args& args) 
       pairs_widen_x_avx2<1>(x, cols, 0, cols, xoff, xb);
       for (std::ptrdiff_t g = 0; g < groups; ++g) {
         alignas(32) std::int32_t s[8];
-        rowdot8_avx2(xb, a.weights + g * 8 * cols, cols, cols, tile(g), s);
+        rowdot8_avx2(xb, a.weights + g * 8 * cols, cols, cols, rowdot8_needs_tile(a.rows, cols, g), s);
         requant_group_any_s8_avx2<1>(a, rc, fast, kc, static_cast<std::int32_t>(g * 8), s, xsum, b);
       }
       continue;
@@ -149,8 +161,8 @@ ARMLOWER_X86_AVX2 inline void linear_s8_rowdot_avx2(const linear_s8_args& args) 
         pairs_widen_x_avx2<1>(x, cols, k0, n, xoff, xb);
         for (std::ptrdiff_t g = 0; g < gn; ++g) {
           alignas(32) std::int32_t s[8];
-          rowdot8_avx2(xb, a.weights + (g0 + g) * 8 * cols + k0, cols, n, tile(g0 + g), s);
-          for (int i = 0; i < 8; ++i) part[g][i] += s[i];
+          rowdot8_avx2(xb, a.weights + (g0 + g) * 8 * cols + k0, cols, n, rowdot8_needs_tile(a.rows, cols, g0 + g), s);
+          rowdot8_add64(part[g], s);
         }
       }
       for (std::ptrdiff_t g = 0; g < gn; ++g)
@@ -170,13 +182,15 @@ ARMLOWER_X86_AVX2 inline void linear_s8_rowdot_avx2(const linear_s8_args& args) 
 /// else `requantize_row_s16`); channels past the last multiple of 8 (and layers of < 8 channels) by
 /// `linear_s16_avx2`. Same integers as `linear_s16_avx2`. Preconditions: `validate(a) == ok`, CPU has AVX2.
 ARMLOWER_X86_AVX2 inline void linear_s16_rowdot_avx2(const linear_s16_args& args) noexcept {
+  if (args.rows < 8) {  // no group of 8
+    linear_s16_avx2(args);
+    return;
+  }
   const linear_s16_args a = args;  // local copy: the int16 output stores cannot alias it
   const std::ptrdiff_t cols = a.cols, groups = a.rows / 8;
   constexpr std::ptrdiff_t kb = avx2_pairs_kb<1>, pass = 496;  // pass: 31 chunks of 16 columns
-  const std::ptrdiff_t pad = (16 - cols % 16) % 16;  // as `linear_s8_rowdot_avx2`
-  const auto tile = [&](std::ptrdiff_t g) { return (a.rows - 8 * g - 8) * cols < pad; };
   alignas(32) std::int16_t xb[kb];
-  for (std::int32_t b = 0; groups > 0 && b < a.batches; ++b) {
+  for (std::int32_t b = 0; b < a.batches; ++b) {
     const std::int16_t* x = a.input + static_cast<std::ptrdiff_t>(b) * cols;
     std::int16_t* y = a.output + static_cast<std::ptrdiff_t>(b) * a.rows;
     const bool one_block = cols <= kb;
@@ -189,16 +203,12 @@ ARMLOWER_X86_AVX2 inline void linear_s16_rowdot_avx2(const linear_s16_args& args
         if (!one_block) pairs_copy_x16_avx2<1>(x, cols, k0, n, xb);
         for (std::ptrdiff_t g = 0; g < gn; ++g) {
           const std::int8_t* w = a.weights + (g0 + g) * 8 * cols + k0;
-          __m256i lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(part[g]));
-          __m256i hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(part[g] + 4));
+          const bool tile = rowdot8_needs_tile(a.rows, cols, g0 + g);
           for (std::ptrdiff_t p0 = 0; p0 < n; p0 += pass) {
             alignas(32) std::int32_t s[8];
-            rowdot8_avx2(xb + p0, w + p0, cols, n - p0 < pass ? n - p0 : pass, tile(g0 + g), s);
-            lo = _mm256_add_epi64(lo, _mm256_cvtepi32_epi64(_mm_load_si128(reinterpret_cast<const __m128i*>(s))));
-            hi = _mm256_add_epi64(hi, _mm256_cvtepi32_epi64(_mm_load_si128(reinterpret_cast<const __m128i*>(s + 4))));
+            rowdot8_avx2(xb + p0, w + p0, cols, n - p0 < pass ? n - p0 : pass, tile, s);
+            rowdot8_add64(part[g], s);
           }
-          _mm256_store_si256(reinterpret_cast<__m256i*>(part[g]), lo);
-          _mm256_store_si256(reinterpret_cast<__m256i*>(part[g] + 4), hi);
         }
       }
       for (std::ptrdiff_t g = 0; g < gn; ++g) {
@@ -218,7 +228,8 @@ ARMLOWER_X86_AVX2 inline void linear_s16_rowdot_avx2(const linear_s16_args& args
 /// 70.9 / 64.5 / 69.3 against the repack form's 28.3 / 38.5 / 39.2 / 34.3 / 27.1 and the 4-row dot kernel's
 /// 11.7 / 33.1 / 52.1 / 55.3 / 49.5; batch 2: 41.9 / 65.3 / 69.5 / 67.6 at 64² / 256² / 1024² / 4096² against
 /// 41.5 / 56.8 / 55.5 / 43.3; batch 4: 42.6 / 65.5 / 70.6 / 55.8 against 52.4 / 73.7 / 77.7 / 67.2 (the repack
-/// form from batch 4, as `rowpairs_pays`); 1024 × 8 at batch 8: 64.9 against the repack form's 66.4 (kept there; the 4-row dot kernel 55.0).
+/// form from batch 4, as `rowpairs_pays`); 1024 × 8 at batch 8: 64.9 against the repack form's 66.4 (kept
+/// there; the 4-row dot kernel 55.0).
 /// Batch 3 not measured: taken as batch 2.
 [[nodiscard]] constexpr bool rowdot_pays(std::int32_t batches, std::int32_t rows, std::int32_t cols) noexcept {
   return batches < 4 || !rowpairs_pays(batches, rows, cols);
@@ -227,8 +238,8 @@ ARMLOWER_X86_AVX2 inline void linear_s16_rowdot_avx2(const linear_s16_args& args
 /// True if `linear_s16_rowdot_avx2` is the faster AVX2 a16w8 form without a weight buffer for `batches` input rows
 /// × `rows` × `cols` (else the 4-row kernel `linear_s16_avx2`, which keeps 4 rows of weights in L1 across the
 /// batch rows while this form re-reads all of them per batch row): 1–3 batch rows, or weights ≤ 1 MiB (in L2).
-/// Measured (Zen 5 restricted to AVX2, `bench_kernels_linear` BM_s16_armlower_avx2 before / after, GMAC/s; the
-/// standalone comparison in one binary gave the same ratios; benchmarks/RESULTS.md "AVX2 class: a row-major
+/// Measured (Zen 5 restricted to AVX2, `bench_kernels_linear` BM_s16_armlower_avx2 before / after, GMAC/s; both
+/// forms in one standalone binary: 2.3× / 1.6× / 1.15× at 1 × 64² / 256² / 1024², 1.03× at 8 × 1024²; benchmarks/RESULTS.md "AVX2 class: a row-major
 /// 8-channel kernel without a buffer"): batch 1 at 64² / 256² / 1024² / 2048² / 4096²: 28.0 / 54.1 / 63.5 / 60.1 /
 /// 60.7 against 12.0 / 34.6 / 57.6 / 58.2 / 46.6; batch 8: 28.7 / 54.5 / 62.9 at 64² / 256² / 1024² against
 /// 13.8 / 38.2 / 61.0, but 59.6 against 66.4 at 2048² (and 59.9 against 54.7 at 4096², DRAM-bound, one run: the
