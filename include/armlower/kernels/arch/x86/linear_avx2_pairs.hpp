@@ -239,6 +239,12 @@ template <int MB, int G>
 template <int MB>
 inline constexpr int pairs_groups_avx2 = MB >= 5 ? 1 : MB >= 3 ? 2 : 4;
 
+/// Stores the 8 int32 lanes of y (each in [−128, 127]) as 8 int8 at out (`vpackssdw`, `vpacksswb`).
+ARMLOWER_X86_AVX2 inline void store8_s8_avx2(__m256i y, std::int8_t* out) noexcept {
+  const __m128i y16 = _mm_packs_epi32(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm_packs_epi16(y16, y16));
+}
+
 /// Output channels r0..r0+7 of batch rows b0..b0+MB−1: acc = row constant (kernel_sum, or bias, or 0)
 /// + part[m][0..8) + filter_offset·xsum[m], requantized 8 channels at a time (the row constants
 /// loaded once for the MB rows); a pair of 4 outside int32 runs `requantize_row_s8`.
@@ -283,10 +289,10 @@ ARMLOWER_X86_AVX2 inline void requant_group8_s8_avx2(const linear_s8_args& a, co
     const __m256i ylo = requant_apply4_s8_avx2(rc, vlo, qlo, shlo, _mm256_blendv_epi8(plo, nlo, _mm256_cmpgt_epi64(zero, vlo)));
     const __m256i yhi = requant_apply4_s8_avx2(rc, vhi, qhi, shhi, _mm256_blendv_epi8(phi, nhi, _mm256_cmpgt_epi64(zero, vhi)));
     // dwords (lo0, hi0, lo1, hi1, …) → (lo0..lo3, hi0..hi3) → int8
-    const __m256i y32 = _mm256_permutevar8x32_epi32(_mm256_blend_epi32(ylo, _mm256_slli_epi64(yhi, 32), 0xAA),
-                                                    _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
-    const __m128i y16 = _mm_packs_epi32(_mm256_castsi256_si128(y32), _mm256_extracti128_si256(y32, 1));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(y), _mm_packs_epi16(y16, y16));
+    // dwords (lo0, hi0, lo1, hi1, …) → (lo0..lo3, hi0..hi3)
+    store8_s8_avx2(_mm256_permutevar8x32_epi32(_mm256_blend_epi32(ylo, _mm256_slli_epi64(yhi, 32), 0xAA),
+                                               _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)),
+                   y);
   }
 }
 
@@ -329,27 +335,54 @@ ARMLOWER_X86_AVX2 inline pairs_fast_consts make_pairs_fast_consts(const linear_s
 }
 
 /// max_r |c[r]| of the row constants a linear uses (kernel_sum, else bias, else 0); 8 rows per step
-/// (`vpabsd` read as unsigned: |INT32_MIN| = 2^31, then `vpmaxud`).
+/// (`vpabsd` read as unsigned: |INT32_MIN| = 2^31, then `vpmaxud`), reduced in registers.
 ARMLOWER_X86_AVX2 inline std::int64_t pairs_row_constant_max(const linear_s8_args& a) noexcept {
   const std::int32_t* c = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;
   if (c == nullptr) return 0;
   __m256i m = _mm256_setzero_si256();
   std::int32_t r = 0;
   for (; r + 8 <= a.rows; r += 8) m = _mm256_max_epu32(m, _mm256_abs_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + r))));
-  alignas(32) std::uint32_t t[8];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(t), m);
-  std::int64_t best = 0;
-  for (const std::uint32_t v : t) best = std::max<std::int64_t>(best, v);
+  m = _mm256_max_epu32(m, _mm256_permute2x128_si256(m, m, 0x01));
+  m = _mm256_max_epu32(m, _mm256_shuffle_epi32(m, 0x4E));
+  m = _mm256_max_epu32(m, _mm256_shuffle_epi32(m, 0xB1));
+  std::int64_t best = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(m));
   for (; r < a.rows; ++r) best = std::max(best, c[r] < 0 ? -std::int64_t{c[r]} : std::int64_t{c[r]});
   return best;
 }
 
+/// The output-side constants of the int32-lane requantization for a call: output_offset, activation_min /
+/// activation_max (8 int32 lanes each) and 2^31 per 64-bit lane (the double-rounding correction).
+struct pairs_fast_out {
+  __m256i out_off, lo, hi, bit31;
+};
+
+ARMLOWER_X86_AVX2 inline pairs_fast_out make_pairs_fast_out(const linear_s8_args& a) noexcept {
+  return {_mm256_set1_epi32(a.output_offset), _mm256_set1_epi32(a.activation_min), _mm256_set1_epi32(a.activation_max),
+          _mm256_set1_epi64x(std::int64_t{1} << 31)};
+}
+
+/// `requantize_row_s8` of 8 int32 accumulators v (channel order) in int32 lanes, for a call with
+/// `pairs_fast_requant_ok`: t = v·q + 2^(sh − 1) (+ 2^30, − 2^31 for v < 0 with double rounding `dbl`) in int64
+/// (`vpmuldq` of the even and of the odd lanes), y = floor(t / 2^sh) = (the high dword of t) >> (sh − 32)
+/// (`vpsravd`), + output_offset, clamped to [activation_min, activation_max]: the same integers as the
+/// int64-lane form, as 8 int32 lanes. `k`: `make_pairs_fast_consts(a, dbl, r0)`; `o`: `make_pairs_fast_out(a)`.
+[[gnu::always_inline]] ARMLOWER_X86_AVX2 inline __m256i requant8_fast_s8_avx2(const pairs_fast_consts& k, const pairs_fast_out& o,
+                                                                            bool dbl, __m256i v) noexcept {
+  __m256i te = _mm256_add_epi64(_mm256_mul_epi32(v, k.q), k.r_even);
+  __m256i to = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(v, 32), k.q_odd), k.r_odd);
+  if (dbl) {  // − 2^31 where v < 0: the rounding constant becomes 2^(sh − 1) − 2^30
+    const __m256i neg = _mm256_srai_epi32(v, 31);
+    te = _mm256_sub_epi64(te, _mm256_and_si256(neg, o.bit31));
+    to = _mm256_sub_epi64(to, _mm256_and_si256(_mm256_srli_epi64(neg, 32), o.bit31));
+  }
+  const __m256i y = _mm256_blend_epi32(_mm256_srli_epi64(te, 32), to, 0xAA);  // the high dwords, in channel order
+  return _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(_mm256_srav_epi32(y, k.sh32), o.out_off), o.lo), o.hi);
+}
+
 /// `requantize_row_s8` of output channels r0..r0+7 for MB batch rows in int32 lanes, the fast form of
 /// `requant_group8_s8_avx2` for a call with `pairs_fast_requant_ok`: v = c[r] + part[m][r − r0] +
-/// filter_offset·xsum[m] (part: int32 sums, or int64 sums, which then fit int32), t = v·q + 2^(sh − 1) (+ 2^30,
-/// − 2^31 for v < 0 with double rounding) in int64 (`vpmuldq` of the even and of the odd lanes), y =
-/// floor(t / 2^sh) = (the high dword of t) >> (sh − 32) (`vpsravd`), + output_offset, clamped: the same
-/// integers as the int64-lane form. `k`: `make_pairs_fast_consts(a, rc.dbl, r0)`.
+/// filter_offset·xsum[m] (part: int32 sums, or int64 sums, which then fit int32), requantized by
+/// `requant8_fast_s8_avx2`. `k`: `make_pairs_fast_consts(a, rc.dbl, r0)`.
 template <int MB, class P>
 ARMLOWER_X86_AVX2 inline void requant_group8_fast_s8_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
                                                           const pairs_fast_consts& k, std::int32_t r0, const P* part,
@@ -357,8 +390,7 @@ ARMLOWER_X86_AVX2 inline void requant_group8_fast_s8_avx2(const linear_s8_args& 
   static_assert(std::is_same_v<P, std::int32_t> || std::is_same_v<P, std::int64_t>);
   const std::int32_t* cs = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;
   const __m256i c = cs != nullptr ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(cs + r0)) : _mm256_setzero_si256();
-  const __m256i out_off = _mm256_set1_epi32(a.output_offset), lo = _mm256_set1_epi32(a.activation_min),
-                hi = _mm256_set1_epi32(a.activation_max), bit31 = _mm256_set1_epi64x(std::int64_t{1} << 31);
+  const pairs_fast_out o = make_pairs_fast_out(a);
   for (int m = 0; m < MB; ++m) {
     const auto fx = static_cast<std::int32_t>(a.filter_offset * xsum[m]);
     __m256i s;
@@ -371,19 +403,7 @@ ARMLOWER_X86_AVX2 inline void requant_group8_fast_s8_avx2(const linear_s8_args& 
                                       _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
     }
     const __m256i v = _mm256_add_epi32(_mm256_add_epi32(c, _mm256_set1_epi32(fx)), s);
-    __m256i te = _mm256_add_epi64(_mm256_mul_epi32(v, k.q), k.r_even);
-    __m256i to = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(v, 32), k.q_odd), k.r_odd);
-    if (rc.dbl) {  // − 2^31 where v < 0: the rounding constant becomes 2^(sh − 1) − 2^30
-      const __m256i neg = _mm256_srai_epi32(v, 31);
-      te = _mm256_sub_epi64(te, _mm256_and_si256(neg, bit31));
-      to = _mm256_sub_epi64(to, _mm256_and_si256(_mm256_srli_epi64(neg, 32), bit31));
-    }
-    __m256i y = _mm256_blend_epi32(_mm256_srli_epi64(te, 32), to, 0xAA);  // the high dwords, in channel order
-    y = _mm256_add_epi32(_mm256_srav_epi32(y, k.sh32), out_off);
-    y = _mm256_min_epi32(_mm256_max_epi32(y, lo), hi);
-    const __m128i y16 = _mm_packs_epi32(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(a.output + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0),
-                     _mm_packs_epi16(y16, y16));
+    store8_s8_avx2(requant8_fast_s8_avx2(k, o, rc.dbl, v), a.output + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0);
   }
 }
 

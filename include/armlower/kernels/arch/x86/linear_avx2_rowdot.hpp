@@ -11,8 +11,9 @@
 /// into a stack buffer (`pairs_widen_x_avx2`, zero past K), is loaded once per 16 columns and multiplied
 /// (`vpmaddwd`, Intel Intrinsics Guide `_mm256_madd_epi16`) with the 16 sign-extended weights of each of
 /// 8 rows (`vpmovsxbw`), into 8 int32 accumulators; a `vphaddd` tree and one 128-bit lane exchange give
-/// the 8 channel sums in channel order, requantized 8 channels at a time like the column-pair kernels
-/// (`requant_group_any_s8_avx2`: in int32 lanes where `pairs_fast_requant_ok`). No repack, no heap.
+/// the 8 channel sums in channel order, requantized 8 channels at a time like the column-pair kernels: in
+/// int32 lanes where `pairs_fast_requant_ok` — for a call of one K block in registers, one group behind the dot
+/// products (`rowdot8_groups_fast_s8_avx2`) —, else by `requant_group_any_s8_avx2`. No repack, no heap.
 /// Channels past the last multiple of 8 run `linear_s8_rows_avx2` (4 or 1 at a time).
 ///
 /// Reads: every 16-byte weight load lies inside the weights array; a last partial 16-column chunk reads
@@ -42,13 +43,12 @@ namespace armlower::kernels::detail {
 
 #define ARMLOWER_X86_AVX2 __attribute__((target("avx2")))
 
-/// out[i] = Σ_{c < 16·nc} xb[c]·w_i[c] for the 8 rows w_i = w0 + i·wstride (int32, channel order);
+/// Σ_{c < 16·nc} xb[c]·w_i[c] for the 8 rows w_i = w0 + i·wstride, as 8 int32 lanes in channel order;
 /// `xb` 32-byte aligned int16. Preconditions: the 16 bytes at w_i + 16·j are readable for j < nc; every
 /// lane and partial sum fits int32: nc ≤ 512 for |xb| ≤ 383 (s8 inputs with their offset), nc ≤ 31 for
 /// int16 inputs (|x·w| ≤ 2^22: 8 lanes × 31 chunks × 2 products < 2^31).
-[[gnu::noinline]] ARMLOWER_X86_AVX2 inline void rowdot8_block_avx2(const std::int16_t* xb, const std::int8_t* w0,
-                                                                  std::ptrdiff_t wstride, std::ptrdiff_t nc,
-                                                                  std::int32_t* out) noexcept {
+[[gnu::always_inline]] ARMLOWER_X86_AVX2 inline __m256i rowdot8_sum_avx2(const std::int16_t* xb, const std::int8_t* w0,
+                                                                       std::ptrdiff_t wstride, std::ptrdiff_t nc) noexcept {
   const std::int8_t* p0 = w0;
   const std::int8_t* p1 = w0 + wstride;
   const std::int8_t* p2 = w0 + 2 * wstride;
@@ -80,8 +80,14 @@ namespace armlower::kernels::detail {
   // per 128-bit lane (r0, r1, r2, r3) and (r4, r5, r6, r7), then the two lanes added
   const __m256i h0 = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
   const __m256i h1 = _mm256_hadd_epi32(_mm256_hadd_epi32(a4, a5), _mm256_hadd_epi32(a6, a7));
-  const __m256i s = _mm256_add_epi32(_mm256_permute2x128_si256(h0, h1, 0x20), _mm256_permute2x128_si256(h0, h1, 0x31));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), s);
+  return _mm256_add_epi32(_mm256_permute2x128_si256(h0, h1, 0x20), _mm256_permute2x128_si256(h0, h1, 0x31));
+}
+
+/// out[0..8) = `rowdot8_sum_avx2(xb, w0, wstride, nc)` (same preconditions), out-of-line.
+[[gnu::noinline]] ARMLOWER_X86_AVX2 inline void rowdot8_block_avx2(const std::int16_t* xb, const std::int8_t* w0,
+                                                                  std::ptrdiff_t wstride, std::ptrdiff_t nc,
+                                                                  std::int32_t* out) noexcept {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), rowdot8_sum_avx2(xb, w0, wstride, nc));
 }
 
 /// `rowdot8_block_avx2` over columns [0, n) of the 8 rows from w0 (stride `wstride`), n ≤ `avx2_pairs_kb<1>`,
@@ -122,6 +128,52 @@ ARMLOWER_X86_AVX2 inline void rowdot8_add64(std::int64_t* part, const std::int32
                                              _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 4)))));
 }
 
+/// `rowdot8_avx2(xb, w0, cols, cols, true, ·)` as 8 int32 lanes, out of line (a call's last channel group only).
+[[gnu::noinline]] ARMLOWER_X86_AVX2 inline __m256i rowdot8_tile_sum_avx2(const std::int16_t* xb, const std::int8_t* w0,
+                                                                        std::ptrdiff_t cols) noexcept {
+  alignas(32) std::int32_t s[8];
+  rowdot8_avx2(xb, w0, cols, cols, true, s);
+  return _mm256_load_si256(reinterpret_cast<const __m256i*>(s));
+}
+
+/// The 8 sums of channel group g (rows 8g .. 8g+7) over all `cols` columns of a one-K-block call: `rowdot8_sum_avx2`,
+/// or through the zero-padded tile (`rowdot8_avx2`) where `rowdot8_needs_tile`.
+[[gnu::always_inline]] ARMLOWER_X86_AVX2 inline __m256i rowdot8_group_sum_avx2(const std::int16_t* xb, const std::int8_t* weights,
+                                                                             std::ptrdiff_t rows, std::ptrdiff_t cols,
+                                                                             std::ptrdiff_t g) noexcept {
+  const std::int8_t* w = weights + g * 8 * cols;
+  if (!rowdot8_needs_tile(rows, cols, g)) [[likely]]
+    return rowdot8_sum_avx2(xb, w, cols, (cols + 15) / 16);
+  return rowdot8_tile_sum_avx2(xb, w, cols);
+}
+
+/// Output channels 0 .. 8·(rows / 8) − 1 of batch row b for a call of one K block (cols ≤ `avx2_pairs_kb<1>`) with
+/// `pairs_fast_requant_ok`: each group's 8 sums (`rowdot8_group_sum_avx2`, `xb` the widened input row) + row constant
+/// + filter_offset·xsum requantized in registers (`requant8_fast_s8_avx2`; `kt`: `pairs_tensor_consts`, per-channel
+/// constants built per group), one group behind the dot products, so that a group's requantization overlaps the
+/// next group's loads and widening rather than following them (at 1 × 64²: 1.1× the stored-sums order, measured;
+/// benchmarks/RESULTS.md "AVX2 class: requantization in registers…").
+ARMLOWER_X86_AVX2 inline void rowdot8_groups_fast_s8_avx2(const linear_s8_args& a, bool dbl, const pairs_fast_consts& kt,
+                                                         const std::int16_t* xb, std::int64_t xsum, std::int32_t b) noexcept {
+  const std::ptrdiff_t rows = a.rows, cols = a.cols, groups = rows / 8;
+  const std::int8_t* weights = a.weights;
+  const std::int32_t* cs = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;
+  std::int8_t* y = a.output + b * rows;
+  const pairs_fast_out o = make_pairs_fast_out(a);
+  const __m256i fx = _mm256_set1_epi32(static_cast<std::int32_t>(a.filter_offset * xsum));
+  const bool per_channel = a.per_channel;
+  const pairs_fast_consts k = kt;  // a local copy: the int8 output stores cannot alias it
+  __m256i prev = rowdot8_group_sum_avx2(xb, weights, rows, cols, 0);
+  for (std::ptrdiff_t g = 1; g <= groups; ++g) {
+    const __m256i next = g < groups ? rowdot8_group_sum_avx2(xb, weights, rows, cols, g) : prev;
+    const auto r0 = static_cast<std::int32_t>(8 * (g - 1));
+    const __m256i c = cs != nullptr ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(cs + r0)) : _mm256_setzero_si256();
+    const __m256i v = _mm256_add_epi32(_mm256_add_epi32(c, fx), prev);
+    store8_s8_avx2(requant8_fast_s8_avx2(per_channel ? make_pairs_fast_consts(a, dbl, r0) : k, o, dbl, v), y + r0);
+    prev = next;
+  }
+}
+
 /// AVX2 s8 fused linear over row-major weights, batch rows one at a time, 8 output channels per pass
 /// (`rowdot8_avx2`), the channels past the last multiple of 8 (and layers of < 8 channels) by
 /// `linear_s8_avx2`'s row kernels. Same integers as `linear_s8_avx2`. Preconditions: `validate(a) == ok`,
@@ -146,6 +198,10 @@ ARMLOWER_X86_AVX2 inline void linear_s8_rowdot_avx2(const linear_s8_args& args) 
     pairs_xsum<1>(a, x, xoff, xsum);
     if (cols <= kb) {  // one K block: the int32 sums straight into the requantization
       pairs_widen_x_avx2<1>(x, cols, 0, cols, xoff, xb);
+      if (fast) {
+        rowdot8_groups_fast_s8_avx2(a, rc.dbl, kc, xb, xsum[0], b);
+        continue;
+      }
       for (std::ptrdiff_t g = 0; g < groups; ++g) {
         alignas(32) std::int32_t s[8];
         rowdot8_avx2(xb, a.weights + g * 8 * cols, cols, cols, rowdot8_needs_tile(a.rows, cols, g), s);
