@@ -7,6 +7,8 @@
 
 #include <doctest/doctest.h>
 
+#include "s8_int32_edge_cases.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -181,6 +183,82 @@ TEST_CASE("s8 batch-lane VNNI form (input_offset 128, >= 8 batch rows, K <= 1024
     CAPTURE(batches); CAPTURE(cols); CAPTURE(rows); CAPTURE(a.filter_offset); CAPTURE(a.per_channel);
     REQUIRE(out == ref);
   }
+}
+
+TEST_CASE("s8 VNNI row-major in-register form (one batch row, no buffer): == generic across groups, tails, forms and the int32 bound") {
+  // `vnni_rowdot8_fast` (arch/x86/linear_vnni_rowdot.hpp): channel groups of 8 (whole, with a tail group run by the tile
+  // form), K tails of 1..63 columns, both forms it takes (bias with input_offset 128; kernel_sum) and the ones it refuses
+  // (input_offset 0 / −127 / 255 in the bias form, a shift ≥ 0, two batch rows), per-channel constants, both roundings,
+  // filter offsets; `edge` layers put the row constants and the Σx term at the int32 bound of the form — |c| + 32640·K
+  // + |Σx term| just at INT32_MAX (taken) or one past it (refused: the form would wrap).
+  if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
+  rng_t r{std::mt19937_64(13)};
+  const int ks_[] = {1, 7, 63, 64, 65, 127, 128, 200, 1000, 4096, 65536};
+  const int rows_[] = {8, 9, 15, 16, 17, 24, 40, 64, 71};
+  for (int iter = 0; iter < 240; ++iter) {
+    const int cols = ks_[iter % 11];
+    const int rows = rows_[r.uniform(0, 8)];
+    const int form = r.uniform(0, 5);  // 0–2: bias, input_offset 128; 3: kernel_sum; 4: bias, other offset; 5: batch 2
+    const int batches = form == 5 ? 2 : 1;
+    const bool edge = cols <= 1000 && r.uniform(0, 3) == 0;
+    std::vector<std::int8_t> x(static_cast<std::size_t>(batches * cols)), w(static_cast<std::size_t>(rows * cols));
+    r.fill(x, -128, 127, 15);
+    r.fill(w, -128, 127, 15);
+    std::vector<std::int32_t> bias(static_cast<std::size_t>(rows)), mult(static_cast<std::size_t>(rows)),
+        shift(static_cast<std::size_t>(rows)), ks(static_cast<std::size_t>(rows));
+    for (auto& b : bias) b = r.uniform(-(1 << 20), 1 << 20);
+    const bool positive_shift = r.uniform(0, 9) == 0;
+    for (int i = 0; i < rows; ++i) {
+      mult[static_cast<std::size_t>(i)] = r.uniform(1 << 30, INT32_MAX);
+      shift[static_cast<std::size_t>(i)] = r.uniform(0, 3) == 0 ? -31 : r.uniform(-20, -1);
+    }
+    if (positive_shift) shift[static_cast<std::size_t>(r.uniform(0, rows - 1))] = r.uniform(0, 2);
+    k::linear_s8_args a;
+    a.input = x.data();
+    a.weights = w.data();
+    a.batches = batches;
+    a.cols = cols;
+    a.rows = rows;
+    a.input_offset = form == 4 ? (r.uniform(0, 2) == 0 ? 0 : r.uniform(0, 1) ? -127 : 255) : 128;
+    a.filter_offset = r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 0;
+    a.output_offset = r.uniform(-128, 127);
+    a.multiplier = mult.data();
+    a.shift = shift.data();
+    a.per_channel = r.uniform(0, 1) == 1;
+    a.rounding = r.uniform(0, 1) ? armlower::quant::rounding::double_round : armlower::quant::rounding::single_round;
+    a.bias = form != 3 && r.uniform(0, 3) == 0 ? nullptr : bias.data();
+    if (edge) {  // one channel's constant at the bound: |c| = INT32_MAX − 32640·K − |Σx term| (+1: past it)
+      std::int64_t sx = 0;
+      for (int c = 0; c < cols; ++c) sx += x[static_cast<std::size_t>(c)];
+      const std::int64_t f = form == 3 ? a.filter_offset - 128 : a.filter_offset;
+      const std::int64_t fix = form == 3 ? 0 : std::int64_t{128} * cols * (a.filter_offset < 0 ? -a.filter_offset : a.filter_offset);
+      const std::int64_t room = INT32_MAX - std::int64_t{32640} * cols - (f * sx < 0 ? -f * sx : f * sx) - fix + r.uniform(0, 1);
+      const std::int32_t v = static_cast<std::int32_t>(room) * (r.uniform(0, 1) ? 1 : -1);
+      bias[static_cast<std::size_t>(r.uniform(0, rows - 1))] = v;
+      a.bias = bias.data();
+    }
+    if (form == 3) {
+      ks = bias;  // any int32 kernel_sum is a valid constant (CMSIS-NN form)
+      a.kernel_sum = ks.data();
+    }
+    std::vector<std::int8_t> ref(static_cast<std::size_t>(batches * rows)), out(ref.size(), std::int8_t{0x5A});
+    a.output = ref.data();
+    REQUIRE(k::linear_s8(a, k::linear_path::generic) == status::ok);
+    a.output = out.data();
+    REQUIRE(k::linear_s8(a, k::linear_path::x86_avx512_vnni) == status::ok);
+    CAPTURE(form); CAPTURE(cols); CAPTURE(rows); CAPTURE(edge); CAPTURE(a.filter_offset); CAPTURE(a.per_channel);
+    REQUIRE(out == ref);
+  }
+  // kernel_sum at the ends of int32 with all −128 operands (sums that leave int32; one edge channel per lane position)
+  armlower_test::for_each_s8_int32_edge_case([](k::linear_s8_args a) {
+    std::vector<std::int8_t> ref(static_cast<std::size_t>(a.batches) * static_cast<std::size_t>(a.rows)), out(ref.size());
+    a.output = ref.data();
+    REQUIRE(k::linear_s8(a, k::linear_path::generic) == status::ok);
+    a.output = out.data();
+    REQUIRE(k::linear_s8(a, k::linear_path::x86_avx512_vnni) == status::ok);
+    CAPTURE(a.batches); CAPTURE(a.cols); CAPTURE(a.per_channel);
+    REQUIRE(out == ref);
+  });
 }
 
 TEST_CASE("s8 512-bit batch-lane VNNI form (input_offset 128, >= 8 batch rows, >= 16 rows, 512 <= K <= 65536): == generic") {
