@@ -41,6 +41,34 @@ struct rng_t {
   }
 };
 
+/// The operand vectors of a random s8 layer: x [batches][cols] and w [rows][cols] (15 % of layers all-extreme),
+/// bias in ±2^20; mult, shift and ks sized `rows`, left for the test to fill.
+/// Arguments over the given vectors: input, weights, the shape, multiplier and shift; the rest default.
+k::linear_s8_args s8_args(std::vector<std::int8_t>& x, std::vector<std::int8_t>& w, std::vector<std::int32_t>& mult,
+                          std::vector<std::int32_t>& shift, int batches, int cols, int rows) {
+  k::linear_s8_args a;
+  a.input = x.data();
+  a.weights = w.data();
+  a.batches = batches;
+  a.cols = cols;
+  a.rows = rows;
+  a.multiplier = mult.data();
+  a.shift = shift.data();
+  return a;
+}
+
+struct s8_layer {
+  std::vector<std::int8_t> x, w;
+  std::vector<std::int32_t> bias, mult, shift, ks;
+  s8_layer(rng_t& r, int batches, int cols, int rows)
+      : x(static_cast<std::size_t>(batches * cols)), w(static_cast<std::size_t>(rows * cols)),
+        bias(static_cast<std::size_t>(rows)), mult(bias.size()), shift(bias.size()), ks(bias.size()) {
+    r.fill(x, -128, 127, 15);
+    r.fill(w, -128, 127, 15);
+    for (auto& b : bias) b = r.uniform(-(1 << 20), 1 << 20);
+  }
+};
+
 const int k_values[] = {1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 255, 511, 512, 513,
                         1000, 1023, 1024, 2047, 2049, 4000, 4095, 4096};
 
@@ -55,30 +83,20 @@ TEST_CASE("s8: every path == generic") {
     const int batches = r.uniform(1, 9);
     const int cols = iter < 29 ? k_values[iter] : k_values[r.uniform(0, 28)];
     const int rows = r.uniform(1, iter % 10 == 0 ? 40 : 13);
-    std::vector<std::int8_t> x(static_cast<std::size_t>(batches * cols)), w(static_cast<std::size_t>(rows * cols));
-    r.fill(x, -128, 127, 15);
-    r.fill(w, -128, 127, 15);
-    std::vector<std::int32_t> bias(static_cast<std::size_t>(rows)), mult(static_cast<std::size_t>(rows)),
-        shift(static_cast<std::size_t>(rows)), ks(static_cast<std::size_t>(rows));
-    for (auto& b : bias) b = r.uniform(-(1 << 20), 1 << 20);
+    s8_layer l(r, batches, cols, rows);
+    auto& w = l.w;
+    auto &bias = l.bias, &mult = l.mult, &shift = l.shift, &ks = l.ks;
     const bool per_channel = r.uniform(0, 1) == 1;
     for (int i = 0; i < rows; ++i) {
       mult[static_cast<std::size_t>(i)] = r.uniform(0, 9) == 0 ? r.uniform(0, INT32_MAX) : r.uniform(1 << 30, INT32_MAX);
       const int sel = r.uniform(0, 5);
       shift[static_cast<std::size_t>(i)] = sel == 0 ? -31 : sel == 1 ? 30 : sel == 2 ? 0 : r.uniform(-20, -1);
     }
-    k::linear_s8_args a;
-    a.input = x.data();
-    a.weights = w.data();
-    a.batches = batches;
-    a.cols = cols;
-    a.rows = rows;
+    k::linear_s8_args a = s8_args(l.x, l.w, l.mult, l.shift, batches, cols, rows);
     const int zsel = r.uniform(0, 3);
     a.input_offset = zsel == 0 ? 0 : zsel == 1 ? 128 : zsel == 2 ? -127 : r.uniform(-255, 255);
     a.filter_offset = r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 0;
     a.output_offset = r.uniform(-128, 127);
-    a.multiplier = mult.data();
-    a.shift = shift.data();
     a.per_channel = per_channel;
     a.activation_min = r.uniform(-128, 0);
     a.activation_max = r.uniform(a.activation_min, 127);
@@ -159,17 +177,10 @@ TEST_CASE("s8 batch-lane VNNI form (input_offset 128, >= 8 batch rows, K <= 1024
       const int sel = r.uniform(0, 4);
       shift[static_cast<std::size_t>(i)] = sel == 0 ? -31 : sel == 1 ? 30 : sel == 2 ? 0 : r.uniform(-20, -1);
     }
-    k::linear_s8_args a;
-    a.input = x.data();
-    a.weights = w.data();
-    a.batches = batches;
-    a.cols = cols;
-    a.rows = rows;
+    k::linear_s8_args a = s8_args(x, w, mult, shift, batches, cols, rows);
     a.input_offset = 128;
     a.filter_offset = r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 0;
     a.output_offset = r.uniform(-128, 127);
-    a.multiplier = mult.data();
-    a.shift = shift.data();
     a.per_channel = r.uniform(0, 1) == 1;
     a.activation_min = r.uniform(-128, 0);
     a.activation_max = r.uniform(a.activation_min, 127);
@@ -201,29 +212,19 @@ TEST_CASE("s8 VNNI row-major in-register form (one batch row, no buffer): == gen
     const int form = r.uniform(0, 5);  // 0–2: bias, input_offset 128; 3: kernel_sum; 4: bias, other offset; 5: batch 2
     const int batches = form == 5 ? 2 : 1;
     const bool edge = cols <= 1000 && r.uniform(0, 3) == 0;
-    std::vector<std::int8_t> x(static_cast<std::size_t>(batches * cols)), w(static_cast<std::size_t>(rows * cols));
-    r.fill(x, -128, 127, 15);
-    r.fill(w, -128, 127, 15);
-    std::vector<std::int32_t> bias(static_cast<std::size_t>(rows)), mult(static_cast<std::size_t>(rows)),
-        shift(static_cast<std::size_t>(rows)), ks(static_cast<std::size_t>(rows));
-    for (auto& b : bias) b = r.uniform(-(1 << 20), 1 << 20);
+    s8_layer l(r, batches, cols, rows);
+    auto& x = l.x;
+    auto &bias = l.bias, &mult = l.mult, &shift = l.shift, &ks = l.ks;
     const bool positive_shift = r.uniform(0, 9) == 0;
     for (int i = 0; i < rows; ++i) {
       mult[static_cast<std::size_t>(i)] = r.uniform(1 << 30, INT32_MAX);
       shift[static_cast<std::size_t>(i)] = r.uniform(0, 3) == 0 ? -31 : r.uniform(-20, -1);
     }
     if (positive_shift) shift[static_cast<std::size_t>(r.uniform(0, rows - 1))] = r.uniform(0, 2);
-    k::linear_s8_args a;
-    a.input = x.data();
-    a.weights = w.data();
-    a.batches = batches;
-    a.cols = cols;
-    a.rows = rows;
+    k::linear_s8_args a = s8_args(l.x, l.w, l.mult, l.shift, batches, cols, rows);
     a.input_offset = form == 4 ? (r.uniform(0, 2) == 0 ? 0 : r.uniform(0, 1) ? -127 : 255) : 128;
     a.filter_offset = r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 0;
     a.output_offset = r.uniform(-128, 127);
-    a.multiplier = mult.data();
-    a.shift = shift.data();
     a.per_channel = r.uniform(0, 1) == 1;
     a.rounding = r.uniform(0, 1) ? armlower::quant::rounding::double_round : armlower::quant::rounding::single_round;
     a.bias = form != 3 && r.uniform(0, 3) == 0 ? nullptr : bias.data();
@@ -298,17 +299,10 @@ TEST_CASE("s8 512-bit batch-lane VNNI form (input_offset 128, >= 8 batch rows, >
       shift[static_cast<std::size_t>(i)] = fast ? r.uniform(-31, -1) : sel == 0 ? -31 : sel == 1 ? 30 : sel == 2 ? 0 : r.uniform(-20, -1);
     }
     if (big) shift[0] = -31;
-    k::linear_s8_args a;
-    a.input = x.data();
-    a.weights = w.data();
-    a.batches = batches;
-    a.cols = cols;
-    a.rows = rows;
+    k::linear_s8_args a = s8_args(x, w, mult, shift, batches, cols, rows);
     a.input_offset = 128;
     a.filter_offset = big ? 0 : r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 0;
     a.output_offset = big ? 0 : r.uniform(-128, 127);  // big: row 0 (shift −31) ends at 0 or −1, not clamped
-    a.multiplier = mult.data();
-    a.shift = shift.data();
     a.per_channel = big || r.uniform(0, 1) == 1;
     a.activation_min = big ? -128 : r.uniform(-128, 0);
     a.activation_max = big ? 127 : r.uniform(a.activation_min, 127);
