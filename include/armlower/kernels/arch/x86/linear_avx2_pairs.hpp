@@ -433,11 +433,23 @@ ARMLOWER_X86_AVX2 inline void requant_group_s8_avx2(const linear_s8_args& a, con
   }
 }
 
-/// The per-tensor constants of `requant_group8_fast_s8_avx2` for a call (`fast`: `pairs_fast_requant_ok`), else none
-/// (per-channel calls build theirs per group in `requant_group_any_s8_avx2`).
-ARMLOWER_X86_AVX2 inline pairs_fast_consts pairs_tensor_consts(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
-                                                               bool fast) noexcept {
-  return fast && !a.per_channel ? make_pairs_fast_consts(a, rc.dbl, 0) : pairs_fast_consts{};
+/// The per-tensor constants of `requant_group8_fast_s8_avx2` for a call (`fast`: `pairs_fast_requant_ok`; `dbl`: double
+/// rounding), else none (per-channel calls build theirs per group in `requant_group_any_s8_avx2`).
+ARMLOWER_X86_AVX2 inline pairs_fast_consts pairs_tensor_consts(const linear_s8_args& a, bool dbl, bool fast) noexcept {
+  return fast && !a.per_channel ? make_pairs_fast_consts(a, dbl, 0) : pairs_fast_consts{};
+}
+
+/// Channels r0 .. r0+7 of one batch row in int32 lanes, for a call with `pairs_fast_requant_ok`: v = c[r] + add + s
+/// (c: kernel_sum, else bias, else 0; add: that row's Σx term and any constant every channel shares; s: the 8 sums),
+/// requantized by `requant8_fast_s8_avx2` (`kt`: `pairs_tensor_consts`; per-channel constants built here) and stored at
+/// y + r0. The epilogue of the in-register row-major forms (`rowdot8_groups_fast_s8_avx2`, `vnni_rowdot8_fast`).
+[[gnu::always_inline]] ARMLOWER_X86_AVX2 inline void store8_fast_group_s8_avx2(const linear_s8_args& a, const pairs_fast_consts& kt,
+                                                                             const pairs_fast_out& o, bool dbl, __m256i add,
+                                                                             __m256i s, std::int32_t r0, std::int8_t* y) noexcept {
+  const std::int32_t* cs = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;
+  const __m256i c = cs != nullptr ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(cs + r0)) : _mm256_setzero_si256();
+  const __m256i v = _mm256_add_epi32(_mm256_add_epi32(c, add), s);
+  store8_s8_avx2(requant8_fast_s8_avx2(a.per_channel ? make_pairs_fast_consts(a, dbl, r0) : kt, o, dbl, v), y + r0);
 }
 
 /// The requantization of the channel group from r0 of a call: `requant_group8_fast_s8_avx2` where `fast`
@@ -546,7 +558,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
   if (one_block) pairs_widen_x_avx2<MB>(x, cols, 0, cols, xoff, xb);
   if (fast && one_block) {  // int32 sums straight into the int32-lane requantization
     alignas(32) std::int32_t part32[avx2_pairs_sg * MB * 8];
-    const pairs_fast_consts k = pairs_tensor_consts(a, rc, true);
+    const pairs_fast_consts k = pairs_tensor_consts(a, rc.dbl, true);
     const std::ptrdiff_t np = (cols + 15) / 16 * 8;
     constexpr std::ptrdiff_t gp = std::ptrdiff_t{MB} * 8;
     for (std::ptrdiff_t g0 = 0; g0 < groups; g0 += avx2_pairs_sg) {
@@ -560,7 +572,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
     }
     return;
   }
-  const pairs_fast_consts k = pairs_tensor_consts(a, rc, fast);
+  const pairs_fast_consts k = pairs_tensor_consts(a, rc.dbl, fast);
   for (std::ptrdiff_t g0 = 0; g0 < groups; g0 += avx2_pairs_sg) {
     const std::ptrdiff_t gn = groups - g0 < avx2_pairs_sg ? groups - g0 : avx2_pairs_sg;
     for (std::ptrdiff_t k0 = 0; k0 < cols; k0 += avx2_pairs_kb<MB>) {

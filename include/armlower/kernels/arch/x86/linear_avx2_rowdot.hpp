@@ -128,7 +128,7 @@ ARMLOWER_X86_AVX2 inline void rowdot8_add64(std::int64_t* part, const std::int32
                                              _mm256_cvtepi32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 4)))));
 }
 
-/// `rowdot8_avx2(xb, w0, cols, cols, true, ·)` as 8 int32 lanes, out of line (a call's last channel group only).
+/// `rowdot8_avx2(xb, w0, cols, cols, true, ·)` as 8 int32 lanes, out of line (only the array's last groups need it).
 [[gnu::noinline]] ARMLOWER_X86_AVX2 inline __m256i rowdot8_tile_sum_avx2(const std::int16_t* xb, const std::int8_t* w0,
                                                                         std::ptrdiff_t cols) noexcept {
   alignas(32) std::int32_t s[8];
@@ -157,19 +157,14 @@ ARMLOWER_X86_AVX2 inline void rowdot8_groups_fast_s8_avx2(const linear_s8_args& 
                                                          const std::int16_t* xb, std::int64_t xsum, std::int32_t b) noexcept {
   const std::ptrdiff_t rows = a.rows, cols = a.cols, groups = rows / 8;
   const std::int8_t* weights = a.weights;
-  const std::int32_t* cs = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;
   std::int8_t* y = a.output + b * rows;
   const pairs_fast_out o = make_pairs_fast_out(a);
   const __m256i fx = _mm256_set1_epi32(static_cast<std::int32_t>(a.filter_offset * xsum));
-  const bool per_channel = a.per_channel;
   const pairs_fast_consts k = kt;  // a local copy: the int8 output stores cannot alias it
   __m256i prev = rowdot8_group_sum_avx2(xb, weights, rows, cols, 0);
   for (std::ptrdiff_t g = 1; g <= groups; ++g) {
     const __m256i next = g < groups ? rowdot8_group_sum_avx2(xb, weights, rows, cols, g) : prev;
-    const auto r0 = static_cast<std::int32_t>(8 * (g - 1));
-    const __m256i c = cs != nullptr ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(cs + r0)) : _mm256_setzero_si256();
-    const __m256i v = _mm256_add_epi32(_mm256_add_epi32(c, fx), prev);
-    store8_s8_avx2(requant8_fast_s8_avx2(per_channel ? make_pairs_fast_consts(a, dbl, r0) : k, o, dbl, v), y + r0);
+    store8_fast_group_s8_avx2(a, k, o, dbl, fx, prev, static_cast<std::int32_t>(8 * (g - 1)), y);
     prev = next;
   }
 }
@@ -188,7 +183,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_rowdot_avx2(const linear_s8_args& args) 
   const requant_s8_avx2_consts rc = make_requant_s8_avx2(a);
   // the int32-lane requantization (the row constants are scanned only where the shifts allow it)
   const bool fast = pairs_fast_requant_ok(a, xoff, 0) && pairs_fast_requant_ok(a, xoff, pairs_row_constant_max(a));
-  const pairs_fast_consts kc = pairs_tensor_consts(a, rc, fast);
+  const pairs_fast_consts kc = pairs_tensor_consts(a, rc.dbl, fast);
   constexpr std::ptrdiff_t kb = avx2_pairs_kb<1>;
   const std::ptrdiff_t cols = a.cols, groups = a.rows / 8;
   alignas(32) std::int16_t xb[kb];
@@ -205,7 +200,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_rowdot_avx2(const linear_s8_args& args) 
       for (std::ptrdiff_t g = 0; g < groups; ++g) {
         alignas(32) std::int32_t s[8];
         rowdot8_avx2(xb, a.weights + g * 8 * cols, cols, cols, rowdot8_needs_tile(a.rows, cols, g), s);
-        requant_group_any_s8_avx2<1>(a, rc, fast, kc, static_cast<std::int32_t>(g * 8), s, xsum, b);
+        requant_group_any_s8_avx2<1>(a, rc, false, kc, static_cast<std::int32_t>(g * 8), s, xsum, b);
       }
       continue;
     }

@@ -198,7 +198,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_rowpairs_avx2(const linear_s8_args& args
   const requant_s8_avx2_consts rc = make_requant_s8_avx2(a);
   // the int32-lane requantization (the row constants are scanned only where the shifts allow it)
   const bool fast = pairs_fast_requant_ok(a, xoff, 0) && pairs_fast_requant_ok(a, xoff, pairs_row_constant_max(a));
-  const pairs_fast_consts k = pairs_tensor_consts(a, rc, fast);
+  const pairs_fast_consts k = pairs_tensor_consts(a, rc.dbl, fast);
   pairs_batch_blocks(a.batches, [&](auto mb, std::int32_t b0) {
     constexpr int MB = decltype(mb)::value;
     rowpairs_rows_avx2<MB>(a, a.weights, b0, xoff, [&](std::int32_t r0, const std::int64_t* part, const std::int64_t* xsum) {

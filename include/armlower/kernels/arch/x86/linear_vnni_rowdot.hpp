@@ -298,28 +298,23 @@ ARMLOWER_X86_VNNIR inline std::int64_t vnni_rowdot8_fast_bound(const linear_s8_a
 
 /// Output channels 0 .. 8·(rows / 8) − 1 of batch row b for a call within `vnni_rowdot8_fast_bound` (bt: that row's Σx term,
 /// |bt| within the bound): each group's 8 D (`vnni_rowdot8_sum`) + c + bt requantized in registers
-/// (`requant8_fast_s8_avx2`; `kt`: the per-tensor constants, per-channel ones built per group), one group behind the dot
-/// products, as `rowdot8_groups_fast_s8_avx2` (its AVX2 counterpart). c = kernel_sum, or bias + 128·K·filter_offset.
+/// (`store8_fast_group_s8_avx2`; `kt`: `pairs_tensor_consts`), one group behind the dot products, as
+/// `rowdot8_groups_fast_s8_avx2` (its AVX2 counterpart). c = kernel_sum, or bias + 128·K·filter_offset.
 template <bool XU>
 ARMLOWER_X86_VNNIR inline void vnni_rowdot8_fast(const linear_s8_args& a, bool dbl, const pairs_fast_consts& kt, std::int32_t b,
                                                  std::int64_t bt) noexcept {
   const std::ptrdiff_t rows = a.rows, cols = a.cols, groups = rows / 8;
   const std::int8_t* x = a.input + b * cols;
   const std::int8_t* weights = a.weights;
-  const std::int32_t* cs = a.kernel_sum != nullptr ? a.kernel_sum : a.bias;
   std::int8_t* y = a.output + b * rows;
   const pairs_fast_out o = make_pairs_fast_out(a);
   const std::int64_t cfix = a.kernel_sum != nullptr ? 0 : std::int64_t{128} * cols * a.filter_offset;
   const __m256i add = _mm256_set1_epi32(static_cast<std::int32_t>(bt + cfix));  // |bt + cfix| ≤ the bound: int32
-  const bool per_channel = a.per_channel;
   const pairs_fast_consts k = kt;  // a local copy: the int8 output stores cannot alias it
   __m256i prev = vnni_rowdot8_sum<XU>(x, weights, cols, cols);
   for (std::ptrdiff_t g = 1; g <= groups; ++g) {
     const __m256i next = g < groups ? vnni_rowdot8_sum<XU>(x, weights + g * 8 * cols, cols, cols) : prev;
-    const auto r0 = static_cast<std::int32_t>(8 * (g - 1));
-    const __m256i c = cs != nullptr ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(cs + r0)) : _mm256_setzero_si256();
-    const __m256i v = _mm256_add_epi32(_mm256_add_epi32(c, add), prev);
-    store8_s8_avx2(requant8_fast_s8_avx2(per_channel ? make_pairs_fast_consts(a, dbl, r0) : k, o, dbl, v), y + r0);
+    store8_fast_group_s8_avx2(a, k, o, dbl, add, prev, static_cast<std::int32_t>(8 * (g - 1)), y);
     prev = next;
   }
 }
@@ -375,7 +370,7 @@ ARMLOWER_X86_VNNIR inline void linear_s8_rowdot_vnni(const linear_s8_args& args,
     const std::int64_t f = s.x_unsigned ? a.filter_offset : a.filter_offset - 128;
     std::int64_t bt = f == 0 ? 0 : f * sum_s8_vnni(a.input, a.cols);
     if ((bt < 0 ? -bt : bt) <= room) {
-      const pairs_fast_consts kt = a.per_channel ? pairs_fast_consts{} : make_pairs_fast_consts(a, s.rq.dbl, 0);
+      const pairs_fast_consts kt = pairs_tensor_consts(a, s.rq.dbl, true);
       if (s.x_unsigned) {
         vnni_rowdot8_fast<true>(a, s.rq.dbl, kt, 0, bt);
       } else {
