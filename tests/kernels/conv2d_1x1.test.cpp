@@ -232,9 +232,9 @@ TEST_CASE("CONV2D int8 1x1, one input position and 16-64 channels (the packed GE
 }
 
 TEST_CASE("CONV2D int8 1x1, input_zp -128 and M >= 8 (batch-lane VNNI form): REQUIRE failures, tiles, K tails") {
-  // input_zp −128 with ≥ 8 output pixels takes the batch-lane forms on AVX-512 VNNI hosts: 512 ≤ IC ≤ 65536
-  // with OC ≥ 16 `linear_s8_qlane_vnni` (column blocks of 1024, 256-row blocks, overlapped last tile), else
-  // IC ≤ 1024 `linear_s8_bcast_vnni`.
+  // input_zp −128 with ≥ 8 output pixels takes the batch-row-group forms on AVX-512 VNNI hosts: 128 < IC ≤ 65536
+  // `linear_s8_rowgroup_vnni` (copied input blocks of 4096 columns with OC ≥ 16, inputs in place with fewer), else
+  // `linear_s8_bcast_vnni`.
   k::conv2d_shape s;
   s.n = 9;
   s.ic = 1024;  // acc = Σ (x + 128)·(w − 127) = 255·(−255)·1024 in range; + bias out of range below
@@ -267,8 +267,8 @@ TEST_CASE("CONV2D int8 1x1, input_zp -128 and M >= 8 (batch-lane VNNI form): REQ
   check_all_paths(s, x, w, bias, -128, -128);
   std::mt19937_64 g(1402);
   const auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); };
-  for (const int ic : {5, 64, 255, 511, 512, 1021, 1024, 1025, 2049}) {  // K tails, both forms, column blocks
-    for (const int oc : {5, 16, 17, 33, 130, 270}) {   // whole and partial 16-row tiles, 256-row blocks
+  for (const int ic : {5, 64, 128, 129, 255, 1021, 1025, 2049, 4097}) {  // K tails, both forms, copied column blocks
+    for (const int oc : {5, 16, 17, 33, 130, 270}) {   // whole and partial 16-row blocks, inputs in place (< 16)
       s.n = uni(7, 19);
       s.ic = ic;
       s.oc = oc;

@@ -145,11 +145,11 @@ TEST_CASE("s8: every path == generic") {
   if (!paths.empty()) CHECK(compared >= 400);
 }
 
-TEST_CASE("s8 batch-lane VNNI form (input_offset 128, >= 8 batch rows, K <= 1024): == generic across tiles and tails") {
-  // `linear_s8_bcast_vnni` (arch/x86/linear_vnni_bcast.hpp) for groups of 8 batch rows (K < 512, or
-  // rows < 16 — else the 512-bit form, tested below), the rowdot form for the other < 8: 16-row tiles
+TEST_CASE("s8 batch-lane VNNI form (input_offset 128, >= 8 batch rows, K <= 128): == generic across tiles and tails") {
+  // `linear_s8_bcast_vnni` (arch/x86/linear_vnni_bcast.hpp) for groups of 8 batch rows with K ≤ 128 (else the
+  // row-group form, tested below, and here too), the rowdot form for the other < 8: 16-row tiles
   // (whole, partial), K tails of 1..3 columns, both requantization forms and the int64 fallback; K = 1024
-  // with 15 rows and all-extreme operands reaches |D| = 255·128·K in this form; K > 1024 and batch < 8
+  // with 15 rows and all-extreme operands reaches |D| = 255·128·K in the row-group form; K > 1024 and batch < 8
   // check the boundary of the dispatch.
   if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
   rng_t r{std::mt19937_64(12)};
@@ -262,27 +262,27 @@ TEST_CASE("s8 VNNI row-major in-register form (one batch row, no buffer): == gen
   });
 }
 
-TEST_CASE("s8 512-bit batch-lane VNNI form (input_offset 128, >= 8 batch rows, >= 16 rows, 512 <= K <= 65536): == generic") {
-  // `linear_s8_qlane_vnni` (arch/x86/linear_vnni_qlane.hpp) for groups of 8 batch rows, the rowdot form for
-  // the other < 8: K tails of 1..7 columns (pairs of 4-column groups), column blocks of 1024 (K just
-  // below / at / above 1024, 2048), 256-row blocks of int32 partials and the last 16-row tile moved back
-  // to overlap the previous one (rows 16, 17, 31, 255..257, 270 = 256 + 14: that tile starts in the
-  // previous row block), both requantization forms and the int64 fallback; K = 512 / 513 and rows 15 / 16
-  // are the dispatch boundaries (511 and 15 take the 256-bit form). All-extreme operands at K = 65536
-  // (the largest K of this form: |D| = 255·128·65536 < 2^31) and K = 65537 (rowdot, int64 passes).
+TEST_CASE("s8 row-group VNNI form (input_offset 128, >= 8 batch rows, 128 < K <= 65536): == generic") {
+  // `linear_s8_rowgroup_vnni` (arch/x86/linear_vnni_rowgroup.hpp) for groups of 8 batch rows, the rowdot form for
+  // the other < 8: K tails of 1..63 columns, K = 128 / 129 (the dispatch boundary: 128 takes the batch-lane form),
+  // copied input blocks of 4096 columns summed in int32 (K just below / at / above 4096, 8193), the inputs read in
+  // place with 5..15 weight rows (≤ 4: the rowdot form), odd row counts (the last tile repeats its row), partial
+  // 16-row blocks, both requantization forms and the int64 fallback. All-extreme operands at K = 65536 (the largest
+  // K of this form: |D| = 255·128·65536 < 2^31; 16 copied blocks, and with 5 rows one block read in place) and
+  // K = 65537 (rowdot, int64 passes).
   if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
   rng_t r{std::mt19937_64(14)};
-  const int ks_[] = {511, 512, 515, 520, 1000, 1023, 1024, 1025, 1031, 1032, 1033, 1039, 2047, 2048, 2049, 3001};
-  const int rows_[] = {15, 16, 17, 31, 32, 33, 100, 255, 256, 257, 270, 271, 300};
+  const int ks_[] = {128, 129, 130, 191, 255, 256, 511, 1000, 1025, 2049, 3001, 4095, 4096, 4097, 5000, 8193};
+  const int rows_[] = {3, 4, 5, 6, 15, 16, 17, 31, 32, 33, 100, 257, 270};
   const int batches_[] = {7, 8, 9, 15, 16, 17, 23};
-  for (int iter = 0; iter < 124; ++iter) {
-    const bool big = iter < 4;
-    const int cols = big ? (iter < 2 ? 65536 : 65537) : ks_[iter % 16];
-    const int rows = big ? 17 : rows_[r.uniform(0, 12)];
+  for (int iter = 0; iter < 126; ++iter) {
+    const bool big = iter < 6;
+    const int cols = big ? (iter < 2 || iter >= 4 ? 65536 : 65537) : ks_[iter % 16];
+    const int rows = big ? (iter < 4 ? 17 : 5) : rows_[r.uniform(0, 12)];
     const int batches = big ? 9 : batches_[r.uniform(0, 6)];
     std::vector<std::int8_t> x(static_cast<std::size_t>(batches) * static_cast<std::size_t>(cols)),
         w(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
-    if (big) {  // D = Σ (127 + 128)·(−128) = −2139095040 at K = 65536 (iterations 0, 2) or Σ 0·127 (1, 3)
+    if (big) {  // D = Σ (127 + 128)·(−128) = −2139095040 at K = 65536 (iterations 0, 2, 4) or Σ 0·127 (1, 3, 5)
       std::fill(x.begin(), x.end(), static_cast<std::int8_t>(iter % 2 == 0 ? 127 : -128));
       std::fill(w.begin(), w.end(), static_cast<std::int8_t>(iter % 2 == 0 ? -128 : 127));
     } else {

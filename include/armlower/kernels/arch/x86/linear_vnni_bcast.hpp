@@ -2,9 +2,10 @@
 /// AVX-512 VNNI s8 fused linear over ROW-MAJOR weights with the BATCH in the vector lanes (contract:
 /// `kernels/linear_args.hpp`): the form `linear_s8_rowdot_vnni` (`linear_vnni_rowdot.hpp`) takes for
 /// groups of 8 batch rows in the bias form with input_offset = 128 (TFLite int8 input zero point
-/// −128) and K ≤ 1024 (`vnni_bcast_applies`) where the 512-bit form (`linear_vnni_qlane.hpp`,
-/// K ≥ 512 and ≥ 16 rows) does not apply. No packed copy of the weights and no horizontal
-/// reduction: each weight int32 is read once per 8 batch rows and broadcast by the `vpdpbusd` itself.
+/// −128) and K ≤ 1024 (`vnni_bcast_applies`) where the row-group form (`linear_vnni_rowgroup.hpp`,
+/// K > 128) does not apply; its requantization (`vnni_bcast_store`) serves both. No packed copy of the
+/// weights and no horizontal reduction: each weight int32 is read once per 8 batch rows and broadcast by
+/// the `vpdpbusd` itself.
 ///
 /// Layout: for a group of 8 batch rows the inputs are transposed once into a fixed stack buffer
 /// `xt[g][m]` (one int32 = columns 4g..4g+3 of batch row m, stored as u = x ⊕ 0x80 = x + 128,

@@ -33,7 +33,8 @@
 #include <armlower/kernels/arch/x86/linear_avx2_pairs.hpp>
 #include <armlower/kernels/arch/x86/linear_vnni_bcast.hpp>
 #include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>
-#include <armlower/kernels/arch/x86/linear_vnni_qlane.hpp>
+#include <armlower/kernels/arch/x86/linear_vnni_reduce.hpp>
+#include <armlower/kernels/arch/x86/linear_vnni_rowgroup.hpp>
 
 namespace armlower::kernels::detail {
 
@@ -44,54 +45,6 @@ namespace armlower::kernels::detail {
 #define ARMLOWER_X86_VNNIR __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
 #define ARMLOWER_X86_VNNIR_INLINE __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni"), always_inline))
 #endif
-
-/// `vshufi64x2` (128-bit lanes: a[I0], a[I1], b[I2], b[I3]); element copies under SIMDe 0.7, which lacks it.
-template <int I>
-ARMLOWER_X86_VNNIR_INLINE inline __m512i shuf128(__m512i a, __m512i b) noexcept {
-#if defined(ARMLOWER_X86_AVX512_SIMDE)
-  alignas(64) std::int64_t x[8], y[8], r[8];
-  _mm512_store_si512(x, a);
-  _mm512_store_si512(y, b);
-  for (std::ptrdiff_t j = 0; j < 4; ++j) {
-    const std::ptrdiff_t sel = (I >> (2 * j)) & 3;
-    const std::int64_t* src = j < 2 ? x : y;
-    r[2 * j] = src[2 * sel];
-    r[2 * j + 1] = src[2 * sel + 1];
-  }
-  return _mm512_load_si512(r);
-#else
-  return _mm512_maskz_shuffle_i64x2(all8, a, b, I);
-#endif
-}
-
-/// 8 vectors of 16 int32 lanes → one __m256i of their 8 lane sums (exact: each sum is a D < 2^31).
-ARMLOWER_X86_VNNIR_INLINE inline __m256i reduce8_epi32(const __m512i* a) noexcept {
-  const __m512i s01 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[0], a[1]), ARMLOWER_Z512(unpackhi_epi32, all16, a[0], a[1]));
-  const __m512i s23 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[2], a[3]), ARMLOWER_Z512(unpackhi_epi32, all16, a[2], a[3]));
-  const __m512i s45 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[4], a[5]), ARMLOWER_Z512(unpackhi_epi32, all16, a[4], a[5]));
-  const __m512i s67 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[6], a[7]), ARMLOWER_Z512(unpackhi_epi32, all16, a[6], a[7]));
-  // per 128-bit lane: [r0, r1, r2, r3] and [r4, r5, r6, r7] partial sums
-  const __m512i s03 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s01, s23), ARMLOWER_Z512(unpackhi_epi64, all8, s01, s23));
-  const __m512i s47 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s45, s67), ARMLOWER_Z512(unpackhi_epi64, all8, s45, s67));
-  // 128-bit lanes [s03.0 + s03.1, s03.2 + s03.3, s47.0 + s47.1, s47.2 + s47.3]
-  const __m512i t = _mm512_add_epi32(shuf128<0x88>(s03, s47), shuf128<0xDD>(s03, s47));
-  // [s03 total, s47 total, …]
-  const __m512i u = _mm512_add_epi32(shuf128<0x08>(t, t), shuf128<0x0D>(t, t));
-  return ARMLOWER_Z512(extracti64x4_epi64, all4, u, 0);
-}
-
-/// 8 vectors of 8 int64 lanes → one __m512i of their 8 lane sums.
-ARMLOWER_X86_VNNIR_INLINE inline __m512i reduce8_epi64(const __m512i* a) noexcept {
-  const __m512i s01 = _mm512_add_epi64(ARMLOWER_Z512(unpacklo_epi64, all8, a[0], a[1]), ARMLOWER_Z512(unpackhi_epi64, all8, a[0], a[1]));
-  const __m512i s23 = _mm512_add_epi64(ARMLOWER_Z512(unpacklo_epi64, all8, a[2], a[3]), ARMLOWER_Z512(unpackhi_epi64, all8, a[2], a[3]));
-  const __m512i s45 = _mm512_add_epi64(ARMLOWER_Z512(unpacklo_epi64, all8, a[4], a[5]), ARMLOWER_Z512(unpackhi_epi64, all8, a[4], a[5]));
-  const __m512i s67 = _mm512_add_epi64(ARMLOWER_Z512(unpacklo_epi64, all8, a[6], a[7]), ARMLOWER_Z512(unpackhi_epi64, all8, a[6], a[7]));
-  // 128-bit lanes of s01: [r0, r1] partials ×4 → t0 = [s01 L0+L1, s01 L2+L3, s23 L0+L1, s23 L2+L3]
-  const __m512i t0 = _mm512_add_epi64(shuf128<0x88>(s01, s23), shuf128<0xDD>(s01, s23));
-  const __m512i t1 = _mm512_add_epi64(shuf128<0x88>(s45, s67), shuf128<0xDD>(s45, s67));
-  // [r01, r23, r45, r67] totals
-  return _mm512_add_epi64(shuf128<0x88>(t0, t1), shuf128<0xDD>(t0, t1));
-}
 
 /// Per-call state of the row-major kernel.
 struct vnni_rowdot_call {
@@ -321,20 +274,20 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot8_fast(const linear_s8_args& a, bool d
 
 /// Row-major AVX-512 VNNI s8 fused linear. `w`/`wstride`: the weight rows (a.weights, a.cols for
 /// `linear_s8`); `c`: folded row constants or null. Preconditions: `validate(a) == ok`, CPU has
-/// AVX-512 F/BW/VL/VNNI. Where `vnni_qlane_applies` (≥ 8 batch rows, input_offset 128, ≥ 16 rows,
-/// 512 ≤ K ≤ 65536) the groups of 8 batch rows run the 512-bit batch-lane form (`linear_vnni_qlane.hpp`),
-/// else where `vnni_bcast_applies` (≥ 8 batch rows, input_offset 128, stride ≤ 1024) the 256-bit one
+/// AVX-512 F/BW/VL/VNNI. Where `vnni_rowgroup_applies` (≥ 8 batch rows, input_offset 128, 128 < K ≤ 65536)
+/// the groups of 8 batch rows run the row-group form (`linear_vnni_rowgroup.hpp`), else where
+/// `vnni_bcast_applies` (≥ 8 batch rows, input_offset 128, stride ≤ 1024) the batch-lane one
 /// (`linear_vnni_bcast.hpp`); the other batch rows this one.
 /// `acc32`: write raw int32 accumulators + bias there instead of requantizing (`vnni_acc32_out`;
 /// then `args.bias`/`kernel_sum` must be null and `c` null).
 ARMLOWER_X86_VNNIR inline void linear_s8_rowdot_vnni(const linear_s8_args& args, const std::int8_t* w,
                                                      std::ptrdiff_t wstride, const std::int64_t* c,
                                                      vnni_acc32_out* acc32 = nullptr) noexcept {
-  const bool qlane = vnni_qlane_applies(args, c);
-  if (qlane || vnni_bcast_applies(args, wstride, c)) {  // batch rows in the lanes (groups of 8), no reductions
+  const bool rowgroup = vnni_rowgroup_applies(args, c);
+  if (rowgroup || vnni_bcast_applies(args, wstride, c)) {  // groups of 8 batch rows
     const std::int32_t b8 = args.batches / 8 * 8;
-    if (qlane) {
-      linear_s8_qlane_vnni(args, w, wstride, b8, acc32);
+    if (rowgroup) {
+      linear_s8_rowgroup_vnni(args, w, wstride, b8, acc32);
     } else {
       linear_s8_bcast_vnni(args, w, wstride, b8, acc32);
     }

@@ -1,0 +1,93 @@
+/// @file armlower/kernels/arch/x86/linear_vnni_reduce.hpp
+/// AVX-512 transpose-add trees of the row-major VNNI forms (`linear_vnni_rowdot.hpp`,
+/// `linear_vnni_rowgroup.hpp`): n vectors of lane partial sums → one vector of their n sums, lane j = Σ
+/// lanes of vector j. Each level adds the two interleavings of a pair (`vpunpck*`, then 128-bit lane
+/// shuffles), so n vectors cost n − 1 adds and 2(n − 1) shuffles. Exact: int32 sums of D values that the
+/// callers bound below 2^31, int64 sums of Σu. Firmware-clean (host only): noexcept, no heap, no static data.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>
+
+namespace armlower::kernels::detail {
+
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+#define ARMLOWER_X86_VNNIT_INLINE __attribute__((target("avx2"), always_inline))
+#else
+#define ARMLOWER_X86_VNNIT_INLINE __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni"), always_inline))
+#endif
+
+/// `vshufi64x2` (128-bit lanes: a[I0], a[I1], b[I2], b[I3]); element copies under SIMDe 0.7, which lacks it.
+template <int I>
+ARMLOWER_X86_VNNIT_INLINE inline __m512i shuf128(__m512i a, __m512i b) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(64) std::int64_t x[8], y[8], r[8];
+  _mm512_store_si512(x, a);
+  _mm512_store_si512(y, b);
+  for (std::ptrdiff_t j = 0; j < 4; ++j) {
+    const std::ptrdiff_t sel = (I >> (2 * j)) & 3;
+    const std::int64_t* src = j < 2 ? x : y;
+    r[2 * j] = src[2 * sel];
+    r[2 * j + 1] = src[2 * sel + 1];
+  }
+  return _mm512_load_si512(r);
+#else
+  return _mm512_maskz_shuffle_i64x2(all8, a, b, I);
+#endif
+}
+
+/// 8 vectors of 16 int32 lanes → one __m256i of their 8 lane sums (exact: each sum is a D < 2^31).
+ARMLOWER_X86_VNNIT_INLINE inline __m256i reduce8_epi32(const __m512i* a) noexcept {
+  const __m512i s01 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[0], a[1]), ARMLOWER_Z512(unpackhi_epi32, all16, a[0], a[1]));
+  const __m512i s23 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[2], a[3]), ARMLOWER_Z512(unpackhi_epi32, all16, a[2], a[3]));
+  const __m512i s45 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[4], a[5]), ARMLOWER_Z512(unpackhi_epi32, all16, a[4], a[5]));
+  const __m512i s67 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[6], a[7]), ARMLOWER_Z512(unpackhi_epi32, all16, a[6], a[7]));
+  // per 128-bit lane: [r0, r1, r2, r3] and [r4, r5, r6, r7] partial sums
+  const __m512i s03 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s01, s23), ARMLOWER_Z512(unpackhi_epi64, all8, s01, s23));
+  const __m512i s47 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s45, s67), ARMLOWER_Z512(unpackhi_epi64, all8, s45, s67));
+  // 128-bit lanes [s03.0 + s03.1, s03.2 + s03.3, s47.0 + s47.1, s47.2 + s47.3]
+  const __m512i t = _mm512_add_epi32(shuf128<0x88>(s03, s47), shuf128<0xDD>(s03, s47));
+  // [s03 total, s47 total, …]
+  const __m512i u = _mm512_add_epi32(shuf128<0x08>(t, t), shuf128<0x0D>(t, t));
+  return ARMLOWER_Z512(extracti64x4_epi64, all4, u, 0);
+}
+
+/// 8 vectors of 8 int64 lanes → one __m512i of their 8 lane sums.
+ARMLOWER_X86_VNNIT_INLINE inline __m512i reduce8_epi64(const __m512i* a) noexcept {
+  const __m512i s01 = _mm512_add_epi64(ARMLOWER_Z512(unpacklo_epi64, all8, a[0], a[1]), ARMLOWER_Z512(unpackhi_epi64, all8, a[0], a[1]));
+  const __m512i s23 = _mm512_add_epi64(ARMLOWER_Z512(unpacklo_epi64, all8, a[2], a[3]), ARMLOWER_Z512(unpackhi_epi64, all8, a[2], a[3]));
+  const __m512i s45 = _mm512_add_epi64(ARMLOWER_Z512(unpacklo_epi64, all8, a[4], a[5]), ARMLOWER_Z512(unpackhi_epi64, all8, a[4], a[5]));
+  const __m512i s67 = _mm512_add_epi64(ARMLOWER_Z512(unpacklo_epi64, all8, a[6], a[7]), ARMLOWER_Z512(unpackhi_epi64, all8, a[6], a[7]));
+  // 128-bit lanes of s01: [r0, r1] partials ×4 → t0 = [s01 L0+L1, s01 L2+L3, s23 L0+L1, s23 L2+L3]
+  const __m512i t0 = _mm512_add_epi64(shuf128<0x88>(s01, s23), shuf128<0xDD>(s01, s23));
+  const __m512i t1 = _mm512_add_epi64(shuf128<0x88>(s45, s67), shuf128<0xDD>(s45, s67));
+  // [r01, r23, r45, r67] totals
+  return _mm512_add_epi64(shuf128<0x88>(t0, t1), shuf128<0xDD>(t0, t1));
+}
+
+/// 16 vectors of 16 int32 lanes → one vector of their 16 lane sums, lane j = Σ lanes of v[j] (exact: each
+/// sum is a D < 2^31).
+ARMLOWER_X86_VNNIT_INLINE inline __m512i reduce16_epi32(const __m512i* v) noexcept {
+  __m512i s2[8];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) {  // per 128-bit lane: [v2i, v2i+1, v2i, v2i+1] partials
+    s2[i] = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, v[2 * i], v[2 * i + 1]),
+                             ARMLOWER_Z512(unpackhi_epi32, all16, v[2 * i], v[2 * i + 1]));
+  }
+  __m512i s4[4];
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) {  // per 128-bit lane: [v4i, v4i+1, v4i+2, v4i+3] partials
+    s4[i] = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s2[2 * i], s2[2 * i + 1]),
+                             ARMLOWER_Z512(unpackhi_epi64, all8, s2[2 * i], s2[2 * i + 1]));
+  }
+  // 128-bit lanes [s4[0] L0 + L1, s4[0] L2 + L3, s4[1] L0 + L1, s4[1] L2 + L3], then the same pairs summed
+  const __m512i t01 = _mm512_add_epi32(shuf128<0x88>(s4[0], s4[1]), shuf128<0xDD>(s4[0], s4[1]));
+  const __m512i t23 = _mm512_add_epi32(shuf128<0x88>(s4[2], s4[3]), shuf128<0xDD>(s4[2], s4[3]));
+  return _mm512_add_epi32(shuf128<0x88>(t01, t23), shuf128<0xDD>(t01, t23));
+}
+
+#undef ARMLOWER_X86_VNNIT_INLINE
+
+}  // namespace armlower::kernels::detail
