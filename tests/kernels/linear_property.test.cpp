@@ -262,24 +262,25 @@ TEST_CASE("s8 VNNI row-major in-register form (one batch row, no buffer): == gen
   });
 }
 
-TEST_CASE("s8 row-group VNNI form (input_offset 128, >= 8 batch rows, 128 < K <= 65536): == generic") {
-  // `linear_s8_rowgroup_vnni` (arch/x86/linear_vnni_rowgroup.hpp) for groups of 8 batch rows, the rowdot form for
-  // the other < 8: K tails of 1..63 columns, K = 128 / 129 (the dispatch boundary: 128 takes the batch-lane form),
-  // copied input blocks of 4096 columns summed in int32 (K just below / at / above 4096, 8193), the inputs read in
-  // place with 5..15 weight rows (≤ 4: the rowdot form), odd row counts (the last tile repeats its row), partial
-  // 16-row blocks, both requantization forms and the int64 fallback. All-extreme operands at K = 65536 (the largest
-  // K of this form: |D| = 255·128·65536 < 2^31; 16 copied blocks, and with 5 rows one block read in place) and
-  // K = 65537 (rowdot, int64 passes).
+TEST_CASE("s8 row-group VNNI form (input_offset 128, 4 or >= 8 batch rows, 128 < K <= 65536): == generic") {
+  // `linear_s8_rowgroup_vnni` (arch/x86/linear_vnni_rowgroup.hpp) for groups of 8 batch rows and a last one of
+  // exactly 4 (batches 4, 12; 3, 5, 7 take the rowdot form), the rowdot form for the others: K tails of 1..63
+  // columns, K = 128 / 129 (the dispatch boundary: 128 takes the batch-lane form), copied input blocks of 4096
+  // columns summed in int32 (K just below / at / above 4096, 8193), the inputs read in place with 5..15 weight rows
+  // (≤ 4: the rowdot form), odd row counts (the last tile repeats its row), partial 16-row blocks, both
+  // requantization forms and the int64 fallback. All-extreme operands at K = 65536 (the largest K of this form:
+  // |D| = 255·128·65536 < 2^31; 16 copied blocks, and with 5 rows and 4 batch rows one block read in place by a
+  // 4-row group) and K = 65537 (rowdot, int64 passes).
   if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
   rng_t r{std::mt19937_64(14)};
   const int ks_[] = {128, 129, 130, 191, 255, 256, 511, 1000, 1025, 2049, 3001, 4095, 4096, 4097, 5000, 8193};
   const int rows_[] = {3, 4, 5, 6, 15, 16, 17, 31, 32, 33, 100, 257, 270};
-  const int batches_[] = {7, 8, 9, 15, 16, 17, 23};
+  const int batches_[] = {3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 23};
   for (int iter = 0; iter < 126; ++iter) {
     const bool big = iter < 6;
     const int cols = big ? (iter < 2 || iter >= 4 ? 65536 : 65537) : ks_[iter % 16];
     const int rows = big ? (iter < 4 ? 17 : 5) : rows_[r.uniform(0, 12)];
-    const int batches = big ? 9 : batches_[r.uniform(0, 6)];
+    const int batches = big ? (iter < 4 ? 9 : 4) : batches_[r.uniform(0, 10)];
     std::vector<std::int8_t> x(static_cast<std::size_t>(batches) * static_cast<std::size_t>(cols)),
         w(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
     if (big) {  // D = Σ (127 + 128)·(−128) = −2139095040 at K = 65536 (iterations 0, 2, 4) or Σ 0·127 (1, 3, 5)
