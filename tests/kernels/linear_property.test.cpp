@@ -262,7 +262,7 @@ TEST_CASE("s8 VNNI row-major in-register form (one batch row, no buffer): == gen
   });
 }
 
-TEST_CASE("s8 row-group VNNI form (input_offset 128, 4 or >= 8 batch rows, 128 < K <= 65536): == generic") {
+TEST_CASE("s8 row-group VNNI form (kernel_sum or input_offset 128, 4 or >= 8 batch rows, 128 < K <= 65536): == generic") {
   // `linear_s8_rowgroup_vnni` (arch/x86/linear_vnni_rowgroup.hpp) for groups of 8 batch rows and a last one of
   // exactly 4 (batches 4, 12; 3, 5, 7 take the rowdot form), the rowdot form for the others: K tails of 1..63
   // columns, K = 128 / 129 (the dispatch boundary: 128 takes the batch-lane form), copied input blocks of 4096
@@ -270,7 +270,8 @@ TEST_CASE("s8 row-group VNNI form (input_offset 128, 4 or >= 8 batch rows, 128 <
   // (≤ 4: the rowdot form), odd row counts (the last tile repeats its row), partial 16-row blocks, both
   // requantization forms and the int64 fallback. All-extreme operands at K = 65536 (the largest K of this form:
   // |D| = 255·128·65536 < 2^31; 16 copied blocks, and with 5 rows and 4 batch rows one block read in place by a
-  // 4-row group) and K = 65537 (rowdot, int64 passes).
+  // 4-row group) and K = 65537 (rowdot, int64 passes). A third of the other layers are in the kernel_sum form (D =
+  // Σ (w + 128)·x, any input_offset).
   if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
   rng_t r{std::mt19937_64(14)};
   const int ks_[] = {128, 129, 130, 191, 255, 256, 511, 1000, 1025, 2049, 3001, 4095, 4096, 4097, 5000, 8193};
@@ -309,12 +310,20 @@ TEST_CASE("s8 row-group VNNI form (input_offset 128, 4 or >= 8 batch rows, 128 <
     a.activation_max = big ? 127 : r.uniform(a.activation_min, 127);
     a.rounding = r.uniform(0, 1) ? armlower::quant::rounding::double_round : armlower::quant::rounding::single_round;
     a.bias = r.uniform(0, 3) == 0 ? nullptr : bias.data();
+    std::vector<std::int32_t> ksum(static_cast<std::size_t>(rows));
+    const bool kernel_sum_form = !big && r.uniform(0, 2) == 0;  // CMSIS-NN's kernel_sum (any input_offset)
+    if (kernel_sum_form) {
+      a.input_offset = r.uniform(-64, 64);
+      REQUIRE(k::compute_kernel_sum_s8(ksum.data(), cols, rows, w.data(), a.input_offset, a.filter_offset, a.bias) == status::ok);
+      a.kernel_sum = ksum.data();
+    }
     std::vector<std::int8_t> ref(static_cast<std::size_t>(batches * rows)), out(ref.size(), std::int8_t{0x5A});
     a.output = ref.data();
     REQUIRE(k::linear_s8(a, k::linear_path::generic) == status::ok);
     a.output = out.data();
     REQUIRE(k::linear_s8(a, k::linear_path::x86_avx512_vnni) == status::ok);
     CAPTURE(batches); CAPTURE(cols); CAPTURE(rows); CAPTURE(a.filter_offset); CAPTURE(a.per_channel); CAPTURE(fast);
+    CAPTURE(kernel_sum_form); CAPTURE(a.input_offset);
     REQUIRE(out == ref);
     if (big && iter % 2 == 0) {  // the extreme D reaches the output: not every value saturated
       CHECK(std::any_of(ref.begin(), ref.end(), [](std::int8_t v) { return v != -128 && v != 127; }));

@@ -245,8 +245,15 @@ ARMLOWER_X86_VNNIB inline void vnni_bcast_kernel(const std::int32_t* xt, std::pt
   }
 }
 
+/// Row constant c[r] of the batch-row-group forms: kernel_sum[r] (the row-group form's kernel_sum form, D = Σ (w + 128)·x),
+/// else bias[r] + K·input_offset·filter_offset (D = Σ (x + input_offset)·w, input_offset = 128).
+[[nodiscard]] inline std::int64_t vnni_bcast_row_const(const linear_s8_args& a, std::int32_t r) noexcept {
+  if (a.kernel_sum != nullptr) return a.kernel_sum[r];
+  return (a.bias != nullptr ? a.bias[r] : 0) + static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset;
+}
+
 /// Output of one tile: acc[i] lane m = D of weight row r0 + i, batch row b0 + m (nv rows, nb batch
-/// rows valid); `bt[m]` = filter_offset·Σx of batch row b0 + m.
+/// rows valid); `bt[m]` = the Σx term of batch row b0 + m (`vnni_group_terms`): acc = D + c[r] + bt[m].
 /// `fast`: the int32 requantization of the packed form (`vnni_store_panel_fast`, its preconditions
 /// checked by the caller), 16 channels at a time.
 ARMLOWER_X86_VNNIB inline void vnni_bcast_store(const linear_s8_args& a, const vnni_requant& rq,
@@ -256,10 +263,9 @@ ARMLOWER_X86_VNNIB inline void vnni_bcast_store(const linear_s8_args& a, const v
   __m256i t[16];
   transpose8x8_epi32(acc, t);
   if (nv > 8 || fast) transpose8x8_epi32(acc + 8, t + 8);
-  const std::int64_t kio1 = static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset;
-  if (fast) {  // channel constants bias + K·128·filter_offset fit int32 (fast bound)
+  if (fast) {  // row constants fit int32 (fast bound)
     alignas(64) std::int32_t c[16] = {};
-    for (int i = 0; i < nv; ++i) c[i] = static_cast<std::int32_t>((a.bias != nullptr ? a.bias[r0 + i] : 0) + kio1);
+    for (int i = 0; i < nv; ++i) c[i] = static_cast<std::int32_t>(vnni_bcast_row_const(a, r0 + i));
     const vnni_fast_panel f = make_fast_panel_c(a, rq, _mm512_load_si512(c), r0, nv);
     vnni_s8_call s;
     s.a = &a;
@@ -269,12 +275,14 @@ ARMLOWER_X86_VNNIB inline void vnni_bcast_store(const linear_s8_args& a, const v
     }
     return;
   }
-  const __m512i kio = _mm512_set1_epi64(kio1);
+  const __m512i kio = _mm512_set1_epi64(static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset);
   for (int h = 0; h < 2 && 8 * h < nv; ++h) {
     const std::int32_t ch = r0 + 8 * h;
     const int n = nv - 8 * h < 8 ? nv - 8 * h : 8;
     const auto valid = static_cast<__mmask8>((1u << n) - 1u);
-    const __m512i cv = a.bias != nullptr ? _mm512_add_epi64(load8_i32_as_i64(valid, a.bias + ch), kio) : kio;
+    const __m512i cv = a.kernel_sum != nullptr ? load8_i32_as_i64(valid, a.kernel_sum + ch)
+                       : a.bias != nullptr     ? _mm512_add_epi64(load8_i32_as_i64(valid, a.bias + ch), kio)
+                                               : kio;
     if (acc32 != nullptr) {  // TOSA CONV2D: int32 accumulator + bias, REQUIRE both in int32 (int64 lanes)
       vnni_acc32_out& o = *acc32;
       const __m512i bv = acc32_bias8(o, ch, valid);
@@ -295,35 +303,34 @@ ARMLOWER_X86_VNNIB inline void vnni_bcast_store(const linear_s8_args& a, const v
   }
 }
 
-/// Bound for the fast (int32) requantization of the batch-lane forms (as `linear_s8_packed_vnni`):
-/// 2^31 − 1 − max|bias + K·128·filter_offset| − 32640·K when every shift ≤ −1 and the output is
-/// requantized (`raw` false), else −1 (never fast). A batch row whose |filter_offset·Σx| ≤ the bound
-/// has D + c + filter_offset·Σx exact in int32.
+/// Bound for the fast (int32) requantization of the batch-row-group forms (as `linear_s8_packed_vnni`):
+/// 2^31 − 1 − max|c[r]| (`vnni_bcast_row_const`) − 32640·K when every shift ≤ −1 and the output is
+/// requantized (`raw` false), else −1 (never fast). A batch row whose |Σx term| ≤ the bound has D + c + Σx term
+/// exact in int32 (|D| ≤ 255·128·K in both forms).
 [[nodiscard]] inline std::int64_t vnni_bcast_fast_bound(const linear_s8_args& a, bool raw) noexcept {
   bool fast_shift = !raw;
   for (std::int32_t i = 0; fast_shift && i < (a.per_channel ? a.rows : 1); ++i) fast_shift = a.shift[i] <= -1;
   if (!fast_shift) return -1;
-  const std::int64_t kio = static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset;
-  std::int64_t cmax = kio < 0 ? -kio : kio;
-  if (a.bias != nullptr) {
-    for (std::int32_t r = 0; r < a.rows; ++r) {
-      const std::int64_t v = a.bias[r] + kio;
-      cmax = (v < 0 ? -v : v) > cmax ? (v < 0 ? -v : v) : cmax;
-    }
+  std::int64_t cmax = 0;
+  for (std::int32_t r = 0; r < a.rows; ++r) {
+    const std::int64_t v = vnni_bcast_row_const(a, r);
+    cmax = (v < 0 ? -v : v) > cmax ? (v < 0 ? -v : v) : cmax;
   }
   const std::int64_t b = (std::int64_t{1} << 31) - 1 - cmax - std::int64_t{32640} * a.cols;
   return b < 0 ? -1 : b;
 }
 
 /// The batch-row terms of a group of nb ≤ 8 batch rows at `x` (rows `cols` bytes apart), shared by the
-/// batch-lane forms: bt[m] = filter_offset · Σx of row m (0 when filter_offset is 0, rows ≥ nb left 0).
+/// batch-row-group forms: bt[m] = f · Σx of row m with f = filter_offset, or filter_offset − 128 in the kernel_sum
+/// form (D = Σ (w + 128)·x = Σ x·w + 128·Σx); 0 when f is 0, rows ≥ nb left 0.
 /// Returns whether the int32 fast requantization holds for the whole group (every |bt[m]| ≤ `fast_bound`,
 /// `vnni_bcast_fast_bound`; false when that is negative).
 ARMLOWER_X86_VNNIB inline bool vnni_group_terms(const linear_s8_args& a, const std::int8_t* x, std::ptrdiff_t cols, int nb,
                                                 std::int64_t fast_bound, std::int64_t (&bt)[8]) noexcept {
   for (auto& v : bt) v = 0;
-  if (a.filter_offset != 0) {
-    for (int m = 0; m < nb; ++m) bt[m] = std::int64_t{a.filter_offset} * sum_s8_vnni(x + m * cols, cols);
+  const std::int64_t f = a.kernel_sum != nullptr ? std::int64_t{a.filter_offset} - 128 : a.filter_offset;
+  if (f != 0) {
+    for (int m = 0; m < nb; ++m) bt[m] = f * sum_s8_vnni(x + m * cols, cols);
   }
   bool fast = fast_bound >= 0;
   for (int m = 0; m < nb; ++m) fast = fast && (bt[m] < 0 ? -bt[m] : bt[m]) <= fast_bound;

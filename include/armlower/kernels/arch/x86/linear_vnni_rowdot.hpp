@@ -274,8 +274,8 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot8_fast(const linear_s8_args& a, bool d
 
 /// Row-major AVX-512 VNNI s8 fused linear. `w`/`wstride`: the weight rows (a.weights, a.cols for
 /// `linear_s8`); `c`: folded row constants or null. Preconditions: `validate(a) == ok`, CPU has
-/// AVX-512 F/BW/VL/VNNI. Where `vnni_rowgroup_applies` (≥ 8 or 4 batch rows, input_offset 128, > 4 rows,
-/// 128 < K ≤ 65536) the groups of 8 batch rows (and a last one of exactly 4) run the row-group form
+/// AVX-512 F/BW/VL/VNNI. Where `vnni_rowgroup_applies` (≥ 8 or 4 batch rows, kernel_sum or input_offset 128,
+/// > 4 rows, 128 < K ≤ 65536) the groups of 8 batch rows (and a last one of exactly 4) run the row-group form
 /// (`linear_vnni_rowgroup.hpp`), else where
 /// `vnni_bcast_applies` (≥ 8 batch rows, input_offset 128, stride ≤ 1024) the batch-lane one
 /// (`linear_vnni_bcast.hpp`); the other batch rows this one.

@@ -1,14 +1,17 @@
 /// @file armlower/kernels/arch/x86/linear_vnni_rowgroup.hpp
 /// AVX-512 VNNI s8 fused linear over ROW-MAJOR weights for groups of 8 or 4 batch rows (contract:
-/// `kernels/linear_args.hpp`): the form `linear_s8_rowdot_vnni` (`linear_vnni_rowdot.hpp`) takes for the
-/// groups of 8 batch rows, and one of 4 after them when 4 remain, in the bias form with input_offset = 128 (TFLite int8 input zero
-/// point −128), > 4 output channels and 128 < K ≤ 65536 (`vnni_rowgroup_applies`). No packed copy of the weights.
+/// `kernels/linear_args.hpp`): the form `linear_s8_rowdot_vnni` (`linear_vnni_rowdot.hpp`) takes for the groups of
+/// 8 batch rows, and one of 4 after them when 4 remain, in the kernel_sum form or the bias form with input_offset =
+/// 128 (TFLite int8 input zero point −128), > 4 output channels and 128 < K ≤ 65536 (`vnni_rowgroup_applies`). No
+/// packed copy of the weights.
 ///
-/// Arithmetic: per 64 columns, u = x ⊕ 0x80 = x + 128 (unsigned) and w signed: `vpdpbusd(acc, u, w)` accumulates
-/// D = Σ (x + 128)·w = Σ (x + input_offset)·w in 16 int32 lanes (|D| ≤ 255·128·K < 2^31 for K ≤ 65536); a K tail
-/// is one zero-masked step (w = 0 there). Then `acc = D + filter_offset·Σx + bias[r] + K·128·filter_offset`,
-/// requantized like the batch-lane form (`vnni_bcast_store`: 16 channels in int32 lanes within
-/// `vnni_bcast_fast_bound`, else exact int64 lanes; or raw int32 accumulators for TOSA CONV2D).
+/// Arithmetic, per 64 columns in 16 int32 lanes (|D| ≤ 255·128·K < 2^31 for K ≤ 65536; a K tail is one zero-masked
+/// step), as the rowdot form's two operand orders: bias form, u = x ⊕ 0x80 = x + 128 (unsigned) and w signed:
+/// `vpdpbusd(acc, u, w)` accumulates D = Σ (x + 128)·w = Σ (x + input_offset)·w and `acc = D + filter_offset·Σx +
+/// bias[r] + K·128·filter_offset`; kernel_sum form, u = w ⊕ 0x80 and x signed: D = Σ (w + 128)·x = Σ x·w + 128·Σx
+/// and `acc = D + (filter_offset − 128)·Σx + kernel_sum[r]`. Requantized like the batch-lane form
+/// (`vnni_bcast_store`: 16 channels in int32 lanes within `vnni_bcast_fast_bound`, else exact int64 lanes; or raw
+/// int32 accumulators for TOSA CONV2D).
 /// Tiles: MR batch rows × 16 / MR weight rows = 16 zmm accumulators (channel-major): 8 × 2 (a step of 64 columns is
 /// 10 loads and 16 `vpdpbusd`, each weight vector used by 8 of them) or 4 × 4 (8 loads); the weights are read once
 /// per group (the inputs, MR·K bytes, stay in L1/L2). The 16 sums of a tile come from one transpose-add tree
@@ -43,12 +46,12 @@ namespace armlower::kernels::detail {
 inline constexpr std::int32_t vnni_rowgroup_min_cols = 129;
 
 /// True if `linear_s8_rowdot_vnni(a, w, wstride, c, acc32)` runs this form for its first ⌊batches/8⌋·8 batch rows
-/// (and the 4 after them when batches ≡ 4 mod 8): no folded constants, no kernel_sum, input_offset = 128, ≥ 8 or 4
-/// batch rows, > 4
-/// weight rows (narrower layers keep the rowdot form's 4 × 4 tiles: 8 × 4000×4 401–413 GMAC/s against 343–350 in this
-/// form, whose inputs are then read in place, unaligned), `vnni_rowgroup_min_cols` ≤ K ≤ 65536 (D exact in int32).
+/// (and the 4 after them when batches ≡ 4 mod 8): no folded constants; the kernel_sum form, or the bias form with
+/// input_offset = 128 (other offsets would need Σw); ≥ 8 or 4 batch rows; > 4 weight rows (narrower layers keep the
+/// rowdot form's 4 × 4 tiles: 8 × 4000×4 401–413 GMAC/s against 343–350 in this form, whose inputs are then read in
+/// place, unaligned); `vnni_rowgroup_min_cols` ≤ K ≤ 65536 (D exact in int32).
 [[nodiscard]] inline bool vnni_rowgroup_applies(const linear_s8_args& a, const std::int64_t* c) noexcept {
-  return c == nullptr && a.kernel_sum == nullptr && a.input_offset == 128 && (a.batches >= 8 || a.batches == 4) &&
+  return c == nullptr && (a.kernel_sum != nullptr || a.input_offset == 128) && (a.batches >= 8 || a.batches == 4) &&
          a.rows > 4 && a.cols >= vnni_rowgroup_min_cols && a.cols <= vnni_s8_block;
 }
 
@@ -63,11 +66,12 @@ inline constexpr std::ptrdiff_t vnni_rowgroup_pf = 2048;
 /// 1024² and 256² unchanged within noise.
 inline constexpr std::ptrdiff_t vnni_rowgroup_pf_bytes = std::ptrdiff_t{4} << 20;
 
-/// One step of 64 columns [k, k + n) of an MR × NR tile, NR = 16 / MR (TAIL: n < 64, zero-masked loads: w = 0
-/// there): acc[i·MR + m] += vpdpbusd(u of batch row m, weight row wr[i]). XU: `x` already holds u = x ⊕ 0x80 (the
-/// aligned copy), else u is formed here (u = 128 past K in a tail). pf: prefetch the weight rows
-/// `vnni_rowgroup_pf` bytes ahead.
-template <int MR, bool XU, bool TAIL>
+/// One step of 64 columns [k, k + n) of an MR × NR tile, NR = 16 / MR (TAIL: n < 64, zero-masked loads: w = 0 and
+/// x = 0 past n): acc[i·MR + m] += D step of batch row m and weight row wr[i]. WU (the kernel_sum form): u = w ⊕ 0x80
+/// and x signed, D = Σ (w + 128)·x (u = 128 against x = 0 past n); else u = x ⊕ 0x80 and w signed, D = Σ (x + 128)·w,
+/// with u already formed in `x` when COPIED (the aligned copy). pf: prefetch the weight rows `vnni_rowgroup_pf` bytes
+/// ahead.
+template <int MR, bool COPIED, bool WU, bool TAIL>
 ARMLOWER_X86_VNNIG_INLINE inline void vnni_rowgroup_step(__m512i* acc, const std::int8_t* x, std::ptrdiff_t xs,
                                                          const std::int8_t* const* wr, std::ptrdiff_t k,
                                                          std::ptrdiff_t n, bool pf) noexcept {
@@ -78,22 +82,29 @@ ARMLOWER_X86_VNNIG_INLINE inline void vnni_rowgroup_step(__m512i* acc, const std
   for (int i = 0; i < nr; ++i) {
     if (!TAIL && pf) _mm_prefetch(reinterpret_cast<const char*>(wr[i] + k + vnni_rowgroup_pf), _MM_HINT_T0);
     v[i] = TAIL ? load_prefix8(wr[i] + k, n) : _mm512_loadu_si512(wr[i] + k);
+    if constexpr (WU) v[i] = _mm512_xor_si512(v[i], flip);
   }
 #pragma GCC unroll 8
   for (int m = 0; m < MR; ++m) {
     const std::int8_t* xm = x + m * xs + k;
     __m512i u = TAIL ? load_prefix8(xm, n) : _mm512_loadu_si512(xm);
-    if constexpr (!XU) u = _mm512_xor_si512(u, flip);
+    if constexpr (!WU && !COPIED) u = _mm512_xor_si512(u, flip);
 #pragma GCC unroll 4
-    for (int i = 0; i < nr; ++i) dpbusd(acc[i * MR + m], u, v[i]);
+    for (int i = 0; i < nr; ++i) {
+      if constexpr (WU) {
+        dpbusd(acc[i * MR + m], v[i], u);  // unsigned w + 128, signed x
+      } else {
+        dpbusd(acc[i * MR + m], u, v[i]);  // unsigned x + 128, signed w
+      }
+    }
   }
 }
 
-/// D of MR batch rows at `x` (rows `xs` bytes apart; XU: already u = x ⊕ 0x80) with the NR = 16 / MR weight rows
-/// w + i·wstride (i < nw; the others repeat row nw − 1) over columns [0, n), n ≤ 65536: d[i] lane m = D[m][row i]
-/// for m < MR (lanes ≥ MR zero; ADD: added to d, exact: the total D of a channel is < 2^31 in magnitude). pf: as
-/// `vnni_rowgroup_step`.
-template <int MR, bool XU, bool ADD>
+/// D of MR batch rows at `x` (rows `xs` bytes apart; COPIED, WU: as `vnni_rowgroup_step`) with the NR = 16 / MR
+/// weight rows w + i·wstride (i < nw; the others repeat row nw − 1) over columns [0, n), n ≤ 65536: d[i] lane m =
+/// D[m][row i] for m < MR (lanes ≥ MR zero; ADD: added to d, exact: the total D of a channel is < 2^31 in
+/// magnitude). pf: as `vnni_rowgroup_step`.
+template <int MR, bool COPIED, bool WU, bool ADD>
 [[gnu::noinline]] ARMLOWER_X86_VNNIG inline void vnni_rowgroup_tile(const std::int8_t* x, std::ptrdiff_t xs,
                                                                     std::ptrdiff_t n, const std::int8_t* w,
                                                                     std::ptrdiff_t wstride, int nw, bool pf,
@@ -106,8 +117,8 @@ template <int MR, bool XU, bool ADD>
 #pragma GCC unroll 16
   for (int i = 0; i < 16; ++i) acc[i] = _mm512_setzero_si512();
   std::ptrdiff_t k = 0;
-  for (; k + 64 <= n; k += 64) vnni_rowgroup_step<MR, XU, false>(acc, x, xs, wr, k, 64, pf);
-  if (k < n) vnni_rowgroup_step<MR, XU, true>(acc, x, xs, wr, k, n - k, false);
+  for (; k + 64 <= n; k += 64) vnni_rowgroup_step<MR, COPIED, WU, false>(acc, x, xs, wr, k, 64, pf);
+  if (k < n) vnni_rowgroup_step<MR, COPIED, WU, true>(acc, x, xs, wr, k, n - k, false);
   const __m512i s = reduce16_epi32(acc);  // lane i·MR + m = D[m][row i]
   __m256i r[nr];
   if constexpr (MR == 8) {
@@ -124,11 +135,29 @@ template <int MR, bool XU, bool ADD>
   for (int i = 0; i < nr; ++i) d[i] = ADD ? _mm256_add_epi32(d[i], r[i]) : r[i];
 }
 
-/// xu[m][c] = x[m][c] ⊕ 0x80 for batch rows m < nb (`x` rows `cols` bytes apart) and columns c < n ≤
-/// `vnni_rowgroup_kblock`, rows `xs` = n rounded up to 64 bytes apart (bytes past n are not read).
+/// The tiles of one block of nv ≤ 16 weight rows from `wt` (columns [kb, kb + n) of one pass): the first pass sets
+/// d, later ones add to it.
+template <int MR, bool COPIED, bool WU>
+ARMLOWER_X86_VNNIG inline void vnni_rowgroup_block(const std::int8_t* x, std::ptrdiff_t xs, std::ptrdiff_t n,
+                                                   const std::int8_t* wt, std::ptrdiff_t wstride, int nv, bool first,
+                                                   bool pf, __m256i* d) noexcept {
+  constexpr int nr = 16 / MR;
+  for (int t = 0; t < nv; t += nr) {
+    const int nw = nv - t < nr ? nv - t : nr;  // past the last row: row nv − 1 again
+    if (first) {
+      vnni_rowgroup_tile<MR, COPIED, WU, false>(x, xs, n, wt + t * wstride, wstride, nw, pf, d + t);
+    } else {
+      vnni_rowgroup_tile<MR, COPIED, WU, true>(x, xs, n, wt + t * wstride, wstride, nw, pf, d + t);
+    }
+  }
+}
+
+/// xu[m][c] = x[m][c] ⊕ f (f = 0x80, or 0 in the kernel_sum form: `wu`) for batch rows m < nb (`x` rows `cols` bytes
+/// apart) and columns c < n ≤ `vnni_rowgroup_kblock`, rows `xs` = n rounded up to 64 bytes apart (bytes past n are
+/// not read).
 ARMLOWER_X86_VNNIG inline void vnni_rowgroup_copy(const std::int8_t* x, std::ptrdiff_t cols, int nb, std::ptrdiff_t n,
-                                                  std::ptrdiff_t xs, std::int8_t* xu) noexcept {
-  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+                                                  std::ptrdiff_t xs, bool wu, std::int8_t* xu) noexcept {
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(wu ? 0 : 0x80));
   for (int m = 0; m < nb; ++m) {
     const std::int8_t* src = x + m * cols;
     std::int8_t* dst = xu + m * xs;
@@ -143,18 +172,18 @@ template <int MR>
 ARMLOWER_X86_VNNIG inline void linear_s8_rowgroup_mr_vnni(const linear_s8_args& a, const std::int8_t* w,
                                                           std::ptrdiff_t wstride, std::int32_t b0, std::int32_t b1,
                                                           vnni_acc32_out* acc32, std::int8_t* xu) noexcept {
-  constexpr int nr = 16 / MR;
   const vnni_requant rq = make_vnni_requant(a);
   const std::ptrdiff_t cols = a.cols;
   const std::int64_t fast_bound = vnni_bcast_fast_bound(a, acc32 != nullptr);
   const bool copy = a.rows >= 16;
   const bool one_block = cols <= vnni_rowgroup_kblock;
   const bool pf = static_cast<std::ptrdiff_t>(a.rows) * cols > vnni_rowgroup_pf_bytes;
+  const bool wu = a.kernel_sum != nullptr;
   for (std::int32_t g = b0; g + MR <= b1; g += MR) {
     const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(g) * cols;
     std::int64_t bt[8];
     const bool fast = vnni_group_terms(a, x, cols, MR, fast_bound, bt);
-    if (copy && one_block) vnni_rowgroup_copy(x, cols, MR, cols, (cols + 63) / 64 * 64, xu);
+    if (copy && one_block) vnni_rowgroup_copy(x, cols, MR, cols, (cols + 63) / 64 * 64, wu, xu);
     for (std::int32_t r0 = 0; r0 < a.rows; r0 += 16) {
       const int nv = a.rows - r0 < 16 ? a.rows - r0 : 16;
       __m256i d[16];
@@ -163,17 +192,14 @@ ARMLOWER_X86_VNNIG inline void linear_s8_rowgroup_mr_vnni(const linear_s8_args& 
       for (std::ptrdiff_t kb = 0; kb < cols; kb += kstep) {
         const std::ptrdiff_t kn = cols - kb < kstep ? cols - kb : kstep;
         const std::ptrdiff_t xs = (kn + 63) / 64 * 64;
-        if (copy && !one_block) vnni_rowgroup_copy(x + kb, cols, MR, kn, xs, xu);
-        for (int t = 0; t < nv; t += nr) {
-          const std::int8_t* wt = w + static_cast<std::ptrdiff_t>(r0 + t) * wstride + kb;
-          const int nw = nv - t < nr ? nv - t : nr;  // past the last row: row r0 + nv − 1 again
-          if (!copy) {
-            vnni_rowgroup_tile<MR, false, false>(x, cols, cols, wt, wstride, nw, pf, d + t);
-          } else if (kb == 0) {
-            vnni_rowgroup_tile<MR, true, false>(xu, xs, kn, wt, wstride, nw, pf, d + t);
-          } else {
-            vnni_rowgroup_tile<MR, true, true>(xu, xs, kn, wt, wstride, nw, pf, d + t);
-          }
+        if (copy && !one_block) vnni_rowgroup_copy(x + kb, cols, MR, kn, xs, wu, xu);
+        const std::int8_t* wt = w + static_cast<std::ptrdiff_t>(r0) * wstride + kb;
+        if (!copy) {
+          wu ? vnni_rowgroup_block<MR, false, true>(x, cols, cols, wt, wstride, nv, true, pf, d)
+             : vnni_rowgroup_block<MR, false, false>(x, cols, cols, wt, wstride, nv, true, pf, d);
+        } else {
+          wu ? vnni_rowgroup_block<MR, true, true>(xu, xs, kn, wt, wstride, nv, kb == 0, pf, d)
+             : vnni_rowgroup_block<MR, true, false>(xu, xs, kn, wt, wstride, nv, kb == 0, pf, d);
         }
       }
       vnni_bcast_store(a, rq, acc32, d, r0, nv, g, MR, bt, fast);
