@@ -72,13 +72,13 @@ ARMLOWER_X86_VNNIT_INLINE inline __m512i reduce8_epi64(const __m512i* a) noexcep
 ARMLOWER_X86_VNNIT_INLINE inline __m512i reduce16_epi32(const __m512i* v) noexcept {
   __m512i s2[8];
 #pragma GCC unroll 8
-  for (int i = 0; i < 8; ++i) {  // per 128-bit lane: [v2i, v2i+1, v2i, v2i+1] partials
+  for (std::ptrdiff_t i = 0; i < 8; ++i) {  // per 128-bit lane: [v2i, v2i+1, v2i, v2i+1] partials
     s2[i] = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, v[2 * i], v[2 * i + 1]),
                              ARMLOWER_Z512(unpackhi_epi32, all16, v[2 * i], v[2 * i + 1]));
   }
   __m512i s4[4];
 #pragma GCC unroll 4
-  for (int i = 0; i < 4; ++i) {  // per 128-bit lane: [v4i, v4i+1, v4i+2, v4i+3] partials
+  for (std::ptrdiff_t i = 0; i < 4; ++i) {  // per 128-bit lane: [v4i, v4i+1, v4i+2, v4i+3] partials
     s4[i] = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s2[2 * i], s2[2 * i + 1]),
                              ARMLOWER_Z512(unpackhi_epi64, all8, s2[2 * i], s2[2 * i + 1]));
   }

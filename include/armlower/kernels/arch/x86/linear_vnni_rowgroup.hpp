@@ -129,7 +129,7 @@ template <int MR, bool COPIED, bool WU, bool ADD>
     alignas(64) std::int32_t l[16];
     _mm512_store_si512(l, s);
 #pragma GCC unroll 4
-    for (int i = 0; i < 4; ++i) r[i] = _mm256_zextsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(l + 4 * i)));
+    for (std::ptrdiff_t i = 0; i < 4; ++i) r[i] = _mm256_zextsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(l + 4 * i)));
   }
 #pragma GCC unroll 4
   for (int i = 0; i < nr; ++i) d[i] = ADD ? _mm256_add_epi32(d[i], r[i]) : r[i];
