@@ -265,7 +265,12 @@ ARMLOWER_X86_VNNIB inline void vnni_bcast_store(const linear_s8_args& a, const v
   if (nv > 8 || fast) transpose8x8_epi32(acc + 8, t + 8);
   if (fast) {  // row constants fit int32 (fast bound)
     alignas(64) std::int32_t c[16] = {};
-    for (int i = 0; i < nv; ++i) c[i] = static_cast<std::int32_t>(vnni_bcast_row_const(a, r0 + i));
+    if (a.kernel_sum != nullptr) {
+      for (int i = 0; i < nv; ++i) c[i] = a.kernel_sum[r0 + i];
+    } else {
+      const std::int64_t kio1 = static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset;
+      for (int i = 0; i < nv; ++i) c[i] = static_cast<std::int32_t>((a.bias != nullptr ? a.bias[r0 + i] : 0) + kio1);
+    }
     const vnni_fast_panel f = make_fast_panel_c(a, rq, _mm512_load_si512(c), r0, nv);
     vnni_s8_call s;
     s.a = &a;

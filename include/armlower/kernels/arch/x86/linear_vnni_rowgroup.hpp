@@ -135,23 +135,6 @@ template <int MR, bool COPIED, bool WU, bool ADD>
   for (int i = 0; i < nr; ++i) d[i] = ADD ? _mm256_add_epi32(d[i], r[i]) : r[i];
 }
 
-/// The tiles of one block of nv ≤ 16 weight rows from `wt` (columns [kb, kb + n) of one pass): the first pass sets
-/// d, later ones add to it.
-template <int MR, bool COPIED, bool WU>
-ARMLOWER_X86_VNNIG inline void vnni_rowgroup_block(const std::int8_t* x, std::ptrdiff_t xs, std::ptrdiff_t n,
-                                                   const std::int8_t* wt, std::ptrdiff_t wstride, int nv, bool first,
-                                                   bool pf, __m256i* d) noexcept {
-  constexpr int nr = 16 / MR;
-  for (int t = 0; t < nv; t += nr) {
-    const int nw = nv - t < nr ? nv - t : nr;  // past the last row: row nv − 1 again
-    if (first) {
-      vnni_rowgroup_tile<MR, COPIED, WU, false>(x, xs, n, wt + t * wstride, wstride, nw, pf, d + t);
-    } else {
-      vnni_rowgroup_tile<MR, COPIED, WU, true>(x, xs, n, wt + t * wstride, wstride, nw, pf, d + t);
-    }
-  }
-}
-
 /// xu[m][c] = x[m][c] ⊕ f (f = 0x80, or 0 in the kernel_sum form: `wu`) for batch rows m < nb (`x` rows `cols` bytes
 /// apart) and columns c < n ≤ `vnni_rowgroup_kblock`, rows `xs` = n rounded up to 64 bytes apart (bytes past n are
 /// not read).
@@ -167,23 +150,24 @@ ARMLOWER_X86_VNNIG inline void vnni_rowgroup_copy(const std::int8_t* x, std::ptr
   }
 }
 
-/// The groups of MR batch rows from b0 (MR = 8 or 4), tiles MR × 16 / MR, as `linear_s8_rowgroup_vnni`.
-template <int MR>
+/// The groups of MR batch rows from b0 (MR = 8 or 4), tiles MR × 16 / MR, in the kernel_sum form (WU) or the bias
+/// form, as `linear_s8_rowgroup_vnni`.
+template <int MR, bool WU>
 ARMLOWER_X86_VNNIG inline void linear_s8_rowgroup_mr_vnni(const linear_s8_args& a, const std::int8_t* w,
                                                           std::ptrdiff_t wstride, std::int32_t b0, std::int32_t b1,
                                                           vnni_acc32_out* acc32, std::int8_t* xu) noexcept {
+  constexpr int nr = 16 / MR;
   const vnni_requant rq = make_vnni_requant(a);
   const std::ptrdiff_t cols = a.cols;
   const std::int64_t fast_bound = vnni_bcast_fast_bound(a, acc32 != nullptr);
   const bool copy = a.rows >= 16;
   const bool one_block = cols <= vnni_rowgroup_kblock;
   const bool pf = static_cast<std::ptrdiff_t>(a.rows) * cols > vnni_rowgroup_pf_bytes;
-  const bool wu = a.kernel_sum != nullptr;
   for (std::int32_t g = b0; g + MR <= b1; g += MR) {
     const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(g) * cols;
     std::int64_t bt[8];
     const bool fast = vnni_group_terms(a, x, cols, MR, fast_bound, bt);
-    if (copy && one_block) vnni_rowgroup_copy(x, cols, MR, cols, (cols + 63) / 64 * 64, wu, xu);
+    if (copy && one_block) vnni_rowgroup_copy(x, cols, MR, cols, (cols + 63) / 64 * 64, WU, xu);
     for (std::int32_t r0 = 0; r0 < a.rows; r0 += 16) {
       const int nv = a.rows - r0 < 16 ? a.rows - r0 : 16;
       __m256i d[16];
@@ -192,14 +176,17 @@ ARMLOWER_X86_VNNIG inline void linear_s8_rowgroup_mr_vnni(const linear_s8_args& 
       for (std::ptrdiff_t kb = 0; kb < cols; kb += kstep) {
         const std::ptrdiff_t kn = cols - kb < kstep ? cols - kb : kstep;
         const std::ptrdiff_t xs = (kn + 63) / 64 * 64;
-        if (copy && !one_block) vnni_rowgroup_copy(x + kb, cols, MR, kn, xs, wu, xu);
-        const std::int8_t* wt = w + static_cast<std::ptrdiff_t>(r0) * wstride + kb;
-        if (!copy) {
-          wu ? vnni_rowgroup_block<MR, false, true>(x, cols, cols, wt, wstride, nv, true, pf, d)
-             : vnni_rowgroup_block<MR, false, false>(x, cols, cols, wt, wstride, nv, true, pf, d);
-        } else {
-          wu ? vnni_rowgroup_block<MR, true, true>(xu, xs, kn, wt, wstride, nv, kb == 0, pf, d)
-             : vnni_rowgroup_block<MR, true, false>(xu, xs, kn, wt, wstride, nv, kb == 0, pf, d);
+        if (copy && !one_block) vnni_rowgroup_copy(x + kb, cols, MR, kn, xs, WU, xu);
+        for (int t = 0; t < nv; t += nr) {
+          const std::int8_t* wt = w + static_cast<std::ptrdiff_t>(r0 + t) * wstride + kb;
+          const int nw = nv - t < nr ? nv - t : nr;  // past the last row: row r0 + nv − 1 again
+          if (!copy) {
+            vnni_rowgroup_tile<MR, false, WU, false>(x, cols, cols, wt, wstride, nw, pf, d + t);
+          } else if (kb == 0) {
+            vnni_rowgroup_tile<MR, true, WU, false>(xu, xs, kn, wt, wstride, nw, pf, d + t);
+          } else {
+            vnni_rowgroup_tile<MR, true, WU, true>(xu, xs, kn, wt, wstride, nw, pf, d + t);
+          }
         }
       }
       vnni_bcast_store(a, rq, acc32, d, r0, nv, g, MR, bt, fast);
@@ -226,9 +213,18 @@ ARMLOWER_X86_VNNIG inline std::int32_t linear_s8_rowgroup_vnni(const linear_s8_a
   const linear_s8_args a = args;
   alignas(64) std::int8_t xu[8 * vnni_rowgroup_kblock];
   const std::int32_t b8 = batches / 8 * 8;
-  linear_s8_rowgroup_mr_vnni<8>(a, w, wstride, 0, b8, acc32, xu);
+  const bool wu = a.kernel_sum != nullptr;
+  if (wu) {
+    linear_s8_rowgroup_mr_vnni<8, true>(a, w, wstride, 0, b8, acc32, xu);
+  } else {
+    linear_s8_rowgroup_mr_vnni<8, false>(a, w, wstride, 0, b8, acc32, xu);
+  }
   if (batches - b8 != 4) return b8;
-  linear_s8_rowgroup_mr_vnni<4>(a, w, wstride, b8, b8 + 4, acc32, xu);
+  if (wu) {
+    linear_s8_rowgroup_mr_vnni<4, true>(a, w, wstride, b8, b8 + 4, acc32, xu);
+  } else {
+    linear_s8_rowgroup_mr_vnni<4, false>(a, w, wstride, b8, b8 + 4, acc32, xu);
+  }
   return b8 + 4;
 }
 
