@@ -231,10 +231,9 @@ TEST_CASE("CONV2D int8 1x1, one input position and 16-64 channels (the packed GE
   }
 }
 
-TEST_CASE("CONV2D int8 1x1, input_zp -128 and M >= 8 (batch-lane VNNI form): REQUIRE failures, tiles, K tails") {
-  // input_zp −128 with ≥ 8 output pixels takes the batch-row-group forms on AVX-512 VNNI hosts: 128 < IC ≤ 65536
-  // `linear_s8_rowgroup_vnni` (copied input blocks of 4096 columns with OC ≥ 16, inputs in place with fewer), else
-  // `linear_s8_bcast_vnni`.
+TEST_CASE("CONV2D int8 1x1, input_zp -128 and M >= 8 (row-group VNNI form): REQUIRE failures, tiles, K tails") {
+  // input_zp −128 with ≥ 8 output pixels and IC ≤ 65536 takes `linear_s8_rowgroup_vnni` on AVX-512 VNNI hosts
+  // (copied input blocks of 4096 columns).
   k::conv2d_shape s;
   s.n = 9;
   s.ic = 1024;  // acc = Σ (x + 128)·(w − 127) = 255·(−255)·1024 in range; + bias out of range below

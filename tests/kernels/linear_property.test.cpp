@@ -145,12 +145,11 @@ TEST_CASE("s8: every path == generic") {
   if (!paths.empty()) CHECK(compared >= 400);
 }
 
-TEST_CASE("s8 batch-lane VNNI form (input_offset 128, >= 8 batch rows, K <= 128): == generic across tiles and tails") {
-  // `linear_s8_bcast_vnni` (arch/x86/linear_vnni_bcast.hpp) for groups of 8 batch rows with K ≤ 128 (else the
-  // row-group form, tested below, and here too), the rowdot form for the other < 8: 16-row tiles
-  // (whole, partial), K tails of 1..3 columns, both requantization forms and the int64 fallback; K = 1024
-  // with 15 rows and all-extreme operands reaches |D| = 255·128·K in the row-group form; K > 1024 and batch < 8
-  // check the boundary of the dispatch.
+TEST_CASE("s8 row-group VNNI form at short K (input_offset 128, >= 8 batch rows, K <= 2048): == generic across tiles and tails") {
+  // `linear_s8_rowgroup_vnni` (arch/x86/linear_vnni_rowgroup.hpp) for groups of 8 batch rows (and 4 after them when
+  // 4 remain), the rowdot form for the others: 4-channel tiles (whole, the last one repeating its row), partial
+  // 16-channel blocks, K below one 32-column step (1, 3, 4, 5, 31) and tails of 1..31 columns, both requantization
+  // forms and the int64 fallback; K = 1024 with 15 rows and all-extreme operands reaches |D| = 255·128·K.
   if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
   rng_t r{std::mt19937_64(12)};
   const int ks_[] = {1, 3, 4, 5, 31, 32, 33, 64, 255, 256, 257, 1021, 1022, 1023, 1024, 1025, 2048};
@@ -262,16 +261,14 @@ TEST_CASE("s8 VNNI row-major in-register form (one batch row, no buffer): == gen
   });
 }
 
-TEST_CASE("s8 row-group VNNI form (kernel_sum or input_offset 128, 4 or >= 8 batch rows, 128 < K <= 65536): == generic") {
+TEST_CASE("s8 row-group VNNI form (kernel_sum or input_offset 128, 4 or >= 8 batch rows, K <= 65536): == generic") {
   // `linear_s8_rowgroup_vnni` (arch/x86/linear_vnni_rowgroup.hpp) for groups of 8 batch rows and a last one of
   // exactly 4 (batches 4, 12; 3, 5, 7 take the rowdot form), the rowdot form for the others: K tails of 1..63
-  // columns, K = 128 / 129 (the dispatch boundary: 128 takes the batch-lane form), copied input blocks of 4096
-  // columns summed in int32 (K just below / at / above 4096, 8193), the inputs read in place with 5..15 weight rows
-  // (≤ 4: the rowdot form), odd row counts (the last tile repeats its row), partial 16-row blocks, both
+  // columns, copied input blocks of 4096 columns summed in int32 (K just below / at / above 4096, 8193), 5..15
+  // weight rows (≤ 4: the rowdot form), odd row counts (the last tile repeats its row), partial 16-row blocks, both
   // requantization forms and the int64 fallback. All-extreme operands at K = 65536 (the largest K of this form:
-  // |D| = 255·128·65536 < 2^31; 16 copied blocks, and with 5 rows and 4 batch rows one block read in place by a
-  // 4-row group) and K = 65537 (rowdot, int64 passes). A third of the other layers are in the kernel_sum form (D =
-  // Σ (w + 128)·x, any input_offset).
+  // |D| = 255·128·65536 < 2^31; 16 copied blocks, and 5 rows with 4 batch rows) and K = 65537 (rowdot, int64
+  // passes). A third of the other layers are in the kernel_sum form (D = Σ (w + 128)·x, any input_offset).
   if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
   rng_t r{std::mt19937_64(14)};
   const int ks_[] = {128, 129, 130, 191, 255, 256, 511, 1000, 1025, 2049, 3001, 4095, 4096, 4097, 5000, 8193};

@@ -573,7 +573,8 @@ ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel(const vnni_s8_call& s, __
 }
 
 /// Channel constants of the fast form for one 16-channel panel (even lanes = channels 0, 2, …,
-/// odd lanes = 1, 3, … of the panel, as int64).
+/// odd lanes = 1, 3, … of the panel, as int64): multipliers q, shifts t = 31 − shift, rounding terms r = 2^(t − 1)
+/// (+ 2^30 with double rounding: `vnni_store_panel_fast` subtracts 2^31 where the accumulator is negative).
 struct vnni_fast_panel {
   __m512i c32, qe, qo, te, to, re, ro;
 };
@@ -597,6 +598,10 @@ ARMLOWER_X86_VNNIP_INLINE inline vnni_fast_panel make_fast_panel_c(const linear_
   const __m512i one = _mm512_set1_epi64(1);
   f.re = ARMLOWER_Z512(sllv_epi64, all8, one, _mm512_sub_epi64(f.te, one));
   f.ro = ARMLOWER_Z512(sllv_epi64, all8, one, _mm512_sub_epi64(f.to, one));
+  if (rq.dbl) {  // the double rounding's +2^30 (`vnni_store_panel_fast` subtracts 2^31 where v < 0)
+    f.re = _mm512_add_epi64(f.re, _mm512_set1_epi64(std::int64_t{1} << 30));
+    f.ro = _mm512_add_epi64(f.ro, _mm512_set1_epi64(std::int64_t{1} << 30));
+  }
   return f;
 }
 
@@ -615,12 +620,12 @@ ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel_fast(const vnni_s8_call& 
   const __m512i vo = ARMLOWER_Z512(srli_epi64, all8, v, 32);
   __m512i te = _mm512_add_epi64(ARMLOWER_Z512(mul_epi32, all8, v, f.qe), f.re);
   __m512i to = _mm512_add_epi64(ARMLOWER_Z512(mul_epi32, all8, vo, f.qo), f.ro);
-  if (s.rq.dbl) {  // 31 − s ≥ 32 > 31: double rounding adds ±2^30 by the sign of v
-    const __m512i h = _mm512_set1_epi64(std::int64_t{1} << 30);
-    const __m512i se = sign64(ARMLOWER_Z512(slli_epi64, all8, v, 32));
-    const __m512i so = sign64(v);
-    te = _mm512_add_epi64(te, _mm512_sub_epi64(_mm512_xor_si512(h, se), se));
-    to = _mm512_add_epi64(to, _mm512_sub_epi64(_mm512_xor_si512(h, so), so));
+  if (s.rq.dbl) {  // 31 − s ≥ 32 > 31: double rounding adds ±2^30 by the sign of v (f.re, f.ro hold +2^30)
+    const __m512i h2 = _mm512_set1_epi64(std::int64_t{1} << 31);
+    const __mmask8 ne = _mm512_test_epi64_mask(v, _mm512_set1_epi64(std::int64_t{1} << 31));  // even lanes' signs
+    const __mmask8 no = _mm512_test_epi64_mask(v, _mm512_set1_epi64(INT64_MIN));           // odd lanes' signs
+    te = _mm512_mask_sub_epi64(te, ne, te, h2);
+    to = _mm512_mask_sub_epi64(to, no, to, h2);
   }
   const __m512i ye = srav64(te, f.te);  // |y| ≤ 2^(62−32) + 1: int32, +output_offset too
   const __m512i yo = srav64(to, f.to);

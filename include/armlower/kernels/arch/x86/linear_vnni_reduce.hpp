@@ -88,6 +88,23 @@ ARMLOWER_X86_VNNIT_INLINE inline __m512i reduce16_epi32(const __m512i* v) noexce
   return _mm512_add_epi32(shuf128<0x88>(t01, t23), shuf128<0xDD>(t01, t23));
 }
 
+/// 8 vectors of 16 int32 lanes, each two halves of 8 partial sums → one vector of their 16 half sums: lanes 0–3 =
+/// Σ low 256 bits of v[0..3], lanes 4–7 = Σ high 256 bits of v[0..3], lanes 8–15 the same for v[4..7] (exact: each
+/// sum is a D < 2^31). 7 adds, 14 shuffles.
+ARMLOWER_X86_VNNIT_INLINE inline __m512i reduce8x2_epi32(const __m512i* v) noexcept {
+  __m512i s2[4];
+#pragma GCC unroll 4
+  for (std::ptrdiff_t i = 0; i < 4; ++i) {  // per 128-bit lane: [v2i, v2i+1, v2i, v2i+1] partials
+    s2[i] = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, v[2 * i], v[2 * i + 1]),
+                             ARMLOWER_Z512(unpackhi_epi32, all16, v[2 * i], v[2 * i + 1]));
+  }
+  // per 128-bit lane: [v0, v1, v2, v3] and [v4, v5, v6, v7] partials
+  const __m512i a = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s2[0], s2[1]), ARMLOWER_Z512(unpackhi_epi64, all8, s2[0], s2[1]));
+  const __m512i b = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s2[2], s2[3]), ARMLOWER_Z512(unpackhi_epi64, all8, s2[2], s2[3]));
+  // 128-bit lanes [a L0 + L1, a L2 + L3, b L0 + L1, b L2 + L3]
+  return _mm512_add_epi32(shuf128<0x88>(a, b), shuf128<0xDD>(a, b));
+}
+
 #undef ARMLOWER_X86_VNNIT_INLINE
 
 }  // namespace armlower::kernels::detail

@@ -31,7 +31,6 @@
 #include <cstring>
 
 #include <armlower/kernels/arch/x86/linear_avx2_pairs.hpp>
-#include <armlower/kernels/arch/x86/linear_vnni_bcast.hpp>
 #include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>
 #include <armlower/kernels/arch/x86/linear_vnni_reduce.hpp>
 #include <armlower/kernels/arch/x86/linear_vnni_rowgroup.hpp>
@@ -275,23 +274,15 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot8_fast(const linear_s8_args& a, bool d
 /// Row-major AVX-512 VNNI s8 fused linear. `w`/`wstride`: the weight rows (a.weights, a.cols for
 /// `linear_s8`); `c`: folded row constants or null. Preconditions: `validate(a) == ok`, CPU has
 /// AVX-512 F/BW/VL/VNNI. Where `vnni_rowgroup_applies` (≥ 8 or 4 batch rows, kernel_sum or input_offset 128,
-/// > 4 rows, 128 < K ≤ 65536) the groups of 8 batch rows (and a last one of exactly 4) run the row-group form
-/// (`linear_vnni_rowgroup.hpp`), else where
-/// `vnni_bcast_applies` (≥ 8 batch rows, input_offset 128, stride ≤ 1024) the batch-lane one
-/// (`linear_vnni_bcast.hpp`); the other batch rows this one.
+/// > 4 rows, K ≤ 65536) the groups of 8 batch rows (and a last one of exactly 4) run the row-group form
+/// (`linear_vnni_rowgroup.hpp`); the other batch rows this one.
 /// `acc32`: write raw int32 accumulators + bias there instead of requantizing (`vnni_acc32_out`;
 /// then `args.bias`/`kernel_sum` must be null and `c` null).
 ARMLOWER_X86_VNNIR inline void linear_s8_rowdot_vnni(const linear_s8_args& args, const std::int8_t* w,
                                                      std::ptrdiff_t wstride, const std::int64_t* c,
                                                      vnni_acc32_out* acc32 = nullptr) noexcept {
-  const bool rowgroup = vnni_rowgroup_applies(args, c);
-  if (rowgroup || vnni_bcast_applies(args, wstride, c)) {  // groups of 8 (row-group form: and 4) batch rows
-    std::int32_t b8 = args.batches / 8 * 8;
-    if (rowgroup) {
-      b8 = linear_s8_rowgroup_vnni(args, w, wstride, args.batches, acc32);
-    } else {
-      linear_s8_bcast_vnni(args, w, wstride, b8, acc32);
-    }
+  if (vnni_rowgroup_applies(args, c)) {  // groups of 8 batch rows, and 4
+    const std::int32_t b8 = linear_s8_rowgroup_vnni(args, w, wstride, args.batches, acc32);
     if (b8 == args.batches) return;
     linear_s8_args rest = args;  // the last < 8 (< 4) batch rows: this form (rows × K bytes read again)
     rest.batches = args.batches - b8;

@@ -2,22 +2,22 @@
 /// AVX-512 VNNI s8 fused linear over ROW-MAJOR weights for groups of 8 or 4 batch rows (contract:
 /// `kernels/linear_args.hpp`): the form `linear_s8_rowdot_vnni` (`linear_vnni_rowdot.hpp`) takes for the groups of
 /// 8 batch rows, and one of 4 after them when 4 remain, in the kernel_sum form or the bias form with input_offset =
-/// 128 (TFLite int8 input zero point −128), > 4 output channels and 128 < K ≤ 65536 (`vnni_rowgroup_applies`). No
-/// packed copy of the weights.
+/// 128 (TFLite int8 input zero point −128), > 4 output channels and K ≤ 65536 (`vnni_rowgroup_applies`). No packed
+/// copy of the weights.
 ///
-/// Arithmetic, per 64 columns in 16 int32 lanes (|D| ≤ 255·128·K < 2^31 for K ≤ 65536; a K tail is one zero-masked
-/// step), as the rowdot form's two operand orders: bias form, u = x ⊕ 0x80 = x + 128 (unsigned) and w signed:
-/// `vpdpbusd(acc, u, w)` accumulates D = Σ (x + 128)·w = Σ (x + input_offset)·w and `acc = D + filter_offset·Σx +
-/// bias[r] + K·128·filter_offset`; kernel_sum form, u = w ⊕ 0x80 and x signed: D = Σ (w + 128)·x = Σ x·w + 128·Σx
-/// and `acc = D + (filter_offset − 128)·Σx + kernel_sum[r]`. Requantized like the batch-lane form
-/// (`vnni_bcast_store`: 16 channels in int32 lanes within `vnni_bcast_fast_bound`, else exact int64 lanes; or raw
-/// int32 accumulators for TOSA CONV2D).
-/// Tiles: MR batch rows × 16 / MR weight rows = 16 zmm accumulators (channel-major): 8 × 2 (a step of 64 columns is
-/// 10 loads and 16 `vpdpbusd`, each weight vector used by 8 of them) or 4 × 4 (8 loads); the weights are read once
-/// per group (the inputs, MR·K bytes, stay in L1/L2). The 16 sums of a tile come from one transpose-add tree
-/// (`reduce16_epi32`), lanes = batch rows of its channels, so the tiles of 16 channels give the block
-/// `vnni_bcast_store` takes. Measured on Zen 5 against the forms it replaced: benchmarks/RESULTS.md, "AVX-512 VNNI
-/// without a buffer, batch 8: the row-group form".
+/// Arithmetic, per 32 columns in 8 int32 lanes (|D| ≤ 255·128·K < 2^31 for K ≤ 65536; a K tail is one step with
+/// zero-masked weight loads against zero inputs), in two operand orders: bias form, u = x ⊕ 0x80 = x + 128
+/// (unsigned) and w signed: `vpdpbusd(acc, u, w)` accumulates D = Σ (x + 128)·w = Σ (x + input_offset)·w and `acc =
+/// D + filter_offset·Σx + bias[r] + K·128·filter_offset`; kernel_sum form, u = w ⊕ 0x80 and x signed: D = Σ (w +
+/// 128)·x = Σ x·w + 128·Σx and `acc = D + (filter_offset − 128)·Σx + kernel_sum[r]`. Requantized by
+/// `vnni_rowgroup_store` (`linear_vnni_rowgroup_store.hpp`).
+/// Layout: a group's inputs are first copied to an aligned stack block (`vnni_rowgroup_copy`, ≤ 4096 columns at a
+/// time) as row pairs (p, p + MR/2) side by side per 32 columns, so one 64-byte load holds two batch rows; each
+/// weight row's 32 bytes are broadcast to both halves. An accumulator then holds two outputs (a channel for two
+/// batch rows, 8 lanes each), 16 zmm accumulators hold MR × 32/MR of them (8 × 4 or 4 × 8), and one 8-vector tree per
+/// 16 outputs (`reduce8x2_epi32`, whose 128-bit shuffles share the `vpdpbusd` ports) gives the 16-channel blocks of
+/// D lanes = batch rows that `vnni_rowgroup_store` takes. Measured on Zen 5 against the forms it replaced:
+/// benchmarks/RESULTS.md, "AVX-512 VNNI without a buffer, batch 8: row pairs".
 /// Firmware-clean (host only): noexcept, no heap, no static data. Source of the semantics: CMSIS-NN
 /// `arm_fully_connected_s8` / `arm_nn_vec_mat_mult_t_s8`, TFLite reference `FullyConnected` (int8).
 #pragma once
@@ -25,9 +25,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include <armlower/kernels/arch/x86/linear_vnni_bcast.hpp>
 #include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>
 #include <armlower/kernels/arch/x86/linear_vnni_reduce.hpp>
+#include <armlower/kernels/arch/x86/linear_vnni_rowgroup_store.hpp>
 
 namespace armlower::kernels::detail {
 
@@ -39,24 +39,19 @@ namespace armlower::kernels::detail {
 #define ARMLOWER_X86_VNNIG_INLINE __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni"), always_inline))
 #endif
 
-/// Fewest columns for which this form is taken (K > 128). Measured on Zen 5 at batch 8 against the batch-lane
-/// form (`linear_vnni_bcast.hpp`), GMAC/s, a harness calling `linear_s8` (K × N: batch-lane / this): 64 × 64
-/// 92 / 76, 64 × 1024 100 / 79, 128 × 128 135 / 140, 128 × 1024 140 / 138, 192 × 256 159 / 192, 256 × 256
-/// 175 / 236, 512 × 512 265 / 313 (per-tile costs — the reduction tree, the call — weigh on short rows).
-inline constexpr std::int32_t vnni_rowgroup_min_cols = 129;
-
 /// True if `linear_s8_rowdot_vnni(a, w, wstride, c, acc32)` runs this form for its first ⌊batches/8⌋·8 batch rows
 /// (and the 4 after them when batches ≡ 4 mod 8): no folded constants; the kernel_sum form, or the bias form with
 /// input_offset = 128 (other offsets would need Σw); ≥ 8 or 4 batch rows; > 4 weight rows (narrower layers keep the
-/// rowdot form's 4 × 4 tiles: 8 × 4000×4 401–413 GMAC/s against 343–350 in this form, whose inputs are then read in
-/// place, unaligned); `vnni_rowgroup_min_cols` ≤ K ≤ 65536 (D exact in int32).
+/// rowdot form's 4 × 4 tiles, measured faster at 8 × 4000×4); K ≤ 65536 (D exact in int32). Measured on Zen 5 faster
+/// than the forms it replaced at every K (the 256-bit batch-lane form below K 129: 8 × 64² 127 → 136, 8 × 128² 169 →
+/// 226 GMAC/s; the rowdot tiles at batch 4 and 12: 4 × 64² 46 → 90, 12 × 128² 125 → 197).
 [[nodiscard]] inline bool vnni_rowgroup_applies(const linear_s8_args& a, const std::int64_t* c) noexcept {
   return c == nullptr && (a.kernel_sum != nullptr || a.input_offset == 128) && (a.batches >= 8 || a.batches == 4) &&
-         a.rows > 4 && a.cols >= vnni_rowgroup_min_cols && a.cols <= vnni_s8_block;
+         a.rows > 4 && a.cols <= vnni_s8_block;
 }
 
-/// Columns per block of the inputs copied as u = x ⊕ 0x80 to an aligned stack buffer (8 batch rows × 4096 bytes =
-/// 32 KB of stack).
+/// Columns per block of the inputs copied to an aligned stack buffer (`vnni_rowgroup_copy`: 8 batch rows × 4096
+/// bytes = 32 KB of stack).
 inline constexpr std::int32_t vnni_rowgroup_kblock = 4096;
 
 /// Bytes ahead in a weight row that a step prefetches into L1 when the weights exceed `vnni_rowgroup_pf_bytes`.
@@ -66,147 +61,163 @@ inline constexpr std::ptrdiff_t vnni_rowgroup_pf = 2048;
 /// 1024² and 256² unchanged within noise.
 inline constexpr std::ptrdiff_t vnni_rowgroup_pf_bytes = std::ptrdiff_t{4} << 20;
 
-/// One step of 64 columns [k, k + n) of an MR × NR tile, NR = 16 / MR (TAIL: n < 64, zero-masked loads: w = 0 and
-/// x = 0 past n): acc[i·MR + m] += D step of batch row m and weight row wr[i]. WU (the kernel_sum form): u = w ⊕ 0x80
-/// and x signed, D = Σ (w + 128)·x (u = 128 against x = 0 past n); else u = x ⊕ 0x80 and w signed, D = Σ (x + 128)·w,
-/// with u already formed in `x` when COPIED (the aligned copy). pf: prefetch the weight rows `vnni_rowgroup_pf` bytes
-/// ahead.
-template <int MR, bool COPIED, bool WU, bool TAIL>
-ARMLOWER_X86_VNNIG_INLINE inline void vnni_rowgroup_step(__m512i* acc, const std::int8_t* x, std::ptrdiff_t xs,
+/// One step of 32 columns [k, k + n) of an MR × NC tile, NC = 32 / MR (TAIL: n < 32, zero-masked weight loads):
+/// acc[c·P + p] (P = MR / 2 row pairs) += D step of channel wr[c] for batch rows p (low 256 bits) and p + P (high
+/// 256 bits). `xg`: the group's P copied input vectors (`vnni_rowgroup_copy`: rows p and p + P side by side, u = x ⊕
+/// 0x80 in the bias form, x in the kernel_sum form, zeros past K). Each weight row's 32 bytes are broadcast to both
+/// halves. WU (the kernel_sum form): u = w ⊕ 0x80 and x signed, D = Σ (w + 128)·x; else D = Σ (x + 128)·w. pf:
+/// prefetch the weight rows `vnni_rowgroup_pf` bytes ahead.
+template <int MR, bool WU, bool TAIL>
+ARMLOWER_X86_VNNIG_INLINE inline void vnni_rowgroup_step(__m512i* acc, const std::int8_t* xg,
                                                          const std::int8_t* const* wr, std::ptrdiff_t k,
                                                          std::ptrdiff_t n, bool pf) noexcept {
-  constexpr int nr = 16 / MR;
+  constexpr int np = MR / 2, nc = 16 / np;
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
-  __m512i v[nr];
-#pragma GCC unroll 4
-  for (int i = 0; i < nr; ++i) {
-    if (!TAIL && pf) _mm_prefetch(reinterpret_cast<const char*>(wr[i] + k + vnni_rowgroup_pf), _MM_HINT_T0);
-    v[i] = TAIL ? load_prefix8(wr[i] + k, n) : _mm512_loadu_si512(wr[i] + k);
-    if constexpr (WU) v[i] = _mm512_xor_si512(v[i], flip);
-  }
+  __m512i v[nc];
 #pragma GCC unroll 8
-  for (int m = 0; m < MR; ++m) {
-    const std::int8_t* xm = x + m * xs + k;
-    __m512i u = TAIL ? load_prefix8(xm, n) : _mm512_loadu_si512(xm);
-    if constexpr (!WU && !COPIED) u = _mm512_xor_si512(u, flip);
+  for (int c = 0; c < nc; ++c) {
+    if (!TAIL && pf) _mm_prefetch(reinterpret_cast<const char*>(wr[c] + k + vnni_rowgroup_pf), _MM_HINT_T0);
+    if constexpr (TAIL) {
+      const __m512i t = load_prefix8(wr[c] + k, n);  // n < 32 bytes, zeros above
+      v[c] = shuf128<0x44>(t, t);
+    } else {
+      v[c] = ARMLOWER_Z512(broadcast_i64x4, all8, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wr[c] + k)));
+    }
+    if constexpr (WU) v[c] = _mm512_xor_si512(v[c], flip);
+  }
 #pragma GCC unroll 4
-    for (int i = 0; i < nr; ++i) {
+  for (int p = 0; p < np; ++p) {
+    const __m512i u = _mm512_load_si512(xg + std::ptrdiff_t{64} * p);
+#pragma GCC unroll 8
+    for (int c = 0; c < nc; ++c) {
       if constexpr (WU) {
-        dpbusd(acc[i * MR + m], v[i], u);  // unsigned w + 128, signed x
+        dpbusd(acc[c * np + p], v[c], u);  // unsigned w + 128, signed x
       } else {
-        dpbusd(acc[i * MR + m], u, v[i]);  // unsigned x + 128, signed w
+        dpbusd(acc[c * np + p], u, v[c]);  // unsigned x + 128, signed w
       }
     }
   }
 }
 
-/// D of MR batch rows at `x` (rows `xs` bytes apart; COPIED, WU: as `vnni_rowgroup_step`) with the NR = 16 / MR
-/// weight rows w + i·wstride (i < nw; the others repeat row nw − 1) over columns [0, n), n ≤ 65536: d[i] lane m =
-/// D[m][row i] for m < MR (lanes ≥ MR zero; ADD: added to d, exact: the total D of a channel is < 2^31 in
-/// magnitude). pf: as `vnni_rowgroup_step`.
-template <int MR, bool COPIED, bool WU, bool ADD>
-[[gnu::noinline]] ARMLOWER_X86_VNNIG inline void vnni_rowgroup_tile(const std::int8_t* x, std::ptrdiff_t xs,
-                                                                    std::ptrdiff_t n, const std::int8_t* w,
-                                                                    std::ptrdiff_t wstride, int nw, bool pf,
-                                                                    __m256i* d) noexcept {
-  constexpr int nr = 16 / MR;
-  const std::int8_t* wr[nr];
-#pragma GCC unroll 4
-  for (int i = 0; i < nr; ++i) wr[i] = w + (i < nw ? i : nw - 1) * wstride;
+/// D of MR batch rows copied at `xu` (`vnni_rowgroup_copy`, n columns) with the NC = 32 / MR weight rows w +
+/// i·wstride (i < nw; the others repeat row nw − 1) over columns [0, n), n ≤ 65536: d[i] lane m = D[m][row i] for
+/// m < MR (lanes ≥ MR zero; ADD: added to d, exact: the total D of a channel is < 2^31 in magnitude). pf: as
+/// `vnni_rowgroup_step`.
+template <int MR, bool WU, bool ADD>
+[[gnu::noinline]] ARMLOWER_X86_VNNIG inline void vnni_rowgroup_tile(const std::int8_t* xu, std::ptrdiff_t n,
+                                                                    const std::int8_t* w, std::ptrdiff_t wstride,
+                                                                    int nw, bool pf, __m256i* d) noexcept {
+  constexpr int np = MR / 2, nc = 16 / np;
+  const std::int8_t* wr[nc];
+#pragma GCC unroll 8
+  for (int i = 0; i < nc; ++i) wr[i] = w + (i < nw ? i : nw - 1) * wstride;
   __m512i acc[16];
 #pragma GCC unroll 16
   for (int i = 0; i < 16; ++i) acc[i] = _mm512_setzero_si512();
   std::ptrdiff_t k = 0;
-  for (; k + 64 <= n; k += 64) vnni_rowgroup_step<MR, COPIED, WU, false>(acc, x, xs, wr, k, 64, pf);
-  if (k < n) vnni_rowgroup_step<MR, COPIED, WU, true>(acc, x, xs, wr, k, n - k, false);
-  const __m512i s = reduce16_epi32(acc);  // lane i·MR + m = D[m][row i]
-  __m256i r[nr];
-  if constexpr (MR == 8) {
-    r[0] = ARMLOWER_Z512(extracti64x4_epi64, all4, s, 0);
-    r[1] = ARMLOWER_Z512(extracti64x4_epi64, all4, s, 1);
+  for (; k + 64 <= n; k += 64) {
+    vnni_rowgroup_step<MR, WU, false>(acc, xu + k * np * 2, wr, k, 32, pf);
+    vnni_rowgroup_step<MR, WU, false>(acc, xu + (k + 32) * np * 2, wr, k + 32, 32, false);
+  }
+  if (k + 32 <= n) {
+    vnni_rowgroup_step<MR, WU, false>(acc, xu + k * np * 2, wr, k, 32, false);
+    k += 32;
+  }
+  if (k < n) vnni_rowgroup_step<MR, WU, true>(acc, xu + k * np * 2, wr, k, n - k, false);
+  // lanes 0–3: Σ low halves of acc[j], j < 4; 4–7: their high halves; 8–15: the same for acc[4..7]
+  __m512i s[2] = {reduce8x2_epi32(acc), reduce8x2_epi32(acc + 8)};
+  __m256i r[nc];
+  if constexpr (MR == 8) {  // acc[c·4 + p]: s[h] = [channel 2h rows 0–7, channel 2h + 1 rows 0–7]
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      r[2 * h] = ARMLOWER_Z512(extracti64x4_epi64, all4, s[h], 0);
+      r[2 * h + 1] = ARMLOWER_Z512(extracti64x4_epi64, all4, s[h], 1);
+    }
   } else {
-    static_assert(MR == 4);
-    alignas(64) std::int32_t l[16];
-    _mm512_store_si512(l, s);
-#pragma GCC unroll 4
-    for (std::ptrdiff_t i = 0; i < 4; ++i) r[i] = _mm256_zextsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(l + 4 * i)));
+    static_assert(MR == 4);  // acc[c·2 + p]: lanes (c0 r0, c0 r1, c1 r0, c1 r1, c0 r2, c0 r3, c1 r2, c1 r3, …)
+    alignas(64) std::int32_t l[32];
+    const __m512i idx = _mm512_set_epi32(15, 14, 11, 10, 13, 12, 9, 8, 7, 6, 3, 2, 5, 4, 1, 0);
+    _mm512_store_si512(l, ARMLOWER_Z512(permutexvar_epi32, all16, idx, s[0]));
+    _mm512_store_si512(l + 16, ARMLOWER_Z512(permutexvar_epi32, all16, idx, s[1]));
+#pragma GCC unroll 8
+    for (std::ptrdiff_t i = 0; i < 8; ++i) r[i] = _mm256_zextsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(l + 4 * i)));
   }
-#pragma GCC unroll 4
-  for (int i = 0; i < nr; ++i) d[i] = ADD ? _mm256_add_epi32(d[i], r[i]) : r[i];
+#pragma GCC unroll 8
+  for (int i = 0; i < nc; ++i) d[i] = ADD ? _mm256_add_epi32(d[i], r[i]) : r[i];
 }
 
-/// xu[m][c] = x[m][c] ⊕ f (f = 0x80, or 0 in the kernel_sum form: `wu`) for batch rows m < nb (`x` rows `cols` bytes
-/// apart) and columns c < n ≤ `vnni_rowgroup_kblock`, rows `xs` = n rounded up to 64 bytes apart (bytes past n are
-/// not read).
-ARMLOWER_X86_VNNIG inline void vnni_rowgroup_copy(const std::int8_t* x, std::ptrdiff_t cols, int nb, std::ptrdiff_t n,
-                                                  std::ptrdiff_t xs, bool wu, std::int8_t* xu) noexcept {
-  const __m512i flip = _mm512_set1_epi8(static_cast<char>(wu ? 0 : 0x80));
-  for (int m = 0; m < nb; ++m) {
-    const std::int8_t* src = x + m * cols;
-    std::int8_t* dst = xu + m * xs;
-    std::ptrdiff_t c = 0;
-    for (; c + 64 <= n; c += 64) _mm512_store_si512(dst + c, _mm512_xor_si512(_mm512_loadu_si512(src + c), flip));
-    if (c < n) _mm512_store_si512(dst + c, _mm512_xor_si512(load_prefix8(src + c, n - c), flip));
+/// The MR batch rows at `x` (rows `cols` bytes apart), columns [0, n), n ≤ `vnni_rowgroup_kblock`, copied for
+/// `vnni_rowgroup_step`: per 32 columns g and row pair p < MR / 2, one aligned 64-byte vector at xu + (g·MR/2 + p)·64
+/// = row p's 32 bytes, then row p + MR/2's, as x ⊕ f (f = 0x80, or 0 in the kernel_sum form: `wu`), zeros past n.
+ARMLOWER_X86_VNNIG inline void vnni_rowgroup_copy(const std::int8_t* x, std::ptrdiff_t cols, int mr, std::ptrdiff_t n,
+                                                  bool wu, std::int8_t* xu) noexcept {
+  const auto f = static_cast<std::int8_t>(wu ? 0 : 0x80);
+  const __m256i flip = _mm256_set1_epi8(f);
+  const std::ptrdiff_t np = mr / 2;
+  for (std::ptrdiff_t c = 0; c < n; c += 32) {
+    std::int8_t* dst = xu + c / 32 * np * 64;
+    for (std::ptrdiff_t m = 0; m < mr; ++m) {  // row m to half m / np of vector m % np
+      const std::int8_t* src = x + m * cols + c;
+      std::int8_t* d = dst + (m % np) * 64 + (m / np) * 32;
+      if (c + 32 <= n) {
+        _mm256_store_si256(reinterpret_cast<__m256i*>(d),
+                           _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src)), flip));
+      } else {  // the last partial 32 columns: zeros past n
+        for (std::ptrdiff_t i = 0; i < 32; ++i) d[i] = c + i < n ? static_cast<std::int8_t>(src[i] ^ f) : std::int8_t{0};
+      }
+    }
   }
 }
 
-/// The groups of MR batch rows from b0 (MR = 8 or 4), tiles MR × 16 / MR, in the kernel_sum form (WU) or the bias
+/// The groups of MR batch rows from b0 (MR = 8 or 4), tiles MR × 32 / MR, in the kernel_sum form (WU) or the bias
 /// form, as `linear_s8_rowgroup_vnni`.
 template <int MR, bool WU>
 ARMLOWER_X86_VNNIG inline void linear_s8_rowgroup_mr_vnni(const linear_s8_args& a, const std::int8_t* w,
                                                           std::ptrdiff_t wstride, std::int32_t b0, std::int32_t b1,
                                                           vnni_acc32_out* acc32, std::int8_t* xu) noexcept {
-  constexpr int nr = 16 / MR;
+  constexpr int nr = 32 / MR;
   const vnni_requant rq = make_vnni_requant(a);
   const std::ptrdiff_t cols = a.cols;
-  const std::int64_t fast_bound = vnni_bcast_fast_bound(a, acc32 != nullptr);
-  const bool copy = a.rows >= 16;
+  const std::int64_t fast_bound = vnni_rowgroup_fast_bound(a, acc32 != nullptr);
   const bool one_block = cols <= vnni_rowgroup_kblock;
   const bool pf = static_cast<std::ptrdiff_t>(a.rows) * cols > vnni_rowgroup_pf_bytes;
   for (std::int32_t g = b0; g + MR <= b1; g += MR) {
     const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(g) * cols;
     std::int64_t bt[8];
     const bool fast = vnni_group_terms(a, x, cols, MR, fast_bound, bt);
-    if (copy && one_block) vnni_rowgroup_copy(x, cols, MR, cols, (cols + 63) / 64 * 64, WU, xu);
+    if (one_block) vnni_rowgroup_copy(x, cols, MR, cols, WU, xu);
     for (std::int32_t r0 = 0; r0 < a.rows; r0 += 16) {
       const int nv = a.rows - r0 < 16 ? a.rows - r0 : 16;
       __m256i d[16];
       for (__m256i& v : d) v = _mm256_setzero_si256();
-      const std::ptrdiff_t kstep = copy ? vnni_rowgroup_kblock : cols;
-      for (std::ptrdiff_t kb = 0; kb < cols; kb += kstep) {
-        const std::ptrdiff_t kn = cols - kb < kstep ? cols - kb : kstep;
-        const std::ptrdiff_t xs = (kn + 63) / 64 * 64;
-        if (copy && !one_block) vnni_rowgroup_copy(x + kb, cols, MR, kn, xs, WU, xu);
+      for (std::ptrdiff_t kb = 0; kb < cols; kb += vnni_rowgroup_kblock) {
+        const std::ptrdiff_t kn = cols - kb < vnni_rowgroup_kblock ? cols - kb : vnni_rowgroup_kblock;
+        if (!one_block) vnni_rowgroup_copy(x + kb, cols, MR, kn, WU, xu);
         for (int t = 0; t < nv; t += nr) {
           const std::int8_t* wt = w + static_cast<std::ptrdiff_t>(r0 + t) * wstride + kb;
           const int nw = nv - t < nr ? nv - t : nr;  // past the last row: row r0 + nv − 1 again
-          if (!copy) {
-            vnni_rowgroup_tile<MR, false, WU, false>(x, cols, cols, wt, wstride, nw, pf, d + t);
-          } else if (kb == 0) {
-            vnni_rowgroup_tile<MR, true, WU, false>(xu, xs, kn, wt, wstride, nw, pf, d + t);
+          if (kb == 0) {
+            vnni_rowgroup_tile<MR, WU, false>(xu, kn, wt, wstride, nw, pf, d + t);
           } else {
-            vnni_rowgroup_tile<MR, true, WU, true>(xu, xs, kn, wt, wstride, nw, pf, d + t);
+            vnni_rowgroup_tile<MR, WU, true>(xu, kn, wt, wstride, nw, pf, d + t);
           }
         }
       }
-      vnni_bcast_store(a, rq, acc32, d, r0, nv, g, MR, bt, fast);
+      vnni_rowgroup_store(a, rq, acc32, d, r0, nv, g, MR, bt, fast);
     }
   }
 }
 
 /// This form over batch rows [0, batches) of `args` (batches ≤ args.batches; the caller runs the others): groups
-/// of 8 batch rows (8 × 2 tiles), then one group of 4 when exactly 4 remain (4 × 4 tiles); returns the batch rows
+/// of 8 batch rows (8 × 4 tiles), then one group of 4 when exactly 4 remain (4 × 8 tiles); returns the batch rows
 /// done. The group of 4 was measured faster than the rowdot form's tiles only for a remainder of 4 (Zen 5, a
 /// harness calling `linear_s8`, GMAC/s rowdot → with the group: batch 4 at 1024² 228 → 276, 2048² 225 → 288; batch
 /// 12 at 1024² 309 → 348), not for 5 or 6 (1024² 275 → 215, 293 → 240: the 1–2 rows after it read the weights
 /// again), 7 (within noise) or 13 (322 → 293). `w`/`wstride`: the weight rows. Preconditions: `validate(args) == ok`,
 /// `vnni_rowgroup_applies(args, nullptr)`, CPU has AVX-512 F/BW/VL/VNNI. `acc32`: as in `linear_s8_rowdot_vnni`
-/// (then `args.bias` is null).
-/// With ≥ 16 weight rows the inputs are first copied (`vnni_rowgroup_copy`, ≤ 4096 columns at a time) so that
-/// every input load is aligned — a split input load costs more than a split weight load (8 input loads per
-/// step; inputs and weights 16 bytes past a line, as `std::vector` places them: 8 × 4096², 241 against 340
-/// GMAC/s in a harness) — and the ⊕ 0x80 leaves the inner loop; with fewer rows the copy would cost more than
-/// it saves, and the inputs are read in place.
+/// (then `args.bias` is null). The copied inputs make every input load aligned (a split input load costs more than
+/// a split weight load; inputs and weights 16 bytes past a line, as `std::vector` places them: 8 × 4096², 241 against
+/// 340 GMAC/s in a harness) and take the ⊕ 0x80 out of the inner loop.
 ARMLOWER_X86_VNNIG inline std::int32_t linear_s8_rowgroup_vnni(const linear_s8_args& args, const std::int8_t* w,
                                                                std::ptrdiff_t wstride, std::int32_t batches,
                                                                vnni_acc32_out* acc32 = nullptr) noexcept {

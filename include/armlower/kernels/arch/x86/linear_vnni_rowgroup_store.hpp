@@ -1,0 +1,174 @@
+/// @file armlower/kernels/arch/x86/linear_vnni_rowgroup_store.hpp
+/// AVX-512 VNNI s8 fused linear, the output side of the row-group form (`linear_vnni_rowgroup.hpp`; contract:
+/// `kernels/linear_args.hpp`): a group's batch-row terms (Σx), its row constants, and the requantization of a block
+/// of 16 channels × up to 8 batch rows from int32 D lanes (lanes = batch rows): transposed (8 × 8 int32) to
+/// batch-row-major order and requantized like the packed form — 16 channels in int32 lanes when every shift ≤ −1 and
+/// max|c| + |Σx term| + 32640·K < 2^31 (`vnni_store_panel_fast`), else 8 channels in exact int64 lanes
+/// (`requant8_vnni`); or written as raw int32 (`vnni_acc32_out`, TOSA CONV2D).
+/// Firmware-clean (host only): noexcept, no heap, no static data. Source of the semantics: CMSIS-NN
+/// `arm_fully_connected_s8` / `arm_nn_vec_mat_mult_t_s8`, TFLite reference `FullyConnected` (int8).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>
+
+namespace armlower::kernels::detail {
+
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+#define ARMLOWER_X86_VNNIS __attribute__((target("avx2")))
+#define ARMLOWER_X86_VNNIS_INLINE __attribute__((target("avx2"), always_inline))
+#else
+#define ARMLOWER_X86_VNNIS __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni")))
+#define ARMLOWER_X86_VNNIS_INLINE __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni"), always_inline))
+#endif
+
+/// 8 int32 → 8 int64 lanes (`vpmovsxdq`; element copies under SIMDe 0.7, which lacks the 256 → 512 form).
+ARMLOWER_X86_VNNIS_INLINE inline __m512i cvt8_i32_i64(__m256i v) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(32) std::int32_t x[8];
+  alignas(64) std::int64_t y[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(x), v);
+  for (int i = 0; i < 8; ++i) y[i] = x[i];
+  return _mm512_load_si512(y);
+#else
+  return _mm512_maskz_cvtepi32_epi64(all8, v);
+#endif
+}
+
+/// [lo, hi] as one vector of 16 int32.
+ARMLOWER_X86_VNNIS_INLINE inline __m512i join256(__m256i lo, __m256i hi) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(64) std::int32_t x[16];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(x), lo);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(x + 8), hi);
+  return _mm512_load_si512(x);
+#else
+  return _mm512_maskz_inserti64x4(all8, _mm512_maskz_broadcast_i64x4(all8, lo), hi, 1);
+#endif
+}
+
+/// 8 × 8 int32 transpose: out[j] lane i = in[i] lane j.
+ARMLOWER_X86_VNNIS_INLINE inline void transpose8x8_epi32(const __m256i* in, __m256i* out) noexcept {
+  const __m256i t0 = _mm256_unpacklo_epi32(in[0], in[1]), t1 = _mm256_unpackhi_epi32(in[0], in[1]);
+  const __m256i t2 = _mm256_unpacklo_epi32(in[2], in[3]), t3 = _mm256_unpackhi_epi32(in[2], in[3]);
+  const __m256i t4 = _mm256_unpacklo_epi32(in[4], in[5]), t5 = _mm256_unpackhi_epi32(in[4], in[5]);
+  const __m256i t6 = _mm256_unpacklo_epi32(in[6], in[7]), t7 = _mm256_unpackhi_epi32(in[6], in[7]);
+  // per 128-bit half: columns (0, 4), (1, 5), (2, 6), (3, 7) of rows 0–3 and rows 4–7
+  const __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
+  const __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
+  const __m256i u4 = _mm256_unpacklo_epi64(t4, t6), u5 = _mm256_unpackhi_epi64(t4, t6);
+  const __m256i u6 = _mm256_unpacklo_epi64(t5, t7), u7 = _mm256_unpackhi_epi64(t5, t7);
+  out[0] = _mm256_permute2x128_si256(u0, u4, 0x20);
+  out[4] = _mm256_permute2x128_si256(u0, u4, 0x31);
+  out[1] = _mm256_permute2x128_si256(u1, u5, 0x20);
+  out[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
+  out[2] = _mm256_permute2x128_si256(u2, u6, 0x20);
+  out[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
+  out[3] = _mm256_permute2x128_si256(u3, u7, 0x20);
+  out[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
+}
+
+/// Row constant c[r] of the row-group form: kernel_sum[r] (its kernel_sum form, D = Σ (w + 128)·x),
+/// else bias[r] + K·input_offset·filter_offset (D = Σ (x + input_offset)·w, input_offset = 128).
+[[nodiscard]] inline std::int64_t vnni_rowgroup_row_const(const linear_s8_args& a, std::int32_t r) noexcept {
+  if (a.kernel_sum != nullptr) return a.kernel_sum[r];
+  return (a.bias != nullptr ? a.bias[r] : 0) + static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset;
+}
+
+/// Output of a block of 16 channels: acc[i] lane m = D of weight row r0 + i, batch row b0 + m (nv rows, nb batch
+/// rows valid); `bt[m]` = the Σx term of batch row b0 + m (`vnni_group_terms`): acc = D + c[r] + bt[m].
+/// `fast`: the int32 requantization of the packed form (`vnni_store_panel_fast`, its preconditions
+/// checked by the caller), 16 channels at a time.
+ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store(const linear_s8_args& a, const vnni_requant& rq,
+                                                vnni_acc32_out* acc32, const __m256i* acc, std::int32_t r0,
+                                                int nv, std::int32_t b0, int nb, const std::int64_t* bt,
+                                                bool fast) noexcept {
+  __m256i t[16];
+  transpose8x8_epi32(acc, t);
+  if (nv > 8 || fast) transpose8x8_epi32(acc + 8, t + 8);
+  if (fast) {  // row constants fit int32 (fast bound)
+    alignas(64) std::int32_t c[16] = {};
+    // `vnni_rowgroup_row_const` per channel, with the form chosen outside the loop: the per-channel call (also with
+    // K·input_offset·filter_offset hoisted) ran 8 × 64² at 93–94 against 120–121 GMAC/s (the batch-lane form, 2026-11-29)
+    if (a.kernel_sum != nullptr) {
+      for (int i = 0; i < nv; ++i) c[i] = a.kernel_sum[r0 + i];
+    } else {
+      const std::int64_t kio1 = static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset;
+      for (int i = 0; i < nv; ++i) c[i] = static_cast<std::int32_t>((a.bias != nullptr ? a.bias[r0 + i] : 0) + kio1);
+    }
+    const vnni_fast_panel f = make_fast_panel_c(a, rq, _mm512_load_si512(c), r0, nv);
+    vnni_s8_call s;
+    s.a = &a;
+    s.rq = rq;
+    for (int m = 0; m < nb; ++m) {
+      vnni_store_panel_fast(s, f, join256(t[m], t[8 + m]), r0, b0 + m, static_cast<std::int32_t>(bt[m]), nv);
+    }
+    return;
+  }
+  const __m512i kio = _mm512_set1_epi64(static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset);
+  for (int h = 0; h < 2 && 8 * h < nv; ++h) {
+    const std::int32_t ch = r0 + 8 * h;
+    const int n = nv - 8 * h < 8 ? nv - 8 * h : 8;
+    const auto valid = static_cast<__mmask8>((1u << n) - 1u);
+    const __m512i cv = a.kernel_sum != nullptr ? load8_i32_as_i64(valid, a.kernel_sum + ch)
+                       : a.bias != nullptr     ? _mm512_add_epi64(load8_i32_as_i64(valid, a.bias + ch), kio)
+                                               : kio;
+    if (acc32 != nullptr) {  // TOSA CONV2D: int32 accumulator + bias, REQUIRE both in int32 (int64 lanes)
+      vnni_acc32_out& o = *acc32;
+      const __m512i bv = acc32_bias8(o, ch, valid);
+      __mmask8 bad = 0;
+      for (int m = 0; m < nb; ++m) {
+        const __m512i v = _mm512_add_epi64(_mm512_add_epi64(cvt8_i32_i64(t[8 * h + m]), cv),
+                                           _mm512_set1_epi64(bt[m]));
+        bad |= store_acc32x8(o.out + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + ch, v, bv, n);
+      }
+      o.range_error = o.range_error || (bad & valid) != 0;
+      continue;
+    }
+    for (int m = 0; m < nb; ++m) {
+      const __m512i v = _mm512_add_epi64(_mm512_add_epi64(cvt8_i32_i64(t[8 * h + m]), cv),
+                                         _mm512_set1_epi64(bt[m]));
+      store_prefix8(a.output + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + ch, requant8_vnni(a, rq, v, ch, n), n);
+    }
+  }
+}
+
+/// Bound for the fast (int32) requantization of the row-group form (as `linear_s8_packed_vnni`):
+/// 2^31 − 1 − max|c[r]| (`vnni_rowgroup_row_const`) − 32640·K when every shift ≤ −1 and the output is
+/// requantized (`raw` false), else −1 (never fast). A batch row whose |Σx term| ≤ the bound has D + c + Σx term
+/// exact in int32 (|D| ≤ 255·128·K in both forms).
+[[nodiscard]] inline std::int64_t vnni_rowgroup_fast_bound(const linear_s8_args& a, bool raw) noexcept {
+  bool fast_shift = !raw;
+  for (std::int32_t i = 0; fast_shift && i < (a.per_channel ? a.rows : 1); ++i) fast_shift = a.shift[i] <= -1;
+  if (!fast_shift) return -1;
+  std::int64_t cmax = 0;
+  for (std::int32_t r = 0; r < a.rows; ++r) {
+    const std::int64_t v = vnni_rowgroup_row_const(a, r);
+    cmax = (v < 0 ? -v : v) > cmax ? (v < 0 ? -v : v) : cmax;
+  }
+  const std::int64_t b = (std::int64_t{1} << 31) - 1 - cmax - std::int64_t{32640} * a.cols;
+  return b < 0 ? -1 : b;
+}
+
+/// The batch-row terms of a group of nb ≤ 8 batch rows at `x` (rows `cols` bytes apart) of the row-group form: bt[m] = f · Σx of row m with f = filter_offset, or filter_offset − 128 in the kernel_sum
+/// form (D = Σ (w + 128)·x = Σ x·w + 128·Σx); 0 when f is 0, rows ≥ nb left 0.
+/// Returns whether the int32 fast requantization holds for the whole group (every |bt[m]| ≤ `fast_bound`,
+/// `vnni_rowgroup_fast_bound`; false when that is negative).
+ARMLOWER_X86_VNNIS inline bool vnni_group_terms(const linear_s8_args& a, const std::int8_t* x, std::ptrdiff_t cols, int nb,
+                                                std::int64_t fast_bound, std::int64_t (&bt)[8]) noexcept {
+  for (auto& v : bt) v = 0;
+  const std::int64_t f = a.kernel_sum != nullptr ? std::int64_t{a.filter_offset} - 128 : a.filter_offset;
+  if (f != 0) {
+    for (int m = 0; m < nb; ++m) bt[m] = f * sum_s8_vnni(x + m * cols, cols);
+  }
+  bool fast = fast_bound >= 0;
+  for (int m = 0; m < nb; ++m) fast = fast && (bt[m] < 0 ? -bt[m] : bt[m]) <= fast_bound;
+  return fast;
+}
+
+#undef ARMLOWER_X86_VNNIS
+#undef ARMLOWER_X86_VNNIS_INLINE
+
+}  // namespace armlower::kernels::detail
