@@ -90,6 +90,8 @@ inline constexpr std::int32_t vnni_s8_block = 65536;
 inline constexpr __mmask8 all8 = 0xFF;
 inline constexpr __mmask8 all4 = 0x0F;
 inline constexpr __mmask16 all16 = 0xFFFF;
+inline constexpr __mmask32 all32 = 0xFFFFFFFFu;
+inline constexpr __mmask64 all64 = ~__mmask64{0};
 #if defined(ARMLOWER_X86_AVX512_SIMDE)
 #define ARMLOWER_Z512(op, all, ...) _mm512_##op(__VA_ARGS__)  // SIMDe: the plain forms
 #else
@@ -610,17 +612,15 @@ ARMLOWER_X86_VNNIP_INLINE inline vnni_fast_panel make_fast_panel(const vnni_s8_c
   return make_fast_panel_c(*s.a, s.rq, _mm512_loadu_si512(s.c32 + ch), ch, nv);  // padded to Np: in bounds
 }
 
-/// Fast form (see file comment) of one panel of one batch row. Preconditions: s.fast_shift and
-/// |bt| ≤ s.fast_bound.
-ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel_fast(const vnni_s8_call& s, const vnni_fast_panel& f,
-                                                            __m512i acc, std::int32_t ch, std::int32_t b,
-                                                            std::int32_t bt, int nv) noexcept {
-  const linear_s8_args& a = *s.a;
-  const __m512i v = _mm512_add_epi32(_mm512_add_epi32(acc, f.c32), _mm512_set1_epi32(bt));
+/// The fast form's requantization of 16 int32 lanes v = acc + c + bt (|v| < 2^31) with the constants f (shifts
+/// t ≥ 32): y = clamp((v·q + r (∓ 2^31 where v < 0 with double rounding: `dbl`)) >> t + output_offset), int32 lanes
+/// in [activation_min, activation_max]. Exactly `requantize_row_s8` (TFLite `MultiplyByQuantizedMultiplier`).
+ARMLOWER_X86_VNNIP_INLINE inline __m512i vnni_requant16_fast(const linear_s8_args& a, const vnni_fast_panel& f,
+                                                             __m512i v, bool dbl) noexcept {
   const __m512i vo = ARMLOWER_Z512(srli_epi64, all8, v, 32);
   __m512i te = _mm512_add_epi64(ARMLOWER_Z512(mul_epi32, all8, v, f.qe), f.re);
   __m512i to = _mm512_add_epi64(ARMLOWER_Z512(mul_epi32, all8, vo, f.qo), f.ro);
-  if (s.rq.dbl) {  // 31 − s ≥ 32 > 31: double rounding adds ±2^30 by the sign of v (f.re, f.ro hold +2^30)
+  if (dbl) {  // 31 − s ≥ 32 > 31: double rounding adds ±2^30 by the sign of v (f.re, f.ro hold +2^30)
     const __m512i h2 = _mm512_set1_epi64(std::int64_t{1} << 31);
     const __mmask8 ne = _mm512_test_epi64_mask(v, _mm512_set1_epi64(std::int64_t{1} << 31));  // even lanes' signs
     const __mmask8 no = _mm512_test_epi64_mask(v, _mm512_set1_epi64(INT64_MIN));           // odd lanes' signs
@@ -631,9 +631,18 @@ ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel_fast(const vnni_s8_call& 
   const __m512i yo = srav64(to, f.to);
   __m512i y = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xAAAA), ye, ARMLOWER_Z512(slli_epi64, all8, yo, 32));
   y = _mm512_add_epi32(y, _mm512_set1_epi32(a.output_offset));
-  y = ARMLOWER_Z512(min_epi32, all16, ARMLOWER_Z512(max_epi32, all16, y, _mm512_set1_epi32(a.activation_min)),
-                             _mm512_set1_epi32(a.activation_max));
-  const __m128i y8 = cvt32_8(y);
+  return ARMLOWER_Z512(min_epi32, all16, ARMLOWER_Z512(max_epi32, all16, y, _mm512_set1_epi32(a.activation_min)),
+                       _mm512_set1_epi32(a.activation_max));
+}
+
+/// Fast form (see file comment) of one panel of one batch row. Preconditions: s.fast_shift and
+/// |bt| ≤ s.fast_bound.
+ARMLOWER_X86_VNNIP_INLINE inline void vnni_store_panel_fast(const vnni_s8_call& s, const vnni_fast_panel& f,
+                                                            __m512i acc, std::int32_t ch, std::int32_t b,
+                                                            std::int32_t bt, int nv) noexcept {
+  const linear_s8_args& a = *s.a;
+  const __m512i v = _mm512_add_epi32(_mm512_add_epi32(acc, f.c32), _mm512_set1_epi32(bt));
+  const __m128i y8 = cvt32_8(vnni_requant16_fast(a, f, v, s.rq.dbl));
   std::int8_t* out = a.output + static_cast<std::ptrdiff_t>(b) * a.rows + ch;
   if (nv == 16) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out), y8);

@@ -100,13 +100,13 @@ ARMLOWER_X86_VNNIG_INLINE inline void vnni_rowgroup_step(__m512i* acc, const std
 }
 
 /// D of MR batch rows copied at `xu` (`vnni_rowgroup_copy`, n columns) with the NC = 32 / MR weight rows w +
-/// i·wstride (i < nw; the others repeat row nw − 1) over columns [0, n), n ≤ 65536: d[i] lane m = D[m][row i] for
-/// m < MR (lanes ≥ MR zero; ADD: added to d, exact: the total D of a channel is < 2^31 in magnitude). pf: as
-/// `vnni_rowgroup_step`.
+/// i·wstride (i < nw; the others repeat row nw − 1) over columns [0, n), n ≤ 65536: dd[j] lane 8e + m = D[m][row 2j +
+/// e] for m < MR (lanes m ≥ MR zero; ADD: added to dd, exact: the total D of a channel is < 2^31 in magnitude), the
+/// layout `vnni_rowgroup_store` takes. pf: as `vnni_rowgroup_step`.
 template <int MR, bool WU, bool ADD>
 [[gnu::noinline]] ARMLOWER_X86_VNNIG inline void vnni_rowgroup_tile(const std::int8_t* xu, std::ptrdiff_t n,
                                                                     const std::int8_t* w, std::ptrdiff_t wstride,
-                                                                    int nw, bool pf, __m256i* d) noexcept {
+                                                                    int nw, bool pf, __m512i* dd) noexcept {
   constexpr int np = MR / 2, nc = 16 / np;
   const std::int8_t* wr[nc];
 #pragma GCC unroll 8
@@ -125,25 +125,24 @@ template <int MR, bool WU, bool ADD>
   }
   if (k < n) vnni_rowgroup_step<MR, WU, true>(acc, xu + k * np * 2, wr, k, n - k, false);
   // lanes 0–3: Σ low halves of acc[j], j < 4; 4–7: their high halves; 8–15: the same for acc[4..7]
-  __m512i s[2] = {reduce8x2_epi32(acc), reduce8x2_epi32(acc + 8)};
-  __m256i r[nc];
-  if constexpr (MR == 8) {  // acc[c·4 + p]: s[h] = [channel 2h rows 0–7, channel 2h + 1 rows 0–7]
+  const __m512i s[2] = {reduce8x2_epi32(acc), reduce8x2_epi32(acc + 8)};
+  __m512i r[nc / 2];
+  if constexpr (MR == 8) {  // acc[c·4 + p], rows p and p + 4: s[h] = [channel 2h rows 0–7, channel 2h + 1 rows 0–7]
+    r[0] = s[0];
+    r[1] = s[1];
+  } else {
+    static_assert(MR == 4);  // acc[c·2 + p], rows p and p + 2: lanes (c0 r0, c0 r1, c1 r0, c1 r1, c0 r2, c0 r3, …)
+    const __m512i i0 = _mm512_set_epi32(0, 0, 0, 0, 7, 6, 3, 2, 0, 0, 0, 0, 5, 4, 1, 0);
+    const __m512i i1 = _mm512_add_epi32(i0, _mm512_set1_epi32(8));
+    constexpr auto rows4 = static_cast<__mmask16>(0x0F0F);
 #pragma GCC unroll 2
     for (int h = 0; h < 2; ++h) {
-      r[2 * h] = ARMLOWER_Z512(extracti64x4_epi64, all4, s[h], 0);
-      r[2 * h + 1] = ARMLOWER_Z512(extracti64x4_epi64, all4, s[h], 1);
+      r[2 * h] = _mm512_maskz_permutexvar_epi32(rows4, i0, s[h]);
+      r[2 * h + 1] = _mm512_maskz_permutexvar_epi32(rows4, i1, s[h]);
     }
-  } else {
-    static_assert(MR == 4);  // acc[c·2 + p]: lanes (c0 r0, c0 r1, c1 r0, c1 r1, c0 r2, c0 r3, c1 r2, c1 r3, …)
-    alignas(64) std::int32_t l[32];
-    const __m512i idx = _mm512_set_epi32(15, 14, 11, 10, 13, 12, 9, 8, 7, 6, 3, 2, 5, 4, 1, 0);
-    _mm512_store_si512(l, ARMLOWER_Z512(permutexvar_epi32, all16, idx, s[0]));
-    _mm512_store_si512(l + 16, ARMLOWER_Z512(permutexvar_epi32, all16, idx, s[1]));
-#pragma GCC unroll 8
-    for (std::ptrdiff_t i = 0; i < 8; ++i) r[i] = _mm256_zextsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(l + 4 * i)));
   }
-#pragma GCC unroll 8
-  for (int i = 0; i < nc; ++i) d[i] = ADD ? _mm256_add_epi32(d[i], r[i]) : r[i];
+#pragma GCC unroll 4
+  for (int j = 0; j < nc / 2; ++j) dd[j] = ADD ? _mm512_add_epi32(dd[j], r[j]) : r[j];
 }
 
 /// The MR batch rows at `x` (rows `cols` bytes apart), columns [0, n), n ≤ `vnni_rowgroup_kblock`, copied for
@@ -188,8 +187,8 @@ ARMLOWER_X86_VNNIG inline void linear_s8_rowgroup_mr_vnni(const linear_s8_args& 
     if (one_block) vnni_rowgroup_copy(x, cols, MR, cols, WU, xu);
     for (std::int32_t r0 = 0; r0 < a.rows; r0 += 16) {
       const int nv = a.rows - r0 < 16 ? a.rows - r0 : 16;
-      __m256i d[16];
-      for (__m256i& v : d) v = _mm256_setzero_si256();
+      __m512i dd[8];
+      for (__m512i& v : dd) v = _mm512_setzero_si512();
       for (std::ptrdiff_t kb = 0; kb < cols; kb += vnni_rowgroup_kblock) {
         const std::ptrdiff_t kn = cols - kb < vnni_rowgroup_kblock ? cols - kb : vnni_rowgroup_kblock;
         if (!one_block) vnni_rowgroup_copy(x + kb, cols, MR, kn, WU, xu);
@@ -197,13 +196,13 @@ ARMLOWER_X86_VNNIG inline void linear_s8_rowgroup_mr_vnni(const linear_s8_args& 
           const std::int8_t* wt = w + static_cast<std::ptrdiff_t>(r0 + t) * wstride + kb;
           const int nw = nv - t < nr ? nv - t : nr;  // past the last row: row r0 + nv − 1 again
           if (kb == 0) {
-            vnni_rowgroup_tile<MR, WU, false>(xu, kn, wt, wstride, nw, pf, d + t);
+            vnni_rowgroup_tile<MR, WU, false>(xu, kn, wt, wstride, nw, pf, dd + t / 2);
           } else {
-            vnni_rowgroup_tile<MR, WU, true>(xu, kn, wt, wstride, nw, pf, d + t);
+            vnni_rowgroup_tile<MR, WU, true>(xu, kn, wt, wstride, nw, pf, dd + t / 2);
           }
         }
       }
-      vnni_rowgroup_store(a, rq, acc32, d, r0, nv, g, MR, bt, fast);
+      vnni_rowgroup_store(a, rq, acc32, dd, r0, nv, g, MR, bt, fast);
     }
   }
 }

@@ -1,10 +1,11 @@
 /// @file armlower/kernels/arch/x86/linear_vnni_rowgroup_store.hpp
 /// AVX-512 VNNI s8 fused linear, the output side of the row-group form (`linear_vnni_rowgroup.hpp`; contract:
-/// `kernels/linear_args.hpp`): a group's batch-row terms (Σx), its row constants, and the requantization of a block
-/// of 16 channels × up to 8 batch rows from int32 D lanes (lanes = batch rows): transposed (8 × 8 int32) to
-/// batch-row-major order and requantized like the packed form — 16 channels in int32 lanes when every shift ≤ −1 and
-/// max|c| + |Σx term| + 32640·K < 2^31 (`vnni_store_panel_fast`), else 8 channels in exact int64 lanes
-/// (`requant8_vnni`); or written as raw int32 (`vnni_acc32_out`, TOSA CONV2D).
+/// `kernels/linear_args.hpp`): a group's batch-row terms (Σx), its row constants, and the output of a block of 16
+/// channels × up to 8 batch rows from int32 D lanes (8 vectors of 2 channels × 8 batch rows). When every shift ≤ −1
+/// and max|c| + |Σx term| + 32640·K < 2^31 the vectors are requantized in int32 lanes as they are
+/// (`vnni_requant16_fast`, the packed form's arithmetic) and put in batch-row order as bytes; else they are transposed
+/// (8 × 8 int32) to batch-row-major order and requantized in exact int64 lanes (`requant8_vnni`), or written as raw
+/// int32 (`vnni_acc32_out`, TOSA CONV2D).
 /// Firmware-clean (host only): noexcept, no heap, no static data. Source of the semantics: CMSIS-NN
 /// `arm_fully_connected_s8` / `arm_nn_vec_mat_mult_t_s8`, TFLite reference `FullyConnected` (int8).
 #pragma once
@@ -77,36 +78,116 @@ ARMLOWER_X86_VNNIS_INLINE inline void transpose8x8_epi32(const __m256i* in, __m2
   return (a.bias != nullptr ? a.bias[r] : 0) + static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset;
 }
 
-/// Output of a block of 16 channels: acc[i] lane m = D of weight row r0 + i, batch row b0 + m (nv rows, nb batch
-/// rows valid); `bt[m]` = the Σx term of batch row b0 + m (`vnni_group_terms`): acc = D + c[r] + bt[m].
-/// `fast`: the int32 requantization of the packed form (`vnni_store_panel_fast`, its preconditions
-/// checked by the caller), 16 channels at a time.
-ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store(const linear_s8_args& a, const vnni_requant& rq,
-                                                vnni_acc32_out* acc32, const __m256i* acc, std::int32_t r0,
-                                                int nv, std::int32_t b0, int nb, const std::int64_t* bt,
-                                                bool fast) noexcept {
-  __m256i t[16];
-  transpose8x8_epi32(acc, t);
-  if (nv > 8 || fast) transpose8x8_epi32(acc + 8, t + 8);
-  if (fast) {  // row constants fit int32 (fast bound)
-    alignas(64) std::int32_t c[16] = {};
-    // `vnni_rowgroup_row_const` per channel, with the form chosen outside the loop: the per-channel call (also with
-    // K·input_offset·filter_offset hoisted) ran 8 × 64² at 93–94 against 120–121 GMAC/s (the batch-lane form, 2026-11-29)
-    if (a.kernel_sum != nullptr) {
-      for (int i = 0; i < nv; ++i) c[i] = a.kernel_sum[r0 + i];
+/// 128-bit lane I of v (`vextracti32x4`).
+template <int I>
+ARMLOWER_X86_VNNIS_INLINE inline __m128i lane128(__m512i v) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  return _mm512_extracti32x4_epi32(v, I);
+#else
+  return _mm512_maskz_extracti32x4_epi32(all4, v, I);
+#endif
+}
+
+/// The fast form of `vnni_rowgroup_store` (its preconditions checked by the caller): the 8 vectors of 2 channels ×
+/// 8 batch rows are requantized as they are (`vnni_requant16_fast`, channel constants permuted to their lanes), then
+/// packed to bytes and put in batch-row order by byte shuffles within 128-bit lanes and one dword permute per 4 rows.
+ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store_fast(const linear_s8_args& a, const vnni_requant& rq, const __m512i* dd,
+                                                        std::int32_t r0, int nv, std::int32_t b0, int nb,
+                                                        const std::int64_t* bt) noexcept {
+  alignas(64) std::int32_t c[16] = {};
+  // `vnni_rowgroup_row_const` per channel, with the form chosen outside the loop: the per-channel call (also with
+  // K·input_offset·filter_offset hoisted) ran 8 × 64² at 93–94 against 120–121 GMAC/s (the batch-lane form, 2026-11-29)
+  if (a.kernel_sum != nullptr) {
+    for (int i = 0; i < nv; ++i) c[i] = a.kernel_sum[r0 + i];
+  } else {
+    const std::int64_t kio1 = static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset;
+    for (int i = 0; i < nv; ++i) c[i] = static_cast<std::int32_t>((a.bias != nullptr ? a.bias[r0 + i] : 0) + kio1);
+  }
+  // [Σx terms of rows 0–7 | the same] (|bt| ≤ the fast bound: int32)
+  const __m512i btv = ARMLOWER_Z512(broadcast_i64x4, all8, ARMLOWER_Z512(cvtepi64_epi32, all8, _mm512_loadu_si512(bt)));
+  __m512i y[8];
+  auto requant = [&]<bool Dbl, bool PerChannel>() ARMLOWER_X86_VNNIS_INLINE {
+    const __m512i half = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);  // lane → channel 2j + e
+    const __m512i one = _mm512_set1_epi64(1);
+    const __m512i dbl_half = _mm512_set1_epi64(Dbl ? std::int64_t{1} << 30 : 0);
+    vnni_fast_panel f;  // both int32 lanes of an int64 lane hold the same channel: even = odd constants
+    f.qe = f.qo = rq.q;
+    f.te = f.to = rq.total;
+    f.re = f.ro = _mm512_add_epi64(rq.rnd, dbl_half);
+    __m512i qv = f.qe, tv = f.te;
+    if constexpr (PerChannel) {
+      qv = load_prefix32(a.multiplier + r0, nv);
+      tv = _mm512_sub_epi32(_mm512_set1_epi32(31), load_prefix32(a.shift + r0, nv));
+    }
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) {
+      if constexpr (PerChannel) {
+        const __m512i idx = _mm512_add_epi32(half, _mm512_set1_epi32(2 * j));
+        f.qe = f.qo = ARMLOWER_Z512(permutexvar_epi32, all16, idx, qv);
+        f.te = f.to = _mm512_maskz_permutexvar_epi32(static_cast<__mmask16>(0x5555), idx, tv);
+        f.re = f.ro = _mm512_add_epi64(ARMLOWER_Z512(sllv_epi64, all8, one, _mm512_sub_epi64(f.te, one)), dbl_half);
+      }
+      const __m512i cj = _mm512_mask_set1_epi32(_mm512_set1_epi32(c[2 * j]), static_cast<__mmask16>(0xFF00), c[2 * j + 1]);
+      y[j] = vnni_requant16_fast(a, f, _mm512_add_epi32(_mm512_add_epi32(dd[j], cj), btv), Dbl);
+    }
+  };
+  if (rq.dbl) {
+    if (a.per_channel) requant.template operator()<true, true>();
+    else requant.template operator()<true, false>();
+  } else {
+    if (a.per_channel) requant.template operator()<false, true>();
+    else requant.template operator()<false, false>();
+  }
+  // per 128-bit lane L of b[h]: dword q = channel 8h + 2q + L/2, rows 4·(L mod 2) .. + 3 (clamped: no saturation)
+  const __m512i b[2] = {
+      ARMLOWER_Z512(packs_epi16, all64, ARMLOWER_Z512(packs_epi32, all32, y[0], y[1]), ARMLOWER_Z512(packs_epi32, all32, y[2], y[3])),
+      ARMLOWER_Z512(packs_epi16, all64, ARMLOWER_Z512(packs_epi32, all32, y[4], y[5]), ARMLOWER_Z512(packs_epi32, all32, y[6], y[7]))};
+  // 4 × 4 byte transpose per lane: dword i = row 4·(L mod 2) + i of the lane's 4 channels
+  const __m512i t44 = _mm512_set4_epi32(0x0F0B0703, 0x0E0A0602, 0x0D090501, 0x0C080400);
+  const __m512i p0 = ARMLOWER_Z512(shuffle_epi8, all64, b[0], t44), p1 = ARMLOWER_Z512(shuffle_epi8, all64, b[1], t44);
+  // lane m of r[h] = batch row 4h + m: dwords [even channels 0–6, odd 1–7, even 8–14, odd 9–15]
+  const __m512i ilo = _mm512_set_epi32(27, 19, 11, 3, 26, 18, 10, 2, 25, 17, 9, 1, 24, 16, 8, 0);
+  const __m512i ev_od = _mm512_set4_epi32(0x0F0B0E0A, 0x0D090C08, 0x07030602, 0x05010400);  // channels in order
+  const __m512i r[2] = {
+      ARMLOWER_Z512(shuffle_epi8, all64, _mm512_permutex2var_epi32(p0, ilo, p1), ev_od),
+      ARMLOWER_Z512(shuffle_epi8, all64, _mm512_permutex2var_epi32(p0, _mm512_add_epi32(ilo, _mm512_set1_epi32(4)), p1), ev_od)};
+  __m128i rows[8];
+#pragma GCC unroll 2
+  for (int h = 0; h < 2; ++h) {
+    rows[4 * h] = lane128<0>(r[h]);
+    rows[4 * h + 1] = lane128<1>(r[h]);
+    rows[4 * h + 2] = lane128<2>(r[h]);
+    rows[4 * h + 3] = lane128<3>(r[h]);
+  }
+  for (int m = 0; m < nb; ++m) {
+    std::int8_t* out = a.output + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + r0;
+    if (nv == 16) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), rows[m]);
     } else {
-      const std::int64_t kio1 = static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset;
-      for (int i = 0; i < nv; ++i) c[i] = static_cast<std::int32_t>((a.bias != nullptr ? a.bias[r0 + i] : 0) + kio1);
+      store_prefix8(out, rows[m], nv);
     }
-    const vnni_fast_panel f = make_fast_panel_c(a, rq, _mm512_load_si512(c), r0, nv);
-    vnni_s8_call s;
-    s.a = &a;
-    s.rq = rq;
-    for (int m = 0; m < nb; ++m) {
-      vnni_store_panel_fast(s, f, join256(t[m], t[8 + m]), r0, b0 + m, static_cast<std::int32_t>(bt[m]), nv);
-    }
+  }
+}
+
+/// Output of a block of 16 channels: dd[j] lane 8e + m = D of weight row r0 + 2j + e, batch row b0 + m (nv rows, nb
+/// batch rows valid); `bt[m]` = the Σx term of batch row b0 + m (`vnni_group_terms`): acc = D + c[r] + bt[m].
+/// `fast`: the int32 requantization (`vnni_rowgroup_store_fast`, its preconditions checked by the caller), else
+/// the blocks transposed (8 × 8 int32) to batch-row-major order and requantized in int64 lanes (`requant8_vnni`) or
+/// written as raw int32 accumulators (`acc32`).
+ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store(const linear_s8_args& a, const vnni_requant& rq,
+                                                   vnni_acc32_out* acc32, const __m512i* dd, std::int32_t r0, int nv,
+                                                   std::int32_t b0, int nb, const std::int64_t* bt, bool fast) noexcept {
+  if (fast) {
+    vnni_rowgroup_store_fast(a, rq, dd, r0, nv, b0, nb, bt);
     return;
   }
+  __m256i acc[16], t[16];
+  for (int j = 0; j < 8; ++j) {
+    acc[2 * j] = ARMLOWER_Z512(extracti64x4_epi64, all4, dd[j], 0);
+    acc[2 * j + 1] = ARMLOWER_Z512(extracti64x4_epi64, all4, dd[j], 1);
+  }
+  transpose8x8_epi32(acc, t);
+  if (nv > 8) transpose8x8_epi32(acc + 8, t + 8);
   const __m512i kio = _mm512_set1_epi64(static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset);
   for (int h = 0; h < 2 && 8 * h < nv; ++h) {
     const std::int32_t ch = r0 + 8 * h;
