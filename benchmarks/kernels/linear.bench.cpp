@@ -129,14 +129,16 @@ void BM_s16_naive(benchmark::State& st) {
   set_counters(st, p);
 }
 
-template <k::linear_path Path>
+// `linear_s8(a, Path)` on row-major weights; InputOffset: −input zero point (128 in the other rows).
+template <k::linear_path Path, int InputOffset = 128>
 void BM_s8_armlower(benchmark::State& st) {
   if (!k::path_available(Path)) {
     st.SkipWithError("path not available on this CPU");
     return;
   }
   problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
-  const auto a = p.s8();
+  auto a = p.s8();
+  a.input_offset = InputOffset;
   for (auto _ : st) {
     if (k::linear_s8(a, Path) != armlower::status::ok) st.SkipWithError("kernel error");
     benchmark::DoNotOptimize(p.y8.data());
@@ -538,6 +540,8 @@ BENCHMARK(BM_s8_armlower_packed)->Apply(args);
 BENCHMARK(BM_s8_armlower_auto)->Apply(args);
 BENCHMARK(BM_s8_cmsis_compat)->Apply(args);
 BENCHMARK(BM_s8_armlower<k::linear_path::automatic>)->Name("BM_s8_armlower_auto_nobuf")->Apply(args);
+// The same with input zero point −5 (TFLite int8 activations need not have −128): the bias form's other offsets.
+BENCHMARK(BM_s8_armlower<k::linear_path::automatic, 5>)->Name("BM_s8_armlower_auto_nobuf_zp5")->Apply(args);
 BENCHMARK(BM_s8_interpreter_conv2d_1x1<k::linear_path::automatic>)->Name("BM_s8_interpreter_conv2d_1x1")->Apply(args);
 BENCHMARK(BM_s8_interpreter_conv2d_1x1<k::linear_path::x86_avx2>)->Name("BM_s8_interpreter_conv2d_1x1_avx2")->Apply(args);
 BENCHMARK(BM_s8_interpreter_conv2d_1x1_packed<k::linear_path::x86_avx2>)->Name("BM_s8_interpreter_conv2d_1x1_packed_avx2")->Apply(args);

@@ -145,23 +145,24 @@ TEST_CASE("s8: every path == generic") {
   if (!paths.empty()) CHECK(compared >= 400);
 }
 
-TEST_CASE("s8 row-group VNNI form at short K (input_offset 128, >= 8 batch rows, K <= 2048): == generic across tiles and tails") {
+TEST_CASE("s8 row-group VNNI form at short K (bias form, >= 8 batch rows, K <= 2048): == generic across tiles and tails") {
   // `linear_s8_rowgroup_vnni` (arch/x86/linear_vnni_rowgroup.hpp) for groups of 8 batch rows (and 4 after them when
-  // 4 remain), the rowdot form for the others: 4-channel tiles (whole, the last one repeating its row), partial
-  // 16-channel blocks, K below one 32-column step (1, 3, 4, 5, 31) and tails of 1..31 columns, both requantization
-  // forms and the int64 fallback; K = 1024 with 15 rows and all-extreme operands reaches |D| = 255·128·K.
+  // 4 remain and input_offset = 128), the rowdot form for the others: 4-channel tiles (whole, the last one repeating
+  // its row), partial 16-channel blocks, K below one 32-column step (1, 3, 4, 5, 31) and tails of 1..31 columns, both
+  // requantization forms and the int64 fallback; a third of the layers with input_offset ≠ 128 (Σw per tile); K =
+  // 1024 with 15 rows and all-extreme operands reaches |D| = 255·128·K (and input_offset −255 with Σw = 127·K).
   if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
   rng_t r{std::mt19937_64(12)};
   const int ks_[] = {1, 3, 4, 5, 31, 32, 33, 64, 255, 256, 257, 1021, 1022, 1023, 1024, 1025, 2048};
   const int rows_[] = {5, 8, 15, 16, 17, 31, 32, 48, 127, 128, 129, 130, 257};
   const int batches_[] = {7, 8, 9, 15, 16, 17, 24, 31};
   for (int iter = 0; iter < 160; ++iter) {
-    const bool big = iter == 0 || iter == 1;
+    const bool big = iter <= 2;
     const int cols = big ? 1024 : ks_[iter % 17];
     const int rows = big ? 15 : rows_[r.uniform(0, 12)];
     const int batches = big ? 9 : batches_[r.uniform(0, 7)];
     std::vector<std::int8_t> x(static_cast<std::size_t>(batches * cols)), w(static_cast<std::size_t>(rows * cols));
-    if (big) {  // D = Σ (127 + 128)·(−128) = −33423360 (iteration 0) or Σ 0·127 (iteration 1)
+    if (big) {  // D = Σ (127 + 128)·(−128) = −33423360 (iteration 0) or Σ 0·127 (iterations 1, 2)
       std::fill(x.begin(), x.end(), static_cast<std::int8_t>(iter == 0 ? 127 : -128));
       std::fill(w.begin(), w.end(), static_cast<std::int8_t>(iter == 0 ? -128 : 127));
     } else {
@@ -177,7 +178,7 @@ TEST_CASE("s8 row-group VNNI form at short K (input_offset 128, >= 8 batch rows,
       shift[static_cast<std::size_t>(i)] = sel == 0 ? -31 : sel == 1 ? 30 : sel == 2 ? 0 : r.uniform(-20, -1);
     }
     k::linear_s8_args a = s8_args(x, w, mult, shift, batches, cols, rows);
-    a.input_offset = 128;
+    a.input_offset = iter == 2 ? -255 : !big && r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 128;
     a.filter_offset = r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 0;
     a.output_offset = r.uniform(-128, 127);
     a.per_channel = r.uniform(0, 1) == 1;
@@ -190,7 +191,7 @@ TEST_CASE("s8 row-group VNNI form at short K (input_offset 128, >= 8 batch rows,
     REQUIRE(k::linear_s8(a, k::linear_path::generic) == status::ok);
     a.output = out.data();
     REQUIRE(k::linear_s8(a, k::linear_path::x86_avx512_vnni) == status::ok);
-    CAPTURE(batches); CAPTURE(cols); CAPTURE(rows); CAPTURE(a.filter_offset); CAPTURE(a.per_channel);
+    CAPTURE(batches); CAPTURE(cols); CAPTURE(rows); CAPTURE(a.input_offset); CAPTURE(a.filter_offset); CAPTURE(a.per_channel);
     REQUIRE(out == ref);
   }
 }
@@ -261,27 +262,29 @@ TEST_CASE("s8 VNNI row-major in-register form (one batch row, no buffer): == gen
   });
 }
 
-TEST_CASE("s8 row-group VNNI form (kernel_sum or input_offset 128, 4 or >= 8 batch rows, K <= 65536): == generic") {
+TEST_CASE("s8 row-group VNNI form (4 or >= 8 batch rows, K <= 65536): == generic") {
   // `linear_s8_rowgroup_vnni` (arch/x86/linear_vnni_rowgroup.hpp) for groups of 8 batch rows and a last one of
   // exactly 4 (batches 4, 12; 3, 5, 7 take the rowdot form), the rowdot form for the others: K tails of 1..63
   // columns, copied input blocks of 4096 columns summed in int32 (K just below / at / above 4096, 8193), 5..15
   // weight rows (≤ 4: the rowdot form), odd row counts (the last tile repeats its row), partial 16-row blocks, both
   // requantization forms and the int64 fallback. All-extreme operands at K = 65536 (the largest K of this form:
   // |D| = 255·128·65536 < 2^31; 16 copied blocks, and 5 rows with 4 batch rows) and K = 65537 (rowdot, int64
-  // passes). A third of the other layers are in the kernel_sum form (D = Σ (w + 128)·x, any input_offset).
+  // passes); with input_offset 127 and −255 (Σw = ∓128·65536 per channel, its term past int32 for −255). A third of
+  // the other layers are in the kernel_sum form (D = Σ (w + 128)·x, any input_offset), a third of the rest in the
+  // bias form with input_offset ≠ 128 (Σw per tile; groups of 8 only).
   if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
   rng_t r{std::mt19937_64(14)};
   const int ks_[] = {128, 129, 130, 191, 255, 256, 511, 1000, 1025, 2049, 3001, 4095, 4096, 4097, 5000, 8193};
   const int rows_[] = {3, 4, 5, 6, 15, 16, 17, 31, 32, 33, 100, 257, 270};
   const int batches_[] = {3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 23};
-  for (int iter = 0; iter < 126; ++iter) {
-    const bool big = iter < 6;
+  for (int iter = 0; iter < 128; ++iter) {
+    const bool big = iter < 8;
     const int cols = big ? (iter < 2 || iter >= 4 ? 65536 : 65537) : ks_[iter % 16];
-    const int rows = big ? (iter < 4 ? 17 : 5) : rows_[r.uniform(0, 12)];
-    const int batches = big ? (iter < 4 ? 9 : 4) : batches_[r.uniform(0, 10)];
+    const int rows = big ? (iter < 4 || iter >= 6 ? 17 : 5) : rows_[r.uniform(0, 12)];
+    const int batches = big ? (iter < 4 || iter >= 6 ? 9 : 4) : batches_[r.uniform(0, 10)];
     std::vector<std::int8_t> x(static_cast<std::size_t>(batches) * static_cast<std::size_t>(cols)),
         w(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
-    if (big) {  // D = Σ (127 + 128)·(−128) = −2139095040 at K = 65536 (iterations 0, 2, 4) or Σ 0·127 (1, 3, 5)
+    if (big) {  // D = Σ (127 + 128)·(−128) = −2139095040 at K = 65536 (iterations 0, 2, 4, 6) or Σ 0·127 (1, 3, 5, 7)
       std::fill(x.begin(), x.end(), static_cast<std::int8_t>(iter % 2 == 0 ? 127 : -128));
       std::fill(w.begin(), w.end(), static_cast<std::int8_t>(iter % 2 == 0 ? -128 : 127));
     } else {
@@ -299,7 +302,7 @@ TEST_CASE("s8 row-group VNNI form (kernel_sum or input_offset 128, 4 or >= 8 bat
     }
     if (big) shift[0] = -31;
     k::linear_s8_args a = s8_args(x, w, mult, shift, batches, cols, rows);
-    a.input_offset = 128;
+    a.input_offset = iter == 6 ? 127 : iter == 7 ? -255 : !big && r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 128;
     a.filter_offset = big ? 0 : r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 0;
     a.output_offset = big ? 0 : r.uniform(-128, 127);  // big: row 0 (shift −31) ends at 0 or −1, not clamped
     a.per_channel = big || r.uniform(0, 1) == 1;

@@ -67,27 +67,6 @@ ARMLOWER_X86_VNNIT_INLINE inline __m512i reduce8_epi64(const __m512i* a) noexcep
   return _mm512_add_epi64(shuf128<0x88>(t0, t1), shuf128<0xDD>(t0, t1));
 }
 
-/// 16 vectors of 16 int32 lanes → one vector of their 16 lane sums, lane j = Σ lanes of v[j] (exact: each
-/// sum is a D < 2^31).
-ARMLOWER_X86_VNNIT_INLINE inline __m512i reduce16_epi32(const __m512i* v) noexcept {
-  __m512i s2[8];
-#pragma GCC unroll 8
-  for (std::ptrdiff_t i = 0; i < 8; ++i) {  // per 128-bit lane: [v2i, v2i+1, v2i, v2i+1] partials
-    s2[i] = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, v[2 * i], v[2 * i + 1]),
-                             ARMLOWER_Z512(unpackhi_epi32, all16, v[2 * i], v[2 * i + 1]));
-  }
-  __m512i s4[4];
-#pragma GCC unroll 4
-  for (std::ptrdiff_t i = 0; i < 4; ++i) {  // per 128-bit lane: [v4i, v4i+1, v4i+2, v4i+3] partials
-    s4[i] = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s2[2 * i], s2[2 * i + 1]),
-                             ARMLOWER_Z512(unpackhi_epi64, all8, s2[2 * i], s2[2 * i + 1]));
-  }
-  // 128-bit lanes [s4[0] L0 + L1, s4[0] L2 + L3, s4[1] L0 + L1, s4[1] L2 + L3], then the same pairs summed
-  const __m512i t01 = _mm512_add_epi32(shuf128<0x88>(s4[0], s4[1]), shuf128<0xDD>(s4[0], s4[1]));
-  const __m512i t23 = _mm512_add_epi32(shuf128<0x88>(s4[2], s4[3]), shuf128<0xDD>(s4[2], s4[3]));
-  return _mm512_add_epi32(shuf128<0x88>(t01, t23), shuf128<0xDD>(t01, t23));
-}
-
 /// 8 vectors of 16 int32 lanes, each two halves of 8 partial sums → one vector of their 16 half sums: lanes 0–3 =
 /// Σ low 256 bits of v[0..3], lanes 4–7 = Σ high 256 bits of v[0..3], lanes 8–15 the same for v[4..7] (exact: each
 /// sum is a D < 2^31). 7 adds, 14 shuffles.

@@ -25,19 +25,6 @@ namespace armlower::kernels::detail {
 #define ARMLOWER_X86_VNNIS_INLINE __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni"), always_inline))
 #endif
 
-/// 8 int32 → 8 int64 lanes (`vpmovsxdq`; element copies under SIMDe 0.7, which lacks the 256 → 512 form).
-ARMLOWER_X86_VNNIS_INLINE inline __m512i cvt8_i32_i64(__m256i v) noexcept {
-#if defined(ARMLOWER_X86_AVX512_SIMDE)
-  alignas(32) std::int32_t x[8];
-  alignas(64) std::int64_t y[8];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(x), v);
-  for (int i = 0; i < 8; ++i) y[i] = x[i];
-  return _mm512_load_si512(y);
-#else
-  return _mm512_maskz_cvtepi32_epi64(all8, v);
-#endif
-}
-
 /// [lo, hi] as one vector of 16 int32.
 ARMLOWER_X86_VNNIS_INLINE inline __m512i join256(__m256i lo, __m256i hi) noexcept {
 #if defined(ARMLOWER_X86_AVX512_SIMDE)
@@ -72,7 +59,8 @@ ARMLOWER_X86_VNNIS_INLINE inline void transpose8x8_epi32(const __m256i* in, __m2
 }
 
 /// Row constant c[r] of the row-group form: kernel_sum[r] (its kernel_sum form, D = Σ (w + 128)·x),
-/// else bias[r] + K·input_offset·filter_offset (D = Σ (x + input_offset)·w, input_offset = 128).
+/// else bias[r] + K·input_offset·filter_offset (D = Σ (x + 128)·w; another input_offset adds (input_offset − 128)·Σw,
+/// `vnni_rowgroup_store`).
 [[nodiscard]] inline std::int64_t vnni_rowgroup_row_const(const linear_s8_args& a, std::int32_t r) noexcept {
   if (a.kernel_sum != nullptr) return a.kernel_sum[r];
   return (a.bias != nullptr ? a.bias[r] : 0) + static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset;
@@ -88,12 +76,12 @@ ARMLOWER_X86_VNNIS_INLINE inline __m128i lane128(__m512i v) noexcept {
 #endif
 }
 
-/// The fast form of `vnni_rowgroup_store` (its preconditions checked by the caller): the 8 vectors of 2 channels ×
+/// The fast form of `vnni_rowgroup_store` (its preconditions checked by the caller; `ws` as there): the 8 vectors of 2 channels ×
 /// 8 batch rows are requantized as they are (`vnni_requant16_fast`, channel constants permuted to their lanes), then
 /// packed to bytes and put in batch-row order by byte shuffles within 128-bit lanes and one dword permute per 4 rows.
 ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store_fast(const linear_s8_args& a, const vnni_requant& rq, const __m512i* dd,
-                                                        std::int32_t r0, int nv, std::int32_t b0, int nb,
-                                                        const std::int64_t* bt) noexcept {
+                                                        const std::int32_t* ws, std::int32_t r0, int nv, std::int32_t b0,
+                                                        int nb, const std::int64_t* bt) noexcept {
   alignas(64) std::int32_t c[16] = {};
   // `vnni_rowgroup_row_const` per channel, with the form chosen outside the loop: the per-channel call (also with
   // K·input_offset·filter_offset hoisted) ran 8 × 64² at 93–94 against 120–121 GMAC/s (the batch-lane form, 2026-11-29)
@@ -102,6 +90,9 @@ ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store_fast(const linear_s8_args& a,
   } else {
     const std::int64_t kio1 = static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset;
     for (int i = 0; i < nv; ++i) c[i] = static_cast<std::int32_t>((a.bias != nullptr ? a.bias[r0 + i] : 0) + kio1);
+    if (ws != nullptr) {  // input_offset ≠ 128: + (input_offset − 128)·Σw (in the fast bound)
+      for (int i = 0; i < nv; ++i) c[i] += (a.input_offset - 128) * ws[i];
+    }
   }
   // [Σx terms of rows 0–7 | the same] (|bt| ≤ the fast bound: int32)
   const __m512i btv = ARMLOWER_Z512(broadcast_i64x4, all8, ARMLOWER_Z512(cvtepi64_epi32, all8, _mm512_loadu_si512(bt)));
@@ -170,15 +161,18 @@ ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store_fast(const linear_s8_args& a,
 }
 
 /// Output of a block of 16 channels: dd[j] lane 8e + m = D of weight row r0 + 2j + e, batch row b0 + m (nv rows, nb
-/// batch rows valid); `bt[m]` = the Σx term of batch row b0 + m (`vnni_group_terms`): acc = D + c[r] + bt[m].
+/// batch rows valid); `bt[m]` = the Σx term of batch row b0 + m (`vnni_group_terms`): acc = D + c[r] + bt[m], c[r] =
+/// `vnni_rowgroup_row_const` + (input_offset − 128)·ws[r − r0] when `ws` (Σw of the block's rows, the bias form with
+/// input_offset ≠ 128) is given.
 /// `fast`: the int32 requantization (`vnni_rowgroup_store_fast`, its preconditions checked by the caller), else
 /// the blocks transposed (8 × 8 int32) to batch-row-major order and requantized in int64 lanes (`requant8_vnni`) or
 /// written as raw int32 accumulators (`acc32`).
 ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store(const linear_s8_args& a, const vnni_requant& rq,
-                                                   vnni_acc32_out* acc32, const __m512i* dd, std::int32_t r0, int nv,
-                                                   std::int32_t b0, int nb, const std::int64_t* bt, bool fast) noexcept {
+                                                   vnni_acc32_out* acc32, const __m512i* dd, const std::int32_t* ws,
+                                                   std::int32_t r0, int nv, std::int32_t b0, int nb,
+                                                   const std::int64_t* bt, bool fast) noexcept {
   if (fast) {
-    vnni_rowgroup_store_fast(a, rq, dd, r0, nv, b0, nb, bt);
+    vnni_rowgroup_store_fast(a, rq, dd, ws, r0, nv, b0, nb, bt);
     return;
   }
   __m256i acc[16], t[16];
@@ -193,15 +187,19 @@ ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store(const linear_s8_args& a, cons
     const std::int32_t ch = r0 + 8 * h;
     const int n = nv - 8 * h < 8 ? nv - 8 * h : 8;
     const auto valid = static_cast<__mmask8>((1u << n) - 1u);
-    const __m512i cv = a.kernel_sum != nullptr ? load8_i32_as_i64(valid, a.kernel_sum + ch)
-                       : a.bias != nullptr     ? _mm512_add_epi64(load8_i32_as_i64(valid, a.bias + ch), kio)
-                                               : kio;
+    __m512i cv = a.kernel_sum != nullptr ? load8_i32_as_i64(valid, a.kernel_sum + ch)
+                 : a.bias != nullptr     ? _mm512_add_epi64(load8_i32_as_i64(valid, a.bias + ch), kio)
+                                         : kio;
+    if (ws != nullptr) {  // input_offset ≠ 128: + (input_offset − 128)·Σw
+      cv = _mm512_add_epi64(cv, ARMLOWER_Z512(mul_epi32, all8, load8_i32_as_i64(valid, ws + 8 * h),
+                                              _mm512_set1_epi64(a.input_offset - 128)));
+    }
     if (acc32 != nullptr) {  // TOSA CONV2D: int32 accumulator + bias, REQUIRE both in int32 (int64 lanes)
       vnni_acc32_out& o = *acc32;
       const __m512i bv = acc32_bias8(o, ch, valid);
       __mmask8 bad = 0;
       for (int m = 0; m < nb; ++m) {
-        const __m512i v = _mm512_add_epi64(_mm512_add_epi64(cvt8_i32_i64(t[8 * h + m]), cv),
+        const __m512i v = _mm512_add_epi64(_mm512_add_epi64(cvt32_64(join256(t[8 * h + m], t[8 * h + m]), 0), cv),
                                            _mm512_set1_epi64(bt[m]));
         bad |= store_acc32x8(o.out + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + ch, v, bv, n);
       }
@@ -209,7 +207,7 @@ ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store(const linear_s8_args& a, cons
       continue;
     }
     for (int m = 0; m < nb; ++m) {
-      const __m512i v = _mm512_add_epi64(_mm512_add_epi64(cvt8_i32_i64(t[8 * h + m]), cv),
+      const __m512i v = _mm512_add_epi64(_mm512_add_epi64(cvt32_64(join256(t[8 * h + m], t[8 * h + m]), 0), cv),
                                          _mm512_set1_epi64(bt[m]));
       store_prefix8(a.output + static_cast<std::ptrdiff_t>(b0 + m) * a.rows + ch, requant8_vnni(a, rq, v, ch, n), n);
     }
@@ -217,7 +215,8 @@ ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store(const linear_s8_args& a, cons
 }
 
 /// Bound for the fast (int32) requantization of the row-group form (as `linear_s8_packed_vnni`):
-/// 2^31 − 1 − max|c[r]| (`vnni_rowgroup_row_const`) − 32640·K when every shift ≤ −1 and the output is
+/// 2^31 − 1 − max|c[r]| (`vnni_rowgroup_row_const`, + |input_offset − 128|·128·K in the bias form with input_offset ≠
+/// 128: the Σw term) − 32640·K when every shift ≤ −1 and the output is
 /// requantized (`raw` false), else −1 (never fast). A batch row whose |Σx term| ≤ the bound has D + c + Σx term
 /// exact in int32 (|D| ≤ 255·128·K in both forms).
 [[nodiscard]] inline std::int64_t vnni_rowgroup_fast_bound(const linear_s8_args& a, bool raw) noexcept {
@@ -228,6 +227,10 @@ ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store(const linear_s8_args& a, cons
   for (std::int32_t r = 0; r < a.rows; ++r) {
     const std::int64_t v = vnni_rowgroup_row_const(a, r);
     cmax = (v < 0 ? -v : v) > cmax ? (v < 0 ? -v : v) : cmax;
+  }
+  if (a.kernel_sum == nullptr && a.input_offset != 128) {  // + (input_offset − 128)·Σw, |Σw| ≤ 128·K
+    const std::int64_t d = a.input_offset - 128;
+    cmax += (d < 0 ? -d : d) * 128 * a.cols;
   }
   const std::int64_t b = (std::int64_t{1} << 31) - 1 - cmax - std::int64_t{32640} * a.cols;
   return b < 0 ? -1 : b;
