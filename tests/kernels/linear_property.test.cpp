@@ -198,16 +198,17 @@ TEST_CASE("s8 row-group VNNI form at short K (bias form, >= 8 batch rows, K <= 2
 
 TEST_CASE("s8 VNNI row-major in-register form (one batch row, no buffer): == generic across groups, tails, forms and the int32 bound") {
   // `vnni_rowdot8_fast` (arch/x86/linear_vnni_rowdot.hpp): channel groups of 8 (whole, with a tail group run by the tile
-  // form), K tails of 1..63 columns, both forms it takes (bias with input_offset 128; kernel_sum) and the ones it refuses
-  // (input_offset 0 / −127 / 255 in the bias form, a shift ≥ 0, two batch rows), per-channel constants, both roundings,
-  // filter offsets; `edge` layers put the row constants and the Σx term at the int32 bound of the form — |c| + 32640·K
-  // + |Σx term| just at INT32_MAX (taken) or one past it (refused: the form would wrap).
+  // form), K tails of 1..63 columns, the forms it takes (bias with input_offset 128; kernel_sum; bias with input_offset 0
+  // in the kernel_sum order; bias with input_offset −127 / 255 and Σw up to K = 256) and the ones it refuses (those
+  // above K = 256, a shift ≥ 0, two batch rows), per-channel constants, both roundings, filter offsets; `edge` layers put
+  // the row constants and the Σx term at the int32 bound of the form — |c| + 32640·K + |Σx term| just at INT32_MAX
+  // (taken) or one past it (refused: the form would wrap).
   if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
   rng_t r{std::mt19937_64(13)};
-  const int ks_[] = {1, 7, 63, 64, 65, 127, 128, 200, 1000, 4096, 65536};
+  const int ks_[] = {1, 7, 63, 64, 65, 127, 128, 200, 256, 257, 1000, 4096, 65536};
   const int rows_[] = {8, 9, 15, 16, 17, 24, 40, 64, 71};
-  for (int iter = 0; iter < 240; ++iter) {
-    const int cols = ks_[iter % 11];
+  for (int iter = 0; iter < 260; ++iter) {
+    const int cols = ks_[iter % 13];
     const int rows = rows_[r.uniform(0, 8)];
     const int form = r.uniform(0, 5);  // 0–2: bias, input_offset 128; 3: kernel_sum; 4: bias, other offset; 5: batch 2
     const int batches = form == 5 ? 2 : 1;
@@ -231,8 +232,11 @@ TEST_CASE("s8 VNNI row-major in-register form (one batch row, no buffer): == gen
     if (edge) {  // one channel's constant at the bound: |c| = INT32_MAX − 32640·K − |Σx term| (+1: past it)
       std::int64_t sx = 0;
       for (int c = 0; c < cols; ++c) sx += x[static_cast<std::size_t>(c)];
-      const std::int64_t f = form == 3 ? a.filter_offset - 128 : a.filter_offset;
-      const std::int64_t fix = form == 3 ? 0 : std::int64_t{128} * cols * (a.filter_offset < 0 ? -a.filter_offset : a.filter_offset);
+      const bool wu = form == 3 || (form == 4 && a.input_offset == 0);  // D = Σ (w + 128)·x
+      const std::int64_t f = wu ? a.filter_offset - 128 : a.filter_offset;
+      const std::int64_t kio = std::int64_t{cols} * a.input_offset * a.filter_offset;
+      const std::int64_t d = form == 4 && a.input_offset != 0 ? a.input_offset - 128 : 0;  // the Σw term's bound
+      const std::int64_t fix = form == 3 ? 0 : (kio < 0 ? -kio : kio) + (d < 0 ? -d : d) * 128 * cols;
       const std::int64_t room = INT32_MAX - std::int64_t{32640} * cols - (f * sx < 0 ? -f * sx : f * sx) - fix + r.uniform(0, 1);
       const std::int32_t v = static_cast<std::int32_t>(room) * (r.uniform(0, 1) ? 1 : -1);
       bias[static_cast<std::size_t>(r.uniform(0, rows - 1))] = v;
@@ -247,7 +251,8 @@ TEST_CASE("s8 VNNI row-major in-register form (one batch row, no buffer): == gen
     REQUIRE(k::linear_s8(a, k::linear_path::generic) == status::ok);
     a.output = out.data();
     REQUIRE(k::linear_s8(a, k::linear_path::x86_avx512_vnni) == status::ok);
-    CAPTURE(form); CAPTURE(cols); CAPTURE(rows); CAPTURE(edge); CAPTURE(a.filter_offset); CAPTURE(a.per_channel);
+    CAPTURE(form); CAPTURE(cols); CAPTURE(rows); CAPTURE(edge); CAPTURE(a.input_offset); CAPTURE(a.filter_offset);
+    CAPTURE(a.per_channel);
     REQUIRE(out == ref);
   }
   // kernel_sum at the ends of int32 with all −128 operands (sums that leave int32; one edge channel per lane position)

@@ -59,7 +59,8 @@ struct vnni_rowdot_call {
 
 /// One step of 64 columns [k, k + n) of `vnni_rowdot_kernel` (TAIL: n < 64, zero-masked loads of both
 /// operands; `flipw` is 0x80 on the n real columns, so u = 0 beyond them and they add nothing to D or
-/// Σu; with XU the x beyond K become 128 against w = 0).
+/// Σu; with XU the x beyond K become 128 against w = 0). WS: sad[i] += Σu by `vpsadbw` (int64 lanes), or with XU
+/// Σw by `vpdpbusd` against ones (int32 lanes; `vnni_rowdot8_sum`).
 template <int MR, int NR, bool WS, bool XU, bool TAIL>
 ARMLOWER_X86_VNNIR_INLINE inline void vnni_rowdot_step(__m512i* acc, __m512i* sad, const std::int8_t* const* xr,
                                                        const std::int8_t* const* wr, std::ptrdiff_t k,
@@ -75,7 +76,8 @@ ARMLOWER_X86_VNNIR_INLINE inline void vnni_rowdot_step(__m512i* acc, __m512i* sa
   for (int i = 0; i < NR; ++i) {
     const __m512i wl = TAIL ? load_prefix8(wr[i] + k, n) : _mm512_loadu_si512(wr[i] + k);
     const __m512i u = XU ? wl : _mm512_xor_si512(wl, flipw);
-    if constexpr (WS) sad[i] = _mm512_add_epi64(sad[i], _mm512_sad_epu8(u, _mm512_setzero_si512()));
+    if constexpr (WS && XU) dpbusd_m(sad[i], _mm512_set1_epi8(1), u);  // Σw
+    if constexpr (WS && !XU) sad[i] = _mm512_add_epi64(sad[i], _mm512_sad_epu8(u, _mm512_setzero_si512()));
 #pragma GCC unroll 8
     for (int m = 0; m < MR; ++m) {
       if constexpr (XU && MR == 1) {
@@ -96,6 +98,7 @@ template <int MR, int NR, bool WS, bool XU>
                                                                     std::int32_t m0, std::ptrdiff_t k0,
                                                                     std::ptrdiff_t k1, std::int32_t* d,
                                                                     std::int64_t* ws) noexcept {
+  static_assert(!(WS && XU), "the tiles take Σu by vpsadbw in the other operand order");
   const linear_s8_args& a = *s.a;
   const std::int8_t* wr[NR];
 #pragma GCC unroll 8
@@ -209,50 +212,68 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot_tile(const vnni_rowdot_call& s, std::
 
 /// D of weight rows r0 .. r0+7 (row r at w + r·wstride) with input row x over columns [0, cols), cols ≤
 /// `vnni_s8_block` (one exact pass), as 8 int32 lanes in channel order: `vnni_rowdot_step` per 64 columns (XU: u = x ⊕ 0x80,
-/// w signed; else u = w ⊕ 0x80, x signed), the K tail zero-masked, then `reduce8_epi32`.
-template <bool XU>
+/// w signed; else u = w ⊕ 0x80, x signed), the K tail zero-masked, then `reduce8_epi32`. SW (with XU): + wmul·Σw of each
+/// row (the caller's bound keeps it an exact int32).
+template <bool XU, bool SW>
 ARMLOWER_X86_VNNIR_INLINE inline __m256i vnni_rowdot8_sum(const std::int8_t* x, const std::int8_t* w, std::ptrdiff_t wstride,
-                                                         std::ptrdiff_t cols) noexcept {
+                                                         std::ptrdiff_t cols, std::int32_t wmul) noexcept {
+  static_assert(XU || !SW);
   const std::int8_t* wr[8];
 #pragma GCC unroll 8
   for (int i = 0; i < 8; ++i) wr[i] = w + i * wstride;
-  __m512i acc[8];
+  __m512i acc[8], sw[SW ? 8 : 1];
 #pragma GCC unroll 8
   for (int i = 0; i < 8; ++i) acc[i] = _mm512_setzero_si512();
-  __m512i* no_sad = nullptr;
+  for (__m512i& v : sw) v = _mm512_setzero_si512();
   const std::int8_t* xr[1] = {x};
   std::ptrdiff_t k = 0;
-  for (; k + 64 <= cols; k += 64) vnni_rowdot_step<1, 8, false, XU, false>(acc, no_sad, xr, wr, k, 64, _mm512_set1_epi8(static_cast<char>(0x80)));
+  for (; k + 64 <= cols; k += 64) vnni_rowdot_step<1, 8, SW, XU, false>(acc, sw, xr, wr, k, 64, _mm512_set1_epi8(static_cast<char>(0x80)));
   if (k < cols) {
     alignas(64) std::uint8_t fl[64];
     std::memset(fl, 0x80, sizeof fl);
-    vnni_rowdot_step<1, 8, false, XU, true>(acc, no_sad, xr, wr, k, cols - k, load_prefix8(fl, cols - k));
+    vnni_rowdot_step<1, 8, SW, XU, true>(acc, sw, xr, wr, k, cols - k, load_prefix8(fl, cols - k));
   }
-  return reduce8_epi32(acc);
+  const __m256i d = reduce8_epi32(acc);
+  if constexpr (SW) return _mm256_add_epi32(d, _mm256_mullo_epi32(reduce8_epi32(sw), _mm256_set1_epi32(wmul)));
+  return d;
 }
 
 /// The bound under which `linear_s8_rowdot_vnni`'s in-register form (`vnni_rowdot8_fast`) runs a call of no folded constants
-/// (c null, no raw accumulators): K ≤ `vnni_s8_block`, ≥ 8 output channels, the kernel_sum form (D = Σ (w + 128)·x) or
-/// the bias form with input_offset 128 (`x_unsigned`: D = Σ (x + 128)·w), every shift ≤ −1, and cmax + 32640·K < 2^31
-/// with cmax = max |kernel_sum| or max |bias| + |128·K·filter_offset| (the row constants c). Returns the largest |Σx term| a
-/// batch row may add with v = D + c + Σx term still an exact int32 (then `requant8_fast_s8_avx2` gives the same integers
-/// as `requantize_row_s8`: its int32-lane proof), or −1 where the form does not apply.
-ARMLOWER_X86_VNNIR inline std::int64_t vnni_rowdot8_fast_bound(const linear_s8_args& a, bool x_unsigned) noexcept {
-  if (a.rows < 8 || a.cols > vnni_s8_block || (a.kernel_sum == nullptr && !x_unsigned)) return -1;
+/// (c null, no raw accumulators): K ≤ `vnni_s8_block`, ≥ 8 output channels, every shift ≤ −1, and cmax + 32640·K < 2^31
+/// with cmax = max |kernel_sum| (the kernel_sum form, D = Σ (w + 128)·x), or in the bias form max |bias| +
+/// |K·input_offset·filter_offset| + |input_offset − 128|·128·K (D = Σ (x + 128)·w and the Σw term, when input_offset ∉
+/// {0, 128}; input_offset 0 takes the kernel_sum form's order with c = bias): the row constants c.
+/// Returns the largest |Σx term| a batch row may add with v = D + c + Σx term still an exact int32 (then
+/// `requant8_fast_s8_avx2` gives the same integers as `requantize_row_s8`: its int32-lane proof), or −1 where the form does
+/// not apply.
+ARMLOWER_X86_VNNIR inline std::int64_t vnni_rowdot8_fast_bound(const linear_s8_args& a) noexcept {
+  if (a.rows < 8 || a.cols > vnni_s8_block) return -1;
   for (std::int32_t i = 0; i < (a.per_channel ? a.rows : 1); ++i) {
     if (a.shift[i] > -1) return -1;
   }
   std::int64_t cmax = pairs_row_constant_max(a);
-  if (a.kernel_sum == nullptr) cmax += std::int64_t{128} * a.cols * (a.filter_offset < 0 ? -a.filter_offset : a.filter_offset);
+  if (a.kernel_sum == nullptr) {
+    const std::int64_t kio = std::int64_t{a.cols} * a.input_offset * a.filter_offset;
+    const std::int64_t d = a.input_offset == 0 ? 0 : a.input_offset - 128;  // input_offset 0: the kernel_sum order
+    cmax += (kio < 0 ? -kio : kio) + (d < 0 ? -d : d) * 128 * a.cols;
+  }
   const std::int64_t room = INT32_MAX - cmax - std::int64_t{32640} * a.cols;
   return room < 0 ? -1 : room;
 }
 
+/// Most columns for which a batch row in the bias form with input_offset ∉ {0, 128} runs the in-register form (with Σw):
+/// measured on Zen 5 (a harness calling `linear_s8`, input_offset 5, GMAC/s, the tiles → the in-register form): 1 × 64²
+/// 26 → 50, 1 × 256² 74 → 77, 1 × 1024² 92 → 80, 1 × 4096² 66 → 64.
+inline constexpr std::int32_t vnni_rowdot8_sw_max_cols = 256;
+
 /// Output channels 0 .. 8·(rows / 8) − 1 of batch row b for a call within `vnni_rowdot8_fast_bound` (bt: that row's Σx term,
 /// |bt| within the bound): each group's 8 D (`vnni_rowdot8_sum`) + c + bt requantized in registers
 /// (`store8_fast_group_s8_avx2`; `kt`: `pairs_tensor_consts`), one group behind the dot products, as
-/// `rowdot8_groups_fast_s8_avx2` (its AVX2 counterpart). c = kernel_sum, or bias + 128·K·filter_offset.
-template <bool XU>
+/// `rowdot8_groups_fast_s8_avx2` (its AVX2 counterpart). XU (the bias form): D = Σ (x + 128)·w, c = bias +
+/// K·input_offset·filter_offset + (input_offset − 128)·Σw (SW: input_offset ≠ 128, Σw summed with D), bt = filter_offset·Σx;
+/// else (the kernel_sum form, or the bias form with input_offset 0) D = Σ (w + 128)·x, c = kernel_sum (bias), bt =
+/// (filter_offset − 128)·Σx.
+template <bool XU, bool SW>
 ARMLOWER_X86_VNNIR inline void vnni_rowdot8_fast(const linear_s8_args& a, bool dbl, const pairs_fast_consts& kt, std::int32_t b,
                                                  std::int64_t bt) noexcept {
   const std::ptrdiff_t rows = a.rows, cols = a.cols, groups = rows / 8;
@@ -260,12 +281,13 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot8_fast(const linear_s8_args& a, bool d
   const std::int8_t* weights = a.weights;
   std::int8_t* y = a.output + b * rows;
   const pairs_fast_out o = make_pairs_fast_out(a);
-  const std::int64_t cfix = a.kernel_sum != nullptr ? 0 : std::int64_t{128} * cols * a.filter_offset;
+  const std::int64_t cfix = a.kernel_sum != nullptr ? 0 : std::int64_t{a.input_offset} * cols * a.filter_offset;
   const __m256i add = _mm256_set1_epi32(static_cast<std::int32_t>(bt + cfix));  // |bt + cfix| ≤ the bound: int32
+  const std::int32_t wmul = a.input_offset - 128;
   const pairs_fast_consts k = kt;  // a local copy: the int8 output stores cannot alias it
-  __m256i prev = vnni_rowdot8_sum<XU>(x, weights, cols, cols);
+  __m256i prev = vnni_rowdot8_sum<XU, SW>(x, weights, cols, cols, wmul);
   for (std::ptrdiff_t g = 1; g <= groups; ++g) {
-    const __m256i next = g < groups ? vnni_rowdot8_sum<XU>(x, weights + g * 8 * cols, cols, cols) : prev;
+    const __m256i next = g < groups ? vnni_rowdot8_sum<XU, SW>(x, weights + g * 8 * cols, cols, cols, wmul) : prev;
     store8_fast_group_s8_avx2(a, k, o, dbl, add, prev, static_cast<std::int32_t>(8 * (g - 1)), y);
     prev = next;
   }
@@ -309,19 +331,28 @@ ARMLOWER_X86_VNNIR inline void linear_s8_rowdot_vnni(const linear_s8_args& args,
   s.x_unsigned = bias_form && a.input_offset == 128;
   s.need_wsum = bias_form && a.input_offset != 0 && !s.x_unsigned;
   s.rq = make_vnni_requant(a);
-  // one batch row within the int32 bounds: the in-register form for the groups of 8 channels, this one's tile for the rest
-  const std::int64_t room = a.batches == 1 && acc32 == nullptr && c == nullptr ? vnni_rowdot8_fast_bound(a, s.x_unsigned) : -1;
+  // one batch row within the int32 bounds: the in-register form for the groups of 8 channels (the bias form in the
+  // operand order of input_offset 128, with Σw for other offsets), this one's tile for the rest
+  const std::int64_t room = a.batches == 1 && acc32 == nullptr && c == nullptr &&
+                                     (!s.need_wsum || a.cols <= vnni_rowdot8_sw_max_cols)
+                                 ? vnni_rowdot8_fast_bound(a)
+                                 : -1;
   if (room >= 0) {
-    const std::int64_t f = s.x_unsigned ? a.filter_offset : a.filter_offset - 128;
-    std::int64_t bt = f == 0 ? 0 : f * sum_s8_vnni(a.input, a.cols);
+    const bool xu = bias_form && a.input_offset != 0;
+    const std::int64_t sx = a.filter_offset == 0 && s.x_unsigned ? 0 : sum_s8_vnni(a.input, a.cols);  // Σx
+    std::int64_t bt = (xu ? a.filter_offset : a.filter_offset - 128) * sx;
     if ((bt < 0 ? -bt : bt) <= room) {
       const pairs_fast_consts kt = pairs_tensor_consts(a, s.rq.dbl, true);
-      if (s.x_unsigned) {
-        vnni_rowdot8_fast<true>(a, s.rq.dbl, kt, 0, bt);
+      if (!xu) {  // the kernel_sum form, or the bias form with input_offset 0 (c = bias)
+        vnni_rowdot8_fast<false, false>(a, s.rq.dbl, kt, 0, bt);
+      } else if (s.x_unsigned) {
+        vnni_rowdot8_fast<true, false>(a, s.rq.dbl, kt, 0, bt);
       } else {
-        vnni_rowdot8_fast<false>(a, s.rq.dbl, kt, 0, bt);
+        vnni_rowdot8_fast<true, true>(a, s.rq.dbl, kt, 0, bt);
       }
-      if (a.rows % 8 != 0) vnni_rowdot_tile<1, 8>(s, a.rows / 8 * 8, 0, &bt);
+      // the tile's operand order: Σx term (filter_offset − 128)·Σx unless x_unsigned
+      std::int64_t bt_tile = (s.x_unsigned ? a.filter_offset : a.filter_offset - 128) * sx;
+      if (a.rows % 8 != 0) vnni_rowdot_tile<1, 8>(s, a.rows / 8 * 8, 0, &bt_tile);
       return;
     }
   }
