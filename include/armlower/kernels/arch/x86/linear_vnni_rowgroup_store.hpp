@@ -111,9 +111,9 @@ ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store_fast(const linear_s8_args& a,
       tv = _mm512_sub_epi32(_mm512_set1_epi32(31), load_prefix32(a.shift + r0, nv));
     }
 #pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j) {
+    for (std::ptrdiff_t j = 0; j < 8; ++j) {
       if constexpr (PerChannel) {
-        const __m512i idx = _mm512_add_epi32(half, _mm512_set1_epi32(2 * j));
+        const __m512i idx = _mm512_add_epi32(half, _mm512_set1_epi32(static_cast<std::int32_t>(2 * j)));
         f.qe = f.qo = ARMLOWER_Z512(permutexvar_epi32, all16, idx, qv);
         f.te = f.to = _mm512_maskz_permutexvar_epi32(static_cast<__mmask16>(0x5555), idx, tv);
         f.re = f.ro = _mm512_add_epi64(ARMLOWER_Z512(sllv_epi64, all8, one, _mm512_sub_epi64(f.te, one)), dbl_half);
@@ -144,7 +144,7 @@ ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store_fast(const linear_s8_args& a,
       ARMLOWER_Z512(shuffle_epi8, all64, _mm512_permutex2var_epi32(p0, _mm512_add_epi32(ilo, _mm512_set1_epi32(4)), p1), ev_od)};
   __m128i rows[8];
 #pragma GCC unroll 2
-  for (int h = 0; h < 2; ++h) {
+  for (std::ptrdiff_t h = 0; h < 2; ++h) {
     rows[4 * h] = lane128<0>(r[h]);
     rows[4 * h + 1] = lane128<1>(r[h]);
     rows[4 * h + 2] = lane128<2>(r[h]);
@@ -176,7 +176,7 @@ ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store(const linear_s8_args& a, cons
     return;
   }
   __m256i acc[16], t[16];
-  for (int j = 0; j < 8; ++j) {
+  for (std::ptrdiff_t j = 0; j < 8; ++j) {
     acc[2 * j] = ARMLOWER_Z512(extracti64x4_epi64, all4, dd[j], 0);
     acc[2 * j + 1] = ARMLOWER_Z512(extracti64x4_epi64, all4, dd[j], 1);
   }
@@ -191,7 +191,7 @@ ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store(const linear_s8_args& a, cons
                  : a.bias != nullptr     ? _mm512_add_epi64(load8_i32_as_i64(valid, a.bias + ch), kio)
                                          : kio;
     if (ws != nullptr) {  // input_offset ≠ 128: + (input_offset − 128)·Σw
-      cv = _mm512_add_epi64(cv, ARMLOWER_Z512(mul_epi32, all8, load8_i32_as_i64(valid, ws + 8 * h),
+      cv = _mm512_add_epi64(cv, ARMLOWER_Z512(mul_epi32, all8, load8_i32_as_i64(valid, ws + std::ptrdiff_t{8} * h),
                                               _mm512_set1_epi64(a.input_offset - 128)));
     }
     if (acc32 != nullptr) {  // TOSA CONV2D: int32 accumulator + bias, REQUIRE both in int32 (int64 lanes)
