@@ -581,6 +581,14 @@ struct vnni_fast_panel {
   __m512i c32, qe, qo, te, to, re, ro;
 };
 
+/// The fast form's rounding term in int64 lanes for shifts t = 31 − shift ≥ 32: 2^(t − 1), + 2^30 with double rounding
+/// (`dbl`; `vnni_requant16_fast` then subtracts 2^31 where the accumulator is negative).
+ARMLOWER_X86_VNNIP_INLINE inline __m512i vnni_fast_round(__m512i t, bool dbl) noexcept {
+  const __m512i one = _mm512_set1_epi64(1);
+  const __m512i r = ARMLOWER_Z512(sllv_epi64, all8, one, _mm512_sub_epi64(t, one));
+  return dbl ? _mm512_add_epi64(r, _mm512_set1_epi64(std::int64_t{1} << 30)) : r;
+}
+
 /// As `make_fast_panel`, with the 16 int32 channel constants `c32` given.
 ARMLOWER_X86_VNNIP_INLINE inline vnni_fast_panel make_fast_panel_c(const linear_s8_args& a, const vnni_requant& rq,
                                                                   __m512i c32, std::int32_t ch, int nv) noexcept {
@@ -597,13 +605,8 @@ ARMLOWER_X86_VNNIP_INLINE inline vnni_fast_panel make_fast_panel_c(const linear_
     f.qe = f.qo = rq.q;
     f.te = f.to = rq.total;
   }
-  const __m512i one = _mm512_set1_epi64(1);
-  f.re = ARMLOWER_Z512(sllv_epi64, all8, one, _mm512_sub_epi64(f.te, one));
-  f.ro = ARMLOWER_Z512(sllv_epi64, all8, one, _mm512_sub_epi64(f.to, one));
-  if (rq.dbl) {  // the double rounding's +2^30 (`vnni_store_panel_fast` subtracts 2^31 where v < 0)
-    f.re = _mm512_add_epi64(f.re, _mm512_set1_epi64(std::int64_t{1} << 30));
-    f.ro = _mm512_add_epi64(f.ro, _mm512_set1_epi64(std::int64_t{1} << 30));
-  }
+  f.re = vnni_fast_round(f.te, rq.dbl);
+  f.ro = vnni_fast_round(f.to, rq.dbl);
   return f;
 }
 

@@ -46,8 +46,8 @@ namespace armlower::kernels::detail {
 /// batch rows; > 4 weight rows (narrower layers keep the rowdot form's 4 × 4 tiles, measured faster at 8 × 4000×4);
 /// K ≤ 65536 (D exact in int32). Measured on Zen 5 faster than the forms it replaced at every K (the 256-bit
 /// batch-lane form below K 129: 8 × 64² 127 → 136, 8 × 128² 169 → 226 GMAC/s; the rowdot tiles at batch 4 and 12:
-/// 4 × 64² 46 → 90, 12 × 128² 125 → 197; with input_offset 5, the rowdot tiles at batch 8: 64² 31 → 93, 256² 135 →
-/// 230, 2048² 231 → 325).
+/// 4 × 64² 46 → 90, 12 × 128² 125 → 197; with input_offset 5, the rowdot tiles at batch 8: 64² 31 → 90–92, 256² 135
+/// → 236–239, 2048² 231 → 360–371).
 [[nodiscard]] inline bool vnni_rowgroup_applies(const linear_s8_args& a, const std::int64_t* c) noexcept {
   const bool offset_form = a.kernel_sum != nullptr || a.input_offset == 128;  // else Σw per tile: groups of 8 only
   return c == nullptr && (a.batches >= 8 || (a.batches == 4 && offset_form)) && a.rows > 4 && a.cols <= vnni_s8_block;

@@ -77,7 +77,8 @@ ARMLOWER_X86_VNNIS_INLINE inline __m128i lane128(__m512i v) noexcept {
 }
 
 /// The fast form of `vnni_rowgroup_store` (its preconditions checked by the caller; `ws` as there): the 8 vectors of 2 channels ×
-/// 8 batch rows are requantized as they are (`vnni_requant16_fast`, channel constants permuted to their lanes), then
+/// 8 batch rows are requantized as they are (`vnni_requant16_fast`; channel constants by masked broadcast, per-channel
+/// multipliers and shifts permuted to their lanes), then
 /// packed to bytes and put in batch-row order by byte shuffles within 128-bit lanes and one dword permute per 4 rows.
 ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store_fast(const linear_s8_args& a, const vnni_requant& rq, const __m512i* dd,
                                                         const std::int32_t* ws, std::int32_t r0, int nv, std::int32_t b0,
@@ -99,12 +100,10 @@ ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store_fast(const linear_s8_args& a,
   __m512i y[8];
   auto requant = [&]<bool Dbl, bool PerChannel>() ARMLOWER_X86_VNNIS_INLINE {
     const __m512i half = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);  // lane → channel 2j + e
-    const __m512i one = _mm512_set1_epi64(1);
-    const __m512i dbl_half = _mm512_set1_epi64(Dbl ? std::int64_t{1} << 30 : 0);
     vnni_fast_panel f;  // both int32 lanes of an int64 lane hold the same channel: even = odd constants
     f.qe = f.qo = rq.q;
     f.te = f.to = rq.total;
-    f.re = f.ro = _mm512_add_epi64(rq.rnd, dbl_half);
+    f.re = f.ro = vnni_fast_round(rq.total, Dbl);
     __m512i qv = f.qe, tv = f.te;
     if constexpr (PerChannel) {
       qv = load_prefix32(a.multiplier + r0, nv);
@@ -116,7 +115,7 @@ ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store_fast(const linear_s8_args& a,
         const __m512i idx = _mm512_add_epi32(half, _mm512_set1_epi32(static_cast<std::int32_t>(2 * j)));
         f.qe = f.qo = ARMLOWER_Z512(permutexvar_epi32, all16, idx, qv);
         f.te = f.to = _mm512_maskz_permutexvar_epi32(static_cast<__mmask16>(0x5555), idx, tv);
-        f.re = f.ro = _mm512_add_epi64(ARMLOWER_Z512(sllv_epi64, all8, one, _mm512_sub_epi64(f.te, one)), dbl_half);
+        f.re = f.ro = vnni_fast_round(f.te, Dbl);
       }
       const __m512i cj = _mm512_mask_set1_epi32(_mm512_set1_epi32(c[2 * j]), static_cast<__mmask16>(0xFF00), c[2 * j + 1]);
       y[j] = vnni_requant16_fast(a, f, _mm512_add_epi32(_mm512_add_epi32(dd[j], cj), btv), Dbl);
