@@ -199,8 +199,9 @@ TEST_CASE("s8 row-group VNNI form at short K (bias form, >= 8 batch rows, K <= 2
 TEST_CASE("s8 VNNI row-major in-register form (one batch row, no buffer): == generic across groups, tails, forms and the int32 bound") {
   // `vnni_rowdot8_fast` (arch/x86/linear_vnni_rowdot.hpp): channel groups of 8 (whole, with a tail group run by the tile
   // form), K tails of 1..63 columns, the forms it takes (bias with input_offset 128; kernel_sum; bias with input_offset 0
-  // in the kernel_sum order; bias with input_offset −127 / 255 and Σw up to K = 256) and the ones it refuses (those
-  // above K = 256, a shift ≥ 0, two batch rows), per-channel constants, both roundings, filter offsets; `edge` layers put
+  // in the kernel_sum order; bias with input_offset −127, 127 or another in [−127, 127] and Σw, up to K = 65536 within
+  // the bound) and the ones it refuses (input_offset 255, a shift ≥ 0, two batch rows), per-channel constants, both
+  // roundings, filter offsets; `edge` layers put
   // the row constants and the Σx term at the int32 bound of the form — |c| + 32640·K + |Σx term| just at INT32_MAX
   // (taken) or one past it (refused: the form would wrap).
   if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
@@ -223,7 +224,8 @@ TEST_CASE("s8 VNNI row-major in-register form (one batch row, no buffer): == gen
     }
     if (positive_shift) shift[static_cast<std::size_t>(r.uniform(0, rows - 1))] = r.uniform(0, 2);
     k::linear_s8_args a = s8_args(l.x, l.w, l.mult, l.shift, batches, cols, rows);
-    a.input_offset = form == 4 ? (r.uniform(0, 2) == 0 ? 0 : r.uniform(0, 1) ? -127 : 255) : 128;
+    const int osel = r.uniform(0, 4);  // form 4: 0, −127, 127, 255 (refused) or another in [−127, 127]
+    a.input_offset = form != 4 ? 128 : osel == 0 ? 0 : osel == 1 ? -127 : osel == 2 ? 127 : osel == 3 ? 255 : r.uniform(-127, 127);
     a.filter_offset = r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 0;
     a.output_offset = r.uniform(-128, 127);
     a.per_channel = r.uniform(0, 1) == 1;
@@ -274,9 +276,10 @@ TEST_CASE("s8 row-group VNNI form (4 or >= 8 batch rows, K <= 65536): == generic
   // weight rows (≤ 4: the rowdot form), odd row counts (the last tile repeats its row), partial 16-row blocks, both
   // requantization forms and the int64 fallback. All-extreme operands at K = 65536 (the largest K of this form:
   // |D| = 255·128·65536 < 2^31; 16 copied blocks, and 5 rows with 4 batch rows) and K = 65537 (rowdot, int64
-  // passes); with input_offset 127 and −255 (Σw = ∓128·65536 per channel, its term past int32 for −255). A third of
-  // the other layers are in the kernel_sum form (D = Σ (w + 128)·x, any input_offset), a third of the rest in the
-  // bias form with input_offset ≠ 128 (Σw per tile; groups of 8 only).
+  // passes); with input_offset 127 and −255 (Σw = ∓128·65536 per channel, its term past int32 for −255) and 0 (the
+  // kernel_sum order: D = Σ (127 + 128)·(−128)). A third of the other layers are in the kernel_sum form (D = Σ (w +
+  // 128)·x, any input_offset), a third of the rest in the bias form with input_offset ≠ 128 (Σw per tile, a quarter of
+  // them with input_offset 0: no Σw, the kernel_sum order).
   if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
   rng_t r{std::mt19937_64(14)};
   const int ks_[] = {128, 129, 130, 191, 255, 256, 511, 1000, 1025, 2049, 3001, 4095, 4096, 4097, 5000, 8193};
@@ -289,7 +292,9 @@ TEST_CASE("s8 row-group VNNI form (4 or >= 8 batch rows, K <= 65536): == generic
     const int batches = big ? (iter < 4 || iter >= 6 ? 9 : 4) : batches_[r.uniform(0, 10)];
     std::vector<std::int8_t> x(static_cast<std::size_t>(batches) * static_cast<std::size_t>(cols)),
         w(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
-    if (big) {  // D = Σ (127 + 128)·(−128) = −2139095040 at K = 65536 (iterations 0, 2, 4, 6) or Σ 0·127 (1, 3, 5, 7)
+    // big: D = Σ (127 + 128)·(−128) = −2139095040 at K = 65536 (iterations 0, 2, 4, 6; 1: input_offset 0 in the
+    // kernel_sum order) or Σ 0·127 (3, 5, 7)
+    if (big) {
       std::fill(x.begin(), x.end(), static_cast<std::int8_t>(iter % 2 == 0 ? 127 : -128));
       std::fill(w.begin(), w.end(), static_cast<std::int8_t>(iter % 2 == 0 ? -128 : 127));
     } else {
@@ -307,7 +312,7 @@ TEST_CASE("s8 row-group VNNI form (4 or >= 8 batch rows, K <= 65536): == generic
     }
     if (big) shift[0] = -31;
     k::linear_s8_args a = s8_args(x, w, mult, shift, batches, cols, rows);
-    a.input_offset = iter == 6 ? 127 : iter == 7 ? -255 : !big && r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 128;
+    a.input_offset = iter == 6 ? 127 : iter == 7 ? -255 : iter == 1 ? 0 : !big && r.uniform(0, 2) == 0 ? (r.uniform(0, 3) == 0 ? 0 : r.uniform(-255, 255)) : 128;
     a.filter_offset = big ? 0 : r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 0;
     a.output_offset = big ? 0 : r.uniform(-128, 127);  // big: row 0 (shift −31) ends at 0 or −1, not clamped
     a.per_channel = big || r.uniform(0, 1) == 1;
@@ -330,7 +335,7 @@ TEST_CASE("s8 row-group VNNI form (4 or >= 8 batch rows, K <= 65536): == generic
     CAPTURE(batches); CAPTURE(cols); CAPTURE(rows); CAPTURE(a.filter_offset); CAPTURE(a.per_channel); CAPTURE(fast);
     CAPTURE(kernel_sum_form); CAPTURE(a.input_offset);
     REQUIRE(out == ref);
-    if (big && iter % 2 == 0) {  // the extreme D reaches the output: not every value saturated
+    if (big && (iter % 2 == 0 || iter == 1)) {  // the extreme D reaches the output: not every value saturated
       CHECK(std::any_of(ref.begin(), ref.end(), [](std::int8_t v) { return v != -128 && v != 127; }));
     }
   }

@@ -59,8 +59,7 @@ struct vnni_rowdot_call {
 
 /// One step of 64 columns [k, k + n) of `vnni_rowdot_kernel` (TAIL: n < 64, zero-masked loads of both
 /// operands; `flipw` is 0x80 on the n real columns, so u = 0 beyond them and they add nothing to D or
-/// Σu; with XU the x beyond K become 128 against w = 0). WS: sad[i] += Σu by `vpsadbw` (int64 lanes), or with XU
-/// Σw by `vpdpbusd` against ones (int32 lanes; `vnni_rowdot8_sum`).
+/// Σu; with XU the x beyond K become 128 against w = 0). WS (not with XU): sad[i] += Σu by `vpsadbw` (int64 lanes).
 template <int MR, int NR, bool WS, bool XU, bool TAIL>
 ARMLOWER_X86_VNNIR_INLINE inline void vnni_rowdot_step(__m512i* acc, __m512i* sad, const std::int8_t* const* xr,
                                                        const std::int8_t* const* wr, std::ptrdiff_t k,
@@ -76,7 +75,6 @@ ARMLOWER_X86_VNNIR_INLINE inline void vnni_rowdot_step(__m512i* acc, __m512i* sa
   for (int i = 0; i < NR; ++i) {
     const __m512i wl = TAIL ? load_prefix8(wr[i] + k, n) : _mm512_loadu_si512(wr[i] + k);
     const __m512i u = XU ? wl : _mm512_xor_si512(wl, flipw);
-    if constexpr (WS && XU) dpbusd_m(sad[i], _mm512_set1_epi8(1), u);  // Σw
     if constexpr (WS && !XU) sad[i] = _mm512_add_epi64(sad[i], _mm512_sad_epu8(u, _mm512_setzero_si512()));
 #pragma GCC unroll 8
     for (int m = 0; m < MR; ++m) {
@@ -212,8 +210,11 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot_tile(const vnni_rowdot_call& s, std::
 
 /// D of weight rows r0 .. r0+7 (row r at w + r·wstride) with input row x over columns [0, cols), cols ≤
 /// `vnni_s8_block` (one exact pass), as 8 int32 lanes in channel order: `vnni_rowdot_step` per 64 columns (XU: u = x ⊕ 0x80,
-/// w signed; else u = w ⊕ 0x80, x signed), the K tail zero-masked, then `reduce8_epi32`. SW (with XU): + wmul·Σw of each
-/// row (the caller's bound keeps it an exact int32).
+/// w signed; else u = w ⊕ 0x80, x signed), the K tail zero-masked, then `reduce8_epi32`. SW (with XU; wmul ∈ [−255, 0],
+/// input_offset ∈ [−127, 127]): + wmul·Σw of each row, as − Σ (−wmul)·w by `vpdpbusd` with −wmul the unsigned operand
+/// and each weight vector loaded once for both (a second memory operand split two cache lines again when the rows are not
+/// 64-byte aligned: 1 × 256² with input_offset 5, rows 16 bytes past a line, 78 → 122 GMAC/s on Zen 5). Int32 lanes
+/// wrap in between; the caller's bound keeps the total an exact int32.
 template <bool XU, bool SW>
 ARMLOWER_X86_VNNIR_INLINE inline __m256i vnni_rowdot8_sum(const std::int8_t* x, const std::int8_t* w, std::ptrdiff_t wstride,
                                                          std::ptrdiff_t cols, std::int32_t wmul) noexcept {
@@ -221,21 +222,47 @@ ARMLOWER_X86_VNNIR_INLINE inline __m256i vnni_rowdot8_sum(const std::int8_t* x, 
   const std::int8_t* wr[8];
 #pragma GCC unroll 8
   for (int i = 0; i < 8; ++i) wr[i] = w + i * wstride;
-  __m512i acc[8], sw[SW ? 8 : 1];
+  __m512i acc[8];
 #pragma GCC unroll 8
   for (int i = 0; i < 8; ++i) acc[i] = _mm512_setzero_si512();
-  for (__m512i& v : sw) v = _mm512_setzero_si512();
-  const std::int8_t* xr[1] = {x};
   std::ptrdiff_t k = 0;
-  for (; k + 64 <= cols; k += 64) vnni_rowdot_step<1, 8, SW, XU, false>(acc, sw, xr, wr, k, 64, _mm512_set1_epi8(static_cast<char>(0x80)));
-  if (k < cols) {
-    alignas(64) std::uint8_t fl[64];
-    std::memset(fl, 0x80, sizeof fl);
-    vnni_rowdot_step<1, 8, SW, XU, true>(acc, sw, xr, wr, k, cols - k, load_prefix8(fl, cols - k));
+  if constexpr (SW) {  // wmul ∈ [−255, 0]: D + wmul·Σw = Σ u·w − Σ (−wmul)·w, −wmul unsigned
+    const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+    const __m512i nm = _mm512_set1_epi8(static_cast<char>(-wmul));
+    __m512i acc2[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) acc2[i] = _mm512_setzero_si512();
+    for (; k + 64 <= cols; k += 64) {
+      const __m512i u = _mm512_xor_si512(_mm512_loadu_si512(x + k), flip);
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) {
+        const __m512i wl = _mm512_loadu_si512(wr[i] + k);
+        dpbusd(acc[i], u, wl);
+        dpbusd(acc2[i], nm, wl);
+      }
+    }
+    if (k < cols) {  // beyond K: w = 0
+      const __m512i u = _mm512_xor_si512(load_prefix8(x + k, cols - k), flip);
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) {
+        const __m512i wl = load_prefix8(wr[i] + k, cols - k);
+        dpbusd(acc[i], u, wl);
+        dpbusd(acc2[i], nm, wl);
+      }
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) acc[i] = _mm512_sub_epi32(acc[i], acc2[i]);
+    return reduce8_epi32(acc);
+  } else {
+    const std::int8_t* xr[1] = {x};
+    for (; k + 64 <= cols; k += 64) vnni_rowdot_step<1, 8, false, XU, false>(acc, nullptr, xr, wr, k, 64, _mm512_set1_epi8(static_cast<char>(0x80)));
+    if (k < cols) {
+      alignas(64) std::uint8_t fl[64];
+      std::memset(fl, 0x80, sizeof fl);
+      vnni_rowdot_step<1, 8, false, XU, true>(acc, nullptr, xr, wr, k, cols - k, load_prefix8(fl, cols - k));
+    }
+    return reduce8_epi32(acc);
   }
-  const __m256i d = reduce8_epi32(acc);
-  if constexpr (SW) return _mm256_add_epi32(d, _mm256_mullo_epi32(reduce8_epi32(sw), _mm256_set1_epi32(wmul)));
-  return d;
 }
 
 /// The bound under which `linear_s8_rowdot_vnni`'s in-register form (`vnni_rowdot8_fast`) runs a call of no folded constants
@@ -260,11 +287,6 @@ ARMLOWER_X86_VNNIR inline std::int64_t vnni_rowdot8_fast_bound(const linear_s8_a
   const std::int64_t room = INT32_MAX - cmax - std::int64_t{32640} * a.cols;
   return room < 0 ? -1 : room;
 }
-
-/// Most columns for which a batch row in the bias form with input_offset ∉ {0, 128} runs the in-register form (with Σw):
-/// measured on Zen 5 (a harness calling `linear_s8`, input_offset 5, GMAC/s, the tiles → the in-register form): 1 × 64²
-/// 26 → 50, 1 × 256² 74 → 77, 1 × 1024² 92 → 80, 1 × 4096² 66 → 64.
-inline constexpr std::int32_t vnni_rowdot8_sw_max_cols = 256;
 
 /// Output channels 0 .. 8·(rows / 8) − 1 of batch row b for a call within `vnni_rowdot8_fast_bound` (bt: that row's Σx term,
 /// |bt| within the bound): each group's 8 D (`vnni_rowdot8_sum`) + c + bt requantized in registers
@@ -295,7 +317,7 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot8_fast(const linear_s8_args& a, bool d
 
 /// Row-major AVX-512 VNNI s8 fused linear. `w`/`wstride`: the weight rows (a.weights, a.cols for
 /// `linear_s8`); `c`: folded row constants or null. Preconditions: `validate(a) == ok`, CPU has
-/// AVX-512 F/BW/VL/VNNI. Where `vnni_rowgroup_applies` (≥ 8 or 4 batch rows, kernel_sum or input_offset 128,
+/// AVX-512 F/BW/VL/VNNI. Where `vnni_rowgroup_applies` (≥ 8 or 4 batch rows, no folded constants,
 /// > 4 rows, K ≤ 65536) the groups of 8 batch rows (and a last one of exactly 4) run the row-group form
 /// (`linear_vnni_rowgroup.hpp`); the other batch rows this one.
 /// `acc32`: write raw int32 accumulators + bias there instead of requantizing (`vnni_acc32_out`;
@@ -332,9 +354,9 @@ ARMLOWER_X86_VNNIR inline void linear_s8_rowdot_vnni(const linear_s8_args& args,
   s.need_wsum = bias_form && a.input_offset != 0 && !s.x_unsigned;
   s.rq = make_vnni_requant(a);
   // one batch row within the int32 bounds: the in-register form for the groups of 8 channels (the bias form in the
-  // operand order of input_offset 128, with Σw for other offsets), this one's tile for the rest
+  // operand order of input_offset 128, with Σw for other offsets in TFLite's [−127, 127]), this one's tile for the rest
   const std::int64_t room = a.batches == 1 && acc32 == nullptr && c == nullptr &&
-                                     (!s.need_wsum || a.cols <= vnni_rowdot8_sw_max_cols)
+                                     (!s.need_wsum || (a.input_offset >= -127 && a.input_offset < 128))
                                  ? vnni_rowdot8_fast_bound(a)
                                  : -1;
   if (room >= 0) {

@@ -8,10 +8,11 @@
 /// Arithmetic, per 32 columns in 8 int32 lanes (|D| ≤ 255·128·K < 2^31 for K ≤ 65536; a K tail is one step with
 /// zero-masked weight loads against zero inputs), in two operand orders: bias form, u = x ⊕ 0x80 = x + 128
 /// (unsigned) and w signed: `vpdpbusd(acc, u, w)` accumulates D = Σ (x + 128)·w = Σ (x + input_offset)·w and `acc =
-/// D + filter_offset·Σx + bias[r] + K·128·filter_offset`; kernel_sum form, u = w ⊕ 0x80 and x signed: D = Σ (w +
-/// 128)·x = Σ x·w + 128·Σx and `acc = D + (filter_offset − 128)·Σx + kernel_sum[r]`. In the bias form with another
-/// input_offset the tiles also sum each weight row (`vpsadbw` of w ⊕ 0x80: 4 per 16 `vpdpbusd`, measured 1.04–1.15×
-/// faster than 4 more `vpdpbusd` against ones) and `acc` takes (input_offset − 128)·Σw[r]. Requantized by `vnni_rowgroup_store` (`linear_vnni_rowgroup_store.hpp`).
+/// D + filter_offset·Σx + bias[r] + K·128·filter_offset`; kernel_sum order (`vnni_rowgroup_wu`: folded kernel_sum,
+/// or the bias form with input_offset 0, where kernel_sum[r] = bias[r]), u = w ⊕ 0x80 and x signed: D = Σ (w +
+/// 128)·x = Σ x·w + 128·Σx and `acc = D + (filter_offset − 128)·Σx + kernel_sum[r]`. In the bias order with another
+/// input_offset the tiles also sum each weight row (one `vpdpbusd` against ones per 64 bytes of a row) and `acc`
+/// takes (input_offset − 128)·Σw[r]. Requantized by `vnni_rowgroup_store` (`linear_vnni_rowgroup_store.hpp`).
 /// Layout: a group's inputs are first copied to an aligned stack block (`vnni_rowgroup_copy`, ≤ 4096 columns at a
 /// time) as row pairs (p, p + MR/2) side by side per 32 columns, so one 64-byte load holds two batch rows; each
 /// weight row's 32 bytes are broadcast to both halves. An accumulator then holds two outputs (a channel for two
@@ -41,16 +42,16 @@ namespace armlower::kernels::detail {
 #endif
 
 /// True if `linear_s8_rowdot_vnni(a, w, wstride, c, acc32)` runs this form for its first ⌊batches/8⌋·8 batch rows
-/// (and the 4 after them when batches ≡ 4 mod 8 in the kernel_sum form or with input_offset = 128: the Σw of another
-/// offset is summed per group, and for 4 rows it cost more than the rowdot tiles save): no folded constants; ≥ 8 or 4
-/// batch rows; > 4 weight rows (narrower layers keep the rowdot form's 4 × 4 tiles, measured faster at 8 × 4000×4);
+/// (and the 4 after them when batches ≡ 4 mod 8): no folded constants; ≥ 8 or 4 batch rows; > 4 weight rows (narrower layers keep the rowdot form's 4 × 4 tiles, measured faster at 8 × 4000×4);
 /// K ≤ 65536 (D exact in int32). Measured on Zen 5 faster than the forms it replaced at every K (the 256-bit
 /// batch-lane form below K 129: 8 × 64² 127 → 136, 8 × 128² 169 → 226 GMAC/s; the rowdot tiles at batch 4 and 12:
 /// 4 × 64² 46 → 90, 12 × 128² 125 → 197; with input_offset 5, the rowdot tiles at batch 8: 64² 31 → 90–92, 256² 135
-/// → 236–239, 2048² 231 → 360–371).
+/// → 236–239, 2048² 231 → 360–371; Σw beside the dot products instead of `vpsadbw` in the steps, batch 8 with
+/// input_offset 5: 64² 86 → 100, 256² 233 → 253, 1024² 341 → 367; a group of 4 with it against the rowdot tiles: 4 ×
+/// 256² 117 → 153, 12 × 1024² 264 → 308; input_offset 0 in the kernel_sum order, batch 8: 256² 233 → 289, 1024² 337 →
+/// 409).
 [[nodiscard]] inline bool vnni_rowgroup_applies(const linear_s8_args& a, const std::int64_t* c) noexcept {
-  const bool offset_form = a.kernel_sum != nullptr || a.input_offset == 128;  // else Σw per tile: groups of 8 only
-  return c == nullptr && (a.batches >= 8 || (a.batches == 4 && offset_form)) && a.rows > 4 && a.cols <= vnni_s8_block;
+  return c == nullptr && (a.batches >= 8 || a.batches == 4) && a.rows > 4 && a.cols <= vnni_s8_block;
 }
 
 /// Columns per block of the inputs copied to an aligned stack buffer (`vnni_rowgroup_copy`: 8 batch rows × 4096
@@ -68,11 +69,10 @@ inline constexpr std::ptrdiff_t vnni_rowgroup_pf_bytes = std::ptrdiff_t{4} << 20
 /// acc[c·P + p] (P = MR / 2 row pairs) += D step of channel wr[c] for batch rows p (low 256 bits) and p + P (high
 /// 256 bits). `xg`: the group's P copied input vectors (`vnni_rowgroup_copy`: rows p and p + P side by side, u = x ⊕
 /// 0x80 in the bias form, x in the kernel_sum form, zeros past K). Each weight row's 32 bytes are broadcast to both
-/// halves. WU (the kernel_sum form): u = w ⊕ 0x80 and x signed, D = Σ (w + 128)·x; else D = Σ (x + 128)·w. SW (the
-/// bias form with input_offset ≠ 128): sw[c] += Σ (w ⊕ 0x80) over both halves (`vpsadbw`, int64 lanes; a zero-masked
-/// byte adds 128). pf: prefetch the weight rows `vnni_rowgroup_pf` bytes ahead.
-template <int MR, bool WU, bool SW, bool TAIL>
-ARMLOWER_X86_VNNIG_INLINE inline void vnni_rowgroup_step(__m512i* acc, __m512i* sw, const std::int8_t* xg,
+/// halves. WU (the kernel_sum order, `vnni_rowgroup_wu`): u = w ⊕ 0x80 and x signed, D = Σ (w + 128)·x; else D = Σ
+/// (x + 128)·w. pf: prefetch the weight rows `vnni_rowgroup_pf` bytes ahead.
+template <int MR, bool WU, bool TAIL>
+ARMLOWER_X86_VNNIG_INLINE inline void vnni_rowgroup_step(__m512i* acc, const std::int8_t* xg,
                                                          const std::int8_t* const* wr, std::ptrdiff_t k,
                                                          std::ptrdiff_t n, bool pf) noexcept {
   constexpr int np = MR / 2, nc = 16 / np;
@@ -88,7 +88,6 @@ ARMLOWER_X86_VNNIG_INLINE inline void vnni_rowgroup_step(__m512i* acc, __m512i* 
       v[c] = ARMLOWER_Z512(broadcast_i64x4, all8, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wr[c] + k)));
     }
     if constexpr (WU) v[c] = _mm512_xor_si512(v[c], flip);
-    if constexpr (SW) sw[c] = _mm512_add_epi64(sw[c], _mm512_sad_epu8(_mm512_xor_si512(v[c], flip), _mm512_setzero_si512()));
   }
 #pragma GCC unroll 4
   for (int p = 0; p < np; ++p) {
@@ -107,8 +106,10 @@ ARMLOWER_X86_VNNIG_INLINE inline void vnni_rowgroup_step(__m512i* acc, __m512i* 
 /// D of MR batch rows copied at `xu` (`vnni_rowgroup_copy`, n columns) with the NC = 32 / MR weight rows w +
 /// i·wstride (i < nw; the others repeat row nw − 1) over columns [0, n), n ≤ 65536: dd[j] lane 8e + m = D[m][row 2j +
 /// e] for m < MR (lanes m ≥ MR zero; ADD: added to dd, exact: the total D of a channel is < 2^31 in magnitude), the
-/// layout `vnni_rowgroup_store` takes; SW (MR = 8): wsum[i] = Σw of row i over the columns (ADD: added; |Σw| ≤
-/// 128·65536). pf: as `vnni_rowgroup_step`.
+/// layout `vnni_rowgroup_store` takes; SW: wsum[i] = Σw of row i < NC over the columns (ADD: added; |Σw| ≤
+/// 128·65536), one `vpdpbusd` against ones per 64 bytes of a row beside the dot products (+1 per 8 of them; measured on
+/// Zen 5 1.05–1.12× faster than `vpsadbw` of the broadcast rows ⊕ 0x80 in the steps, and than a pass over the tile's
+/// rows before them at K ≥ 1024). pf: as `vnni_rowgroup_step`.
 template <int MR, bool WU, bool SW, bool ADD>
 [[gnu::noinline]] ARMLOWER_X86_VNNIG inline void vnni_rowgroup_tile(const std::int8_t* xu, std::ptrdiff_t n,
                                                                     const std::int8_t* w, std::ptrdiff_t wstride,
@@ -118,33 +119,37 @@ template <int MR, bool WU, bool SW, bool ADD>
   const std::int8_t* wr[nc];
 #pragma GCC unroll 8
   for (int i = 0; i < nc; ++i) wr[i] = w + (i < nw ? i : nw - 1) * wstride;
-  __m512i acc[16], sw[SW ? nc : 1];
+  __m512i acc[16];
 #pragma GCC unroll 16
   for (int i = 0; i < 16; ++i) acc[i] = _mm512_setzero_si512();
-  for (__m512i& v : sw) v = _mm512_setzero_si512();
+  __m512i sw[8];  // SW: Σw lanes of row c
+  const __m512i ones = _mm512_set1_epi8(1);
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) sw[i] = _mm512_setzero_si512();
   std::ptrdiff_t k = 0;
   for (; k + 64 <= n; k += 64) {
-    vnni_rowgroup_step<MR, WU, SW, false>(acc, sw, xu + k * np * 2, wr, k, 32, pf);
-    vnni_rowgroup_step<MR, WU, SW, false>(acc, sw, xu + (k + 32) * np * 2, wr, k + 32, 32, false);
+    if constexpr (SW) {
+#pragma GCC unroll 8
+      for (int c = 0; c < nc; ++c) dpbusd(sw[c], ones, _mm512_loadu_si512(wr[c] + k));
+    }
+    vnni_rowgroup_step<MR, WU, false>(acc, xu + k * np * 2, wr, k, 32, pf);
+    vnni_rowgroup_step<MR, WU, false>(acc, xu + (k + 32) * np * 2, wr, k + 32, 32, false);
+  }
+  if constexpr (SW) {
+    if (k < n) {
+#pragma GCC unroll 8
+      for (int c = 0; c < nc; ++c) dpbusd(sw[c], ones, load_prefix8(wr[c] + k, n - k));
+    }
+    alignas(32) std::int32_t l[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(l), reduce8_epi32(sw));
+#pragma GCC unroll 8
+    for (int i = 0; i < nc; ++i) wsum[i] = ADD ? wsum[i] + l[i] : l[i];
   }
   if (k + 32 <= n) {
-    vnni_rowgroup_step<MR, WU, SW, false>(acc, sw, xu + k * np * 2, wr, k, 32, false);
+    vnni_rowgroup_step<MR, WU, false>(acc, xu + k * np * 2, wr, k, 32, false);
     k += 32;
   }
-  if (k < n) vnni_rowgroup_step<MR, WU, SW, true>(acc, sw, xu + k * np * 2, wr, k, n - k, false);
-  if constexpr (SW) {  // Σu over both halves = 2·(Σw + 128·32·steps): zero-masked bytes add 128 − 128
-    static_assert(nc == 4);
-    const __m512i z = _mm512_setzero_si512();
-    const __m512i s8[8] = {sw[0], sw[1], sw[2], sw[3], z, z, z, z};
-    alignas(64) std::int64_t l[8];
-    _mm512_store_si512(l, reduce8_epi64(s8));
-    const std::int64_t pad = std::int64_t{128} * 32 * ((n + 31) / 32);
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; ++i) {
-      const auto v = static_cast<std::int32_t>(l[i] / 2 - pad);
-      wsum[i] = ADD ? wsum[i] + v : v;
-    }
-  }
+  if (k < n) vnni_rowgroup_step<MR, WU, true>(acc, xu + k * np * 2, wr, k, n - k, false);
   // lanes 0–3: Σ low halves of acc[j], j < 4; 4–7: their high halves; 8–15: the same for acc[4..7]
   const __m512i s[2] = {reduce8x2_epi32(acc), reduce8x2_epi32(acc + 8)};
   __m512i r[nc / 2];
@@ -189,8 +194,8 @@ ARMLOWER_X86_VNNIG inline void vnni_rowgroup_copy(const std::int8_t* x, std::ptr
   }
 }
 
-/// The groups of MR batch rows from b0 (MR = 8 or 4), tiles MR × 32 / MR, in the kernel_sum form (WU) or the bias
-/// form (SW: input_offset ≠ 128, Σw per tile), as `linear_s8_rowgroup_vnni`.
+/// The groups of MR batch rows from b0 (MR = 8 or 4), tiles MR × 32 / MR, in the kernel_sum order (WU) or the bias
+/// order (SW: input_offset ≠ 128, Σw per tile), as `linear_s8_rowgroup_vnni`.
 template <int MR, bool WU, bool SW>
 ARMLOWER_X86_VNNIG inline void linear_s8_rowgroup_mr_vnni(const linear_s8_args& a, const std::int8_t* w,
                                                           std::ptrdiff_t wstride, std::int32_t b0, std::int32_t b1,
@@ -231,7 +236,7 @@ ARMLOWER_X86_VNNIG inline void linear_s8_rowgroup_mr_vnni(const linear_s8_args& 
 
 /// This form over batch rows [0, batches) of `args` (batches ≤ args.batches; the caller runs the others): groups
 /// of 8 batch rows (8 × 4 tiles), then one group of 4 when exactly 4 remain (4 × 8 tiles); returns the batch rows
-/// done (a group of 4 only in the kernel_sum form or with input_offset = 128). The group of 4 was measured faster
+/// done. The group of 4 was measured faster
 /// than the rowdot form's tiles only for a remainder of 4 (Zen 5, a
 /// harness calling `linear_s8`, GMAC/s rowdot → with the group: batch 4 at 1024² 228 → 276, 2048² 225 → 288; batch
 /// 12 at 1024² 309 → 348), not for 5 or 6 (1024² 275 → 215, 293 → 240: the 1–2 rows after it read the weights
@@ -246,7 +251,7 @@ ARMLOWER_X86_VNNIG inline std::int32_t linear_s8_rowgroup_vnni(const linear_s8_a
   const linear_s8_args a = args;
   alignas(64) std::int8_t xu[8 * vnni_rowgroup_kblock];
   const std::int32_t b8 = batches / 8 * 8;
-  const bool wu = a.kernel_sum != nullptr, sw = !wu && a.input_offset != 128;
+  const bool wu = vnni_rowgroup_wu(a), sw = vnni_rowgroup_sw(a);
   if (wu) {
     linear_s8_rowgroup_mr_vnni<8, true, false>(a, w, wstride, 0, b8, acc32, xu);
   } else if (sw) {
@@ -254,9 +259,11 @@ ARMLOWER_X86_VNNIG inline std::int32_t linear_s8_rowgroup_vnni(const linear_s8_a
   } else {
     linear_s8_rowgroup_mr_vnni<8, false, false>(a, w, wstride, 0, b8, acc32, xu);
   }
-  if (batches - b8 != 4 || sw) return b8;
+  if (batches - b8 != 4) return b8;
   if (wu) {
     linear_s8_rowgroup_mr_vnni<4, true, false>(a, w, wstride, b8, b8 + 4, acc32, xu);
+  } else if (sw) {
+    linear_s8_rowgroup_mr_vnni<4, false, true>(a, w, wstride, b8, b8 + 4, acc32, xu);
   } else {
     linear_s8_rowgroup_mr_vnni<4, false, false>(a, w, wstride, b8, b8 + 4, acc32, xu);
   }

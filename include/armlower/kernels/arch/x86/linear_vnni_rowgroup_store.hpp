@@ -58,9 +58,21 @@ ARMLOWER_X86_VNNIS_INLINE inline void transpose8x8_epi32(const __m256i* in, __m2
   out[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
 }
 
+/// True if the row-group form runs a call in the kernel_sum order (u = w ⊕ 0x80, x signed: D = Σ (w + 128)·x):
+/// folded kernel_sum, or the bias form with input_offset 0 (TFLite int8 input zero point 0), whose Σ (x + 0)·w needs
+/// no Σw. Else the bias order (u = x ⊕ 0x80: D = Σ (x + 128)·w).
+[[nodiscard]] inline bool vnni_rowgroup_wu(const linear_s8_args& a) noexcept {
+  return a.kernel_sum != nullptr || a.input_offset == 0;
+}
+
+/// True if the row-group form sums the weight rows (Σw per tile): the bias order with input_offset ≠ 128.
+[[nodiscard]] inline bool vnni_rowgroup_sw(const linear_s8_args& a) noexcept {
+  return !vnni_rowgroup_wu(a) && a.input_offset != 128;
+}
+
 /// Row constant c[r] of the row-group form: kernel_sum[r] (its kernel_sum form, D = Σ (w + 128)·x),
-/// else bias[r] + K·input_offset·filter_offset (D = Σ (x + 128)·w; another input_offset adds (input_offset − 128)·Σw,
-/// `vnni_rowgroup_store`).
+/// else bias[r] + K·input_offset·filter_offset (= bias[r] with input_offset 0, run in the kernel_sum order; D = Σ (x
+/// + 128)·w in the bias order, where another input_offset adds (input_offset − 128)·Σw, `vnni_rowgroup_store`).
 [[nodiscard]] inline std::int64_t vnni_rowgroup_row_const(const linear_s8_args& a, std::int32_t r) noexcept {
   if (a.kernel_sum != nullptr) return a.kernel_sum[r];
   return (a.bias != nullptr ? a.bias[r] : 0) + static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset;
@@ -227,7 +239,7 @@ ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store(const linear_s8_args& a, cons
     const std::int64_t v = vnni_rowgroup_row_const(a, r);
     cmax = (v < 0 ? -v : v) > cmax ? (v < 0 ? -v : v) : cmax;
   }
-  if (a.kernel_sum == nullptr && a.input_offset != 128) {  // + (input_offset − 128)·Σw, |Σw| ≤ 128·K
+  if (vnni_rowgroup_sw(a)) {  // + (input_offset − 128)·Σw, |Σw| ≤ 128·K
     const std::int64_t d = a.input_offset - 128;
     cmax += (d < 0 ? -d : d) * 128 * a.cols;
   }
@@ -235,14 +247,15 @@ ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store(const linear_s8_args& a, cons
   return b < 0 ? -1 : b;
 }
 
-/// The batch-row terms of a group of nb ≤ 8 batch rows at `x` (rows `cols` bytes apart) of the row-group form: bt[m] = f · Σx of row m with f = filter_offset, or filter_offset − 128 in the kernel_sum
-/// form (D = Σ (w + 128)·x = Σ x·w + 128·Σx); 0 when f is 0, rows ≥ nb left 0.
+/// The batch-row terms of a group of nb ≤ 8 batch rows at `x` (rows `cols` bytes apart) of the row-group form: bt[m]
+/// = f · Σx of row m with f = filter_offset, or filter_offset − 128 in the kernel_sum order (`vnni_rowgroup_wu`: D = Σ
+/// (w + 128)·x = Σ x·w + 128·Σx); 0 when f is 0, rows ≥ nb left 0.
 /// Returns whether the int32 fast requantization holds for the whole group (every |bt[m]| ≤ `fast_bound`,
 /// `vnni_rowgroup_fast_bound`; false when that is negative).
 ARMLOWER_X86_VNNIS inline bool vnni_group_terms(const linear_s8_args& a, const std::int8_t* x, std::ptrdiff_t cols, int nb,
                                                 std::int64_t fast_bound, std::int64_t (&bt)[8]) noexcept {
   for (auto& v : bt) v = 0;
-  const std::int64_t f = a.kernel_sum != nullptr ? std::int64_t{a.filter_offset} - 128 : a.filter_offset;
+  const std::int64_t f = vnni_rowgroup_wu(a) ? std::int64_t{a.filter_offset} - 128 : a.filter_offset;
   if (f != 0) {
     for (int m = 0; m < nb; ++m) bt[m] = f * sum_s8_vnni(x + m * cols, cols);
   }
