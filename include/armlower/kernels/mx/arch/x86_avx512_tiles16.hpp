@@ -361,14 +361,30 @@ struct tiles16_bf16_ops {
     const auto& lt = low_byte_tables;
     const bf16_luts tl{_mm512_loadu_si512(lt.data()), _mm512_loadu_si512(lt.data() + 64),
                        _mm512_loadu_si512(lt.data() + 128), _mm512_loadu_si512(lt.data() + 192)};
-    for (std::size_t h = 0; h < Rows; ++h) v[h] = _mm512_setzero_ps();
+    // local sums in `chains<Rows>` independent chains, as `sums` (one chain through `v` ran its 16 `vdpbf16ps` per
+    // row back to back, each result stored to `v`: 12 % of an FP8 GEMV over random weights on Zen 5)
+    constexpr std::size_t nc = chains<Rows>;
+    __m512 p[Rows][nc];
+    for (std::size_t h = 0; h < Rows; ++h)
+      for (std::size_t q = 0; q < nc; ++q) p[h][q] = _mm512_setzero_ps();
     for (std::size_t j = 0; j < 8; ++j) {
       __m512i lo, hi;
       words_exact(_mm512_loadu_si512(blk + 64 * j), th, tl, lo, hi);
-      for (std::size_t h = 0; h < Rows; ++h)
-        v[h] = dpbf16_bcast(dpbf16_bcast(v[h], lo, ai[h] + k + 4 * j), hi, ai[h] + k + 4 * j + 2);
+      const std::size_t q = nc == 4 ? j % 2 : 0;
+      for (std::size_t h = 0; h < Rows; ++h) {
+        p[h][q] = dpbf16_bcast(p[h][q], lo, ai[h] + k + 4 * j);
+        p[h][q + nc / 2] = dpbf16_bcast(p[h][q + nc / 2], hi, ai[h] + k + 4 * j + 2);
+      }
     }
-    for (std::size_t h = 0; h < Rows; ++h) v[h] = _mm512_mul_ps(v[h], _mm512_set1_ps(armlower::mx::detail::pow2f(us - 2)));
+    for (std::size_t h = 0; h < Rows; ++h) v[h] = _mm512_mul_ps(chain_total<nc>(p[h]), _mm512_set1_ps(armlower::mx::detail::pow2f(us - 2)));
+  }
+  /// The sum of `sums`' NC chains of one row, in the order `sums` adds them.
+  template <std::size_t NC>
+  static __m512 chain_total(const __m512 (&p)[NC]) noexcept {
+    __m512 v = p[0];
+    if constexpr (NC == 2) v = _mm512_add_ps(v, p[1]);
+    if constexpr (NC == 4) v = _mm512_add_ps(_mm512_add_ps(v, p[1]), _mm512_add_ps(p[2], p[3]));
+    return v;
   }
   /// Independent `vdpbf16ps` sum chains per block and A row of `sums` (their latency: a block's 16
   /// products per row would otherwise wait on each other): 4 for one row, 2 for two or three, 1 for four.
@@ -403,12 +419,7 @@ ARMLOWER_MX_TILES16_UNROLL(4)
           p[h][q + nc / 2] = dpbf16_bcast(p[h][q + nc / 2], hi, ai[h] + k0 + 4 * j + 2);
         }
       }
-      for (std::size_t h = 0; h < Rows; ++h) {
-        __m512 v = p[h][0];
-        if constexpr (nc == 2) v = _mm512_add_ps(v, p[h][1]);
-        if constexpr (nc == 4) v = _mm512_add_ps(_mm512_add_ps(v, p[h][1]), _mm512_add_ps(p[h][2], p[h][3]));
-        s[b][h] = v;
-      }
+      for (std::size_t h = 0; h < Rows; ++h) s[b][h] = chain_total<nc>(p[h]);
     }
   }
   template <bool Checked>
