@@ -503,7 +503,7 @@ TEST_CASE("CONV2D int8 1x1 packed: a buffer packed for one layout is refused by 
                                 k::linear_path::x86_avx2) == status::ok);
   CHECK(out[59] == 80);  // 40 · 1 · 2
   // `automatic` runs the layout it packs (VNNI here), so it refuses the AVX2 buffer
-  if (k::detail::packed_s8_kind_for(k::linear_path::automatic) == k::detail::packed_s8_layout_kind::vnni) {
+  if (k::detail::packed_s8_kind_for(k::linear_path::automatic, s.oc, s.ic) == k::detail::packed_s8_layout_kind::vnni) {
     CHECK(k::conv2d_1x1_s8_packed(s, x.data(), avx2.data(), avx2.size(), bias.data(), 0, 0, out.data()) ==
           status::shape_mismatch);
   }
@@ -516,7 +516,7 @@ TEST_CASE("CONV2D int8 1x1 packed: a buffer packed for one layout is refused by 
 TEST_CASE("CONV2D int8 1x1 packed: when packing pays (conv2d_1x1_s8_packed_pays)") {
   // the rule stated in kernels/conv2d_packed.hpp, for the layout `automatic` packs on this CPU
   const bool native = k::conv2d_1x1_s8_packed_native();
-  const bool avx2 = k::detail::packed_s8_kind_for(k::linear_path::automatic) == k::detail::packed_s8_layout_kind::avx2_pairs;
+  const bool avx2 = k::detail::packed_s8_avx2_kind(k::detail::packed_s8_kind_for(k::linear_path::automatic, 1, 1));
   for (const int oc : {1, 4, 7, 8, 12, 15, 16, 17, 64}) {
     for (const int iw : {1, 7, 8, 64}) {
       k::conv2d_shape s;

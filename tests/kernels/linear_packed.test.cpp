@@ -209,7 +209,7 @@ TEST_CASE("packed s8: argument errors") {
   a.input = x.data(); a.weights = w.data(); a.output = y.data(); a.batches = 1; a.cols = 10; a.rows = 3;
   a.multiplier = &m; a.shift = &s; a.input_offset = 5;
   const std::size_t n = k::linear_s8_packed_size(3, 10);
-  CHECK(n == 64 + 12 * 16 + 16 * 12);
+  CHECK(n == 64 + 12 * 16 + 2 * 8 * 16);  // header, row constants, the larger weight layout: AVX2 int16 (VNNI: 16 · 12)
   CHECK(k::linear_s8_packed_size(0, 10) == 0);
   std::vector<std::uint8_t> buf(n);
   CHECK(k::pack_linear_s8(a, buf.data(), n - 1) == status::scratch_too_small);
@@ -381,8 +381,16 @@ TEST_CASE("linear_s8_plan: one checked call; its errors are validate's but for i
 
 namespace {
 
+/// Requires the header of the packed buffer `buf` to name `kind`.
+void detail_header_layout_is(const std::vector<std::uint8_t>& buf, k::detail::packed_s8_layout_kind kind) {
+  k::detail::packed_s8_header h;
+  std::memcpy(&h, buf.data(), sizeof h);
+  REQUIRE(h.layout == static_cast<std::int32_t>(kind));
+}
+
 /// Packs `a` in the AVX2 layout (`linear_path::x86_avx2`: the batch-blocked column-pair kernel
-/// `linear_s8_pairs_avx2` where the CPU has AVX2) and requires the bytes of the generic path.
+/// `linear_s8_pairs_avx2` where the CPU has AVX2; int16 weights for small layers) and requires the bytes of the
+/// generic path.
 void check_avx2_pairs(k::linear_s8_args a) {
   std::vector<std::int8_t> ref(static_cast<std::size_t>(a.batches) * static_cast<std::size_t>(a.rows)),
       out(ref.size(), std::int8_t{0x5A});
@@ -397,13 +405,25 @@ void check_avx2_pairs(k::linear_s8_args a) {
   CAPTURE(a.filter_offset); CAPTURE(a.bias != nullptr); CAPTURE(a.kernel_sum != nullptr);
   CAPTURE(static_cast<int>(a.rounding));
   REQUIRE(out == ref);
+  // the layout the shape takes: int16 weights up to `avx2_pairs16_max_weights`, bytes above
+  detail_header_layout_is(buf, k::detail::avx2_pairs_kind(a.rows, a.cols));
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
-  // the kernel itself in the bias form (x' = x + input_offset widened, |x'| ≤ 383), as packed above
+  // the kernel itself in the bias form (x' = x + input_offset widened, |x'| ≤ 383), on both AVX2 layouts of
+  // the weights (whichever the shape packs into)
   if (k::path_available(k::linear_path::x86_avx2) && a.kernel_sum == nullptr) {
-    std::fill(out.begin(), out.end(), std::int8_t{0x5A});
-    const auto geo = k::detail::packed_s8_layout(a.rows, a.cols, k::detail::packed_s8_layout_kind::avx2_pairs);
-    k::detail::linear_s8_pairs_avx2(a, reinterpret_cast<const std::int8_t*>(buf.data() + geo.weights));
-    REQUIRE(out == ref);
+    for (const auto kind : {k::detail::packed_s8_layout_kind::avx2_pairs, k::detail::packed_s8_layout_kind::avx2_pairs16}) {
+      const auto geo = k::detail::packed_s8_layout(a.rows, a.cols, kind);
+      std::vector<std::int16_t> w(static_cast<std::size_t>(geo.total - geo.weights) / 2 + 1);  // int16-aligned
+      k::detail::pack_s8_weights(a.weights, a.rows, a.cols, kind, geo, reinterpret_cast<std::uint8_t*>(w.data()));
+      std::fill(out.begin(), out.end(), std::int8_t{0x5A});
+      if (kind == k::detail::packed_s8_layout_kind::avx2_pairs16) {
+        k::detail::linear_s8_pairs_avx2(a, w.data());
+      } else {
+        k::detail::linear_s8_pairs_avx2(a, reinterpret_cast<const std::int8_t*>(w.data()));
+      }
+      CAPTURE(static_cast<int>(kind));
+      REQUIRE(out == ref);
+    }
   }
 #endif
 }
@@ -497,9 +517,28 @@ TEST_CASE("packed s8: a buffer whose header names another layout is refused") {
   std::vector<std::uint8_t> buf(n);
   REQUIRE(k::pack_linear_s8(a, buf.data(), n, k::linear_path::x86_avx2) == status::ok);
   CHECK(k::linear_s8_packed(a, buf.data(), n) == status::ok);
-  for (const std::int32_t layout : {1, 3, -1}) {  // 1: the retired row-chunk AVX2 layout
+  // 1: the retired row-chunk AVX2 layout; 2: the AVX2 byte layout, which this small layer does not pack into (it
+  // packs int16 weights, 3)
+  for (const std::int32_t layout : {1, 2, 4, -1}) {
     std::memcpy(buf.data() + offsetof(k::detail::packed_s8_header, layout), &layout, sizeof layout);
     CAPTURE(layout);
     CHECK(k::linear_s8_packed(a, buf.data(), n) == status::shape_mismatch);
   }
+  // a layer above `avx2_pairs16_max_weights` packs bytes (2); a header naming int16 weights (3), whose geometry is
+  // twice as large as its buffer, is refused
+  const std::int32_t cols = static_cast<std::int32_t>(k::detail::avx2_pairs16_max_weights / 3 + 16);
+  std::vector<std::int8_t> xl(static_cast<std::size_t>(cols), 1), wl(std::size_t{3} * static_cast<std::size_t>(cols), 2);
+  a.input = xl.data();
+  a.weights = wl.data();
+  a.cols = cols;
+  const std::size_t nl = k::linear_s8_packed_size(3, cols);
+  std::vector<std::uint8_t> big(nl);
+  REQUIRE(k::pack_linear_s8(a, big.data(), nl, k::linear_path::x86_avx2) == status::ok);
+  k::detail::packed_s8_header h;
+  std::memcpy(&h, big.data(), sizeof h);
+  CHECK(h.layout == 2);
+  CHECK(k::linear_s8_packed(a, big.data(), nl) == status::ok);
+  const std::int32_t w16 = 3;
+  std::memcpy(big.data() + offsetof(k::detail::packed_s8_header, layout), &w16, sizeof w16);
+  CHECK(k::linear_s8_packed(a, big.data(), nl) == status::shape_mismatch);
 }

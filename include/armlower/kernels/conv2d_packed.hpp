@@ -37,14 +37,16 @@ namespace armlower::kernels {
 
 namespace detail {
 
-/// The layout a packed 1×1 CONV2D uses for `path` (`automatic`: AVX-512 VNNI where the CPU has it,
-/// else the AVX2 column pairs where it has AVX2; `x86_avx2` / `x86_avx512_vnni`: that layout); false
-/// for paths with no packed CONV2D (`generic`, Arm paths, non-x86 hosts).
-[[nodiscard]] inline bool conv2d_1x1_s8_packed_kind(linear_path path, packed_s8_layout_kind& kind) noexcept {
+/// The layout a packed 1×1 CONV2D of `oc` × `ic` weights uses for `path` (`automatic`: AVX-512 VNNI where the CPU
+/// has it, else the AVX2 column pairs where it has AVX2; `x86_avx2` / `x86_avx512_vnni`: that layout; the AVX2 one
+/// as int16 for small layers, `avx2_pairs_kind`); false for paths with no packed CONV2D (`generic`, Arm paths,
+/// non-x86 hosts).
+[[nodiscard]] inline bool conv2d_1x1_s8_packed_kind(linear_path path, packed_s8_layout_kind& kind, std::int64_t oc = 1,
+                                                    std::int64_t ic = 1) noexcept {
   if (path != linear_path::automatic && path != linear_path::x86_avx2 && path != linear_path::x86_avx512_vnni) {
     return false;
   }
-  kind = packed_s8_kind_for(path);
+  kind = packed_s8_kind_for(path, oc, ic);
   return true;
 }
 
@@ -71,7 +73,7 @@ namespace detail {
 /// so those keep `conv2d`.
 [[nodiscard]] inline bool conv2d_1x1_s8_packed_pays(const conv2d_shape& s) noexcept {
   if (!detail::is_conv2d_1x1(s) || !conv2d_1x1_s8_packed_native()) return false;
-  if (detail::packed_s8_kind_for(linear_path::automatic) != detail::packed_s8_layout_kind::avx2_pairs) return true;
+  if (!detail::packed_s8_avx2_kind(detail::packed_s8_kind_for(linear_path::automatic, s.oc, s.ic))) return true;
   const std::int64_t m = std::int64_t{s.n} * s.ih * s.iw;
   return s.oc >= 16 || (s.oc >= 8 && m >= 8);
 }
@@ -89,10 +91,9 @@ namespace detail {
   if (weight == nullptr || packed == nullptr) return status::null_pointer;
   if (!detail::is_conv2d_1x1(s)) return status::invalid_attribute;
   detail::packed_s8_layout_kind kind = detail::packed_s8_layout_kind::vnni;
-  if (!detail::conv2d_1x1_s8_packed_kind(path, kind)) return status::unsupported_path;
+  if (!detail::conv2d_1x1_s8_packed_kind(path, kind, s.oc, s.ic)) return status::unsupported_path;
   return pack_linear_s8(detail::conv2d_1x1_linear(s, weight, input_zp, weight_zp), packed, size,
-                        kind == detail::packed_s8_layout_kind::avx2_pairs ? linear_path::x86_avx2
-                                                                          : linear_path::x86_avx512_vnni);
+                        detail::packed_s8_avx2_kind(kind) ? linear_path::x86_avx2 : linear_path::x86_avx512_vnni);
 }
 
 /// A `conv2d_1x1_s8_packed` call checked once: the shape, the packed buffer (header, layout, zero
@@ -137,7 +138,7 @@ class conv2d_1x1_s8_packed_plan {
   if (const status st = conv2d_output_size(s, oh, ow); st != status::ok) return st;
   if (!detail::is_conv2d_1x1(s)) return status::invalid_attribute;
   detail::packed_s8_layout_kind kind{};
-  if (!detail::conv2d_1x1_s8_packed_kind(path, kind) || !detail::packed_s8_runs(kind)) return status::unsupported_path;
+  if (!detail::conv2d_1x1_s8_packed_kind(path, kind, s.oc, s.ic) || !detail::packed_s8_runs(kind)) return status::unsupported_path;
   if (size < conv2d_1x1_s8_packed_size(s.oc, s.ic) || size < sizeof(detail::packed_s8_header)) {
     return status::scratch_too_small;
   }
@@ -180,6 +181,13 @@ class conv2d_1x1_s8_packed_plan {
                                     [base, c64, &geo](const linear_s8_args& a, detail::vnni_acc32_out& o) {
                                       detail::linear_s8_pairs_avx2(
                                           a, reinterpret_cast<const std::int8_t*>(base + geo.weights), &o, c64);
+                                    });
+  }
+  if (plan.kind_ == detail::packed_s8_layout_kind::avx2_pairs16) {  // geo.weights is even: int16 aligned
+    return detail::conv2d_1x1_acc32(plan.s_, input, plan.bias_, plan.input_zp_, plan.weight_zp_, output,
+                                    [base, c64, &geo](const linear_s8_args& a, detail::vnni_acc32_out& o) {
+                                      detail::linear_s8_pairs_avx2(
+                                          a, reinterpret_cast<const std::int16_t*>(base + geo.weights), &o, c64);
                                     });
   }
   return detail::conv2d_1x1_acc32(plan.s_, input, plan.bias_, plan.input_zp_, plan.weight_zp_, output,

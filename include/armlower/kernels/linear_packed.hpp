@@ -83,15 +83,18 @@ namespace armlower::kernels {
 
 namespace detail {
 
-/// The layout `path` packs into: `x86_avx2` → AVX2; `automatic` → the fastest packed layout this
-/// CPU runs (AVX-512 VNNI where available, else AVX2 where available); anything else → VNNI (the
-/// portable bytes; run by `linear_s8` where the CPU has neither).
-[[nodiscard]] inline packed_s8_layout_kind packed_s8_kind_for(linear_path path) noexcept {
+/// The layout `path` packs a `rows` × `cols` layer into: `x86_avx2` → AVX2 (`avx2_pairs_kind`: int16 weights for
+/// small layers); `automatic` → the fastest packed layout this CPU runs (AVX-512 VNNI where available, else AVX2
+/// where available); anything else → VNNI (the portable bytes; run by `linear_s8` where the CPU has neither).
+[[nodiscard]] inline packed_s8_layout_kind packed_s8_kind_for(linear_path path, std::int64_t rows,
+                                                              std::int64_t cols) noexcept {
 #if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
-  if (path == linear_path::x86_avx2) return packed_s8_layout_kind::avx2_pairs;
-  if (path == linear_path::automatic && !x86_has_avx512_vnni_vl() && x86_has_avx2()) return packed_s8_layout_kind::avx2_pairs;
+  if (path == linear_path::x86_avx2) return avx2_pairs_kind(rows, cols);
+  if (path == linear_path::automatic && !x86_has_avx512_vnni_vl() && x86_has_avx2()) return avx2_pairs_kind(rows, cols);
 #else
   (void)path;
+  (void)rows;
+  (void)cols;
 #endif
   return packed_s8_layout_kind::vnni;
 }
@@ -99,7 +102,7 @@ namespace detail {
 /// True if this CPU runs layout `k` with its packed microkernel.
 [[nodiscard]] inline bool packed_s8_runs(packed_s8_layout_kind k) noexcept {
 #if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
-  return k == packed_s8_layout_kind::avx2_pairs ? x86_has_avx2() : x86_has_avx512_vnni_vl();
+  return packed_s8_avx2_kind(k) ? x86_has_avx2() : x86_has_avx512_vnni_vl();
 #else
   (void)k;
   return false;
@@ -112,13 +115,15 @@ namespace detail {
 
 /// Writes `weights` [rows][cols] at `w` in the weight layout `kind` with geometry `geo`
 /// (`kernels/detail/linear_s8_packed_layout.hpp`: VNNI panels of u = w + 128 bytes, or row-major u
-/// bytes where `geo.narrow`; the AVX2 column pairs). Padding is zero.
+/// bytes where `geo.narrow`; the AVX2 column pairs, as bytes or as int16). Padding is zero.
 inline void pack_s8_weights(const std::int8_t* weights, std::int32_t n_rows, std::int32_t n_cols,
                             packed_s8_layout_kind kind, const packed_s8_geometry& geo, std::uint8_t* w) noexcept {
   const std::ptrdiff_t rows = n_rows, cols = n_cols;
   const auto np = static_cast<std::ptrdiff_t>(geo.np), kp = static_cast<std::ptrdiff_t>(geo.kp);
-  if (kind == packed_s8_layout_kind::avx2_pairs) {
-    // groups of 8 rows; per column pair the 2 bytes of each of the 8 rows; cols padded to 16; zero padding
+  if (packed_s8_avx2_kind(kind)) {
+    // groups of 8 rows; per column pair the 2 weights of each of the 8 rows; cols padded to 16; zero padding;
+    // avx2_pairs16: each as a little-endian int16
+    const bool w16 = kind == packed_s8_layout_kind::avx2_pairs16;
     const std::ptrdiff_t pairs = (cols + 15) / 16 * 8;
     std::size_t o = 0;
     for (std::ptrdiff_t r0 = 0; r0 < rows; r0 += 8) {
@@ -126,7 +131,9 @@ inline void pack_s8_weights(const std::int8_t* weights, std::int32_t n_rows, std
         for (std::ptrdiff_t i = 0; i < 8; ++i) {
           for (std::ptrdiff_t j = 0; j < 2; ++j) {
             const std::ptrdiff_t r = r0 + i, k = 2 * p + j;
-            w[o++] = (r < rows && k < cols) ? static_cast<std::uint8_t>(weights[r * cols + k]) : std::uint8_t{0};
+            const std::int8_t v = (r < rows && k < cols) ? weights[r * cols + k] : std::int8_t{0};
+            w[o++] = static_cast<std::uint8_t>(v);
+            if (w16) w[o++] = v < 0 ? std::uint8_t{0xFF} : std::uint8_t{0};
           }
         }
       }
@@ -181,7 +188,7 @@ inline void pack_s8_weights(const std::int8_t* weights, std::int32_t n_rows, std
   const std::size_t need = linear_s8_packed_size(a.rows, a.cols);
   if (need == 0 || size < need) return status::scratch_too_small;
   auto* out = static_cast<std::uint8_t*>(packed);
-  const detail::packed_s8_layout_kind kind = detail::packed_s8_kind_for(path);
+  const detail::packed_s8_layout_kind kind = detail::packed_s8_kind_for(path, a.rows, a.cols);
   const detail::packed_s8_geometry geo = detail::packed_s8_layout(a.rows, a.cols, kind);
   detail::packed_s8_header h;
   h.magic = detail::packed_s8_magic;
@@ -226,7 +233,7 @@ inline void pack_s8_weights(const std::int8_t* weights, std::int32_t n_rows, std
 /// True if `linear_s8_packed` runs a packed microkernel on this CPU for a buffer packed with
 /// `path` (default: `automatic`); else it runs `linear_s8(a)`.
 [[nodiscard]] inline bool linear_s8_packed_native(linear_path path = linear_path::automatic) noexcept {
-  return detail::packed_s8_runs(detail::packed_s8_kind_for(path));
+  return detail::packed_s8_runs(detail::packed_s8_kind_for(path, 1, 1));
 }
 
 namespace detail {
@@ -234,9 +241,8 @@ namespace detail {
 /// The geometry of the layout a buffer's header `h` records (for `linear_s8_packed_run`).
 [[nodiscard]] constexpr packed_s8_geometry packed_s8_geometry_of(const packed_s8_header& h) noexcept {
   return packed_s8_layout(h.rows, h.cols,
-                          h.layout == static_cast<std::int32_t>(packed_s8_layout_kind::avx2_pairs)
-                              ? packed_s8_layout_kind::avx2_pairs
-                              : packed_s8_layout_kind::vnni);
+                          packed_s8_layout_valid(h.layout, h.rows, h.cols) ? static_cast<packed_s8_layout_kind>(h.layout)
+                                                                           : packed_s8_layout_kind::vnni);
 }
 
 /// Runs the packed form for a validated `a`, the buffer's header `h` (already checked to match `a`)
@@ -244,13 +250,20 @@ namespace detail {
 [[nodiscard]] inline status linear_s8_packed_run(const linear_s8_args& a, const std::uint8_t* base,
                                                  const packed_s8_header& h, const packed_s8_geometry& geo) noexcept {
 #if defined(ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED)
-  if (h.layout == static_cast<std::int32_t>(packed_s8_layout_kind::avx2_pairs)) {
+  if (packed_s8_avx2_kind(geo.kind)) {
     if (x86_has_avx2() && h.cmax <= INT32_MAX &&
         reinterpret_cast<std::uintptr_t>(base + geo.c32) % alignof(std::int32_t) == 0) {
       // the folded constants are exactly a kernel_sum (CMSIS-NN form)
-      linear_s8_pairs_avx2(a, reinterpret_cast<const std::int8_t*>(base + geo.weights), nullptr, nullptr,
-                           reinterpret_cast<const std::int32_t*>(base + geo.c32), h.cmax);
-      return status::ok;
+      const auto* c32 = reinterpret_cast<const std::int32_t*>(base + geo.c32);
+      if (geo.kind == packed_s8_layout_kind::avx2_pairs16) {
+        if (reinterpret_cast<std::uintptr_t>(base + geo.weights) % alignof(std::int16_t) == 0) {
+          linear_s8_pairs_avx2(a, reinterpret_cast<const std::int16_t*>(base + geo.weights), nullptr, nullptr, c32, h.cmax);
+          return status::ok;
+        }
+      } else {
+        linear_s8_pairs_avx2(a, reinterpret_cast<const std::int8_t*>(base + geo.weights), nullptr, nullptr, c32, h.cmax);
+        return status::ok;
+      }
     }
   } else if (x86_has_avx512_vnni_vl() && reinterpret_cast<std::uintptr_t>(base + geo.c64) % alignof(std::int64_t) == 0) {
     if (geo.narrow) {
@@ -292,7 +305,7 @@ namespace detail {
   detail::packed_s8_header h;
   std::memcpy(&h, packed, sizeof h);
   if (h.magic != detail::packed_s8_magic || h.rows != a.rows || h.cols != a.cols ||
-      !detail::packed_s8_layout_known(h.layout)) {
+      !detail::packed_s8_layout_valid(h.layout, a.rows, a.cols)) {
     return status::shape_mismatch;
   }
   if (h.input_offset != a.input_offset || h.filter_offset != a.filter_offset) return status::zero_point_out_of_range;
@@ -343,7 +356,7 @@ inline void reset_linear_s8_cache(void* cache, std::size_t size) noexcept { deta
   std::memcpy(&h, base, sizeof h);
   return h.magic == detail::packed_s8_magic && h.rows == a.rows && h.cols == a.cols &&
          h.input_offset == a.input_offset && h.filter_offset == a.filter_offset &&
-         h.layout == static_cast<std::int32_t>(detail::packed_s8_kind_for(linear_path::automatic)) &&
+         h.layout == static_cast<std::int32_t>(detail::packed_s8_kind_for(linear_path::automatic, a.rows, a.cols)) &&
          h.weights_id == detail::address_id(a.weights) && h.kernel_sum_id == detail::address_id(a.kernel_sum) &&
          h.bias_id == (a.kernel_sum != nullptr ? 0 : detail::address_id(a.bias));
 }

@@ -165,7 +165,7 @@ namespace detail {
                                              const std::int8_t* weights) noexcept {
   packed_s8_header h;
   std::memcpy(&h, base, sizeof h);
-  return h.magic == packed_s16_magic && h.rows == rows && h.cols == cols && packed_s8_layout_known(h.layout) &&
+  return h.magic == packed_s16_magic && h.rows == rows && h.cols == cols && packed_s16_layout_known(h.layout) &&
          (weights == nullptr ||
           (h.weights_id == address_id(weights) &&
            h.layout == static_cast<std::int32_t>(packed_s16_kind_for(linear_path::automatic))));

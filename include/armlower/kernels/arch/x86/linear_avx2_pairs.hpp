@@ -71,6 +71,15 @@ ARMLOWER_X86_AVX2 inline void pairs_widen_x_avx2(const std::int8_t* x, std::ptrd
   }
 }
 
+/// One column pair of 8 channels (16 weights) as int16 lanes: the int8 layout (`avx2_pairs`) sign-extended
+/// (`vpmovsxbw` of 16 bytes), the int16 one (`avx2_pairs16`) loaded as it is.
+[[gnu::always_inline]] ARMLOWER_X86_AVX2 inline __m256i pairs_wv(const std::int8_t* q) noexcept {
+  return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
+}
+[[gnu::always_inline]] ARMLOWER_X86_AVX2 inline __m256i pairs_wv(const std::int16_t* q) noexcept {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
+}
+
 /// The int16 pair at q broadcast to 8 lanes (`vpbroadcastd` from memory).
 ARMLOWER_X86_AVX2 inline __m256i pairs_bcast_avx2(const std::int16_t* q) noexcept {
   std::int32_t t;
@@ -79,22 +88,23 @@ ARMLOWER_X86_AVX2 inline __m256i pairs_bcast_avx2(const std::int16_t* q) noexcep
 }
 
 /// part[g][m][0..8) (+)= Σ_{p < np} (xb[m][2p], xb[m][2p+1]) · (w_g[p][n][0], w_g[p][n][1]) for the G groups
-/// at w + g·gstride (16 bytes per pair: 8 channels × 2 columns), MB batch rows of `xb`; np a multiple of 8.
+/// at w + g·gstride (16 weights per pair: 8 channels × 2 columns; WT: int8 or int16 weights, `pairs_wv`), MB batch
+/// rows of `xb`; np a multiple of 8.
 /// `first`: store instead of add. `part32` (not null): store the int32 sums there instead,
 /// part32[g][m][0..8) (stride MB·8 per group), and leave `part` alone. Accumulator of (g, m): a_{g·(8/G) + m},
 /// eight named ymm variables (GCC 12 keeps an __m256i array in registers only with a copy per step).
-template <int MB, int G>
-[[gnu::noinline]] ARMLOWER_X86_AVX2 inline void pairs_block_avx2(const std::int16_t* xb, const std::int8_t* w,
+template <int MB, int G, class WT = std::int8_t>
+[[gnu::noinline]] ARMLOWER_X86_AVX2 inline void pairs_block_avx2(const std::int16_t* xb, const WT* w,
                                                                 std::ptrdiff_t gstride, std::ptrdiff_t np,
                                                                 std::int64_t* part, std::ptrdiff_t gpart,
                                                                 bool first, std::int32_t* part32 = nullptr) noexcept {
   static_assert(MB >= 1 && (G == 1 || G == 2 || G == 4) && MB * G <= 8);
   constexpr int S = 8 / G;  // accumulator index stride between groups
   __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-  const std::int8_t* w1p = w + (G > 1 ? gstride : 0);
-  const std::int8_t* w2p = w + (G > 2 ? 2 * gstride : 0);
-  const std::int8_t* w3p = w + (G > 2 ? 3 * gstride : 0);
-#define ARMLOWER_WV(q) _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>((q) + p * 16)))
+  const WT* w1p = w + (G > 1 ? gstride : 0);
+  const WT* w2p = w + (G > 2 ? 2 * gstride : 0);
+  const WT* w3p = w + (G > 2 ? 3 * gstride : 0);
+#define ARMLOWER_WV(q) pairs_wv((q) + p * 16)
 #define ARMLOWER_XB(m) pairs_bcast_avx2(xb + (m) * avx2_pairs_kb<MB> + 2 * p)
 #define ARMLOWER_MAC(A, W, X) (A) = _mm256_add_epi32((A), _mm256_madd_epi16((W), (X)))
   if constexpr (G == 1 && MB <= 4) {
@@ -539,15 +549,70 @@ ARMLOWER_X86_AVX2 inline void pairs_acc32_group8_avx2(const linear_s8_args& a, v
   o.range_error = o.range_error || _mm256_testz_si256(bad, bad) == 0;
 }
 
+/// The whole groups of 8 channels of batch row b0 of a call with `pairs_fast_requant_ok` whose K is one block
+/// (`avx2_pairs_kb<1>`), input widened at xb (`pairs_widen_x_avx2<1>`), `np` pairs, groups `gstride` bytes apart:
+/// per 4 groups the dot products in 8 chains (as `pairs_block_avx2<1, 4>`: even and odd pairs apart, each input pair
+/// broadcast once for the 4 groups), then each group's 8 sums requantized from the register and stored
+/// (`store8_fast_group_s8_avx2`; `add` = the row's Σx term, `kt`: `pairs_tensor_consts`); the groups after the last 4
+/// one at a time. Returns the channels done (8·⌊rows/8⌋). WT: the weights' type (`pairs_wv`). The form of batch 1 with
+/// one K block: no `part32` round trip and no per-group call (on Zen 5 restricted to AVX2, within noise of
+/// `pairs_block_avx2` + `requant_group_any_s8_avx2` on its own; the int16 layout's gain is measured with it).
+template <bool Dbl, class WT>
+ARMLOWER_X86_AVX2 inline std::int32_t pairs_row1_fast_s8_avx2(const linear_s8_args& a, const WT* packed,
+                                                             const std::int16_t* xb, std::ptrdiff_t np,
+                                                             std::ptrdiff_t gstride, const pairs_fast_consts& kt,
+                                                             __m256i add, std::int8_t* y) noexcept {
+  const pairs_fast_out o = make_pairs_fast_out(a);
+  const std::ptrdiff_t groups = a.rows / 8;
+  std::ptrdiff_t g = 0;
+#define ARMLOWER_WV(q) pairs_wv((q) + p * 16)
+#define ARMLOWER_MAC(A, W, X) (A) = _mm256_add_epi32((A), _mm256_madd_epi16((W), (X)))
+  for (; g + 4 <= groups; g += 4) {
+    const WT* w0 = packed + g * gstride;
+    const WT* w1 = w0 + gstride;
+    const WT* w2 = w1 + gstride;
+    const WT* w3 = w2 + gstride;
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    for (std::ptrdiff_t p = 0; p < np; p += 2) {
+      const __m256i x0 = pairs_bcast_avx2(xb + 2 * p), x1 = pairs_bcast_avx2(xb + 2 * p + 2);
+      ARMLOWER_MAC(a0, ARMLOWER_WV(w0), x0);
+      ARMLOWER_MAC(a2, ARMLOWER_WV(w1), x0);
+      ARMLOWER_MAC(a4, ARMLOWER_WV(w2), x0);
+      ARMLOWER_MAC(a6, ARMLOWER_WV(w3), x0);
+      ARMLOWER_MAC(a1, ARMLOWER_WV(w0 + 16), x1);
+      ARMLOWER_MAC(a3, ARMLOWER_WV(w1 + 16), x1);
+      ARMLOWER_MAC(a5, ARMLOWER_WV(w2 + 16), x1);
+      ARMLOWER_MAC(a7, ARMLOWER_WV(w3 + 16), x1);
+    }
+    const auto r0 = static_cast<std::int32_t>(8 * g);
+    store8_fast_group_s8_avx2(a, kt, o, Dbl, add, _mm256_add_epi32(a0, a1), r0, y);
+    store8_fast_group_s8_avx2(a, kt, o, Dbl, add, _mm256_add_epi32(a2, a3), r0 + 8, y);
+    store8_fast_group_s8_avx2(a, kt, o, Dbl, add, _mm256_add_epi32(a4, a5), r0 + 16, y);
+    store8_fast_group_s8_avx2(a, kt, o, Dbl, add, _mm256_add_epi32(a6, a7), r0 + 24, y);
+  }
+  for (; g < groups; ++g) {
+    const WT* w0 = packed + g * gstride;
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0;
+    for (std::ptrdiff_t p = 0; p < np; p += 2) {
+      ARMLOWER_MAC(a0, ARMLOWER_WV(w0), pairs_bcast_avx2(xb + 2 * p));
+      ARMLOWER_MAC(a1, ARMLOWER_WV(w0 + 16), pairs_bcast_avx2(xb + 2 * p + 2));
+    }
+    store8_fast_group_s8_avx2(a, kt, o, Dbl, add, _mm256_add_epi32(a0, a1), static_cast<std::int32_t>(8 * g), y);
+  }
+#undef ARMLOWER_WV
+#undef ARMLOWER_MAC
+  return static_cast<std::int32_t>(8 * groups);
+}
+
 /// Batch rows b0 .. b0+MB−1 of `linear_s8_pairs_avx2` (`fast`: `pairs_fast_requant_ok`, decided for the call).
-template <int MB>
+template <int MB, class WT>
 ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a, const requant_s8_avx2_consts& rc,
-                                                        const std::int8_t* packed, std::int32_t b0,
+                                                        const WT* packed, std::int32_t b0,
                                                         std::int16_t xoff, vnni_acc32_out* acc32,
                                                         const std::int64_t* c64, bool fast) noexcept {
   constexpr int G = pairs_groups_avx2<MB>;
   const std::ptrdiff_t cols = a.cols;
-  const std::ptrdiff_t gstride = (cols + 15) / 16 * 128;  // bytes per group of 8 channels
+  const std::ptrdiff_t gstride = (cols + 15) / 16 * 128;  // weights per group of 8 channels
   const std::ptrdiff_t groups = (a.rows + 7) / 8;
   const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(b0) * cols;
   std::int64_t xsum[MB];
@@ -561,12 +626,20 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
     const pairs_fast_consts k = pairs_tensor_consts(a, rc.dbl, true);
     const std::ptrdiff_t np = (cols + 15) / 16 * 8;
     constexpr std::ptrdiff_t gp = std::ptrdiff_t{MB} * 8;
-    for (std::ptrdiff_t g0 = 0; g0 < groups; g0 += avx2_pairs_sg) {
+    std::ptrdiff_t gfirst = 0;
+    if constexpr (MB == 1) {  // the whole groups from registers, a last partial group below
+      const __m256i add = _mm256_set1_epi32(static_cast<std::int32_t>(a.filter_offset * xsum[0]));
+      std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b0) * a.rows;
+      const std::int32_t done = rc.dbl ? pairs_row1_fast_s8_avx2<true>(a, packed, xb, np, gstride, k, add, y)
+                                       : pairs_row1_fast_s8_avx2<false>(a, packed, xb, np, gstride, k, add, y);
+      gfirst = done / 8;
+    }
+    for (std::ptrdiff_t g0 = gfirst; g0 < groups; g0 += avx2_pairs_sg) {
       const std::ptrdiff_t gn = groups - g0 < avx2_pairs_sg ? groups - g0 : avx2_pairs_sg;
-      const std::int8_t* w = packed + g0 * gstride;
+      const WT* w = packed + g0 * gstride;
       std::ptrdiff_t g = 0;
-      for (; g + G <= gn; g += G) pairs_block_avx2<MB, G>(xb, w + g * gstride, gstride, np, part, gp, true, part32 + g * gp);
-      for (; g < gn; ++g) pairs_block_avx2<MB, 1>(xb, w + g * gstride, gstride, np, part, gp, true, part32 + g * gp);
+      for (; g + G <= gn; g += G) pairs_block_avx2<MB, G, WT>(xb, w + g * gstride, gstride, np, part, gp, true, part32 + g * gp);
+      for (; g < gn; ++g) pairs_block_avx2<MB, 1, WT>(xb, w + g * gstride, gstride, np, part, gp, true, part32 + g * gp);
       for (g = 0; g < gn; ++g)
         requant_group_any_s8_avx2<MB>(a, rc, true, k, static_cast<std::int32_t>((g0 + g) * 8), part32 + g * gp, xsum, b0);
     }
@@ -579,11 +652,11 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
       const std::ptrdiff_t n = cols - k0 < avx2_pairs_kb<MB> ? cols - k0 : avx2_pairs_kb<MB>;
       if (!one_block) pairs_widen_x_avx2<MB>(x, cols, k0, n, xoff, xb);
       const std::ptrdiff_t np = (n + 15) / 16 * 8;
-      const std::int8_t* w = packed + g0 * gstride + k0 * 8;  // k0/2 pairs × 16 bytes
+      const WT* w = packed + g0 * gstride + k0 * 8;  // k0/2 pairs × 16 weights
       std::ptrdiff_t g = 0;
       constexpr std::ptrdiff_t gp = std::ptrdiff_t{MB} * 8;  // part elements per group
-      for (; g + G <= gn; g += G) pairs_block_avx2<MB, G>(xb, w + g * gstride, gstride, np, part + g * gp, gp, k0 == 0);
-      for (; g < gn; ++g) pairs_block_avx2<MB, 1>(xb, w + g * gstride, gstride, np, part + g * gp, gp, k0 == 0);
+      for (; g + G <= gn; g += G) pairs_block_avx2<MB, G, WT>(xb, w + g * gstride, gstride, np, part + g * gp, gp, k0 == 0);
+      for (; g < gn; ++g) pairs_block_avx2<MB, 1, WT>(xb, w + g * gstride, gstride, np, part + g * gp, gp, k0 == 0);
     }
     for (std::ptrdiff_t g = 0; g < gn; ++g) {
       const auto r0 = static_cast<std::int32_t>((g0 + g) * 8);
@@ -616,7 +689,8 @@ inline void pairs_batch_blocks(std::int32_t batches, F&& f) noexcept {
 }
 
 /// AVX2 s8 fused linear over `avx2_pairs` packed weights (groups of 8 rows; per column pair p the
-/// 8 rows' (w[2p], w[2p+1]) bytes, 16 bytes; rows padded to 8 and columns to 16 with zeros).
+/// 8 rows' (w[2p], w[2p+1]) bytes, 16 bytes; rows padded to 8 and columns to 16 with zeros), WT = std::int8_t,
+/// or the same order as int16 (`avx2_pairs16`, WT = std::int16_t: no sign extension per call).
 /// Batch rows in blocks of 8, then one block of the remainder (1..7). Same integers as
 /// `linear_s8_avx2`. Preconditions: `validate(a) == ok`, `packed` holding those
 /// weights, CPU has AVX2.
@@ -631,7 +705,8 @@ inline void pairs_batch_blocks(std::int32_t batches, F&& f) noexcept {
 /// Measured (Zen 5 restricted to AVX2, `bench_kernels_linear` BM_s8_armlower_avx2_prepacked; benchmarks/RESULTS.md
 /// "AVX2 class on Zen 5, XNNPACK restricted to AVX2"): with that form, the folded constants set in the local copy
 /// and the 1-row step of `pairs_block_avx2`, 1 × 64² 36.0 → 46.6 GMAC/s, 8 × 64² 52.8 → 68.8.
-ARMLOWER_X86_AVX2 inline void linear_s8_pairs_avx2(const linear_s8_args& args, const std::int8_t* packed,
+template <class WT>
+ARMLOWER_X86_AVX2 inline void linear_s8_pairs_avx2(const linear_s8_args& args, const WT* packed,
                                                    vnni_acc32_out* acc32 = nullptr, const std::int64_t* c64 = nullptr,
                                                    const std::int32_t* folded = nullptr, std::int64_t cmax = -1) noexcept {
   linear_s8_args a = args;  // local copy: int8 output stores cannot alias it
@@ -644,7 +719,7 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_avx2(const linear_s8_args& args, c
   // `requant_group8_fast_s8_avx2` for the call, on the int32 sums of one K block (`one_block`, per batch block)
   const bool fast = acc32 == nullptr && pairs_fast_requant_ok(a, xoff, cmax);
   pairs_batch_blocks(a.batches, [&](auto mb, std::int32_t b0) {
-    linear_s8_pairs_rows_avx2<decltype(mb)::value>(a, rc, packed, b0, xoff, acc32, c64, fast);
+    linear_s8_pairs_rows_avx2<decltype(mb)::value, WT>(a, rc, packed, b0, xoff, acc32, c64, fast);
   });
 }
 
