@@ -551,12 +551,14 @@ ARMLOWER_X86_AVX2 inline void pairs_acc32_group8_avx2(const linear_s8_args& a, v
 
 /// The whole groups of 8 channels of batch row b0 of a call with `pairs_fast_requant_ok` whose K is one block
 /// (`avx2_pairs_kb<1>`), input widened at xb (`pairs_widen_x_avx2<1>`), `np` pairs, groups `gstride` bytes apart:
-/// per 4 groups the dot products in 8 chains (as `pairs_block_avx2<1, 4>`: even and odd pairs apart, each input pair
-/// broadcast once for the 4 groups), then each group's 8 sums requantized from the register and stored
+/// per 4 groups the dot products (`pairs_block_avx2<1, 4>`, its int32 sums), then each group's 8 sums requantized and
+/// stored
 /// (`store8_fast_group_s8_avx2`; `add` = the row's Σx term, `kt`: `pairs_tensor_consts`); the groups after the last 4
-/// one at a time. Returns the channels done (8·⌊rows/8⌋). WT: the weights' type (`pairs_wv`). The form of batch 1 with
-/// one K block: no `part32` round trip and no per-group call (on Zen 5 restricted to AVX2, within noise of
-/// `pairs_block_avx2` + `requant_group_any_s8_avx2` on its own; the int16 layout's gain is measured with it).
+/// one at a time. Returns the channels done (8·⌊rows/8⌋). WT: the weights' type (`pairs_wv`). The batch-1 form of one K
+/// block: the groups' requantization instantiated for the rounding, no per-group `requant_group_any_s8_avx2` call.
+/// Measured with the int16 layout (Zen 5 restricted to AVX2, `BM_s8_armlower_avx2_prepacked` 1 × 64², GMAC/s): 43–45
+/// before → 48–49; the same loop inlined here instead of `pairs_block_avx2`'s ran 50–51, and spilled an accumulator
+/// through memory at 1 × 256² (int8 weights: 71 → 53) when shared as one inlined helper.
 template <bool Dbl, class WT>
 ARMLOWER_X86_AVX2 inline std::int32_t pairs_row1_fast_s8_avx2(const linear_s8_args& a, const WT* packed,
                                                              const std::int16_t* xb, std::ptrdiff_t np,
@@ -565,42 +567,20 @@ ARMLOWER_X86_AVX2 inline std::int32_t pairs_row1_fast_s8_avx2(const linear_s8_ar
   const pairs_fast_out o = make_pairs_fast_out(a);
   const std::ptrdiff_t groups = a.rows / 8;
   std::ptrdiff_t g = 0;
-#define ARMLOWER_WV(q) pairs_wv((q) + p * 16)
-#define ARMLOWER_MAC(A, W, X) (A) = _mm256_add_epi32((A), _mm256_madd_epi16((W), (X)))
+  alignas(32) std::int32_t s[4][8];  // the sums of `pairs_block_avx2` (its register allocation: out of line)
   for (; g + 4 <= groups; g += 4) {
-    const WT* w0 = packed + g * gstride;
-    const WT* w1 = w0 + gstride;
-    const WT* w2 = w1 + gstride;
-    const WT* w3 = w2 + gstride;
-    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-    for (std::ptrdiff_t p = 0; p < np; p += 2) {
-      const __m256i x0 = pairs_bcast_avx2(xb + 2 * p), x1 = pairs_bcast_avx2(xb + 2 * p + 2);
-      ARMLOWER_MAC(a0, ARMLOWER_WV(w0), x0);
-      ARMLOWER_MAC(a2, ARMLOWER_WV(w1), x0);
-      ARMLOWER_MAC(a4, ARMLOWER_WV(w2), x0);
-      ARMLOWER_MAC(a6, ARMLOWER_WV(w3), x0);
-      ARMLOWER_MAC(a1, ARMLOWER_WV(w0 + 16), x1);
-      ARMLOWER_MAC(a3, ARMLOWER_WV(w1 + 16), x1);
-      ARMLOWER_MAC(a5, ARMLOWER_WV(w2 + 16), x1);
-      ARMLOWER_MAC(a7, ARMLOWER_WV(w3 + 16), x1);
+    pairs_block_avx2<1, 4, WT>(xb, packed + g * gstride, gstride, np, nullptr, 8, true, s[0]);
+#pragma GCC unroll 4
+    for (std::ptrdiff_t i = 0; i < 4; ++i) {
+      store8_fast_group_s8_avx2(a, kt, o, Dbl, add, _mm256_load_si256(reinterpret_cast<const __m256i*>(s[i])),
+                                static_cast<std::int32_t>(8 * (g + i)), y);
     }
-    const auto r0 = static_cast<std::int32_t>(8 * g);
-    store8_fast_group_s8_avx2(a, kt, o, Dbl, add, _mm256_add_epi32(a0, a1), r0, y);
-    store8_fast_group_s8_avx2(a, kt, o, Dbl, add, _mm256_add_epi32(a2, a3), r0 + 8, y);
-    store8_fast_group_s8_avx2(a, kt, o, Dbl, add, _mm256_add_epi32(a4, a5), r0 + 16, y);
-    store8_fast_group_s8_avx2(a, kt, o, Dbl, add, _mm256_add_epi32(a6, a7), r0 + 24, y);
   }
   for (; g < groups; ++g) {
-    const WT* w0 = packed + g * gstride;
-    __m256i a0 = _mm256_setzero_si256(), a1 = a0;
-    for (std::ptrdiff_t p = 0; p < np; p += 2) {
-      ARMLOWER_MAC(a0, ARMLOWER_WV(w0), pairs_bcast_avx2(xb + 2 * p));
-      ARMLOWER_MAC(a1, ARMLOWER_WV(w0 + 16), pairs_bcast_avx2(xb + 2 * p + 2));
-    }
-    store8_fast_group_s8_avx2(a, kt, o, Dbl, add, _mm256_add_epi32(a0, a1), static_cast<std::int32_t>(8 * g), y);
+    pairs_block_avx2<1, 1, WT>(xb, packed + g * gstride, gstride, np, nullptr, 8, true, s[0]);
+    store8_fast_group_s8_avx2(a, kt, o, Dbl, add, _mm256_load_si256(reinterpret_cast<const __m256i*>(s[0])),
+                              static_cast<std::int32_t>(8 * g), y);
   }
-#undef ARMLOWER_WV
-#undef ARMLOWER_MAC
   return static_cast<std::int32_t>(8 * groups);
 }
 
