@@ -176,18 +176,12 @@ class conv2d_1x1_s8_packed_plan {
   const std::uint8_t* base = plan.packed_;
   const detail::packed_s8_geometry& geo = plan.geo_;
   const auto* c64 = reinterpret_cast<const std::int64_t*>(base + geo.c64);
-  if (plan.kind_ == detail::packed_s8_layout_kind::avx2_pairs) {
+  if (detail::packed_s8_avx2_kind(plan.kind_)) {
     return detail::conv2d_1x1_acc32(plan.s_, input, plan.bias_, plan.input_zp_, plan.weight_zp_, output,
                                     [base, c64, &geo](const linear_s8_args& a, detail::vnni_acc32_out& o) {
-                                      detail::linear_s8_pairs_avx2(
-                                          a, reinterpret_cast<const std::int8_t*>(base + geo.weights), &o, c64);
-                                    });
-  }
-  if (plan.kind_ == detail::packed_s8_layout_kind::avx2_pairs16) {  // geo.weights is even: int16 aligned
-    return detail::conv2d_1x1_acc32(plan.s_, input, plan.bias_, plan.input_zp_, plan.weight_zp_, output,
-                                    [base, c64, &geo](const linear_s8_args& a, detail::vnni_acc32_out& o) {
-                                      detail::linear_s8_pairs_avx2(
-                                          a, reinterpret_cast<const std::int16_t*>(base + geo.weights), &o, c64);
+                                      detail::with_avx2_weights(base, geo, [&](const auto* w) {
+                                        detail::linear_s8_pairs_avx2(a, w, &o, c64);
+                                      });
                                     });
   }
   return detail::conv2d_1x1_acc32(plan.s_, input, plan.bias_, plan.input_zp_, plan.weight_zp_, output,

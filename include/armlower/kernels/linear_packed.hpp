@@ -245,6 +245,18 @@ namespace detail {
                                                                            : packed_s8_layout_kind::vnni);
 }
 
+/// Calls f with the AVX2 packed weights of a buffer at `base` with AVX2 geometry `geo`: `const std::int16_t*` for
+/// `avx2_pairs16`, else `const std::int8_t*` (`linear_s8_pairs_avx2`'s WT). The int16 pointer is aligned when the
+/// row constants are (the weights start 4·Np bytes after the int32 ones).
+template <class F>
+inline void with_avx2_weights(const std::uint8_t* base, const packed_s8_geometry& geo, F&& f) noexcept {
+  if (geo.kind == packed_s8_layout_kind::avx2_pairs16) {
+    f(reinterpret_cast<const std::int16_t*>(base + geo.weights));
+  } else {
+    f(reinterpret_cast<const std::int8_t*>(base + geo.weights));
+  }
+}
+
 /// Runs the packed form for a validated `a`, the buffer's header `h` (already checked to match `a`)
 /// and its geometry `geo` (`packed_s8_geometry_of(h)`).
 [[nodiscard]] inline status linear_s8_packed_run(const linear_s8_args& a, const std::uint8_t* base,
@@ -255,15 +267,8 @@ namespace detail {
         reinterpret_cast<std::uintptr_t>(base + geo.c32) % alignof(std::int32_t) == 0) {
       // the folded constants are exactly a kernel_sum (CMSIS-NN form)
       const auto* c32 = reinterpret_cast<const std::int32_t*>(base + geo.c32);
-      if (geo.kind == packed_s8_layout_kind::avx2_pairs16) {
-        if (reinterpret_cast<std::uintptr_t>(base + geo.weights) % alignof(std::int16_t) == 0) {
-          linear_s8_pairs_avx2(a, reinterpret_cast<const std::int16_t*>(base + geo.weights), nullptr, nullptr, c32, h.cmax);
-          return status::ok;
-        }
-      } else {
-        linear_s8_pairs_avx2(a, reinterpret_cast<const std::int8_t*>(base + geo.weights), nullptr, nullptr, c32, h.cmax);
-        return status::ok;
-      }
+      with_avx2_weights(base, geo, [&](const auto* w) { linear_s8_pairs_avx2(a, w, nullptr, nullptr, c32, h.cmax); });
+      return status::ok;
     }
   } else if (x86_has_avx512_vnni_vl() && reinterpret_cast<std::uintptr_t>(base + geo.c64) % alignof(std::int64_t) == 0) {
     if (geo.narrow) {

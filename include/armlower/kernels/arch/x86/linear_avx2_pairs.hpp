@@ -549,18 +549,17 @@ ARMLOWER_X86_AVX2 inline void pairs_acc32_group8_avx2(const linear_s8_args& a, v
   o.range_error = o.range_error || _mm256_testz_si256(bad, bad) == 0;
 }
 
-/// The whole groups of 8 channels of batch row b0 of a call with `pairs_fast_requant_ok` whose K is one block
-/// (`avx2_pairs_kb<1>`), input widened at xb (`pairs_widen_x_avx2<1>`), `np` pairs, groups `gstride` bytes apart:
-/// per 4 groups the dot products (`pairs_block_avx2<1, 4>`, its int32 sums), then each group's 8 sums requantized and
-/// stored
-/// (`store8_fast_group_s8_avx2`; `add` = the row's Σx term, `kt`: `pairs_tensor_consts`); the groups after the last 4
-/// one at a time. Returns the channels done (8·⌊rows/8⌋). WT: the weights' type (`pairs_wv`). The batch-1 form of one K
+/// The whole groups of 8 channels (the first 8·⌊rows/8⌋) of batch row b0 of a call with `pairs_fast_requant_ok` whose
+/// K is one block (`avx2_pairs_kb<1>`), input widened at xb (`pairs_widen_x_avx2<1>`), `np` pairs, groups `gstride`
+/// weights apart: per 4 groups the dot products (`pairs_block_avx2<1, 4>`, its int32 sums), then each group's 8 sums
+/// requantized and stored (`store8_fast_group_s8_avx2`; `add` = the row's Σx term, `kt`: `pairs_tensor_consts`); the
+/// groups after the last 4 one at a time. WT: the weights' type (`pairs_wv`). The batch-1 form of one K
 /// block: the groups' requantization instantiated for the rounding, no per-group `requant_group_any_s8_avx2` call.
 /// Measured with the int16 layout (Zen 5 restricted to AVX2, `BM_s8_armlower_avx2_prepacked` 1 × 64², GMAC/s): 43–45
 /// before → 48–49; the same loop inlined here instead of `pairs_block_avx2`'s ran 50–51, and spilled an accumulator
 /// through memory at 1 × 256² (int8 weights: 71 → 53) when shared as one inlined helper.
 template <bool Dbl, class WT>
-ARMLOWER_X86_AVX2 inline std::int32_t pairs_row1_fast_s8_avx2(const linear_s8_args& a, const WT* packed,
+ARMLOWER_X86_AVX2 inline void pairs_row1_fast_s8_avx2(const linear_s8_args& a, const WT* packed,
                                                              const std::int16_t* xb, std::ptrdiff_t np,
                                                              std::ptrdiff_t gstride, const pairs_fast_consts& kt,
                                                              __m256i add, std::int8_t* y) noexcept {
@@ -581,7 +580,6 @@ ARMLOWER_X86_AVX2 inline std::int32_t pairs_row1_fast_s8_avx2(const linear_s8_ar
     store8_fast_group_s8_avx2(a, kt, o, Dbl, add, _mm256_load_si256(reinterpret_cast<const __m256i*>(s[0])),
                               static_cast<std::int32_t>(8 * g), y);
   }
-  return static_cast<std::int32_t>(8 * groups);
 }
 
 /// Batch rows b0 .. b0+MB−1 of `linear_s8_pairs_avx2` (`fast`: `pairs_fast_requant_ok`, decided for the call).
@@ -607,12 +605,15 @@ ARMLOWER_X86_AVX2 inline void linear_s8_pairs_rows_avx2(const linear_s8_args& a,
     const std::ptrdiff_t np = (cols + 15) / 16 * 8;
     constexpr std::ptrdiff_t gp = std::ptrdiff_t{MB} * 8;
     std::ptrdiff_t gfirst = 0;
-    if constexpr (MB == 1) {  // the whole groups from registers, a last partial group below
+    if constexpr (MB == 1) {  // the whole groups by `pairs_row1_fast_s8_avx2`, a last partial group below
       const __m256i add = _mm256_set1_epi32(static_cast<std::int32_t>(a.filter_offset * xsum[0]));
       std::int8_t* y = a.output + static_cast<std::ptrdiff_t>(b0) * a.rows;
-      const std::int32_t done = rc.dbl ? pairs_row1_fast_s8_avx2<true>(a, packed, xb, np, gstride, k, add, y)
-                                       : pairs_row1_fast_s8_avx2<false>(a, packed, xb, np, gstride, k, add, y);
-      gfirst = done / 8;
+      if (rc.dbl) {
+        pairs_row1_fast_s8_avx2<true>(a, packed, xb, np, gstride, k, add, y);
+      } else {
+        pairs_row1_fast_s8_avx2<false>(a, packed, xb, np, gstride, k, add, y);
+      }
+      gfirst = a.rows / 8;
     }
     for (std::ptrdiff_t g0 = gfirst; g0 < groups; g0 += avx2_pairs_sg) {
       const std::ptrdiff_t gn = groups - g0 < avx2_pairs_sg ? groups - g0 : avx2_pairs_sg;

@@ -1,9 +1,8 @@
 /// @file armlower/kernels/arch/x86/linear_vnni_rowgroup.hpp
 /// AVX-512 VNNI s8 fused linear over ROW-MAJOR weights for groups of 8 or 4 batch rows (contract:
 /// `kernels/linear_args.hpp`): the form `linear_s8_rowdot_vnni` (`linear_vnni_rowdot.hpp`) takes for the groups of
-/// 8 batch rows with > 4 output channels and K ≤ 65536, and one of 4 after them when 4 remain in the kernel_sum form
-/// or with input_offset = 128 (TFLite int8 input zero point −128) (`vnni_rowgroup_applies`). No packed copy of the
-/// weights.
+/// 8 batch rows with > 4 output channels and K ≤ 65536, and one of 4 after them when 4 remain
+/// (`vnni_rowgroup_applies`). No packed copy of the weights.
 ///
 /// Arithmetic, per 32 columns in 8 int32 lanes (|D| ≤ 255·128·K < 2^31 for K ≤ 65536; a K tail is one step with
 /// zero-masked weight loads against zero inputs), in two operand orders: bias form, u = x ⊕ 0x80 = x + 128
@@ -42,8 +41,8 @@ namespace armlower::kernels::detail {
 #endif
 
 /// True if `linear_s8_rowdot_vnni(a, w, wstride, c, acc32)` runs this form for its first ⌊batches/8⌋·8 batch rows
-/// (and the 4 after them when batches ≡ 4 mod 8): no folded constants; ≥ 8 or 4 batch rows; > 4 weight rows (narrower layers keep the rowdot form's 4 × 4 tiles, measured faster at 8 × 4000×4);
-/// K ≤ 65536 (D exact in int32). Measured on Zen 5 faster than the forms it replaced at every K (the 256-bit
+/// (and the 4 after them when batches ≡ 4 mod 8): no folded constants; ≥ 8 or 4 batch rows; > 4 weight rows
+/// (narrower layers keep the rowdot form's 4 × 4 tiles, measured faster at 8 × 4000×4); K ≤ 65536 (D exact in int32). Measured on Zen 5 faster than the forms it replaced at every K (the 256-bit
 /// batch-lane form below K 129: 8 × 64² 127 → 136, 8 × 128² 169 → 226 GMAC/s; the rowdot tiles at batch 4 and 12:
 /// 4 × 64² 46 → 90, 12 × 128² 125 → 197; with input_offset 5, the rowdot tiles at batch 8: 64² 31 → 90–92, 256² 135
 /// → 236–239, 2048² 231 → 360–371; Σw beside the dot products instead of `vpsadbw` in the steps, batch 8 with
@@ -236,8 +235,7 @@ ARMLOWER_X86_VNNIG inline void linear_s8_rowgroup_mr_vnni(const linear_s8_args& 
 
 /// This form over batch rows [0, batches) of `args` (batches ≤ args.batches; the caller runs the others): groups
 /// of 8 batch rows (8 × 4 tiles), then one group of 4 when exactly 4 remain (4 × 8 tiles); returns the batch rows
-/// done. The group of 4 was measured faster
-/// than the rowdot form's tiles only for a remainder of 4 (Zen 5, a
+/// done. The group of 4 was measured faster than the rowdot form's tiles only for a remainder of 4 (Zen 5, a
 /// harness calling `linear_s8`, GMAC/s rowdot → with the group: batch 4 at 1024² 228 → 276, 2048² 225 → 288; batch
 /// 12 at 1024² 309 → 348), not for 5 or 6 (1024² 275 → 215, 293 → 240: the 1–2 rows after it read the weights
 /// again), 7 (within noise) or 13 (322 → 293). `w`/`wstride`: the weight rows. Preconditions: `validate(args) == ok`,

@@ -362,7 +362,9 @@ struct tiles16_bf16_ops {
     const bf16_luts tl{_mm512_loadu_si512(lt.data()), _mm512_loadu_si512(lt.data() + 64),
                        _mm512_loadu_si512(lt.data() + 128), _mm512_loadu_si512(lt.data() + 192)};
     // local sums in `chains<Rows>` independent chains, as `sums` (one chain through `v` ran its 16 `vdpbf16ps` per
-    // row back to back, each result stored to `v`: 12 % of an FP8 GEMV over random weights on Zen 5)
+    // row back to back, each result stored to `v`: 12 % of an FP8 GEMV over random weights on Zen 5). The chain step
+    // is written out in both: shared as one inlined helper, `sums` ran FP8 packed batch 8 at K 4096 at 165–175
+    // against 240–262 GFLOP/s
     constexpr std::size_t nc = chains<Rows>;
     __m512 p[Rows][nc];
     for (std::size_t h = 0; h < Rows; ++h)
