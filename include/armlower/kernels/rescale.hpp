@@ -33,7 +33,10 @@ template <class In, class Out>
   auto* out = static_cast<Out*>(a.output);
   const bool dbl = a.rounding == quant::rounding::double_round;
   const std::size_t nc = static_cast<std::size_t>(a.channels);
-  for (std::size_t i = 0; i < a.count; ++i) {
+  // the channel of element i (i mod channels, per-channel only), stepped rather than divided: a 64-bit division per
+  // element in the loop otherwise
+  std::size_t c = 0;
+  for (std::size_t i = 0; i < a.count; ++i, c = a.per_channel && c + 1 < nc ? c + 1 : 0) {
     std::int64_t v = 0;
     if constexpr (sizeof(In) == 1) {
       v = a.input_unsigned ? static_cast<std::int64_t>(static_cast<std::uint8_t>(in[i])) : in[i];
@@ -46,7 +49,6 @@ template <class In, class Out>
       if (v < -(std::int64_t{1} << 47) || v >= (std::int64_t{1} << 47)) return status::value_out_of_range;
     }
     v -= p.in_zp;
-    const std::size_t c = a.per_channel ? i % nc : 0;
     std::int32_t r = 0;
     status s = status::ok;
     if (a.scale32) {
