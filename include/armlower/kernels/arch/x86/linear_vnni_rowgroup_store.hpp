@@ -96,16 +96,18 @@ ARMLOWER_X86_VNNIS_INLINE inline __m128i lane128(__m512i v) noexcept {
 ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store_fast(const linear_s8_args& a, const vnni_requant& rq, const __m512i* dd,
                                                         const std::int32_t* ws, std::int32_t r0, int nv, std::int32_t b0,
                                                         int nb, const std::int64_t* bt) noexcept {
-  alignas(64) std::int32_t c[16] = {};
-  // `vnni_rowgroup_row_const` per channel, with the form chosen outside the loop: the per-channel call (also with
-  // K·input_offset·filter_offset hoisted) ran 8 × 64² at 93–94 against 120–121 GMAC/s (the batch-lane form, 2026-11-29)
+  // `vnni_rowgroup_row_const` of the 16 channels as one vector (lanes ≥ nv unused), with the form chosen outside the loop:
+  // the per-channel call (also with K·input_offset·filter_offset hoisted) ran 8 × 64² at 93–94 against 120–121 GMAC/s
+  // (the batch-lane form, 2026-11-29). Every term is an exact int32 under the fast bound (|c| ≤ its max |c|)
+  __m512i cv;
   if (a.kernel_sum != nullptr) {
-    for (int i = 0; i < nv; ++i) c[i] = a.kernel_sum[r0 + i];
+    cv = load_prefix32(a.kernel_sum + r0, nv);
   } else {
-    const std::int64_t kio1 = static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset;
-    for (int i = 0; i < nv; ++i) c[i] = static_cast<std::int32_t>((a.bias != nullptr ? a.bias[r0 + i] : 0) + kio1);
+    const auto kio1 = static_cast<std::int32_t>(static_cast<std::int64_t>(a.cols) * a.input_offset * a.filter_offset);
+    cv = _mm512_set1_epi32(kio1);
+    if (a.bias != nullptr) cv = _mm512_add_epi32(cv, load_prefix32(a.bias + r0, nv));
     if (ws != nullptr) {  // input_offset ≠ 128: + (input_offset − 128)·Σw (in the fast bound)
-      for (int i = 0; i < nv; ++i) c[i] += (a.input_offset - 128) * ws[i];
+      cv = _mm512_add_epi32(cv, ARMLOWER_Z512(mullo_epi32, all16, load_prefix32(ws, nv), _mm512_set1_epi32(a.input_offset - 128)));
     }
   }
   // [Σx terms of rows 0–7 | the same] (|bt| ≤ the fast bound: int32)
@@ -124,13 +126,13 @@ ARMLOWER_X86_VNNIS inline void vnni_rowgroup_store_fast(const linear_s8_args& a,
     }
 #pragma GCC unroll 8
     for (std::ptrdiff_t j = 0; j < 8; ++j) {
+      const __m512i idx = _mm512_add_epi32(half, _mm512_set1_epi32(static_cast<std::int32_t>(2 * j)));
       if constexpr (PerChannel) {
-        const __m512i idx = _mm512_add_epi32(half, _mm512_set1_epi32(static_cast<std::int32_t>(2 * j)));
         f.qe = f.qo = ARMLOWER_Z512(permutexvar_epi32, all16, idx, qv);
         f.te = f.to = _mm512_maskz_permutexvar_epi32(static_cast<__mmask16>(0x5555), idx, tv);
         f.re = f.ro = vnni_fast_round(f.te, Dbl);
       }
-      const __m512i cj = _mm512_mask_set1_epi32(_mm512_set1_epi32(c[2 * j]), static_cast<__mmask16>(0xFF00), c[2 * j + 1]);
+      const __m512i cj = ARMLOWER_Z512(permutexvar_epi32, all16, idx, cv);
       y[j] = vnni_requant16_fast(a, f, _mm512_add_epi32(_mm512_add_epi32(dd[j], cj), btv), Dbl);
     }
   };
