@@ -267,6 +267,25 @@ TEST_CASE("s8 VNNI row-major in-register form (one batch row, no buffer): == gen
     CAPTURE(a.batches); CAPTURE(a.cols); CAPTURE(a.per_channel);
     REQUIRE(out == ref);
   });
+  // weights past `vnni_rowgroup_pf_bytes` (264 × 16384 = 4.1 MiB + ): the instantiation that prefetches the rows, in the
+  // bias order without and with Σw (input_offset 128, 5) and the kernel_sum order (input_offset 0)
+  for (const int io : {128, 5, 0}) {
+    s8_layer l(r, 1, 16384, 264);
+    for (auto& v : l.mult) v = r.uniform(1 << 30, INT32_MAX);
+    for (auto& v : l.shift) v = r.uniform(-20, -12);
+    k::linear_s8_args a = s8_args(l.x, l.w, l.mult, l.shift, 1, 16384, 264);
+    a.input_offset = io;
+    a.output_offset = r.uniform(-128, 127);
+    a.per_channel = io == 5;
+    a.bias = l.bias.data();
+    std::vector<std::int8_t> ref(264), out(ref.size(), std::int8_t{0x5A});
+    a.output = ref.data();
+    REQUIRE(k::linear_s8(a, k::linear_path::generic) == status::ok);
+    a.output = out.data();
+    REQUIRE(k::linear_s8(a, k::linear_path::x86_avx512_vnni) == status::ok);
+    CAPTURE(io);
+    REQUIRE(out == ref);
+  }
 }
 
 TEST_CASE("s8 row-group VNNI form (4 or >= 8 batch rows, K <= 65536): == generic") {
