@@ -54,6 +54,16 @@ ARMLOWER_X86_VNNIT_INLINE inline __m256i reduce8_epi32(const __m512i* a) noexcep
   return ARMLOWER_Z512(extracti64x4_epi64, all4, u, 0);
 }
 
+/// 4 vectors of 16 int32 lanes → one __m128i of their 4 lane sums (exact: each sum is < 2^31 in magnitude).
+ARMLOWER_X86_VNNIT_INLINE inline __m128i reduce4_epi32(const __m512i* a) noexcept {
+  const __m512i s01 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[0], a[1]), ARMLOWER_Z512(unpackhi_epi32, all16, a[0], a[1]));
+  const __m512i s23 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[2], a[3]), ARMLOWER_Z512(unpackhi_epi32, all16, a[2], a[3]));
+  // per 128-bit lane: [a0, a1, a2, a3] partials; then the four lanes added
+  const __m512i s = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s01, s23), ARMLOWER_Z512(unpackhi_epi64, all8, s01, s23));
+  const __m512i u = _mm512_add_epi32(s, shuf128<0x4E>(s, s));
+  return _mm512_castsi512_si128(_mm512_add_epi32(u, shuf128<0xB1>(u, u)));
+}
+
 /// 8 vectors of 8 int64 lanes → one __m512i of their 8 lane sums.
 ARMLOWER_X86_VNNIT_INLINE inline __m512i reduce8_epi64(const __m512i* a) noexcept {
   const __m512i s01 = _mm512_add_epi64(ARMLOWER_Z512(unpacklo_epi64, all8, a[0], a[1]), ARMLOWER_Z512(unpackhi_epi64, all8, a[0], a[1]));

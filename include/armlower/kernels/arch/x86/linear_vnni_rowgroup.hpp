@@ -140,7 +140,11 @@ template <int MR, bool WU, bool SW, bool ADD>
       for (int c = 0; c < nc; ++c) dpbusd(sw[c], ones, load_prefix8(wr[c] + k, n - k));
     }
     alignas(32) std::int32_t l[8];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(l), reduce8_epi32(sw));
+    if constexpr (nc == 4) {  // the 4 rows of an 8-batch-row tile: half the tree
+      _mm_store_si128(reinterpret_cast<__m128i*>(l), reduce4_epi32(sw));
+    } else {
+      _mm256_store_si256(reinterpret_cast<__m256i*>(l), reduce8_epi32(sw));
+    }
 #pragma GCC unroll 8
     for (int i = 0; i < nc; ++i) wsum[i] = ADD ? wsum[i] + l[i] : l[i];
   }
