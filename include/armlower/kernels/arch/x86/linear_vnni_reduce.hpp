@@ -61,7 +61,12 @@ ARMLOWER_X86_VNNIT_INLINE inline __m128i reduce4_epi32(const __m512i* a) noexcep
   // per 128-bit lane: [a0, a1, a2, a3] partials; then the four lanes added
   const __m512i s = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s01, s23), ARMLOWER_Z512(unpackhi_epi64, all8, s01, s23));
   const __m512i u = _mm512_add_epi32(s, shuf128<0x4E>(s, s));
-  return _mm512_castsi512_si128(_mm512_add_epi32(u, shuf128<0xB1>(u, u)));
+  const __m512i t = _mm512_add_epi32(u, shuf128<0xB1>(u, u));
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  return _mm512_extracti32x4_epi32(t, 0);
+#else
+  return _mm512_maskz_extracti32x4_epi32(all4, t, 0);  // the zero-masked form: GCC 12 warns on the plain one (bug 105593)
+#endif
 }
 
 /// 8 vectors of 8 int64 lanes → one __m512i of their 8 lane sums.
