@@ -190,14 +190,14 @@ ARMLOWER_X86_VNNIG inline void vnni_rowgroup_copy(const std::int8_t* x, std::ptr
     std::int8_t* dst = xu + c * np * 2;
 #pragma GCC unroll 8
     for (int m = 0; m < MR; ++m) {  // row m to half m / np of vector m % np
-      _mm256_store_si256(reinterpret_cast<__m256i*>(dst + (m % np) * 64 + (m / np) * 32),
+      _mm256_store_si256(reinterpret_cast<__m256i*>(dst + std::ptrdiff_t{m % np} * 64 + std::ptrdiff_t{m / np} * 32),
                          _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + m * cols + c)), flip));
     }
   }
   if (c < n) {  // the last partial 32 columns: zeros past n
     std::int8_t* dst = xu + c * np * 2;
     for (int m = 0; m < MR; ++m) {
-      std::int8_t* d = dst + (m % np) * 64 + (m / np) * 32;
+      std::int8_t* d = dst + std::ptrdiff_t{m % np} * 64 + std::ptrdiff_t{m / np} * 32;
       const std::int8_t* src = x + m * cols + c;
       for (std::ptrdiff_t i = 0; i < 32; ++i) d[i] = c + i < n ? static_cast<std::int8_t>(src[i] ^ f) : std::int8_t{0};
     }
