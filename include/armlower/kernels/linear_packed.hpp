@@ -233,7 +233,7 @@ inline void pack_s8_weights(const std::int8_t* weights, std::int32_t n_rows, std
 /// True if `linear_s8_packed` runs a packed microkernel on this CPU for a buffer packed with
 /// `path` (default: `automatic`); else it runs `linear_s8(a)`.
 [[nodiscard]] inline bool linear_s8_packed_native(linear_path path = linear_path::automatic) noexcept {
-  return detail::packed_s8_runs(detail::packed_s8_kind_for(path, 1, 1));
+  return detail::packed_s8_runs(detail::packed_s8_kind_for(path, 1, 1));  // both AVX2 layouts run on the same CPUs
 }
 
 namespace detail {

@@ -64,7 +64,6 @@ inline constexpr std::int64_t avx2_pairs16_max_weights = std::int64_t{1} << 14;
          layout == static_cast<std::int32_t>(packed_s8_layout_kind::avx2_pairs);
 }
 
-
 /// Header of a packed s8 linear (first 64 bytes of the buffer; copied with memcpy, no alignment needed).
 /// The `*_id` fields are the addresses the weights / bias / kernel_sum were packed from: the
 /// pack-on-first-use form (`kernels::linear_s8(a, cache, size)`) repacks when they change.

@@ -194,11 +194,11 @@ ARMLOWER_X86_AVX2 inline void rowpairs_rows_avx2(const linear_s8_args& a, const 
     for (std::ptrdiff_t g = 0; g < gn; ++g) {
       if constexpr (P32) {
         if (one_tile) {
-          epi(static_cast<std::int32_t>((g0 + g) * 8), static_cast<const std::int32_t*>(part32 + g * gp), xsum);
+          epi(static_cast<std::int32_t>((g0 + g) * 8), part32 + g * gp, xsum);
           continue;
         }
       }
-      epi(static_cast<std::int32_t>((g0 + g) * 8), static_cast<const std::int64_t*>(part + g * gp), xsum);
+      epi(static_cast<std::int32_t>((g0 + g) * 8), part + g * gp, xsum);
     }
   }
 }

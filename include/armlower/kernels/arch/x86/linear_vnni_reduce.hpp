@@ -38,15 +38,27 @@ ARMLOWER_X86_VNNIT_INLINE inline __m512i shuf128(__m512i a, __m512i b) noexcept 
 #endif
 }
 
+/// One transpose-add step of the int32 trees below: a and b interleaved by 32 bits, both halves added (per 128-bit
+/// lane [a0 + a2, b0 + b2, a1 + a3, b1 + b3]).
+ARMLOWER_X86_VNNIT_INLINE inline __m512i unpack_add_epi32(__m512i a, __m512i b) noexcept {
+  return _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a, b), ARMLOWER_Z512(unpackhi_epi32, all16, a, b));
+}
+
+/// The next step: a and b interleaved by 64 bits, added as int32 (per 128-bit lane [a01 + a23, b01 + b23] of the
+/// pairs the previous step left).
+ARMLOWER_X86_VNNIT_INLINE inline __m512i unpack_add_epi64x32(__m512i a, __m512i b) noexcept {
+  return _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, a, b), ARMLOWER_Z512(unpackhi_epi64, all8, a, b));
+}
+
 /// 8 vectors of 16 int32 lanes → one __m256i of their 8 lane sums (exact: each sum is a D < 2^31).
 ARMLOWER_X86_VNNIT_INLINE inline __m256i reduce8_epi32(const __m512i* a) noexcept {
-  const __m512i s01 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[0], a[1]), ARMLOWER_Z512(unpackhi_epi32, all16, a[0], a[1]));
-  const __m512i s23 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[2], a[3]), ARMLOWER_Z512(unpackhi_epi32, all16, a[2], a[3]));
-  const __m512i s45 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[4], a[5]), ARMLOWER_Z512(unpackhi_epi32, all16, a[4], a[5]));
-  const __m512i s67 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[6], a[7]), ARMLOWER_Z512(unpackhi_epi32, all16, a[6], a[7]));
+  const __m512i s01 = unpack_add_epi32(a[0], a[1]);
+  const __m512i s23 = unpack_add_epi32(a[2], a[3]);
+  const __m512i s45 = unpack_add_epi32(a[4], a[5]);
+  const __m512i s67 = unpack_add_epi32(a[6], a[7]);
   // per 128-bit lane: [r0, r1, r2, r3] and [r4, r5, r6, r7] partial sums
-  const __m512i s03 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s01, s23), ARMLOWER_Z512(unpackhi_epi64, all8, s01, s23));
-  const __m512i s47 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s45, s67), ARMLOWER_Z512(unpackhi_epi64, all8, s45, s67));
+  const __m512i s03 = unpack_add_epi64x32(s01, s23);
+  const __m512i s47 = unpack_add_epi64x32(s45, s67);
   // 128-bit lanes [s03.0 + s03.1, s03.2 + s03.3, s47.0 + s47.1, s47.2 + s47.3]
   const __m512i t = _mm512_add_epi32(shuf128<0x88>(s03, s47), shuf128<0xDD>(s03, s47));
   // [s03 total, s47 total, …]
@@ -56,10 +68,10 @@ ARMLOWER_X86_VNNIT_INLINE inline __m256i reduce8_epi32(const __m512i* a) noexcep
 
 /// 4 vectors of 16 int32 lanes → one __m128i of their 4 lane sums (exact: each sum is < 2^31 in magnitude).
 ARMLOWER_X86_VNNIT_INLINE inline __m128i reduce4_epi32(const __m512i* a) noexcept {
-  const __m512i s01 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[0], a[1]), ARMLOWER_Z512(unpackhi_epi32, all16, a[0], a[1]));
-  const __m512i s23 = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, a[2], a[3]), ARMLOWER_Z512(unpackhi_epi32, all16, a[2], a[3]));
+  const __m512i s01 = unpack_add_epi32(a[0], a[1]);
+  const __m512i s23 = unpack_add_epi32(a[2], a[3]);
   // per 128-bit lane: [a0, a1, a2, a3] partials; then the four lanes added
-  const __m512i s = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s01, s23), ARMLOWER_Z512(unpackhi_epi64, all8, s01, s23));
+  const __m512i s = unpack_add_epi64x32(s01, s23);
   const __m512i u = _mm512_add_epi32(s, shuf128<0x4E>(s, s));
   const __m512i t = _mm512_add_epi32(u, shuf128<0xB1>(u, u));
 #if defined(ARMLOWER_X86_AVX512_SIMDE)
@@ -89,12 +101,11 @@ ARMLOWER_X86_VNNIT_INLINE inline __m512i reduce8x2_epi32(const __m512i* v) noexc
   __m512i s2[4];
 #pragma GCC unroll 4
   for (std::ptrdiff_t i = 0; i < 4; ++i) {  // per 128-bit lane: [v2i, v2i+1, v2i, v2i+1] partials
-    s2[i] = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi32, all16, v[2 * i], v[2 * i + 1]),
-                             ARMLOWER_Z512(unpackhi_epi32, all16, v[2 * i], v[2 * i + 1]));
+    s2[i] = unpack_add_epi32(v[2 * i], v[2 * i + 1]);
   }
   // per 128-bit lane: [v0, v1, v2, v3] and [v4, v5, v6, v7] partials
-  const __m512i a = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s2[0], s2[1]), ARMLOWER_Z512(unpackhi_epi64, all8, s2[0], s2[1]));
-  const __m512i b = _mm512_add_epi32(ARMLOWER_Z512(unpacklo_epi64, all8, s2[2], s2[3]), ARMLOWER_Z512(unpackhi_epi64, all8, s2[2], s2[3]));
+  const __m512i a = unpack_add_epi64x32(s2[0], s2[1]);
+  const __m512i b = unpack_add_epi64x32(s2[2], s2[3]);
   // 128-bit lanes [a L0 + L1, a L2 + L3, b L0 + L1, b L2 + L3]
   return _mm512_add_epi32(shuf128<0x88>(a, b), shuf128<0xDD>(a, b));
 }

@@ -61,7 +61,7 @@ inline constexpr std::int32_t vnni_rowgroup_kblock = 4096;
 inline constexpr std::ptrdiff_t vnni_rowgroup_pf = 2048;
 /// Weight bytes (rows·K) above which the steps prefetch. Measured on Zen 5 at batch 8 (`BM_s8_armlower_auto_nobuf`,
 /// each shape alone, two runs, GMAC/s without / with): 4096² 237–256 / 296–307; 2048² (4 MiB) 429–436 / 426–434,
-/// 1024² and 256² unchanged within noise.
+/// 1024² and 256² unchanged within noise. The batch-1 in-register form (`vnni_rowdot8_pf`) prefetches above the same size.
 inline constexpr std::ptrdiff_t vnni_rowgroup_pf_bytes = std::ptrdiff_t{4} << 20;
 
 /// One step of 32 columns [k, k + n) of an MR × NC tile, NC = 32 / MR (TAIL: n < 32, zero-masked weight loads):
