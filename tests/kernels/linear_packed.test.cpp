@@ -6,7 +6,8 @@
 // both roundings; K > 65536 (the int64-flushed passes); argument errors. Each case also runs the
 // row-major AVX-512 VNNI path of `linear_s8` (`x86_avx512_vnni`) where available. The AVX2 column-pair
 // layout (`linear_path::x86_avx2`) the same way, with every shift ≤ −1 in half its cases (its int32-lane
-// requantization) and layers whose sums leave int32 there (`s8_int32_edge_cases.hpp`).
+// requantization) and layers whose sums leave int32 there (`s8_int32_edge_cases.hpp`). Where the CPU has
+// AMX-INT8, its microkernel (`arch/x86/linear_amx_packed.hpp`) too, on every shape it can run.
 #include <armlower/kernels/linear_packed.hpp>
 
 #include <doctest/doctest.h>
@@ -75,6 +76,15 @@ void check_packed(k::linear_s8_args a) {
         REQUIRE(out == ref);
       }
     }
+#if defined(ARMLOWER_KERNELS_HAVE_AMX)
+    // the AMX-INT8 microkernel on every shape it can run (K ≤ 65536, panel layout), not only those
+    // `amx_s8_applies` hands it: tiles of 8 and 16 rows, the VNNI rows after them, K blocks and tails
+    if (!geo.narrow && a.cols <= 65536 && k::detail::x86_has_amx_int8()) {
+      std::fill(out.begin(), out.end(), std::int8_t{0x5A});
+      k::detail::linear_s8_packed_amx(a, aligned.data(), geo);
+      REQUIRE(out == ref);
+    }
+#endif
   }
 #endif
   // the AVX2 layout (AVX2 microkernel where the CPU has it: it needs the row constants 4-byte
@@ -179,6 +189,52 @@ TEST_CASE("packed s8 == generic (random shapes, offsets, per-tensor/per-channel,
                                        c.bias.data()) == status::ok);
       a.kernel_sum = c.ks.data();
     }
+    check_packed(a);
+  }
+}
+
+TEST_CASE("packed s8 AMX-INT8 shapes: batches of 8 to 40 rows, 128 to 260 channels, K blocks and tails, extremes") {
+#if defined(ARMLOWER_KERNELS_HAVE_AMX)
+  MESSAGE("AMX-INT8 available: " << std::string(k::detail::x86_has_amx_int8() ? "yes" : "no (the packed form runs AVX-512 VNNI)"));
+#endif
+  prng r{std::mt19937_64(4711)};
+  for (int iter = 0; iter < 60; ++iter) {
+    s8_case c;
+    const int bsel[] = {8, 9, 15, 16, 17, 24, 31, 40};
+    const int csel[] = {256, 257, 259, 320, 1000, 1027, 2048};
+    const int rsel[] = {128, 130, 143, 192, 200, 256, 260};
+    c.batches = bsel[iter % 8];
+    c.cols = csel[r.uniform(0, 6)];
+    c.rows = rsel[r.uniform(0, 6)];
+    const auto bs = static_cast<std::size_t>(c.batches), cs = static_cast<std::size_t>(c.cols),
+               rs = static_cast<std::size_t>(c.rows);
+    c.x.resize(bs * cs);
+    c.w.resize(rs * cs);
+    r.fill(c.x, -128, 127, 30);  // every x = -128 and w = 127 in some cases: |D| at its bound
+    r.fill(c.w, -128, 127, 30);
+    c.bias.resize(rs);
+    c.mult.resize(rs);
+    c.shift.resize(rs);
+    for (auto& b : c.bias) b = r.uniform(-(1 << 22), 1 << 22);
+    const bool fast = iter % 2 == 0;  // shifts ≤ −1: the int32-lane requantization; else the general one
+    for (std::size_t i = 0; i < rs; ++i) {
+      c.mult[i] = r.uniform(1 << 30, INT32_MAX);
+      c.shift[i] = fast ? r.uniform(-20, -1) : r.uniform(-20, 4);
+    }
+    k::linear_s8_args a;
+    a.input = c.x.data();
+    a.weights = c.w.data();
+    a.batches = c.batches;
+    a.cols = c.cols;
+    a.rows = c.rows;
+    a.input_offset = iter % 3 == 0 ? 128 : r.uniform(-255, 255);
+    a.filter_offset = iter % 4 == 0 ? r.uniform(-255, 255) : 0;
+    a.output_offset = r.uniform(-128, 127);
+    a.multiplier = c.mult.data();
+    a.shift = c.shift.data();
+    a.per_channel = iter % 5 != 0;
+    a.bias = c.bias.data();
+    a.rounding = iter % 7 == 0 ? armlower::quant::rounding::double_round : armlower::quant::rounding::single_round;
     check_packed(a);
   }
 }
@@ -431,7 +487,7 @@ void check_avx2_pairs(k::linear_s8_args a) {
 }  // namespace
 
 TEST_CASE("packed s8 AVX2 column-pair kernel: batch blocks, row/K tails, K blocks, extreme operands") {
-  MESSAGE("AVX2 packed kernel runs natively: " << (k::linear_s8_packed_native(k::linear_path::x86_avx2) ? "yes" : "no"));
+  MESSAGE("AVX2 packed kernel runs natively: " << std::string(k::linear_s8_packed_native(k::linear_path::x86_avx2) ? "yes" : "no"));
   prng r{std::mt19937_64(148)};
   // batch: remainders 1..7 and blocks of 8; cols: K tails (pairs, 16-column padding) and the edges
   // of the K blocks (8192/MB rounded down to 16 columns: 1024 for 8 rows, 2720 for 3, 8192 for 1);

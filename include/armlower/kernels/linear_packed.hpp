@@ -64,6 +64,7 @@
 #include <armlower/kernels/status.hpp>
 
 #if defined(ARMLOWER_KERNELS_HAVE_X86)
+#include <armlower/kernels/arch/x86/linear_amx_packed.hpp>
 #include <armlower/kernels/arch/x86/linear_avx2_pairs.hpp>
 #define ARMLOWER_KERNELS_HAVE_X86_VNNI_PACKED 1
 #endif
@@ -276,6 +277,12 @@ inline void with_avx2_weights(const std::uint8_t* base, const packed_s8_geometry
                             static_cast<std::ptrdiff_t>(geo.row_stride),
                             reinterpret_cast<const std::int64_t*>(base + geo.c64));
     } else {
+#if defined(ARMLOWER_KERNELS_HAVE_AMX)
+      if (amx_s8_applies(a, geo) && x86_has_amx_int8()) {
+        linear_s8_packed_amx(a, base, geo);
+        return status::ok;
+      }
+#endif
       linear_s8_packed_vnni(a, base, geo);
     }
     return status::ok;

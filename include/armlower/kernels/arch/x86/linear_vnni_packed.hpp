@@ -823,19 +823,10 @@ ARMLOWER_X86_VNNIP inline void vnni_s8_group(const vnni_s8_call& s, std::int32_t
   return c == x86_cpu_class::amd_family_1ah && cols >= 1024 && cols <= 2048 ? 8 : 4;
 }
 
-/// AVX-512 VNNI s8 fused linear over a buffer written by `kernels::pack_linear_s8`.
-/// Preconditions: `validate(a) == ok`, the buffer's header matches `a` (checked by the caller),
-/// `geo` = `packed_s8_layout(a.rows, a.cols)` (the caller's, already computed), CPU has AVX-512 F/BW/VL/VNNI.
-/// `acc32`: write raw int32 accumulators + bias there instead of requantizing (`vnni_acc32_out`; the
-/// buffer must then be packed without bias or kernel_sum). `cpu`: the CPU class whose register tiles
-/// to use (`vnni_batch_tile_rows`; this CPU's by default — any class gives the same bytes).
-ARMLOWER_X86_VNNIP inline void linear_s8_packed_vnni(const linear_s8_args& args, const std::uint8_t* packed,
-                                                     const packed_s8_geometry& geo, vnni_acc32_out* acc32 = nullptr,
-                                                     x86_cpu_class cpu = x86_cpu_class_cached()) noexcept {
-  // read in place: a whole-struct copy here (one 64-byte load) waits for the caller's last field
-  // stores (no store-to-load forwarding across them): ≈ 30 cycles per call, 4 % of a 1 × 64² call
-  const linear_s8_args& a = args;
-  const std::ptrdiff_t np = round_up(a.rows, vnni_panel);
+/// The per-call state of a packed s8 call `a` over the buffer `packed` of geometry `geo` (the row constants, the
+/// weights, the fast-form bounds and the requantization constants; `acc32`: the raw-accumulator output instead).
+ARMLOWER_X86_VNNIP inline vnni_s8_call make_vnni_s8_call(const linear_s8_args& a, const std::uint8_t* packed,
+                                                         const packed_s8_geometry& geo, vnni_acc32_out* acc32) noexcept {
   vnni_s8_call s;
   s.a = &a;
   s.acc32 = acc32;
@@ -851,14 +842,33 @@ ARMLOWER_X86_VNNIP inline void linear_s8_packed_vnni(const linear_s8_args& args,
   s.full_groups = a.cols / 4;
   s.has_tail = a.cols % 4 != 0;
   if (acc32 == nullptr) s.rq = make_vnni_requant(a);
+  return s;
+}
+
+/// The Σx term (filter_offset − 128)·Σx of batch row m of `a` (see the file comment).
+ARMLOWER_X86_VNNIP inline std::int64_t vnni_sum_term(const linear_s8_args& a, std::int32_t m) noexcept {
+  const std::int64_t f = a.filter_offset - 128;
+  return f == 0 ? 0 : f * sum_s8_vnni(a.input + static_cast<std::ptrdiff_t>(m) * a.cols, a.cols);
+}
+
+/// AVX-512 VNNI s8 fused linear over a buffer written by `kernels::pack_linear_s8`.
+/// Preconditions: `validate(a) == ok`, the buffer's header matches `a` (checked by the caller),
+/// `geo` = `packed_s8_layout(a.rows, a.cols)` (the caller's, already computed), CPU has AVX-512 F/BW/VL/VNNI.
+/// `acc32`: write raw int32 accumulators + bias there instead of requantizing (`vnni_acc32_out`; the
+/// buffer must then be packed without bias or kernel_sum). `cpu`: the CPU class whose register tiles
+/// to use (`vnni_batch_tile_rows`; this CPU's by default — any class gives the same bytes).
+ARMLOWER_X86_VNNIP inline void linear_s8_packed_vnni(const linear_s8_args& args, const std::uint8_t* packed,
+                                                     const packed_s8_geometry& geo, vnni_acc32_out* acc32 = nullptr,
+                                                     x86_cpu_class cpu = x86_cpu_class_cached()) noexcept {
+  // read in place: a whole-struct copy here (one 64-byte load) waits for the caller's last field
+  // stores (no store-to-load forwarding across them): ≈ 30 cycles per call, 4 % of a 1 × 64² call
+  const linear_s8_args& a = args;
+  const std::ptrdiff_t np = round_up(a.rows, vnni_panel);
+  const vnni_s8_call s = make_vnni_s8_call(a, packed, geo, acc32);
   const std::int32_t panels = static_cast<std::int32_t>(np / vnni_panel);
   const std::int32_t groups = (panels + vnni_group_panels - 1) / vnni_group_panels;
   const std::int32_t max_mr = vnni_batch_tile_rows(cpu, a.cols);  // 4 (4 × 64 tiles) or 8 (8 × 32 tiles)
-  // the Σx term (filter_offset − 128)·Σx of batch row m (see the file comment)
-  const auto sum_term = [&a](std::int32_t m) -> std::int64_t {
-    const std::int64_t f = a.filter_offset - 128;
-    return f == 0 ? 0 : f * sum_s8_vnni(a.input + static_cast<std::ptrdiff_t>(m) * a.cols, a.cols);
-  };
+  const auto sum_term = [&a](std::int32_t m) { return vnni_sum_term(a, m); };
   if (groups == 1 && a.batches == 1 && a.cols <= vnni_s8_block) {  // one tile: `vnni_s8_gemv_small`
     const std::int64_t bt = sum_term(0);
     switch (panels) {

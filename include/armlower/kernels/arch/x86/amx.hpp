@@ -1,0 +1,104 @@
+/// @file armlower/kernels/arch/x86/amx.hpp
+/// Intel AMX (Advanced Matrix Extensions) on Linux x86-64: the availability check with the kernel's
+/// permission request, the tile configuration, and the tile instructions the int8 kernels use
+/// (Intel 64 and IA-32 Architectures Software Developer's Manual, vol. 1 ch. 18 "Programming with
+/// Intel AMX"; vol. 2: LDTILECFG, TILELOADD, TILESTORED, TILEZERO, TDPBSUD, TILERELEASE).
+/// Host only: never compiled into firmware (`ARMLOWER_KERNELS_HAVE_X86` builds), nor under
+/// `ARMLOWER_X86_AVX512_SIMDE` (SIMDe has no AMX). Firmware-clean otherwise: noexcept, no heap, no
+/// static constructor (the availability is memoised in a constant-initialised atomic).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__linux__) && defined(__x86_64__) && !defined(ARMLOWER_X86_AVX512_SIMDE)
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#define ARMLOWER_KERNELS_HAVE_AMX 1
+#endif
+
+namespace armlower::kernels::detail {
+
+#if defined(ARMLOWER_KERNELS_HAVE_AMX)
+
+/// AMX-TILE and AMX-INT8 in CPUID leaf 7 (EDX bits 24 and 25), the OS managing the tile state (XCR0 bits
+/// 17 and 18, read by XGETBV when CPUID.1:ECX.OSXSAVE is set), and Linux granting this process the tile
+/// data state (`arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)`, Linux ≥ 5.16; the grant holds for
+/// every thread of the process). A failed request (older kernel, seccomp) makes this false: the callers
+/// then run their AVX-512 kernels. Runs a syscall: per call, use `x86_has_amx_int8`.
+[[nodiscard]] inline bool x86_amx_int8_from_cpuid() noexcept {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0 || (ecx & (1u << 27)) == 0) return false;  // OSXSAVE
+  if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) == 0) return false;
+  if ((edx & (1u << 24)) == 0 || (edx & (1u << 25)) == 0) return false;  // AMX-TILE, AMX-INT8
+  unsigned xlo = 0, xhi = 0;
+  __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+  if ((xlo & (3u << 17)) != (3u << 17)) return false;  // XTILECFG, XTILEDATA
+  constexpr long arch_req_xcomp_perm = 0x1023, arch_get_xcomp_perm = 0x1022, xfeature_xtiledata = 18;
+  if (syscall(SYS_arch_prctl, arch_req_xcomp_perm, xfeature_xtiledata) != 0) return false;
+  unsigned long long perm = 0;
+  return syscall(SYS_arch_prctl, arch_get_xcomp_perm, &perm) == 0 && (perm & (1ull << xfeature_xtiledata)) != 0;
+}
+
+/// `x86_amx_int8_from_cpuid()` once known (0 / 1), else 0xFF. Constant-initialised; relaxed accesses
+/// suffice: every thread computes the same value, and the grant is per process.
+inline constinit std::atomic<std::uint8_t> x86_amx_int8_memo{0xFF};
+
+/// True if this process may run AMX-INT8 tile instructions (`x86_amx_int8_from_cpuid`, run once per process).
+[[nodiscard]] inline bool x86_has_amx_int8() noexcept {
+  std::uint8_t v = x86_amx_int8_memo.load(std::memory_order_relaxed);
+  if (v == 0xFF) {
+    v = x86_amx_int8_from_cpuid() ? 1 : 0;
+    x86_amx_int8_memo.store(v, std::memory_order_relaxed);
+  }
+  return v == 1;
+}
+
+/// The 64-byte LDTILECFG operand, palette 1 (8 tiles of at most 16 rows × 64 bytes): `rows[t]` rows of
+/// `colsb[t]` bytes for tile t; unused tiles stay 0 × 0.
+struct alignas(64) amx_tile_config {
+  std::uint8_t palette = 1;
+  std::uint8_t start_row = 0;
+  std::uint8_t reserved[14] = {};
+  std::uint16_t colsb[16] = {};
+  std::uint8_t rows[16] = {};
+};
+static_assert(sizeof(amx_tile_config) == 64);
+
+#define ARMLOWER_X86_AMX __attribute__((target("amx-tile,amx-int8")))
+
+/// LDTILECFG: configures the tiles (and zeroes them).
+ARMLOWER_X86_AMX inline void amx_load_config(const amx_tile_config& c) noexcept {
+  __asm__ volatile("ldtilecfg %0" ::"m"(c) : "memory");
+}
+
+/// TILERELEASE: returns the tile state to its initial (unused) state, so that context switches do not
+/// save it. Every kernel that configures tiles calls it before returning.
+ARMLOWER_X86_AMX inline void amx_release() noexcept { __asm__ volatile("tilerelease" ::: "memory"); }
+
+// The tile number is part of the instruction: macros with a literal tile number. Each has a memory
+// clobber (unlike <immintrin.h>'s forms), so the compiler orders them with the stores and loads around
+// them (a tile load of stack bytes written just before, a tile store read just after).
+
+/// TILEZERO tmm`T`.
+#define ARMLOWER_AMX_ZERO(T) __asm__ volatile("tilezero %%tmm" #T ::: "memory")
+/// TILELOADD tmm`T` ← rows of `colsb` bytes at `base`, `base + stride`, …
+#define ARMLOWER_AMX_LOAD(T, base, stride) \
+  __asm__ volatile("tileloadd (%0,%1,1), %%tmm" #T ::"r"(base), "r"(static_cast<long>(stride)) : "memory")
+/// TILESTORED tmm`T` → rows at `base`, `base + stride`, …
+#define ARMLOWER_AMX_STORE(T, base, stride) \
+  __asm__ volatile("tilestored %%tmm" #T ", (%0,%1,1)" ::"r"(base), "r"(static_cast<long>(stride)) : "memory")
+/// TDPBSUD tmm`C` += tmm`A` (signed bytes) · tmm`B` (unsigned bytes, 4 per int32 column: the VNNI pairing):
+/// C[m][n] += Σ_{i<4} A[m][4k + i] · B[k][4n + i] over k, in int32 (wrapping; the callers prove no wrap).
+#define ARMLOWER_AMX_DPBSUD(C, A, B) __asm__ volatile("tdpbsud %%tmm" #B ", %%tmm" #A ", %%tmm" #C ::: "memory")
+
+#else
+
+/// No AMX outside Linux x86-64 (or under SIMDe).
+[[nodiscard]] constexpr bool x86_has_amx_int8() noexcept { return false; }
+
+#endif
+
+}  // namespace armlower::kernels::detail

@@ -1,0 +1,176 @@
+/// @file armlower/kernels/arch/x86/linear_amx_packed.hpp
+/// Intel AMX-INT8 microkernel of the pre-packed s8 linear for batches of 8 or more rows
+/// (`kernels/linear_packed.hpp`; contract: `kernels/linear_args.hpp`). It reads the buffer of the AVX-512
+/// VNNI layout unchanged (`arch/x86/linear_vnni_packed.hpp`): a 16-channel panel's 64-byte lines of
+/// successive k-groups, `gp`·64 bytes apart inside a group of `gp` panels, are the 16 rows of a TDPBSUD B
+/// tile (16 k-groups × 16 channels × 4 bytes of u = w + 128) loaded with stride `gp`·64.
+///
+/// Arithmetic: a tile of MR batch rows × 64 K bytes of the input (A, signed, loaded in place with the
+/// row stride K) times the B tile of each of the group's panels gives D[m][ch] = Σ_k x·u in int32, the
+/// integers `vpdpbusd(u, x)` gives in the VNNI kernel (|D| ≤ 255·128·K < 2^31 for K ≤ 65536, the only
+/// K this kernel runs); the k-groups past the last whole 64-byte block and the K % 4 tail are added by the
+/// VNNI inner loop (`vnni_kernel`), and the fast or general stores of the VNNI kernel requantize
+/// (`vnni_tile_store_fast`): the same bytes as `linear_s8_packed_vnni`, hence as `linear_s8`.
+/// Tiles (palette 1): tmm0..tmm3 the MR × 16 int32 accumulators of up to 4 panels, tmm4 the input
+/// block, tmm5..tmm7 the weight blocks. Batch rows come in tiles of 16 (calls of ≥ 16 rows) or 8; the
+/// remaining < 8 (or < 16) rows run `linear_s8_packed_vnni`.
+/// Source of the semantics: CMSIS-NN `arm_fully_connected_s8`, TFLite reference `FullyConnected` (int8);
+/// of the instructions: Intel SDM vol. 2, TDPBSUD / TILELOADD.
+/// Firmware-clean (host only): noexcept, no heap, no static data.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <armlower/kernels/arch/x86/amx.hpp>
+#include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>
+#include <armlower/kernels/detail/linear_s8_packed_layout.hpp>
+#include <armlower/kernels/linear_args.hpp>
+
+#if defined(ARMLOWER_KERNELS_HAVE_AMX)
+
+namespace armlower::kernels::detail {
+
+#define ARMLOWER_X86_AMXP __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-int8")))
+
+/// The tile configuration of `amx_s8_kernel` for MR batch rows.
+[[nodiscard]] constexpr amx_tile_config amx_s8_config(int mr) noexcept {
+  amx_tile_config c;
+  for (int t = 0; t < 8; ++t) {
+    c.colsb[t] = 64;
+    c.rows[t] = static_cast<std::uint8_t>(t < 5 ? mr : 16);  // C tiles and the input: MR rows; weights: 16
+  }
+  return c;
+}
+
+/// The configurations of 8 and 16 batch rows as constant data: LDTILECFG from read-only memory, not from a
+/// configuration just stored on the stack (whose store-to-load forwarding it waited for: 4.5 % of an
+/// 8 × 256² call in a profile).
+inline constexpr amx_tile_config amx_s8_config8 = amx_s8_config(8);
+inline constexpr amx_tile_config amx_s8_config16 = amx_s8_config(16);
+
+/// D[m][p·16 + j] (`d`, int32 [MR][NP·16]) = Σ over the `blocks` 64-byte K blocks of input rows
+/// `x + m·xs` and the NP panels at `w` (stride `wstride` per k-group). Precondition: tiles configured by
+/// `amx_s8_config(MR)`.
+template <int MR, int NP>
+[[gnu::noinline]] ARMLOWER_X86_AMXP inline void amx_s8_kernel(const std::uint8_t* w, std::ptrdiff_t wstride,
+                                                               const std::int8_t* x, std::ptrdiff_t xs,
+                                                               std::ptrdiff_t blocks, std::int32_t* d) noexcept {
+  ARMLOWER_AMX_ZERO(0);
+  if constexpr (NP > 1) ARMLOWER_AMX_ZERO(1);
+  if constexpr (NP > 2) ARMLOWER_AMX_ZERO(2);
+  if constexpr (NP > 3) ARMLOWER_AMX_ZERO(3);
+  const std::ptrdiff_t bstep = 16 * wstride;  // 16 k-groups = 64 K bytes
+  for (std::ptrdiff_t kb = 0; kb < blocks; ++kb) {
+    const std::int8_t* xa = x + 64 * kb;
+    const std::uint8_t* wb = w + kb * bstep;
+    ARMLOWER_AMX_LOAD(4, xa, xs);
+    ARMLOWER_AMX_LOAD(5, wb, wstride);
+    ARMLOWER_AMX_DPBSUD(0, 4, 5);
+    if constexpr (NP > 1) {
+      ARMLOWER_AMX_LOAD(6, wb + 64, wstride);
+      ARMLOWER_AMX_DPBSUD(1, 4, 6);
+    }
+    if constexpr (NP > 2) {
+      ARMLOWER_AMX_LOAD(7, wb + 128, wstride);
+      ARMLOWER_AMX_DPBSUD(2, 4, 7);
+    }
+    if constexpr (NP > 3) {
+      ARMLOWER_AMX_LOAD(5, wb + 192, wstride);
+      ARMLOWER_AMX_DPBSUD(3, 4, 5);
+    }
+  }
+  constexpr std::ptrdiff_t ds = std::ptrdiff_t{64} * NP;  // bytes per row of d
+  ARMLOWER_AMX_STORE(0, d, ds);
+  if constexpr (NP > 1) ARMLOWER_AMX_STORE(1, d + 16, ds);
+  if constexpr (NP > 2) ARMLOWER_AMX_STORE(2, d + 32, ds);
+  if constexpr (NP > 3) ARMLOWER_AMX_STORE(3, d + 48, ds);
+}
+
+/// One MR-row × NP-panel tile (batch rows [m0, m0 + MR), all NP = gp panels of group `grp`): the AMX blocks,
+/// the remaining k-groups and the K tail by the VNNI loop, then the VNNI kernel's stores.
+template <int MR, int NP>
+ARMLOWER_X86_AMXP inline void amx_s8_tile(const vnni_s8_call& s, std::int32_t grp, std::int32_t m0,
+                                          const std::int64_t* bt) noexcept {
+  const linear_s8_args& a = *s.a;
+  const std::ptrdiff_t cols = a.cols;
+  const std::ptrdiff_t wstride = std::ptrdiff_t{64} * NP;
+  const std::uint8_t* w = s.w + static_cast<std::ptrdiff_t>(grp) * vnni_group_panels * vnni_panel * s.kp;
+  const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(m0) * cols;
+  const std::ptrdiff_t blocks = s.full_groups / 16;
+  alignas(64) std::int32_t d[MR * NP * 16];
+  amx_s8_kernel<MR, NP>(w, wstride, x, cols, blocks, d);
+  if (16 * blocks < s.full_groups || s.has_tail) {
+    std::int32_t tail[MR];
+    vnni_tails<MR>(s, x, tail);
+    alignas(64) std::int32_t e[MR * NP * 16];
+    vnni_kernel<MR, NP, 1>(w, wstride, x, cols, 16 * blocks, s.full_groups, s.has_tail ? tail : nullptr, e);
+    for (int i = 0; i < MR * NP * 16; ++i) d[i] += e[i];  // |D| < 2^31 (file comment): no wrap
+  }
+  const std::int32_t ch0 = grp * vnni_group_panels * vnni_panel;
+  if (!vnni_tile_store_fast<MR, NP>(s, ch0, m0, bt, reinterpret_cast<const __m512i*>(d)))  // __m512i may alias
+    vnni_tile_store_general<MR, NP>(s, ch0, m0, bt, d);
+}
+
+/// Batch rows [m0, m0 + MR) over every group (tiles configured by `amx_s8_config(MR)`).
+template <int MR>
+ARMLOWER_X86_AMXP inline void amx_s8_rows(const vnni_s8_call& s, std::int32_t groups, std::int32_t panels,
+                                          std::int32_t m0, const std::int64_t* bt) noexcept {
+  for (std::int32_t grp = 0; grp < groups; ++grp) {
+    const int gp = panels - grp * vnni_group_panels < vnni_group_panels ? panels - grp * vnni_group_panels
+                                                                          : vnni_group_panels;
+    switch (gp) {
+      case 1: amx_s8_tile<MR, 1>(s, grp, m0, bt); break;
+      case 2: amx_s8_tile<MR, 2>(s, grp, m0, bt); break;
+      case 3: amx_s8_tile<MR, 3>(s, grp, m0, bt); break;
+      default: amx_s8_tile<MR, 4>(s, grp, m0, bt); break;
+    }
+  }
+}
+
+/// True if `linear_s8_packed_amx` runs a call of `a` (else the caller runs `linear_s8_packed_vnni`): at least
+/// 8 batch rows, 256 ≤ K ≤ 65536 and at least 128 output channels (the VNNI panel layout). Measured on an
+/// Intel Xeon with AMX (family 6 model 207) against `linear_s8_packed_vnni` in one process, alternating
+/// (benchmarks/RESULTS.md, "AMX-INT8 for batches of 8 or more"): 1.5–2.1× at 8 × 512² … 8 × 1024², 1.3–1.5× at
+/// 8 × 2048² … 4096², 2× at 16 × 256²; 8 × 256² 0.94–1.35; but 0.67–0.93× for one group of 64 channels
+/// (8 × 64², 16 × 64², 8 × 64 × 256), where the tile set-up and the drain of the TDPBSUD pipeline per
+/// group are not amortised.
+[[nodiscard]] constexpr bool amx_s8_applies(const linear_s8_args& a, const packed_s8_geometry& geo) noexcept {
+  return a.batches >= 8 && a.cols >= 256 && a.cols <= vnni_s8_block && a.rows >= 128 && !geo.narrow;
+}
+
+/// AMX-INT8 s8 fused linear over a buffer written by `kernels::pack_linear_s8` in the VNNI layout: the same
+/// bytes as `linear_s8_packed_vnni`. Preconditions: those of `linear_s8_packed_vnni` (requantized output),
+/// `amx_s8_applies(a, geo)`, and `x86_has_amx_int8()`.
+ARMLOWER_X86_AMXP inline void linear_s8_packed_amx(const linear_s8_args& a, const std::uint8_t* packed,
+                                                   const packed_s8_geometry& geo) noexcept {
+  const vnni_s8_call s = make_vnni_s8_call(a, packed, geo, nullptr);
+  const std::int32_t panels = static_cast<std::int32_t>(round_up(a.rows, vnni_panel) / vnni_panel);
+  const std::int32_t groups = (panels + vnni_group_panels - 1) / vnni_group_panels;
+  const std::int32_t mr = a.batches >= 16 ? 16 : 8;
+  const std::int32_t amx_rows = a.batches / mr * mr;
+  amx_load_config(mr == 16 ? amx_s8_config16 : amx_s8_config8);
+  for (std::int32_t m0 = 0; m0 < amx_rows; m0 += mr) {
+    std::int64_t bt[16];
+    for (std::int32_t m = 0; m < mr; ++m) bt[m] = vnni_sum_term(a, m0 + m);
+    if (mr == 16) {
+      amx_s8_rows<16>(s, groups, panels, m0, bt);
+    } else {
+      amx_s8_rows<8>(s, groups, panels, m0, bt);
+    }
+  }
+  amx_release();
+  if (amx_rows < a.batches) {  // the last < MR rows
+    linear_s8_args r = a;
+    r.batches = a.batches - amx_rows;
+    r.input = a.input + static_cast<std::ptrdiff_t>(amx_rows) * a.cols;
+    r.output = a.output + static_cast<std::ptrdiff_t>(amx_rows) * a.rows;
+    linear_s8_packed_vnni(r, packed, geo);
+  }
+}
+
+#undef ARMLOWER_X86_AMXP
+
+}  // namespace armlower::kernels::detail
+
+#endif  // ARMLOWER_KERNELS_HAVE_AMX
