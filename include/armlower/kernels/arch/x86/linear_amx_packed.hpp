@@ -49,6 +49,13 @@ namespace armlower::kernels::detail {
 inline constexpr amx_tile_config amx_s8_config8 = amx_s8_config(8);
 inline constexpr amx_tile_config amx_s8_config16 = amx_s8_config(16);
 
+/// 64-byte K blocks ahead that `amx_s8_kernel` prefetches its weights (each of the 16·NP lines of the block,
+/// `prefetcht0`). Measured on the AMX Xeon of `amx_s8_applies` in alternating processes: 8 × 1024²
+/// 165–179 against 101–170 GMAC/s without, 16 × 1024² 239–292 against 229–273, 8 × 2048² 83–115 against
+/// 66–99; 4 blocks ahead no better, every other line worse (a phase where the machine ran slowly, about
+/// a third of its fast-phase speed, which moves every number: benchmarks/RESULTS.md).
+inline constexpr std::ptrdiff_t amx_s8_prefetch_blocks = 2;
+
 /// D[m][p·16 + j] (`d`, int32 [MR][NP·16]) = Σ over the `blocks` 64-byte K blocks of input rows
 /// `x + m·xs` and the NP panels at `w` (stride `wstride` per k-group). Precondition: tiles configured by
 /// `amx_s8_config(MR)`.
@@ -64,6 +71,11 @@ template <int MR, int NP>
   for (std::ptrdiff_t kb = 0; kb < blocks; ++kb) {
     const std::int8_t* xa = x + 64 * kb;
     const std::uint8_t* wb = w + kb * bstep;
+    // the weight lines of the block 2 ahead (`amx_s8_prefetch_blocks`), every one: TILELOADD does not
+    // start the hardware prefetchers early enough for a 16-line stride pattern per tile
+    const std::uint8_t* pf = wb + amx_s8_prefetch_blocks * bstep;
+#pragma GCC unroll 64
+    for (int l = 0; l < 16 * NP; ++l) _mm_prefetch(reinterpret_cast<const char*>(pf + 64 * l), _MM_HINT_T0);
     ARMLOWER_AMX_LOAD(4, xa, xs);
     ARMLOWER_AMX_LOAD(5, wb, wstride);
     ARMLOWER_AMX_DPBSUD(0, 4, 5);
