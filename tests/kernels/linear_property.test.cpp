@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <random>
 #include <vector>
+#include <string>
 
 namespace k = armlower::kernels;
 using armlower::status;
@@ -357,6 +358,61 @@ TEST_CASE("s8 row-group VNNI form (4 or >= 8 batch rows, K <= 65536): == generic
     if (big && (iter % 2 == 0 || iter == 1)) {  // the extreme D reaches the output: not every value saturated
       CHECK(std::any_of(ref.begin(), ref.end(), [](std::int8_t v) { return v != -128 && v != 127; }));
     }
+  }
+}
+
+TEST_CASE("s8 AMX-INT8 row-major form (>= 8 batch rows, >= 128 channels, K 64..256): == generic") {
+  // `linear_s8_amx_rowmajor` (arch/x86/linear_amx_rowmajor.hpp), which `linear_s8` runs for groups of 8 batch rows
+  // where the CPU has AMX-INT8 (else these calls check the VNNI row groups again): both operand orders (input_offset
+  // 128: TDPBSUD on x + 128; input_offset 0 and the kernel_sum form: TDPBSSD, the Σx term with filter_offset), partial
+  // last 16-channel tiles (their own tile configuration), the groups after the last whole 8 (VNNI), extreme operands
+  // (|D| = 255·128·K), both requantization forms; input_offset 5 (Σw: the VNNI form) for contrast.
+  if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
+#if defined(ARMLOWER_KERNELS_HAVE_AMX)
+  MESSAGE("AMX-INT8 available: " << std::string(k::detail::x86_has_amx_int8() ? "yes" : "no"));
+#endif
+  rng_t r{std::mt19937_64(41)};
+  const int rows_[] = {128, 129, 143, 200, 256, 300};
+  const int batches_[] = {8, 9, 15, 16, 17, 24};
+  for (int iter = 0; iter < 96; ++iter) {
+    const int cols = 64 * (1 + iter % 4), rows = rows_[r.uniform(0, 5)], batches = batches_[r.uniform(0, 5)];
+    std::vector<std::int8_t> x(static_cast<std::size_t>(batches) * static_cast<std::size_t>(cols)),
+        w(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
+    const int ext = r.uniform(0, 3);  // 0: x = 127, w = -128 everywhere; 1: x = -128, w = 127
+    if (ext < 2) {
+      std::fill(x.begin(), x.end(), static_cast<std::int8_t>(ext == 0 ? 127 : -128));
+      std::fill(w.begin(), w.end(), static_cast<std::int8_t>(ext == 0 ? -128 : 127));
+    } else {
+      r.fill(x, -128, 127, 15);
+      r.fill(w, -128, 127, 15);
+    }
+    std::vector<std::int32_t> bias(static_cast<std::size_t>(rows)), mult(static_cast<std::size_t>(rows)),
+        shift(static_cast<std::size_t>(rows)), ksum(static_cast<std::size_t>(rows));
+    for (auto& b : bias) b = r.uniform(-(1 << 20), 1 << 20);
+    const bool fast = iter % 3 != 0;
+    for (int i = 0; i < rows; ++i) {
+      mult[static_cast<std::size_t>(i)] = r.uniform(1 << 30, INT32_MAX);
+      shift[static_cast<std::size_t>(i)] = fast ? r.uniform(-24, -1) : r.uniform(-24, 3);
+    }
+    k::linear_s8_args a = s8_args(x, w, mult, shift, batches, cols, rows);
+    const int order = iter % 4;  // 0: input_offset 128, 1: 0, 2: kernel_sum, 3: input_offset 5
+    a.input_offset = order == 0 ? 128 : order == 1 ? 0 : order == 2 ? r.uniform(-64, 64) : 5;
+    a.filter_offset = r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 0;
+    a.output_offset = r.uniform(-128, 127);
+    a.per_channel = r.uniform(0, 1) == 1;
+    a.rounding = r.uniform(0, 1) ? armlower::quant::rounding::double_round : armlower::quant::rounding::single_round;
+    a.bias = bias.data();
+    if (order == 2) {
+      REQUIRE(k::compute_kernel_sum_s8(ksum.data(), cols, rows, w.data(), a.input_offset, a.filter_offset, a.bias) == status::ok);
+      a.kernel_sum = ksum.data();
+    }
+    std::vector<std::int8_t> ref(static_cast<std::size_t>(batches * rows)), out(ref.size(), std::int8_t{0x5A});
+    a.output = ref.data();
+    REQUIRE(k::linear_s8(a, k::linear_path::generic) == status::ok);
+    a.output = out.data();
+    REQUIRE(k::linear_s8(a) == status::ok);
+    CAPTURE(batches); CAPTURE(cols); CAPTURE(rows); CAPTURE(order); CAPTURE(a.filter_offset); CAPTURE(fast); CAPTURE(ext);
+    REQUIRE(out == ref);
   }
 }
 

@@ -93,6 +93,8 @@ ARMLOWER_X86_AMX inline void amx_release() noexcept { __asm__ volatile("tilerele
 /// TDPBSUD tmm`C` += tmm`A` (signed bytes) · tmm`B` (unsigned bytes, 4 per int32 column: the VNNI pairing):
 /// C[m][n] += Σ_{i<4} A[m][4k + i] · B[k][4n + i] over k, in int32 (wrapping; the callers prove no wrap).
 #define ARMLOWER_AMX_DPBSUD(C, A, B) __asm__ volatile("tdpbsud %%tmm" #B ", %%tmm" #A ", %%tmm" #C ::: "memory")
+/// TDPBSSD: as `ARMLOWER_AMX_DPBSUD` with both operands signed bytes.
+#define ARMLOWER_AMX_DPBSSD(C, A, B) __asm__ volatile("tdpbssd %%tmm" #B ", %%tmm" #A ", %%tmm" #C ::: "memory")
 
 #else
 

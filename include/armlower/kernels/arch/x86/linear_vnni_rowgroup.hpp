@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <armlower/kernels/arch/x86/linear_amx_rowmajor.hpp>
 #include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>
 #include <armlower/kernels/arch/x86/linear_vnni_reduce.hpp>
 #include <armlower/kernels/arch/x86/linear_vnni_rowgroup_store.hpp>
@@ -261,12 +262,19 @@ ARMLOWER_X86_VNNIG inline std::int32_t linear_s8_rowgroup_vnni(const linear_s8_a
   alignas(64) std::int8_t xu[8 * vnni_rowgroup_kblock];
   const std::int32_t b8 = batches / 8 * 8;
   const bool wu = vnni_rowgroup_wu(a), sw = vnni_rowgroup_sw(a);
+  std::int32_t done = 0;  // groups of 8 run by the AMX-INT8 form
+#if defined(ARMLOWER_KERNELS_HAVE_AMX)
+  if (amx_rowmajor_applies(a, wstride, acc32)) {
+    linear_s8_amx_rowmajor(a, w, b8);
+    done = b8;
+  }
+#endif
   if (wu) {
-    linear_s8_rowgroup_mr_vnni<8, true, false>(a, w, wstride, 0, b8, acc32, xu);
+    linear_s8_rowgroup_mr_vnni<8, true, false>(a, w, wstride, done, b8, acc32, xu);
   } else if (sw) {
-    linear_s8_rowgroup_mr_vnni<8, false, true>(a, w, wstride, 0, b8, acc32, xu);
+    linear_s8_rowgroup_mr_vnni<8, false, true>(a, w, wstride, done, b8, acc32, xu);
   } else {
-    linear_s8_rowgroup_mr_vnni<8, false, false>(a, w, wstride, 0, b8, acc32, xu);
+    linear_s8_rowgroup_mr_vnni<8, false, false>(a, w, wstride, done, b8, acc32, xu);
   }
   if (batches - b8 != 4) return b8;
   if (wu) {

@@ -1,0 +1,199 @@
+/// @file armlower/kernels/arch/x86/linear_amx_rowmajor.hpp
+/// Intel AMX-INT8 s8 fused linear over ROW-MAJOR weights (no buffer; contract: `kernels/linear_args.hpp`) for
+/// groups of 8 batch rows: the form `linear_s8_rowgroup_vnni` (`linear_vnni_rowgroup.hpp`) hands its groups of 8 to
+/// where `amx_rowmajor_applies`.
+///
+/// Roles: the weights are the A tiles, loaded in place (16 weight rows × 64 K bytes, row stride K, signed); the
+/// group's inputs, copied once per call to the stack in the VNNI pairing (`amx_rowmajor_copy`: row g of the copy
+/// holds x[m][4g..4g+3] for the 8 batch rows m, 32 bytes), are the B tiles. C[ch][m] (16 channels × 8 batch rows of
+/// int32), stored 32 bytes per channel, is the layout `vnni_rowgroup_store` takes (vector j = channels 2j, 2j + 1 ×
+/// 8 batch rows), so the requantization is the row-group form's.
+/// Arithmetic: in the row-group form's bias order (`vnni_rowgroup_wu` false) the copy holds u = x ⊕ 0x80 = x + 128
+/// and TDPBSUD gives D = Σ (x + 128)·w, exactly that form's D; in its kernel_sum order the copy holds x and TDPBSSD
+/// gives D' = Σ x·w = D − 128·Σx, so the batch-row term is filter_offset·Σx (not (filter_offset − 128)·Σx). Both
+/// |D| ≤ 255·128·K < 2^31 (K ≤ 256 here). Σw (the bias order with input_offset ≠ 128) is not formed: those calls
+/// keep the VNNI form.
+/// Tiles (palette 1): tmm0..tmm3 the accumulators of 4 × 16 channels, tmm4 the input block (16 k-groups × 8
+/// batch rows), tmm5..tmm7 the weight blocks.
+/// Source of the semantics: CMSIS-NN `arm_fully_connected_s8`, TFLite reference `FullyConnected` (int8); of the
+/// instructions: Intel SDM vol. 2, TDPBSUD / TDPBSSD / TILELOADD.
+/// Firmware-clean (host only): noexcept, no heap, no static data but constant tile configurations.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <armlower/kernels/arch/x86/amx.hpp>
+#include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>
+#include <armlower/kernels/arch/x86/linear_vnni_rowgroup_store.hpp>
+#include <armlower/kernels/linear_args.hpp>
+
+#if defined(ARMLOWER_KERNELS_HAVE_AMX)
+
+namespace armlower::kernels::detail {
+
+#define ARMLOWER_X86_AMXR __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-int8")))
+
+/// Most K of the AMX row-major form. Its weight tiles read 16 rows K bytes apart; at K ≥ 512 these lines fall
+/// into few L1 sets (K a multiple of 1024: 4 sets or fewer for 64 rows), and the form ran slower than the VNNI row
+/// groups (Intel Xeon with AMX, family 6 model 207, `linear_s8` alternating the two in one process, median GMAC/s
+/// ratio AMX ÷ VNNI: 8 × 512² 0.81, 8 × 256 × 512 0.89, 8 × 1024² 0.70 (0.90 without prefetch), 8 × 4096² 0.63;
+/// K 256: 8 × 128² 1.42–1.45, 8 × 256² 1.20–1.26, 8 × 512 × 256 1.11, 8 × 1024 × 256 1.03, 16 × 256² 1.35;
+/// benchmarks/RESULTS.md, "AMX-INT8 for batches of 8 or more").
+inline constexpr std::int32_t amx_rowmajor_max_cols = 256;
+
+/// True if `linear_s8_rowgroup_vnni` runs its groups of 8 batch rows in this form: requantized output, no Σw (the
+/// kernel_sum order, or the bias order with input_offset 128), K a multiple of 64 up to `amx_rowmajor_max_cols`, at least 128 output
+/// channels and 8 batch rows, and the CPU with AMX-INT8 (`x86_has_amx_int8`, checked last).
+/// `wstride`: the weight rows' stride (must be K: the tiles load them with that stride).
+[[nodiscard]] inline bool amx_rowmajor_applies(const linear_s8_args& a, std::ptrdiff_t wstride,
+                                               const vnni_acc32_out* acc32) noexcept {
+  return acc32 == nullptr && !vnni_rowgroup_sw(a) && a.batches >= 8 && a.rows >= 128 && a.cols % 64 == 0 &&
+         a.cols <= amx_rowmajor_max_cols && wstride == a.cols && x86_has_amx_int8();
+}
+
+/// The tile configuration for weight tiles of `rows` (1..16) channels: accumulators rows × 8 int32, the input
+/// block 16 × 32 bytes, weights rows × 64 bytes.
+[[nodiscard]] constexpr amx_tile_config amx_rowmajor_config(int rows) noexcept {
+  amx_tile_config c;
+  for (int t = 0; t < 8; ++t) {
+    c.colsb[t] = static_cast<std::uint16_t>(t < 5 ? 32 : 64);
+    c.rows[t] = static_cast<std::uint8_t>(t == 4 ? 16 : rows);
+  }
+  return c;
+}
+inline constexpr amx_tile_config amx_rowmajor_config16 = amx_rowmajor_config(16);
+
+/// Copies 8 input rows at `x` (K = `cols` bytes each) to `xt` in the VNNI pairing: xt[g·32 + 4m + i] = x[m][4g + i]
+/// (⊕ 0x80 when `flip`: the bias order's u = x + 128).
+ARMLOWER_X86_AMXR inline void amx_rowmajor_copy(const std::int8_t* x, std::ptrdiff_t cols, bool flip,
+                                                std::uint8_t* xt) noexcept {
+  const __m512i f = _mm512_set1_epi8(flip ? static_cast<char>(0x80) : 0);
+  // per 16 k-groups (64 K): 8 rows × 64 bytes → 16 rows × 32 bytes, by dword unpacks (8 × 16 dword transpose)
+  for (std::ptrdiff_t k = 0; k < cols; k += 64) {
+    __m512i r[8];
+#pragma GCC unroll 8
+    for (int m = 0; m < 8; ++m) r[m] = _mm512_xor_si512(_mm512_loadu_si512(x + m * cols + k), f);
+    // dword index i of row m → out[g = i][m]: write row g's 8 dwords; scatter by a 2-level unpack
+    const __m512i t0 = ARMLOWER_Z512(unpacklo_epi32, all16, r[0], r[1]), t1 = ARMLOWER_Z512(unpackhi_epi32, all16, r[0], r[1]);
+    const __m512i t2 = ARMLOWER_Z512(unpacklo_epi32, all16, r[2], r[3]), t3 = ARMLOWER_Z512(unpackhi_epi32, all16, r[2], r[3]);
+    const __m512i t4 = ARMLOWER_Z512(unpacklo_epi32, all16, r[4], r[5]), t5 = ARMLOWER_Z512(unpackhi_epi32, all16, r[4], r[5]);
+    const __m512i t6 = ARMLOWER_Z512(unpacklo_epi32, all16, r[6], r[7]), t7 = ARMLOWER_Z512(unpackhi_epi32, all16, r[6], r[7]);
+    // u: per 128-bit lane L, dwords (g = 4L + j) of rows 0–3 in a 128-bit quarter
+    const __m512i u0 = ARMLOWER_Z512(unpacklo_epi64, all8, t0, t2), u1 = ARMLOWER_Z512(unpackhi_epi64, all8, t0, t2);  // g 4L, 4L+1 rows 0–3
+    const __m512i u2 = ARMLOWER_Z512(unpacklo_epi64, all8, t1, t3), u3 = ARMLOWER_Z512(unpackhi_epi64, all8, t1, t3);  // g 4L+2, 4L+3
+    const __m512i u4 = ARMLOWER_Z512(unpacklo_epi64, all8, t4, t6), u5 = ARMLOWER_Z512(unpackhi_epi64, all8, t4, t6);  // rows 4–7
+    const __m512i u6 = ARMLOWER_Z512(unpacklo_epi64, all8, t5, t7), u7 = ARMLOWER_Z512(unpackhi_epi64, all8, t5, t7);
+    const __m512i s[4][2] = {{u0, u4}, {u1, u5}, {u2, u6}, {u3, u7}};  // [j][rows 0–3, rows 4–7]
+    std::uint8_t* o = xt + (k / 4) * 32;
+    alignas(64) std::uint8_t lo[64], hi[64];
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+      _mm512_store_si512(lo, s[j][0]);
+      _mm512_store_si512(hi, s[j][1]);
+#pragma GCC unroll 4
+      for (int L = 0; L < 4; ++L) {  // k-group 4L + j: rows 0–3 from lane L of lo, rows 4–7 from lane L of hi
+        std::memcpy(o + (4 * L + j) * 32, lo + 16 * L, 16);
+        std::memcpy(o + (4 * L + j) * 32 + 16, hi + 16 * L, 16);
+      }
+    }
+  }
+}
+
+/// C of NT (1..4) 16-channel weight tiles at `w` (row stride `cols`) against the `blocks` 64-K input blocks at `xt`,
+/// stored at d[(16t + i)·8 + m] (channel 16t + i, batch row m). WU: TDPBSSD (x signed), else TDPBSUD (x + 128).
+/// Precondition: tiles configured by `amx_rowmajor_config`.
+template <int NT, bool WU>
+[[gnu::noinline]] ARMLOWER_X86_AMXR inline void amx_rowmajor_kernel(const std::int8_t* w, std::ptrdiff_t cols,
+                                                                     const std::uint8_t* xt, std::ptrdiff_t blocks,
+                                                                     std::int32_t* d) noexcept {
+  ARMLOWER_AMX_ZERO(0);
+  if constexpr (NT > 1) ARMLOWER_AMX_ZERO(1);
+  if constexpr (NT > 2) ARMLOWER_AMX_ZERO(2);
+  if constexpr (NT > 3) ARMLOWER_AMX_ZERO(3);
+  const std::ptrdiff_t ts = 16 * cols;  // bytes between weight tiles
+  for (std::ptrdiff_t kb = 0; kb < blocks; ++kb) {
+    const std::int8_t* wb = w + 64 * kb;
+    ARMLOWER_AMX_LOAD(4, xt + 512 * kb, 32);
+    ARMLOWER_AMX_LOAD(5, wb, cols);
+    if constexpr (WU) { ARMLOWER_AMX_DPBSSD(0, 5, 4); } else { ARMLOWER_AMX_DPBSUD(0, 5, 4); }
+    if constexpr (NT > 1) {
+      ARMLOWER_AMX_LOAD(6, wb + ts, cols);
+      if constexpr (WU) { ARMLOWER_AMX_DPBSSD(1, 6, 4); } else { ARMLOWER_AMX_DPBSUD(1, 6, 4); }
+    }
+    if constexpr (NT > 2) {
+      ARMLOWER_AMX_LOAD(7, wb + 2 * ts, cols);
+      if constexpr (WU) { ARMLOWER_AMX_DPBSSD(2, 7, 4); } else { ARMLOWER_AMX_DPBSUD(2, 7, 4); }
+    }
+    if constexpr (NT > 3) {
+      ARMLOWER_AMX_LOAD(5, wb + 3 * ts, cols);
+      if constexpr (WU) { ARMLOWER_AMX_DPBSSD(3, 5, 4); } else { ARMLOWER_AMX_DPBSUD(3, 5, 4); }
+    }
+  }
+  ARMLOWER_AMX_STORE(0, d, 32);
+  if constexpr (NT > 1) ARMLOWER_AMX_STORE(1, d + 128, 32);
+  if constexpr (NT > 2) ARMLOWER_AMX_STORE(2, d + 256, 32);
+  if constexpr (NT > 3) ARMLOWER_AMX_STORE(3, d + 384, 32);
+}
+
+/// Groups of 8 batch rows [0, b8) of `a` (b8 a multiple of 8) in this form. Preconditions: `validate(a) == ok`,
+/// `amx_rowmajor_applies(a, a.cols, nullptr)`; `w`/`wstride`: the weight rows (wstride = K).
+template <bool WU>
+[[gnu::noinline]] ARMLOWER_X86_AMXR inline void linear_s8_amx_rowmajor_wu(const linear_s8_args& a, const std::int8_t* w,
+                                                        std::int32_t b8) noexcept {
+  const vnni_requant rq = make_vnni_requant(a);
+  const std::ptrdiff_t cols = a.cols, blocks = cols / 64;
+  const std::int64_t fast_bound = vnni_rowgroup_fast_bound(a, false);
+  const std::int32_t full = a.rows / 16 * 16;  // channels in whole 16-channel tiles
+  alignas(64) std::uint8_t xt[8 * amx_rowmajor_max_cols];
+  alignas(64) std::int32_t d[64 * 8];
+  for (std::int32_t g = 0; g < b8; g += 8) {
+    const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(g) * cols;
+    std::int64_t bt[8];
+    bool fast = fast_bound >= 0;
+    for (int m = 0; m < 8; ++m) {  // filter_offset·Σx in both orders (file comment)
+      bt[m] = a.filter_offset == 0 ? 0 : std::int64_t{a.filter_offset} * sum_s8_vnni(x + m * cols, cols);
+      fast = fast && (bt[m] < 0 ? -bt[m] : bt[m]) <= fast_bound;
+    }
+    amx_rowmajor_copy(x, cols, !WU, xt);
+    amx_load_config(amx_rowmajor_config16);
+    for (std::int32_t r0 = 0; r0 < full; r0 += 64) {
+      const std::int8_t* wr = w + static_cast<std::ptrdiff_t>(r0) * cols;
+      const int nt = (full - r0) / 16 < 4 ? (full - r0) / 16 : 4;
+      switch (nt) {
+        case 1: amx_rowmajor_kernel<1, WU>(wr, cols, xt, blocks, d); break;
+        case 2: amx_rowmajor_kernel<2, WU>(wr, cols, xt, blocks, d); break;
+        case 3: amx_rowmajor_kernel<3, WU>(wr, cols, xt, blocks, d); break;
+        default: amx_rowmajor_kernel<4, WU>(wr, cols, xt, blocks, d); break;
+      }
+      for (int t = 0; t < nt; ++t) {
+        vnni_rowgroup_store(a, rq, nullptr, reinterpret_cast<const __m512i*>(d + 128 * t), nullptr, r0 + 16 * t, 16, g, 8,
+                            bt, fast);
+      }
+    }
+    if (full < a.rows) {  // the last < 16 channels: tiles of that many rows (nothing read past the weights)
+      const int nv = a.rows - full;
+      const amx_tile_config cfg = amx_rowmajor_config(nv);
+      amx_load_config(cfg);
+      for (int i = nv * 8; i < 128; ++i) d[i] = 0;
+      amx_rowmajor_kernel<1, WU>(w + static_cast<std::ptrdiff_t>(full) * cols, cols, xt, blocks, d);
+      vnni_rowgroup_store(a, rq, nullptr, reinterpret_cast<const __m512i*>(d), nullptr, full, nv, g, 8, bt, fast);
+    }
+    amx_release();
+  }
+}
+
+/// `linear_s8_amx_rowmajor_wu` in the order of `a` (`vnni_rowgroup_wu`).
+ARMLOWER_X86_AMXR inline void linear_s8_amx_rowmajor(const linear_s8_args& a, const std::int8_t* w, std::int32_t b8) noexcept {
+  if (vnni_rowgroup_wu(a)) {
+    linear_s8_amx_rowmajor_wu<true>(a, w, b8);
+  } else {
+    linear_s8_amx_rowmajor_wu<false>(a, w, b8);
+  }
+}
+
+#undef ARMLOWER_X86_AMXR
+
+}  // namespace armlower::kernels::detail
+
+#endif  // ARMLOWER_KERNELS_HAVE_AMX
