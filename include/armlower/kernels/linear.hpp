@@ -112,7 +112,9 @@ enum class linear_path : std::uint8_t {
 /// paths are faster than AVX2 on every benchmarked layer (64² … 4096², 4000×4; batch 1 and 8; s8 and
 /// a16w8), so no shape threshold is needed; AVX2 remains the choice on AVX2-only CPUs. The
 /// parameters (kernel kind, weight bytes, batch) are kept so that a shape-dependent choice can be
-/// expressed again if a future measurement calls for it; they do not change the result today.
+/// expressed again if a future measurement calls for it; they do not change the result today. Within the
+/// AVX-512 VNNI path, CPUs with AMX-INT8 run some batch shapes with tiles (`arch/x86/linear_amx_packed.hpp`,
+/// `arch/x86/linear_amx_rowmajor.hpp`), chosen by the shape thresholds measured there.
 [[nodiscard]] inline linear_path best_path(bool for_s16 = false, std::int64_t weight_bytes = 0,
                                            std::int32_t batches = 1) noexcept {
   (void)for_s16;

@@ -39,7 +39,10 @@
 /// (`automatic`: the one measured fastest on this CPU class, benchmarks/RESULTS.md):
 /// - AVX-512 VNNI (`kernels/arch/x86/linear_vnni_packed.hpp`): `vpdpbusd` panels of 16 channels × 4 K,
 ///   weight sums and `input_offset·Σw` folded into a per-row int64 constant at pack time, 4 batch
-///   rows × 64 channels of int32 accumulators in zmm registers; rows < 16: row-major, padded;
+///   rows × 64 channels of int32 accumulators in zmm registers; rows < 16: row-major, padded. Where the
+///   CPU and OS allow AMX-INT8, calls of ≥ 8 batch rows, 256 ≤ K ≤ 65536 and ≥ 128 channels read the same
+///   panels as TDPBSUD tiles (`kernels/arch/x86/linear_amx_packed.hpp`; same bytes; the tile configuration
+///   is set and released within each call);
 /// - AVX2 (`kernels/arch/x86/linear_avx2_pairs.hpp`, `linear_s8_pairs_avx2`): groups of 8 rows ×
 ///   column pairs read as one stream, 8 channels × up to 8 batch rows of int32 accumulators per
 ///   widened weight vector, the folded row constants passed as its kernel_sum (int32; when some

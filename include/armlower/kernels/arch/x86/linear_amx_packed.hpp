@@ -12,8 +12,8 @@
 /// VNNI inner loop (`vnni_kernel`), and the fast or general stores of the VNNI kernel requantize
 /// (`vnni_tile_store_fast`): the same bytes as `linear_s8_packed_vnni`, hence as `linear_s8`.
 /// Tiles (palette 1): tmm0..tmm3 the MR × 16 int32 accumulators of up to 4 panels, tmm4 the input
-/// block, tmm5..tmm7 the weight blocks. Batch rows come in tiles of 16 (calls of ≥ 16 rows) or 8; the
-/// remaining < 8 (or < 16) rows run `linear_s8_packed_vnni`.
+/// block, tmm5..tmm7 the weight blocks. Batch rows come in tiles of 16, then one of 8 when ≥ 8 remain; the
+/// last < 8 rows run `linear_s8_packed_vnni`.
 /// Source of the semantics: CMSIS-NN `arm_fully_connected_s8`, TFLite reference `FullyConnected` (int8);
 /// of the instructions: Intel SDM vol. 2, TDPBSUD / TILELOADD.
 /// Firmware-clean (host only): noexcept, no heap, no static data.
@@ -159,20 +159,21 @@ ARMLOWER_X86_AMXP inline void linear_s8_packed_amx(const linear_s8_args& a, cons
   const vnni_s8_call s = make_vnni_s8_call(a, packed, geo, nullptr);
   const std::int32_t panels = static_cast<std::int32_t>(round_up(a.rows, vnni_panel) / vnni_panel);
   const std::int32_t groups = (panels + vnni_group_panels - 1) / vnni_group_panels;
-  const std::int32_t mr = a.batches >= 16 ? 16 : 8;
-  const std::int32_t amx_rows = a.batches / mr * mr;
-  amx_load_config(mr == 16 ? amx_s8_config16 : amx_s8_config8);
-  for (std::int32_t m0 = 0; m0 < amx_rows; m0 += mr) {
-    std::int64_t bt[16];
-    for (std::int32_t m = 0; m < mr; ++m) bt[m] = vnni_sum_term(a, m0 + m);
-    if (mr == 16) {
-      amx_s8_rows<16>(s, groups, panels, m0, bt);
-    } else {
-      amx_s8_rows<8>(s, groups, panels, m0, bt);
-    }
+  const std::int32_t rows16 = a.batches / 16 * 16;                     // tiles of 16 batch rows
+  const std::int32_t amx_rows = rows16 + (a.batches - rows16) / 8 * 8;  // then one of 8 if ≥ 8 rows remain
+  std::int64_t bt[16];
+  if (rows16 > 0) amx_load_config(amx_s8_config16);
+  for (std::int32_t m0 = 0; m0 < rows16; m0 += 16) {
+    for (std::int32_t m = 0; m < 16; ++m) bt[m] = vnni_sum_term(a, m0 + m);
+    amx_s8_rows<16>(s, groups, panels, m0, bt);
+  }
+  if (amx_rows > rows16) {
+    amx_load_config(amx_s8_config8);
+    for (std::int32_t m = 0; m < 8; ++m) bt[m] = vnni_sum_term(a, rows16 + m);
+    amx_s8_rows<8>(s, groups, panels, rows16, bt);
   }
   amx_release();
-  if (amx_rows < a.batches) {  // the last < MR rows
+  if (amx_rows < a.batches) {  // the last < 8 rows
     linear_s8_args r = a;
     r.batches = a.batches - amx_rows;
     r.input = a.input + static_cast<std::ptrdiff_t>(amx_rows) * a.cols;
