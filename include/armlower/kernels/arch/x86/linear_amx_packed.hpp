@@ -62,7 +62,8 @@ inline constexpr std::ptrdiff_t amx_s8_prefetch_blocks = 2;
 template <int MR, int NP>
 [[gnu::noinline]] ARMLOWER_X86_AMXP inline void amx_s8_kernel(const std::uint8_t* w, std::ptrdiff_t wstride,
                                                                const std::int8_t* x, std::ptrdiff_t xs,
-                                                               std::ptrdiff_t blocks, std::int32_t* d) noexcept {
+                                                               std::ptrdiff_t blocks,
+                                                               std::int32_t* d) noexcept {  // NOLINT(readability-non-const-parameter): written by TILESTORED
   ARMLOWER_AMX_ZERO(0);
   if constexpr (NP > 1) ARMLOWER_AMX_ZERO(1);
   if constexpr (NP > 2) ARMLOWER_AMX_ZERO(2);
@@ -75,7 +76,7 @@ template <int MR, int NP>
     // start the hardware prefetchers early enough for a 16-line stride pattern per tile
     const std::uint8_t* pf = wb + amx_s8_prefetch_blocks * bstep;
 #pragma GCC unroll 64
-    for (int l = 0; l < 16 * NP; ++l) _mm_prefetch(reinterpret_cast<const char*>(pf + 64 * l), _MM_HINT_T0);
+    for (std::ptrdiff_t l = 0; l < std::ptrdiff_t{16} * NP; ++l) _mm_prefetch(reinterpret_cast<const char*>(pf + 64 * l), _MM_HINT_T0);
     ARMLOWER_AMX_LOAD(4, xa, xs);
     ARMLOWER_AMX_LOAD(5, wb, wstride);
     ARMLOWER_AMX_DPBSUD(0, 4, 5);

@@ -88,11 +88,11 @@ ARMLOWER_X86_AMXR inline void amx_rowmajor_copy(const std::int8_t* x, std::ptrdi
     std::uint8_t* o = xt + (k / 4) * 32;
     alignas(64) std::uint8_t lo[64], hi[64];
 #pragma GCC unroll 4
-    for (int j = 0; j < 4; ++j) {
+    for (std::ptrdiff_t j = 0; j < 4; ++j) {
       _mm512_store_si512(lo, s[j][0]);
       _mm512_store_si512(hi, s[j][1]);
 #pragma GCC unroll 4
-      for (int L = 0; L < 4; ++L) {  // k-group 4L + j: rows 0–3 from lane L of lo, rows 4–7 from lane L of hi
+      for (std::ptrdiff_t L = 0; L < 4; ++L) {  // k-group 4L + j: rows 0–3 from lane L of lo, rows 4–7 from lane L of hi
         std::memcpy(o + (4 * L + j) * 32, lo + 16 * L, 16);
         std::memcpy(o + (4 * L + j) * 32 + 16, hi + 16 * L, 16);
       }
@@ -106,7 +106,7 @@ ARMLOWER_X86_AMXR inline void amx_rowmajor_copy(const std::int8_t* x, std::ptrdi
 template <int NT, bool WU>
 [[gnu::noinline]] ARMLOWER_X86_AMXR inline void amx_rowmajor_kernel(const std::int8_t* w, std::ptrdiff_t cols,
                                                                      const std::uint8_t* xt, std::ptrdiff_t blocks,
-                                                                     std::int32_t* d) noexcept {
+                                                                     std::int32_t* d) noexcept {  // NOLINT(readability-non-const-parameter): written by TILESTORED
   ARMLOWER_AMX_ZERO(0);
   if constexpr (NT > 1) ARMLOWER_AMX_ZERO(1);
   if constexpr (NT > 2) ARMLOWER_AMX_ZERO(2);
@@ -166,9 +166,9 @@ template <bool WU>
         case 3: amx_rowmajor_kernel<3, WU>(wr, cols, xt, blocks, d); break;
         default: amx_rowmajor_kernel<4, WU>(wr, cols, xt, blocks, d); break;
       }
-      for (int t = 0; t < nt; ++t) {
-        vnni_rowgroup_store(a, rq, nullptr, reinterpret_cast<const __m512i*>(d + 128 * t), nullptr, r0 + 16 * t, 16, g, 8,
-                            bt, fast);
+      for (std::ptrdiff_t t = 0; t < nt; ++t) {
+        vnni_rowgroup_store(a, rq, nullptr, reinterpret_cast<const __m512i*>(d + 128 * t), nullptr,
+                            static_cast<std::int32_t>(r0 + 16 * t), 16, g, 8, bt, fast);
       }
     }
     if (full < a.rows) {  // the last < 16 channels: tiles of that many rows (nothing read past the weights)
