@@ -193,12 +193,12 @@ TEST_CASE("packed s8 == generic (random shapes, offsets, per-tensor/per-channel,
   }
 }
 
-TEST_CASE("packed s8 AMX-INT8 shapes: batches of 8 to 40 rows, 128 to 260 channels, K blocks and tails, extremes") {
+TEST_CASE("packed s8 AMX-INT8 shapes: batches of 8 to 40 rows, 128 to 1040 channels, K blocks and tails, extremes") {
 #if defined(ARMLOWER_KERNELS_HAVE_AMX)
   MESSAGE("AMX-INT8 available: " << std::string(k::detail::x86_has_amx_int8() ? "yes" : "no (the packed form runs AVX-512 VNNI)"));
 #endif
   prng r{std::mt19937_64(4711)};
-  for (int iter = 0; iter < 60; ++iter) {
+  for (int iter = 0; iter < 62; ++iter) {
     s8_case c;
     const int bsel[] = {8, 9, 15, 16, 17, 24, 31, 40};
     const int csel[] = {256, 257, 259, 320, 1000, 1027, 2048};
@@ -206,6 +206,10 @@ TEST_CASE("packed s8 AMX-INT8 shapes: batches of 8 to 40 rows, 128 to 260 channe
     c.batches = bsel[iter % 8];
     c.cols = csel[r.uniform(0, 6)];
     c.rows = rsel[r.uniform(0, 6)];
+    if (iter >= 60) {  // weights past `amx_s8_prefetch_min_bytes` (the prefetching loop), a last group of 1 panel
+      c.cols = 2101;
+      c.rows = 1040;
+    }
     const auto bs = static_cast<std::size_t>(c.batches), cs = static_cast<std::size_t>(c.cols),
                rs = static_cast<std::size_t>(c.rows);
     c.x.resize(bs * cs);

@@ -50,16 +50,22 @@ inline constexpr amx_tile_config amx_s8_config8 = amx_s8_config(8);
 inline constexpr amx_tile_config amx_s8_config16 = amx_s8_config(16);
 
 /// 64-byte K blocks ahead that `amx_s8_kernel` prefetches its weights (each of the 16·NP lines of the block,
-/// `prefetcht0`). Measured on the AMX Xeon of `amx_s8_applies` in alternating processes: 8 × 1024²
-/// 165–179 against 101–170 GMAC/s without, 16 × 1024² 239–292 against 229–273, 8 × 2048² 83–115 against
-/// 66–99; 4 blocks ahead no better, every other line worse (a phase where the machine ran slowly, about
-/// a third of its fast-phase speed, which moves every number: benchmarks/RESULTS.md).
+/// `prefetcht0`) when they exceed `amx_s8_prefetch_min_bytes`. Measured on the AMX Xeon of `amx_s8_applies` in
+/// alternating processes: 8 × 1024² 165–179 against 101–170 GMAC/s without, 16 × 1024² 239–292 against 229–273,
+/// 8 × 2048² 83–115 against 66–99; 4 blocks ahead no better, every other line worse (a phase where the machine ran
+/// slowly, about a third of its fast-phase speed, which moves every number: benchmarks/RESULTS.md).
 inline constexpr std::ptrdiff_t amx_s8_prefetch_blocks = 2;
 
+/// Packed weight bytes above which `amx_s8_kernel` prefetches (the L2 of the AMX Xeon measured: 2 MiB per core).
+/// Below it the weights stay in L2 between calls and the prefetches only take load slots: one process alternating
+/// the two, ratio without ÷ with prefetch, five runs: 8 × 1024² (1 MiB) 0.84–1.40, median 1.10; 8 × 512² 1.13; but
+/// 8 × 2048² (4 MiB) 0.76–1.10, median 0.96, and 8 × 4096² 0.75–1.10, median ≈ 0.9.
+inline constexpr std::ptrdiff_t amx_s8_prefetch_min_bytes = std::ptrdiff_t{2} << 20;
+
 /// D[m][p·16 + j] (`d`, int32 [MR][NP·16]) = Σ over the `blocks` 64-byte K blocks of input rows
-/// `x + m·xs` and the NP panels at `w` (stride `wstride` per k-group). Precondition: tiles configured by
-/// `amx_s8_config(MR)`.
-template <int MR, int NP>
+/// `x + m·xs` and the NP panels at `w` (stride `wstride` per k-group); PF: prefetch the weights. Precondition: tiles
+/// configured by `amx_s8_config(MR)`.
+template <int MR, int NP, bool PF>
 [[gnu::noinline]] ARMLOWER_X86_AMXP inline void amx_s8_kernel(const std::uint8_t* w, std::ptrdiff_t wstride,
                                                                const std::int8_t* x, std::ptrdiff_t xs,
                                                                std::ptrdiff_t blocks,
@@ -72,11 +78,11 @@ template <int MR, int NP>
   for (std::ptrdiff_t kb = 0; kb < blocks; ++kb) {
     const std::int8_t* xa = x + 64 * kb;
     const std::uint8_t* wb = w + kb * bstep;
-    // the weight lines of the block 2 ahead (`amx_s8_prefetch_blocks`), every one: TILELOADD does not
-    // start the hardware prefetchers early enough for a 16-line stride pattern per tile
-    const std::uint8_t* pf = wb + amx_s8_prefetch_blocks * bstep;
+    if constexpr (PF) {  // the weight lines of the block 2 ahead (`amx_s8_prefetch_blocks`), every one
+      const std::uint8_t* pf = wb + amx_s8_prefetch_blocks * bstep;
 #pragma GCC unroll 64
-    for (std::ptrdiff_t l = 0; l < std::ptrdiff_t{16} * NP; ++l) _mm_prefetch(reinterpret_cast<const char*>(pf + 64 * l), _MM_HINT_T0);
+      for (std::ptrdiff_t l = 0; l < std::ptrdiff_t{16} * NP; ++l) _mm_prefetch(reinterpret_cast<const char*>(pf + 64 * l), _MM_HINT_T0);
+    }
     ARMLOWER_AMX_LOAD(4, xa, xs);
     ARMLOWER_AMX_LOAD(5, wb, wstride);
     ARMLOWER_AMX_DPBSUD(0, 4, 5);
@@ -112,7 +118,11 @@ ARMLOWER_X86_AMXP inline void amx_s8_tile(const vnni_s8_call& s, std::int32_t gr
   const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(m0) * cols;
   const std::ptrdiff_t blocks = s.full_groups / 16;
   alignas(64) std::int32_t d[MR * NP * 16];
-  amx_s8_kernel<MR, NP>(w, wstride, x, cols, blocks, d);
+  if (static_cast<std::ptrdiff_t>(s.kp) * round_up(a.rows, vnni_panel) > amx_s8_prefetch_min_bytes) {
+    amx_s8_kernel<MR, NP, true>(w, wstride, x, cols, blocks, d);
+  } else {
+    amx_s8_kernel<MR, NP, false>(w, wstride, x, cols, blocks, d);
+  }
   if (16 * blocks < s.full_groups || s.has_tail) {
     std::int32_t tail[MR];
     vnni_tails<MR>(s, x, tail);
