@@ -12,7 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__linux__) && defined(__x86_64__) && !defined(ARMLOWER_X86_AVX512_SIMDE)
+// Define ARMLOWER_KERNELS_NO_AMX to compile without the AMX kernels (and without the permission request below).
+#if defined(__linux__) && defined(__x86_64__) && !defined(ARMLOWER_X86_AVX512_SIMDE) && !defined(ARMLOWER_KERNELS_NO_AMX)
 #include <cpuid.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -28,6 +29,10 @@ namespace armlower::kernels::detail {
 /// data state (`arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)`, Linux ≥ 5.16; the grant holds for
 /// every thread of the process). A failed request (older kernel, seccomp) makes this false: the callers
 /// then run their AVX-512 kernels. Runs a syscall: per call, use `x86_has_amx_int8`.
+/// Side effect on the process (Linux's documentation of the AMX permission, Documentation/arch/x86/xstate.rst):
+/// once granted, signal frames carry the 8 KiB tile state, so an alternate signal stack installed later must be
+/// large enough for it (`sigaltstack` refuses smaller ones), and the request itself fails while a smaller one is
+/// installed. Programs that cannot accept this build with `ARMLOWER_KERNELS_NO_AMX`.
 [[nodiscard]] inline bool x86_amx_int8_from_cpuid() noexcept {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0 || (ecx & (1u << 27)) == 0) return false;  // OSXSAVE
