@@ -44,6 +44,17 @@ struct s8_case {
   int batches = 1, cols = 1, rows = 1;
   std::vector<std::int8_t> x, w;
   std::vector<std::int32_t> bias, mult, shift, ks;
+
+  /// Arguments over this case's input, weights and shape (the rest default).
+  [[nodiscard]] k::linear_s8_args args() const {
+    k::linear_s8_args a;
+    a.input = x.data();
+    a.weights = w.data();
+    a.batches = batches;
+    a.cols = cols;
+    a.rows = rows;
+    return a;
+  }
 };
 
 /// Runs generic and packed for `a` (weights/bias/… from c) and requires identical bytes.
@@ -165,12 +176,7 @@ TEST_CASE("packed s8 == generic (random shapes, offsets, per-tensor/per-channel,
       c.shift[i] = sel == 0 ? -31 : sel == 1 ? 30 : sel == 2 ? 0 : sel == 3 ? r.uniform(1, 30) : r.uniform(-24, -1);
       if (negative_shifts) c.shift[i] = sel == 0 ? -31 : sel == 1 ? -1 : r.uniform(-24, -1);
     }
-    k::linear_s8_args a;
-    a.input = c.x.data();
-    a.weights = c.w.data();
-    a.batches = c.batches;
-    a.cols = c.cols;
-    a.rows = c.rows;
+    k::linear_s8_args a = c.args();
     const int zsel = r.uniform(0, 4);
     a.input_offset = zsel == 0 ? 0 : zsel == 1 ? 128 : zsel == 2 ? -255 : zsel == 3 ? 255 : r.uniform(-255, 255);
     const int fsel = r.uniform(0, 4);
@@ -225,12 +231,7 @@ TEST_CASE("packed s8 AMX-INT8 shapes: batches of 8 to 40 rows, 128 to 1040 chann
       c.mult[i] = r.uniform(1 << 30, INT32_MAX);
       c.shift[i] = fast ? r.uniform(-20, -1) : r.uniform(-20, 4);
     }
-    k::linear_s8_args a;
-    a.input = c.x.data();
-    a.weights = c.w.data();
-    a.batches = c.batches;
-    a.cols = c.cols;
-    a.rows = c.rows;
+    k::linear_s8_args a = c.args();
     a.input_offset = iter % 3 == 0 ? 128 : r.uniform(-255, 255);
     a.filter_offset = iter % 4 == 0 ? r.uniform(-255, 255) : 0;
     a.output_offset = r.uniform(-128, 127);

@@ -40,6 +40,17 @@ struct rng_t {
       else e = static_cast<T>(uniform(lo, hi));
     }
   }
+  /// s8 operands x and w: `extreme` 0 → every x = 127, w = −128; 1 → every x = −128, w = 127 (|D| at its bound
+  /// 255·128·K in the VNNI forms); else random with 15 % all-extreme vectors.
+  void fill_xw(std::vector<std::int8_t>& x, std::vector<std::int8_t>& w, int extreme) {
+    if (extreme == 0 || extreme == 1) {
+      std::fill(x.begin(), x.end(), static_cast<std::int8_t>(extreme == 0 ? 127 : -128));
+      std::fill(w.begin(), w.end(), static_cast<std::int8_t>(extreme == 0 ? -128 : 127));
+    } else {
+      fill(x, -128, 127, 15);
+      fill(w, -128, 127, 15);
+    }
+  }
 };
 
 /// The operand vectors of a random s8 layer: x [batches][cols] and w [rows][cols] (15 % of layers all-extreme),
@@ -163,13 +174,8 @@ TEST_CASE("s8 row-group VNNI form at short K (bias form, >= 8 batch rows, K <= 2
     const int rows = big ? 15 : rows_[r.uniform(0, 12)];
     const int batches = big ? 9 : batches_[r.uniform(0, 7)];
     std::vector<std::int8_t> x(static_cast<std::size_t>(batches * cols)), w(static_cast<std::size_t>(rows * cols));
-    if (big) {  // D = Σ (127 + 128)·(−128) = −33423360 (iteration 0) or Σ 0·127 (iterations 1, 2)
-      std::fill(x.begin(), x.end(), static_cast<std::int8_t>(iter == 0 ? 127 : -128));
-      std::fill(w.begin(), w.end(), static_cast<std::int8_t>(iter == 0 ? -128 : 127));
-    } else {
-      r.fill(x, -128, 127, 15);
-      r.fill(w, -128, 127, 15);
-    }
+    // big: D = Σ (127 + 128)·(−128) = −33423360 (iteration 0) or Σ 0·127 (iterations 1, 2)
+    r.fill_xw(x, w, big ? (iter == 0 ? 0 : 1) : 2);
     std::vector<std::int32_t> bias(static_cast<std::size_t>(rows)), mult(static_cast<std::size_t>(rows)),
         shift(static_cast<std::size_t>(rows));
     for (auto& b : bias) b = r.uniform(-(1 << 20), 1 << 20);
@@ -314,13 +320,7 @@ TEST_CASE("s8 row-group VNNI form (4 or >= 8 batch rows, K <= 65536): == generic
         w(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
     // big: D = Σ (127 + 128)·(−128) = −2139095040 at K = 65536 (iterations 0, 2, 4, 6; 1: input_offset 0 in the
     // kernel_sum order) or Σ 0·127 (3, 5, 7)
-    if (big) {
-      std::fill(x.begin(), x.end(), static_cast<std::int8_t>(iter % 2 == 0 ? 127 : -128));
-      std::fill(w.begin(), w.end(), static_cast<std::int8_t>(iter % 2 == 0 ? -128 : 127));
-    } else {
-      r.fill(x, -128, 127, 15);
-      r.fill(w, -128, 127, 15);
-    }
+    r.fill_xw(x, w, big ? iter % 2 : 2);
     std::vector<std::int32_t> bias(static_cast<std::size_t>(rows)), mult(static_cast<std::size_t>(rows)),
         shift(static_cast<std::size_t>(rows));
     for (auto& b : bias) b = r.uniform(-(1 << 20), 1 << 20);
@@ -378,14 +378,8 @@ TEST_CASE("s8 AMX-INT8 row-major form (>= 8 batch rows, >= 128 channels, K 64..2
     const int cols = 64 * (1 + iter % 4), rows = rows_[r.uniform(0, 5)], batches = batches_[r.uniform(0, 5)];
     std::vector<std::int8_t> x(static_cast<std::size_t>(batches) * static_cast<std::size_t>(cols)),
         w(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
-    const int ext = r.uniform(0, 3);  // 0: x = 127, w = -128 everywhere; 1: x = -128, w = 127
-    if (ext < 2) {
-      std::fill(x.begin(), x.end(), static_cast<std::int8_t>(ext == 0 ? 127 : -128));
-      std::fill(w.begin(), w.end(), static_cast<std::int8_t>(ext == 0 ? -128 : 127));
-    } else {
-      r.fill(x, -128, 127, 15);
-      r.fill(w, -128, 127, 15);
-    }
+    const int ext = r.uniform(0, 3);  // 0, 1: all-extreme operands (`fill_xw`); 2, 3: random
+    r.fill_xw(x, w, ext);
     std::vector<std::int32_t> bias(static_cast<std::size_t>(rows)), mult(static_cast<std::size_t>(rows)),
         shift(static_cast<std::size_t>(rows)), ksum(static_cast<std::size_t>(rows));
     for (auto& b : bias) b = r.uniform(-(1 << 20), 1 << 20);

@@ -73,6 +73,9 @@ struct alignas(64) amx_tile_config {
 static_assert(sizeof(amx_tile_config) == 64);
 
 #define ARMLOWER_X86_AMX __attribute__((target("amx-tile,amx-int8")))
+/// The target of the AMX int8 kernels (`linear_amx_packed.hpp`, `linear_amx_rowmajor.hpp`): AMX plus the AVX-512
+/// VNNI set of the stores and tails they share with the VNNI kernels.
+#define ARMLOWER_X86_AMX_AVX512 __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-int8")))
 
 /// LDTILECFG: configures the tiles (and zeroes them).
 ARMLOWER_X86_AMX inline void amx_load_config(const amx_tile_config& c) noexcept {

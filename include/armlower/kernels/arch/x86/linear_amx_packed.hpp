@@ -31,8 +31,6 @@
 
 namespace armlower::kernels::detail {
 
-#define ARMLOWER_X86_AMXP __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-int8")))
-
 /// The tile configuration of `amx_s8_kernel` for MR batch rows.
 [[nodiscard]] constexpr amx_tile_config amx_s8_config(int mr) noexcept {
   amx_tile_config c;
@@ -51,22 +49,22 @@ inline constexpr amx_tile_config amx_s8_config16 = amx_s8_config(16);
 
 /// 64-byte K blocks ahead that `amx_s8_kernel` prefetches its weights (each of the 16·NP lines of the block,
 /// `prefetcht0`) when they exceed `amx_s8_prefetch_min_bytes`. Measured on the AMX Xeon of `amx_s8_applies` in
-/// alternating processes: 8 × 1024² 165–179 against 101–170 GMAC/s without, 16 × 1024² 239–292 against 229–273,
-/// 8 × 2048² 83–115 against 66–99; 4 blocks ahead no better, every other line worse (a phase where the machine ran
-/// slowly, about a third of its fast-phase speed, which moves every number: benchmarks/RESULTS.md).
+/// alternating processes during a slow phase of the machine (benchmarks/RESULTS.md): 2 blocks ahead against none,
+/// 8 × 2048² 83–115 against 66–99 GMAC/s; 4 blocks ahead no better, every other line or `prefetcht1` no better.
 inline constexpr std::ptrdiff_t amx_s8_prefetch_blocks = 2;
 
 /// Packed weight bytes above which `amx_s8_kernel` prefetches (the L2 of the AMX Xeon measured: 2 MiB per core).
 /// Below it the weights stay in L2 between calls and the prefetches only take load slots: one process alternating
 /// the two, ratio without ÷ with prefetch, five runs: 8 × 1024² (1 MiB) 0.84–1.40, median 1.10; 8 × 512² 1.13; but
-/// 8 × 2048² (4 MiB) 0.76–1.10, median 0.96, and 8 × 4096² 0.75–1.10, median ≈ 0.9.
+/// 8 × 2048² (4 MiB) 0.76–1.10, median 0.96, and 8 × 4096² 0.75–1.10, median ≈ 0.9. Four later runs at 8 × 1024²:
+/// 0.87–0.93 in the machine's slow phase, 1.19 in its fast one — the threshold to revisit on a quieter machine.
 inline constexpr std::ptrdiff_t amx_s8_prefetch_min_bytes = std::ptrdiff_t{2} << 20;
 
 /// D[m][p·16 + j] (`d`, int32 [MR][NP·16]) = Σ over the `blocks` 64-byte K blocks of input rows
 /// `x + m·xs` and the NP panels at `w` (stride `wstride` per k-group); PF: prefetch the weights. Precondition: tiles
 /// configured by `amx_s8_config(MR)`.
 template <int MR, int NP, bool PF>
-[[gnu::noinline]] ARMLOWER_X86_AMXP inline void amx_s8_kernel(const std::uint8_t* w, std::ptrdiff_t wstride,
+[[gnu::noinline]] ARMLOWER_X86_AMX_AVX512 inline void amx_s8_kernel(const std::uint8_t* w, std::ptrdiff_t wstride,
                                                                const std::int8_t* x, std::ptrdiff_t xs,
                                                                std::ptrdiff_t blocks,
                                                                std::int32_t* d) noexcept {  // NOLINT(readability-non-const-parameter): written by TILESTORED
@@ -109,7 +107,7 @@ template <int MR, int NP, bool PF>
 /// One MR-row × NP-panel tile (batch rows [m0, m0 + MR), all NP = gp panels of group `grp`): the AMX blocks,
 /// the remaining k-groups and the K tail by the VNNI loop, then the VNNI kernel's stores.
 template <int MR, int NP>
-ARMLOWER_X86_AMXP inline void amx_s8_tile(const vnni_s8_call& s, std::int32_t grp, std::int32_t m0,
+ARMLOWER_X86_AMX_AVX512 inline void amx_s8_tile(const vnni_s8_call& s, std::int32_t grp, std::int32_t m0,
                                           const std::int64_t* bt) noexcept {
   const linear_s8_args& a = *s.a;
   const std::ptrdiff_t cols = a.cols;
@@ -137,7 +135,7 @@ ARMLOWER_X86_AMXP inline void amx_s8_tile(const vnni_s8_call& s, std::int32_t gr
 
 /// Batch rows [m0, m0 + MR) over every group (tiles configured by `amx_s8_config(MR)`).
 template <int MR>
-ARMLOWER_X86_AMXP inline void amx_s8_rows(const vnni_s8_call& s, std::int32_t groups, std::int32_t panels,
+ARMLOWER_X86_AMX_AVX512 inline void amx_s8_rows(const vnni_s8_call& s, std::int32_t groups, std::int32_t panels,
                                           std::int32_t m0, const std::int64_t* bt) noexcept {
   for (std::int32_t grp = 0; grp < groups; ++grp) {
     const int gp = panels - grp * vnni_group_panels < vnni_group_panels ? panels - grp * vnni_group_panels
@@ -154,8 +152,8 @@ ARMLOWER_X86_AMXP inline void amx_s8_rows(const vnni_s8_call& s, std::int32_t gr
 /// True if `linear_s8_packed_amx` runs a call of `a` (else the caller runs `linear_s8_packed_vnni`): at least
 /// 8 batch rows, 256 ≤ K ≤ 65536 and at least 128 output channels (the VNNI panel layout). Measured on an
 /// Intel Xeon with AMX (family 6 model 207) against `linear_s8_packed_vnni` in one process, alternating
-/// (benchmarks/RESULTS.md, "AMX-INT8 for batches of 8 or more"): 1.5–2.1× at 8 × 512² … 8 × 1024², 1.3–1.5× at
-/// 8 × 2048² … 4096², 2× at 16 × 256²; 8 × 256² 0.94–1.35; but 0.67–0.93× for one group of 64 channels
+/// (benchmarks/RESULTS.md, "Intel Xeon with AMX"): 1.7–2.1× at 8 × 512² … 8 × 1024² (0.83 in one slow-phase run),
+/// 1.3–1.5× at 8 × 2048² … 4096², 1.4–2.1× at 16 × 256²; 8 × 256² 0.88–1.35; but 0.60–0.93× for one group of 64 channels
 /// (8 × 64², 16 × 64², 8 × 64 × 256), where the tile set-up and the drain of the TDPBSUD pipeline per
 /// group are not amortised.
 [[nodiscard]] constexpr bool amx_s8_applies(const linear_s8_args& a, const packed_s8_geometry& geo) noexcept {
@@ -165,7 +163,7 @@ ARMLOWER_X86_AMXP inline void amx_s8_rows(const vnni_s8_call& s, std::int32_t gr
 /// AMX-INT8 s8 fused linear over a buffer written by `kernels::pack_linear_s8` in the VNNI layout: the same
 /// bytes as `linear_s8_packed_vnni`. Preconditions: those of `linear_s8_packed_vnni` (requantized output),
 /// `amx_s8_applies(a, geo)`, and `x86_has_amx_int8()`.
-ARMLOWER_X86_AMXP inline void linear_s8_packed_amx(const linear_s8_args& a, const std::uint8_t* packed,
+ARMLOWER_X86_AMX_AVX512 inline void linear_s8_packed_amx(const linear_s8_args& a, const std::uint8_t* packed,
                                                    const packed_s8_geometry& geo) noexcept {
   const vnni_s8_call s = make_vnni_s8_call(a, packed, geo, nullptr);
   const std::int32_t panels = static_cast<std::int32_t>(round_up(a.rows, vnni_panel) / vnni_panel);
@@ -192,8 +190,6 @@ ARMLOWER_X86_AMXP inline void linear_s8_packed_amx(const linear_s8_args& a, cons
     linear_s8_packed_vnni(r, packed, geo);
   }
 }
-
-#undef ARMLOWER_X86_AMXP
 
 }  // namespace armlower::kernels::detail
 

@@ -4,7 +4,7 @@
 /// where `amx_rowmajor_applies`.
 ///
 /// Roles: the weights are the A tiles, loaded in place (16 weight rows × 64 K bytes, row stride K, signed); the
-/// group's inputs, copied once per call to the stack in the VNNI pairing (`amx_rowmajor_copy`: row g of the copy
+/// group's inputs, copied once per group of 8 batch rows to the stack in the VNNI pairing (`amx_rowmajor_copy`: row g of the copy
 /// holds x[m][4g..4g+3] for the 8 batch rows m, 32 bytes), are the B tiles. C[ch][m] (16 channels × 8 batch rows of
 /// int32), stored 32 bytes per channel, is the layout `vnni_rowgroup_store` takes (vector j = channels 2j, 2j + 1 ×
 /// 8 batch rows), so the requantization is the row-group form's.
@@ -32,14 +32,12 @@
 
 namespace armlower::kernels::detail {
 
-#define ARMLOWER_X86_AMXR __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-int8")))
-
 /// Most K of the AMX row-major form. Its weight tiles read 16 rows K bytes apart; at K ≥ 512 these lines fall
 /// into few L1 sets (K a multiple of 1024: 4 sets or fewer for 64 rows), and the form ran slower than the VNNI row
 /// groups (Intel Xeon with AMX, family 6 model 207, `linear_s8` alternating the two in one process, median GMAC/s
 /// ratio AMX ÷ VNNI: 8 × 512² 0.81, 8 × 256 × 512 0.89, 8 × 1024² 0.70 (0.90 without prefetch), 8 × 4096² 0.63;
 /// K 256: 8 × 128² 1.42–1.45, 8 × 256² 1.20–1.26, 8 × 512 × 256 1.11, 8 × 1024 × 256 1.03, 16 × 256² 1.35;
-/// benchmarks/RESULTS.md, "AMX-INT8 for batches of 8 or more").
+/// benchmarks/RESULTS.md, "Intel Xeon with AMX").
 inline constexpr std::int32_t amx_rowmajor_max_cols = 256;
 
 /// True if `linear_s8_rowgroup_vnni` runs its groups of 8 batch rows in this form: requantized output, no Σw (the
@@ -66,7 +64,7 @@ inline constexpr amx_tile_config amx_rowmajor_config16 = amx_rowmajor_config(16)
 
 /// Copies 8 input rows at `x` (K = `cols` bytes each) to `xt` in the VNNI pairing: xt[g·32 + 4m + i] = x[m][4g + i]
 /// (⊕ 0x80 when `flip`: the bias order's u = x + 128).
-ARMLOWER_X86_AMXR inline void amx_rowmajor_copy(const std::int8_t* x, std::ptrdiff_t cols, bool flip,
+ARMLOWER_X86_AMX_AVX512 inline void amx_rowmajor_copy(const std::int8_t* x, std::ptrdiff_t cols, bool flip,
                                                 std::uint8_t* xt) noexcept {
   const __m512i f = _mm512_set1_epi8(flip ? static_cast<char>(0x80) : 0);
   // per 16 k-groups (64 K): 8 rows × 64 bytes → 16 rows × 32 bytes, by dword unpacks (8 × 16 dword transpose)
@@ -104,7 +102,7 @@ ARMLOWER_X86_AMXR inline void amx_rowmajor_copy(const std::int8_t* x, std::ptrdi
 /// stored at d[(16t + i)·8 + m] (channel 16t + i, batch row m). WU: TDPBSSD (x signed), else TDPBSUD (x + 128).
 /// Precondition: tiles configured by `amx_rowmajor_config`.
 template <int NT, bool WU>
-[[gnu::noinline]] ARMLOWER_X86_AMXR inline void amx_rowmajor_kernel(const std::int8_t* w, std::ptrdiff_t cols,
+[[gnu::noinline]] ARMLOWER_X86_AMX_AVX512 inline void amx_rowmajor_kernel(const std::int8_t* w, std::ptrdiff_t cols,
                                                                      const std::uint8_t* xt, std::ptrdiff_t blocks,
                                                                      std::int32_t* d) noexcept {  // NOLINT(readability-non-const-parameter): written by TILESTORED
   ARMLOWER_AMX_ZERO(0);
@@ -139,7 +137,7 @@ template <int NT, bool WU>
 /// Groups of 8 batch rows [0, b8) of `a` (b8 a multiple of 8) in this form. Preconditions: `validate(a) == ok`,
 /// `amx_rowmajor_applies(a, a.cols, nullptr)`; `w`/`wstride`: the weight rows (wstride = K).
 template <bool WU>
-[[gnu::noinline]] ARMLOWER_X86_AMXR inline void linear_s8_amx_rowmajor_wu(const linear_s8_args& a, const std::int8_t* w,
+[[gnu::noinline]] ARMLOWER_X86_AMX_AVX512 inline void linear_s8_amx_rowmajor_wu(const linear_s8_args& a, const std::int8_t* w,
                                                         std::int32_t b8) noexcept {
   const vnni_requant rq = make_vnni_requant(a);
   const std::ptrdiff_t cols = a.cols, blocks = cols / 64;
@@ -184,15 +182,13 @@ template <bool WU>
 }
 
 /// `linear_s8_amx_rowmajor_wu` in the order of `a` (`vnni_rowgroup_wu`).
-ARMLOWER_X86_AMXR inline void linear_s8_amx_rowmajor(const linear_s8_args& a, const std::int8_t* w, std::int32_t b8) noexcept {
+ARMLOWER_X86_AMX_AVX512 inline void linear_s8_amx_rowmajor(const linear_s8_args& a, const std::int8_t* w, std::int32_t b8) noexcept {
   if (vnni_rowgroup_wu(a)) {
     linear_s8_amx_rowmajor_wu<true>(a, w, b8);
   } else {
     linear_s8_amx_rowmajor_wu<false>(a, w, b8);
   }
 }
-
-#undef ARMLOWER_X86_AMXR
 
 }  // namespace armlower::kernels::detail
 
