@@ -5,7 +5,7 @@
 // 4 / 16, N not multiple of 16 / 64, batch 1..9 so both tile heights and the remainder run), bias / no
 // bias, biases beyond the accumulator bound (the checked requantization), per-tensor and per-channel,
 // extreme operands, multipliers and shifts at both ends of their ranges; K past one plane chunk
-// (4096 columns) and same-sign worst-case sums; the explicit, pack-on-first-use and plan forms; argument
+// (4096 columns) and same-sign worst-case sums; weights past 1 MiB (the blocked loop order); the explicit, pack-on-first-use and plan forms; argument
 // errors.
 #include <armlower/kernels/linear_s16_packed.hpp>
 
@@ -143,6 +143,18 @@ TEST_CASE("packed a16w8: K past one plane chunk (4096 columns), accumulators pas
       l.a.activation_max = 32767;
       check_s16_packed(l.a);
     }
+  }
+}
+
+TEST_CASE("packed a16w8: weights past 1 MiB (panel groups outer, blocks of batch rows), odd blocks, long K") {
+  // K rounded up to 4 × channels rounded up to 16 > 2^20 bytes: the VNNI kernel's blocked order. Blocks of 14
+  // rows at K 1100 (17 rows: 14 + 3, a single row last), 6 at K 2050 (9: 6 + 3), 4 at K 4096 (5: 4 + 1),
+  // every row at K 5000 (> one plane chunk)
+  std::mt19937_64 g(20261130);
+  struct shape { int batches, cols, rows; };
+  for (const shape sh : {shape{17, 1100, 1000}, shape{9, 2050, 520}, shape{5, 4096, 260}, shape{4, 5000, 230}, shape{2, 4096, 300}}) {
+    s16_layer l = make_layer(g, sh.batches, sh.cols, sh.rows, false, false);
+    check_s16_packed(l.a);
   }
 }
 

@@ -12,7 +12,14 @@
 /// VNNI inner loop (`vnni_kernel`), and the fast or general stores of the VNNI kernel requantize
 /// (`vnni_tile_store_fast`): the same bytes as `linear_s8_packed_vnni`, hence as `linear_s8`.
 /// Tiles (palette 1): tmm0..tmm3 the MR × 16 int32 accumulators of up to 4 panels, tmm4 the input
-/// block, tmm5..tmm7 the weight blocks. Batch rows come in tiles of 16, then one of 8 when ≥ 8 remain; the
+/// block, tmm5..tmm7 the weight blocks.
+/// Load order: without prefetch (weights ≤ 2 MiB) each K block loads three weight blocks, then the input block,
+/// then runs the products. The input load waits for the previous block's last product (tmm4 is its source),
+/// and the products waiting on it behind already loaded weights ran faster on the Intel Xeon with AMX (family 6
+/// model 207, in-process alternating harness, GMAC/s ratio to loading the input first: 8 × 1024² 1.04–1.06,
+/// 16 × 1024² 1.07, 8 × 512² 1.04). With prefetch (larger weights) that order was 0.95–0.97 (8 × 2048²,
+/// 8 × 4096², 16 × 2048²): there the input block comes first and each weight block just before its product.
+/// Batch rows come in tiles of 16, then one of 8 when ≥ 8 remain; the
 /// last < 8 rows run `linear_s8_packed_vnni`.
 /// Source of the semantics: CMSIS-NN `arm_fully_connected_s8`, TFLite reference `FullyConnected` (int8);
 /// of the instructions: Intel SDM vol. 2, TDPBSUD / TILELOADD.
@@ -81,18 +88,28 @@ template <int MR, int NP, bool PF>
 #pragma GCC unroll 64
       for (std::ptrdiff_t l = 0; l < std::ptrdiff_t{16} * NP; ++l) _mm_prefetch(reinterpret_cast<const char*>(pf + 64 * l), _MM_HINT_T0);
     }
-    ARMLOWER_AMX_LOAD(4, xa, xs);
-    ARMLOWER_AMX_LOAD(5, wb, wstride);
-    ARMLOWER_AMX_DPBSUD(0, 4, 5);
-    if constexpr (NP > 1) {
-      ARMLOWER_AMX_LOAD(6, wb + 64, wstride);
-      ARMLOWER_AMX_DPBSUD(1, 4, 6);
+    if constexpr (PF) {  // the input block first, each weight block just before its product
+      ARMLOWER_AMX_LOAD(4, xa, xs);
+      ARMLOWER_AMX_LOAD(5, wb, wstride);
+      ARMLOWER_AMX_DPBSUD(0, 4, 5);
+      if constexpr (NP > 1) {
+        ARMLOWER_AMX_LOAD(6, wb + 64, wstride);
+        ARMLOWER_AMX_DPBSUD(1, 4, 6);
+      }
+      if constexpr (NP > 2) {
+        ARMLOWER_AMX_LOAD(7, wb + 128, wstride);
+        ARMLOWER_AMX_DPBSUD(2, 4, 7);
+      }
+    } else {  // up to three weight blocks first, then the input block (file comment, "Load order")
+      ARMLOWER_AMX_LOAD(5, wb, wstride);
+      if constexpr (NP > 1) ARMLOWER_AMX_LOAD(6, wb + 64, wstride);
+      if constexpr (NP > 2) ARMLOWER_AMX_LOAD(7, wb + 128, wstride);
+      ARMLOWER_AMX_LOAD(4, xa, xs);
+      ARMLOWER_AMX_DPBSUD(0, 4, 5);
+      if constexpr (NP > 1) ARMLOWER_AMX_DPBSUD(1, 4, 6);
+      if constexpr (NP > 2) ARMLOWER_AMX_DPBSUD(2, 4, 7);
     }
-    if constexpr (NP > 2) {
-      ARMLOWER_AMX_LOAD(7, wb + 128, wstride);
-      ARMLOWER_AMX_DPBSUD(2, 4, 7);
-    }
-    if constexpr (NP > 3) {
+    if constexpr (NP > 3) {  // tmm5 again: after the first product has read it
       ARMLOWER_AMX_LOAD(5, wb + 192, wstride);
       ARMLOWER_AMX_DPBSUD(3, 4, 5);
     }

@@ -21,6 +21,11 @@
 /// channels (`s16p_requant8`); otherwise, or for a bias beyond the bound, `requant8_s16_vnni` (its per-lane
 /// checks and scalar fallback).
 /// Tiles: up to 2 batch rows (4 virtual rows) × 64 channels of int32 accumulators in zmm registers.
+/// Loop order: for packed weights past `vnni_s16p_outer_min_bytes`, panel groups outer and the tiles' batch
+/// row pairs inner, over blocks of batch rows whose planes fit a 32 KiB stack buffer (`vnni_s16p_block_rows`:
+/// 16 rows at K ≤ 1024, 8 at 2048, 4 at 4096; all rows for K > one chunk, whose tiles make their own
+/// planes), so a group's weights come from memory once per block, not once per pair; smaller weights, which
+/// stay in L2, run pair by pair.
 /// Source of the semantics: CMSIS-NN `arm_fully_connected_s16`, TFLite reference `FullyConnected`
 /// int16×int8 with int64 bias. Firmware-clean (host only): noexcept, no heap, no static data.
 #pragma once
@@ -47,6 +52,22 @@ namespace armlower::kernels::detail {
 inline constexpr std::ptrdiff_t vnni_s16p_chunk = 4096;
 /// Batch rows per tile (each gives two virtual rows of `vnni_accumulate`).
 inline constexpr int vnni_s16p_rows = 2;
+/// Bytes of the planes buffer of `linear_s16_packed_vnni` (on the stack): the planes (2 bytes per input
+/// element) of every batch row of a block when K is one chunk.
+inline constexpr std::ptrdiff_t vnni_s16p_plane_bytes = std::ptrdiff_t{32} << 10;
+/// Batch rows per block of `linear_s16_packed_vnni` for K rounded up to 4 = `kp` ≤ `vnni_s16p_chunk`: as
+/// many whole pairs as the planes buffer holds (≥ 2: 2 rows × 2 planes × 4096 = 16 KiB), at most 16.
+[[nodiscard]] constexpr std::int32_t vnni_s16p_block_rows(std::ptrdiff_t kp) noexcept {
+  const std::ptrdiff_t r = vnni_s16p_plane_bytes / (2 * kp) / 2 * 2;
+  return static_cast<std::int32_t>(r < 16 ? r : 16);
+}
+static_assert(vnni_s16p_block_rows(vnni_s16p_chunk) >= vnni_s16p_rows);
+/// Packed weight bytes above which `linear_s16_packed_vnni` runs blocks of batch rows inside each panel group
+/// (file comment, "Loop order"); at or below, one pair of batch rows at a time over all groups (the weights
+/// come from L2 for each pair). Intel Xeon with AMX (family 6 model 207, 2 MiB L2), new ÷ old order, median of
+/// 6 process pairs: 8 × 2048 × 1024 (2 MiB) 1.49, 8 × 2048² 1.7, 8 × 4096² 1.4, 3 × 4096² 1.2–1.4, 8 × 1024
+/// × 8200 1.35; at 1 MiB and below 0.89–1.22 (16 × 1024² 0.89, 32 × 1024² 0.93, 8 × 512² 0.94, 8 × 1024² 1.22).
+inline constexpr std::ptrdiff_t vnni_s16p_outer_min_bytes = std::ptrdiff_t{1} << 20;
 
 /// The planes of MR int16 input rows `x + m·cols`, columns [k0, k0 + n): virtual row 2m of `planes`
 /// (stride `xs` ≥ n rounded up to 4) holds xh, row 2m + 1 holds xl' (file comment); the columns up to
@@ -255,28 +276,35 @@ ARMLOWER_X86_S16P inline void linear_s16_packed_vnni(const linear_s16_args& a, c
   const std::int32_t panels = static_cast<std::int32_t>(geo.np / vnni_panel);
   const std::int32_t groups = (panels + vnni_group_panels - 1) / vnni_group_panels;
   const bool one_chunk = a.cols <= vnni_s16p_chunk;
-  alignas(64) std::int8_t pl[std::ptrdiff_t{2} * vnni_s16p_rows * vnni_s16p_chunk];  // the planes when K is one chunk
-  for (std::int32_t m0 = 0; m0 < a.batches; m0 += vnni_s16p_rows) {
-    const int mr = a.batches - m0 < vnni_s16p_rows ? a.batches - m0 : vnni_s16p_rows;
-    std::int64_t xsum[vnni_s16p_rows] = {};
-    const std::int8_t* planes = nullptr;
-    const std::ptrdiff_t xs = s.kp;
+  // Panel groups outer, batch rows inner: each group's weights (64 channels × K) are read from memory once per
+  // block of batch rows and from L1/L2 by the block's other pairs (file comment, "Loop order").
+  alignas(64) std::int8_t pl[vnni_s16p_plane_bytes];  // the planes of the block's rows when K is one chunk
+  const bool outer = static_cast<std::ptrdiff_t>(s.kp) * static_cast<std::ptrdiff_t>(geo.np) > vnni_s16p_outer_min_bytes;
+  const std::int32_t block = !outer ? vnni_s16p_rows : one_chunk ? vnni_s16p_block_rows(s.kp) : a.batches;  // long K: planes per tile
+  for (std::int32_t b0 = 0; b0 < a.batches; b0 += block) {
+    const std::int32_t bn = a.batches - b0 < block ? a.batches - b0 : block;
+    std::int64_t xsum[16] = {};  // Σx per row of the block (`vnni_s16p_block_rows` ≤ 16)
     if (one_chunk) {
-      const std::int16_t* x = a.input + static_cast<std::ptrdiff_t>(m0) * a.cols;
-      if (mr == 2) {
-        s16_planes<2>(x, a.cols, 0, a.cols, pl, xs, xsum);
-      } else {
-        s16_planes<1>(x, a.cols, 0, a.cols, pl, xs, xsum);
+      for (std::int32_t m = 0; m < bn; m += vnni_s16p_rows) {
+        const std::int16_t* x = a.input + static_cast<std::ptrdiff_t>(b0 + m) * a.cols;
+        std::int8_t* pm = pl + std::ptrdiff_t{2} * m * s.kp;
+        if (bn - m >= 2) {
+          s16_planes<2>(x, a.cols, 0, a.cols, pm, s.kp, xsum + m);
+        } else {
+          s16_planes<1>(x, a.cols, 0, a.cols, pm, s.kp, xsum + m);
+        }
       }
-      planes = pl;
     }
     for (std::int32_t grp = 0; grp < groups; ++grp) {
       const int gp = panels - grp * vnni_group_panels < vnni_group_panels ? panels - grp * vnni_group_panels
                                                                             : vnni_group_panels;
-      if (mr == 2) {
-        vnni_s16p_group<2>(s, grp, gp, m0, planes, xs, xsum);
-      } else {
-        vnni_s16p_group<1>(s, grp, gp, m0, planes, xs, xsum);
+      for (std::int32_t m = 0; m < bn; m += vnni_s16p_rows) {
+        const std::int8_t* planes = one_chunk ? pl + std::ptrdiff_t{2} * m * s.kp : nullptr;
+        if (bn - m >= 2) {
+          vnni_s16p_group<2>(s, grp, gp, b0 + m, planes, s.kp, xsum + m);
+        } else {
+          vnni_s16p_group<1>(s, grp, gp, b0 + m, planes, s.kp, xsum + m);
+        }
       }
     }
   }
