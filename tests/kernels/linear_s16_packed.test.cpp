@@ -147,12 +147,12 @@ TEST_CASE("packed a16w8: K past one plane chunk (4096 columns), accumulators pas
 }
 
 TEST_CASE("packed a16w8: weights past 1 MiB (panel groups outer, blocks of batch rows), odd blocks, long K") {
-  // K rounded up to 4 × channels rounded up to 16 > 2^20 bytes: the VNNI kernel's blocked order. Blocks of 14
-  // rows at K 1100 (17 rows: 14 + 3, a single row last), 6 at K 2050 (9: 6 + 3), 4 at K 4096 (5: 4 + 1),
+  // K rounded up to 4 × channels rounded up to 16 > 2^20 bytes: the VNNI kernel's blocked order. Blocks of 16
+  // rows at K 1100 (17 rows: 16 + 1, a single row last), 14 at K 2050 (17: 14 + 3), 8 at K 4096 (11: 8 + 3),
   // every row at K 5000 (> one plane chunk)
   std::mt19937_64 g(20261130);
   struct shape { int batches, cols, rows; };
-  for (const shape sh : {shape{17, 1100, 1000}, shape{9, 2050, 520}, shape{5, 4096, 260}, shape{4, 5000, 230}, shape{2, 4096, 300}}) {
+  for (const shape sh : {shape{17, 1100, 1000}, shape{17, 2050, 520}, shape{11, 4096, 260}, shape{4, 5000, 230}, shape{2, 4096, 300}}) {
     s16_layer l = make_layer(g, sh.batches, sh.cols, sh.rows, false, false);
     check_s16_packed(l.a);
   }

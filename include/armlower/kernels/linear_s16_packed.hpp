@@ -26,7 +26,8 @@
 /// `linear_s16(a)`, so `a.weights` must stay valid; the pack-on-first-use form then never touches its
 /// buffer. Measured: benchmarks/RESULTS.md "Packed a16w8 linear" (1.1–3× the row-major kernel on AVX-512
 /// VNNI, 1.05–2.07× on the AVX2 class, from 16 output channels).
-/// Firmware-clean: noexcept, no heap, no exceptions, no static initialisation.
+/// Firmware-clean: noexcept, no heap, no exceptions, no static initialisation. Stack: the AVX-512 VNNI kernel
+/// keeps the int8 planes of up to 16 batch rows in a 64 KiB buffer (about 90 KiB of stack in all).
 #pragma once
 
 #include <cstddef>
