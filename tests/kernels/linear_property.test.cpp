@@ -361,12 +361,13 @@ TEST_CASE("s8 row-group VNNI form (4 or >= 8 batch rows, K <= 65536): == generic
   }
 }
 
-TEST_CASE("s8 AMX-INT8 row-major form (>= 8 batch rows, >= 128 channels, K 64..256): == generic") {
+TEST_CASE("s8 AMX-INT8 row-major form (>= 8 batch rows, >= 128 channels, K 64..4032): == generic") {
   // `linear_s8_amx_rowmajor` (arch/x86/linear_amx_rowmajor.hpp), which `linear_s8` runs for groups of 8 batch rows
   // where the CPU has AMX-INT8 (else these calls check the VNNI row groups again): both operand orders (input_offset
   // 128: TDPBSUD on x + 128; input_offset 0 and the kernel_sum form: TDPBSSD, the Σx term with filter_offset), partial
   // last 16-channel tiles (their own tile configuration), the groups after the last whole 8 (VNNI), extreme operands
-  // (|D| = 255·128·K), both requantization forms; input_offset 5 (Σw: the VNNI form) for contrast.
+  // (|D| = 255·128·K), both requantization forms, K from one 64-byte block to the largest (4032; 4096: the VNNI
+  // form) drawn apart from the operand order; input_offset 5 (Σw: the VNNI form) for contrast.
   if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
 #if defined(ARMLOWER_KERNELS_HAVE_AMX)
   MESSAGE("AMX-INT8 available: " << std::string(k::detail::x86_has_amx_int8() ? "yes" : "no"));
@@ -374,8 +375,9 @@ TEST_CASE("s8 AMX-INT8 row-major form (>= 8 batch rows, >= 128 channels, K 64..2
   rng_t r{std::mt19937_64(41)};
   const int rows_[] = {128, 129, 143, 200, 256, 300};
   const int batches_[] = {8, 9, 15, 16, 17, 24};
+  const int blocks_[] = {1, 2, 3, 4, 8, 16, 32, 63, 64};  // K / 64
   for (int iter = 0; iter < 96; ++iter) {
-    const int cols = 64 * (1 + iter % 4), rows = rows_[r.uniform(0, 5)], batches = batches_[r.uniform(0, 5)];
+    const int cols = 64 * blocks_[r.uniform(0, 8)], rows = rows_[r.uniform(0, 5)], batches = batches_[r.uniform(0, 5)];
     std::vector<std::int8_t> x(static_cast<std::size_t>(batches) * static_cast<std::size_t>(cols)),
         w(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
     const int ext = r.uniform(0, 3);  // 0, 1: all-extreme operands (`fill_xw`); 2, 3: random

@@ -11,14 +11,14 @@
 /// K this kernel runs); the k-groups past the last whole 64-byte block and the K % 4 tail are added by the
 /// VNNI inner loop (`vnni_kernel`), and the fast or general stores of the VNNI kernel requantize
 /// (`vnni_tile_store_fast`): the same bytes as `linear_s8_packed_vnni`, hence as `linear_s8`.
-/// Tiles (palette 1): tmm0..tmm3 the MR × 16 int32 accumulators of up to 4 panels, tmm4 the input
-/// block, tmm5..tmm7 the weight blocks.
-/// Load order: without prefetch (weights ≤ 2 MiB) each K block loads three weight blocks, then the input block,
-/// then runs the products. The input load waits for the previous block's last product (tmm4 is its source),
-/// and the products waiting on it behind already loaded weights ran faster on the Intel Xeon with AMX (family 6
-/// model 207, in-process alternating harness, GMAC/s ratio to loading the input first: 8 × 1024² 1.04–1.06,
-/// 16 × 1024² 1.07, 8 × 512² 1.04). With prefetch (larger weights) that order was 0.95–0.97 (8 × 2048²,
-/// 8 × 4096², 16 × 2048²): there the input block comes first and each weight block just before its product.
+/// Tiles (palette 1): tmm0, tmm1 the MR × 16 int32 accumulators of two panels, tmm2 the input block, tmm3,
+/// tmm4 the two weight blocks; a group of 4 panels runs as two passes over K of 2 panels each. Per K block the
+/// three loads come first, then the two products; no tile is loaded again before the last product that reads
+/// it (one K block later). Against one pass of 4 panels (4 accumulators, 3 weight tiles, tmm5 loaded twice per
+/// block) on the Intel Xeon with AMX (family 6 model 207, process pairs, median of 4): 8 × 1024² 1.65×,
+/// 8 × 2048² 1.30×, 8 × 4096² 1.09×, 8 × 256² 1.34×, 8 × 512² 1.08×, 16 × 1024² 0.99×; a
+/// microbenchmark of the two tile schedules alone (loads and products over the same 1 MiB of panels, no
+/// stores): 20–22 against 38–42 ns per KiB of weights.
 /// Batch rows come in tiles of 16, then one of 8 when ≥ 8 remain; the
 /// last < 8 rows run `linear_s8_packed_vnni`.
 /// Source of the semantics: CMSIS-NN `arm_fully_connected_s8`, TFLite reference `FullyConnected` (int8);
@@ -43,7 +43,7 @@ namespace armlower::kernels::detail {
   amx_tile_config c;
   for (int t = 0; t < 8; ++t) {
     c.colsb[t] = 64;
-    c.rows[t] = static_cast<std::uint8_t>(t < 5 ? mr : 16);  // C tiles and the input: MR rows; weights: 16
+    c.rows[t] = static_cast<std::uint8_t>(t < 3 ? mr : 16);  // C tiles and the input: MR rows; weights: 16
   }
   return c;
 }
@@ -67,58 +67,37 @@ inline constexpr std::ptrdiff_t amx_s8_prefetch_blocks = 2;
 /// 0.87–0.93 in the machine's slow phase, 1.19 in its fast one — the threshold to revisit on a quieter machine.
 inline constexpr std::ptrdiff_t amx_s8_prefetch_min_bytes = std::ptrdiff_t{2} << 20;
 
-/// D[m][p·16 + j] (`d`, int32 [MR][NP·16]) = Σ over the `blocks` 64-byte K blocks of input rows
-/// `x + m·xs` and the NP panels at `w` (stride `wstride` per k-group); PF: prefetch the weights. Precondition: tiles
-/// configured by `amx_s8_config(MR)`.
+/// D[m][p·16 + j] (`d`, int32, rows `ds` bytes apart) = Σ over the `blocks` 64-byte K blocks of input rows
+/// `x + m·xs` and the NP (1 or 2) panels at `w` (stride `wstride` per k-group); PF: prefetch the weights.
+/// Precondition: tiles configured by `amx_s8_config(MR)`.
 template <int MR, int NP, bool PF>
 [[gnu::noinline]] ARMLOWER_X86_AMX_AVX512 inline void amx_s8_kernel(const std::uint8_t* w, std::ptrdiff_t wstride,
                                                                const std::int8_t* x, std::ptrdiff_t xs,
-                                                               std::ptrdiff_t blocks,
-                                                               std::int32_t* d) noexcept {  // NOLINT(readability-non-const-parameter): written by TILESTORED
+                                                               std::ptrdiff_t blocks, std::int32_t* d,  // NOLINT(readability-non-const-parameter): written by TILESTORED
+                                                               std::ptrdiff_t ds) noexcept {
+  static_assert(NP == 1 || NP == 2);
   ARMLOWER_AMX_ZERO(0);
   if constexpr (NP > 1) ARMLOWER_AMX_ZERO(1);
-  if constexpr (NP > 2) ARMLOWER_AMX_ZERO(2);
-  if constexpr (NP > 3) ARMLOWER_AMX_ZERO(3);
   const std::ptrdiff_t bstep = 16 * wstride;  // 16 k-groups = 64 K bytes
   for (std::ptrdiff_t kb = 0; kb < blocks; ++kb) {
-    const std::int8_t* xa = x + 64 * kb;
     const std::uint8_t* wb = w + kb * bstep;
     if constexpr (PF) {  // the weight lines of the block 2 ahead (`amx_s8_prefetch_blocks`), every one
       const std::uint8_t* pf = wb + amx_s8_prefetch_blocks * bstep;
-#pragma GCC unroll 64
-      for (std::ptrdiff_t l = 0; l < std::ptrdiff_t{16} * NP; ++l) _mm_prefetch(reinterpret_cast<const char*>(pf + 64 * l), _MM_HINT_T0);
-    }
-    if constexpr (PF) {  // the input block first, each weight block just before its product
-      ARMLOWER_AMX_LOAD(4, xa, xs);
-      ARMLOWER_AMX_LOAD(5, wb, wstride);
-      ARMLOWER_AMX_DPBSUD(0, 4, 5);
-      if constexpr (NP > 1) {
-        ARMLOWER_AMX_LOAD(6, wb + 64, wstride);
-        ARMLOWER_AMX_DPBSUD(1, 4, 6);
+#pragma GCC unroll 16
+      for (std::ptrdiff_t l = 0; l < 16; ++l) {
+        _mm_prefetch(reinterpret_cast<const char*>(pf + l * wstride), _MM_HINT_T0);
+        if constexpr (NP > 1) _mm_prefetch(reinterpret_cast<const char*>(pf + l * wstride + 64), _MM_HINT_T0);
       }
-      if constexpr (NP > 2) {
-        ARMLOWER_AMX_LOAD(7, wb + 128, wstride);
-        ARMLOWER_AMX_DPBSUD(2, 4, 7);
-      }
-    } else {  // up to three weight blocks first, then the input block (file comment, "Load order")
-      ARMLOWER_AMX_LOAD(5, wb, wstride);
-      if constexpr (NP > 1) ARMLOWER_AMX_LOAD(6, wb + 64, wstride);
-      if constexpr (NP > 2) ARMLOWER_AMX_LOAD(7, wb + 128, wstride);
-      ARMLOWER_AMX_LOAD(4, xa, xs);
-      ARMLOWER_AMX_DPBSUD(0, 4, 5);
-      if constexpr (NP > 1) ARMLOWER_AMX_DPBSUD(1, 4, 6);
-      if constexpr (NP > 2) ARMLOWER_AMX_DPBSUD(2, 4, 7);
     }
-    if constexpr (NP > 3) {  // tmm5 again: after the first product has read it
-      ARMLOWER_AMX_LOAD(5, wb + 192, wstride);
-      ARMLOWER_AMX_DPBSUD(3, 4, 5);
-    }
+    // every load of the block, then the products (file comment, "Tiles")
+    ARMLOWER_AMX_LOAD(2, x + 64 * kb, xs);
+    ARMLOWER_AMX_LOAD(3, wb, wstride);
+    if constexpr (NP > 1) ARMLOWER_AMX_LOAD(4, wb + 64, wstride);
+    ARMLOWER_AMX_DPBSUD(0, 2, 3);
+    if constexpr (NP > 1) ARMLOWER_AMX_DPBSUD(1, 2, 4);
   }
-  constexpr std::ptrdiff_t ds = std::ptrdiff_t{64} * NP;  // bytes per row of d
   ARMLOWER_AMX_STORE(0, d, ds);
   if constexpr (NP > 1) ARMLOWER_AMX_STORE(1, d + 16, ds);
-  if constexpr (NP > 2) ARMLOWER_AMX_STORE(2, d + 32, ds);
-  if constexpr (NP > 3) ARMLOWER_AMX_STORE(3, d + 48, ds);
 }
 
 /// One MR-row × NP-panel tile (batch rows [m0, m0 + MR), all NP = gp panels of group `grp`): the AMX blocks,
@@ -133,10 +112,14 @@ ARMLOWER_X86_AMX_AVX512 inline void amx_s8_tile(const vnni_s8_call& s, std::int3
   const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(m0) * cols;
   const std::ptrdiff_t blocks = s.full_groups / 16;
   alignas(64) std::int32_t d[MR * NP * 16];
+  constexpr std::ptrdiff_t ds = std::ptrdiff_t{64} * NP;  // bytes per row of d
+  constexpr int NP2 = NP > 2 ? NP - 2 : 0;                 // panels of the second pass
   if (static_cast<std::ptrdiff_t>(s.kp) * round_up(a.rows, vnni_panel) > amx_s8_prefetch_min_bytes) {
-    amx_s8_kernel<MR, NP, true>(w, wstride, x, cols, blocks, d);
+    amx_s8_kernel<MR, NP < 2 ? NP : 2, true>(w, wstride, x, cols, blocks, d, ds);
+    if constexpr (NP2 > 0) amx_s8_kernel<MR, NP2, true>(w + 128, wstride, x, cols, blocks, d + 32, ds);
   } else {
-    amx_s8_kernel<MR, NP, false>(w, wstride, x, cols, blocks, d);
+    amx_s8_kernel<MR, NP < 2 ? NP : 2, false>(w, wstride, x, cols, blocks, d, ds);
+    if constexpr (NP2 > 0) amx_s8_kernel<MR, NP2, false>(w + 128, wstride, x, cols, blocks, d + 32, ds);
   }
   if (16 * blocks < s.full_groups || s.has_tail) {
     std::int32_t tail[MR];

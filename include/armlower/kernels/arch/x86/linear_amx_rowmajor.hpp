@@ -11,10 +11,12 @@
 /// Arithmetic: in the row-group form's bias order (`vnni_rowgroup_wu` false) the copy holds u = x ⊕ 0x80 = x + 128
 /// and TDPBSUD gives D = Σ (x + 128)·w, exactly that form's D; in its kernel_sum order the copy holds x and TDPBSSD
 /// gives D' = Σ x·w = D − 128·Σx, so the batch-row term is filter_offset·Σx (not (filter_offset − 128)·Σx). Both
-/// |D| ≤ 255·128·K < 2^31 (K ≤ 256 here). Σw (the bias order with input_offset ≠ 128) is not formed: those calls
+/// |D| ≤ 255·128·K < 2^31 (K ≤ 4032 here). Σw (the bias order with input_offset ≠ 128) is not formed: those calls
 /// keep the VNNI form.
-/// Tiles (palette 1): tmm0..tmm3 the accumulators of 4 × 16 channels, tmm4 the input block (16 k-groups × 8
-/// batch rows), tmm5..tmm7 the weight blocks.
+/// Tiles (palette 1): tmm0, tmm1 the accumulators of 2 × 16 channels, tmm2 the input block (16 k-groups × 8
+/// batch rows), tmm3, tmm4 the weight blocks. Per K block the three loads come first, then the two products, and
+/// no tile is loaded again before the last product that reads it (as in `linear_amx_packed.hpp`; against 4
+/// accumulators with a weight tile loaded twice per block: 8 × 256² 1.35×, 16 × 256² 1.30×, 8 × 128² 1.11×).
 /// Source of the semantics: CMSIS-NN `arm_fully_connected_s8`, TFLite reference `FullyConnected` (int8); of the
 /// instructions: Intel SDM vol. 2, TDPBSUD / TDPBSSD / TILELOADD.
 /// Firmware-clean (host only): noexcept, no heap, no static data but constant tile configurations.
@@ -32,13 +34,14 @@
 
 namespace armlower::kernels::detail {
 
-/// Most K of the AMX row-major form. Its weight tiles read 16 rows K bytes apart; at K ≥ 512 these lines fall
-/// into few L1 sets (K a multiple of 1024: 4 sets or fewer for 64 rows), and the form ran slower than the VNNI row
-/// groups (Intel Xeon with AMX, family 6 model 207, `linear_s8` alternating the two in one process, median GMAC/s
-/// ratio AMX ÷ VNNI: 8 × 512² 0.81, 8 × 256 × 512 0.89, 8 × 1024² 0.70 (0.90 without prefetch), 8 × 4096² 0.63;
-/// K 256: 8 × 128² 1.42–1.45, 8 × 256² 1.20–1.26, 8 × 512 × 256 1.11, 8 × 1024 × 256 1.03, 16 × 256² 1.35;
-/// benchmarks/RESULTS.md, "Intel Xeon with AMX").
-inline constexpr std::int32_t amx_rowmajor_max_cols = 256;
+/// Most K of the AMX row-major form (the inputs' copy, 8·K bytes, is on the stack). Intel Xeon with AMX (family 6
+/// model 207), `linear_s8` without a buffer in process pairs, median GMAC/s ratio this form ÷ the VNNI row groups
+/// with the tile schedule of the file comment: 8 × 512² 1.25, 8 × 1024² 1.12, 8 × 2048² 1.13, 16 × 1024² 1.13,
+/// K 3072 × N 4096 (8 rows) 1.24, but at K 4096 (the 16 rows of a weight tile 4 KiB apart: one L1 set) 0.97–1.17 in four
+/// runs: not chosen. K 256: 8 × 256² 1.35, 16 × 256² 1.30, 8 × 1024 × 256 1.26 against the earlier schedule
+/// (4 accumulators), which itself ran 1.20–1.26× the VNNI row groups at 8 × 256² (benchmarks/RESULTS.md, "Intel
+/// Xeon with AMX").
+inline constexpr std::int32_t amx_rowmajor_max_cols = 4032;
 
 /// True if `linear_s8_rowgroup_vnni` runs its groups of 8 batch rows in this form: requantized output, no Σw (the
 /// kernel_sum order, or the bias order with input_offset 128), K a multiple of 64 up to `amx_rowmajor_max_cols`, at least 128 output
@@ -55,8 +58,8 @@ inline constexpr std::int32_t amx_rowmajor_max_cols = 256;
 [[nodiscard]] constexpr amx_tile_config amx_rowmajor_config(int rows) noexcept {
   amx_tile_config c;
   for (int t = 0; t < 8; ++t) {
-    c.colsb[t] = static_cast<std::uint16_t>(t < 5 ? 32 : 64);
-    c.rows[t] = static_cast<std::uint8_t>(t == 4 ? 16 : rows);
+    c.colsb[t] = static_cast<std::uint16_t>(t < 3 ? 32 : 64);
+    c.rows[t] = static_cast<std::uint8_t>(t == 2 ? 16 : rows);
   }
   return c;
 }
@@ -98,40 +101,33 @@ ARMLOWER_X86_AMX_AVX512 inline void amx_rowmajor_copy(const std::int8_t* x, std:
   }
 }
 
-/// C of NT (1..4) 16-channel weight tiles at `w` (row stride `cols`) against the `blocks` 64-K input blocks at `xt`,
-/// stored at d[(16t + i)·8 + m] (channel 16t + i, batch row m). WU: TDPBSSD (x signed), else TDPBSUD (x + 128).
-/// Precondition: tiles configured by `amx_rowmajor_config`.
+/// C of NT (1 or 2) 16-channel weight tiles at `w` (row stride `cols`) against the `blocks` 64-K input blocks at
+/// `xt`, stored at d[(16t + i)·8 + m] (channel 16t + i, batch row m). WU: TDPBSSD (x signed), else TDPBSUD
+/// (x + 128). Per K block the loads come first, then the products (file comment, "Tiles"). Precondition: tiles
+/// configured by `amx_rowmajor_config`.
 template <int NT, bool WU>
 [[gnu::noinline]] ARMLOWER_X86_AMX_AVX512 inline void amx_rowmajor_kernel(const std::int8_t* w, std::ptrdiff_t cols,
                                                                      const std::uint8_t* xt, std::ptrdiff_t blocks,
                                                                      std::int32_t* d) noexcept {  // NOLINT(readability-non-const-parameter): written by TILESTORED
+  static_assert(NT == 1 || NT == 2);
   ARMLOWER_AMX_ZERO(0);
   if constexpr (NT > 1) ARMLOWER_AMX_ZERO(1);
-  if constexpr (NT > 2) ARMLOWER_AMX_ZERO(2);
-  if constexpr (NT > 3) ARMLOWER_AMX_ZERO(3);
   const std::ptrdiff_t ts = 16 * cols;  // bytes between weight tiles
   for (std::ptrdiff_t kb = 0; kb < blocks; ++kb) {
     const std::int8_t* wb = w + 64 * kb;
-    ARMLOWER_AMX_LOAD(4, xt + 512 * kb, 32);
-    ARMLOWER_AMX_LOAD(5, wb, cols);
-    if constexpr (WU) { ARMLOWER_AMX_DPBSSD(0, 5, 4); } else { ARMLOWER_AMX_DPBSUD(0, 5, 4); }
-    if constexpr (NT > 1) {
-      ARMLOWER_AMX_LOAD(6, wb + ts, cols);
-      if constexpr (WU) { ARMLOWER_AMX_DPBSSD(1, 6, 4); } else { ARMLOWER_AMX_DPBSUD(1, 6, 4); }
-    }
-    if constexpr (NT > 2) {
-      ARMLOWER_AMX_LOAD(7, wb + 2 * ts, cols);
-      if constexpr (WU) { ARMLOWER_AMX_DPBSSD(2, 7, 4); } else { ARMLOWER_AMX_DPBSUD(2, 7, 4); }
-    }
-    if constexpr (NT > 3) {
-      ARMLOWER_AMX_LOAD(5, wb + 3 * ts, cols);
-      if constexpr (WU) { ARMLOWER_AMX_DPBSSD(3, 5, 4); } else { ARMLOWER_AMX_DPBSUD(3, 5, 4); }
+    ARMLOWER_AMX_LOAD(2, xt + 512 * kb, 32);
+    ARMLOWER_AMX_LOAD(3, wb, cols);
+    if constexpr (NT > 1) ARMLOWER_AMX_LOAD(4, wb + ts, cols);
+    if constexpr (WU) {
+      ARMLOWER_AMX_DPBSSD(0, 3, 2);
+      if constexpr (NT > 1) ARMLOWER_AMX_DPBSSD(1, 4, 2);
+    } else {
+      ARMLOWER_AMX_DPBSUD(0, 3, 2);
+      if constexpr (NT > 1) ARMLOWER_AMX_DPBSUD(1, 4, 2);
     }
   }
   ARMLOWER_AMX_STORE(0, d, 32);
   if constexpr (NT > 1) ARMLOWER_AMX_STORE(1, d + 128, 32);
-  if constexpr (NT > 2) ARMLOWER_AMX_STORE(2, d + 256, 32);
-  if constexpr (NT > 3) ARMLOWER_AMX_STORE(3, d + 384, 32);
 }
 
 /// Groups of 8 batch rows [0, b8) of `a` (b8 a multiple of 8) in this form. Preconditions: `validate(a) == ok`,
@@ -144,7 +140,7 @@ template <bool WU>
   const std::int64_t fast_bound = vnni_rowgroup_fast_bound(a, false);
   const std::int32_t full = a.rows / 16 * 16;  // channels in whole 16-channel tiles
   alignas(64) std::uint8_t xt[8 * amx_rowmajor_max_cols];
-  alignas(64) std::int32_t d[64 * 8];
+  alignas(64) std::int32_t d[32 * 8];
   for (std::int32_t g = 0; g < b8; g += 8) {
     const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(g) * cols;
     std::int64_t bt[8];
@@ -155,14 +151,13 @@ template <bool WU>
     }
     amx_rowmajor_copy(x, cols, !WU, xt);
     amx_load_config(amx_rowmajor_config16);
-    for (std::int32_t r0 = 0; r0 < full; r0 += 64) {
+    for (std::int32_t r0 = 0; r0 < full; r0 += 32) {
       const std::int8_t* wr = w + static_cast<std::ptrdiff_t>(r0) * cols;
-      const int nt = (full - r0) / 16 < 4 ? (full - r0) / 16 : 4;
-      switch (nt) {
-        case 1: amx_rowmajor_kernel<1, WU>(wr, cols, xt, blocks, d); break;
-        case 2: amx_rowmajor_kernel<2, WU>(wr, cols, xt, blocks, d); break;
-        case 3: amx_rowmajor_kernel<3, WU>(wr, cols, xt, blocks, d); break;
-        default: amx_rowmajor_kernel<4, WU>(wr, cols, xt, blocks, d); break;
+      const int nt = full - r0 >= 32 ? 2 : 1;
+      if (nt == 2) {
+        amx_rowmajor_kernel<2, WU>(wr, cols, xt, blocks, d);
+      } else {
+        amx_rowmajor_kernel<1, WU>(wr, cols, xt, blocks, d);
       }
       for (std::ptrdiff_t t = 0; t < nt; ++t) {
         vnni_rowgroup_store(a, rq, nullptr, reinterpret_cast<const __m512i*>(d + 128 * t), nullptr,
