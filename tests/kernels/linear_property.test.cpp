@@ -363,11 +363,12 @@ TEST_CASE("s8 row-group VNNI form (4 or >= 8 batch rows, K <= 65536): == generic
 
 TEST_CASE("s8 AMX-INT8 row-major form (>= 8 batch rows, >= 128 channels, K 64..4032): == generic") {
   // `linear_s8_amx_rowmajor` (arch/x86/linear_amx_rowmajor.hpp), which `linear_s8` runs for groups of 8 batch rows
-  // where the CPU has AMX-INT8 (else these calls check the VNNI row groups again): both operand orders (input_offset
-  // 128: TDPBSUD on x + 128; input_offset 0 and the kernel_sum form: TDPBSSD, the Σx term with filter_offset), partial
+  // where the CPU has AMX-INT8 (else these calls check the VNNI row groups again): all three operand orders (input_offset
+  // 128: TDPBSUD on x + 128; input_offset 0 and the kernel_sum form: TDPBSSD, the Σx term with filter_offset; any other
+  // input_offset: TDPBSUD with the ones column giving Σw), partial
   // last 16-channel tiles (their own tile configuration), the groups after the last whole 8 (VNNI), extreme operands
   // (|D| = 255·128·K), both requantization forms, K from one 64-byte block to the largest (4032; 4096: the VNNI
-  // form) drawn apart from the operand order; input_offset 5 (Σw: the VNNI form) for contrast.
+  // form) drawn apart from the operand order.
   if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
 #if defined(ARMLOWER_KERNELS_HAVE_AMX)
   MESSAGE("AMX-INT8 available: " << std::string(k::detail::x86_has_amx_int8() ? "yes" : "no"));
@@ -391,8 +392,9 @@ TEST_CASE("s8 AMX-INT8 row-major form (>= 8 batch rows, >= 128 channels, K 64..4
       shift[static_cast<std::size_t>(i)] = fast ? r.uniform(-24, -1) : r.uniform(-24, 3);
     }
     k::linear_s8_args a = s8_args(x, w, mult, shift, batches, cols, rows);
-    const int order = iter % 4;  // 0: input_offset 128, 1: 0, 2: kernel_sum, 3: input_offset 5
-    a.input_offset = order == 0 ? 128 : order == 1 ? 0 : order == 2 ? r.uniform(-64, 64) : 5;
+    const int order = iter % 4;  // 0: input_offset 128, 1: 0, 2: kernel_sum, 3: Σw (input_offset −128, −1, 5 or 127)
+    const int sw_offsets[] = {-128, -1, 5, 127};
+    a.input_offset = order == 0 ? 128 : order == 1 ? 0 : order == 2 ? r.uniform(-64, 64) : sw_offsets[r.uniform(0, 3)];
     a.filter_offset = r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 0;
     a.output_offset = r.uniform(-128, 127);
     a.per_channel = r.uniform(0, 1) == 1;

@@ -11,8 +11,13 @@
 /// Arithmetic: in the row-group form's bias order (`vnni_rowgroup_wu` false) the copy holds u = x ⊕ 0x80 = x + 128
 /// and TDPBSUD gives D = Σ (x + 128)·w, exactly that form's D; in its kernel_sum order the copy holds x and TDPBSSD
 /// gives D' = Σ x·w = D − 128·Σx, so the batch-row term is filter_offset·Σx (not (filter_offset − 128)·Σx). Both
-/// |D| ≤ 255·128·K < 2^31 (K ≤ 4032 here). Σw (the bias order with input_offset ≠ 128) is not formed: those calls
-/// keep the VNNI form.
+/// |D| ≤ 255·128·K < 2^31 (K ≤ 4032 here).
+/// Σw: the bias order with input_offset ≠ 128 needs Σw per channel (acc = D + (input_offset − 128)·Σw + …, the
+/// row-group form's `ws`). The input copy then has a ninth column of ones (36-byte rows), so the accumulator tile's
+/// ninth column is Σ_k w·1 = Σw (|Σw| ≤ 128·K) at no extra product; C is stored 64 bytes per channel and split
+/// into the store's layout and `ws` (`amx_rowmajor_split_sw`). Against the VNNI row groups' Σw form (one process
+/// alternating the two, 21 rounds, quiet machine): 8 × 256² 1.66–2.04×, 8 × 512² 1.36×, 8 × 1024² 1.18–1.23×,
+/// 8 × 2048² 1.25×, 16 × 1024² 1.25×, K 1024 × N 4032 1.37×, 24 × 512² 1.07×.
 /// Tiles (palette 1): tmm0, tmm1 the accumulators of 2 × 16 channels, tmm2 the input block (16 k-groups × 8
 /// batch rows), tmm3, tmm4 the weight blocks. Per K block the three loads come first, then the two products, and
 /// no tile is loaded again before the last product that reads it (as in `linear_amx_packed.hpp`; against 4
@@ -24,6 +29,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include <armlower/kernels/arch/x86/amx.hpp>
 #include <armlower/kernels/arch/x86/linear_vnni_packed.hpp>
@@ -49,26 +55,36 @@ inline constexpr std::int32_t amx_rowmajor_max_cols = 4032;
 /// `wstride`: the weight rows' stride (must be K: the tiles load them with that stride).
 [[nodiscard]] inline bool amx_rowmajor_applies(const linear_s8_args& a, std::ptrdiff_t wstride,
                                                const vnni_acc32_out* acc32) noexcept {
-  return acc32 == nullptr && !vnni_rowgroup_sw(a) && a.batches >= 8 && a.rows >= 128 && a.cols % 64 == 0 &&
+  return acc32 == nullptr && a.batches >= 8 && a.rows >= 128 && a.cols % 64 == 0 &&
          a.cols <= amx_rowmajor_max_cols && wstride == a.cols && x86_has_amx_int8();
 }
 
-/// The tile configuration for weight tiles of `rows` (1..16) channels: accumulators rows × 8 int32, the input
-/// block 16 × 32 bytes, weights rows × 64 bytes.
+/// Bytes per k-group row of the input copy (the B tile's row): 8 batch rows × 4 bytes, and with `SW` a ninth column
+/// of ones (file comment, "Σw").
+template <bool SW>
+inline constexpr int amx_rowmajor_row_bytes = SW ? 36 : 32;
+
+/// The tile configuration for weight tiles of `rows` (1..16) channels: accumulators rows × 8 (SW: 9) int32, the
+/// input block 16 × 32 (SW: 36) bytes, weights rows × 64 bytes.
+template <bool SW>
 [[nodiscard]] constexpr amx_tile_config amx_rowmajor_config(int rows) noexcept {
   amx_tile_config c;
   for (int t = 0; t < 8; ++t) {
-    c.colsb[t] = static_cast<std::uint16_t>(t < 3 ? 32 : 64);
+    c.colsb[t] = static_cast<std::uint16_t>(t < 3 ? amx_rowmajor_row_bytes<SW> : 64);
     c.rows[t] = static_cast<std::uint8_t>(t == 2 ? 16 : rows);
   }
   return c;
 }
-inline constexpr amx_tile_config amx_rowmajor_config16 = amx_rowmajor_config(16);
+template <bool SW>
+inline constexpr amx_tile_config amx_rowmajor_config16 = amx_rowmajor_config<SW>(16);
 
-/// Copies 8 input rows at `x` (K = `cols` bytes each) to `xt` in the VNNI pairing: xt[g·32 + 4m + i] = x[m][4g + i]
-/// (⊕ 0x80 when `flip`: the bias order's u = x + 128).
+/// Copies 8 input rows at `x` (K = `cols` bytes each) to `xt` in the VNNI pairing: xt[g·RS + 4m + i] = x[m][4g + i]
+/// (⊕ 0x80 when `flip`: the bias order's u = x + 128), RS = `amx_rowmajor_row_bytes<SW>`; with SW the bytes
+/// xt[g·RS + 32 .. + 35] are 1.
+template <bool SW>
 ARMLOWER_X86_AMX_AVX512 inline void amx_rowmajor_copy(const std::int8_t* x, std::ptrdiff_t cols, bool flip,
                                                 std::uint8_t* xt) noexcept {
+  constexpr std::ptrdiff_t RS = amx_rowmajor_row_bytes<SW>;
   const __m512i f = _mm512_set1_epi8(flip ? static_cast<char>(0x80) : 0);
   // per 16 k-groups (64 K): 8 rows × 64 bytes → 16 rows × 32 bytes, by dword unpacks (8 × 16 dword transpose)
   for (std::ptrdiff_t k = 0; k < cols; k += 64) {
@@ -86,7 +102,7 @@ ARMLOWER_X86_AMX_AVX512 inline void amx_rowmajor_copy(const std::int8_t* x, std:
     const __m512i u4 = ARMLOWER_Z512(unpacklo_epi64, all8, t4, t6), u5 = ARMLOWER_Z512(unpackhi_epi64, all8, t4, t6);  // rows 4–7
     const __m512i u6 = ARMLOWER_Z512(unpacklo_epi64, all8, t5, t7), u7 = ARMLOWER_Z512(unpackhi_epi64, all8, t5, t7);
     const __m512i s[4][2] = {{u0, u4}, {u1, u5}, {u2, u6}, {u3, u7}};  // [j][rows 0–3, rows 4–7]
-    std::uint8_t* o = xt + (k / 4) * 32;
+    std::uint8_t* o = xt + (k / 4) * RS;
     alignas(64) std::uint8_t lo[64], hi[64];
 #pragma GCC unroll 4
     for (std::ptrdiff_t j = 0; j < 4; ++j) {
@@ -94,28 +110,33 @@ ARMLOWER_X86_AMX_AVX512 inline void amx_rowmajor_copy(const std::int8_t* x, std:
       _mm512_store_si512(hi, s[j][1]);
 #pragma GCC unroll 4
       for (std::ptrdiff_t L = 0; L < 4; ++L) {  // k-group 4L + j: rows 0–3 from lane L of lo, rows 4–7 from lane L of hi
-        std::memcpy(o + (4 * L + j) * 32, lo + 16 * L, 16);
-        std::memcpy(o + (4 * L + j) * 32 + 16, hi + 16 * L, 16);
+        std::memcpy(o + (4 * L + j) * RS, lo + 16 * L, 16);
+        std::memcpy(o + (4 * L + j) * RS + 16, hi + 16 * L, 16);
+        if constexpr (SW) {  // the ones column: four bytes 1
+          constexpr std::uint32_t ones = 0x01010101u;
+          std::memcpy(o + (4 * L + j) * RS + 32, &ones, 4);
+        }
       }
     }
   }
 }
 
 /// C of NT (1 or 2) 16-channel weight tiles at `w` (row stride `cols`) against the `blocks` 64-K input blocks at
-/// `xt`, stored at d[(16t + i)·8 + m] (channel 16t + i, batch row m). WU: TDPBSSD (x signed), else TDPBSUD
-/// (x + 128). Per K block the loads come first, then the products (file comment, "Tiles"). Precondition: tiles
-/// configured by `amx_rowmajor_config`.
-template <int NT, bool WU>
+/// `xt`, stored at d[(16t + i)·8 + m] (channel 16t + i, batch row m); with SW at d[(16t + i)·16 + m], m ≤ 8 (column
+/// 8: Σw of the channel). WU: TDPBSSD (x signed), else TDPBSUD (x + 128). Per K block the loads come first, then the
+/// products (file comment, "Tiles"). Precondition: tiles configured by `amx_rowmajor_config<SW>`.
+template <int NT, bool WU, bool SW>
 [[gnu::noinline]] ARMLOWER_X86_AMX_AVX512 inline void amx_rowmajor_kernel(const std::int8_t* w, std::ptrdiff_t cols,
                                                                      const std::uint8_t* xt, std::ptrdiff_t blocks,
                                                                      std::int32_t* d) noexcept {  // NOLINT(readability-non-const-parameter): written by TILESTORED
   static_assert(NT == 1 || NT == 2);
   ARMLOWER_AMX_ZERO(0);
   if constexpr (NT > 1) ARMLOWER_AMX_ZERO(1);
+  constexpr std::ptrdiff_t RS = amx_rowmajor_row_bytes<SW>, DS = SW ? 64 : 32;  // input rows, C rows (bytes)
   const std::ptrdiff_t ts = 16 * cols;  // bytes between weight tiles
   for (std::ptrdiff_t kb = 0; kb < blocks; ++kb) {
     const std::int8_t* wb = w + 64 * kb;
-    ARMLOWER_AMX_LOAD(2, xt + 512 * kb, 32);
+    ARMLOWER_AMX_LOAD(2, xt + 16 * RS * kb, RS);
     ARMLOWER_AMX_LOAD(3, wb, cols);
     if constexpr (NT > 1) ARMLOWER_AMX_LOAD(4, wb + ts, cols);
     if constexpr (WU) {
@@ -126,21 +147,33 @@ template <int NT, bool WU>
       if constexpr (NT > 1) ARMLOWER_AMX_DPBSUD(1, 4, 2);
     }
   }
-  ARMLOWER_AMX_STORE(0, d, 32);
-  if constexpr (NT > 1) ARMLOWER_AMX_STORE(1, d + 128, 32);
+  ARMLOWER_AMX_STORE(0, d, DS);
+  if constexpr (NT > 1) ARMLOWER_AMX_STORE(1, d + 4 * DS, DS);
 }
 
-/// Groups of 8 batch rows [0, b8) of `a` (b8 a multiple of 8) in this form. Preconditions: `validate(a) == ok`,
+/// SW: the 16 channels' C rows at `c` (16 int32 apart, file comment) → the store's layout `dd` (8 int32 per channel)
+/// and their Σw `ws`.
+inline void amx_rowmajor_split_sw(const std::int32_t* c, std::int32_t* dd, std::int32_t* ws) noexcept {
+  for (std::ptrdiff_t i = 0; i < 16; ++i) {
+    std::memcpy(dd + 8 * i, c + 16 * i, 32);
+    ws[i] = c[16 * i + 8];
+  }
+}
+
+/// Groups of 8 batch rows [0, b8) of `a` (b8 a multiple of 8) in this form, in the operand order WU (kernel_sum),
+/// SW (bias, input_offset ≠ 128: Σw from the ones column) or neither. Preconditions: `validate(a) == ok`,
 /// `amx_rowmajor_applies(a, a.cols, nullptr)`; `w`/`wstride`: the weight rows (wstride = K).
-template <bool WU>
+template <bool WU, bool SW>
 [[gnu::noinline]] ARMLOWER_X86_AMX_AVX512 inline void linear_s8_amx_rowmajor_wu(const linear_s8_args& a, const std::int8_t* w,
                                                         std::int32_t b8) noexcept {
   const vnni_requant rq = make_vnni_requant(a);
   const std::ptrdiff_t cols = a.cols, blocks = cols / 64;
   const std::int64_t fast_bound = vnni_rowgroup_fast_bound(a, false);
   const std::int32_t full = a.rows / 16 * 16;  // channels in whole 16-channel tiles
-  alignas(64) std::uint8_t xt[8 * amx_rowmajor_max_cols];
-  alignas(64) std::int32_t d[32 * 8];
+  alignas(64) std::uint8_t xt[amx_rowmajor_row_bytes<SW> / 4 * amx_rowmajor_max_cols];
+  alignas(64) std::int32_t d[32 * (SW ? 16 : 8)];
+  alignas(64) std::int32_t dd[SW ? 128 : 1];  // SW: one tile in the store's layout
+  std::int32_t ws[16];                         // SW: its Σw
   for (std::int32_t g = 0; g < b8; g += 8) {
     const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(g) * cols;
     std::int64_t bt[8];
@@ -149,28 +182,39 @@ template <bool WU>
       bt[m] = a.filter_offset == 0 ? 0 : std::int64_t{a.filter_offset} * sum_s8_vnni(x + m * cols, cols);
       fast = fast && (bt[m] < 0 ? -bt[m] : bt[m]) <= fast_bound;
     }
-    amx_rowmajor_copy(x, cols, !WU, xt);
-    amx_load_config(amx_rowmajor_config16);
+    amx_rowmajor_copy<SW>(x, cols, !WU, xt);
+    amx_load_config(amx_rowmajor_config16<SW>);
     for (std::int32_t r0 = 0; r0 < full; r0 += 32) {
       const std::int8_t* wr = w + static_cast<std::ptrdiff_t>(r0) * cols;
       const int nt = full - r0 >= 32 ? 2 : 1;
       if (nt == 2) {
-        amx_rowmajor_kernel<2, WU>(wr, cols, xt, blocks, d);
+        amx_rowmajor_kernel<2, WU, SW>(wr, cols, xt, blocks, d);
       } else {
-        amx_rowmajor_kernel<1, WU>(wr, cols, xt, blocks, d);
+        amx_rowmajor_kernel<1, WU, SW>(wr, cols, xt, blocks, d);
       }
       for (std::ptrdiff_t t = 0; t < nt; ++t) {
-        vnni_rowgroup_store(a, rq, nullptr, reinterpret_cast<const __m512i*>(d + 128 * t), nullptr,
-                            static_cast<std::int32_t>(r0 + 16 * t), 16, g, 8, bt, fast);
+        const auto ch = static_cast<std::int32_t>(r0 + 16 * t);
+        if constexpr (SW) {
+          amx_rowmajor_split_sw(d + 256 * t, dd, ws);
+          vnni_rowgroup_store(a, rq, nullptr, reinterpret_cast<const __m512i*>(dd), ws, ch, 16, g, 8, bt, fast);
+        } else {
+          vnni_rowgroup_store(a, rq, nullptr, reinterpret_cast<const __m512i*>(d + 128 * t), nullptr, ch, 16, g, 8, bt, fast);
+        }
       }
     }
     if (full < a.rows) {  // the last < 16 channels: tiles of that many rows (nothing read past the weights)
       const int nv = a.rows - full;
-      const amx_tile_config cfg = amx_rowmajor_config(nv);
+      const amx_tile_config cfg = amx_rowmajor_config<SW>(nv);
       amx_load_config(cfg);
-      for (int i = nv * 8; i < 128; ++i) d[i] = 0;
-      amx_rowmajor_kernel<1, WU>(w + static_cast<std::ptrdiff_t>(full) * cols, cols, xt, blocks, d);
-      vnni_rowgroup_store(a, rq, nullptr, reinterpret_cast<const __m512i*>(d), nullptr, full, nv, g, 8, bt, fast);
+      constexpr int cw = SW ? 16 : 8;  // int32 per C row in d
+      for (int i = nv * cw; i < 16 * cw; ++i) d[i] = 0;
+      amx_rowmajor_kernel<1, WU, SW>(w + static_cast<std::ptrdiff_t>(full) * cols, cols, xt, blocks, d);
+      if constexpr (SW) {
+        amx_rowmajor_split_sw(d, dd, ws);
+        vnni_rowgroup_store(a, rq, nullptr, reinterpret_cast<const __m512i*>(dd), ws, full, nv, g, 8, bt, fast);
+      } else {
+        vnni_rowgroup_store(a, rq, nullptr, reinterpret_cast<const __m512i*>(d), nullptr, full, nv, g, 8, bt, fast);
+      }
     }
     amx_release();
   }
@@ -179,9 +223,11 @@ template <bool WU>
 /// `linear_s8_amx_rowmajor_wu` in the order of `a` (`vnni_rowgroup_wu`).
 ARMLOWER_X86_AMX_AVX512 inline void linear_s8_amx_rowmajor(const linear_s8_args& a, const std::int8_t* w, std::int32_t b8) noexcept {
   if (vnni_rowgroup_wu(a)) {
-    linear_s8_amx_rowmajor_wu<true>(a, w, b8);
+    linear_s8_amx_rowmajor_wu<true, false>(a, w, b8);
+  } else if (vnni_rowgroup_sw(a)) {
+    linear_s8_amx_rowmajor_wu<false, true>(a, w, b8);
   } else {
-    linear_s8_amx_rowmajor_wu<false>(a, w, b8);
+    linear_s8_amx_rowmajor_wu<false, false>(a, w, b8);
   }
 }
 
