@@ -12,6 +12,7 @@
 
 #include <doctest/doctest.h>
 
+#include "s8_args.hpp"
 #include "s8_int32_edge_cases.hpp"
 
 #include <algorithm>
@@ -47,13 +48,7 @@ struct s8_case {
 
   /// Arguments over this case's input, weights and shape (the rest default).
   [[nodiscard]] k::linear_s8_args args() const {
-    k::linear_s8_args a;
-    a.input = x.data();
-    a.weights = w.data();
-    a.batches = batches;
-    a.cols = cols;
-    a.rows = rows;
-    return a;
+    return armlower_test::s8_shape_args(x.data(), w.data(), batches, cols, rows);
   }
 };
 

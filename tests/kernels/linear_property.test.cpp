@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include "s8_args.hpp"
 #include "s8_int32_edge_cases.hpp"
 
 #include <algorithm>
@@ -53,22 +54,17 @@ struct rng_t {
   }
 };
 
-/// The operand vectors of a random s8 layer: x [batches][cols] and w [rows][cols] (15 % of layers all-extreme),
-/// bias in ±2^20; mult, shift and ks sized `rows`, left for the test to fill.
 /// Arguments over the given vectors: input, weights, the shape, multiplier and shift; the rest default.
 k::linear_s8_args s8_args(std::vector<std::int8_t>& x, std::vector<std::int8_t>& w, std::vector<std::int32_t>& mult,
                           std::vector<std::int32_t>& shift, int batches, int cols, int rows) {
-  k::linear_s8_args a;
-  a.input = x.data();
-  a.weights = w.data();
-  a.batches = batches;
-  a.cols = cols;
-  a.rows = rows;
+  k::linear_s8_args a = armlower_test::s8_shape_args(x.data(), w.data(), batches, cols, rows);
   a.multiplier = mult.data();
   a.shift = shift.data();
   return a;
 }
 
+/// The operand vectors of a random s8 layer: x [batches][cols] and w [rows][cols] (15 % of layers all-extreme),
+/// bias in ±2^20; mult, shift and ks sized `rows`, left for the test to fill.
 struct s8_layer {
   std::vector<std::int8_t> x, w;
   std::vector<std::int32_t> bias, mult, shift, ks;

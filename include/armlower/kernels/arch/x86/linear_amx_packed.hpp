@@ -100,6 +100,15 @@ template <int MR, int NP, bool PF>
   if constexpr (NP > 1) ARMLOWER_AMX_STORE(1, d + 16, ds);
 }
 
+/// D of all NP panels of a group (`d` rows NP·64 bytes apart) as passes of 2 panels (file comment, "Tiles").
+template <int MR, int NP, bool PF>
+ARMLOWER_X86_AMX_AVX512 inline void amx_s8_passes(const std::uint8_t* w, std::ptrdiff_t wstride, const std::int8_t* x,
+                                            std::ptrdiff_t xs, std::ptrdiff_t blocks, std::int32_t* d) noexcept {
+  constexpr std::ptrdiff_t ds = std::ptrdiff_t{64} * NP;
+  amx_s8_kernel<MR, NP < 2 ? NP : 2, PF>(w, wstride, x, xs, blocks, d, ds);
+  if constexpr (NP > 2) amx_s8_kernel<MR, NP - 2, PF>(w + 128, wstride, x, xs, blocks, d + 32, ds);
+}
+
 /// One MR-row × NP-panel tile (batch rows [m0, m0 + MR), all NP = gp panels of group `grp`): the AMX blocks,
 /// the remaining k-groups and the K tail by the VNNI loop, then the VNNI kernel's stores.
 template <int MR, int NP>
@@ -112,14 +121,10 @@ ARMLOWER_X86_AMX_AVX512 inline void amx_s8_tile(const vnni_s8_call& s, std::int3
   const std::int8_t* x = a.input + static_cast<std::ptrdiff_t>(m0) * cols;
   const std::ptrdiff_t blocks = s.full_groups / 16;
   alignas(64) std::int32_t d[MR * NP * 16];
-  constexpr std::ptrdiff_t ds = std::ptrdiff_t{64} * NP;  // bytes per row of d
-  constexpr int NP2 = NP > 2 ? NP - 2 : 0;                 // panels of the second pass
   if (static_cast<std::ptrdiff_t>(s.kp) * round_up(a.rows, vnni_panel) > amx_s8_prefetch_min_bytes) {
-    amx_s8_kernel<MR, NP < 2 ? NP : 2, true>(w, wstride, x, cols, blocks, d, ds);
-    if constexpr (NP2 > 0) amx_s8_kernel<MR, NP2, true>(w + 128, wstride, x, cols, blocks, d + 32, ds);
+    amx_s8_passes<MR, NP, true>(w, wstride, x, cols, blocks, d);
   } else {
-    amx_s8_kernel<MR, NP < 2 ? NP : 2, false>(w, wstride, x, cols, blocks, d, ds);
-    if constexpr (NP2 > 0) amx_s8_kernel<MR, NP2, false>(w + 128, wstride, x, cols, blocks, d + 32, ds);
+    amx_s8_passes<MR, NP, false>(w, wstride, x, cols, blocks, d);
   }
   if (16 * blocks < s.full_groups || s.has_tail) {
     std::int32_t tail[MR];

@@ -49,9 +49,9 @@ namespace armlower::kernels::detail {
 /// Xeon with AMX").
 inline constexpr std::int32_t amx_rowmajor_max_cols = 4032;
 
-/// True if `linear_s8_rowgroup_vnni` runs its groups of 8 batch rows in this form: requantized output, no Σw (the
-/// kernel_sum order, or the bias order with input_offset 128), K a multiple of 64 up to `amx_rowmajor_max_cols`, at least 128 output
-/// channels and 8 batch rows, and the CPU with AMX-INT8 (`x86_has_amx_int8`, checked last).
+/// True if `linear_s8_rowgroup_vnni` runs its groups of 8 batch rows in this form: requantized output (any operand
+/// order), K a multiple of 64 up to `amx_rowmajor_max_cols`, at least 128 output channels and 8 batch rows, and
+/// the CPU with AMX-INT8 (`x86_has_amx_int8`, checked last).
 /// `wstride`: the weight rows' stride (must be K: the tiles load them with that stride).
 [[nodiscard]] inline bool amx_rowmajor_applies(const linear_s8_args& a, std::ptrdiff_t wstride,
                                                const vnni_acc32_out* acc32) noexcept {

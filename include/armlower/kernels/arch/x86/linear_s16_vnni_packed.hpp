@@ -23,8 +23,9 @@
 /// Tiles: up to 2 batch rows (4 virtual rows) × 64 channels of int32 accumulators in zmm registers.
 /// Loop order: for packed weights past `vnni_s16p_outer_min_bytes`, panel groups outer and the tiles' batch
 /// row pairs inner, over blocks of batch rows whose planes fit a 64 KiB stack buffer (`vnni_s16p_block_rows`:
-/// 16 rows at K ≤ 2048, 8 at 4096; all rows for K > one chunk, whose tiles make their own planes), so a group's weights come from memory once per block, not once per pair; smaller weights, which
-/// stay in L2, run pair by pair.
+/// 16 rows at K ≤ 2048, 8 at 4096; all rows for K > one chunk, whose tiles make their own planes), so a group's
+/// weights come from memory once per block, not once per pair; smaller weights, which stay in L2, run pair by
+/// pair.
 /// Source of the semantics: CMSIS-NN `arm_fully_connected_s16`, TFLite reference `FullyConnected`
 /// int16×int8 with int64 bias. Firmware-clean (host only): noexcept, no heap, no static data.
 #pragma once
@@ -56,18 +57,22 @@ inline constexpr int vnni_s16p_rows = 2;
 /// ran 1.32× (1.13–1.41) the 32 KiB buffer's 4 + 4 rows, 8 × 1024 × 4096 1.34×, 8 × 2048² 1.04× (Intel Xeon
 /// with AMX, 4 process pairs).
 inline constexpr std::ptrdiff_t vnni_s16p_plane_bytes = std::ptrdiff_t{64} << 10;
+/// Most batch rows of a block of `linear_s16_packed_vnni`.
+inline constexpr std::int32_t vnni_s16p_max_block_rows = 16;
 /// Batch rows per block of `linear_s16_packed_vnni` for K rounded up to 4 = `kp` ≤ `vnni_s16p_chunk`: as
-/// many whole pairs as the planes buffer holds (≥ 2: 2 rows × 2 planes × 4096 = 16 KiB), at most 16.
+/// many whole pairs as the planes buffer holds (≥ 2: 2 rows × 2 planes × 4096 = 16 KiB), at most
+/// `vnni_s16p_max_block_rows`.
 [[nodiscard]] constexpr std::int32_t vnni_s16p_block_rows(std::ptrdiff_t kp) noexcept {
   const std::ptrdiff_t r = vnni_s16p_plane_bytes / (2 * kp) / 2 * 2;
-  return static_cast<std::int32_t>(r < 16 ? r : 16);
+  return static_cast<std::int32_t>(r < vnni_s16p_max_block_rows ? r : vnni_s16p_max_block_rows);
 }
 static_assert(vnni_s16p_block_rows(vnni_s16p_chunk) >= vnni_s16p_rows);
 /// Packed weight bytes above which `linear_s16_packed_vnni` runs blocks of batch rows inside each panel group
 /// (file comment, "Loop order"); at or below, one pair of batch rows at a time over all groups (the weights
-/// come from L2 for each pair). Intel Xeon with AMX (family 6 model 207, 2 MiB L2), new ÷ old order, median of
-/// 6 process pairs: 8 × 2048 × 1024 (2 MiB) 1.49, 8 × 2048² 1.7, 8 × 4096² 1.4, 3 × 4096² 1.2–1.4, 8 × 1024
-/// × 8200 1.35; at 1 MiB and below 0.89–1.22 (16 × 1024² 0.89, 32 × 1024² 0.93, 8 × 512² 0.94, 8 × 1024² 1.22).
+/// come from L2 for each pair). Intel Xeon with AMX (family 6 model 207, 2 MiB L2), blocked ÷ pair order, process
+/// pairs: 8 rows × (K 1024, N 2048: 2 MiB) 1.26–1.49, 8 × 2048² 1.7, 8 × 4096² 1.3–1.5, 3 × 4096² 1.15–1.40,
+/// 8 × (K 8200, N 1024) 1.35; at 1 MiB and below 0.89–1.22 (16 × 1024² 0.89, 32 × 1024² 0.93, 8 × 512² 0.94,
+/// 8 × 1024² 1.22).
 inline constexpr std::ptrdiff_t vnni_s16p_outer_min_bytes = std::ptrdiff_t{1} << 20;
 
 /// The planes of MR int16 input rows `x + m·cols`, columns [k0, k0 + n): virtual row 2m of `planes`
@@ -277,14 +282,14 @@ ARMLOWER_X86_S16P inline void linear_s16_packed_vnni(const linear_s16_args& a, c
   const std::int32_t panels = static_cast<std::int32_t>(geo.np / vnni_panel);
   const std::int32_t groups = (panels + vnni_group_panels - 1) / vnni_group_panels;
   const bool one_chunk = a.cols <= vnni_s16p_chunk;
-  // Panel groups outer, batch rows inner: each group's weights (64 channels × K) are read from memory once per
-  // block of batch rows and from L1/L2 by the block's other pairs (file comment, "Loop order").
+  // Blocks of batch rows; inside a block panel groups outer, the block's pairs inner (file comment, "Loop order":
+  // blocks of one pair below `vnni_s16p_outer_min_bytes`).
   alignas(64) std::int8_t pl[vnni_s16p_plane_bytes];  // the planes of the block's rows when K is one chunk
   const bool outer = static_cast<std::ptrdiff_t>(s.kp) * static_cast<std::ptrdiff_t>(geo.np) > vnni_s16p_outer_min_bytes;
   const std::int32_t block = !outer ? vnni_s16p_rows : one_chunk ? vnni_s16p_block_rows(s.kp) : a.batches;  // long K: planes per tile
   for (std::int32_t b0 = 0; b0 < a.batches; b0 += block) {
     const std::int32_t bn = a.batches - b0 < block ? a.batches - b0 : block;
-    std::int64_t xsum[16] = {};  // Σx per row of the block (`vnni_s16p_block_rows` ≤ 16)
+    std::int64_t xsum[vnni_s16p_max_block_rows] = {};  // Σx per row of the block
     if (one_chunk) {
       for (std::int32_t m = 0; m < bn; m += vnni_s16p_rows) {
         const std::int16_t* x = a.input + static_cast<std::ptrdiff_t>(b0 + m) * a.cols;
@@ -300,11 +305,13 @@ ARMLOWER_X86_S16P inline void linear_s16_packed_vnni(const linear_s16_args& a, c
       const int gp = panels - grp * vnni_group_panels < vnni_group_panels ? panels - grp * vnni_group_panels
                                                                             : vnni_group_panels;
       for (std::int32_t m = 0; m < bn; m += vnni_s16p_rows) {
+        // long K (a block of every row, more than `xsum` holds): the tiles make their own planes and sums
         const std::int8_t* planes = one_chunk ? pl + std::ptrdiff_t{2} * m * s.kp : nullptr;
+        const std::int64_t* sums = one_chunk ? xsum + m : nullptr;
         if (bn - m >= 2) {
-          vnni_s16p_group<2>(s, grp, gp, b0 + m, planes, s.kp, xsum + m);
+          vnni_s16p_group<2>(s, grp, gp, b0 + m, planes, s.kp, sums);
         } else {
-          vnni_s16p_group<1>(s, grp, gp, b0 + m, planes, s.kp, xsum + m);
+          vnni_s16p_group<1>(s, grp, gp, b0 + m, planes, s.kp, sums);
         }
       }
     }
