@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <span>
 #include <string_view>
@@ -129,8 +130,10 @@ void BM_s16_naive(benchmark::State& st) {
   set_counters(st, p);
 }
 
-// `linear_s8(a, Path)` on row-major weights; InputOffset: −input zero point (128 in the other rows).
-template <k::linear_path Path, int InputOffset = 128>
+// `linear_s8(a, Path)` on row-major weights; InputOffset: −input zero point (128 in the other rows); the weights a copy
+// WeightOffset bytes past a 64-byte boundary (a `std::vector`'s data is wherever malloc put it: 16 bytes past a line for
+// an mmap'd block, anywhere in the heap, so the row's cells moved between runs with the benchmark order).
+template <k::linear_path Path, int InputOffset = 128, int WeightOffset = 0>
 void BM_s8_armlower(benchmark::State& st) {
   if (!k::path_available(Path)) {
     st.SkipWithError("path not available on this CPU");
@@ -139,6 +142,10 @@ void BM_s8_armlower(benchmark::State& st) {
   problem p(static_cast<int>(st.range(0)), static_cast<int>(st.range(1)), static_cast<int>(st.range(2)));
   auto a = p.s8();
   a.input_offset = InputOffset;
+  std::vector<std::uint8_t> wstore;
+  std::uint8_t* wp = aligned_bytes(wstore, p.w.size() + WeightOffset) + WeightOffset;
+  std::memcpy(wp, p.w.data(), p.w.size());
+  a.weights = reinterpret_cast<const std::int8_t*>(wp);
   for (auto _ : st) {
     if (k::linear_s8(a, Path) != armlower::status::ok) st.SkipWithError("kernel error");
     benchmark::DoNotOptimize(p.y8.data());
@@ -542,6 +549,8 @@ BENCHMARK(BM_s8_cmsis_compat)->Apply(args);
 BENCHMARK(BM_s8_armlower<k::linear_path::automatic>)->Name("BM_s8_armlower_auto_nobuf")->Apply(args);
 // The same with input zero point −5 (TFLite int8 activations need not have −128): the bias form's other offsets.
 BENCHMARK(BM_s8_armlower<k::linear_path::automatic, 5>)->Name("BM_s8_armlower_auto_nobuf_zp5")->Apply(args);
+// `linear_s8(a)` with the weights 16 bytes past a line (the rows above: on one).
+BENCHMARK(BM_s8_armlower<k::linear_path::automatic, 128, 16>)->Name("BM_s8_armlower_auto_nobuf_w16")->Apply(args);
 BENCHMARK(BM_s8_interpreter_conv2d_1x1<k::linear_path::automatic>)->Name("BM_s8_interpreter_conv2d_1x1")->Apply(args);
 BENCHMARK(BM_s8_interpreter_conv2d_1x1<k::linear_path::x86_avx2>)->Name("BM_s8_interpreter_conv2d_1x1_avx2")->Apply(args);
 BENCHMARK(BM_s8_interpreter_conv2d_1x1_packed<k::linear_path::x86_avx2>)->Name("BM_s8_interpreter_conv2d_1x1_packed_avx2")->Apply(args);

@@ -77,6 +77,19 @@ struct s8_layer {
   }
 };
 
+/// A copy of `w` that starts `off` bytes past a 64-byte boundary (0 ≤ off < 64), in `buf`: the row-major kernels read
+/// their whole steps from the rows' first line boundary on (`vnni_rowdot_head`).
+const std::int8_t* weights_at(std::vector<std::int8_t>& buf, const std::vector<std::int8_t>& w, int off) {
+  buf.assign(w.size() + 128, 0);
+  const auto mis = static_cast<int>(reinterpret_cast<std::uintptr_t>(buf.data()) % 64);
+  std::int8_t* p = buf.data() + (64 - mis) % 64 + off;
+  std::copy(w.begin(), w.end(), p);
+  return p;
+}
+
+/// Offsets of the weights past a 64-byte boundary that the row-major tests draw from.
+const int weight_offsets[] = {0, 1, 16, 32, 48, 63};
+
 const int k_values[] = {1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 255, 511, 512, 513,
                         1000, 1023, 1024, 2047, 2049, 4000, 4095, 4096};
 
@@ -204,7 +217,7 @@ TEST_CASE("s8 VNNI row-major in-register form (one batch row, no buffer): == gen
   // form), K tails of 1..63 columns, the forms it takes (bias with input_offset 128; kernel_sum; bias with input_offset 0
   // in the kernel_sum order; bias with input_offset −127, 127 or another in [−127, 127] and Σw, up to K = 65536 within
   // the bound) and the ones it refuses (input_offset 255, a shift ≥ 0, two batch rows), per-channel constants, both
-  // roundings, filter offsets; `edge` layers put
+  // roundings, filter offsets, weights 0, 1, 16, 32, 48 or 63 bytes past a line (the wrap step); `edge` layers put
   // the row constants and the Σx term at the int32 bound of the form — |c| + 32640·K + |Σx term| just at INT32_MAX
   // (taken) or one past it (refused: the form would wrap).
   if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
@@ -227,6 +240,9 @@ TEST_CASE("s8 VNNI row-major in-register form (one batch row, no buffer): == gen
     }
     if (positive_shift) shift[static_cast<std::size_t>(r.uniform(0, rows - 1))] = r.uniform(0, 2);
     k::linear_s8_args a = s8_args(l.x, l.w, l.mult, l.shift, batches, cols, rows);
+    std::vector<std::int8_t> wbuf;
+    const int woff = weight_offsets[r.uniform(0, 5)];
+    a.weights = weights_at(wbuf, l.w, woff);
     const int osel = r.uniform(0, 4);  // form 4: 0, −127, 127, 255 (refused) or another in [−127, 127]
     a.input_offset = form != 4 ? 128 : osel == 0 ? 0 : osel == 1 ? -127 : osel == 2 ? 127 : osel == 3 ? 255 : r.uniform(-127, 127);
     a.filter_offset = r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 0;
@@ -257,7 +273,7 @@ TEST_CASE("s8 VNNI row-major in-register form (one batch row, no buffer): == gen
     a.output = out.data();
     REQUIRE(k::linear_s8(a, k::linear_path::x86_avx512_vnni) == status::ok);
     CAPTURE(form); CAPTURE(cols); CAPTURE(rows); CAPTURE(edge); CAPTURE(a.input_offset); CAPTURE(a.filter_offset);
-    CAPTURE(a.per_channel);
+    CAPTURE(a.per_channel); CAPTURE(woff);
     REQUIRE(out == ref);
   }
   // kernel_sum at the ends of int32 with all −128 operands (sums that leave int32; one edge channel per lane position)
@@ -364,7 +380,8 @@ TEST_CASE("s8 AMX-INT8 row-major form (>= 8 batch rows, >= 128 channels, K 64..4
   // input_offset: TDPBSUD with the ones column giving Σw), partial
   // last 16-channel tiles (their own tile configuration), the groups after the last whole 8 (VNNI), extreme operands
   // (|D| = 255·128·K), both requantization forms, K from one 64-byte block to the largest (4032; 4096: the VNNI
-  // form) drawn apart from the operand order.
+  // form) drawn apart from the operand order, weights 0, 1, 16, 32, 48 or 63 bytes past a line (off a line: the
+  // wrap block).
   if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
 #if defined(ARMLOWER_KERNELS_HAVE_AMX)
   MESSAGE("AMX-INT8 available: " << std::string(k::detail::x86_has_amx_int8() ? "yes" : "no"));
@@ -388,6 +405,9 @@ TEST_CASE("s8 AMX-INT8 row-major form (>= 8 batch rows, >= 128 channels, K 64..4
       shift[static_cast<std::size_t>(i)] = fast ? r.uniform(-24, -1) : r.uniform(-24, 3);
     }
     k::linear_s8_args a = s8_args(x, w, mult, shift, batches, cols, rows);
+    std::vector<std::int8_t> wbuf;
+    const int woff = weight_offsets[r.uniform(0, 5)];
+    a.weights = weights_at(wbuf, w, woff);
     const int order = iter % 4;  // 0: input_offset 128, 1: 0, 2: kernel_sum, 3: Σw (input_offset −128, −1, 5 or 127)
     const int sw_offsets[] = {-128, -1, 5, 127};
     a.input_offset = order == 0 ? 128 : order == 1 ? 0 : order == 2 ? r.uniform(-64, 64) : sw_offsets[r.uniform(0, 3)];
@@ -406,6 +426,7 @@ TEST_CASE("s8 AMX-INT8 row-major form (>= 8 batch rows, >= 128 channels, K 64..4
     a.output = out.data();
     REQUIRE(k::linear_s8(a) == status::ok);
     CAPTURE(batches); CAPTURE(cols); CAPTURE(rows); CAPTURE(order); CAPTURE(a.filter_offset); CAPTURE(fast); CAPTURE(ext);
+    CAPTURE(woff);
     REQUIRE(out == ref);
   }
 }

@@ -18,6 +18,10 @@
 /// into the store's layout and `ws` (`amx_rowmajor_split_sw`). Against the VNNI row groups' Σw form (one process
 /// alternating the two, 21 rounds, quiet machine): 8 × 256² 1.66–2.04×, 8 × 512² 1.36×, 8 × 1024² 1.18–1.23×,
 /// 8 × 2048² 1.25×, 16 × 1024² 1.25×, K 1024 × N 4032 1.37×, 24 × 512² 1.07×.
+/// Weight rows off a 64-byte line (K a multiple of 64, so all rows alike): each tile row would split two cache lines.
+/// The K blocks then run in the order σ of `amx_rowmajor_copy` — the whole blocks from the first line boundary of the
+/// rows on, then one wrap block of each row's first and last bytes, gathered per pass by masked loads into a stack
+/// tile (`load_wrap64`) — and the input copy in the same order; D is the same integers.
 /// Tiles (palette 1): tmm0, tmm1 the accumulators of 2 × 16 channels, tmm2 the input block (16 k-groups × 8
 /// batch rows), tmm3, tmm4 the weight blocks. Per K block the three loads come first, then the two products, and
 /// no tile is loaded again before the last product that reads it (as in `linear_amx_packed.hpp`; against 4
@@ -78,19 +82,25 @@ template <bool SW>
 template <bool SW>
 inline constexpr amx_tile_config amx_rowmajor_config16 = amx_rowmajor_config<SW>(16);
 
-/// Copies 8 input rows at `x` (K = `cols` bytes each) to `xt` in the VNNI pairing: xt[g·RS + 4m + i] = x[m][4g + i]
-/// (⊕ 0x80 when `flip`: the bias order's u = x + 128), RS = `amx_rowmajor_row_bytes<SW>`; with SW the bytes
-/// xt[g·RS + 32 .. + 35] are 1.
+/// Copies 8 input rows at `x` (K = `cols` bytes each) to `xt` in the VNNI pairing: xt[g·RS + 4m + i] = x[m][σ(4g + i)]
+/// (⊕ 0x80 when `flip`: the bias order's u = x + 128), RS = `amx_rowmajor_row_bytes<SW>`, σ the column order of the
+/// kernel: σ(k) = k + head below K − 64, then the wrap block [0, head) ++ [K − 64 + head, K) (`load_wrap64`; head 0: σ(k) = k);
+/// with SW the bytes xt[g·RS + 32 .. + 35] are 1.
 template <bool SW>
-ARMLOWER_X86_AMX_AVX512 inline void amx_rowmajor_copy(const std::int8_t* x, std::ptrdiff_t cols, bool flip,
+ARMLOWER_X86_AMX_AVX512 inline void amx_rowmajor_copy(const std::int8_t* x, std::ptrdiff_t cols, bool flip, std::ptrdiff_t head,
                                                 std::uint8_t* xt) noexcept {
   constexpr std::ptrdiff_t RS = amx_rowmajor_row_bytes<SW>;
   const __m512i f = _mm512_set1_epi8(flip ? static_cast<char>(0x80) : 0);
   // per 16 k-groups (64 K): 8 rows × 64 bytes → 16 rows × 32 bytes, by dword unpacks (8 × 16 dword transpose)
   for (std::ptrdiff_t k = 0; k < cols; k += 64) {
     __m512i r[8];
+    if (head == 0 || k + 64 < cols) {
 #pragma GCC unroll 8
-    for (int m = 0; m < 8; ++m) r[m] = _mm512_xor_si512(_mm512_loadu_si512(x + m * cols + k), f);
+      for (int m = 0; m < 8; ++m) r[m] = _mm512_xor_si512(_mm512_loadu_si512(x + m * cols + head + k), f);
+    } else {  // the wrap block (`amx_rowmajor_kernel`)
+#pragma GCC unroll 8
+      for (int m = 0; m < 8; ++m) r[m] = _mm512_xor_si512(load_wrap64(x + m * cols, cols, head), f);
+    }
     // dword index i of row m → out[g = i][m]: write row g's 8 dwords; scatter by a 2-level unpack
     const __m512i t0 = ARMLOWER_Z512(unpacklo_epi32, all16, r[0], r[1]), t1 = ARMLOWER_Z512(unpackhi_epi32, all16, r[0], r[1]);
     const __m512i t2 = ARMLOWER_Z512(unpacklo_epi32, all16, r[2], r[3]), t3 = ARMLOWER_Z512(unpackhi_epi32, all16, r[2], r[3]);
@@ -122,23 +132,23 @@ ARMLOWER_X86_AMX_AVX512 inline void amx_rowmajor_copy(const std::int8_t* x, std:
 }
 
 /// C of NT (1 or 2) 16-channel weight tiles at `w` (row stride `cols`) against the `blocks` 64-K input blocks at
-/// `xt`, stored at d[(16t + i)·8 + m] (channel 16t + i, batch row m); with SW at d[(16t + i)·16 + m], m ≤ 8 (column
-/// 8: Σw of the channel). WU: TDPBSSD (x signed), else TDPBSUD (x + 128). Per K block the loads come first, then the
-/// products (file comment, "Tiles"). Precondition: tiles configured by `amx_rowmajor_config<SW>`.
+/// `xt`, then, if `wrap` is not null, one more block: the weight tiles at `wrap` (16·NT rows × 64 bytes, stride 64) against
+/// input block `blocks`; stored at d[(16t + i)·8 + m] (channel 16t + i, batch row m); with SW at d[(16t + i)·16 + m],
+/// m ≤ 8 (column 8: Σw of the channel). WU: TDPBSSD (x signed), else TDPBSUD (x + 128). Per K block the loads come
+/// first, then the products (file comment, "Tiles"). Precondition: tiles configured by `amx_rowmajor_config<SW>`.
 template <int NT, bool WU, bool SW>
 [[gnu::noinline]] ARMLOWER_X86_AMX_AVX512 inline void amx_rowmajor_kernel(const std::int8_t* w, std::ptrdiff_t cols,
                                                                      const std::uint8_t* xt, std::ptrdiff_t blocks,
+                                                                     const std::int8_t* wrap,
                                                                      std::int32_t* d) noexcept {  // NOLINT(readability-non-const-parameter): written by TILESTORED
   static_assert(NT == 1 || NT == 2);
   ARMLOWER_AMX_ZERO(0);
   if constexpr (NT > 1) ARMLOWER_AMX_ZERO(1);
   constexpr std::ptrdiff_t RS = amx_rowmajor_row_bytes<SW>, DS = SW ? 64 : 32;  // input rows, C rows (bytes)
-  const std::ptrdiff_t ts = 16 * cols;  // bytes between weight tiles
-  for (std::ptrdiff_t kb = 0; kb < blocks; ++kb) {
-    const std::int8_t* wb = w + 64 * kb;
-    ARMLOWER_AMX_LOAD(2, xt + 16 * RS * kb, RS);
-    ARMLOWER_AMX_LOAD(3, wb, cols);
-    if constexpr (NT > 1) ARMLOWER_AMX_LOAD(4, wb + ts, cols);
+  auto block = [&](const std::uint8_t* xb, const std::int8_t* wb, std::ptrdiff_t ws) ARMLOWER_X86_AMX_AVX512 {
+    ARMLOWER_AMX_LOAD(2, xb, RS);
+    ARMLOWER_AMX_LOAD(3, wb, ws);
+    if constexpr (NT > 1) ARMLOWER_AMX_LOAD(4, wb + 16 * ws, ws);
     if constexpr (WU) {
       ARMLOWER_AMX_DPBSSD(0, 3, 2);
       if constexpr (NT > 1) ARMLOWER_AMX_DPBSSD(1, 4, 2);
@@ -146,7 +156,9 @@ template <int NT, bool WU, bool SW>
       ARMLOWER_AMX_DPBSUD(0, 3, 2);
       if constexpr (NT > 1) ARMLOWER_AMX_DPBSUD(1, 4, 2);
     }
-  }
+  };
+  for (std::ptrdiff_t kb = 0; kb < blocks; ++kb) block(xt + 16 * RS * kb, w + 64 * kb, cols);
+  if (wrap != nullptr) block(xt + 16 * RS * blocks, wrap, 64);
   ARMLOWER_AMX_STORE(0, d, DS);
   if constexpr (NT > 1) ARMLOWER_AMX_STORE(1, d + 4 * DS, DS);
 }
@@ -167,7 +179,14 @@ template <bool WU, bool SW>
 [[gnu::noinline]] ARMLOWER_X86_AMX_AVX512 inline void linear_s8_amx_rowmajor_wu(const linear_s8_args& a, const std::int8_t* w,
                                                         std::int32_t b8) noexcept {
   const vnni_requant rq = make_vnni_requant(a);
-  const std::ptrdiff_t cols = a.cols, blocks = cols / 64;
+  const std::ptrdiff_t cols = a.cols;
+  // rows off a 64-byte line: the whole blocks from column `head` on, aligned, then the wrap block from `wrap`
+  const std::ptrdiff_t head = vnni_rowdot_head(w, cols, cols), blocks = cols / 64 - (head != 0 ? 1 : 0);
+  alignas(64) std::int8_t wrap[32 * 64];  // the wrap block of the pass's 16 or 32 channels (`load_wrap64`)
+  auto fill_wrap = [&](const std::int8_t* wr, int n) ARMLOWER_X86_AMX_AVX512 {
+    for (int i = 0; i < n; ++i) _mm512_store_si512(wrap + 64 * i, load_wrap64(wr + static_cast<std::ptrdiff_t>(i) * cols, cols, head));
+  };
+  const std::int8_t* wrap_tiles = head != 0 ? wrap : nullptr;
   const std::int64_t fast_bound = vnni_rowgroup_fast_bound(a, false);
   const std::int32_t full = a.rows / 16 * 16;  // channels in whole 16-channel tiles
   alignas(64) std::uint8_t xt[amx_rowmajor_row_bytes<SW> / 4 * amx_rowmajor_max_cols];
@@ -182,15 +201,16 @@ template <bool WU, bool SW>
       bt[m] = a.filter_offset == 0 ? 0 : std::int64_t{a.filter_offset} * sum_s8_vnni(x + m * cols, cols);
       fast = fast && (bt[m] < 0 ? -bt[m] : bt[m]) <= fast_bound;
     }
-    amx_rowmajor_copy<SW>(x, cols, !WU, xt);
+    amx_rowmajor_copy<SW>(x, cols, !WU, head, xt);
     amx_load_config(amx_rowmajor_config16<SW>);
     for (std::int32_t r0 = 0; r0 < full; r0 += 32) {
       const std::int8_t* wr = w + static_cast<std::ptrdiff_t>(r0) * cols;
       const int nt = full - r0 >= 32 ? 2 : 1;
+      if (head != 0) fill_wrap(wr, 16 * nt);
       if (nt == 2) {
-        amx_rowmajor_kernel<2, WU, SW>(wr, cols, xt, blocks, d);
+        amx_rowmajor_kernel<2, WU, SW>(wr + head, cols, xt, blocks, wrap_tiles, d);
       } else {
-        amx_rowmajor_kernel<1, WU, SW>(wr, cols, xt, blocks, d);
+        amx_rowmajor_kernel<1, WU, SW>(wr + head, cols, xt, blocks, wrap_tiles, d);
       }
       for (std::ptrdiff_t t = 0; t < nt; ++t) {
         const auto ch = static_cast<std::int32_t>(r0 + 16 * t);
@@ -208,7 +228,9 @@ template <bool WU, bool SW>
       amx_load_config(cfg);
       constexpr int cw = SW ? 16 : 8;  // int32 per C row in d
       for (int i = nv * cw; i < 16 * cw; ++i) d[i] = 0;
-      amx_rowmajor_kernel<1, WU, SW>(w + static_cast<std::ptrdiff_t>(full) * cols, cols, xt, blocks, d);
+      const std::int8_t* wr = w + static_cast<std::ptrdiff_t>(full) * cols;
+      if (head != 0) fill_wrap(wr, nv);
+      amx_rowmajor_kernel<1, WU, SW>(wr + head, cols, xt, blocks, wrap_tiles, d);
       if constexpr (SW) {
         amx_rowmajor_split_sw(d, dd, ws);
         vnni_rowgroup_store(a, rq, nullptr, reinterpret_cast<const __m512i*>(dd), ws, full, nv, g, 8, bt, fast);

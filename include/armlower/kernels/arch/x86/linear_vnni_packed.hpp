@@ -194,6 +194,33 @@ ARMLOWER_X86_VNNIP_INLINE inline __m512i load_prefix8(const void* p, std::ptrdif
 #endif
 }
 
+/// The 64 bytes [p, p + head) ++ [p + cols − 64 + head, p + cols) (0 < head < 64 ≤ cols) by two masked loads: with p + head
+/// on a 64-byte boundary and cols a multiple of 64 (`vnni_rowdot_head`) each reads within one cache line, and nothing
+/// outside [p, p + cols) is read.
+ARMLOWER_X86_VNNIP_INLINE inline __m512i load_wrap64(const std::int8_t* p, std::ptrdiff_t cols, std::ptrdiff_t head) noexcept {
+#if defined(ARMLOWER_X86_AVX512_SIMDE)
+  alignas(64) std::int8_t b[64];
+  std::memcpy(b, p, static_cast<std::size_t>(head));
+  std::memcpy(b + head, p + cols - 64 + head, static_cast<std::size_t>(64 - head));
+  return _mm512_load_si512(b);
+#else
+  const auto low = static_cast<__mmask64>(~std::uint64_t{0} >> (64 - head));
+  return _mm512_mask_loadu_epi8(load_prefix8(p, head), static_cast<__mmask64>(~low), p + cols - 64);
+#endif
+}
+
+/// Columns that the row-major kernels (`vnni_rowdot8_sum`, `linear_s8_amx_rowmajor`) run last so that their whole 64-column
+/// steps read 64-byte aligned weights: where the
+/// rows (at `w`, `wstride` bytes apart) all start at the same offset within a 64-byte line (`wstride` a multiple of 64)
+/// and there is a whole step after them, the bytes from `w` to the next line boundary; else 0. Unaligned row-major
+/// weights (a `std::vector`'s data, a tensor inside a file) split every 64-byte load across two lines; on the Intel Xeon
+/// with AMX (family 6 model 207), `linear_s8` without a buffer at 1 × 1024² ran 64–69 GMAC/s with the weights 16, 32
+/// or 48 bytes past a line against 122–134 aligned (benchmarks/RESULTS.md, "Row-major weights off a 64-byte line").
+[[nodiscard]] inline std::ptrdiff_t vnni_rowdot_head(const std::int8_t* w, std::ptrdiff_t wstride, std::ptrdiff_t cols) noexcept {
+  const auto head = static_cast<std::ptrdiff_t>((64 - reinterpret_cast<std::uintptr_t>(w) % 64) % 64);
+  return wstride % 64 == 0 && head + 64 <= cols ? head : 0;
+}
+
 /// The first n (0 < n ≤ 32) int16 at p, zeros above.
 ARMLOWER_X86_VNNIP_INLINE inline __m512i load_prefix16(const std::int16_t* p, std::ptrdiff_t n) noexcept {
 #if defined(ARMLOWER_X86_AVX512_SIMDE)

@@ -221,10 +221,13 @@ inline constexpr std::ptrdiff_t vnni_rowdot8_pf = 1024;
 /// and each weight vector loaded once for both (a second memory operand split two cache lines again when the rows are not
 /// 64-byte aligned: 1 × 256² with input_offset 5, rows 16 bytes past a line, 78 → 122 GMAC/s on Zen 5). Int32 lanes
 /// wrap in between; the caller's bound keeps the total an exact int32. PF: each step prefetches the 8 rows
-/// `vnni_rowdot8_pf` bytes ahead into L1.
+/// `vnni_rowdot8_pf` bytes ahead into L1. `head` (`vnni_rowdot_head`; cols a multiple of 64 when it is not 0): the whole
+/// steps start at column `head`, where the rows are 64-byte aligned (no load splits two cache lines), and the first
+/// `head` columns run last with the last 64 − head ones as one step (`load_wrap64`); the sums are the same integers in
+/// any column order.
 template <bool XU, bool SW, bool PF>
 ARMLOWER_X86_VNNIR_INLINE inline __m256i vnni_rowdot8_sum(const std::int8_t* x, const std::int8_t* w, std::ptrdiff_t wstride,
-                                                         std::ptrdiff_t cols, std::int32_t wmul) noexcept {
+                                                         std::ptrdiff_t cols, std::int32_t wmul, std::ptrdiff_t head) noexcept {
   static_assert(XU || !SW);
   const std::int8_t* wr[8];
 #pragma GCC unroll 8
@@ -239,7 +242,16 @@ ARMLOWER_X86_VNNIR_INLINE inline __m256i vnni_rowdot8_sum(const std::int8_t* x, 
     __m512i acc2[8];
 #pragma GCC unroll 8
     for (int i = 0; i < 8; ++i) acc2[i] = _mm512_setzero_si512();
-    for (; k + 64 <= cols; k += 64) {
+    auto part = [&](std::ptrdiff_t k0, std::ptrdiff_t n) ARMLOWER_X86_VNNIR_INLINE {  // columns [k0, k0 + n): w = 0 beyond
+      const __m512i u = _mm512_xor_si512(load_prefix8(x + k0, n), flip);
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) {
+        const __m512i wl = load_prefix8(wr[i] + k0, n);
+        dpbusd(acc[i], u, wl);
+        dpbusd(acc2[i], nm, wl);
+      }
+    };
+    for (k = head; k + 64 <= cols; k += 64) {
       const __m512i u = _mm512_xor_si512(_mm512_loadu_si512(x + k), flip);
 #pragma GCC unroll 8
       for (int i = 0; i < 8; ++i) {
@@ -249,31 +261,45 @@ ARMLOWER_X86_VNNIR_INLINE inline __m256i vnni_rowdot8_sum(const std::int8_t* x, 
         dpbusd(acc2[i], nm, wl);
       }
     }
-    if (k < cols) {  // beyond K: w = 0
-      const __m512i u = _mm512_xor_si512(load_prefix8(x + k, cols - k), flip);
+    if (head > 0) {  // the wrap step: columns [0, head) and [cols − 64 + head, cols), all real
+      const __m512i u = _mm512_xor_si512(load_wrap64(x, cols, head), flip);
 #pragma GCC unroll 8
       for (int i = 0; i < 8; ++i) {
-        const __m512i wl = load_prefix8(wr[i] + k, cols - k);
+        const __m512i wl = load_wrap64(wr[i], cols, head);
         dpbusd(acc[i], u, wl);
         dpbusd(acc2[i], nm, wl);
       }
+    } else if (k < cols) {
+      part(k, cols - k);
     }
 #pragma GCC unroll 8
     for (int i = 0; i < 8; ++i) acc[i] = _mm512_sub_epi32(acc[i], acc2[i]);
     return reduce8_epi32(acc);
   } else {
     const std::int8_t* xr[1] = {x};
-    for (; k + 64 <= cols; k += 64) {
+    auto part = [&](std::ptrdiff_t k0, std::ptrdiff_t n) ARMLOWER_X86_VNNIR_INLINE {  // columns [k0, k0 + n)
+      alignas(64) std::uint8_t fl[64];
+      std::memset(fl, 0x80, sizeof fl);
+      vnni_rowdot_step<1, 8, false, XU, true>(acc, nullptr, xr, wr, k0, n, load_prefix8(fl, n));
+    };
+    for (k = head; k + 64 <= cols; k += 64) {
       if constexpr (PF) {
 #pragma GCC unroll 8
         for (int i = 0; i < 8; ++i) _mm_prefetch(reinterpret_cast<const char*>(wr[i] + k + vnni_rowdot8_pf), _MM_HINT_T0);
       }
       vnni_rowdot_step<1, 8, false, XU, false>(acc, nullptr, xr, wr, k, 64, _mm512_set1_epi8(static_cast<char>(0x80)));
     }
-    if (k < cols) {
-      alignas(64) std::uint8_t fl[64];
-      std::memset(fl, 0x80, sizeof fl);
-      vnni_rowdot_step<1, 8, false, XU, true>(acc, nullptr, xr, wr, k, cols - k, load_prefix8(fl, cols - k));
+    if (head > 0) {  // the wrap step: columns [0, head) and [cols − 64 + head, cols), all real
+      const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+      const __m512i xv = load_wrap64(x, cols, head);
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) {
+        const __m512i wl = load_wrap64(wr[i], cols, head);
+        if constexpr (XU) dpbusd(acc[i], _mm512_xor_si512(xv, flip), wl);  // unsigned x + 128, signed w
+        else dpbusd(acc[i], _mm512_xor_si512(wl, flip), xv);                // unsigned w + 128, signed x
+      }
+    } else if (k < cols) {
+      part(k, cols - k);
     }
     return reduce8_epi32(acc);
   }
@@ -321,10 +347,11 @@ ARMLOWER_X86_VNNIR inline void vnni_rowdot8_fast(const linear_s8_args& a, bool d
   const __m256i add = _mm256_set1_epi32(static_cast<std::int32_t>(bt + cfix));  // |bt + cfix| ≤ the bound: int32
   const std::int32_t wmul = a.input_offset - 128;
   const pairs_fast_consts k = kt;  // a local copy: the int8 output stores cannot alias it
+  const std::ptrdiff_t head = vnni_rowdot_head(weights, cols, cols);
   auto run = [&]<bool PF>() ARMLOWER_X86_VNNIR_INLINE {
-    __m256i prev = vnni_rowdot8_sum<XU, SW, PF>(x, weights, cols, cols, wmul);
+    __m256i prev = vnni_rowdot8_sum<XU, SW, PF>(x, weights, cols, cols, wmul, head);
     for (std::ptrdiff_t g = 1; g <= groups; ++g) {
-      const __m256i next = g < groups ? vnni_rowdot8_sum<XU, SW, PF>(x, weights + g * 8 * cols, cols, cols, wmul) : prev;
+      const __m256i next = g < groups ? vnni_rowdot8_sum<XU, SW, PF>(x, weights + g * 8 * cols, cols, cols, wmul, head) : prev;
       store8_fast_group_s8_avx2(a, k, o, dbl, add, prev, static_cast<std::int32_t>(8 * (g - 1)), y);
       prev = next;
     }
