@@ -114,6 +114,9 @@ TEST_CASE("s8: every path == generic") {
       shift[static_cast<std::size_t>(i)] = sel == 0 ? -31 : sel == 1 ? 30 : sel == 2 ? 0 : r.uniform(-20, -1);
     }
     k::linear_s8_args a = s8_args(l.x, l.w, l.mult, l.shift, batches, cols, rows);
+    std::vector<std::int8_t> wbuf;
+    const int woff = weight_offsets[r.uniform(0, 5)];  // the row-major forms' wrap step where K is a multiple of 64
+    a.weights = weights_at(wbuf, w, woff);
     const int zsel = r.uniform(0, 3);
     a.input_offset = zsel == 0 ? 0 : zsel == 1 ? 128 : zsel == 2 ? -127 : r.uniform(-255, 255);
     a.filter_offset = r.uniform(0, 2) == 0 ? r.uniform(-255, 255) : 0;
@@ -136,7 +139,7 @@ TEST_CASE("s8: every path == generic") {
       std::fill(out.begin(), out.end(), std::int8_t{0x5A});
       a.output = out.data();
       REQUIRE(k::linear_s8(a, p) == status::ok);
-      CAPTURE(k::to_string(p)); CAPTURE(batches); CAPTURE(cols); CAPTURE(rows);
+      CAPTURE(k::to_string(p)); CAPTURE(batches); CAPTURE(cols); CAPTURE(rows); CAPTURE(woff);
       REQUIRE(out == ref);
       ++compared;
     }

@@ -59,21 +59,27 @@ struct vnni_rowdot_call {
 
 /// One step of 64 columns [k, k + n) of `vnni_rowdot_kernel` (TAIL: n < 64, zero-masked loads of both
 /// operands; `flipw` is 0x80 on the n real columns, so u = 0 beyond them and they add nothing to D or
-/// Σu; with XU the x beyond K become 128 against w = 0). WS (not with XU): sad[i] += Σu by `vpsadbw` (int64 lanes).
-template <int MR, int NR, bool WS, bool XU, bool TAIL>
+/// Σu; with XU the x beyond K become 128 against w = 0). WRAP: the wrap step of rows of k = K columns with n =
+/// `vnni_rowdot_head` > 0 (`load_wrap64`: columns [0, n) and [K − 64 + n, K), all real; flipw all 0x80). WS (not with
+/// XU): sad[i] += Σu by `vpsadbw` (int64 lanes).
+template <int MR, int NR, bool WS, bool XU, bool TAIL, bool WRAP = false>
 ARMLOWER_X86_VNNIR_INLINE inline void vnni_rowdot_step(__m512i* acc, __m512i* sad, const std::int8_t* const* xr,
                                                        const std::int8_t* const* wr, std::ptrdiff_t k,
                                                        std::ptrdiff_t n, __m512i flipw) noexcept {
+  static_assert(!(TAIL && WRAP));
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  auto load = [k, n](const std::int8_t* p) ARMLOWER_X86_VNNIR_INLINE {
+    return WRAP ? load_wrap64(p, k, n) : TAIL ? load_prefix8(p + k, n) : _mm512_loadu_si512(p + k);
+  };
   __m512i xv[MR];
 #pragma GCC unroll 8
   for (int m = 0; m < MR; ++m) {
-    xv[m] = TAIL ? load_prefix8(xr[m] + k, n) : _mm512_loadu_si512(xr[m] + k);
+    xv[m] = load(xr[m]);
     if constexpr (XU) xv[m] = _mm512_xor_si512(xv[m], flip);
   }
 #pragma GCC unroll 8
   for (int i = 0; i < NR; ++i) {
-    const __m512i wl = TAIL ? load_prefix8(wr[i] + k, n) : _mm512_loadu_si512(wr[i] + k);
+    const __m512i wl = load(wr[i]);
     const __m512i u = XU ? wl : _mm512_xor_si512(wl, flipw);
     if constexpr (WS && !XU) sad[i] = _mm512_add_epi64(sad[i], _mm512_sad_epu8(u, _mm512_setzero_si512()));
 #pragma GCC unroll 8
@@ -115,9 +121,13 @@ template <int MR, int NR, bool WS, bool XU>
   for (int i = 0; i < (WS ? NR : 1); ++i) sad[i] = _mm512_setzero_si512();
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   const __m512i zero = _mm512_setzero_si512();
-  std::ptrdiff_t k = k0;
+  // whole rows off a 64-byte line: the whole steps from the first line boundary, then the wrap step (`vnni_rowdot_head`)
+  const std::ptrdiff_t head = k0 == 0 && k1 == a.cols ? vnni_rowdot_head(s.w, s.wstride, a.cols) : 0;
+  std::ptrdiff_t k = k0 + head;
   for (; k + 64 <= k1; k += 64) vnni_rowdot_step<MR, NR, WS, XU, false>(acc, sad, xr, wr, k, 64, flip);
-  if (k < k1) {  // tail: zero-masked loads; u is masked too, so the extra columns add nothing to D or Σu
+  if (head != 0) {
+    vnni_rowdot_step<MR, NR, WS, XU, false, true>(acc, sad, xr, wr, a.cols, head, flip);
+  } else if (k < k1) {  // tail: zero-masked loads; u is masked too, so the extra columns add nothing to D or Σu
     const std::ptrdiff_t n = k1 - k;
     alignas(64) std::uint8_t fl[64];
     std::memset(fl, 0x80, sizeof fl);
@@ -290,14 +300,7 @@ ARMLOWER_X86_VNNIR_INLINE inline __m256i vnni_rowdot8_sum(const std::int8_t* x, 
       vnni_rowdot_step<1, 8, false, XU, false>(acc, nullptr, xr, wr, k, 64, _mm512_set1_epi8(static_cast<char>(0x80)));
     }
     if (head > 0) {  // the wrap step: columns [0, head) and [cols − 64 + head, cols), all real
-      const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
-      const __m512i xv = load_wrap64(x, cols, head);
-#pragma GCC unroll 8
-      for (int i = 0; i < 8; ++i) {
-        const __m512i wl = load_wrap64(wr[i], cols, head);
-        if constexpr (XU) dpbusd(acc[i], _mm512_xor_si512(xv, flip), wl);  // unsigned x + 128, signed w
-        else dpbusd(acc[i], _mm512_xor_si512(wl, flip), xv);                // unsigned w + 128, signed x
-      }
+      vnni_rowdot_step<1, 8, false, XU, false, true>(acc, nullptr, xr, wr, cols, head, _mm512_set1_epi8(static_cast<char>(0x80)));
     } else if (k < cols) {
       part(k, cols - k);
     }
