@@ -184,7 +184,7 @@ template <bool WU, bool SW>
   const std::ptrdiff_t head = vnni_rowdot_head(w, cols, cols), blocks = cols / 64 - (head != 0 ? 1 : 0);
   alignas(64) std::int8_t wrap[32 * 64];  // the wrap block of the pass's 16 or 32 channels (`load_wrap64`)
   auto fill_wrap = [&](const std::int8_t* wr, int n) ARMLOWER_X86_AMX_AVX512 {
-    for (int i = 0; i < n; ++i) _mm512_store_si512(wrap + 64 * i, load_wrap64(wr + static_cast<std::ptrdiff_t>(i) * cols, cols, head));
+    for (std::ptrdiff_t i = 0; i < n; ++i) _mm512_store_si512(wrap + 64 * i, load_wrap64(wr + i * cols, cols, head));
   };
   const std::int8_t* wrap_tiles = head != 0 ? wrap : nullptr;
   const std::int64_t fast_bound = vnni_rowgroup_fast_bound(a, false);
