@@ -21,7 +21,9 @@
 /// Weight rows off a 64-byte line (K a multiple of 64, so all rows alike): each tile row would split two cache lines.
 /// The K blocks then run in the order σ of `amx_rowmajor_copy` — the whole blocks from the first line boundary of the
 /// rows on, then one wrap block of each row's first and last bytes, gathered per pass by masked loads into a stack
-/// tile (`load_wrap64`) — and the input copy in the same order; D is the same integers.
+/// tile (`load_wrap64`), the next pass's while this pass's tiles run (8 × 256², weights 16 bytes past a line,
+/// alternated processes: 217–223 → 238–246 GMAC/s against filling each pass's own before it) — and the input copy in
+/// the same order; D is the same integers.
 /// Tiles (palette 1): tmm0, tmm1 the accumulators of 2 × 16 channels, tmm2 the input block (16 k-groups × 8
 /// batch rows), tmm3, tmm4 the weight blocks. Per K block the three loads come first, then the two products, and
 /// no tile is loaded again before the last product that reads it (as in `linear_amx_packed.hpp`; against 4
@@ -182,11 +184,12 @@ template <bool WU, bool SW>
   const std::ptrdiff_t cols = a.cols;
   // rows off a 64-byte line: the whole blocks from column `head` on, aligned, then the wrap block from `wrap`
   const std::ptrdiff_t head = vnni_rowdot_head(w, cols, cols), blocks = cols / 64 - (head != 0 ? 1 : 0);
-  alignas(64) std::int8_t wrap[32 * 64];  // the wrap block of the pass's 16 or 32 channels (`load_wrap64`)
-  auto fill_wrap = [&](const std::int8_t* wr, int n) ARMLOWER_X86_AMX_AVX512 {
-    for (std::ptrdiff_t i = 0; i < n; ++i) _mm512_store_si512(wrap + 64 * i, load_wrap64(wr + i * cols, cols, head));
+  // the wrap blocks of two passes of 16 or 32 channels (`load_wrap64`): the next pass's filled while this one's tiles run
+  alignas(64) std::int8_t wrap[2][32 * 64];
+  auto fill_wrap = [&](std::int8_t* to, const std::int8_t* wr, std::ptrdiff_t n) ARMLOWER_X86_AMX_AVX512 {
+    for (std::ptrdiff_t i = 0; i < n; ++i) _mm512_store_si512(to + 64 * i, load_wrap64(wr + i * cols, cols, head));
   };
-  const std::int8_t* wrap_tiles = head != 0 ? wrap : nullptr;
+  auto pass_rows = [&](std::int32_t r0) { return std::ptrdiff_t{a.rows / 16 * 16 - r0 >= 32 ? 32 : 16}; };
   const std::int64_t fast_bound = vnni_rowgroup_fast_bound(a, false);
   const std::int32_t full = a.rows / 16 * 16;  // channels in whole 16-channel tiles
   alignas(64) std::uint8_t xt[amx_rowmajor_row_bytes<SW> / 4 * amx_rowmajor_max_cols];
@@ -203,15 +206,17 @@ template <bool WU, bool SW>
     }
     amx_rowmajor_copy<SW>(x, cols, !WU, head, xt);
     amx_load_config(amx_rowmajor_config16<SW>);
+    if (head != 0 && full > 0) fill_wrap(wrap[0], w, pass_rows(0));
     for (std::int32_t r0 = 0; r0 < full; r0 += 32) {
       const std::int8_t* wr = w + static_cast<std::ptrdiff_t>(r0) * cols;
       const int nt = full - r0 >= 32 ? 2 : 1;
-      if (head != 0) fill_wrap(wr, 16 * nt);
+      const std::int8_t* wrap_tiles = head != 0 ? wrap[(r0 / 32) % 2] : nullptr;
       if (nt == 2) {
         amx_rowmajor_kernel<2, WU, SW>(wr + head, cols, xt, blocks, wrap_tiles, d);
       } else {
         amx_rowmajor_kernel<1, WU, SW>(wr + head, cols, xt, blocks, wrap_tiles, d);
       }
+      if (head != 0 && r0 + 32 < full) fill_wrap(wrap[(r0 / 32 + 1) % 2], wr + 32 * cols, pass_rows(r0 + 32));
       for (std::ptrdiff_t t = 0; t < nt; ++t) {
         const auto ch = static_cast<std::int32_t>(r0 + 16 * t);
         if constexpr (SW) {
@@ -229,8 +234,8 @@ template <bool WU, bool SW>
       constexpr int cw = SW ? 16 : 8;  // int32 per C row in d
       for (int i = nv * cw; i < 16 * cw; ++i) d[i] = 0;
       const std::int8_t* wr = w + static_cast<std::ptrdiff_t>(full) * cols;
-      if (head != 0) fill_wrap(wr, nv);
-      amx_rowmajor_kernel<1, WU, SW>(wr + head, cols, xt, blocks, wrap_tiles, d);
+      if (head != 0) fill_wrap(wrap[0], wr, nv);
+      amx_rowmajor_kernel<1, WU, SW>(wr + head, cols, xt, blocks, head != 0 ? wrap[0] : nullptr, d);
       if constexpr (SW) {
         amx_rowmajor_split_sw(d, dd, ws);
         vnni_rowgroup_store(a, rq, nullptr, reinterpret_cast<const __m512i*>(dd), ws, full, nv, g, 8, bt, fast);
