@@ -209,14 +209,14 @@ ARMLOWER_X86_VNNIP_INLINE inline __m512i load_wrap64(const std::int8_t* p, std::
 #endif
 }
 
-/// Columns that the row-major kernels (`vnni_rowdot8_sum`, `linear_s8_amx_rowmajor`) run last so that their whole 64-column
-/// steps read 64-byte aligned weights: where the
-/// rows (at `w`, `wstride` bytes apart) all start at the same offset within a 64-byte line (`wstride` a multiple of 64),
-/// K = `cols` is a whole number of steps and there is a whole step after them, the bytes from `w` to the next line
-/// boundary; else 0. Unaligned row-major
-/// weights (a `std::vector`'s data, a tensor inside a file) split every 64-byte load across two lines; on the Intel Xeon
-/// with AMX (family 6 model 207), `linear_s8` without a buffer at 1 × 1024² ran 64–69 GMAC/s with the weights 16, 32
-/// or 48 bytes past a line against 122–134 aligned (benchmarks/RESULTS.md, "Row-major weights off a 64-byte line").
+/// Columns that the row-major kernels (`vnni_rowdot8_sum`, `vnni_rowdot_kernel`, `linear_s8_amx_rowmajor`) run last, as
+/// one wrap step with the last 64 − head columns (`load_wrap64`), so that their whole 64-column steps read 64-byte aligned
+/// weights: where the rows (at `w`, `wstride` bytes apart) all start at the same offset within a line (`wstride` a
+/// multiple of 64), K = `cols` is a whole number of steps and a whole step follows them, the bytes from `w` to the next
+/// line boundary; else 0. Row-major weights off a line (a `std::vector`'s data, a tensor inside a file) split every
+/// 64-byte load across two lines: on the Intel Xeon with AMX (family 6 model 207), `linear_s8` without a buffer at
+/// 1 × 1024² ran 64–69 GMAC/s with the weights 16, 32 or 48 bytes past a line against 122–134 on one
+/// (benchmarks/RESULTS.md, "Row-major weights off a 64-byte line").
 [[nodiscard]] inline std::ptrdiff_t vnni_rowdot_head(const std::int8_t* w, std::ptrdiff_t wstride, std::ptrdiff_t cols) noexcept {
   const auto head = static_cast<std::ptrdiff_t>((64 - reinterpret_cast<std::uintptr_t>(w) % 64) % 64);
   return wstride % 64 == 0 && cols % 64 == 0 && head + 64 <= cols ? head : 0;

@@ -252,15 +252,6 @@ ARMLOWER_X86_VNNIR_INLINE inline __m256i vnni_rowdot8_sum(const std::int8_t* x, 
     __m512i acc2[8];
 #pragma GCC unroll 8
     for (int i = 0; i < 8; ++i) acc2[i] = _mm512_setzero_si512();
-    auto part = [&](std::ptrdiff_t k0, std::ptrdiff_t n) ARMLOWER_X86_VNNIR_INLINE {  // columns [k0, k0 + n): w = 0 beyond
-      const __m512i u = _mm512_xor_si512(load_prefix8(x + k0, n), flip);
-#pragma GCC unroll 8
-      for (int i = 0; i < 8; ++i) {
-        const __m512i wl = load_prefix8(wr[i] + k0, n);
-        dpbusd(acc[i], u, wl);
-        dpbusd(acc2[i], nm, wl);
-      }
-    };
     for (k = head; k + 64 <= cols; k += 64) {
       const __m512i u = _mm512_xor_si512(_mm512_loadu_si512(x + k), flip);
 #pragma GCC unroll 8
@@ -271,27 +262,21 @@ ARMLOWER_X86_VNNIR_INLINE inline __m256i vnni_rowdot8_sum(const std::int8_t* x, 
         dpbusd(acc2[i], nm, wl);
       }
     }
-    if (head > 0) {  // the wrap step: columns [0, head) and [cols − 64 + head, cols), all real
-      const __m512i u = _mm512_xor_si512(load_wrap64(x, cols, head), flip);
+    if (k < cols || head > 0) {  // the K tail (w = 0 beyond K), or the wrap step: [0, head) ++ [cols − 64 + head, cols)
+      const std::ptrdiff_t n = cols - k;
+      const __m512i u = _mm512_xor_si512(head > 0 ? load_wrap64(x, cols, head) : load_prefix8(x + k, n), flip);
 #pragma GCC unroll 8
       for (int i = 0; i < 8; ++i) {
-        const __m512i wl = load_wrap64(wr[i], cols, head);
+        const __m512i wl = head > 0 ? load_wrap64(wr[i], cols, head) : load_prefix8(wr[i] + k, n);
         dpbusd(acc[i], u, wl);
         dpbusd(acc2[i], nm, wl);
       }
-    } else if (k < cols) {
-      part(k, cols - k);
     }
 #pragma GCC unroll 8
     for (int i = 0; i < 8; ++i) acc[i] = _mm512_sub_epi32(acc[i], acc2[i]);
     return reduce8_epi32(acc);
   } else {
     const std::int8_t* xr[1] = {x};
-    auto part = [&](std::ptrdiff_t k0, std::ptrdiff_t n) ARMLOWER_X86_VNNIR_INLINE {  // columns [k0, k0 + n)
-      alignas(64) std::uint8_t fl[64];
-      std::memset(fl, 0x80, sizeof fl);
-      vnni_rowdot_step<1, 8, false, XU, true>(acc, nullptr, xr, wr, k0, n, load_prefix8(fl, n));
-    };
     for (k = head; k + 64 <= cols; k += 64) {
       if constexpr (PF) {
 #pragma GCC unroll 8
@@ -302,7 +287,9 @@ ARMLOWER_X86_VNNIR_INLINE inline __m256i vnni_rowdot8_sum(const std::int8_t* x, 
     if (head > 0) {  // the wrap step: columns [0, head) and [cols − 64 + head, cols), all real
       vnni_rowdot_step<1, 8, false, XU, false, true>(acc, nullptr, xr, wr, cols, head, _mm512_set1_epi8(static_cast<char>(0x80)));
     } else if (k < cols) {
-      part(k, cols - k);
+      alignas(64) std::uint8_t fl[64];
+      std::memset(fl, 0x80, sizeof fl);
+      vnni_rowdot_step<1, 8, false, XU, true>(acc, nullptr, xr, wr, k, cols - k, load_prefix8(fl, cols - k));
     }
     return reduce8_epi32(acc);
   }
