@@ -3,6 +3,7 @@
 // extreme values, all zero points, per-channel shifts at both ends of their range, kernel_sum or bias).
 // The generic path itself is checked against TFLite's vectors in linear_vectors.test.cpp.
 #include <armlower/kernels/linear.hpp>
+#include <armlower/kernels/detail/align64.hpp>
 #include <armlower/kernels/linear_packed.hpp>
 
 #include <doctest/doctest.h>
@@ -81,8 +82,7 @@ struct s8_layer {
 /// their whole steps from the rows' first line boundary on (`vnni_rowdot_head`).
 const std::int8_t* weights_at(std::vector<std::int8_t>& buf, const std::vector<std::int8_t>& w, int off) {
   buf.assign(w.size() + 128, 0);
-  const auto mis = static_cast<int>(reinterpret_cast<std::uintptr_t>(buf.data()) % 64);
-  std::int8_t* p = buf.data() + (64 - mis) % 64 + off;
+  std::int8_t* p = buf.data() + k::detail::align64_offset(buf.data()) + off;
   std::copy(w.begin(), w.end(), p);
   return p;
 }

@@ -207,9 +207,9 @@ namespace detail {
 }
 
 /// Fused s8 linear: validates `a`, then runs `path` (default: `best_path` for this layer's shape).
-/// The row-major weights may be at any address; on AVX-512 the rows run from their first 64-byte boundary where K
-/// is a multiple of 64, else rows off a line split their loads (a buffer, `linear_s8(a, cache, size)`, packs them
-/// aligned).
+/// The row-major weights may be at any address. Where K is a multiple of 64 the AVX-512 row-major forms (one batch
+/// row, 2–7 rows, AMX) read them from each row's first 64-byte boundary; otherwise rows off a line split those forms'
+/// 64-byte loads (a buffer, `linear_s8(a, cache, size)`, packs the weights aligned).
 /// @return the `validate` error, `unsupported_path` if `path` is not available, else `ok`.
 [[nodiscard]] inline status linear_s8(const linear_s8_args& a, linear_path path = linear_path::automatic) noexcept {
   if (const status s = validate(a); s != status::ok) return s;

@@ -189,9 +189,9 @@ template <bool WU, bool SW>
   auto fill_wrap = [&](std::int8_t* to, const std::int8_t* wr, std::ptrdiff_t n) ARMLOWER_X86_AMX_AVX512 {
     for (std::ptrdiff_t i = 0; i < n; ++i) _mm512_store_si512(to + 64 * i, load_wrap64(wr + i * cols, cols, head));
   };
-  auto pass_rows = [&](std::int32_t r0) { return std::ptrdiff_t{a.rows / 16 * 16 - r0 >= 32 ? 32 : 16}; };
   const std::int64_t fast_bound = vnni_rowgroup_fast_bound(a, false);
   const std::int32_t full = a.rows / 16 * 16;  // channels in whole 16-channel tiles
+  auto tiles_at = [full](std::int32_t r0) { return full - r0 >= 32 ? 2 : 1; };  // 16-channel tiles of the pass at r0
   alignas(64) std::uint8_t xt[amx_rowmajor_row_bytes<SW> / 4 * amx_rowmajor_max_cols];
   alignas(64) std::int32_t d[32 * (SW ? 16 : 8)];
   alignas(64) std::int32_t dd[SW ? 128 : 1];  // SW: one tile in the store's layout
@@ -206,17 +206,17 @@ template <bool WU, bool SW>
     }
     amx_rowmajor_copy<SW>(x, cols, !WU, head, xt);
     amx_load_config(amx_rowmajor_config16<SW>);
-    if (head != 0 && full > 0) fill_wrap(wrap[0], w, pass_rows(0));
+    if (head != 0 && full > 0) fill_wrap(wrap[0], w, 16 * tiles_at(0));
     for (std::int32_t r0 = 0; r0 < full; r0 += 32) {
       const std::int8_t* wr = w + static_cast<std::ptrdiff_t>(r0) * cols;
-      const int nt = full - r0 >= 32 ? 2 : 1;
+      const int nt = tiles_at(r0);
       const std::int8_t* wrap_tiles = head != 0 ? wrap[(r0 / 32) % 2] : nullptr;
       if (nt == 2) {
         amx_rowmajor_kernel<2, WU, SW>(wr + head, cols, xt, blocks, wrap_tiles, d);
       } else {
         amx_rowmajor_kernel<1, WU, SW>(wr + head, cols, xt, blocks, wrap_tiles, d);
       }
-      if (head != 0 && r0 + 32 < full) fill_wrap(wrap[(r0 / 32 + 1) % 2], wr + 32 * cols, pass_rows(r0 + 32));
+      if (head != 0 && r0 + 32 < full) fill_wrap(wrap[(r0 / 32 + 1) % 2], wr + 32 * cols, 16 * tiles_at(r0 + 32));
       for (std::ptrdiff_t t = 0; t < nt; ++t) {
         const auto ch = static_cast<std::int32_t>(r0 + 16 * t);
         if constexpr (SW) {
