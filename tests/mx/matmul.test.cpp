@@ -13,6 +13,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -585,6 +586,120 @@ TEST_CASE("batch-1 GEMV and the AVX-512 FP8 BF16 kernel: tails, block pairs, sub
       }
     }
   }
+}
+
+TEST_CASE("FP8 GEMV on AMX-BF16: shift decode, subnormal products, NaN/Inf rows, extreme scales") {
+  // `arch::amx::fp8_gemv` (one A row, K 128..8192, ≥ 16 B rows; the entry's avx512 / best path takes it
+  // where the CPU has AMX-BF16) decodes B by shifts: B's subnormal codes become BF16 denormals the tiles
+  // read as zero and are added back per row and block pair; NaN/Inf rows go to the exact-decode kernel.
+  // Called directly here (so the case fails if the kernel does not run), against the fp64 reference
+  // within the dot-product bound, NaN/Inf classes as the pseudocode's. Shapes: 16, 37 (two tiles + 5
+  // rows for `fp8_bf16_rows`) and 48 B rows; 4, 5 (an odd pair), 32 and 131 blocks. Data: quantized
+  // normal values (subnormal codes rare), the same with every code's class drawn (subnormals in most
+  // rows), and with no subnormal at all; scales 2^-10..2^9 and E8M0 0..140 with NaN scale codes.
+#if defined(ARMLOWER_MX_AMX_FP8)
+  namespace amx = kmx::arch::amx;
+  if (!armlower::kernels::detail::x86_has_amx_bf16()) {
+    MESSAGE("AMX-BF16 not available: the FP8 AMX GEMV is not run on this CPU");
+    return;
+  }
+  std::mt19937 rng(31);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (id t : {id::fp8e4m3, id::fp8e5m2}) {
+    CAPTURE(armlower::dtype::name(t));
+    const bool e4 = t == id::fp8e4m3;
+    for (int w : {16, 37, 48})
+      for (int c : {128, 160, 1024, 4096, 4064})
+        for (int data = 0; data < 4; ++data) {
+          CAPTURE(w);
+          CAPTURE(c);
+          CAPTURE(data);
+          operand a, b;
+          if (data == 0) {  // quantized normal values
+            std::vector<float> xa(static_cast<std::size_t>(c)), xb(static_cast<std::size_t>(w * c));
+            for (auto& x : xa) x = normal(rng);
+            for (auto& x : xb) x = normal(rng);
+            a = quantized(t, xa, 1, 1, c);
+            b = quantized(t, xb, 1, w, c);
+          } else {
+            a = random_codes(t, 1, 1, c, rng, false, data == 3 ? 0 : 117, data == 3 ? 140 : 136);
+            b = random_codes(t, 1, w, c, rng, false, data == 3 ? 0 : 117, data == 3 ? 140 : 136);
+          }
+          if (data == 2)  // no subnormal code in B: every product on the tiles
+            for (auto& code : b.data)
+              if ((code & (e4 ? 0x78 : 0x7C)) == 0) code &= 0x80;
+          if (data == 3) {
+            b.scale[std::size_t(3) * std::size_t(c / 32) + 1] = 255;  // B row 3: NaN
+            a.scale[std::size_t(c / 32) - 1] = c == 160 ? 255 : a.scale[std::size_t(c / 32) - 1];  // K 160: all NaN
+          }
+          const kmx::arch::rows_args r{a.data.data(), a.scale.data(), 1, b.data.data(), b.scale.data(), std::size_t(w),
+                                       std::size_t(c), nullptr};
+          REQUIRE(amx::fp8_gemv_applies(r));
+          std::vector<float> out(static_cast<std::size_t>(w), -1.0f), ref(static_cast<std::size_t>(w));
+          kmx::arch::rows_args ro = r;
+          ro.out = out.data();
+          armlower::dtype::with_dtype(t, [&](auto e) {
+            constexpr id T = decltype(e)::value;
+            if constexpr (T == id::fp8e4m3 || T == id::fp8e5m2) amx::fp8_gemv<T>(ro);
+          });
+          REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), b.view(), ref, kmx::matmul_path::reference) == mx::status::ok);
+          std::vector<double> r64, bnd;
+          fp64_reference(t, a, b, r64, bnd);
+          CHECK(within_dot_bound(out, r64, bnd, std::size_t(c)));
+          for (std::size_t o = 0; o < out.size(); ++o) {
+            CAPTURE(o);
+            CHECK(std::isnan(out[o]) == std::isnan(ref[o]));
+            CHECK(std::isinf(out[o]) == std::isinf(ref[o]));
+          }
+          // the entry takes the same kernel on its avx512 and best paths: the same bits
+          std::vector<float> via(static_cast<std::size_t>(w));
+          REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), b.view(), via, kmx::matmul_path::avx512) == mx::status::ok);
+          CHECK(bits_equal(via, out));
+        }
+    // NaN / ±Inf codes: B row 17 (second tile) NaN, row 18 +Inf (E5M2), row 40 (third tile) −Inf; then A NaN
+    std::vector<float> xa(512), xb(48 * 512);
+    for (auto& x : xa) x = normal(rng);
+    for (auto& x : xb) x = normal(rng);
+    const auto a = quantized(t, xa, 1, 1, 512);
+    auto b = quantized(t, xb, 1, 48, 512);
+    b.data[17 * 512 + 100] = e4 ? 0x7F : 0x7E;
+    if (!e4) {
+      b.data[18 * 512 + 3] = 0x7C;
+      b.data[40 * 512 + 511] = 0xFC;
+    }
+    auto as = a;
+    as.data[200] = e4 ? 0xFF : 0xFE;
+    for (const operand* av : std::array<const operand*, 2>{&a, &as}) {
+      std::vector<float> out(48), ref(48);
+      const kmx::arch::rows_args r{av->data.data(), av->scale.data(), 1, b.data.data(), b.scale.data(), 48, 512, out.data()};
+      armlower::dtype::with_dtype(t, [&](auto e) {
+        constexpr id T = decltype(e)::value;
+        if constexpr (T == id::fp8e4m3 || T == id::fp8e5m2) amx::fp8_gemv<T>(r);
+      });
+      REQUIRE(kmx::matmul_t_block_scaled(t, av->view(), b.view(), ref, kmx::matmul_path::reference) == mx::status::ok);
+      CHECK(std::isnan(ref[17]));
+      std::vector<double> r64, bnd;
+      fp64_reference(t, *av, b, r64, bnd);
+      std::vector<float> fin;  // the finite outputs within the bound (it has no meaning for ±Inf)
+      std::vector<double> fin64, fin_bnd;
+      for (std::size_t o = 0; o < 48; ++o)
+        if (std::isfinite(ref[o])) {
+          fin.push_back(out[o]);
+          fin64.push_back(r64[o]);
+          fin_bnd.push_back(bnd[o]);
+        }
+      CHECK(within_dot_bound(fin, fin64, fin_bnd, 512));
+      for (std::size_t o = 0; o < 48; ++o) {
+        CAPTURE(o);
+        CHECK(std::isnan(out[o]) == std::isnan(ref[o]));
+        CHECK(std::isinf(out[o]) == std::isinf(ref[o]));
+        if (std::isinf(ref[o])) CHECK(out[o] == ref[o]);
+      }
+    }
+  }
+#else
+  MESSAGE("the FP8 AMX GEMV is not compiled into this test (no AVX-512 BF16 or no AMX build)");
+#endif
 }
 
 TEST_CASE("packed B (tiles16): random layers against the pseudocode") {

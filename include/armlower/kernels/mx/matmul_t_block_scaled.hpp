@@ -40,6 +40,7 @@
 #include <armlower/kernels/mx/arch/arm_mve.hpp>
 #include <armlower/kernels/mx/arch/generic.hpp>
 #include <armlower/kernels/mx/arch/x86_avx2.hpp>
+#include <armlower/kernels/mx/arch/x86_amx_fp8.hpp>
 #include <armlower/kernels/mx/arch/x86_avx512.hpp>
 #include <armlower/kernels/mx/detail/shape.hpp>
 #include <armlower/mx/format.hpp>
@@ -154,6 +155,12 @@ constexpr status run_rows(matmul_path path, const arch::rows_args& r) noexcept {
 #if defined(ARMLOWER_MX_AVX512)
       if constexpr (T == dtype::id::fp8e4m3 || T == dtype::id::fp8e5m2) {
 #if defined(ARMLOWER_MX_AVX512_BF16)
+#if defined(ARMLOWER_MX_AMX_FP8)
+        if (arch::amx::fp8_gemv_applies(r)) {  // one A row on AMX-BF16 (Sapphire Rapids and later)
+          arch::amx::fp8_gemv<T>(r);
+          return status::ok;
+        }
+#endif
         arch::avx512::fp8_bf16_rows<T>(r);  // exact BF16 decode: NaN/Inf need no check
 #else
         if (r.b_finite) arch::avx512::fp8_rows<T, false>(r);
