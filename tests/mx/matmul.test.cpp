@@ -589,14 +589,15 @@ TEST_CASE("batch-1 GEMV and the AVX-512 FP8 BF16 kernel: tails, block pairs, sub
 }
 
 TEST_CASE("FP8 GEMV on AMX-BF16: shift decode, subnormal products, NaN/Inf rows, extreme scales") {
-  // `arch::amx::fp8_gemv` (one A row, K 128..8192, ≥ 16 B rows; the entry's avx512 / best path takes it
+  // `arch::amx::fp8_gemv` (one A row, K 128..4096, ≥ 64 B rows; the entry's avx512 / best path takes it
   // where the CPU has AMX-BF16) decodes B by shifts: B's subnormal codes become BF16 denormals the tiles
   // read as zero and are added back per row and block pair; NaN/Inf rows go to the exact-decode kernel.
   // Called directly here (so the case fails if the kernel does not run), against the fp64 reference
-  // within the dot-product bound, NaN/Inf classes as the pseudocode's. Shapes: 16, 37 (two tiles + 5
-  // rows for `fp8_bf16_rows`) and 48 B rows; 4, 5 (an odd pair), 32 and 131 blocks. Data: quantized
-  // normal values (subnormal codes rare), the same with every code's class drawn (subnormals in most
-  // rows), and with no subnormal at all; scales 2^-10..2^9 and E8M0 0..140 with NaN scale codes.
+  // within the dot-product bound, NaN/Inf classes as the pseudocode's. Shapes: 64, 77 (four 16-row groups
+  // + 13 rows for `fp8_bf16_rows`) and 96 B rows; 4, 5 (an odd pair, one C window), 32, 127 (a partial last
+  // window ending on one block) and 128 blocks (the largest K). Data: quantized normal values (subnormal
+  // codes rare), random codes (subnormals in most rows and block pairs), the same with no subnormal at all,
+  // and E8M0 scales 0..140 with NaN scale codes (factors that are fp32 subnormals, zeros, NaN).
 #if defined(ARMLOWER_MX_AMX_FP8)
   namespace amx = kmx::arch::amx;
   if (!armlower::kernels::detail::x86_has_amx_bf16()) {
@@ -608,7 +609,7 @@ TEST_CASE("FP8 GEMV on AMX-BF16: shift decode, subnormal products, NaN/Inf rows,
   for (id t : {id::fp8e4m3, id::fp8e5m2}) {
     CAPTURE(armlower::dtype::name(t));
     const bool e4 = t == id::fp8e4m3;
-    for (int w : {16, 37, 48})
+    for (int w : {64, 77, 96})
       for (int c : {128, 160, 1024, 4096, 4064})
         for (int data = 0; data < 4; ++data) {
           CAPTURE(w);
@@ -657,11 +658,11 @@ TEST_CASE("FP8 GEMV on AMX-BF16: shift decode, subnormal products, NaN/Inf rows,
           CHECK(bits_equal(via, out));
         }
     // NaN / ±Inf codes: B row 17 (second tile) NaN, row 18 +Inf (E5M2), row 40 (third tile) −Inf; then A NaN
-    std::vector<float> xa(512), xb(48 * 512);
+    std::vector<float> xa(512), xb(64 * 512);
     for (auto& x : xa) x = normal(rng);
     for (auto& x : xb) x = normal(rng);
     const auto a = quantized(t, xa, 1, 1, 512);
-    auto b = quantized(t, xb, 1, 48, 512);
+    auto b = quantized(t, xb, 1, 64, 512);
     b.data[17 * 512 + 100] = e4 ? 0x7F : 0x7E;
     if (!e4) {
       b.data[18 * 512 + 3] = 0x7C;
@@ -670,8 +671,9 @@ TEST_CASE("FP8 GEMV on AMX-BF16: shift decode, subnormal products, NaN/Inf rows,
     auto as = a;
     as.data[200] = e4 ? 0xFF : 0xFE;
     for (const operand* av : std::array<const operand*, 2>{&a, &as}) {
-      std::vector<float> out(48), ref(48);
-      const kmx::arch::rows_args r{av->data.data(), av->scale.data(), 1, b.data.data(), b.scale.data(), 48, 512, out.data()};
+      std::vector<float> out(64), ref(64);
+      const kmx::arch::rows_args r{av->data.data(), av->scale.data(), 1, b.data.data(), b.scale.data(), 64, 512, out.data()};
+      REQUIRE(amx::fp8_gemv_applies(r));
       armlower::dtype::with_dtype(t, [&](auto e) {
         constexpr id T = decltype(e)::value;
         if constexpr (T == id::fp8e4m3 || T == id::fp8e5m2) amx::fp8_gemv<T>(r);
@@ -682,14 +684,14 @@ TEST_CASE("FP8 GEMV on AMX-BF16: shift decode, subnormal products, NaN/Inf rows,
       fp64_reference(t, *av, b, r64, bnd);
       std::vector<float> fin;  // the finite outputs within the bound (it has no meaning for ±Inf)
       std::vector<double> fin64, fin_bnd;
-      for (std::size_t o = 0; o < 48; ++o)
+      for (std::size_t o = 0; o < 64; ++o)
         if (std::isfinite(ref[o])) {
           fin.push_back(out[o]);
           fin64.push_back(r64[o]);
           fin_bnd.push_back(bnd[o]);
         }
       CHECK(within_dot_bound(fin, fin64, fin_bnd, 512));
-      for (std::size_t o = 0; o < 48; ++o) {
+      for (std::size_t o = 0; o < 64; ++o) {
         CAPTURE(o);
         CHECK(std::isnan(out[o]) == std::isnan(ref[o]));
         CHECK(std::isinf(out[o]) == std::isinf(ref[o]));

@@ -56,7 +56,7 @@ inline constexpr std::size_t fp8_gemv_rows = 16;
 /// Block pairs whose sums one C tile gathers (16 rows × 2·this fp32 columns) before it is stored.
 inline constexpr std::size_t fp8_gemv_window_pairs = 4;
 /// How many 16-row groups ahead `fp8_gemv` prefetches B into L2, as one sequential run of bytes.
-inline constexpr std::size_t fp8_gemv_prefetch_groups = 2;
+inline constexpr std::size_t fp8_gemv_prefetch_groups = 4;
 
 namespace detail {
 
@@ -155,10 +155,14 @@ inline __m512i b_scales2x8(const std::uint8_t* bs, std::size_t row, std::size_t 
 
 }  // namespace detail
 
-/// True when `fp8_gemv` runs this product: one A row, 128 ≤ K ≤ `fp8_gemv_max_k`, at least 16 B rows,
-/// and a CPU (and OS grant) with AMX-BF16.
+/// Fewest B rows for which `fp8_gemv` is taken: below it the per-call setup (A's tiles, the tile configuration)
+/// did not pay against `avx512::fp8_bf16_rows` (16 rows: slower at every K; 32 rows: slower at K 4096).
+inline constexpr std::size_t fp8_gemv_min_rows = 64;
+
+/// True when `fp8_gemv` runs this product: one A row, 128 ≤ K ≤ `fp8_gemv_max_k`, at least `fp8_gemv_min_rows`
+/// B rows, and a CPU (and OS grant) with AMX-BF16.
 [[nodiscard]] inline bool fp8_gemv_applies(const rows_args& r) noexcept {
-  return r.h == 1 && r.c >= 128 && r.c <= fp8_gemv_max_k && r.w >= fp8_gemv_rows && kernels::detail::x86_has_amx_bf16();
+  return r.h == 1 && r.c >= 128 && r.c <= fp8_gemv_max_k && r.w >= fp8_gemv_min_rows && kernels::detail::x86_has_amx_bf16();
 }
 
 /// FP8 GEMV on AMX-BF16 (see the file comment); T ∈ {FP8E4M3, FP8E5M2}. Precondition: `fp8_gemv_applies(r)`.
@@ -205,13 +209,12 @@ ARMLOWER_X86_AMX_BF16 inline void fp8_gemv(const rows_args& r) noexcept {
   }
 
   // A's side of each window's block steps, lanes n and 8 + n for block 8·win + n: `block_step`'s exponent
-  // offset (sa − 127 − us, far out of range for a NaN code), A's E8M0 code, and which blocks exist.
+  // offset (sa − 127 − us, far out of range for a NaN code) and A's E8M0 code. Blocks past nb: scale 1 (code
+  // 127) against sums of 0 and B codes of 0 (`b_scales2x8`), so their products are exactly 0.
   static_assert(wb == 8, "the block steps hold 2 rows × 8 blocks per vector");
   const std::size_t windows = (pairs + wp - 1) / wp;
   alignas(64) std::int32_t a_exp_lanes[fp8_gemv_max_k / 256][16], a_code_lanes[fp8_gemv_max_k / 256][16];
-  __mmask16 live[fp8_gemv_max_k / 256];
   for (std::size_t win = 0; win < windows; ++win) {
-    live[win] = 0;
     for (std::size_t n = 0; n < wb; ++n) {
       const std::size_t g = win * wb + n;
       const std::uint8_t sa = g < nb ? r.a_scale[g] : 127;
@@ -219,7 +222,6 @@ ARMLOWER_X86_AMX_BF16 inline void fp8_gemv(const rows_args& r) noexcept {
         a_exp_lanes[win][h * 8 + n] = sa == 255 ? -100000 : std::int32_t{sa} - 127 - us;
         a_code_lanes[win][h * 8 + n] = sa;
       }
-      if (g < nb) live[win] = static_cast<__mmask16>(live[win] | (0x101u << n));
     }
   }
   const __m512i mask = _mm512_set1_epi16(static_cast<short>(bits::mask));
@@ -312,10 +314,9 @@ ARMLOWER_X86_AMX_BF16 inline void fp8_gemv(const rows_args& r) noexcept {
         }
       }
       // acc[k] (rows 2k, 2k+1; one partial sum per window column) += sum · 2^-us · scale_A · scale_B, the
-      // product rounded apart from the add; blocks past nb masked off
+      // product rounded apart from the add
       const std::size_t g0 = win * wb, n = nb - g0 < wb ? nb - g0 : wb;
       const __m512i ae = _mm512_load_si512(a_exp_lanes[win]);
-      const __mmask16 lv = live[win];
       for (std::size_t k = 0; k < rows / 2; ++k) {
         const __m512i sbc = detail::b_scales2x8(bsc, 2 * k, nb, g0, n);
         const __m512 blk = _mm512_load_ps(s + 16 * k);
@@ -324,14 +325,14 @@ ARMLOWER_X86_AMX_BF16 inline void fp8_gemv(const rows_args& r) noexcept {
                              _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(a5::block_step_e_limit<us>), e) &
                              _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(255), sbc);
         __m512 prod;
-        if ((ok | static_cast<__mmask16>(~lv)) != 0xFFFF) {  // some factor not a normal power of two: decoded
+        if (ok != 0xFFFF) {  // some factor not a normal power of two: decoded
           const __m512 f = _mm512_mul_ps(a5::e8m0_decode16(_mm512_load_si512(a_code_lanes[win])), a5::e8m0_decode16(sbc));
           prod = _mm512_mul_ps(_mm512_mul_ps(blk, _mm512_set1_ps(armlower::mx::detail::pow2f(-us))), f);
         } else {
           prod = _mm512_mul_ps(blk, _mm512_castsi512_ps(_mm512_slli_epi32(e, 23)));
         }
         a5::keep_rounded(prod);  // the pseudocode rounds the product, then adds
-        acc[k] = _mm512_mask_add_ps(acc[k], lv, acc[k], prod);
+        acc[k] = _mm512_add_ps(acc[k], prod);
       }
     };
     std::size_t stored = pairs;  // window whose sums were stored and await `finish` (pairs: none)
