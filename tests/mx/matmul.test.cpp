@@ -617,7 +617,7 @@ TEST_CASE("FP8 GEMV on AMX-BF16: shift decode, subnormal products, NaN/Inf rows,
           CAPTURE(data);
           operand a, b;
           if (data == 0) {  // quantized normal values
-            std::vector<float> xa(static_cast<std::size_t>(c)), xb(static_cast<std::size_t>(w * c));
+            std::vector<float> xa(static_cast<std::size_t>(c)), xb(static_cast<std::size_t>(w) * static_cast<std::size_t>(c));
             for (auto& x : xa) x = normal(rng);
             for (auto& x : xb) x = normal(rng);
             a = quantized(t, xa, 1, 1, c);
@@ -658,7 +658,7 @@ TEST_CASE("FP8 GEMV on AMX-BF16: shift decode, subnormal products, NaN/Inf rows,
           CHECK(bits_equal(via, out));
         }
     // NaN / ±Inf codes: B row 17 (second tile) NaN, row 18 +Inf (E5M2), row 40 (third tile) −Inf; then A NaN
-    std::vector<float> xa(512), xb(64 * 512);
+    std::vector<float> xa(512), xb(std::size_t{64} * 512);
     for (auto& x : xa) x = normal(rng);
     for (auto& x : xb) x = normal(rng);
     const auto a = quantized(t, xa, 1, 1, 512);

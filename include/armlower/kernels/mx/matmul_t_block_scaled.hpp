@@ -13,7 +13,8 @@
 ///    sums), FP8E4M3/FP8E5M2 within the dot-product bound. `unsupported_path` without AVX2.
 ///  - `avx512` (x86 with AVX-512 F/BW/VL/VNNI/VBMI, or SIMDe's portable AVX-512 when
 ///    `ARMLOWER_MX_AVX512_SIMDE` is defined): the same guarantees as `avx2` (arch/x86_avx512.hpp; FP8
-///    through exact BF16 decoding and `vdpbf16ps` where AVX-512 BF16 is compiled in).
+///    through exact BF16 decoding and `vdpbf16ps` where AVX-512 BF16 is compiled in; FP8 batch-1 GEMVs of
+///    at least 64 B rows and K ≤ 4096 on AMX-BF16 tiles where the CPU has them, arch/x86_amx_fp8.hpp).
 ///    `unsupported_path` when not compiled in.
 ///  - `mve` (Cortex-M55 with MVE): FP4E2M1/FP6E2M3/FP6E3M2/MXINT8 bit-identical (integer `VMLADAVA`),
 ///    FP8 table-gather decode + 4-lane fp32 FMA block sums, within the dot-product bound (arch/arm_mve.hpp).
@@ -83,7 +84,9 @@ enum class matmul_path : std::uint8_t { reference, integer, avx2, avx512, mve, b
 ///    ahead as one stream (`bm_mx_cold_pair`, AVX2 ÷ AVX-512 time: K 1024 1.32–1.41×, K 4096
 ///    1.11–1.16×; it was 0.93–1.03× at K 4096 cold before; mxfp branch results, "FP8 cold dispatch");
 ///    at batch 8 within this host's noise (1.00–1.12×): AVX2. Without AVX-512 BF16 (the older FMA
-///    kernel): no gain, AVX2.
+///    kernel): no gain, AVX2. On a Xeon with AMX-BF16 the AVX-512 path runs the GEMV on tiles
+///    (`arch::amx::fp8_gemv_applies`): K 1024 1.3–1.4× AVX2 warm, 1.11–1.13× cold; K 4096 level with AVX2
+///    (0.97–1.07× cold, the same warm: benchmarks/RESULTS.md, "MX FP8 batch-1 GEMV on AMX-BF16").
 /// Both x86 paths give the same guarantees (`bit_exact`), so this choice never changes a bit-exact result.
 [[nodiscard]] constexpr bool avx512_measured_faster(dtype::id t, std::size_t a_rows) noexcept {
   switch (t) {

@@ -7,26 +7,33 @@
 /// as `avx512::fp8_bf16_rows`, whose results it matches up to the summation order inside a block.
 ///
 /// Why: on Sapphire Rapids the AVX-512 BF16 kernel is bound by its decode (two 128-entry `vpermi2b` lookups
-/// per 64 codes) and `vdpbf16ps` on the two vector ports, at ~41 % of the L3 read rate (benchmarks/RESULTS.md,
+/// per 64 codes) and `vdpbf16ps` on the two vector ports, at ~41–47 % of the L3 read rate (benchmarks/RESULTS.md,
 /// "MX batch-1 GEMV on this Intel CPU"). Here B is decoded by shifts alone and the products run on the tile unit:
-///  - **B decode** (`fp8_amx_bits`): the code's 7 magnitude bits shifted into a BF16's exponent and mantissa
-///    fields, the sign kept: exactly value × 2^b_exp for every code with a nonzero exponent field, and ±0 for
-///    ±0. Subnormal codes (exponent field 0, mantissa ≠ 0) would become BF16 denormals, which TDPBF16PS reads as
-///    zero, and NaN/Inf codes finite values: a 16-row group holding any of them (`special` bytes, checked
-///    for every code) is recomputed by `avx512::fp8_bf16_rows`, so they cost speed only.
+///  - **B decode** (`fp8_amx_bits`): each 16-bit word of 64 codes, arithmetically shifted (the even codes first
+///    moved to the high byte) and masked, is the BF16 whose exponent field is the code's and whose mantissa is
+///    the code's, sign kept: exactly value × 2^b_exp for every code with a nonzero exponent field, ±0 for ±0.
+///    Two vectors per 64 codes: the even codes (codes 0, 2, …, 62) and the odd ones, one tile row each.
+///  - **Subnormal codes** (exponent field 0, mantissa ≠ 0) become BF16 denormals, which TDPBF16PS reads as
+///    zero: per 16 rows and block pair a running minimum says whether any is there (in quantized normal data
+///    about 1 code in 10^4 for FP8E4M3), and then their products are added to the block sums exactly
+///    (`add_subnormal_products`). **NaN/Inf codes** (a running maximum) send the 16 rows to
+///    `avx512::fp8_bf16_rows`; in A, the whole call.
 ///  - **A** (one row) is decoded exactly once per call by the 128-entry tables (`avx512::detail::bf16_luts`)
-///    scaled by 2^a_exp (every value stays a normal, finite BF16); a NaN/Inf code in A sends the whole call
-///    to `avx512::fp8_bf16_rows`.
-///  - **Tiles**: 16 B rows × one 32-element block per TDPBF16PS (A tile: the rows' decoded blocks, 16 × 64
-///    bytes; B tile: A's block as 16 BF16 pairs, 16 × 4 bytes; C: 16 × 1 fp32 zeroed per block), so each
-///    block sum stays apart, ×2^(a_exp + b_exp) = 2^-2 exactly (every nonzero product ≥ 2^-20 E4M3 /
-///    2^-32 E5M2 and ≤ 2^15.7 / 2^29.7 there, so neither DAZ nor FTZ applies); then per row lane, in block
-///    order, `acc += (sum · 2^2) · (scale_A · scale_B)` with the product rounded apart from the add
-///    (`avx512::detail::block_step`, as the pseudocode).
-///  - Both halves of a block's tile row hold its even and odd codes (the decode's word order); A's block is
-///    laid out the same way, so each TDPBF16PS pair multiplies codes of the same k.
-/// Applies (`fp8_gemv_applies`) to one A row, K from 128 to `fp8_gemv_max_k` and at least 16 B rows; the
-/// last w mod 16 rows run `avx512::fp8_bf16_rows`. Scratch on the stack: ~2·K + 4.6 KiB bytes.
+///    scaled by 2^a_exp (every value stays a normal, finite BF16) into two B-operand tiles per block pair
+///    (even and odd codes), 16 k-pair rows × 8 columns, zero but for the columns of the pair's two blocks.
+///  - **Tiles**: per 16 B rows and block pair two TDPBF16PS (even codes, odd codes) into one C tile of 16 rows
+///    × 8 block columns (`fp8_gemv_window_pairs` = 4 pairs), so each block sum stays apart; C is stored once
+///    per 8 blocks. Sums are ×2^(a_exp + b_exp) = 2^-2 exactly (every nonzero product ≥ 2^-20 E4M3 / 2^-32
+///    E5M2 and ≤ 2^15.7 / 2^29.7 there, so neither DAZ nor FTZ applies); then `acc += (sum · 2^2) ·
+///    (scale_A · scale_B)` per row and block column, the product rounded apart from the add (as the
+///    pseudocode and `avx512::detail::block_step`), the 8 columns' partial sums added at the end.
+///  - Three stages one block pair apart per 16-row group: decode of pair p, tiles of pair p − 1, block steps of
+///    the window stored one pair earlier; B prefetched into L2 `fp8_gemv_prefetch_groups` groups ahead as one
+///    sequential run.
+/// Applies (`fp8_gemv_applies`) to one A row, 128 ≤ K ≤ `fp8_gemv_max_k` and at least `fp8_gemv_min_rows`
+/// B rows; the last w mod 16 rows run `avx512::fp8_bf16_rows`. Scratch on the stack: 16·K + ~5 KiB bytes.
+/// Speed (Xeon with AMX, benchmarks/RESULTS.md "MX FP8 batch-1 GEMV on AMX-BF16"): K 1024 1.4× the AVX-512
+/// BF16 kernel (0.66–0.71 of the warm read ceiling against 0.47), 1.11–1.13× AVX2 cold; K 4096 level with both.
 #pragma once
 
 #include <armlower/kernels/arch/x86/amx.hpp>
@@ -49,7 +56,7 @@ namespace armlower::kernels::mx::arch::amx {
 /// True when this translation unit compiles the AMX-BF16 FP8 GEMV.
 inline constexpr bool available = true;
 
-/// Largest K (elements per row) of `fp8_gemv`: A's decoded row lives on the stack (2 bytes per element).
+/// Largest K (elements per row) of `fp8_gemv`: A's tiles live on the stack (16 bytes per element).
 inline constexpr std::size_t fp8_gemv_max_k = 4096;
 /// B rows per tile of `fp8_gemv` (the tile's 16 rows).
 inline constexpr std::size_t fp8_gemv_rows = 16;
@@ -227,9 +234,9 @@ ARMLOWER_X86_AMX_BF16 inline void fp8_gemv(const rows_args& r) noexcept {
   const __m512i mask = _mm512_set1_epi16(static_cast<short>(bits::mask));
 
   kernels::detail::amx_tile_config cfg;
-  for (int t = 0; t < 8; ++t) cfg.rows[t] = rows;
-  cfg.colsb[0] = cfg.colsb[1] = cfg.colsb[4] = cfg.colsb[5] = 64;  // B rows: even, odd codes (two parities)
-  cfg.colsb[2] = cfg.colsb[3] = cfg.colsb[6] = cfg.colsb[7] = static_cast<std::uint16_t>(4 * wb);  // A; C (two)
+  for (int t = 0; t < 5; ++t) cfg.rows[t] = rows;
+  cfg.colsb[0] = cfg.colsb[1] = 64;                                          // tmm0, 1: B rows' even, odd codes
+  cfg.colsb[2] = cfg.colsb[3] = cfg.colsb[4] = static_cast<std::uint16_t>(4 * wb);  // tmm2, 3: A's; tmm4: C
   kernels::detail::amx_load_config(cfg);
 
   // Per 16-row group, three stages one pair apart, so that no tile load waits for the stores just made and
@@ -264,39 +271,16 @@ ARMLOWER_X86_AMX_BF16 inline void fp8_gemv(const rows_args& r) noexcept {
       }
       sub_pair[p % (4 * wp)] = _mm512_cmple_epu8_mask(min_t, _mm512_set1_epi8(static_cast<char>(bits::sub_span))) != 0;
     };
-    auto tiles = [&](std::size_t p) {  // wbuf[p % 2] · A's pair p into the window's C; stored at its end
-      const std::size_t win = p / wp;
-      const bool first = p % wp == 0, last = p % wp == wp - 1 || p + 1 == pairs;
-      if (p & 1) {
-        ARMLOWER_AMX_LOAD(4, wbuf[1][0], 64);
-        ARMLOWER_AMX_LOAD(5, wbuf[1][1], 64);
-      } else {
-        ARMLOWER_AMX_LOAD(0, wbuf[0][0], 64);
-        ARMLOWER_AMX_LOAD(1, wbuf[0][1], 64);
-      }
+    auto tiles = [&](std::size_t p) {  // wbuf[p % 2] · A's pair p into the window's C tile; stored at its end
+      ARMLOWER_AMX_LOAD(0, wbuf[p & 1][0], 64);
+      ARMLOWER_AMX_LOAD(1, wbuf[p & 1][1], 64);
       ARMLOWER_AMX_LOAD(2, act[p][0], 4 * wb);
       ARMLOWER_AMX_LOAD(3, act[p][1], 4 * wb);
-      if (win & 1) {
-        if (first) ARMLOWER_AMX_ZERO(7);
-        if (p & 1) {
-          ARMLOWER_AMX_DPBF16PS(7, 4, 2);
-          ARMLOWER_AMX_DPBF16PS(7, 5, 3);
-        } else {
-          ARMLOWER_AMX_DPBF16PS(7, 0, 2);
-          ARMLOWER_AMX_DPBF16PS(7, 1, 3);
-        }
-        if (last) ARMLOWER_AMX_STORE(7, sums[1], 4 * wb);
-      } else {
-        if (first) ARMLOWER_AMX_ZERO(6);
-        if (p & 1) {
-          ARMLOWER_AMX_DPBF16PS(6, 4, 2);
-          ARMLOWER_AMX_DPBF16PS(6, 5, 3);
-        } else {
-          ARMLOWER_AMX_DPBF16PS(6, 0, 2);
-          ARMLOWER_AMX_DPBF16PS(6, 1, 3);
-        }
-        if (last) ARMLOWER_AMX_STORE(6, sums[0], 4 * wb);
-      }
+      if (p % wp == 0) ARMLOWER_AMX_ZERO(4);
+      ARMLOWER_AMX_DPBF16PS(4, 0, 2);
+      ARMLOWER_AMX_DPBF16PS(4, 1, 3);
+      const bool last = p % wp == wp - 1 || p + 1 == pairs;
+      if (last) ARMLOWER_AMX_STORE(4, sums[(p / wp) & 1], 4 * wb);
       return last;
     };
     auto finish = [&](std::size_t win) {  // sums[win % 2] (+ subnormal products) into acc
