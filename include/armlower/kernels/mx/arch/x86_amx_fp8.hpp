@@ -31,7 +31,7 @@
 ///    the window stored one pair earlier; B prefetched into L2 `fp8_gemv_prefetch_groups` groups ahead as one
 ///    sequential run.
 /// Applies (`fp8_gemv_applies`) to one A row, 128 ≤ K ≤ `fp8_gemv_max_k` and at least `fp8_gemv_min_rows`
-/// B rows; the last w mod 16 rows run `avx512::fp8_bf16_rows`. Scratch on the stack: 16·K + ~5 KiB bytes.
+/// B rows; the last w mod 16 rows run `avx512::fp8_bf16_rows`. Scratch on the stack: 16·K bytes + ~7 KiB.
 /// Speed (Xeon with AMX, benchmarks/RESULTS.md "MX FP8 batch-1 GEMV on AMX-BF16"): K 1024 1.4× the AVX-512
 /// BF16 kernel (0.66–0.71 of the warm read ceiling against 0.47), 1.11–1.13× AVX2 cold; K 4096 level with both.
 #pragma once
