@@ -42,6 +42,15 @@
 #if defined(ARMLOWER_MX_AVX512_BF16) && !defined(ARMLOWER_MX_AVX512_SIMDE) && defined(ARMLOWER_KERNELS_HAVE_AMX)
 #define ARMLOWER_MX_AMX_FP8 1
 
+// GCC 12's undefined pass-through operands of unmasked AVX-512 intrinsics (GCC bug 105593): silenced for this
+// header's code only, as in arch/x86_avx512.hpp.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#define ARMLOWER_MX_AMX_GCC12_UNDEF_PRAGMAS 1
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -344,6 +353,11 @@ ARMLOWER_X86_AMX_BF16 inline void fp8_gemv(const rows_args& r) noexcept {
 }
 
 }  // namespace armlower::kernels::mx::arch::amx
+
+#if defined(ARMLOWER_MX_AMX_GCC12_UNDEF_PRAGMAS)
+#pragma GCC diagnostic pop
+#undef ARMLOWER_MX_AMX_GCC12_UNDEF_PRAGMAS
+#endif
 
 #else
 namespace armlower::kernels::mx::arch::amx {
