@@ -15,7 +15,8 @@
 ///    Two vectors per 64 codes: the even codes (codes 0, 2, …, 62) and the odd ones, one tile row each.
 ///  - **Subnormal codes** (exponent field 0, mantissa ≠ 0) become BF16 denormals, which TDPBF16PS reads as
 ///    zero: per 16 rows and block pair a running minimum says whether any is there (in quantized normal data
-///    about 1 code in 10^4 for FP8E4M3), and then their products are added to the block sums exactly
+///    about 1 FP8E4M3 code in 10^4, estimated from the normal distribution, not counted), and then their
+///    products are added to the block sums exactly
 ///    (`add_subnormal_products`). **NaN/Inf codes** (a running maximum) send the 16 rows to
 ///    `avx512::fp8_bf16_rows`; in A, the whole call.
 ///  - **A** (one row) is decoded exactly once per call by the 128-entry tables (`avx512::detail::bf16_luts`)
@@ -309,23 +310,10 @@ ARMLOWER_X86_AMX_BF16 inline void fp8_gemv(const rows_args& r) noexcept {
       // acc[k] (rows 2k, 2k+1; one partial sum per window column) += sum · 2^-us · scale_A · scale_B, the
       // product rounded apart from the add
       const std::size_t g0 = win * wb, n = nb - g0 < wb ? nb - g0 : wb;
-      const __m512i ae = _mm512_load_si512(a_exp_lanes[win]);
+      const __m512i ae = _mm512_load_si512(a_exp_lanes[win]), sac = _mm512_load_si512(a_code_lanes[win]);
       for (std::size_t k = 0; k < rows / 2; ++k) {
         const __m512i sbc = detail::b_scales2x8(bsc, 2 * k, nb, g0, n);
-        const __m512 blk = _mm512_load_ps(s + 16 * k);
-        const __m512i e = _mm512_add_epi32(sbc, ae);
-        const __mmask16 ok = _mm512_cmpgt_epi32_mask(e, _mm512_setzero_si512()) &
-                             _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(a5::block_step_e_limit<us>), e) &
-                             _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(255), sbc);
-        __m512 prod;
-        if (ok != 0xFFFF) {  // some factor not a normal power of two: decoded
-          const __m512 f = _mm512_mul_ps(a5::e8m0_decode16(_mm512_load_si512(a_code_lanes[win])), a5::e8m0_decode16(sbc));
-          prod = _mm512_mul_ps(_mm512_mul_ps(blk, _mm512_set1_ps(armlower::mx::detail::pow2f(-us))), f);
-        } else {
-          prod = _mm512_mul_ps(blk, _mm512_castsi512_ps(_mm512_slli_epi32(e, 23)));
-        }
-        a5::keep_rounded(prod);  // the pseudocode rounds the product, then adds
-        acc[k] = _mm512_add_ps(acc[k], prod);
+        a5::block_step_lanes<true, us>(acc[k], _mm512_load_ps(s + 16 * k), sbc, ae, sac);
       }
     };
     std::size_t stored = pairs;  // window whose sums were stored and await `finish` (pairs: none)

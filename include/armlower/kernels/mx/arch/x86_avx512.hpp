@@ -416,26 +416,36 @@ inline void block_step_decoded(__m512& acc, __m512 blk, __m512i sbc, std::uint8_
 template <int Us>
 inline constexpr int block_step_e_limit = Us > 0 ? 255 - Us : 255;
 
-/// The fp32 block step with the factor built in the exponent field: acc += blk · 2^e per lane, e =
-/// sbc + ask − 127 (ask = A's code − 127 − us, a value far below −255 for a NaN code), exactly
-/// `block_step_decoded` wherever every lane's e is a normal exponent, sa · sb is finite and no sb
-/// is NaN. `Checked`: test that per call and take `block_step_decoded` otherwise; unchecked: the
+/// The fp32 block step with the factor built in the exponent field, A's side per lane: acc += blk · 2^e per
+/// lane, e = sbc + ask (ask = A's code − 127 − us, a value far below −255 for a NaN code), exactly
+/// `block_step_decoded` (with A's codes `sac`) wherever every lane's e is a normal exponent, sa · sb is finite
+/// and no sb is NaN. `Checked`: test that per call and take the decoded factors otherwise; unchecked: the
 /// caller has shown it for the whole tile (`avx2::detail::normal_factors`).
 template <bool Checked, int Us>
-inline void block_step(__m512& acc, __m512 blk, __m512i sbc, std::int32_t ask, std::uint8_t sa) noexcept {
-  const __m512i e = _mm512_add_epi32(sbc, _mm512_set1_epi32(ask));
+inline void block_step_lanes(__m512& acc, __m512 blk, __m512i sbc, __m512i ask, __m512i sac) noexcept {
+  const __m512i e = _mm512_add_epi32(sbc, ask);
+  __m512 prod;
   if constexpr (Checked) {
     const __mmask16 ok = _mm512_cmpgt_epi32_mask(e, _mm512_setzero_si512()) &
                          _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(block_step_e_limit<Us>), e) &
                          _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(255), sbc);
     if (ok != 0xFFFF) {
-      block_step_decoded<Us>(acc, blk, sbc, sa);
+      blk = _mm512_mul_ps(blk, _mm512_set1_ps(armlower::mx::detail::pow2f(-Us)));  // exact
+      prod = _mm512_mul_ps(blk, _mm512_mul_ps(e8m0_decode16(sac), e8m0_decode16(sbc)));
+      keep_rounded(prod);  // the pseudocode rounds the product, then adds
+      acc = _mm512_add_ps(acc, prod);
       return;
     }
   }
-  __m512 prod = _mm512_mul_ps(blk, _mm512_castsi512_ps(_mm512_slli_epi32(e, 23)));
+  prod = _mm512_mul_ps(blk, _mm512_castsi512_ps(_mm512_slli_epi32(e, 23)));
   keep_rounded(prod);  // the pseudocode rounds the product, then adds
   acc = _mm512_add_ps(acc, prod);
+}
+
+/// `block_step_lanes` with one A block for every lane: ask and A's code `sa`.
+template <bool Checked, int Us>
+inline void block_step(__m512& acc, __m512 blk, __m512i sbc, std::int32_t ask, std::uint8_t sa) noexcept {
+  block_step_lanes<Checked, Us>(acc, blk, sbc, _mm512_set1_epi32(ask), _mm512_set1_epi32(sa));
 }
 
 /// `block_step` of the exact-integer kernels: `isum` the int32 block sums ×2^us (exact in fp32).
