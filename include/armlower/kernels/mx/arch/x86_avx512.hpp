@@ -7,8 +7,8 @@
 /// on machines without AVX-512. Each 512-bit vector holds two (or, batch 1, four) 32-element blocks:
 ///  - `int8_rows<T>` (FP4E2M1, FP6E2M3, FP6E3M2, MXINT8): **bit-identical to the pseudocode path**,
 ///    as the AVX2 kernel (arch/x86_avx2.hpp) and for the same reason. Codes → integers ×2^k by
-///    `vpermb` (FP6: 64-entry `avx2::detail::int_table`s, one per byte of the value) or a nibble
-///    `vpshufb` (FP4, 16-entry `int_table`); MXINT8 codes are the integers. Exact int32 block sums by
+///    `vpermb` (FP6: 64-entry `avx2::detail::int_table`s, one per byte of the value; FP4: the 16-entry
+///    `int_table` repeated to 64, `fp4_vpermb_table`, so nibbles need no mask); MXINT8 codes are the integers. Exact int32 block sums by
 ///    `vpdpbusd` (B + offset unsigned × A signed, corrected by offset · Σ A; FP6E3M2: int16 × int16
 ///    `vpdpwssd`). A tile of 16 B rows is reduced
 ///    per block pair by an unpack/add tree (`hsum16x2`) into one lane per B row, then
@@ -158,17 +158,24 @@ inline __m512i load_pair(const std::uint8_t* p, bool two) noexcept {
   }
 }
 
+/// `vpermb` table of FP4E2M1: entry i = code (i mod 16)'s value ×2 plus `Offset` (`avx2::detail::int_table`),
+/// so an index needs only its nibble in bits 0..3: `vpermb` ignores bits 6, 7 and the table repeats
+/// over bits 4, 5 (a byte's other nibble, or the next byte's bits after a 16-bit shift by 4).
+template <int Offset>
+inline constexpr auto fp4_vpermb_table = [] {
+  std::array<std::uint8_t, 64> t{};
+  for (std::size_t i = 0; i < t.size(); ++i) t[i] = avx2::detail::int_table<dtype::id::fp4e2m1, Offset>[i & 15];
+  return t;
+}();
+
 /// Integers ×2^k plus `Offset` of the 64 codes from `load_pair` (int8 types: FP4, FP6E2M3, MXINT8).
 /// Lane order: 128-bit lanes 0, 1 hold block g, lanes 2, 3 block g+1 (FP4: lane 0 / 2 the even
 /// elements — low nibbles — lane 1 / 3 the odd ones). A and B use the same order.
 template <dtype::id T, int Offset>
 inline __m512i decode_i8(__m512i c) noexcept {
-  if constexpr (T == dtype::id::fp4e2m1) {
-    const __m512i idx = _mm512_and_si512(_mm512_srlv_epi64(c, _mm512_setr_epi64(0, 0, 4, 4, 0, 0, 4, 4)),
-                                         _mm512_set1_epi8(0x0F));
-    const auto& table = avx2::detail::int_table<T, Offset>;
-    const __m512i lut = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table.data())));
-    return _mm512_shuffle_epi8(lut, idx);
+  if constexpr (T == dtype::id::fp4e2m1) {  // bits 4, 5 of an index (the other nibble) need no mask
+    const __m512i idx = _mm512_srlv_epi64(c, _mm512_setr_epi64(0, 0, 4, 4, 0, 0, 4, 4));
+    return _mm512_permutexvar_epi8(idx, _mm512_loadu_si512(fp4_vpermb_table<Offset>.data()));
   } else if constexpr (T == dtype::id::fp6e2m3) {
     const auto& table = avx2::detail::int_table<T, Offset>;
     return _mm512_permutexvar_epi8(c, _mm512_loadu_si512(table.data()));
@@ -233,28 +240,40 @@ inline float hsum(__m512 v) noexcept {
   return avx2::detail::hsum(_mm256_add_ps(lo, hi));
 }
 
+/// The first n ≤ 64 bytes at p, the rest of the vector zero; nothing past them is read. Native: one
+/// masked load, so a short last block quad costs no stack copy (with one, GCC 12 sent every full quad's
+/// loads through the stack too).
+inline __m512i load_prefix(const std::uint8_t* p, std::size_t n) noexcept {
+#if defined(ARMLOWER_MX_AVX512_SIMDE)  // SIMDe 0.7.4 has no _mm512_maskz_loadu_epi8
+  if (n >= 64) return _mm512_loadu_si512(p);
+  alignas(64) std::uint8_t t[64] = {};
+  for (std::size_t i = 0; i < n; ++i) t[i] = p[i];
+  return _mm512_load_si512(t);
+#else
+  return _mm512_maskz_loadu_epi8(n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1, p);
+#endif
+}
+
 /// int8 GEMV (`int8_gemv`): the codes of 4 blocks at p (`nb` = 1..4 of them present, the rest zero)
 /// as integers ×2^k plus `Offset` (`decode_i8`) in two vectors whose 128-bit lane b holds block b only:
 /// FP4E2M1 (64 packed bytes) lo = the low nibbles (even elements), hi = the high nibbles (odd ones);
 /// one-byte codes (128 bytes) lo = the first 16 codes of each block, hi = the last 16 (128-bit lane
-/// shuffles). So `vpdpbusd` lanes 4b..4b+3 sum block b only; A and B use the same order.
+/// shuffles). So `vpdpbusd` lanes 4b..4b+3 sum block b only; A and B use the same order. Never reads
+/// past the nb blocks.
 template <dtype::id T, int Offset>
 inline void quad_i8(const std::uint8_t* p, std::size_t nb, __m512i& lo, __m512i& hi) noexcept {
-  constexpr std::size_t qb = 4 * block_bytes<T>;
-  alignas(64) std::uint8_t t[qb];
-  if (nb != 4) {  // a short last quad: never read past its blocks
-    for (std::size_t i = 0; i < qb; ++i) t[i] = i < qb / 4 * nb ? p[i] : 0;
-    p = t;
-  }
-  if constexpr (T == dtype::id::fp4e2m1) {
-    const __m512i c = _mm512_loadu_si512(p);
-    const auto& table = avx2::detail::int_table<T, Offset>;
-    const __m512i lut = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(table.data())));
-    const __m512i m4 = _mm512_set1_epi8(0x0F);
-    lo = _mm512_shuffle_epi8(lut, _mm512_and_si512(c, m4));
-    hi = _mm512_shuffle_epi8(lut, _mm512_and_si512(_mm512_srli_epi16(c, 4), m4));
+  const std::size_t n = nb * block_bytes<T>;
+  if constexpr (T == dtype::id::fp4e2m1) {  // 3 vector operations for 128 codes (no nibble masks)
+    __m512i c = nb == 4 ? _mm512_loadu_si512(p) : load_prefix(p, n);
+    in_register(c);  // one load for both nibbles (GCC 12 spilled it and folded the reload into the shift)
+    const __m512i lut = _mm512_loadu_si512(fp4_vpermb_table<Offset>.data());
+    lo = _mm512_permutexvar_epi8(c, lut);
+    hi = _mm512_permutexvar_epi8(_mm512_srli_epi16(c, 4), lut);
   } else {
-    const __m512i c0 = _mm512_loadu_si512(p), c1 = _mm512_loadu_si512(p + 64);
+    __m512i c0 = nb == 4 ? _mm512_loadu_si512(p) : load_prefix(p, n);
+    __m512i c1 = nb == 4 ? _mm512_loadu_si512(p + 64) : n > 64 ? load_prefix(p + 64, n - 64) : _mm512_setzero_si512();
+    in_register(c0);  // (GCC 12 otherwise sent both through a stack slot)
+    in_register(c1);
     lo = decode_i8<T, Offset>(_mm512_shuffle_i32x4(c0, c1, 0x88));
     hi = decode_i8<T, Offset>(_mm512_shuffle_i32x4(c0, c1, 0xDD));
   }
@@ -263,15 +282,13 @@ inline void quad_i8(const std::uint8_t* p, std::size_t nb, __m512i& lo, __m512i&
 /// FP6E3M2 GEMV (`int8_gemv`): the codes of 4 blocks at p (`nb` = 1..4 present, the rest zero) as
 /// int16 values ×16 (`decode_e3m2`) in four vectors whose 128-bit lane b holds block b only: d[0], d[1]
 /// the first 16 codes of each block (codes 0..7, 8..15 of the half), d[2], d[3] the last 16. So
-/// `vpdpwssd` lanes 4b..4b+3 sum block b only; A and B use the same order.
+/// `vpdpwssd` lanes 4b..4b+3 sum block b only; A and B use the same order. Never reads past the nb blocks.
 inline void quad_e3m2(const std::uint8_t* p, std::size_t nb, __m512i* d) noexcept {
-  constexpr std::size_t qb = 4 * block_bytes<dtype::id::fp6e3m2>;
-  alignas(64) std::uint8_t t[qb];
-  if (nb != 4) {  // a short last quad: never read past its blocks
-    for (std::size_t i = 0; i < qb; ++i) t[i] = i < qb / 4 * nb ? p[i] : 0;
-    p = t;
-  }
-  const __m512i c0 = _mm512_loadu_si512(p), c1 = _mm512_loadu_si512(p + 64);
+  const std::size_t n = nb * block_bytes<dtype::id::fp6e3m2>;
+  __m512i c0 = nb == 4 ? _mm512_loadu_si512(p) : load_prefix(p, n);
+  __m512i c1 = nb == 4 ? _mm512_loadu_si512(p + 64) : n > 64 ? load_prefix(p + 64, n - 64) : _mm512_setzero_si512();
+  in_register(c0);  // (GCC 12 otherwise sent both through a stack slot)
+  in_register(c1);
   decode_e3m2(_mm512_shuffle_i32x4(c0, c1, 0x88), d[0], d[1]);
   decode_e3m2(_mm512_shuffle_i32x4(c0, c1, 0xDD), d[2], d[3]);
 }
@@ -671,7 +688,8 @@ inline void int8_rows(const rows_args& r, prefetch_kind pk) noexcept {
   alignas(64) float out_t[tq];
   const __m512i zero = _mm512_setzero_si512();
   auto decode_b = [&](const std::uint8_t* p, bool two, __m512i* d) {  // d[0] (and d[1] for i16)
-    const __m512i c = detail::load_pair<T>(p, two);
+    __m512i c = detail::load_pair<T>(p, two);
+    detail::in_register(c);  // (GCC 12 otherwise sent it through a stack slot)
     if constexpr (i16) detail::decode_e3m2(c, d[0], d[1]);
     else d[0] = detail::decode_i8<T, off>(c);
   };

@@ -88,14 +88,8 @@ struct tiles16_args {
 
 namespace detail {
 
-/// `vpermb` table of the tiles16 FP4E2M1 decode: entry i = value ×2 + the layout's offset of code i mod 16,
-/// so bits 4 and 5 of an index (the other nibble) need no mask.
-inline constexpr auto tiles16_fp4_table = [] {
-  constexpr dtype::id t4 = dtype::id::fp4e2m1;
-  std::array<std::uint8_t, 64> t{};
-  for (std::size_t i = 0; i < 64; ++i) t[i] = avx2::detail::int_table<t4, kernels::mx::detail::tiles16_offset(t4)>[i & 15];
-  return t;
-}();
+/// `vpermb` table of the tiles16 FP4E2M1 decode (`fp4_vpermb_table` with the layout's offset).
+inline constexpr const auto& tiles16_fp4_table = fp4_vpermb_table<kernels::mx::detail::tiles16_offset(dtype::id::fp4e2m1)>;
 
 /// The 16 bytes at p zero-extended to int32 lanes.
 inline __m512i load_u8x16(const std::uint8_t* p) noexcept {
