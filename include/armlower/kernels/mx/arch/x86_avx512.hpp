@@ -8,8 +8,8 @@
 ///  - `int8_rows<T>` (FP4E2M1, FP6E2M3, FP6E3M2, MXINT8): **bit-identical to the pseudocode path**,
 ///    as the AVX2 kernel (arch/x86_avx2.hpp) and for the same reason. Codes → integers ×2^k by
 ///    `vpermb` (FP6: 64-entry `avx2::detail::int_table`s, one per byte of the value; FP4: the 16-entry
-///    `int_table` repeated to 64, `fp4_vpermb_table`, so nibbles need no mask); MXINT8 codes are the integers. Exact int32 block sums by
-///    `vpdpbusd` (B + offset unsigned × A signed, corrected by offset · Σ A; FP6E3M2: int16 × int16
+///    `int_table` repeated to 64, `fp4_vpermb_table`, so nibbles need no mask); MXINT8 codes are the
+///    integers. Exact int32 block sums by `vpdpbusd` (B + offset unsigned × A signed, corrected by offset · Σ A; FP6E3M2: int16 × int16
 ///    `vpdpwssd`). A tile of 16 B rows is reduced
 ///    per block pair by an unpack/add tree (`hsum16x2`) into one lane per B row, then
 ///    `block_acc · (scale_A · scale_B)` and the fp32 accumulation run lane-wise, in block order.
@@ -254,6 +254,17 @@ inline __m512i load_prefix(const std::uint8_t* p, std::size_t n) noexcept {
 #endif
 }
 
+/// The 128 bytes of a block quad of one-byte codes at p (`nb` = 1..4 blocks of 32 present, the rest zero) in
+/// c0, c1; nothing past the nb blocks is read. Full quads: two plain loads, pinned to registers (GCC 12
+/// otherwise sent both through a stack slot).
+inline void load_quad_bytes(const std::uint8_t* p, std::size_t nb, __m512i& c0, __m512i& c1) noexcept {
+  const std::size_t n = 32 * nb;  // one byte per code
+  c0 = nb == 4 ? _mm512_loadu_si512(p) : load_prefix(p, n);
+  c1 = nb == 4 ? _mm512_loadu_si512(p + 64) : n > 64 ? load_prefix(p + 64, n - 64) : _mm512_setzero_si512();
+  in_register(c0);
+  in_register(c1);
+}
+
 /// int8 GEMV (`int8_gemv`): the codes of 4 blocks at p (`nb` = 1..4 of them present, the rest zero)
 /// as integers ×2^k plus `Offset` (`decode_i8`) in two vectors whose 128-bit lane b holds block b only:
 /// FP4E2M1 (64 packed bytes) lo = the low nibbles (even elements), hi = the high nibbles (odd ones);
@@ -262,18 +273,15 @@ inline __m512i load_prefix(const std::uint8_t* p, std::size_t n) noexcept {
 /// past the nb blocks.
 template <dtype::id T, int Offset>
 inline void quad_i8(const std::uint8_t* p, std::size_t nb, __m512i& lo, __m512i& hi) noexcept {
-  const std::size_t n = nb * block_bytes<T>;
   if constexpr (T == dtype::id::fp4e2m1) {  // 3 vector operations for 128 codes (no nibble masks)
-    __m512i c = nb == 4 ? _mm512_loadu_si512(p) : load_prefix(p, n);
+    __m512i c = nb == 4 ? _mm512_loadu_si512(p) : load_prefix(p, nb * block_bytes<T>);
     in_register(c);  // one load for both nibbles (GCC 12 spilled it and folded the reload into the shift)
     const __m512i lut = _mm512_loadu_si512(fp4_vpermb_table<Offset>.data());
     lo = _mm512_permutexvar_epi8(c, lut);
     hi = _mm512_permutexvar_epi8(_mm512_srli_epi16(c, 4), lut);
   } else {
-    __m512i c0 = nb == 4 ? _mm512_loadu_si512(p) : load_prefix(p, n);
-    __m512i c1 = nb == 4 ? _mm512_loadu_si512(p + 64) : n > 64 ? load_prefix(p + 64, n - 64) : _mm512_setzero_si512();
-    in_register(c0);  // (GCC 12 otherwise sent both through a stack slot)
-    in_register(c1);
+    __m512i c0, c1;
+    load_quad_bytes(p, nb, c0, c1);
     lo = decode_i8<T, Offset>(_mm512_shuffle_i32x4(c0, c1, 0x88));
     hi = decode_i8<T, Offset>(_mm512_shuffle_i32x4(c0, c1, 0xDD));
   }
@@ -284,11 +292,8 @@ inline void quad_i8(const std::uint8_t* p, std::size_t nb, __m512i& lo, __m512i&
 /// the first 16 codes of each block (codes 0..7, 8..15 of the half), d[2], d[3] the last 16. So
 /// `vpdpwssd` lanes 4b..4b+3 sum block b only; A and B use the same order. Never reads past the nb blocks.
 inline void quad_e3m2(const std::uint8_t* p, std::size_t nb, __m512i* d) noexcept {
-  const std::size_t n = nb * block_bytes<dtype::id::fp6e3m2>;
-  __m512i c0 = nb == 4 ? _mm512_loadu_si512(p) : load_prefix(p, n);
-  __m512i c1 = nb == 4 ? _mm512_loadu_si512(p + 64) : n > 64 ? load_prefix(p + 64, n - 64) : _mm512_setzero_si512();
-  in_register(c0);  // (GCC 12 otherwise sent both through a stack slot)
-  in_register(c1);
+  __m512i c0, c1;
+  load_quad_bytes(p, nb, c0, c1);
   decode_e3m2(_mm512_shuffle_i32x4(c0, c1, 0x88), d[0], d[1]);
   decode_e3m2(_mm512_shuffle_i32x4(c0, c1, 0xDD), d[2], d[3]);
 }
