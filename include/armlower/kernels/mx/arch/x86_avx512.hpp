@@ -9,8 +9,8 @@
 ///    as the AVX2 kernel (arch/x86_avx2.hpp) and for the same reason. Codes → integers ×2^k by
 ///    `vpermb` (FP6: 64-entry `avx2::detail::int_table`s, one per byte of the value; FP4: the 16-entry
 ///    `int_table` repeated to 64, `fp4_vpermb_table`, so nibbles need no mask); MXINT8 codes are the
-///    integers. Exact int32 block sums by `vpdpbusd` (B + offset unsigned × A signed, corrected by offset · Σ A; FP6E3M2: int16 × int16
-///    `vpdpwssd`). A tile of 16 B rows is reduced
+///    integers. Exact int32 block sums by `vpdpbusd` (B + offset unsigned × A signed, corrected by
+///    offset · Σ A; FP6E3M2: int16 × int16 `vpdpwssd`). A tile of 16 B rows is reduced
 ///    per block pair by an unpack/add tree (`hsum16x2`) into one lane per B row, then
 ///    `block_acc · (scale_A · scale_B)` and the fp32 accumulation run lane-wise, in block order.
 ///    Batch 1 (A has one row), every one of these types: `int8_gemv<T>` — 4 blocks per row and
@@ -404,10 +404,8 @@ inline void bf16_factors(const std::int32_t* ka, const std::uint8_t* psa, const 
 /// The 64 one-byte codes of blocks g, g+1 at p when `m` = ~0, of block g only (rest zero) when
 /// m = 0xFFFFFFFF, none (zero) when m = 0; nothing past them is read. Native: one masked load.
 inline __m512i load_blocks(const std::uint8_t* p, __mmask64 m) noexcept {
-#if defined(ARMLOWER_MX_AVX512_SIMDE)  // SIMDe 0.7.4 has no _mm512_maskz_loadu_epi8
-  if (m == ~__mmask64{0}) return _mm512_loadu_si512(p);
-  if (m == 0) return _mm512_setzero_si512();
-  return _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), 0);
+#if defined(ARMLOWER_MX_AVX512_SIMDE)
+  return load_prefix(p, static_cast<std::size_t>(std::popcount(static_cast<std::uint64_t>(m))));
 #else
   return _mm512_maskz_loadu_epi8(m, p);
 #endif
@@ -422,13 +420,12 @@ inline __m512 dot_bf16(__m512 acc, __m512i a, __m512i b) noexcept {
 /// The fp32 block step for 16 lanes (one B row each) with factors decoded as the pseudocode computes
 /// them: acc += (blk · 2^-us) · (scale_A · scale_B), the product rounded apart from the sum. `blk`:
 /// exact block sums ×2^us (the integer kernels: sums of integers ×2^(us/2) per operand, below 2^24,
-/// converted exactly; the BF16 tiles kernel: fp32 sums with us ≤ 0); `sbc`: B's E8M0 codes per lane;
-/// `sa`: A's code (0xFF NaN, 0 → 2^-127 as fp32 arithmetic gives).
+/// converted exactly; the BF16 tiles kernel: fp32 sums with us ≤ 0); `sbc`, `sac`: B's and A's E8M0 codes
+/// per lane (0xFF NaN, 0 → 2^-127 as fp32 arithmetic gives).
 template <int Us>
-inline void block_step_decoded(__m512& acc, __m512 blk, __m512i sbc, std::uint8_t sa) noexcept {
+inline void block_step_decoded(__m512& acc, __m512 blk, __m512i sbc, __m512i sac) noexcept {
   blk = _mm512_mul_ps(blk, _mm512_set1_ps(armlower::mx::detail::pow2f(-Us)));  // exact
-  const __m512 f = _mm512_mul_ps(_mm512_set1_ps(armlower::mx::decode_e8m0(sa)), e8m0_decode16(sbc));
-  __m512 prod = _mm512_mul_ps(blk, f);
+  __m512 prod = _mm512_mul_ps(blk, _mm512_mul_ps(e8m0_decode16(sac), e8m0_decode16(sbc)));
   keep_rounded(prod);  // the pseudocode rounds the product, then adds
   acc = _mm512_add_ps(acc, prod);
 }
@@ -446,20 +443,16 @@ inline constexpr int block_step_e_limit = Us > 0 ? 255 - Us : 255;
 template <bool Checked, int Us>
 inline void block_step_lanes(__m512& acc, __m512 blk, __m512i sbc, __m512i ask, __m512i sac) noexcept {
   const __m512i e = _mm512_add_epi32(sbc, ask);
-  __m512 prod;
   if constexpr (Checked) {
     const __mmask16 ok = _mm512_cmpgt_epi32_mask(e, _mm512_setzero_si512()) &
                          _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(block_step_e_limit<Us>), e) &
                          _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(255), sbc);
     if (ok != 0xFFFF) {
-      blk = _mm512_mul_ps(blk, _mm512_set1_ps(armlower::mx::detail::pow2f(-Us)));  // exact
-      prod = _mm512_mul_ps(blk, _mm512_mul_ps(e8m0_decode16(sac), e8m0_decode16(sbc)));
-      keep_rounded(prod);  // the pseudocode rounds the product, then adds
-      acc = _mm512_add_ps(acc, prod);
+      block_step_decoded<Us>(acc, blk, sbc, sac);
       return;
     }
   }
-  prod = _mm512_mul_ps(blk, _mm512_castsi512_ps(_mm512_slli_epi32(e, 23)));
+  __m512 prod = _mm512_mul_ps(blk, _mm512_castsi512_ps(_mm512_slli_epi32(e, 23)));
   keep_rounded(prod);  // the pseudocode rounds the product, then adds
   acc = _mm512_add_ps(acc, prod);
 }
@@ -778,7 +771,7 @@ inline void int8_rows(const rows_args& r, prefetch_kind pk) noexcept {
           const __m512i sbc = _mm512_load_si512(sb_t[g]);
           const std::uint8_t sa = r.a_scale[(i0 + ii) * nb + g_first + ga];
           if (plain[ii]) detail::int_block_step<false, us>(acc_r, isum, sbc, a_sk[ii][ga], sa);
-          else detail::block_step_decoded<us>(acc_r, detail::to_ps(isum), sbc, sa);
+          else detail::block_step_decoded<us>(acc_r, detail::to_ps(isum), sbc, _mm512_set1_epi32(sa));
         };
         __m512i v[tq / 2];  // `hsum_pair` of the tile's row pairs
         const std::uint8_t* brow[tq];  // the tile's rows at the chunk; a short tile repeats its first row
