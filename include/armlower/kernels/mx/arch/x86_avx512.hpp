@@ -463,6 +463,22 @@ inline void block_step(__m512& acc, __m512 blk, __m512i sbc, std::int32_t ask, s
   block_step_lanes<Checked, Us>(acc, blk, sbc, _mm512_set1_epi32(ask), _mm512_set1_epi32(sa));
 }
 
+/// True when each of the n E8M0 codes at p lies in [lo, hi] (false when lo > hi).
+inline bool codes_within(const std::uint8_t* p, std::size_t n, int lo, int hi) noexcept {
+  if (lo > hi) return false;
+  __m512i mn = _mm512_set1_epi8(static_cast<char>(0xFF)), mx = _mm512_setzero_si512();
+  std::size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m512i v = _mm512_loadu_si512(p + i);
+    mn = _mm512_min_epu8(mn, v);
+    mx = _mm512_max_epu8(mx, v);
+  }
+  for (; i < n; ++i)
+    if (p[i] < lo || p[i] > hi) return false;
+  return (_mm512_cmplt_epu8_mask(mn, _mm512_set1_epi8(static_cast<char>(lo))) |
+          _mm512_cmpgt_epu8_mask(mx, _mm512_set1_epi8(static_cast<char>(hi)))) == 0;
+}
+
 /// `block_step` of the exact-integer kernels: `isum` the int32 block sums ×2^us (exact in fp32).
 template <bool Checked, int Us>
 inline void int_block_step(__m512& acc, __m512i isum, __m512i sbc, std::int32_t ask, std::uint8_t sa) noexcept {
@@ -525,7 +541,7 @@ inline void int8_gemv(const rows_args& r) noexcept {
   const bool set_aliased = stride % int8_gemv_alias_stride == 0;  // two block quads per row and group
   constexpr int us = 2 * armlower::mx::format(T).int_shift;
   alignas(64) std::uint8_t a_q[nqc][64 * nv];          // quad Q of the chunk: `quad_i8`'s lo, hi / `quad_e3m2`'s d
-  alignas(64) std::int32_t a_corr[int8_chunk / bs];    // off · Σ A per block
+  alignas(64) std::int32_t a_init[nqc][16];            // −off · Σ A of quad Q: lanes 4b..4b+3 block b's partials
   alignas(64) std::int32_t a_sk[int8_chunk / bs];      // A scale code − 127 − us per block
   alignas(64) std::int32_t sb_t[8][tq];                // [block][row] scale codes of the tile
   alignas(64) float out_t[tq];
@@ -537,22 +553,27 @@ inline void int8_gemv(const rows_args& r) noexcept {
       const int sa = r.a_scale[g_first + g];
       a_sk[g] = sa == 255 ? -100000 : sa - 127 - us;
     }
+    // B scale codes [sb_lo, sb_hi] for which every factor of this chunk is built in the exponent field
+    // (`block_step_lanes` unchecked; `avx2::detail::normal_factors` with A's code range)
+    int sa_min = 255, sa_max = 0;
+    avx2::detail::code_range(r.a_scale + g_first, gcount, sa_min, sa_max);
+    const int sb_lo = 128 + us - sa_min > 0 ? 128 + us - sa_min : 0;
+    const int sb_hi = sa_max == 255 ? -1 : 381 - sa_max < 254 ? 381 - sa_max : 254;
     for (std::size_t g = 0; g < gcount; g += 4) {
       const std::size_t n = gcount - g < 4 ? gcount - g : 4;
       if constexpr (i16) {
         __m512i d[4];
         detail::quad_e3m2(r.a + g_first * bb + g * bb, n, d);
-        for (std::size_t v = 0; v < 4; ++v) _mm512_store_si512(a_q[g / 4] + 64 * v, d[v]);  // no offset, no a_corr
+        for (std::size_t v = 0; v < 4; ++v) _mm512_store_si512(a_q[g / 4] + 64 * v, d[v]);  // no offset
+        _mm512_store_si512(a_init[g / 4], zero);
       } else {
         __m512i lo, hi;
         detail::quad_i8<T, 0>(r.a + g_first * bb + g * bb, n, lo, hi);
         _mm512_store_si512(a_q[g / 4], lo);
         _mm512_store_si512(a_q[g / 4] + 64, hi);
-        alignas(64) std::int32_t s16[16];  // Σ A: lanes 4b..4b+3 block b
-        const __m512i ones = _mm512_set1_epi8(1);
-        _mm512_store_si512(s16, _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, ones, lo), ones, hi));
-        for (std::size_t b = 0; b < n; ++b)
-          a_corr[g + b] = off * (s16[4 * b] + s16[4 * b + 1] + s16[4 * b + 2] + s16[4 * b + 3]);
+        const __m512i ones = _mm512_set1_epi8(1);  // Σ A: lanes 4b..4b+3 block b's partials (zero past n)
+        const __m512i sum = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, ones, lo), ones, hi);
+        _mm512_store_si512(a_init[g / 4], _mm512_mullo_epi32(sum, _mm512_set1_epi32(-off)));
       }
     }
     for (std::size_t j0 = 0; j0 < r.w; j0 += tq) {
@@ -562,6 +583,8 @@ inline void int8_gemv(const rows_args& r) noexcept {
         for (std::size_t q = 0; q < tq; ++q) out_t[q] = q < jt ? r.out[j0 + q] : 0.0f;
         acc = _mm512_load_ps(out_t);
       }
+      // every B scale code of the (full) tile's rows in [sb_lo, sb_hi]: the block steps need no check
+      const bool plain = jt == tq && detail::codes_within(r.b_scale + j0 * nb, tq * nb, sb_lo, sb_hi);
       const std::uint8_t* brow[tq];  // the tile's rows at the chunk; a short tile repeats its first row
       const std::uint8_t* pf[tq];    // the next tile's rows (or these again at the end)
       for (std::size_t q = 0; q < tq; ++q) {
@@ -586,9 +609,11 @@ inline void int8_gemv(const rows_args& r) noexcept {
       // trees, the lane transpose and the fp32 block steps. always_inline: without it GCC 12 left the
       // one-quad step ~0.7× as fast as the same loop written inline (MXINT8, K 1024, warm)
       auto quads = [&]<std::size_t U>(std::size_t g0, std::size_t ga0, std::size_t nl) __attribute__((always_inline)) {
-        __m512i av[U][nv];  // A's quads
-        for (std::size_t u = 0; u < U; ++u)
+        __m512i av[U][nv], ai[U];  // A's quads; each row's first partials (−off · Σ A)
+        for (std::size_t u = 0; u < U; ++u) {
           for (std::size_t v = 0; v < nv; ++v) av[u][v] = _mm512_load_si512(a_q[ga0 / 4 + u] + 64 * v);
+          ai[u] = _mm512_load_si512(a_init[ga0 / 4 + u]);
+        }
         __m512i y[U][4];
 #pragma GCC unroll 4
         for (std::size_t m = 0; m < 4; ++m) {
@@ -617,7 +642,7 @@ inline void int8_gemv(const rows_args& r) noexcept {
               } else {
                 __m512i lo, hi;
                 detail::quad_i8<T, off>(brow[4 * m + q] + ga * bb, n, lo, hi);
-                v[q] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(zero, lo, av[u][0]), hi, av[u][1]);
+                v[q] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(ai[u], lo, av[u][0]), hi, av[u][1]);
               }
             }
             y[u][m] = detail::hsum4x4(v);
@@ -631,9 +656,9 @@ inline void int8_gemv(const rows_args& r) noexcept {
 #pragma GCC unroll 4
           for (std::size_t b = 0; b < 4; ++b) {  // the fp32 block steps, in block order
             if (b >= n) break;
-            const __m512i isum = i16 ? z[b] : _mm512_sub_epi32(z[b], _mm512_set1_epi32(a_corr[ga + b]));
-            detail::int_block_step<true, us>(acc, isum, _mm512_load_si512(sb_t[g + b]), a_sk[ga + b],
-                                             r.a_scale[g_first + ga + b]);
+            const __m512i sbc = _mm512_load_si512(sb_t[g + b]);
+            if (plain) detail::int_block_step<false, us>(acc, z[b], sbc, a_sk[ga + b], r.a_scale[g_first + ga + b]);
+            else detail::int_block_step<true, us>(acc, z[b], sbc, a_sk[ga + b], r.a_scale[g_first + ga + b]);
           }
         }
       };
