@@ -406,8 +406,8 @@ inline void int_tile_plain(const rows_args& r, std::size_t j0, std::size_t jt, s
 /// Always inlined: called out of line from `avx512::int8_gemv`, GCC 12 spilled the zmm state and copied the
 /// tile's row pointers between stack slots around each call (~80 instructions per 8 blocks).
 template <std::size_t Rows>
-__attribute__((always_inline)) inline void int_tile_scales(const std::uint8_t* bsc, std::size_t nb, std::size_t gn, std::size_t jt,
-                            std::int32_t* out) noexcept {
+__attribute__((always_inline)) inline void int_tile_scales(const std::uint8_t* bsc, std::size_t nb, std::size_t gn,
+                                                          std::size_t jt, std::int32_t* out) noexcept {
   if (gn == 8 && jt == Rows) {
     for (std::size_t q0 = 0; q0 < Rows; q0 += 8) transpose_scales8(bsc + q0 * nb, nb, out + q0, Rows);
   } else {

@@ -16,8 +16,10 @@
 ///    Batch 1 (A has one row), every one of these types: `int8_gemv<T>` — 4 blocks per row and
 ///    step, laid out one block per 128-bit lane (`quad_i8`), two `vpdpbusd` per row (FP6E3M2:
 ///    `quad_e3m2`, four `vpdpwssd`), a 4×4 block-sum
-///    tree (`hsum4x4`) and a 128-bit lane transpose instead of `hsum16x2` per block pair, the factor
-///    check per block step by lane masks, B prefetched as the CPU's `prefetch_kind` says; at a
+///    tree (`hsum4x4`) and a 128-bit lane transpose instead of `hsum16x2` per block pair, the offset
+///    correction as each row's first accumulator, the factor check once per 16-row tile (its B scale
+///    codes against A's range; per block step by lane masks only where that fails), B prefetched as the
+///    CPU's `prefetch_kind` says; at a
 ///    B row stride that is a multiple of 4 KiB (`int8_gemv_alias_stride`: one-byte codes at K 4096)
 ///    two block quads per row and 4-row group, so fewer rows share an L1 set at a time. Same guarantee.
 ///  - FP8E4M3, FP8E5M2 with AVX-512 BF16 (`__AVX512BF16__`, e.g. -march=native on Zen 4 / Sapphire
@@ -516,11 +518,13 @@ inline constexpr std::size_t int8_gemv_alias_stride = 4096;
 
 /// Batch-1 rows (A has one row) for T ∈ {FP4E2M1, FP6E2M3, FP6E3M2, MXINT8}; bit-identical to
 /// `reference_rows`. Tiles of 16 B rows (`int8_tile`), 4 blocks per row and step: `detail::quad_i8`
-/// (B + offset unsigned, A signed, decoded once per chunk) and two `vpdpbusd` per row (FP6E3M2:
+/// (B + offset unsigned, A signed, decoded once per chunk) and two `vpdpbusd` per row, the first from
+/// −offset · Σ A (the correction, per lane, so the block-sum tree adds it) (FP6E3M2:
 /// `detail::quad_e3m2`, int16 values ×16 ≤ 448, and four `vpdpwssd`, no offset), block sums of
 /// 4 rows by `hsum4x4`, a 128-bit lane transpose to one vector of 16 rows per block, then the fp32
 /// block steps of `int8_rows` lane-wise in block order (factor built in the exponent field where
-/// every lane's is a normal fp32, else decoded). B is prefetched as P says (`prefetch_kind`):
+/// every lane's is a normal fp32, else decoded; checked per step only in a tile whose B scale codes do
+/// not all lie in the range A's codes allow, `detail::codes_within`). B is prefetched as P says (`prefetch_kind`):
 /// `l2_sparse` the next tile's rows into L2 row by row at the step's offset (16 streams: on Zen 4, with
 /// weights cold, this beat one sequential stream of the same lines, 94–105 % vs 74–81 % of the cold read
 /// ceiling at K 1024 for MXINT8 / FP6E2M3, one probe run); `l1_lines` each line into L1
