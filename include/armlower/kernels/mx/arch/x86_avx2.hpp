@@ -237,21 +237,30 @@ inline bool normal_factors(int sa_lo, int sa_hi, int sb_lo, int sb_hi, int lo_bi
   return sa_hi < 255 && sb_hi < 255 && sa_lo + sb_lo + lo_bias >= 1 && sa_hi + sb_hi + hi_bias <= 254;
 }
 
-/// Smallest and largest of the n E8M0 codes at p (32 at a time with `vpminub`/`vpmaxub`).
+/// Smallest and largest of the n E8M0 codes at p (32 at a time with `vpminub`/`vpmaxub`, the 32 lanes folded
+/// by shifts), merged into lo and hi.
 inline void code_range(const std::uint8_t* p, std::size_t n, int& lo, int& hi) noexcept {
-  __m256i mn = _mm256_set1_epi8(static_cast<char>(0xFF)), mxv = _mm256_setzero_si256();
   std::size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
-    mn = _mm256_min_epu8(mn, v);
-    mxv = _mm256_max_epu8(mxv, v);
-  }
-  alignas(32) std::uint8_t a[32], b[32];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(a), mn);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(b), mxv);
-  for (int k = 0; k < 32; ++k) {
-    lo = a[k] < lo ? a[k] : lo;
-    hi = b[k] > hi ? b[k] : hi;
+  if (n >= 32) {
+    __m256i mn = _mm256_set1_epi8(static_cast<char>(0xFF)), mxv = _mm256_setzero_si256();
+    for (; i + 32 <= n; i += 32) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+      mn = _mm256_min_epu8(mn, v);
+      mxv = _mm256_max_epu8(mxv, v);
+    }
+    __m128i a = _mm_min_epu8(_mm256_castsi256_si128(mn), _mm256_extracti128_si256(mn, 1));
+    __m128i b = _mm_max_epu8(_mm256_castsi256_si128(mxv), _mm256_extracti128_si256(mxv, 1));
+    a = _mm_min_epu8(a, _mm_srli_si128(a, 8));
+    b = _mm_max_epu8(b, _mm_srli_si128(b, 8));
+    a = _mm_min_epu8(a, _mm_srli_si128(a, 4));
+    b = _mm_max_epu8(b, _mm_srli_si128(b, 4));
+    a = _mm_min_epu8(a, _mm_srli_si128(a, 2));
+    b = _mm_max_epu8(b, _mm_srli_si128(b, 2));
+    a = _mm_min_epu8(a, _mm_srli_si128(a, 1));
+    b = _mm_max_epu8(b, _mm_srli_si128(b, 1));
+    const int vlo = _mm_cvtsi128_si32(a) & 0xFF, vhi = _mm_cvtsi128_si32(b) & 0xFF;
+    lo = vlo < lo ? vlo : lo;
+    hi = vhi > hi ? vhi : hi;
   }
   for (; i < n; ++i) {
     lo = p[i] < lo ? p[i] : lo;

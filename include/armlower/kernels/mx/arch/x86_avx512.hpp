@@ -465,22 +465,6 @@ inline void block_step(__m512& acc, __m512 blk, __m512i sbc, std::int32_t ask, s
   block_step_lanes<Checked, Us>(acc, blk, sbc, _mm512_set1_epi32(ask), _mm512_set1_epi32(sa));
 }
 
-/// True when each of the n E8M0 codes at p lies in [lo, hi] (false when lo > hi).
-inline bool codes_within(const std::uint8_t* p, std::size_t n, int lo, int hi) noexcept {
-  if (lo > hi) return false;
-  __m512i mn = _mm512_set1_epi8(static_cast<char>(0xFF)), mx = _mm512_setzero_si512();
-  std::size_t i = 0;
-  for (; i + 64 <= n; i += 64) {
-    const __m512i v = _mm512_loadu_si512(p + i);
-    mn = _mm512_min_epu8(mn, v);
-    mx = _mm512_max_epu8(mx, v);
-  }
-  for (; i < n; ++i)
-    if (p[i] < lo || p[i] > hi) return false;
-  return (_mm512_cmplt_epu8_mask(mn, _mm512_set1_epi8(static_cast<char>(lo))) |
-          _mm512_cmpgt_epu8_mask(mx, _mm512_set1_epi8(static_cast<char>(hi)))) == 0;
-}
-
 /// `block_step` of the exact-integer kernels: `isum` the int32 block sums ×2^us (exact in fp32).
 template <bool Checked, int Us>
 inline void int_block_step(__m512& acc, __m512i isum, __m512i sbc, std::int32_t ask, std::uint8_t sa) noexcept {
@@ -524,7 +508,7 @@ inline constexpr std::size_t int8_gemv_alias_stride = 4096;
 /// 4 rows by `hsum4x4`, a 128-bit lane transpose to one vector of 16 rows per block, then the fp32
 /// block steps of `int8_rows` lane-wise in block order (factor built in the exponent field where
 /// every lane's is a normal fp32, else decoded; checked per step only in a tile whose B scale codes do
-/// not all lie in the range A's codes allow, `detail::codes_within`). B is prefetched as P says (`prefetch_kind`):
+/// not all lie in the range A's codes allow, `avx2::detail::normal_factors`). B is prefetched as P says (`prefetch_kind`):
 /// `l2_sparse` the next tile's rows into L2 row by row at the step's offset (16 streams: on Zen 4, with
 /// weights cold, this beat one sequential stream of the same lines, 94–105 % vs 74–81 % of the cold read
 /// ceiling at K 1024 for MXINT8 / FP6E2M3, one probe run); `l1_lines` each line into L1
@@ -557,19 +541,15 @@ inline void int8_gemv(const rows_args& r) noexcept {
       const int sa = r.a_scale[g_first + g];
       a_sk[g] = sa == 255 ? -100000 : sa - 127 - us;
     }
-    // B scale codes [sb_lo, sb_hi] for which every factor of this chunk is built in the exponent field
-    // (`block_step_lanes` unchecked; `avx2::detail::normal_factors` with A's code range)
-    int sa_min = 255, sa_max = 0;
+    int sa_min = 255, sa_max = 0;  // A's scale code range of the chunk (for the tiles' factor check)
     avx2::detail::code_range(r.a_scale + g_first, gcount, sa_min, sa_max);
-    const int sb_lo = 128 + us - sa_min > 0 ? 128 + us - sa_min : 0;
-    const int sb_hi = sa_max == 255 ? -1 : 381 - sa_max < 254 ? 381 - sa_max : 254;
     for (std::size_t g = 0; g < gcount; g += 4) {
       const std::size_t n = gcount - g < 4 ? gcount - g : 4;
       if constexpr (i16) {
         __m512i d[4];
         detail::quad_e3m2(r.a + g_first * bb + g * bb, n, d);
         for (std::size_t v = 0; v < 4; ++v) _mm512_store_si512(a_q[g / 4] + 64 * v, d[v]);  // no offset
-        _mm512_store_si512(a_init[g / 4], zero);
+        _mm512_store_si512(a_init[g / 4], zero);  // no correction
       } else {
         __m512i lo, hi;
         detail::quad_i8<T, 0>(r.a + g_first * bb + g * bb, n, lo, hi);
@@ -587,8 +567,11 @@ inline void int8_gemv(const rows_args& r) noexcept {
         for (std::size_t q = 0; q < tq; ++q) out_t[q] = q < jt ? r.out[j0 + q] : 0.0f;
         acc = _mm512_load_ps(out_t);
       }
-      // every B scale code of the (full) tile's rows in [sb_lo, sb_hi]: the block steps need no check
-      const bool plain = jt == tq && detail::codes_within(r.b_scale + j0 * nb, tq * nb, sb_lo, sb_hi);
+      // every factor of the (full) tile a normal fp32 built in the exponent field: the block steps need no
+      // check (`block_step_lanes` unchecked). The range of all the tile's B scale codes: contiguous, one pass
+      int sb_min = 255, sb_max = 0;
+      if (jt == tq) avx2::detail::code_range(r.b_scale + j0 * nb, tq * nb, sb_min, sb_max);
+      const bool plain = jt == tq && avx2::detail::normal_factors(sa_min, sa_max, sb_min, sb_max, -127 - us, -127);
       const std::uint8_t* brow[tq];  // the tile's rows at the chunk; a short tile repeats its first row
       const std::uint8_t* pf[tq];    // the next tile's rows (or these again at the end)
       for (std::size_t q = 0; q < tq; ++q) {
@@ -641,7 +624,7 @@ inline void int8_gemv(const rows_args& r) noexcept {
                 __m512i d[4];
                 detail::quad_e3m2(brow[4 * m + q] + ga * bb, n, d);
                 v[q] = _mm512_add_epi32(
-                    _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(zero, d[0], av[u][0]), d[1], av[u][1]),
+                    _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(ai[u], d[0], av[u][0]), d[1], av[u][1]),
                     _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(zero, d[2], av[u][2]), d[3], av[u][3]));
               } else {
                 __m512i lo, hi;
