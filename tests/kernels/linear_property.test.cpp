@@ -543,6 +543,62 @@ TEST_CASE("s16: every path == generic across the int32 bounds (511-column reduct
   }
 }
 
+TEST_CASE("s16 AVX-512 VNNI one-batch-row planes form (no buffer): == generic across groups, tails, weight offsets, the int32 bound") {
+  // `linear_s16(a, x86_avx512_vnni)` with one batch row, > 4 channels and K <= 4096 runs `linear_s16_vnni_gemv`: the
+  // input split into two int8 planes, Dl + 256·Dh combined in int32 lanes (64 steps at most: 2147450880 < 2^31 at the
+  // extremes). Modes: 0 random; 1 x = -32513 (x & 255 = 255, x >> 8 = -128) and w = 127, the largest lane of Dl + 256·Dh;
+  // 2 x = -32768, w = -128 (the largest product); 3 x = 32767, w = -128; 4 extremes mixed. Weights at every offset
+  // past a line (the wrap step where K is a multiple of 64); K = 4097 takes the tile kernel.
+#if defined(ARMLOWER_KERNELS_HAVE_X86)
+  if (!k::path_available(k::linear_path::x86_avx512_vnni)) return;
+  REQUIRE(k::detail::vnni_s16g_applies(1, 5, 4096));
+  REQUIRE_FALSE(k::detail::vnni_s16g_applies(1, 4, 64));
+  REQUIRE_FALSE(k::detail::vnni_s16g_applies(2, 8, 64));
+  REQUIRE_FALSE(k::detail::vnni_s16g_applies(1, 8, 4097));
+  rng_t r{std::mt19937_64(14)};
+  int cases = 0;
+  for (const int cols : {1, 3, 63, 64, 65, 127, 128, 192, 200, 1000, 1024, 4032, 4095, 4096, 4097}) {
+    for (const int rows : {5, 7, 8, 9, 16, 17, 33}) {
+      for (const int off : weight_offsets) {
+        const int mode = r.uniform(0, 4);
+        std::vector<std::int16_t> x(static_cast<std::size_t>(cols));
+        std::vector<std::int8_t> w(static_cast<std::size_t>(rows * cols)), wbuf;
+        for (auto& v : x) {
+          v = static_cast<std::int16_t>(mode == 1 ? -32513 : mode == 2 ? -32768 : mode == 3 ? 32767
+                                        : mode == 4 ? (r.uniform(0, 1) ? -32768 : 32767) : r.uniform(-32768, 32767));
+        }
+        for (auto& v : w) {
+          v = static_cast<std::int8_t>(mode == 1 ? 127 : mode == 2 || mode == 3 ? -128
+                                       : mode == 4 ? (r.uniform(0, 1) ? -128 : 127) : r.uniform(-128, 127));
+        }
+        std::vector<std::int64_t> bias(static_cast<std::size_t>(rows));
+        for (auto& b : bias) b = r.uniform(0, 6) == 0 ? (r.uniform(0, 1) ? INT64_MAX : INT64_MIN) : r.uniform(-(1 << 30), 1 << 30);
+        std::vector<std::int32_t> mult(static_cast<std::size_t>(rows)), shift(static_cast<std::size_t>(rows));
+        for (int i = 0; i < rows; ++i) {
+          mult[static_cast<std::size_t>(i)] = r.uniform(1 << 30, INT32_MAX);
+          shift[static_cast<std::size_t>(i)] = mode == 0 ? r.uniform(-31, 0) : r.uniform(-47, -20);
+        }
+        k::linear_s16_args a;
+        a.input = x.data(); a.weights = weights_at(wbuf, w, off); a.bias = r.uniform(0, 3) == 0 ? nullptr : bias.data();
+        a.batches = 1; a.cols = cols; a.rows = rows; a.multiplier = mult.data(); a.shift = shift.data();
+        a.per_channel = r.uniform(0, 1) == 1;
+        a.activation_min = r.uniform(-32768, 0);
+        a.activation_max = r.uniform(a.activation_min, 32767);
+        std::vector<std::int16_t> ref(static_cast<std::size_t>(rows)), out(ref.size(), std::int16_t{0x5A5A});
+        a.output = ref.data();
+        REQUIRE(k::linear_s16(a, k::linear_path::generic) == status::ok);
+        a.output = out.data();
+        REQUIRE(k::linear_s16(a, k::linear_path::x86_avx512_vnni) == status::ok);
+        CAPTURE(cols); CAPTURE(rows); CAPTURE(off); CAPTURE(mode);
+        REQUIRE(out == ref);
+        ++cases;
+      }
+    }
+  }
+  CHECK(cases == 15 * 7 * 6);
+#endif
+}
+
 TEST_CASE("s16 AVX2 8-channel row-major form (no buffer): channel groups and tails, 496-column passes, K blocks, extremes") {
   // `detail::linear_s16_rowdot_avx2` (what `linear_s16(a, x86_avx2)` runs), called directly: groups of 8
   // channels and the 4-row kernel past them; a partial last 16-column chunk read into the next rows or

@@ -227,9 +227,149 @@ inline bool vnni_s16_tiles(const linear_s16_args& a, Tile&& tile) noexcept {
   return true;
 }
 
+/// The planes of MR int16 input rows `x + m·cols`, columns [k0, k0 + n): virtual row 2m of `planes`
+/// (stride `xs` ≥ n rounded up to 4) holds xh = x >> 8, row 2m + 1 holds xl' = (x & 255) − 128, both in
+/// [−128, 127], so x = 256·xh + xl' + 128; the columns up to n rounded up to 4 are zero. sum[m] = Σ x over
+/// the n columns. Read by `linear_s16_packed_vnni` (arch/x86/linear_s16_vnni_packed.hpp) and
+/// `linear_s16_vnni_gemv`.
+template <int MR>
+ARMLOWER_X86_VNNIW_INLINE inline void s16_planes(const std::int16_t* x, std::ptrdiff_t cols, std::ptrdiff_t k0,
+                                                std::ptrdiff_t n, std::int8_t* planes, std::ptrdiff_t xs,
+                                                std::int64_t* sum) noexcept {
+  const __m256i low = _mm256_set1_epi16(0xFF), bias = _mm256_set1_epi16(128), ones = _mm256_set1_epi16(1);
+  for (int m = 0; m < MR; ++m) {
+    const std::int16_t* xr = x + m * cols + k0;
+    std::int8_t* hp = planes + std::ptrdiff_t{2} * m * xs;
+    std::int8_t* lp = hp + xs;
+    __m256i s = _mm256_setzero_si256();  // int32 lanes: ≤ 2·32768·(4096 / 16) < 2^31
+    std::ptrdiff_t k = 0;
+    for (; k + 16 <= n; k += 16) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xr + k));
+      s = _mm256_add_epi32(s, _mm256_madd_epi16(v, ones));
+      // both halves are in int8 range, so the saturating pack is exact: [xh 0..7, xl' 0..7 | xh 8..15, xl' 8..15]
+      const __m256i p = _mm256_packs_epi16(_mm256_srai_epi16(v, 8), _mm256_sub_epi16(_mm256_and_si256(v, low), bias));
+      const __m256i q = _mm256_permute4x64_epi64(p, 0xD8);  // [xh 0..15 | xl' 0..15]
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(hp + k), _mm256_castsi256_si128(q));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(lp + k), _mm256_extracti128_si256(q, 1));
+    }
+    alignas(32) std::int32_t l[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(l), s);
+    std::int64_t t = 0;
+    for (int i = 0; i < 8; ++i) t += l[i];
+    for (; k < n; ++k) {
+      const std::int32_t v = xr[k];
+      t += v;
+      hp[k] = static_cast<std::int8_t>(v >> 8);
+      lp[k] = static_cast<std::int8_t>((v & 0xFF) - 128);
+    }
+    for (; k % 4 != 0; ++k) hp[k] = lp[k] = 0;
+    sum[m] = t;
+  }
+}
+
+/// Most columns of `linear_s16_vnni_gemv`: 64 steps of 64 columns, the bound of its int32 lanes (see there).
+inline constexpr std::ptrdiff_t vnni_s16g_max_cols = 4096;
+
+/// Whether `linear_s16_vnni` runs `linear_s16_vnni_gemv`: one batch row, more than 4 output channels (8-channel
+/// groups; fewer keep the 1 × 4 tile) and K ≤ `vnni_s16g_max_cols`.
+[[nodiscard]] constexpr bool vnni_s16g_applies(std::int32_t batches, std::int32_t rows, std::ptrdiff_t cols) noexcept {
+  return batches == 1 && rows > 4 && cols <= vnni_s16g_max_cols;
+}
+
+/// One 64-column step of `linear_s16_vnni_gemv` over 8 weight rows wr[i]: dl[i] += Σ xu·w and dh[i] += Σ (w ⊕ 0x80)·xh
+/// (`vpdpbusd`, xu = x & 255 and w + 128 the unsigned operands), columns [k, k + 64) (TAIL: [k, k + n), zero-masked
+/// loads; WRAP: the wrap step of `vnni_rowdot_head` n, k = K, `load_wrap64`). Weights loaded once for both products.
+template <bool WRAP, bool TAIL>
+ARMLOWER_X86_VNNIW_INLINE inline void s16g_step(__m512i* dl, __m512i* dh, const std::int8_t* const* wr,
+                                                const std::int8_t* xu, const std::int8_t* xh, std::ptrdiff_t k,
+                                                std::ptrdiff_t n) noexcept {
+  static_assert(!(WRAP && TAIL));
+  auto load = [k, n](const std::int8_t* p) ARMLOWER_X86_VNNIW_INLINE {
+    return WRAP ? load_wrap64(p, k, n) : TAIL ? load_prefix8(p + k, n) : _mm512_loadu_si512(p + k);
+  };
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  const __m512i u = load(xu), h = load(xh);
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) {
+    __m512i w = load(wr[i]);
+#if !defined(ARMLOWER_X86_AVX512_SIMDE)
+    __asm__("" : "+v"(w));  // one load for both products (GCC 12 otherwise folds a second one into the XOR)
+#endif
+    dpbusd(dl[i], u, w);
+    dpbusd(dh[i], _mm512_xor_si512(w, flip), h);
+  }
+}
+
+/// AVX-512 VNNI a16w8 linear of one batch row over row-major weights (`vnni_s16g_applies`), weights read once per 8
+/// output channels as 64-byte vectors (the `vnni_s16_kernel` tiles widen 32 weights per `vpmovsxbw`, and the s8 forms
+/// show what 64-byte `vpdpbusd` steps gain). The input row is split once into `s16_planes`' two int8 planes, the low
+/// one then stored as xu = xl' ⊕ 0x80 = x & 255 (unsigned): x = 256·xh + xu. Per channel, exact integers:
+///   Dl = Σ xu·w, Dh = Σ (w + 128)·xh = Σ w·xh + 128·Σxh, so Σ x·w = Dl + 256·Dh − 32768·Σxh.
+/// Bound: one step adds at most 4·255·128 = 130560 to an int32 lane of Dl or of Dh, so a lane of Dl + 256·Dh grows by
+/// at most 257·130560 per step, and 64 steps (K ≤ 4096) keep it below 2^31 (2147450880): the two are combined in
+/// int32 lanes, widened to int64 before the channel's lanes are summed (|Σ x·w| ≤ 2^22·K). Then
+/// `requant8_s16_vnni` (bias, requantization, clamp) per 8 channels. Weights whose rows start off a 64-byte line
+/// (K a multiple of 64) run their whole steps from the rows' first line boundary and finish with one wrap step
+/// (`vnni_rowdot_head`, `load_wrap64` on the planes too): the same sums in another column order.
+/// Source of the semantics: CMSIS-NN `arm_fully_connected_s16`, TFLite reference `FullyConnected` int16×int8.
+ARMLOWER_X86_VNNIW inline void linear_s16_vnni_gemv(const linear_s16_args& a) noexcept {
+  const std::ptrdiff_t cols = a.cols;
+  alignas(64) std::int8_t pl[2 * vnni_s16g_max_cols];  // xh at pl, xu at pl + vnni_s16g_max_cols
+  std::int64_t xsum = 0;
+  s16_planes<1>(a.input, cols, 0, cols, pl, vnni_s16g_max_cols, &xsum);
+  std::int8_t* const xh = pl;
+  std::int8_t* const xu = pl + vnni_s16g_max_cols;
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  __m512i sh = _mm512_setzero_si512();  // Σ xh (int32 lanes: |Σ| ≤ 128·4096)
+  for (std::ptrdiff_t k = 0; k < cols; k += 64) {
+    const std::ptrdiff_t n = cols - k < 64 ? cols - k : 64;
+    _mm512_store_si512(xu + k, _mm512_xor_si512(load_prefix8(xu + k, n), flip));  // (past K: never read)
+    dpbusd(sh, _mm512_set1_epi8(1), load_prefix8(xh + k, n));
+  }
+  alignas(64) std::int32_t shl[16];
+  _mm512_store_si512(shl, sh);
+  std::int64_t sum_h = 0;
+  for (const std::int32_t v : shl) sum_h += v;
+  const __m512i corr = _mm512_set1_epi64(-32768 * sum_h);
+  const std::ptrdiff_t head = vnni_rowdot_head(a.weights, cols, cols);
+  for (std::int32_t r0 = 0; r0 < a.rows; r0 += 8) {
+    const std::int8_t* wr[8];  // rows past the last repeat it (computed, not stored)
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) wr[i] = a.weights + static_cast<std::ptrdiff_t>(r0 + i < a.rows ? r0 + i : a.rows - 1) * cols;
+    __m512i dl[8], dh[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) dl[i] = dh[i] = _mm512_setzero_si512();
+    std::ptrdiff_t k = head;
+    for (; k + 64 <= cols; k += 64) s16g_step<false, false>(dl, dh, wr, xu, xh, k, 64);
+    if (head > 0) {
+      s16g_step<true, false>(dl, dh, wr, xu, xh, cols, head);
+    } else if (k < cols) {
+      s16g_step<false, true>(dl, dh, wr, xu, xh, k, cols - k);
+    }
+    __m512i v8[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) {
+      const __m512i d = _mm512_add_epi32(dl[i], ARMLOWER_Z512(slli_epi32, all16, dh[i], 8));  // exact: the bound above
+      v8[i] = _mm512_add_epi64(cvt32_64(d, 0), cvt32_64(d, 1));
+    }
+    const int nv = a.rows - r0 < 8 ? a.rows - r0 : 8;
+    const __m128i y = requant8_s16_vnni(a, _mm512_add_epi64(reduce8_epi64(v8), corr), r0, nv);
+    std::int16_t* out = a.output + r0;
+    if (nv == 8) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), y);
+    } else {
+      store_prefix16(out, y, nv);
+    }
+  }
+}
+
 /// AVX-512 VNNI a16w8 fused linear. Preconditions: `validate(a) == ok`, CPU has AVX-512 F/BW/VL/DQ/VNNI.
 ARMLOWER_X86_VNNIW inline void linear_s16_vnni(const linear_s16_args& args) noexcept {
   const linear_s16_args a = args;
+  if (vnni_s16g_applies(a.batches, a.rows, a.cols)) {
+    linear_s16_vnni_gemv(a);
+    return;
+  }
   (void)vnni_s16_tiles(a, [&a](auto mr, auto nr, std::int32_t r0, std::int32_t m0) {
     vnni_s16_tile<decltype(mr)::value, decltype(nr)::value>(a, r0, m0);
     return true;

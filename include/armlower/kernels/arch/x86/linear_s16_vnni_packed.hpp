@@ -75,44 +75,6 @@ static_assert(vnni_s16p_block_rows(vnni_s16p_chunk) >= vnni_s16p_rows);
 /// 8 × 1024² 1.22).
 inline constexpr std::ptrdiff_t vnni_s16p_outer_min_bytes = std::ptrdiff_t{1} << 20;
 
-/// The planes of MR int16 input rows `x + m·cols`, columns [k0, k0 + n): virtual row 2m of `planes`
-/// (stride `xs` ≥ n rounded up to 4) holds xh, row 2m + 1 holds xl' (file comment); the columns up to
-/// n rounded up to 4 are zero. sum[m] = Σ x over the n columns.
-template <int MR>
-ARMLOWER_X86_S16P_INLINE inline void s16_planes(const std::int16_t* x, std::ptrdiff_t cols, std::ptrdiff_t k0,
-                                                std::ptrdiff_t n, std::int8_t* planes, std::ptrdiff_t xs,
-                                                std::int64_t* sum) noexcept {
-  const __m256i low = _mm256_set1_epi16(0xFF), bias = _mm256_set1_epi16(128), ones = _mm256_set1_epi16(1);
-  for (int m = 0; m < MR; ++m) {
-    const std::int16_t* xr = x + m * cols + k0;
-    std::int8_t* hp = planes + std::ptrdiff_t{2} * m * xs;
-    std::int8_t* lp = hp + xs;
-    __m256i s = _mm256_setzero_si256();  // int32 lanes: ≤ 2·32768·(4096 / 16) < 2^31
-    std::ptrdiff_t k = 0;
-    for (; k + 16 <= n; k += 16) {
-      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xr + k));
-      s = _mm256_add_epi32(s, _mm256_madd_epi16(v, ones));
-      // both halves are in int8 range, so the saturating pack is exact: [xh 0..7, xl' 0..7 | xh 8..15, xl' 8..15]
-      const __m256i p = _mm256_packs_epi16(_mm256_srai_epi16(v, 8), _mm256_sub_epi16(_mm256_and_si256(v, low), bias));
-      const __m256i q = _mm256_permute4x64_epi64(p, 0xD8);  // [xh 0..15 | xl' 0..15]
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(hp + k), _mm256_castsi256_si128(q));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(lp + k), _mm256_extracti128_si256(q, 1));
-    }
-    alignas(32) std::int32_t l[8];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(l), s);
-    std::int64_t t = 0;
-    for (int i = 0; i < 8; ++i) t += l[i];
-    for (; k < n; ++k) {
-      const std::int32_t v = xr[k];
-      t += v;
-      hp[k] = static_cast<std::int8_t>(v >> 8);
-      lp[k] = static_cast<std::int8_t>((v & 0xFF) - 128);
-    }
-    for (; k % 4 != 0; ++k) hp[k] = lp[k] = 0;
-    sum[m] = t;
-  }
-}
-
 /// Per-call state of `linear_s16_packed_vnni`.
 struct vnni_s16p_call {
   const linear_s16_args* a;
