@@ -69,7 +69,7 @@ enum class linear_path : std::uint8_t {
   automatic,        ///< the best available path (see file comment)
   generic,          ///< portable C++ reference (`kernels/arch/generic/linear.hpp`)
   x86_avx2,         ///< AVX2: sign-extend to int16 + `vpmaddwd` (Intel Intrinsics Guide `_mm256_madd_epi16`)
-  x86_avx512_vnni,  ///< AVX-512 VNNI: s8 `vpdpbusd` (unsigned-offset trick), a16w8 `vpdpwssd`
+  x86_avx512_vnni,  ///< AVX-512 VNNI: s8 `vpdpbusd` (unsigned-offset trick), a16w8 `vpdpwssd` (one batch row: `vpdpbusd` on two int8 planes of the input)
   arm_dsp,          ///< Arm DSP extension (SMLAD family), firmware only
   arm_mve,          ///< Arm M-profile Vector Extension (Helium), firmware only
 };

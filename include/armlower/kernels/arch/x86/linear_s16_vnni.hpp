@@ -10,7 +10,9 @@
 /// and the lanes are widened to int64 before they are summed (a row's pass total can reach 2^35), so
 /// the accumulator is exact for any K — the int48/int64 accumulator of the contract. K tails are
 /// zero-masked loads. Tiles: MR batch rows × NR weight rows (1×8, 2×8, 3×4, 4×4) of int32
-/// accumulators in zmm registers. Requantization `requantize_s64(acc + bias, reduce_multiplier(q), s)`
+/// accumulators in zmm registers. One batch row (> 4 channels, 256 ≤ K ≤ 4096): `linear_s16_vnni_gemv`, the
+/// input split into two int8 planes and 64-byte `vpdpbusd` steps (1.1–2.2× the 1 × 8 tile on an Intel
+/// Xeon with AMX, benchmarks/RESULTS.md "a16w8 without a buffer, one batch row: two int8 planes"). Requantization `requantize_s64(acc + bias, reduce_multiplier(q), s)`
 /// 8 rows at a time with `vpmullq` (exact while |acc + bias| < 2^46, so |v·m| < 2^61; other values and
 /// a saturating bias take the scalar `requantize_row_s16`), `vpsravq`, clamp, `vpmovqw`.
 /// Source of the semantics: CMSIS-NN `arm_fully_connected_s16` / `arm_nn_vec_mat_mult_t_s16`, TFLite
@@ -270,10 +272,16 @@ ARMLOWER_X86_VNNIW_INLINE inline void s16_planes(const std::int16_t* x, std::ptr
 /// Most columns of `linear_s16_vnni_gemv`: 64 steps of 64 columns, the bound of its int32 lanes (see there).
 inline constexpr std::ptrdiff_t vnni_s16g_max_cols = 4096;
 
+/// Fewest columns of `linear_s16_vnni_gemv`: below, its per-call planes and per-group int64 epilogue cost more than the
+/// 64-byte steps save. Measured on an Intel Xeon with AMX (family 6 model 207; one batch row, processes alternated,
+/// 5 rounds, median ratio to the 1 × 8 tile over weights 0/16/32/48 bytes past a line): K = N = 64 0.78–0.86, 128
+/// 0.86–0.96, 256 1.14–1.27, 512 1.22–1.41 (benchmarks/RESULTS.md, "a16w8 without a buffer, one batch row").
+inline constexpr std::ptrdiff_t vnni_s16g_min_cols = 256;
+
 /// Whether `linear_s16_vnni` runs `linear_s16_vnni_gemv`: one batch row, more than 4 output channels (8-channel
-/// groups; fewer keep the 1 × 4 tile) and K ≤ `vnni_s16g_max_cols`.
+/// groups; fewer keep the 1 × 4 tile) and `vnni_s16g_min_cols` ≤ K ≤ `vnni_s16g_max_cols`.
 [[nodiscard]] constexpr bool vnni_s16g_applies(std::int32_t batches, std::int32_t rows, std::ptrdiff_t cols) noexcept {
-  return batches == 1 && rows > 4 && cols <= vnni_s16g_max_cols;
+  return batches == 1 && rows > 4 && cols >= vnni_s16g_min_cols && cols <= vnni_s16g_max_cols;
 }
 
 /// One 64-column step of `linear_s16_vnni_gemv` over 8 weight rows wr[i]: dl[i] += Σ xu·w and dh[i] += Σ (w ⊕ 0x80)·xh
