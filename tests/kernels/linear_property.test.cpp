@@ -557,7 +557,6 @@ TEST_CASE("s16 AVX-512 VNNI one-batch-row planes form (no buffer): == generic ac
   REQUIRE_FALSE(k::detail::vnni_s16g_applies(2, 8, 256));
   REQUIRE_FALSE(k::detail::vnni_s16g_applies(1, 8, 4097));
   rng_t r{std::mt19937_64(14)};
-  int cases = 0;
   for (const int cols : {1, 63, 200, 256, 257, 320, 383, 1000, 1024, 4032, 4095, 4096, 4097}) {
     for (const int rows : {5, 7, 8, 9, 16, 17, 33}) {
       for (const int off : weight_offsets) {
@@ -592,11 +591,9 @@ TEST_CASE("s16 AVX-512 VNNI one-batch-row planes form (no buffer): == generic ac
         REQUIRE(k::linear_s16(a, k::linear_path::x86_avx512_vnni) == status::ok);
         CAPTURE(cols); CAPTURE(rows); CAPTURE(off); CAPTURE(mode);
         REQUIRE(out == ref);
-        ++cases;
       }
     }
   }
-  CHECK(cases == 13 * 7 * 6);
 #endif
 }
 

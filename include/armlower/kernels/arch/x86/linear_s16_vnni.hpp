@@ -11,7 +11,7 @@
 /// the accumulator is exact for any K — the int48/int64 accumulator of the contract. K tails are
 /// zero-masked loads. Tiles: MR batch rows × NR weight rows (1×8, 2×8, 3×4, 4×4) of int32
 /// accumulators in zmm registers. One batch row (> 4 channels, 256 ≤ K ≤ 4096): `linear_s16_vnni_gemv`, the
-/// input split into two int8 planes and 64-byte `vpdpbusd` steps (1.1–2.2× the 1 × 8 tile on an Intel
+/// input split into two int8 planes and 64-byte `vpdpbusd` steps (1.14–1.50× the 1 × 8 tile on an Intel
 /// Xeon with AMX, benchmarks/RESULTS.md "a16w8 without a buffer, one batch row: two int8 planes"). Requantization `requantize_s64(acc + bias, reduce_multiplier(q), s)`
 /// 8 rows at a time with `vpmullq` (exact while |acc + bias| < 2^46, so |v·m| < 2^61; other values and
 /// a saturating bias take the scalar `requantize_row_s16`), `vpsravq`, clamp, `vpmovqw`.
