@@ -126,6 +126,10 @@ template <int MB, int G, class WT = std::int8_t>
         ARMLOWER_MAC(a7, w1, pairs_bcast_avx2(xb + 3 * avx2_pairs_kb<MB> + 2 * p + 2));
       }
     }
+    // pins the 8 chains before they are combined: without it GCC 12 copies every accumulator once per step
+    // (-march=x86-64-v3) or keeps one on the stack, a store-to-load chain through memory (-march=znver3,
+    // Zen 3: this loop at 1 × 1024² 30 → 45 GMAC/s; benchmarks/RESULTS.md "AVX2-only hardware: Zen 3")
+    asm("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5), "+x"(a6), "+x"(a7));
     a0 = _mm256_add_epi32(a0, a4);
     a1 = _mm256_add_epi32(a1, a5);
     a2 = _mm256_add_epi32(a2, a6);
@@ -144,6 +148,7 @@ template <int MB, int G, class WT = std::int8_t>
       ARMLOWER_MAC(a5, ARMLOWER_WV(w2p + 16), x1);
       ARMLOWER_MAC(a7, ARMLOWER_WV(w3p + 16), x1);
     }
+    asm("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5), "+x"(a6), "+x"(a7));  // as above
     a0 = _mm256_add_epi32(a0, a1);
     a2 = _mm256_add_epi32(a2, a3);
     a4 = _mm256_add_epi32(a4, a5);
