@@ -79,7 +79,7 @@ struct constant_cache {
   /// operators' results) — all that the reset after a direct run has to unbind (`run_state::unbind_all`).
   std::vector<slot_id> direct_bound;
   /// Operator index → a 1×1 CONV2D as the linear layer it computes before requantization, recorded when it
-  /// prepares; for `fuse_layers` (interpreter.hpp): an int8 one with a packed prepared form as
+  /// prepares; for `fuse_layers` (interpreter.hpp): an int8 one (packed weights or not) as
   /// `kernels::linear_s8_args` (input/filter offsets −zero points), an int16 × int8 → INT48 one with zero
   /// points 0 as `kernels::linear_s16_args` (bias the INT48 elements as int64) — weights and bias the
   /// session's kernel copies, batches × cols → rows; no input, output, multiplier or shift.
