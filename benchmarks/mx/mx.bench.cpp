@@ -297,17 +297,17 @@ void bm_ceiling_pair(benchmark::State& st, id t, kmx::matmul_path path) {
              2.0 * double(N) * k);
 }
 
-// B = `w` packed for the `best` path (`kmx::pack_b`) in `storage`, at its first 64-byte boundary
+// B = `w` packed for `path` (`best` unless given; `kmx::pack_b`) in `storage`, at its first 64-byte boundary
 // (`kmx::packed_b_in`, what the interpreter does) plus `offset` bytes; empty (and a skip) if it fails.
 std::span<std::uint8_t> pack_best(benchmark::State& st, id t, const mx_operand& w, std::vector<std::uint8_t>& storage,
-                                  std::size_t offset = 0) {
+                                  std::size_t offset = 0, kmx::matmul_path path = kmx::matmul_path::best) {
   auto wv = w.view();
   wv.finite_codes = mx::finite_codes(t, w.data);
   const auto rows = std::size_t(w.shape[1]), k = std::size_t(w.shape[2]);
-  storage.resize(kmx::packed_b_storage_size(t, rows, k) + offset);
-  std::span<std::uint8_t> bytes = kmx::packed_b_in(storage, t, rows, k);
+  storage.resize(kmx::packed_b_storage_size(t, rows, k, path) + offset);
+  std::span<std::uint8_t> bytes = kmx::packed_b_in(storage, t, rows, k, path);
   if (!bytes.empty()) bytes = std::span<std::uint8_t>(bytes.data() + offset, bytes.size());
-  if (bytes.empty() || kmx::pack_b(t, wv, bytes) != mx::status::ok) {
+  if (bytes.empty() || kmx::pack_b(t, wv, bytes, path) != mx::status::ok) {
     st.SkipWithError("pack_b failed");
     return {};
   }
@@ -318,12 +318,12 @@ std::span<std::uint8_t> pack_best(benchmark::State& st, id t, const mx_operand& 
 // FP6E2M3 and FP4E2M1, with AVX-512 BF16 for FP8E4M3, FP8E5M2 and FP6E3M2) at a 64-byte boundary + `offset`
 // bytes, and every call reading the packing (`matmul_t_block_scaled` over a `packed_b_view`).
 // weight_bytes_per_MAC counts the whole packing.
-void bm_mx_packed(benchmark::State& st, id t, std::size_t offset) {
+void bm_mx_packed(benchmark::State& st, id t, std::size_t offset, kmx::matmul_path path = kmx::matmul_path::best) {
   const int k = int(st.range(0)), batch = int(st.range(1));
   const auto w = quantize(t, random_floats(std::size_t(N) * k, 1), N, k);
   const auto a = quantize(t, random_floats(std::size_t(batch) * k, 2), batch, k);
   std::vector<std::uint8_t> storage;
-  const auto buf = pack_best(st, t, w, storage, offset);
+  const auto buf = pack_best(st, t, w, storage, offset, path);
   if (buf.empty()) return;
   std::vector<float> out(std::size_t(batch) * N);
   for (auto _ : st) {
@@ -335,13 +335,13 @@ void bm_mx_packed(benchmark::State& st, id t, std::size_t offset) {
 
 // bm_ceiling_pair for the packed GEMV of bm_mx_packed (64-byte aligned): its time against a streaming
 // read of the whole packing (the bytes it reads), in pairs, {K, cold}.
-void bm_ceiling_pair_packed(benchmark::State& st, id t) {
+void bm_ceiling_pair_packed(benchmark::State& st, id t, kmx::matmul_path path = kmx::matmul_path::best) {
   const int k = int(st.range(0));
   const bool cold = st.range(1) != 0;
   const auto w = quantize(t, random_floats(std::size_t(N) * k, 1), N, k);
   const auto a = quantize(t, random_floats(std::size_t(k), 2), 1, k);
   std::vector<std::uint8_t> storage;
-  const auto buf = pack_best(st, t, w, storage);
+  const auto buf = pack_best(st, t, w, storage, 0, path);
   if (buf.empty()) return;
   std::vector<float> out(static_cast<std::size_t>(N));
   time_pairs(
@@ -668,6 +668,16 @@ MX_PACKED(fp6e2m3);
 MX_PACKED(fp6e3m2);
 MX_PACKED(fp4e2m1);
 MX_PACKED(mxint8);
+// The same for the `avx2` path (its tiles16 kernel for the integer types: what an AVX2-only CPU's `best`
+// packs and runs), on any CPU with AVX2
+#define MX_PACKED_AVX2(T)                                                                                     \
+  BENCHMARK_CAPTURE(bm_mx_packed, T##_avx2, id::T, 0, kmx::matmul_path::avx2)->Apply(shapes);                \
+  MX_K_COLD(bm_ceiling_pair_packed, T##_avx2, id::T, kmx::matmul_path::avx2)
+#if defined(__AVX2__) && defined(__FMA__)
+MX_PACKED_AVX2(fp6e2m3);
+MX_PACKED_AVX2(fp4e2m1);
+MX_PACKED_AVX2(mxint8);
+#endif
 #if defined(ARMLOWER_MX_AVX512)
 #define MX_PREFETCH_KINDS(T) MX_K_COLD(bm_prefetch_kind_pair, T, id::T)
 MX_PREFETCH_KINDS(fp8e4m3);

@@ -5,7 +5,7 @@
 //  - every faster path against the pseudocode path: bit-identical where `bit_exact()` claims it,
 //    otherwise within the TOSA dot-product bound (tosa.md §6) against an fp64 reference — and the
 //    test also shows that the bound claim is not vacuous (the paths do differ bit-wise for FP8);
-//  - B packed once (`pack_b`, the tiles16 layout where `best`/`avx512` has it): the same bits as the
+//  - B packed once (`pack_b`, the tiles16 layout where `best`/`avx512`/`avx2` has it): the same bits as the
 //    unpacked call on the path it was packed for where that path is bit-exact, else (FP8 on tiles16)
 //    within the same dot-product bound, in every case above;
 //  - bad input.
@@ -741,15 +741,22 @@ TEST_CASE("packed B (tiles16): random layers against the pseudocode") {
       if (fp8 && it % 5 == 4) (rng() % 2 ? a : b).data[rng() % 32] = static_cast<std::uint8_t>(f.nan_mag | 0x80);
       std::vector<float> ref(std::size_t(n) * h * w), out(ref.size(), 42.0f);
       REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), b.view(), ref, kmx::matmul_path::reference) == mx::status::ok);
-      std::vector<std::uint8_t> buf(kmx::packed_b_size(t, std::size_t(w), std::size_t(c)));
-      REQUIRE(kmx::pack_b(t, b.view(), buf) == mx::status::ok);
-      REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{buf}, out) == mx::status::ok);
-      if (kmx::bit_exact(t, kmx::matmul_path::best)) {
-        CHECK(bits_equal(out, ref));
-      } else {
-        std::vector<double> r64, bnd;
-        fp64_reference(t, a, b, r64, bnd);
-        CHECK(within_dot_bound(out, r64, bnd, std::size_t(c)));
+      // `best` (AVX-512: its tiles16 kernel where the build has it) and `avx2` (its tiles16 kernel for the
+      // integer types, the layout `best` packs on AVX2-only CPUs)
+      for (const kmx::matmul_path p : {kmx::matmul_path::best, kmx::matmul_path::avx2}) {
+        if (!kmx::path_available(t, p)) continue;
+        CAPTURE(int(p));
+        std::vector<std::uint8_t> buf(kmx::packed_b_size(t, std::size_t(w), std::size_t(c), p));
+        REQUIRE(kmx::pack_b(t, b.view(), buf, p) == mx::status::ok);
+        std::fill(out.begin(), out.end(), 42.0f);
+        REQUIRE(kmx::matmul_t_block_scaled(t, a.view(), kmx::packed_b_view{buf}, out) == mx::status::ok);
+        if (kmx::bit_exact(t, p)) {
+          CHECK(bits_equal(out, ref));
+        } else {
+          std::vector<double> r64, bnd;
+          fp64_reference(t, a, b, r64, bnd);
+          CHECK(within_dot_bound(out, r64, bnd, std::size_t(c)));
+        }
       }
     }
   }
@@ -763,6 +770,9 @@ TEST_CASE("packed B: layouts, sizes and errors") {
     CHECK(tiles == (kmx::arch::avx512::available &&
                     (t == id::mxint8 || t == id::fp6e2m3 || t == id::fp4e2m1 || kmx::arch::avx512::bf16)));
     CHECK((kmx::packed_b_layout_for(t, kmx::matmul_path::avx512) == kmx::packed_b_layout::tiles16) == tiles);
+    const bool tiles2 = kmx::arch::avx2::tiles16_runs(t);
+    CHECK(tiles2 == (kmx::arch::avx2::available && (t == id::mxint8 || t == id::fp6e2m3 || t == id::fp4e2m1)));
+    CHECK((kmx::packed_b_layout_for(t, kmx::matmul_path::avx2) == kmx::packed_b_layout::tiles16) == tiles2);
     CHECK(kmx::packed_b_layout_for(t, kmx::matmul_path::reference) == kmx::packed_b_layout::row_major);
     // row-major: header + codes + scales; tiles16: 16-row tiles (+ the per-tile scale range, + per tile
     // and block a special-code flag for the FP8-coded types)

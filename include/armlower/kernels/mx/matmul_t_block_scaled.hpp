@@ -24,8 +24,9 @@
 ///    (reference for FP8E5M2 without SIMD). Dispatch by measurement, not by ISA rank (issue 14).
 /// Constant B (weights) packed once into caller-owned storage: `pack_b` and the `packed_b_view` entry
 /// (matmul_t_block_scaled_packed.hpp; on AVX-512 the tiles16 layout: MXINT8/FP6E2M3/FP4E2M1 same bits,
-/// with AVX-512 BF16 also FP6E3M2 same bits and FP8 within the same bound; speed: benchmarks/RESULTS.md
-/// "MX batch-1 GEMV over packed weights" and the sections after it).
+/// with AVX-512 BF16 also FP6E3M2 same bits and FP8 within the same bound; on the AVX2 path the same
+/// layout for MXINT8/FP6E2M3/FP4E2M1, same bits; speed: benchmarks/RESULTS.md "MX batch-1 GEMV over
+/// packed weights" and the sections after it).
 /// The block product `block_acc · (scale_A·scale_B)` is exact unless it is an fp32 subnormal or
 /// overflows; every path rounds it apart from the accumulation, as the pseudocode does (no FMA
 /// contraction, whatever -ffp-contract says: `arch::detail::keep_rounded`), so the bit-identical

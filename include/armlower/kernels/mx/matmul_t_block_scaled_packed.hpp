@@ -19,6 +19,10 @@
 ///       row-major FP8 kernels: another fp32 summation order).
 ///    Measured against the row-major kernels and a streaming read of the same bytes:
 ///    benchmarks/RESULTS.md, "MX batch-1 GEMV over packed weights" and the sections after it.
+///  - `tiles16` on the `avx2` path too (what `best` picks on AVX2-only CPUs) for MXINT8, FP6E2M3 and
+///    FP4E2M1 (`arch::avx2::tiles16_runs`): the same bytes, run by `arch::avx2::tiles16_rows` — two 8-row
+///    halves per 64-byte vector, `vpmaddubsw` / `vpmaddwd` sums with no reduction tree; bit-identical to
+///    the pseudocode (benchmarks/RESULTS.md, "MX on AVX2: the tiles16 layout").
 ///  - `row_major` (every other type or path): a verbatim copy of B's codes and scales, run by the
 ///    row-major kernels of that path.
 /// Firmware-clean (no heap, no exceptions), status codes.
@@ -33,6 +37,7 @@
 #include <armlower/dtype/dtype.hpp>
 #include <armlower/dtype/with_dtype.hpp>
 #include <armlower/kernels/detail/align64.hpp>
+#include <armlower/kernels/mx/arch/x86_avx2_tiles16.hpp>
 #include <armlower/kernels/mx/arch/x86_avx512_tiles16.hpp>
 #include <armlower/kernels/mx/detail/tiles16.hpp>
 #include <armlower/kernels/mx/matmul_t_block_scaled.hpp>
@@ -52,14 +57,13 @@ inline constexpr std::size_t packed_b_prefetch_byte = 24;
 /// The layout `pack_b` writes for element type `t` and `path` (`best` resolved for a GEMV, A with one
 /// row): `tiles16` where the path is `avx512` and this build runs `t` on it (`arch::avx512::tiles16_runs`:
 /// MXINT8, FP6E2M3, FP4E2M1 with the AVX-512 kernels; FP8E4M3, FP8E5M2, FP6E3M2 with their BF16 kernels
-/// too); `row_major` otherwise.
+/// too) or the path is `avx2` and `t` an integer type (`arch::avx2::tiles16_runs`: MXINT8, FP6E2M3,
+/// FP4E2M1); `row_major` otherwise.
 [[nodiscard]] constexpr packed_b_layout packed_b_layout_for(dtype::id t, matmul_path path) noexcept {
-  if constexpr (!arch::avx512::available) {
-    return packed_b_layout::row_major;
-  } else {
-    if (path == matmul_path::best) path = best_path(t, 1);
-    return path == matmul_path::avx512 && arch::avx512::tiles16_runs(t) ? packed_b_layout::tiles16 : packed_b_layout::row_major;
-  }
+  if (path == matmul_path::best) path = best_path(t, 1);
+  const bool tiles = (path == matmul_path::avx512 && arch::avx512::tiles16_runs(t)) ||
+                     (path == matmul_path::avx2 && arch::avx2::tiles16_runs(t));
+  return tiles ? packed_b_layout::tiles16 : packed_b_layout::row_major;
 }
 
 /// Bytes `pack_b` needs for B [1, w, c] of element type `t` packed for `path` (header included); 0 when
@@ -185,7 +189,7 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
   detail::put_u64(p + 16, c);
   for (std::size_t i = 24; i < packed_b_header_bytes; ++i) p[i] = 0;
 #if defined(ARMLOWER_MX_AVX512)
-  if (layout == packed_b_layout::tiles16 && !std::is_constant_evaluated())
+  if (layout == packed_b_layout::tiles16 && path != matmul_path::avx2 && !std::is_constant_evaluated())
     p[packed_b_prefetch_byte] = static_cast<std::uint8_t>(arch::avx512::cpu_prefetch_kind());  // how this CPU prefetches B
 #endif
   std::uint8_t* body = p + packed_b_header_bytes;
@@ -206,7 +210,7 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
 /// written): `unsupported_type` (t not an MX element type), `shape_mismatch` (the bytes are no
 /// packing, were packed for another element type, or their C differs from A's), the checks of A as
 /// in `matmul_t_block_scaled`, `buffer_size` (output size), `unsupported_path` (a tiles16 packing in a
-/// build without the AVX-512 kernels).
+/// build without the kernels of its path).
 [[nodiscard]] constexpr status matmul_t_block_scaled(dtype::id t, const block_scaled_view& a, packed_b_view b,
                                                      std::span<float> output) noexcept {
   if (!armlower::mx::is_element(t)) return status::unsupported_type;
@@ -227,8 +231,23 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
                              {body, h.w * h.c / armlower::mx::block_size}, b_scale_shape, h.finite_codes};
   detail::mm_dims m;
   if (const status s = detail::check_operands(t, a, bv, output, m); s != status::ok) return s;
-#if defined(ARMLOWER_MX_AVX512)
   const std::size_t row_bytes = armlower::mx::storage_bytes(t, m.c), row_scales = m.c / armlower::mx::block_size;
+  if (h.path == matmul_path::avx2 || (h.path == matmul_path::best && best_path(t, 1) == matmul_path::avx2)) {
+    if constexpr (arch::avx2::available) {
+      // the layout is the AVX-512 kernel's too: a packing made for either runs here (its prefetch byte unused)
+      for (std::size_t i = 0; i < m.n; ++i) {
+        const arch::avx2::tiles16_args r{a.data.data() + i * m.h * row_bytes, a.scale.data() + i * m.h * row_scales,
+                                         m.h, body, m.w, m.c, output.data() + i * m.h * m.w};
+        dtype::with_dtype(t, [&](auto e) {
+          if constexpr (arch::avx2::tiles16_runs(decltype(e)::value)) arch::avx2::tiles16_rows<decltype(e)::value>(r);
+        });
+      }
+      return status::ok;
+    } else {
+      return status::unsupported_path;
+    }
+  }
+#if defined(ARMLOWER_MX_AVX512)
   for (std::size_t i = 0; i < m.n; ++i) {
     const arch::avx512::tiles16_args r{a.data.data() + i * m.h * row_bytes,
                                        a.scale.data() + i * m.h * row_scales,

@@ -388,6 +388,16 @@ inline void fp8_tiles(std::size_t hn, std::size_t w, const Tile& tile) noexcept 
   }
 }
 
+/// A chunk's A scale codes `sc` (`gcount` blocks) for the tiles16 kernels (`avx2::tiles16_rows`, `avx512::tiles16_rows`) with block sums ×2^Us: sk[g] = code −
+/// 127 − Us (a NaN code: far below any exponent) and the codes' range [sa_min, sa_max].
+template <int Us>
+inline void tiles16_a_scales(const std::uint8_t* sc, std::size_t gcount, std::int32_t* sk, int& sa_min, int& sa_max) noexcept {
+  for (std::size_t g = 0; g < gcount; ++g) sk[g] = sc[g] == 255 ? -100000 : int(sc[g]) - 127 - Us;
+  sa_min = 255;
+  sa_max = 0;
+  code_range(sc, gcount, sa_min, sa_max);
+}
+
 /// Scale side of one A row for the exact-integer row kernels (`int8_rows`, AVX2 and AVX-512): the
 /// code range [sa_min, sa_max] of the gcount E8M0 codes at psa, and sk[g] = code − 127 − us.
 inline void int_row_scales(const std::uint8_t* psa, std::size_t gcount, int us, int& sa_min, int& sa_max,

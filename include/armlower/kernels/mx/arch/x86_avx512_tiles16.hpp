@@ -113,16 +113,6 @@ inline void tiles16_prefetch_at(const std::uint8_t* bp, std::size_t o) noexcept 
   }
 }
 
-/// A chunk's A scale codes `sc` (`gcount` blocks) for `tiles16_rows` with block sums ×2^Us: sk[g] = code −
-/// 127 − Us (a NaN code: far below any exponent) and the codes' range [sa_min, sa_max].
-template <int Us>
-inline void tiles16_a_scales(const std::uint8_t* sc, std::size_t gcount, std::int32_t* sk, int& sa_min, int& sa_max) noexcept {
-  for (std::size_t g = 0; g < gcount; ++g) sk[g] = sc[g] == 255 ? -100000 : int(sc[g]) - 127 - Us;
-  sa_min = 255;
-  sa_max = 0;
-  avx2::detail::code_range(sc, gcount, sa_min, sa_max);
-}
-
 /// A chunk of up to `int8_chunk` columns of one A row (codes at `codes`, scales at `sc`, `gcount`
 /// blocks) decoded for `tiles16_rows`: ai = the signed integers ×2^int_shift in column order, corr[g] =
 /// offset · Σ ai over block g, sk[g] = scale code − 127 − us (a NaN code: far below any exponent),
@@ -154,7 +144,7 @@ inline void tiles16_decode_a(const std::uint8_t* codes, const std::uint8_t* sc, 
     _mm256_store_si256(reinterpret_cast<__m256i*>(s), _mm256_dpbusd_epi32(_mm256_setzero_si256(), ones, v));
     corr[g] = off * (s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7]);
   }
-  tiles16_a_scales<us>(sc, gcount, sk, sa_min, sa_max);
+  avx2::detail::tiles16_a_scales<us>(sc, gcount, sk, sa_min, sa_max);
 }
 
 #if defined(ARMLOWER_MX_AVX512_SIMDE)
@@ -311,7 +301,7 @@ struct tiles16_bf16_ops {
       _mm512_store_si512(ai + 32 * g, _mm512_permutex2var_epi32(even, first, odd));
       if (g + 1 < gcount) _mm512_store_si512(ai + 32 * g + 32, _mm512_permutex2var_epi32(even, second, odd));
     }
-    tiles16_a_scales<us>(sc, gcount, sk, sa_min, sa_max);
+    avx2::detail::tiles16_a_scales<us>(sc, gcount, sk, sa_min, sa_max);
   }
   /// BF16 words of the stored codes in the low (`Lo`: `vpmultishiftqb` reads each word's low byte
   /// (`kd::tiles16_low_byte`) from bit 0 into its high byte and from bit −1 into its low byte) or high
