@@ -231,41 +231,43 @@ constexpr void put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
                              {body, h.w * h.c / armlower::mx::block_size}, b_scale_shape, h.finite_codes};
   detail::mm_dims m;
   if (const status s = detail::check_operands(t, a, bv, output, m); s != status::ok) return s;
-  [[maybe_unused]] const std::size_t row_bytes = armlower::mx::storage_bytes(t, m.c),
-                                     row_scales = m.c / armlower::mx::block_size;
-  if (h.path == matmul_path::avx2 || (h.path == matmul_path::best && best_path(t, 1) == matmul_path::avx2)) {
-#if defined(__AVX2__) && defined(__FMA__)
-    // the layout is the AVX-512 kernel's too: a packing made for either runs here (its prefetch byte unused)
-    for (std::size_t i = 0; i < m.n; ++i) {
-      const arch::avx2::tiles16_args r{a.data.data() + i * m.h * row_bytes, a.scale.data() + i * m.h * row_scales,
-                                       m.h, body, m.w, m.c, output.data() + i * m.h * m.w};
-      dtype::with_dtype(t, [&](auto e) {
-        if constexpr (arch::avx2::tiles16_runs(decltype(e)::value)) arch::avx2::tiles16_rows<decltype(e)::value>(r);
-      });
-    }
-    return status::ok;
-#else
-    return status::unsupported_path;
-#endif
-  }
-#if defined(ARMLOWER_MX_AVX512)
+  // the AVX2 and the AVX-512 kernels read the same layout: a packing made for either runs on the path its
+  // header names (a packing for `avx2` leaves the prefetch byte unused)
+  [[maybe_unused]] const bool on_avx2 =
+      h.path == matmul_path::avx2 || (h.path == matmul_path::best && best_path(t, 1) == matmul_path::avx2);
+  const std::size_t row_bytes = armlower::mx::storage_bytes(t, m.c), row_scales = m.c / armlower::mx::block_size;
   for (std::size_t i = 0; i < m.n; ++i) {
-    const arch::avx512::tiles16_args r{a.data.data() + i * m.h * row_bytes,
-                                       a.scale.data() + i * m.h * row_scales,
-                                       m.h,
-                                       body,
-                                       m.w,
-                                       m.c,
-                                       output.data() + i * m.h * m.w,
-                                       static_cast<arch::avx512::prefetch_kind>(h.prefetch)};
+    [[maybe_unused]] const detail::tiles16_operands r{a.data.data() + i * m.h * row_bytes,
+                                                      a.scale.data() + i * m.h * row_scales,
+                                                      m.h,
+                                                      body,
+                                                      m.w,
+                                                      m.c,
+                                                      output.data() + i * m.h * m.w};
+    status s = status::unsupported_path;
     dtype::with_dtype(t, [&](auto e) {
-      if constexpr (arch::avx512::tiles16_runs(decltype(e)::value)) arch::avx512::tiles16_rows<decltype(e)::value>(r);
+      [[maybe_unused]] constexpr dtype::id T = decltype(e)::value;
+#if defined(__AVX2__) && defined(__FMA__)
+      if constexpr (arch::avx2::tiles16_runs(T)) {
+        if (on_avx2) {
+          arch::avx2::tiles16_rows<T>(r);
+          s = status::ok;
+        }
+      }
+#endif
+#if defined(ARMLOWER_MX_AVX512)
+      if constexpr (arch::avx512::tiles16_runs(T)) {
+        if (!on_avx2) {
+          arch::avx512::tiles16_rows<T>(
+              arch::avx512::tiles16_args{r, static_cast<arch::avx512::prefetch_kind>(h.prefetch)});
+          s = status::ok;
+        }
+      }
+#endif
     });
+    if (s != status::ok) return s;  // no kernel for this packing in this build (nothing written)
   }
   return status::ok;
-#else
-  return status::unsupported_path;
-#endif
 }
 
 }  // namespace armlower::kernels::mx

@@ -109,6 +109,15 @@ inline __m256i block_i8(const std::uint8_t* p) noexcept {
   }
 }
 
+/// int8 values ×2 of the 32 FP4E2M1 codes of one block (16 packed bytes at p, low nibble first) in column
+/// order: the bytes widened to 16 bits, each word's two nibbles moved into its two bytes, the 16-entry table.
+inline __m256i fp4_block_ordered(const std::uint8_t* p) noexcept {
+  const __m256i w16 = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  const __m256i idx = _mm256_or_si256(_mm256_and_si256(w16, _mm256_set1_epi16(0x000F)),
+                                      _mm256_and_si256(_mm256_slli_epi16(w16, 4), _mm256_set1_epi16(0x0F00)));
+  return _mm256_shuffle_epi8(fp4_lut<0>(), idx);
+}
+
 /// int16 values ×2^k of the 32 codes of one block in two vectors (MXINT8: the raw int8 codes
 /// widened, elements 0..15 then 16..31; FP6E3M2: ×16 = 0..448, decoded with byte lookups — magnitudes
 /// 0..15 fit one byte, 16..31 need a high byte — and interleaved by `vpunpck{l,h}bw`, so lo holds

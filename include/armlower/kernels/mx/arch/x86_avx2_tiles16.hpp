@@ -46,15 +46,7 @@ inline constexpr std::size_t tiles16_a_rows = T == dtype::id::mxint8 ? 2 : 4;
 inline constexpr std::size_t tiles16_prefetch = 8192;
 
 /// Arguments of `tiles16_rows`: A row-major (armlower storage) and B in the tiles16 layout.
-struct tiles16_args {
-  const std::uint8_t* a;        ///< A codes [h, c]
-  const std::uint8_t* a_scale;  ///< A E8M0 scales [h, c/32]
-  std::size_t h;                ///< rows of A
-  const std::uint8_t* b;        ///< B packed (`detail::pack_tiles16`), `detail::tiles16_layout(T, w, c).total` bytes
-  std::size_t w;                ///< rows of B
-  std::size_t c;                ///< shared dimension, a multiple of 32
-  float* out;                   ///< output [h, w]
-};
+using tiles16_args = kernels::mx::detail::tiles16_operands;
 
 namespace detail {
 
@@ -86,11 +78,8 @@ inline void tiles16_decode_a(const std::uint8_t* codes, const std::uint8_t* sc, 
       v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes + 32 * g));  // the codes are the integers
     } else if constexpr (T == dtype::id::fp6e2m3) {
       v = block_i8<T>(codes + 32 * g);
-    } else {  // FP4: 16 bytes → 32 codes in order (low nibble first), then the 16-entry table
-      const __m256i w16 = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + 16 * g)));
-      const __m256i idx = _mm256_or_si256(_mm256_and_si256(w16, _mm256_set1_epi16(0x000F)),
-                                          _mm256_and_si256(_mm256_slli_epi16(w16, 4), _mm256_set1_epi16(0x0F00)));
-      v = _mm256_shuffle_epi8(fp4_lut<0>(), idx);
+    } else {
+      v = fp4_block_ordered(codes + 16 * g);
     }
     // Σ over the block: `vpmaddubsw`(1, a) pairs (|·| ≤ 256), `vpmaddwd`(1) quads, then the 8 lanes
     const __m256i q = _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, v), ones16);

@@ -74,15 +74,8 @@ inline constexpr std::size_t tiles16_prefetch =
 template <prefetch_kind P, dtype::id T, std::size_t Rows>
 inline constexpr std::size_t tiles16_prefetch_every = tiles16_sparse_prefetch<P, T, Rows> ? 512 : 64;
 
-/// Arguments of `tiles16_rows`: A row-major (armlower storage) and B in the tiles16 layout.
-struct tiles16_args {
-  const std::uint8_t* a;        ///< A codes [h, c]
-  const std::uint8_t* a_scale;  ///< A E8M0 scales [h, c/32]
-  std::size_t h;                ///< rows of A
-  const std::uint8_t* b;        ///< B packed (`detail::pack_tiles16`), `detail::tiles16_layout(T, w, c).total` bytes
-  std::size_t w;                ///< rows of B
-  std::size_t c;                ///< shared dimension, a multiple of 32
-  float* out;                   ///< output [h, w]
+/// Arguments of `tiles16_rows`: A row-major (armlower storage), B in the tiles16 layout, and how B is prefetched.
+struct tiles16_args : kernels::mx::detail::tiles16_operands {
   prefetch_kind prefetch = prefetch_kind::l2_sparse;  ///< how B is prefetched
 };
 
@@ -133,11 +126,8 @@ inline void tiles16_decode_a(const std::uint8_t* codes, const std::uint8_t* sc, 
       const __m512i c = _mm512_inserti64x4(_mm512_setzero_si512(),
                                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes + 32 * g)), 0);
       v = _mm512_castsi512_si256(_mm512_permutexvar_epi8(c, lut));
-    } else {  // FP4: 16 bytes → 32 codes in order (low nibble first), then the 16-entry table
-      const __m256i w16 = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + 16 * g)));
-      const __m256i idx = _mm256_or_si256(_mm256_and_si256(w16, _mm256_set1_epi16(0x000F)),
-                                          _mm256_and_si256(_mm256_slli_epi16(w16, 4), _mm256_set1_epi16(0x0F00)));
-      v = _mm256_shuffle_epi8(avx2::detail::fp4_lut<0>(), idx);
+    } else {
+      v = avx2::detail::fp4_block_ordered(codes + 16 * g);
     }
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(ai + 32 * g), v);
     alignas(32) std::int32_t s[8];  // Σ over 4 columns per lane

@@ -121,6 +121,18 @@ struct tiles16_geometry {
   std::size_t total = 0;         ///< flag_offset (+ tiles · blocks for `tiles16_bf16_type`)
 };
 
+/// Operands of the tiles16 kernels (`arch::avx2::tiles16_rows`, `arch::avx512::tiles16_rows`): A row-major
+/// (armlower storage) and B in the tiles16 layout.
+struct tiles16_operands {
+  const std::uint8_t* a;        ///< A codes [h, c]
+  const std::uint8_t* a_scale;  ///< A E8M0 scales [h, c/32]
+  std::size_t h;                ///< rows of A
+  const std::uint8_t* b;        ///< B packed (`pack_tiles16`), `tiles16_layout(T, w, c).total` bytes
+  std::size_t w;                ///< rows of B
+  std::size_t c;                ///< shared dimension, a multiple of 32
+  float* out;                   ///< output [h, w]
+};
+
 /// The geometry of a tiles16 packing of B [w, c] (c a multiple of 32) of element type t.
 [[nodiscard]] constexpr tiles16_geometry tiles16_layout(dtype::id t, std::size_t w, std::size_t c) noexcept {
   tiles16_geometry g;
