@@ -109,6 +109,15 @@ inline __m256i block_i8(const std::uint8_t* p) noexcept {
   }
 }
 
+/// Σ of the 32 signed bytes of v (exact): `vpmaddubsw`(1, v) pairs (|·| ≤ 256), `vpmaddwd`(1) quads, then
+/// the 8 lanes. The per-block Σ A of the integer kernels' offset correction (`int8_rows`, `tiles16_rows`).
+inline std::int32_t sum_i8x32(__m256i v) noexcept {
+  const __m256i q = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), v), _mm256_set1_epi16(1));
+  const __m128i h2 = _mm_add_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+  const __m128i h1 = _mm_add_epi32(h2, _mm_shuffle_epi32(h2, 0x4E));
+  return _mm_cvtsi128_si32(_mm_add_epi32(h1, _mm_shuffle_epi32(h1, 0xB1)));
+}
+
 /// int8 values ×2 of the 32 FP4E2M1 codes of one block (16 packed bytes at p, low nibble first) in column
 /// order: the bytes widened to 16 bits, each word's two nibbles moved into its two bytes, the 16-entry table.
 inline __m256i fp4_block_ordered(const std::uint8_t* p) noexcept {
@@ -566,11 +575,7 @@ inline void int8_rows(const rows_args& r) noexcept {
           } else {
             const __m256i v = detail::block_i8<T>(p);
             _mm256_store_si256(reinterpret_cast<__m256i*>(&a_i8[ii][g * bs]), v);
-            // Σ A over the block: vpmaddubsw(1, A) pairs, vpmaddwd(1) quads, then a horizontal sum
-            const __m256i q = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), v), ones);
-            const __m128i h2 = _mm_add_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-            const __m128i h1 = _mm_add_epi32(h2, _mm_shuffle_epi32(h2, 0x4E));
-            a_corr[ii][g] = off * _mm_cvtsi128_si32(_mm_add_epi32(h1, _mm_shuffle_epi32(h1, 0xB1)));
+            a_corr[ii][g] = off * detail::sum_i8x32(v);
           }
         }
       }

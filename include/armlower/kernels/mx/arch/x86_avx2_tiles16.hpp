@@ -42,7 +42,9 @@ namespace armlower::kernels::mx::arch::avx2 {
 template <dtype::id T>
 inline constexpr std::size_t tiles16_a_rows = T == dtype::id::mxint8 ? 2 : 4;
 
-/// Bytes ahead of the read position at which `tiles16_rows` prefetches B into L1, one 64-byte line at a time.
+/// Bytes ahead of the read position at which `tiles16_rows` prefetches B into L1, one 64-byte line at a time:
+/// the distance measured best for the AVX-512 tiles16 kernel on Zen 5 (`avx512::prefetch_kind::l1_lines`), not
+/// tuned again for this kernel or measured on an AVX2-only CPU.
 inline constexpr std::size_t tiles16_prefetch = 8192;
 
 /// Arguments of `tiles16_rows`: A row-major (armlower storage) and B in the tiles16 layout.
@@ -70,8 +72,6 @@ inline void tiles16_decode_a(const std::uint8_t* codes, const std::uint8_t* sc, 
                              std::int8_t* ah, std::int32_t* corr, std::int32_t* sk, int& sa_min, int& sa_max) noexcept {
   constexpr int us = 2 * armlower::mx::format(T).int_shift;
   constexpr int off = kernels::mx::detail::tiles16_offset(T);
-  const __m256i ones8 = _mm256_set1_epi8(1);
-  const __m256i ones16 = _mm256_set1_epi16(1);
   for (std::size_t g = 0; g < gcount; ++g) {
     __m256i v;
     if constexpr (T == dtype::id::mxint8) {
@@ -81,11 +81,7 @@ inline void tiles16_decode_a(const std::uint8_t* codes, const std::uint8_t* sc, 
     } else {
       v = fp4_block_ordered(codes + 16 * g);
     }
-    // Σ over the block: `vpmaddubsw`(1, a) pairs (|·| ≤ 256), `vpmaddwd`(1) quads, then the 8 lanes
-    const __m256i q = _mm256_madd_epi16(_mm256_maddubs_epi16(ones8, v), ones16);
-    const __m128i h2 = _mm_add_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-    const __m128i h1 = _mm_add_epi32(h2, _mm_shuffle_epi32(h2, 0x4E));
-    corr[g] = off * _mm_cvtsi128_si32(_mm_add_epi32(h1, _mm_shuffle_epi32(h1, 0xB1)));
+    corr[g] = off * sum_i8x32(v);
     if constexpr (T == dtype::id::mxint8) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(ai + 32 * g), _mm256_and_si256(v, _mm256_set1_epi8(0x0F)));
       // a >> 4 per byte: the 16-bit shift, the byte's own 4 high bits kept, sign-extended by (x ^ 8) − 8
@@ -219,8 +215,9 @@ inline void tiles16_tile(const std::uint8_t* bp, const std::uint8_t* sp, std::si
                          const std::int8_t* const* ai, const std::int8_t* const* ah, const std::int32_t* const* corr,
                          const std::int32_t* const* sk, const std::uint8_t* const* sa, __m256 (&acc)[4][2]) noexcept {
   constexpr std::size_t bt = kernels::mx::detail::tiles16_block_bytes(T), tq = kernels::mx::detail::tiles16_rows;
-  // the accumulators in two arrays indexed only by unrolled loops (GCC 12 kept an [h][half] array on the
-  // stack: a store → load round trip per block)
+  // the accumulators in two arrays, one per half, indexed only by unrolled loops (a lambda-captured
+  // [h][half] array was the first form); GCC 12 still keeps them on the stack in the x86-64-v3 MXINT8 loop
+  // (register pressure: a store → load round trip per block and half)
   __m256 ac0[Rows], ac1[Rows];
 #pragma GCC unroll 4
   for (std::size_t h = 0; h < Rows; ++h) ac0[h] = acc[h][0], ac1[h] = acc[h][1];
